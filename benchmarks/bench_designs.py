@@ -1,0 +1,144 @@
+"""Speed of the linear design solvers, as ratios against baselines run in the same process.
+
+    python benchmarks/bench_designs.py            # default sizes (about 1-2 minutes)
+    python benchmarks/bench_designs.py --full     # adds the cvxpy XY model at K = 100 (minutes)
+
+Tables:
+1. G/D-optimal: cvxpy + default solver (log det), a plain numpy Frank–Wolfe with away steps
+   (the reference: leverages recomputed from A^{-1} every iteration, stop at G/d <= 1 + tol),
+   and od.g_optimal with default settings.
+2. XY-allocation: the cvxpy SOCP model (compile time, solve time, peak traced memory) against
+   the default fast path (certified gap; with a cvxpy value, the realised relative error).
+3. Parameterised re-solve of the XY-oracle model with a new theta against rebuilding it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import tracemalloc
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+import optdesign as od
+from optdesign import solvers
+from optdesign.criteria import inverse_information
+from optdesign.linear import DOptimalModel, MinMaxDesignModel, OracleDesignModel
+
+
+def reference_fw_away(X: np.ndarray, tol: float = 1e-3, max_iter: int = 200_000) -> np.ndarray:
+    """Plain Frank–Wolfe with away steps for D-optimality, leverages recomputed every iteration."""
+    K, d = X.shape
+    w = np.full(K, 1.0 / K)
+    for _ in range(max_iter):
+        M = inverse_information(X, w)
+        h = np.einsum("ij,jk,ik->i", X, M, X)
+        j = int(np.argmax(h))
+        if h[j] <= d * (1 + tol):
+            break
+        sup = np.flatnonzero(w > 0)
+        i = sup[np.argmin(h[sup])]
+        if h[j] - d >= d - h[i]:
+            g = (h[j] - d) / (d * (h[j] - 1))
+            w *= 1 - g
+            w[j] += g
+        else:
+            gmax = w[i] / (1 - w[i])
+            g = min((d - h[i]) / (d * (h[i] - 1)), gmax) if h[i] > 1 else gmax
+            w *= 1 + g
+            w[i] -= g
+            w = np.clip(w, 0, None)
+    return w / w.sum()
+
+
+def timed(fn, *args, repeat: int = 1, **kwargs):
+    best, out = np.inf, None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn(*args, **kwargs)
+        best = min(best, time.perf_counter() - start)
+    return out, best
+
+
+def table_gd(console: Console) -> None:
+    t = Table(title="G/D-optimal design (time ratios: lower is faster)")
+    for col in ("K x d", "cvxpy D [s]", "ref FW-away [s]", "g_optimal [s]", "G/d (g_optimal)",
+                "vs ref FW", "vs cvxpy"):
+        t.add_column(col, justify="right")
+    for K, d in [(20, 5), (500, 10), (2000, 20)]:
+        X = np.random.default_rng(K).standard_normal((K, d))
+        _, t_cvx = timed(lambda X=X: DOptimalModel(X).solve())
+        w_ref, t_ref = timed(reference_fw_away, X, 1e-3, repeat=3)
+        assert od.g_value(X, w_ref) <= d * 1.001 + 1e-9
+        res, t_fast = timed(od.g_optimal, X, repeat=3)
+        t.add_row(f"{K} x {d}", f"{t_cvx:.4f}", f"{t_ref:.4f}", f"{t_fast:.4f}", f"{res.value / d:.6f}",
+                  f"{t_fast / t_ref:.2f}x", f"{t_fast / t_cvx:.3f}x")
+    console.print(t)
+
+
+def table_xy(console: Console, full: bool) -> None:
+    t = Table(title="XY-allocation, all pairwise differences (cvxpy SOCP vs default fast path)")
+    for col in ("K x d", "dirs", "compile [s]", "cvxpy solve [s]", "peak MiB", "fast [s]",
+                "fast gap", "rel err vs cvxpy", "speed-up"):
+        t.add_column(col, justify="right")
+    sizes = [(20, 5), (40, 6), (100, 10)]  # cvxpy at K = 100 only with --full
+    for K, d in sizes:
+        X = np.random.default_rng(K + d).standard_normal((K, d))
+        Y = od.pairwise_differences(X)
+        fast, t_fast = timed(od.xy_allocation, X, repeat=3)
+        if K < 100 or full:
+            tracemalloc.start()
+            start = time.perf_counter()
+            model = MinMaxDesignModel(X, Y, polish=False)
+            model.problem.get_problem_data(solvers.default_solver())
+            t_compile = time.perf_counter() - start
+            _, peak = tracemalloc.get_traced_memory()
+            tracemalloc.stop()
+            ref, t_solve = timed(model.solve)
+            err = f"{fast.value / ref.value - 1:+.1e}"
+            speedup = (t_compile + t_solve) / t_fast
+            cells = (f"{t_compile:.2f}", f"{t_solve:.2f}", f"{peak / 2**20:.0f}", f"{speedup:.0f}x")
+        else:
+            err = "(--full)"
+            cells = ("-", "-", "-", "-")
+        t.add_row(f"{K} x {d}", str(Y.shape[0]), *cells[:3], f"{t_fast:.3f}", f"{fast.gap:.1e}", err, cells[3])
+    console.print(t)
+
+
+def table_resolve(console: Console) -> None:
+    t = Table(title="Parameterised re-solve vs rebuild (XY-oracle model, new theta each time)")
+    for col in ("K x d", "rebuild+solve [s]", "re-solve [s]", "speed-up"):
+        t.add_column(col, justify="right")
+    for K, d in [(10, 3), (20, 5), (60, 8)]:
+        rng = np.random.default_rng(K)
+        X = rng.standard_normal((K, d))
+        thetas = [rng.standard_normal(d) for _ in range(6)]
+        model = OracleDesignModel(X, polish=False)
+        model.solve(thetas[0])  # the first solve compiles
+        start = time.perf_counter()
+        for th in thetas[1:]:
+            model.solve(th)
+        t_re = (time.perf_counter() - start) / 5
+        start = time.perf_counter()
+        for th in thetas[1:]:
+            OracleDesignModel(X, polish=False).solve(th)
+        t_build = (time.perf_counter() - start) / 5
+        t.add_row(f"{K} x {d}", f"{t_build:.4f}", f"{t_re:.4f}", f"{t_build / t_re:.1f}x")
+    console.print(t)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--full", action="store_true", help="also run the cvxpy XY model at K = 100 (minutes)")
+    args = parser.parse_args()
+    console = Console(width=170)
+    console.print(f"optdesign {od.__version__}; solver {solvers.default_solver()}")
+    table_gd(console)
+    table_xy(console, args.full)
+    table_resolve(console)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""optdesign: optimal experimental design and lower-bound programs for pure-exploration bandits.
+
+Every design or lower-bound problem is a declarative cvxpy model, built once with Parameters so
+that bandit loops re-solve it cheaply, with a certified first-order fast path where one exists.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from .bilinear import bilinear_design, edge_arms
+from .criteria import g_value, minmax_lower_bound, minmax_value
+from .errors import InstanceTooLargeError, InvalidInputError, OptDesignError, SolverError
+from .greedy import greedy_allocation, greedy_choice, greedy_scores
+from .linear import (
+    DOptimalModel,
+    MinMaxDesignModel,
+    OracleDesignModel,
+    d_optimal,
+    g_optimal,
+    minmax_design,
+    oracle_directions,
+    pairwise_differences,
+    transductive,
+    xy_allocation,
+    xy_oracle,
+)
+from .result import BilinearDesign, DesignResult
+from .rounding import round_design
+from .solvers import available_solvers, default_solver, mosek_usable
+
+try:
+    __version__ = version("optdesign-bandits")
+except PackageNotFoundError:  # running from a source tree without installation
+    __version__ = "0.0.0+unknown"
+
+__all__ = [
+    "BilinearDesign",
+    "DOptimalModel",
+    "DesignResult",
+    "InstanceTooLargeError",
+    "InvalidInputError",
+    "MinMaxDesignModel",
+    "OptDesignError",
+    "OracleDesignModel",
+    "SolverError",
+    "available_solvers",
+    "bilinear_design",
+    "d_optimal",
+    "default_solver",
+    "edge_arms",
+    "g_optimal",
+    "g_value",
+    "greedy_allocation",
+    "greedy_choice",
+    "greedy_scores",
+    "minmax_design",
+    "minmax_lower_bound",
+    "minmax_value",
+    "mosek_usable",
+    "oracle_directions",
+    "pairwise_differences",
+    "round_design",
+    "transductive",
+    "xy_allocation",
+    "xy_oracle",
+]

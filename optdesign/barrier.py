@@ -1,0 +1,273 @@
+"""Certified log-barrier (interior-point) solver for the min-max design family.
+
+Solves F* = min_{w in simplex} max_{y in Y} y^T A(w)^{-1} y (G, XY, XY-oracle, transductive) in
+epigraph form  min t  s.t.  v_y(w) = y^T A(w)^{-1} y <= t, by primal path following on
+
+    phi_tau(w, t) = tau t - sum_y log(t - v_y(w)) - sum_k log w_k,   sum_k w_k = 1,
+
+with tau multiplied by ``mu_factor`` after each centring stage. The epigraph variable is
+eliminated exactly: t(w) is the root of sum_y 1/(t - v_y) = tau, so p_y = 1/(tau (t - v_y)) is a
+distribution over directions at every iterate, and each stage yields a certificate
+F* >= f_p(w)^2 / max_k h_k(w) (:mod:`optdesign.criteria`) on the full arm and direction sets.
+
+Newton steps use the reduced Hessian of psi(w) = min_t phi_tau(w, t). With A = L L^T,
+Z_y = L^{-1} y, z_k = L^{-1} x_k, G_ky = z_k^T Z_y and P = X A^{-1} X^T:
+    d v_y / d w_k = -G_ky^2,   d^2 v_y / dw_j dw_k = 2 P_jk G_jy G_ky,
+    grad psi = -z_k^T C1 z_k - 1/w_k,   C1 = sum_y Z_y Z_y^T / s_y,  s_y = t - v_y,
+    Hess psi = sum_y (G_.y^2)(G_.y^2)^T / s_y^2 + 2 P o (Z_x^T C1 Z_x) + diag(1/w^2) - (Schur term in t).
+The rank-m first term is assembled over the ``hessian_directions`` directions with the smallest
+slack only (the others are smaller by orders of magnitude once tau is large); the gradient is
+exact and an Armijo search safeguards each step, so iterates still converge on the full problem.
+Near the end the dual p is sharpened by a small LP (scipy HiGHS) over near-active directions:
+p = argmin max_k h_k(w, p), which (nearly) maximises the certificate for the current w.
+
+For K > ``max_arms`` the barrier runs on an arm subset (picked by a smoothed multiplicative warm
+start), and arms that violate the certificate (h_k > f_p) are added (column generation).
+
+Measured against CLARABEL on XY-allocation with 100 random arms in R^10 (4950 directions):
+certified gap below 1e-4 in about 0.1 s, where the conic solve takes minutes
+(``benchmarks/bench_designs.py``). First-order alternatives were tried and rejected: the
+smoothed multiplicative algorithm oscillates for small smoothing, exponentiated gradient stalled
+at a 7 % certified gap, Frank–Wolfe on the worst direction 2.5 % above the optimum.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from scipy.optimize import linprog
+
+from .criteria import certificate, cholesky_factor, whiten
+from .errors import InvalidInputError
+from .result import FastPathResult
+
+
+def _epigraph_level(v: np.ndarray, tau: float) -> float:
+    """Root t > max v of sum_y 1/(t - v_y) = tau (convex decreasing: Newton from the left is monotone)."""
+    t = v.max() + 1.0 / tau
+    for _ in range(100):
+        r = 1.0 / (t - v)
+        g = r.sum() - tau
+        if g <= 1e-12 * tau:
+            break
+        t += g / (r @ r)
+    return t
+
+
+def _lp_dual(X: np.ndarray, Y: np.ndarray, L: np.ndarray, T: np.ndarray) -> np.ndarray | None:
+    """p supported on directions T minimising max_k h_k(w, p) (an LP), as a full-length vector."""
+    G2 = (whiten(L, X).T @ whiten(L, Y[T])) ** 2  # K x |T|
+    G2 /= G2.max()
+    q = len(T)
+    c = np.zeros(q + 1)
+    c[-1] = 1.0
+    res = linprog(
+        c,
+        A_ub=np.hstack([G2, -np.ones((G2.shape[0], 1))]),
+        b_ub=np.zeros(G2.shape[0]),
+        A_eq=np.concatenate([np.ones(q), [0.0]])[None, :],
+        b_eq=[1.0],
+        bounds=[(0, None)] * q + [(None, None)],
+        method="highs",
+    )
+    if res.status != 0:
+        return None
+    p = np.zeros(Y.shape[0])
+    p[T] = np.maximum(res.x[:q], 0.0)
+    return p / p.sum() if p.sum() > 0 else None
+
+
+def _best_certificate(X, Y, w, p, L, v, gap_hint: float, use_lp: bool):
+    """Best certificate among the barrier p, p truncated to near-active directions and the LP p."""
+    upper = v.max()
+    candidates = [p]
+    for thr in (1e-3, 1e-5):
+        q = np.where(v < upper * (1 - thr), 0.0, p)
+        if q.sum() > 0:
+            candidates.append(q)
+    if use_lp:
+        delta = min(0.05, max(5 * gap_hint, 1e-7))
+        T = np.flatnonzero(v >= upper * (1 - delta))
+        if len(T) > 400:
+            T = T[np.argsort(-v[T])[:400]]
+        q = _lp_dual(X, Y, L, T)
+        if q is not None:
+            candidates.append(q)
+    best = None
+    for q in candidates:
+        cert = certificate(X, Y, w, q, L)
+        if cert is not None and (best is None or cert.lower > best[0].lower):
+            best = (cert, q / q.sum())
+    return best
+
+
+def _warm_start_arms(X: np.ndarray, Y: np.ndarray, n_iter: int = 30, smoothing: float = 0.2):
+    """Damped multiplicative algorithm on the smoothed objective (p = softmax(v / (smoothing F))).
+
+    Only used to choose a promising arm subset when K is large: w_k <- w_k sqrt(h_k / f_p).
+    """
+    K = X.shape[0]
+    w = np.full(K, 1.0 / K)
+    ratio = np.ones(K)
+    for _ in range(n_iter):
+        L = cholesky_factor(X, w)
+        Zy = whiten(L, Y)
+        v = np.einsum("ij,ij->j", Zy, Zy)
+        p = np.exp((v - v.max()) / (smoothing * v.max()))
+        p /= p.sum()
+        f = p @ v
+        Zx = whiten(L, X)
+        h = np.einsum("ij,ij->j", Zx, ((Zy * p) @ Zy.T) @ Zx)
+        ratio = h / f
+        w = w * np.sqrt(ratio)
+        w /= w.sum()
+    return w, ratio
+
+
+def minmax_barrier(
+    X: np.ndarray,
+    Y: np.ndarray,
+    *,
+    tol: float = 1e-4,
+    max_iter: int = 500,
+    time_limit: float = 30.0,
+    w0: np.ndarray | None = None,
+    max_arms: int = 400,
+    hessian_directions: int | None = None,
+    mu_factor: float = 20.0,
+    centring_tol: float = 1e-8,
+) -> FastPathResult:
+    """Minimise max_y y^T A(w)^{-1} y over the simplex with a certified relative gap <= ``tol``.
+
+    Stops at the gap, after ``max_iter`` Newton steps or ``time_limit`` seconds; the returned
+    lower bound is the best certificate seen (valid whatever the iterate) and ``converged`` says
+    whether the gap was met. Cost per Newton step O(m d^2 + n^2 (d + q) + n^3) with n the number
+    of arms in the barrier and q = ``hessian_directions``.
+    """
+    start = time.perf_counter()
+    deadline = start + time_limit
+    X = np.asarray(X, float)
+    Y = np.asarray(Y, float)
+    K, d = X.shape
+    m = Y.shape[0]
+    q_dirs = max(60, 12 * d) if hessian_directions is None else hessian_directions
+
+    w_full = np.full(K, 1.0 / K) if w0 is None else np.clip(np.asarray(w0, float), 0.0, None)
+    w_full = 0.9 * w_full / w_full.sum() + 0.1 / K  # strictly positive start
+    L = cholesky_factor(X, w_full)
+    if L is None:
+        raise InvalidInputError("the rows of X must span R^d (A(w) is singular)")
+    Z = whiten(L, Y)
+    scale2 = float(np.einsum("ij,ij->j", Z, Z).max())  # F(cY) = c^2 F(Y): work at F(w_start) = 1
+    Y = Y / np.sqrt(scale2)
+
+    if K > max_arms:
+        w_ws, ratio = _warm_start_arms(X, Y)
+        S = np.union1d(np.argsort(-w_ws)[: max_arms // 2], np.argsort(-ratio)[: max_arms // 4])
+        w = w_ws[S] + 1e-3 / len(S)
+        if np.linalg.matrix_rank(X[S]) < d:
+            S, w = np.arange(K), np.full(K, 1.0 / K)
+    else:
+        S, w = np.arange(K), w_full.copy()
+    w = w / w.sum()
+
+    best_upper, best_w = np.inf, None
+    best_lower, best_p = 0.0, None
+    n_newton = 0
+    tau = (m + len(S)) / 0.5  # initial duality-gap scale about F / 2
+
+    def evaluate(w):
+        """Reduced barrier value psi(w) and the quantities Newton needs (None outside the domain)."""
+        if np.any(w <= 0):
+            return np.inf, None
+        L = cholesky_factor(X[S], w)
+        if L is None:
+            return np.inf, None
+        Zy = whiten(L, Y)
+        v = np.einsum("ij,ij->j", Zy, Zy)
+        t = _epigraph_level(v, tau)
+        s = t - v
+        return tau * t - np.log(s).sum() - np.log(w).sum(), (L, Zy, v, s)
+
+    val, cache = evaluate(w)
+    while True:
+        for _ in range(60):  # centring
+            L, Zy, v, s = cache
+            n = len(S)
+            r1 = 1.0 / s
+            r2 = r1 * r1
+            Zx = whiten(L, X[S])
+            C1x = ((Zy * r1) @ Zy.T) @ Zx
+            C2x = ((Zy * r2) @ Zy.T) @ Zx
+            grad = -np.einsum("ij,ij->j", Zx, C1x) - 1.0 / w
+            H = 2.0 * (Zx.T @ Zx) * (Zx.T @ C1x)
+            H[np.diag_indices(n)] += 1.0 / w**2
+            active = np.arange(m) if m <= q_dirs else np.argpartition(s, q_dirs)[:q_dirs]
+            G2 = (Zx.T @ Zy[:, active]) ** 2
+            H += (G2 * r2[active]) @ G2.T
+            Hwt = np.einsum("ij,ij->j", Zx, C2x)
+            H -= np.outer(Hwt, Hwt) / r2.sum()
+            # Newton step under sum w = 1: Jacobi-scaled KKT system
+            dsc = 1.0 / np.sqrt(np.maximum(np.diag(H), 1e-300))
+            kkt = np.empty((n + 1, n + 1))
+            kkt[:n, :n] = H * dsc[:, None] * dsc[None, :]
+            kkt[:n, n] = kkt[n, :n] = dsc
+            kkt[n, n] = 0.0
+            rhs = np.concatenate([-grad * dsc, [1.0 - w.sum()]])
+            try:
+                sol = np.linalg.solve(kkt, rhs)
+            except np.linalg.LinAlgError:
+                sol = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+            dw = sol[:n] * dsc
+            decrement = -(grad @ dw)
+            n_newton += 1
+            if not np.isfinite(decrement) or decrement < 1e-10:
+                break
+            a = 1.0
+            neg = dw < 0
+            if np.any(neg):
+                a = min(1.0, 0.95 * np.min(-w[neg] / dw[neg]))
+            while True:  # Armijo backtracking
+                new_val, new_cache = evaluate(w + a * dw)
+                if new_val <= val - 0.25 * a * decrement or a < 1e-12:
+                    break
+                a *= 0.5
+            if new_cache is None or new_val > val:
+                break
+            w, val, cache = w + a * dw, new_val, new_cache
+            if (decrement < centring_tol and a == 1.0) or n_newton >= max_iter or time.perf_counter() > deadline:
+                break
+        # certificate on the full sets
+        L, Zy, v, s = cache
+        p = 1.0 / (tau * s)
+        wf = np.zeros(K)
+        wf[S] = w
+        gap_hint = (len(S) + m) / (tau * v.max())
+        cert, pb = _best_certificate(X, Y, wf, p, L, v, gap_hint, gap_hint < 10 * tol)  # A(wf) = L L^T
+        if cert.upper < best_upper:
+            best_upper, best_w = cert.upper, wf
+        if cert.lower > best_lower:
+            best_lower, best_p = cert.lower, pb
+        gap = best_upper / best_lower - 1 if best_lower > 0 else np.inf
+        if gap <= tol or n_newton >= max_iter or time.perf_counter() > deadline:
+            break
+        if len(S) < K:  # column generation on arms
+            violators = np.setdiff1d(np.flatnonzero(cert.h > cert.f * (1 + 0.1 * tol)), S)
+            if len(violators) > 0:
+                violators = violators[np.argsort(-cert.h[violators])][: max(10, d)]
+                S = np.concatenate([S, violators])
+                w = np.concatenate([w * (1 - 1e-2), np.full(len(violators), 1e-2 / len(violators))])
+                tau = min(tau, (m + len(S)) / max(cert.upper - cert.lower, 1e-3 * cert.upper))
+                val, cache = evaluate(w)
+                continue
+        tau *= mu_factor
+        val, cache = evaluate(w)
+    return FastPathResult(
+        weights=best_w,
+        value=best_upper * scale2,
+        lower_bound=best_lower * scale2,
+        iterations=n_newton,
+        converged=gap <= tol,
+        dual=best_p,
+    )

@@ -1,0 +1,33 @@
+"""Graphical bilinear bandits (Rizk et al. 2021): edge arms and the product design.
+
+An edge (i, j) whose nodes play x and x' returns x^T M x' = vec(x x'^T)^T vec(M) (row-major
+vec, so theta = M.ravel()). The edge-arm set is Z = {vec(x x'^T)} with |Z| = K^2 in R^{d^2}.
+If mu* is G-optimal on X then lambda = mu* (x) mu* is G-optimal on Z with value d^2
+(their Thm 5.1 / C.2): A_Z(lambda) = A_X(mu*) (x) A_X(mu*), hence
+z^T A_Z^{-1} z = (x^T A_X^{-1} x)(x'^T A_X^{-1} x').
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .linear import DEFAULT_TOL, g_optimal
+from .result import BilinearDesign
+from .validation import as_arms
+
+
+def edge_arms(X) -> np.ndarray:
+    """K^2 x d^2 array whose row i*K + j is vec(x_i x_j^T) (row-major)."""
+    X = as_arms(X)
+    K, d = X.shape
+    return np.einsum("ia,jb->ijab", X, X).reshape(K * K, d * d)
+
+
+def bilinear_design(
+    X, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL
+) -> BilinearDesign:
+    """Node G-optimal design mu on X and the edge design mu (x) mu; value = its G-value on Z (d^2)."""
+    node = g_optimal(X, solver=solver, method=method, tol=tol)
+    mu = node.weights
+    # Kronecker identity: the edge G-value is the square of the node G-value.
+    return BilinearDesign(node_weights=mu, edge_weights=np.outer(mu, mu), value=node.value**2, node=node)

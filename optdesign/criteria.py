@@ -1,0 +1,111 @@
+"""Design criteria and their certificates, evaluated in numpy.
+
+Notation: arms X (K x d, rows x_k), weights w in the simplex, information matrix
+A(w) = sum_k w_k x_k x_k^T = X^T diag(w) X = L L^T (Cholesky), directions Y (m x d, rows y).
+
+* ``minmax_value``: F(w) = max_y y^T A(w)^{-1} y (G-optimality when Y = X, XY-allocation
+  when Y are differences of arms, XY-oracle / rho* when the rows are scaled by 1/gap).
+* ``minmax_lower_bound``: for any w and any distribution p over directions,
+  F* >= f_p(w)^2 / max_k h_k(w) with f_p = tr(B_p A^{-1}), B_p = sum_y p_y y y^T and
+  h_k = x_k^T A^{-1} B_p A^{-1} x_k. Proof: A -> tr(B A^{-1}) is convex and homogeneous of
+  degree -1, so tr(B A'^{-1}) >= 2c f - c^2 tr(A^{-1} B A^{-1} A') for every c > 0; take the
+  best c and A' = A(w'), then min over w'. It is tight at a saddle point (w*, p*); for Y = X
+  and p = w it is the Kiefer–Wolfowitz efficiency bound d^2 / max_k x_k^T A^{-1} x_k.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import LinAlgError, cholesky, solve_triangular
+
+
+def information_matrix(X: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """A(w) = X^T diag(w) X (symmetrised)."""
+    A = (X * w[:, None]).T @ X
+    return (A + A.T) / 2
+
+
+def cholesky_factor(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """Lower-triangular L with A(w) = L L^T, or None when A(w) is numerically singular."""
+    try:
+        return cholesky(information_matrix(X, w), lower=True, check_finite=False)
+    except (LinAlgError, ValueError):
+        return None
+
+
+def whiten(L: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """L^{-1} V^T (d x n): column j has squared norm v_j^T A^{-1} v_j."""
+    return solve_triangular(L, V.T, lower=True, check_finite=False)
+
+
+def inverse_information(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """A(w)^{-1}, or None when A(w) is numerically singular."""
+    L = cholesky_factor(X, w)
+    if L is None:
+        return None
+    Linv = solve_triangular(L, np.eye(L.shape[0]), lower=True, check_finite=False)
+    return Linv.T @ Linv
+
+
+def direction_variances(X: np.ndarray, w: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """v_y = y^T A(w)^{-1} y for each row of Y (inf when A(w) is singular)."""
+    L = cholesky_factor(X, w)
+    if L is None:
+        return np.full(Y.shape[0], np.inf)
+    Z = whiten(L, Y)
+    return np.einsum("ij,ij->j", Z, Z)
+
+
+def minmax_value(X: np.ndarray, w: np.ndarray, Y: np.ndarray) -> float:
+    """F(w) = max_y y^T A(w)^{-1} y."""
+    return float(np.max(direction_variances(X, w, Y)))
+
+
+def g_value(X: np.ndarray, w: np.ndarray) -> float:
+    """G-criterion max_k x_k^T A(w)^{-1} x_k (equals d at the optimum, Kiefer–Wolfowitz)."""
+    return minmax_value(X, w, X)
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Upper bound F(w), lower bound f_p^2 / max_k h_k, and the pieces they are made of."""
+
+    upper: float
+    lower: float
+    v: np.ndarray  # y^T A^{-1} y for every direction
+    h: np.ndarray  # x_k^T A^{-1} B_p A^{-1} x_k for every arm
+    f: float  # tr(B_p A^{-1})
+
+
+def certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray, L: np.ndarray | None = None):
+    """Certificate of (w, p) on the full sets X and Y (see module doc); None if A(w) is singular."""
+    if L is None:
+        L = cholesky_factor(X, w)
+    if L is None:
+        return None
+    p = np.clip(np.asarray(p, dtype=float), 0.0, None)
+    if p.sum() <= 0:
+        return None
+    p = p / p.sum()
+    Zy = whiten(L, Y)
+    v = np.einsum("ij,ij->j", Zy, Zy)
+    f = float(p @ v)
+    C = (Zy * p) @ Zy.T  # L^{-1} B_p L^{-T}
+    Zx = whiten(L, X)
+    h = np.einsum("ij,ij->j", Zx, C @ Zx)
+    return Certificate(float(v.max()), f * f / float(h.max()), v, h, f)
+
+
+def minmax_lower_bound(X: np.ndarray, w: np.ndarray, Y: np.ndarray, p: np.ndarray) -> float:
+    """Certified lower bound f_p(w)^2 / max_k h_k(w) on min_w max_y y^T A(w)^{-1} y (0 if none)."""
+    cert = certificate(X, Y, w, p)
+    return 0.0 if cert is None else cert.lower
+
+
+def relative_gap(value: float, lower_bound: float) -> float:
+    """value / lower_bound - 1 (an upper bound on the relative error of value); inf if no bound."""
+    if lower_bound <= 0 or not np.isfinite(value):
+        return float("inf")
+    return max(value / lower_bound - 1.0, 0.0)

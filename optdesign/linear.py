@@ -1,0 +1,390 @@
+"""Linear experimental-design problems as declarative cvxpy models, plus their public entry points.
+
+Conventions: arms are the rows of X (K x d) and must span R^d; a design is w in the simplex;
+A(w) = X^T diag(w) X. Every min-max problem here has the form
+
+    F* = min_w max_{y in Y} y^T A(w)^{-1} y                                           (*)
+
+and differs only in its direction set Y:
+
+* G-optimal design: Y = X (value d at the optimum, Kiefer–Wolfowitz);
+* XY-allocation (Soare et al. 2014, eq. 14 continuous form): Y = {x - x'} (all pairs by default);
+* XY-oracle: Y = {(x* - x) / Delta(x)}, value H_LB (Soare et al. eq. 6);
+* transductive (Fiez et al. 2019): Y = {z - z'} without theta, {(z* - z) / ((z* - z)^T theta)}
+  with theta (value rho*; their lower bound reads E[tau] >= rho* log(1 / (2.4 delta)) ).
+
+(*) is solved either by the cvxpy model :class:`MinMaxDesignModel` (an SOCP: y^T A(w)^{-1} y =
+min { sum_k u_k^2 / w_k : X^T u = y }, one rotated cone per (direction, arm) pair, directions as a
+``cp.Parameter`` so that a re-solve with new directions skips compilation) or by the first-order
+certified barrier method of :mod:`optdesign.barrier` (G/D designs also have the Frank–Wolfe and
+multiplicative algorithms of :mod:`optdesign.firstorder`). ``method="auto"`` (default) runs the
+fast path and returns it when its certified gap meets ``tol``, else falls back to the cvxpy model.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import cvxpy as cp
+import numpy as np
+
+from . import firstorder, solvers
+from .barrier import minmax_barrier
+from .blas import single_threaded_blas
+from .criteria import certificate, minmax_value, relative_gap
+from .errors import InvalidInputError
+from .result import DesignResult, FastPathResult
+from .validation import as_arms, as_matrix, as_vector, unique_argmax
+
+METHODS = ("auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative")
+MINMAX_METHODS = ("auto", "cvxpy", "barrier")
+DEFAULT_TOL = 1e-4
+POLISH_TOL = 1e-6  # cvxpy designs whose certified gap exceeds this are polished by the barrier method
+
+
+def _weights_from(var: cp.Variable) -> np.ndarray:
+    w = np.clip(np.asarray(var.value, dtype=float).ravel(), 0.0, None)
+    return w / w.sum()
+
+
+def _minmax_socp(X: np.ndarray, rhs, m: int, weighted: bool):
+    """SOCP of min_w max_j q_j y_j^T A(w)^{-1} y_j where ``rhs`` (m x d, constant or affine in
+    Parameters) holds the directions y_j: y^T A^{-1} y = min { sum_k u_k^2 / w_k : X^T u = y }.
+
+    Returns (problem, w, q, epigraph constraint); q is a nonnegative Parameter when ``weighted``
+    (else None, q = 1) and the epigraph constraint's dual is a distribution over directions.
+    cvxpy's DPP compilation of this cone costs about (cone rows) x (parameter entries), so
+    parameters are kept to O(m + d) entries.
+    """
+    K = X.shape[0]
+    w = cp.Variable(K, nonneg=True, name="w")
+    q = cp.Parameter(m, nonneg=True, name="direction_weights") if weighted else None
+    U = cp.Variable((m, K), name="u")  # row j: coefficients with X^T u_j = y_j
+    S = cp.Variable((m, K), name="s")  # s_jk >= u_jk^2 / w_k  (rotated cone)
+    t = cp.Variable(name="t")
+    W = np.ones((m, 1)) @ cp.reshape(w, (1, K), order="F")
+    cone = cp.SOC(
+        cp.vec(S + W, order="F"),
+        cp.vstack([2 * cp.vec(U, order="F"), cp.vec(S - W, order="F")]),
+        axis=0,
+    )
+    epigraph = (cp.multiply(q, cp.sum(S, axis=1)) if weighted else cp.sum(S, axis=1)) <= t
+    problem = cp.Problem(cp.Minimize(t), [cp.sum(w) == 1, U @ X == rhs, cone, epigraph])
+    return problem, w, q, epigraph
+
+
+class _CertifiedSOCP:
+    """Shared solve step: normalise q, solve, certify on the true directions, polish if loose."""
+
+    def __init__(self, X: np.ndarray, solver: str | None, polish: bool):
+        self.X, self.solver, self.polish = X, solver, polish
+
+    def _solve(self, Y_eff: np.ndarray, q: np.ndarray, criterion: str, extras: dict) -> DesignResult:
+        if self.q is not None:
+            self.q.value = q / q.max()  # F*(cq) = c F*(q): keep the conic data at unit scale
+        info = solvers.solve(self.problem, self.solver)
+        w = _weights_from(self.w)
+        p = np.clip(np.asarray(self._epigraph.dual_value, dtype=float).ravel(), 0.0, None)
+        cert = certificate(self.X, Y_eff, w, p)
+        value = cert.upper if cert is not None else float("inf")
+        lower = 0.0 if cert is None else cert.lower
+        extras = {**extras, "polished": False}
+        elapsed = info.solve_time
+        if self.polish and relative_gap(value, lower) > POLISH_TOL:
+            start = time.perf_counter()
+            with single_threaded_blas():
+                fine = minmax_barrier(self.X, Y_eff, tol=POLISH_TOL, w0=w, time_limit=60.0)
+            elapsed += time.perf_counter() - start
+            if fine.value < value:
+                w, value = fine.weights, fine.value
+                extras["polished"] = True
+            lower = max(lower, fine.lower_bound)
+        return DesignResult(
+            weights=w, value=value, status=info.status, solver=info.solver, solve_time=elapsed,
+            gap=relative_gap(value, lower), method="cvxpy", criterion=criterion, lower_bound=lower,
+            extras=extras,
+        )
+
+
+class MinMaxDesignModel(_CertifiedSOCP):
+    """cvxpy model of min_w max_{y in Y} y^T A(w)^{-1} y for fixed arms X and directions Y.
+
+    Arms and directions are constants on purpose: as Parameters they make cvxpy's DPP
+    compilation cost (cone rows) x (parameter entries); an m x d direction Parameter took 11 s
+    and 4.5 GiB at K = 40, d = 6 (780 directions), against 0.2 s and 40 MiB as constants, and a
+    36 GiB allocation at K = 100. Loops whose data change each round use :class:`OracleDesignModel`.
+
+    Interior-point designs are accurate to about 1e-8 in absolute weight, but min-max designs can
+    keep arms at weights of that order (only to keep A(w) invertible), so a design's true value can
+    exceed the solver's objective by orders of magnitude. With ``polish=True`` (default) a design
+    whose certified gap exceeds POLISH_TOL is refined by the barrier method warm-started at the
+    solver's design; ``extras["polished"]`` records it.
+    """
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray, *, solver: str | None = None, polish: bool = True):
+        X = as_arms(X)
+        Y = as_matrix(Y, "Y", n_cols=X.shape[1])
+        super().__init__(X, solver, polish)
+        self.Y = Y
+        norm = float(np.sqrt(np.max(np.einsum("ij,ij->i", Y, Y))))
+        scale = norm if norm > 0 else 1.0  # unit-scale directions condition the conic data
+        self.problem, self.w, self.q, self._epigraph = _minmax_socp(X, Y / scale, Y.shape[0], weighted=False)
+
+    def solve(self, *, criterion: str = "minmax") -> DesignResult:
+        """Solve (a second call re-uses cvxpy's cached compilation)."""
+        return self._solve(self.Y, np.ones(self.Y.shape[0]), criterion, {})
+
+
+class OracleDesignModel(_CertifiedSOCP):
+    """cvxpy model of the oracle design min_w max_{z != z*} ||z* - z||^2_{A(w)^{-1}} / ((z* - z)^T theta)^2.
+
+    Measurement arms X, items Z (default Z = X: Soare's XY-oracle, value H_LB; otherwise Fiez et
+    al.'s rho*). Parameters are the anchor z* (d entries) and the weights 1 / gap^2 (|Z| entries),
+    so a re-solve with a new theta (a plug-in estimate each round) skips compilation.
+    """
+
+    def __init__(self, X: np.ndarray, Z: np.ndarray | None = None, *, solver: str | None = None,
+                 polish: bool = True):
+        X = as_arms(X)
+        Z = X if Z is None else as_matrix(Z, "Z", n_cols=X.shape[1])
+        if Z.shape[0] < 2:
+            raise InvalidInputError("Z must have at least two items")
+        super().__init__(X, solver, polish)
+        self.Z = Z
+        norm = float(np.sqrt(np.max(np.einsum("ij,ij->i", Z, Z))))
+        self._scale = norm if norm > 0 else 1.0
+        m, d = Z.shape
+        self.anchor = cp.Parameter(d, name="best_item")
+        rhs = np.ones((m, 1)) @ cp.reshape(self.anchor, (1, d), order="F") - Z / self._scale
+        self.problem, self.w, self.q, self._epigraph = _minmax_socp(X, rhs, m, weighted=True)
+
+    def solve(self, theta, *, criterion: str = "oracle") -> DesignResult:
+        """Solve for parameter ``theta``; ``extras['best']`` is the index of z* (must be unique)."""
+        theta = as_vector(theta, "theta", length=self.X.shape[1])
+        _Y, best = oracle_directions(self.Z, theta, "Z")
+        gaps = (self.Z[best] - self.Z) @ theta
+        q = np.zeros(self.Z.shape[0])
+        others = np.arange(self.Z.shape[0]) != best
+        q[others] = gaps[others] ** -2.0
+        self.anchor.value = self.Z[best] / self._scale
+        Y_eff = (self.Z[best] - self.Z) * np.sqrt(q)[:, None]  # zero row for z* itself
+        return self._solve(Y_eff, q, criterion, {"best": best})
+
+
+class DOptimalModel:
+    """cvxpy model max_w log det A(w) over the simplex (A(w) one affine expression in w)."""
+
+    def __init__(self, X: np.ndarray, *, solver: str | None = None):
+        X = as_arms(X)
+        K, d = X.shape
+        self.X, self.solver = X, solver
+        self.w = cp.Variable(K, nonneg=True, name="w")
+        outer = np.einsum("ki,kj->kij", X, X).reshape(K, d * d)  # row k: vec(x_k x_k^T)
+        A = cp.reshape(outer.T @ self.w, (d, d), order="C")
+        self.problem = cp.Problem(cp.Maximize(cp.log_det(A)), [cp.sum(self.w) == 1])
+
+    def solve(self) -> DesignResult:
+        info = solvers.solve(self.problem, self.solver)
+        w = _weights_from(self.w)
+        d = self.X.shape[1]
+        value = minmax_value(self.X, w, self.X)
+        return DesignResult(
+            weights=w, value=value, status=info.status, solver=info.solver, solve_time=info.solve_time,
+            gap=relative_gap(value, d), method="cvxpy", criterion="d-optimal", lower_bound=float(d),
+            extras={"log_det": float(np.linalg.slogdet(self.X.T @ (w[:, None] * self.X))[1])},
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# direction sets
+
+
+def pairwise_differences(Z: np.ndarray) -> np.ndarray:
+    """All differences z_i - z_j for i < j, without zero or repeated rows (y and -y are equivalent)."""
+    i, j = np.triu_indices(Z.shape[0], 1)
+    return _clean_directions(Z[i] - Z[j])
+
+
+def _clean_directions(Y: np.ndarray) -> np.ndarray:
+    Y = Y[np.any(Y != 0, axis=1)]
+    if Y.shape[0] == 0:
+        return Y
+    # identify y with -y: make the first nonzero coordinate positive, then drop duplicates
+    first = np.argmax(Y != 0, axis=1)
+    sign = np.sign(Y[np.arange(Y.shape[0]), first])
+    return np.unique(Y * sign[:, None], axis=0)
+
+
+def oracle_directions(Z: np.ndarray, theta: np.ndarray, name: str = "Z") -> tuple[np.ndarray, int]:
+    """Directions (z* - z) / ((z* - z)^T theta) for z != z*, and the index of z* (must be unique)."""
+    scores = Z @ theta
+    best = unique_argmax(scores, f"{name} @ theta")
+    others = np.delete(np.arange(Z.shape[0]), best)
+    diff = Z[best] - Z[others]
+    gaps = diff @ theta
+    return diff / gaps[:, None], best
+
+
+# --------------------------------------------------------------------------------------------
+# dispatch between the fast path and the cvxpy model
+
+
+def _check_method(method: str) -> str:
+    if method not in METHODS:
+        raise InvalidInputError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    return method
+
+
+def _check_tol(tol: float) -> float:
+    if not (np.isfinite(tol) and tol > 0):
+        raise InvalidInputError(f"tol must be a positive number, got {tol}")
+    return float(tol)
+
+
+def _fast_result(res: FastPathResult, method: str, criterion: str, elapsed: float) -> DesignResult:
+    return DesignResult(
+        weights=res.weights, value=res.value, status="optimal" if res.converged else "not_converged",
+        solver="numpy", solve_time=elapsed, gap=relative_gap(res.value, res.lower_bound), method=method,
+        criterion=criterion, lower_bound=res.lower_bound, iterations=res.iterations,
+    )
+
+
+def _run_fast(fn, method: str, criterion: str, *args, **kwargs) -> DesignResult:
+    start = time.perf_counter()
+    with single_threaded_blas():
+        res = fn(*args, **kwargs)
+    return _fast_result(res, method, criterion, time.perf_counter() - start)
+
+
+def minmax_design(
+    X: np.ndarray,
+    Y: np.ndarray,
+    *,
+    solver: str | None = None,
+    method: str = "auto",
+    tol: float = DEFAULT_TOL,
+    criterion: str = "minmax",
+    w0: np.ndarray | None = None,
+) -> DesignResult:
+    """Solve (*) for arms X and directions Y: ``auto`` = barrier, then cvxpy if not certified."""
+    X = as_arms(X)
+    Y = as_matrix(Y, "Y", n_cols=X.shape[1])
+    _check_method(method)
+    if method not in MINMAX_METHODS:
+        raise InvalidInputError(
+            f"method {method!r} is offered for G/D-optimal designs only; min-max designs accept "
+            f"{', '.join(MINMAX_METHODS)} (Frank–Wolfe stalls above the optimum of a max of quadratic forms)"
+        )
+    tol = _check_tol(tol)
+    if method in ("auto", "barrier"):
+        result = _run_fast(minmax_barrier, "barrier", criterion, X, Y, tol=tol, w0=w0)
+        if method == "barrier" or result.gap <= tol:
+            return result
+    return MinMaxDesignModel(X, Y, solver=solver).solve(criterion=criterion)
+
+
+def _d_fast(X: np.ndarray, method: str, tol: float, criterion: str) -> DesignResult:
+    if method == "barrier":  # Kiefer–Wolfowitz: the optimum is exactly d, sharper than the dual bound
+        res = _run_fast(minmax_barrier, "barrier", criterion, X, X, tol=tol)
+        return _replace_bound(res, float(X.shape[1]))
+    if method == "multiplicative":
+        return _run_fast(firstorder.d_optimal_multiplicative, method, criterion, X, tol=tol)
+    return _run_fast(firstorder.d_optimal_fw, "frank-wolfe", criterion, X, tol=tol)
+
+
+# --------------------------------------------------------------------------------------------
+# public entry points
+
+
+def g_optimal(X, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL) -> DesignResult:
+    """G-optimal design argmin_w max_x x^T A(w)^{-1} x; the optimal value is d (Kiefer–Wolfowitz).
+
+    The fast path is the D-optimal Frank–Wolfe (same optimum by Kiefer–Wolfowitz, certified by
+    max_k x_k^T A^{-1} x_k / d - 1); ``method="cvxpy"`` solves the min-max SOCP (*) with Y = X.
+    """
+    X = as_arms(X)
+    _check_method(method)
+    tol = _check_tol(tol)
+    if method != "cvxpy":
+        result = _d_fast(X, method, tol, "g-optimal")
+        if method != "auto" or result.gap <= tol:
+            return result
+    res = MinMaxDesignModel(X, X, solver=solver).solve(criterion="g-optimal")
+    d = X.shape[1]  # Kiefer–Wolfowitz: the exact optimum is d, a sharper bound than the dual one
+    return _replace_bound(res, float(d))
+
+
+def d_optimal(X, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL) -> DesignResult:
+    """D-optimal design argmax_w log det A(w); ``value`` reports its G-value (d at the optimum)."""
+    X = as_arms(X)
+    _check_method(method)
+    tol = _check_tol(tol)
+    if method != "cvxpy":
+        result = _d_fast(X, method, tol, "d-optimal")
+        if method != "auto" or result.gap <= tol:
+            return result
+    return DOptimalModel(X, solver=solver).solve()
+
+
+def _replace_bound(res: DesignResult, lower: float) -> DesignResult:
+    return replace(res, lower_bound=lower, gap=relative_gap(res.value, lower))
+
+
+def xy_allocation(
+    X, Y=None, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL
+) -> DesignResult:
+    """XY-allocation argmin_w max_{y in Y} y^T A(w)^{-1} y (Soare et al. 2014, eq. 14, continuous).
+
+    ``Y`` defaults to all pairwise differences of the rows of X.
+    """
+    X = as_arms(X)
+    if Y is None:
+        Y = pairwise_differences(X)
+        if Y.shape[0] == 0:
+            raise InvalidInputError("X has a single distinct arm: there is no direction to estimate")
+    else:
+        Y = as_matrix(Y, "Y", n_cols=X.shape[1])
+    return minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion="xy")
+
+
+def xy_oracle(X, theta, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL) -> DesignResult:
+    """XY-oracle design; value H_LB = min_w max_{x != x*} ||x* - x||^2_{A(w)^{-1}} / Delta(x)^2 (Soare eq. 6).
+
+    ``extras['best_arm']`` is x* = argmax_x x^T theta, which must be unique.
+    """
+    X = as_arms(X)
+    theta = as_vector(theta, "theta", length=X.shape[1])
+    if X.shape[0] < 2:
+        raise InvalidInputError("X must have at least two arms for an identification problem")
+    Y, best = oracle_directions(X, theta, "X")
+    res = minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion="xy-oracle")
+    res.extras["best_arm"] = best
+    return res
+
+
+def transductive(
+    X, Z, theta=None, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL
+) -> DesignResult:
+    """Transductive design (Fiez et al. 2019): measure on X, identify the best of Z.
+
+    Without theta: min_w max_{z, z' in Z} ||z - z'||^2_{A(w)^{-1}}. With theta: rho* =
+    min_w max_{z != z*} ||z* - z||^2_{A(w)^{-1}} / ((z* - z)^T theta)^2, where the lower bound is
+    E[tau] >= rho* log(1/(2.4 delta)) for unit Gaussian noise. In the multi-armed case
+    (X = Z = canonical basis) rho* = min_w max_a (1/w_1 + 1/w_a) / Delta_a^2, so the
+    Garivier–Kaufmann Gaussian characteristic time is T*_GK = 2 rho*.
+    """
+    X = as_arms(X)
+    Z = as_matrix(Z, "Z", n_cols=X.shape[1])
+    if Z.shape[0] < 2:
+        raise InvalidInputError("Z must have at least two items")
+    if theta is None:
+        Y = pairwise_differences(Z)
+        if Y.shape[0] == 0:
+            raise InvalidInputError("Z has a single distinct item: there is nothing to identify")
+        return minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion="transductive")
+    theta = as_vector(theta, "theta", length=X.shape[1])
+    Y, best = oracle_directions(Z, theta, "Z")
+    res = minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion="transductive-oracle")
+    res.extras["best_item"] = best
+    return res

@@ -1,0 +1,118 @@
+"""Result types: plain dataclasses holding numpy arrays, never cvxpy objects."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DesignResult:
+    """A continuous design w over the rows of X and what is known about it.
+
+    ``value`` is the design criterion at ``weights`` (for G/D-optimal designs the G-value
+    ``max_x x^T A(w)^{-1} x``; for XY-type designs ``max_y y^T A(w)^{-1} y``).
+    ``lower_bound`` is a certified lower bound on the optimal value, and ``gap`` the
+    relative gap ``value / lower_bound - 1``, which bounds the relative error of ``value``
+    from above (``efficiency = lower_bound / value`` in R OptimalDesign's terms).
+    """
+
+    weights: np.ndarray
+    value: float
+    status: str
+    solver: str
+    solve_time: float
+    gap: float | None
+    method: str
+    criterion: str
+    lower_bound: float | None = None
+    iterations: int | None = None
+    extras: dict = field(default_factory=dict)
+
+    @property
+    def support(self) -> np.ndarray:
+        """Indices of arms with weight above 1e-9 of the largest weight."""
+        return np.flatnonzero(self.weights > 1e-9 * self.weights.max())
+
+    @property
+    def efficiency(self) -> float | None:
+        """Certified efficiency lower bound ``lower_bound / value`` (1 at the optimum)."""
+        if self.lower_bound is None or self.value <= 0:
+            return None
+        return self.lower_bound / self.value
+
+    def to_dict(self) -> dict:
+        """JSON-ready dictionary (arrays as lists)."""
+        return {
+            "criterion": self.criterion,
+            "value": self.value,
+            "lower_bound": self.lower_bound,
+            "gap": self.gap,
+            "status": self.status,
+            "solver": self.solver,
+            "method": self.method,
+            "solve_time": self.solve_time,
+            "iterations": self.iterations,
+            "weights": self.weights.tolist(),
+            "support": self.support.tolist(),
+            **{k: _jsonable(v) for k, v in self.extras.items()},
+        }
+
+
+@dataclass(frozen=True)
+class FastPathResult:
+    """Outcome of a fast-path run: design, value F(w), certified lower bound, iterations.
+
+    ``dual`` is the distribution over directions that certified ``lower_bound`` (None when the
+    bound comes from a theorem, e.g. Kiefer–Wolfowitz for G/D designs).
+    """
+
+    weights: np.ndarray
+    value: float
+    lower_bound: float
+    iterations: int
+    converged: bool
+    dual: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class BilinearDesign:
+    """Node design mu over X and the induced edge design mu (x) mu over edge arms vec(x x'^T).
+
+    ``edge_weights[i, j] = mu_i mu_j`` is the weight of the edge arm ``vec(x_i x_j^T)``;
+    ``value`` is the G-value of that edge design on all K^2 edge arms (d^2 at the optimum,
+    Rizk et al. 2021, Thm 5.1) and ``node`` the underlying node design result.
+    """
+
+    node_weights: np.ndarray
+    edge_weights: np.ndarray
+    value: float
+    node: DesignResult
+
+    @property
+    def gap(self) -> float | None:
+        """Relative gap of the edge value: (1 + node gap)^2 - 1, since the value is squared."""
+        return None if self.node.gap is None else (1 + self.node.gap) ** 2 - 1
+
+    def to_dict(self) -> dict:
+        return {
+            "criterion": "bilinear-g",
+            "value": self.value,
+            "node_value": self.node.value,
+            "gap": self.gap,
+            "status": self.node.status,
+            "solver": self.node.solver,
+            "method": self.node.method,
+            "solve_time": self.node.solve_time,
+            "weights": self.node_weights.tolist(),
+            "edge_weights": self.edge_weights.tolist(),
+        }
+
+
+def _jsonable(v):
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, np.generic):
+        return v.item()
+    return v

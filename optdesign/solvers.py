@@ -1,0 +1,139 @@
+"""Which conic solver runs, and how its outcome is mapped to results or errors.
+
+Preference: MOSEK when a licence is actually usable (probed once per process by solving a
+one-variable problem; the answer is cached), else CLARABEL (the embedded default), else SCS.
+Every solve passes ``solver=`` to cvxpy explicitly: with the ``mosek`` package installed but
+unlicensed, cvxpy's default ``solve()`` would pick MOSEK and fail on every problem.
+
+Status policy (documented contract):
+
+* ``optimal`` is accepted.
+* ``optimal_inaccurate``: the next solver of the chain is tried; if no solver does better, the
+  inaccurate solution is accepted with a ``RuntimeWarning`` and the status is recorded in the
+  result. A user-forced solver (``solver="SCS"``) has no chain, so its inaccurate answer is
+  accepted with the warning.
+* ``infeasible``/``unbounded`` (also their ``_inaccurate`` forms) and solver exceptions move on
+  to the next solver; when the chain is exhausted a :class:`SolverError` names every solver
+  tried and the status or exception each returned.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import warnings
+from dataclasses import dataclass
+
+import cvxpy as cp
+
+from .errors import InvalidInputError, SolverError
+
+PREFERENCE: tuple[str, ...] = ("MOSEK", "CLARABEL", "SCS")
+
+# Accuracy settings: the design values are compared at 1e-4..1e-6 relative in tests.
+SOLVER_OPTIONS: dict[str, dict] = {
+    "CLARABEL": {},
+    "SCS": {"eps_abs": 1e-7, "eps_rel": 1e-7, "max_iters": 200_000},
+    "MOSEK": {},
+}
+
+
+@dataclass(frozen=True)
+class SolveInfo:
+    """What a solve did: final status, the solver that produced it, and wall time in seconds."""
+
+    status: str
+    solver: str
+    solve_time: float
+
+
+@functools.cache
+def mosek_usable() -> bool:
+    """True when MOSEK is installed *and* licensed (probed once by a tiny solve, then cached)."""
+    if "MOSEK" not in cp.installed_solvers():
+        return False
+    x = cp.Variable()
+    probe = cp.Problem(cp.Minimize(x), [x >= 1])
+    try:
+        probe.solve(solver="MOSEK")
+    except Exception:  # licence errors surface as arbitrary exception types
+        return False
+    return probe.status == cp.OPTIMAL
+
+
+def available_solvers() -> list[str]:
+    """Usable solvers in preference order (MOSEK only with a working licence)."""
+    installed = set(cp.installed_solvers())
+    out = []
+    for name in PREFERENCE:
+        if name == "MOSEK":
+            if mosek_usable():
+                out.append(name)
+        elif name in installed:
+            out.append(name)
+    return out
+
+
+def default_solver() -> str:
+    """The solver used when none is forced: the first of :func:`available_solvers`."""
+    chain = available_solvers()
+    if not chain:
+        raise SolverError("no usable conic solver: install clarabel or scs (pip install clarabel scs)")
+    return chain[0]
+
+
+def solver_chain(solver: str | None) -> list[str]:
+    """The solvers tried in order: the forced one alone, or the whole preference chain."""
+    if solver is None:
+        chain = available_solvers()
+        if not chain:
+            default_solver()  # raises the explanatory error
+        return chain
+    name = solver.upper()
+    if name == "MOSEK":
+        if not mosek_usable():
+            raise InvalidInputError("solver='MOSEK' was requested but MOSEK is not installed with a usable licence")
+        return [name]
+    if name not in cp.installed_solvers():
+        raise InvalidInputError(
+            f"solver={solver!r} is not installed; usable solvers here: {', '.join(available_solvers())}"
+        )
+    return [name]
+
+
+def solve(problem: cp.Problem, solver: str | None = None, **kwargs) -> SolveInfo:
+    """Solve ``problem`` with the chain of :func:`solver_chain`, applying the status policy above."""
+    chain = solver_chain(solver)
+    tried: list[str] = []
+    inaccurate: tuple[SolveInfo, dict] | None = None
+    for name in chain:
+        options = {**SOLVER_OPTIONS.get(name, {}), **kwargs}
+        start = time.perf_counter()
+        try:
+            problem.solve(solver=name, **options)
+        except Exception as exc:  # cvxpy.SolverError, licence errors, numerical exceptions
+            tried.append(f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+            continue
+        elapsed = time.perf_counter() - start
+        status = problem.status
+        if status == cp.OPTIMAL:
+            return SolveInfo(status, name, elapsed)
+        if status == cp.OPTIMAL_INACCURATE and inaccurate is None:
+            inaccurate = (SolveInfo(status, name, elapsed), {v.id: v.value for v in problem.variables()})
+        tried.append(f"{name}: {status}")
+    if inaccurate is not None:
+        info, values = inaccurate
+        for var in problem.variables():  # restore the inaccurate solution if a later solver overwrote it
+            var.value = values[var.id]
+        warnings.warn(
+            f"solver {info.solver} returned optimal_inaccurate and no other solver did better; "
+            "the result's status records it",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+        return info
+    raise SolverError(
+        "every solver failed: " + "; ".join(tried),
+        solver=chain[-1],
+        status=problem.status,
+    )

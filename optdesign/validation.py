@@ -1,0 +1,75 @@
+"""Input checks shared by every public function: they raise InvalidInputError naming the argument."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import InvalidInputError
+
+
+def as_matrix(value, name: str, *, n_cols: int | None = None, min_rows: int = 1) -> np.ndarray:
+    """Return ``value`` as a finite float 2-D array (rows are vectors), or raise."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{name} must be a numeric 2-D array: {exc}") from None
+    if arr.ndim != 2:
+        raise InvalidInputError(f"{name} must be 2-D (one row per vector), got ndim={arr.ndim}")
+    if arr.shape[0] < min_rows or arr.shape[1] == 0:
+        raise InvalidInputError(f"{name} must have at least {min_rows} row(s) and 1 column, got shape {arr.shape}")
+    if n_cols is not None and arr.shape[1] != n_cols:
+        raise InvalidInputError(f"{name} must have {n_cols} columns (the dimension d), got {arr.shape[1]}")
+    if not np.all(np.isfinite(arr)):
+        raise InvalidInputError(f"{name} contains NaN or infinite entries")
+    return arr
+
+
+def as_vector(value, name: str, *, length: int | None = None) -> np.ndarray:
+    """Return ``value`` as a finite float 1-D array, or raise."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{name} must be a numeric 1-D array: {exc}") from None
+    if arr.ndim != 1:
+        raise InvalidInputError(f"{name} must be 1-D, got ndim={arr.ndim}")
+    if length is not None and arr.shape[0] != length:
+        raise InvalidInputError(f"{name} must have length {length}, got {arr.shape[0]}")
+    if arr.size == 0:
+        raise InvalidInputError(f"{name} is empty")
+    if not np.all(np.isfinite(arr)):
+        raise InvalidInputError(f"{name} contains NaN or infinite entries")
+    return arr
+
+
+def as_arms(X, name: str = "X") -> np.ndarray:
+    """Arms as a K x d array whose rows span R^d (otherwise A(w) is singular for every w)."""
+    arr = as_matrix(X, name)
+    rank = np.linalg.matrix_rank(arr)
+    if rank < arr.shape[1]:
+        raise InvalidInputError(
+            f"the rows of {name} must span R^{arr.shape[1]} (A(w) is singular otherwise); found rank {rank}"
+        )
+    return arr
+
+
+def unique_argmax(scores: np.ndarray, name: str, *, rtol: float = 1e-12) -> int:
+    """Index of the strict maximum of ``scores``; a tie raises (oracle designs need a unique best)."""
+    best = int(np.argmax(scores))
+    top = scores[best]
+    tol = rtol * max(1.0, float(np.max(np.abs(scores))))
+    ties = np.flatnonzero(scores >= top - tol)
+    if ties.size > 1:
+        raise InvalidInputError(
+            f"{name}: the best item is not unique (indices {ties[:5].tolist()} tie at value {top:.6g})"
+        )
+    return best
+
+
+def check_weights(weights, name: str = "weights") -> np.ndarray:
+    """A 1-D array of nonnegative finite weights with a positive sum."""
+    arr = as_vector(weights, name)
+    if np.any(arr < 0):
+        raise InvalidInputError(f"{name} must be nonnegative")
+    if arr.sum() <= 0:
+        raise InvalidInputError(f"{name} must have a positive sum")
+    return arr

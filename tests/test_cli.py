@@ -1,0 +1,74 @@
+"""`optdesign solve` end to end, through the installed console entry point's main()."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def run(*args):
+    code = "from optdesign.cli import main; import sys; sys.argv = ['optdesign', *sys.argv[1:]]; main()"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300)
+
+
+def test_xy_oracle_json_from_csv():
+    out = run("solve", "xy-oracle", "--arms", str(EXAMPLES / "soare_d5_arms.csv"),
+              "--theta", str(EXAMPLES / "soare_d5_theta.csv"), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["problem"] == "xy-oracle"
+    assert data["best_arm"] == 0
+    assert data["gap"] <= 1e-4
+    assert len(data["weights"]) == 6 and abs(sum(data["weights"]) - 1) < 1e-9
+
+
+def test_g_optimal_table_from_npy(tmp_path):
+    X = np.random.default_rng(0).standard_normal((40, 3))
+    np.save(tmp_path / "X.npy", X)
+    out = run("solve", "g-optimal", "--arms", str(tmp_path / "X.npy"), "--method", "cvxpy")
+    assert out.returncode == 0, out.stderr
+    assert "g-optimal design" in out.stdout and "CLARABEL" in out.stdout
+
+
+def test_transductive_and_bilinear(tmp_path):
+    np.savetxt(tmp_path / "X.csv", np.eye(3), delimiter=",")
+    np.savetxt(tmp_path / "Z.csv", np.array([[1.0, 0, 0], [0.9, 0.1, 0], [0, 0, 1.0]]), delimiter=",")
+    out = run("solve", "transductive", "--arms", str(tmp_path / "X.csv"), "--items", str(tmp_path / "Z.csv"), "--json")
+    assert out.returncode == 0, out.stderr
+    out = run("solve", "bilinear", "--arms", str(tmp_path / "X.csv"), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["value"] == pytest.approx(9, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["solve", "g-optimal", "--arms", "missing.csv"], "file not found"),
+        (["solve", "xy-oracle", "--arms", "{arms}"], "needs --theta"),
+        (["solve", "g-optimal", "--arms", "{rank1}"], "rank 1"),
+        (["solve", "g-optimal", "--arms", "{arms}", "--method", "magic"], "method must be one of"),
+        (["solve", "xy-oracle", "--arms", "{arms}", "--theta", "{badtheta}"], "theta must have length 5"),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path, args, message):
+    np.savetxt(tmp_path / "rank1.csv", np.array([[1.0, 0.0], [2.0, 0.0]]), delimiter=",")
+    np.savetxt(tmp_path / "badtheta.csv", np.ones(3), delimiter=",")
+    paths = {"arms": str(EXAMPLES / "soare_d5_arms.csv"), "rank1": str(tmp_path / "rank1.csv"),
+             "badtheta": str(tmp_path / "badtheta.csv")}
+    out = run(*[a.format(**paths) for a in args])
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0]
+
+
+def test_unknown_problem_is_a_usage_error():
+    out = run("solve", "h-optimal", "--arms", "x.csv")
+    assert out.returncode == 2
+    assert "h-optimal" in out.stderr

@@ -1,0 +1,256 @@
+"""Linear designs against known mathematical truths (Kiefer–Wolfowitz, Soare's Lemma 2, GK16)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import soare_arms
+from scipy.optimize import brentq
+
+import optdesign as od
+from optdesign.criteria import minmax_value
+
+RANDOM_SIZES = [(12, 3), (30, 4), (60, 5)]
+
+
+def _random_arms(K, d, seed):
+    return np.random.default_rng(seed).standard_normal((K, d))
+
+
+# ---------------------------------------------------------------- Kiefer–Wolfowitz
+@pytest.mark.parametrize("K,d", RANDOM_SIZES)
+@pytest.mark.parametrize("method", ["cvxpy", "auto"])
+def test_g_optimal_value_is_d(K, d, method):
+    X = _random_arms(K, d, K + d)
+    res = od.g_optimal(X, method=method)
+    assert res.status == "optimal"
+    assert res.value == pytest.approx(d, rel=1e-4)
+    assert res.weights.sum() == pytest.approx(1.0)
+    assert np.all(res.weights >= 0)
+
+
+@pytest.mark.parametrize("K,d", RANDOM_SIZES)
+def test_g_and_d_optimal_designs_have_same_value(K, d):
+    X = _random_arms(K, d, 7 * K + d)
+    g = od.g_optimal(X, method="cvxpy")
+    dd = od.d_optimal(X, method="cvxpy")
+    assert g.value == pytest.approx(dd.value, rel=1e-4)
+    assert dd.value == pytest.approx(d, rel=1e-4)
+    # the D-optimal model's log det cannot be beaten by the G-optimal weights
+    logdet_g = np.linalg.slogdet(X.T @ (g.weights[:, None] * X))[1]
+    assert dd.extras["log_det"] >= logdet_g - 1e-5
+
+
+def test_kiefer_wolfowitz_with_duplicated_arms():
+    X = _random_arms(8, 3, 1)
+    Xdup = np.vstack([X, X, X[:3]])
+    for method in ("cvxpy", "auto"):
+        res = od.g_optimal(Xdup, method=method)
+        assert res.value == pytest.approx(3, rel=1e-4)
+
+
+def test_kiefer_wolfowitz_many_more_arms_than_dimensions():
+    X = _random_arms(3000, 4, 2)
+    res = od.g_optimal(X)
+    assert res.value == pytest.approx(4, rel=1e-4)
+    assert res.gap <= 1e-4
+    assert od.g_value(X, res.weights) == pytest.approx(res.value)
+
+
+def test_g_optimal_on_canonical_basis_is_uniform():
+    res = od.g_optimal(np.eye(5), method="cvxpy")
+    np.testing.assert_allclose(res.weights, np.full(5, 0.2), atol=1e-5)
+
+
+# ---------------------------------------------------------------- bad input
+def test_non_spanning_arms_name_the_rank():
+    X = np.array([[1.0, 0, 0], [2.0, 0, 0], [0, 1.0, 0]])
+    with pytest.raises(od.InvalidInputError, match="rank 2"):
+        od.g_optimal(X)
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (np.array([[1.0, np.nan], [0.0, 1.0]]), "NaN"),
+        (np.array([[1.0, np.inf], [0.0, 1.0]]), "NaN or infinite"),
+        (np.array([1.0, 2.0]), "2-D"),
+        (np.zeros((2, 2, 2)), "2-D"),
+        ([["a", "b"]], "numeric"),
+    ],
+)
+def test_bad_arms(bad, match):
+    for fn in (od.g_optimal, od.d_optimal, od.xy_allocation):
+        with pytest.raises(od.InvalidInputError, match=match):
+            fn(bad)
+
+
+def test_empty_direction_set_is_rejected():
+    with pytest.raises(od.InvalidInputError, match="at least 1 row"):
+        od.xy_allocation(np.eye(2), np.zeros((0, 2)))
+
+
+def test_theta_of_wrong_length():
+    with pytest.raises(od.InvalidInputError, match="theta must have length 3"):
+        od.xy_oracle(np.eye(3), np.ones(2))
+
+
+def test_tie_for_best_arm_is_rejected():
+    with pytest.raises(od.InvalidInputError, match="not unique"):
+        od.xy_oracle(np.eye(3), np.array([1.0, 1.0, 0.0]))
+    with pytest.raises(od.InvalidInputError, match="not unique"):
+        od.transductive(np.eye(2), np.array([[1.0, 0.0], [0.0, 1.0]]), theta=np.array([1.0, 1.0]))
+
+
+def test_unknown_method_and_bad_tol():
+    with pytest.raises(od.InvalidInputError, match="method must be one of"):
+        od.g_optimal(np.eye(2), method="newton")
+    with pytest.raises(od.InvalidInputError, match="tol"):
+        od.xy_allocation(np.eye(2), tol=-1.0)
+
+
+# ---------------------------------------------------------------- XY / oracle: Soare's Lemma 2
+def _lemma2_bounds(X, theta):
+    scores = X @ theta
+    best = int(np.argmax(scores))
+    Y = X[best] - np.delete(X, best, axis=0)
+    gaps = Y @ theta
+    L2 = np.max(np.sum(X**2, axis=1))
+    lower = np.max(np.sum(Y**2, axis=1) / (L2 * gaps**2))
+    upper = 4 * X.shape[1] / gaps.min() ** 2
+    return lower, upper
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_soare_lemma2_random(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((10, 3))
+    theta = rng.standard_normal(3)
+    res = od.xy_oracle(X, theta, method="cvxpy")
+    lower, upper = _lemma2_bounds(X, theta)
+    assert lower * (1 - 1e-6) <= res.value <= upper * (1 + 1e-6)
+    assert res.extras["best_arm"] == int(np.argmax(X @ theta))
+
+
+@pytest.mark.parametrize("d,omega", [(2, 0.1), (3, 0.1), (5, 0.3)])
+def test_soare_lemma2_soare_instance(d, omega):
+    X = soare_arms(d, omega)
+    theta = np.zeros(d)
+    theta[0] = 2.0
+    res = od.xy_oracle(X, theta, method="cvxpy")
+    lower, upper = _lemma2_bounds(X, theta)
+    assert lower * (1 - 1e-6) <= res.value <= upper * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_canonical_basis_oracle_between_h_mab_and_twice(seed):
+    # means spread over [0, 1] (gap ratios up to ~50; near-ties are exercised in test_fastpath)
+    rng = np.random.default_rng(seed)
+    mu = rng.permutation(np.linspace(0.0, 1.0, 6)) + rng.uniform(-0.05, 0.05, size=6)
+    res = od.xy_oracle(np.eye(6), mu, method="cvxpy")
+    gaps = mu.max() - mu
+    gaps[np.argmax(mu)] = np.sort(gaps)[1]  # the best arm's gap is Delta_min
+    h_mab = np.sum(gaps**-2.0)
+    assert h_mab * (1 - 1e-6) <= res.value <= 2 * h_mab * (1 + 1e-6)
+
+
+def test_xy_value_is_attained_by_reported_weights():
+    X = _random_arms(10, 3, 3)
+    res = od.xy_allocation(X, method="cvxpy")
+    assert minmax_value(X, res.weights, od.pairwise_differences(X)) == pytest.approx(res.value)
+    assert res.lower_bound <= res.value * (1 + 1e-9)
+    assert res.gap < 1e-5  # the dual certificate of the SOCP is tight
+
+
+# ---------------------------------------------------------------- transductive
+def test_transductive_with_z_equal_x_is_xy_allocation():
+    X = _random_arms(9, 3, 4)
+    a = od.transductive(X, X, method="cvxpy")
+    b = od.xy_allocation(X, method="cvxpy")
+    assert a.value == pytest.approx(b.value, rel=1e-5)
+    theta = np.random.default_rng(4).standard_normal(3)
+    c = od.transductive(X, X, theta, method="cvxpy")
+    e = od.xy_oracle(X, theta, method="cvxpy")
+    assert c.value == pytest.approx(e.value, rel=1e-5)
+
+
+def gk_gaussian_characteristic_time(mu: np.ndarray) -> float:
+    """Garivier–Kaufmann T*(mu) for unit-variance Gaussians by their 1-D root-finding scheme.
+
+    g_a(x) = d(mu_1, m) + x d(mu_a, m), m = (mu_1 + x mu_a)/(1 + x); x_a(y) solves g_a(x) = y;
+    y* solves F(y) = sum_a d(mu_1, m_a)/d(mu_a, m_a) = 1; T* = (1 + sum_a x_a(y*)) / y*.
+    """
+    mu = np.sort(mu)[::-1]
+
+    def kl(p, q):
+        return 0.5 * (p - q) ** 2
+
+    def x_of(y, a):
+        g = lambda x: kl(mu[0], (mu[0] + x * mu[a]) / (1 + x)) + x * kl(mu[a], (mu[0] + x * mu[a]) / (1 + x)) - y  # noqa: E731
+        hi = 1.0
+        while g(hi) < 0:
+            hi *= 2
+        return brentq(g, 0.0, hi, xtol=1e-14, rtol=1e-14)
+
+    def F(y):
+        total = 0.0
+        for a in range(1, len(mu)):
+            x = x_of(y, a)
+            m = (mu[0] + x * mu[a]) / (1 + x)
+            total += kl(mu[0], m) / kl(mu[a], m)
+        return total - 1.0
+
+    ymax = kl(mu[0], mu[1])  # g_a is bounded by d(mu_1, mu_a)
+    y = brentq(F, 1e-14 * ymax, ymax * (1 - 1e-12), xtol=1e-16, rtol=1e-14)
+    return (1 + sum(x_of(y, a) for a in range(1, len(mu)))) / y
+
+
+@pytest.mark.parametrize(
+    "mu",
+    [np.array([0.5, 0.45, 0.43, 0.4]), np.array([0.3, 0.21, 0.2, 0.19, 0.18]), np.array([1.0, 0.2, 0.1])],
+)
+def test_transductive_multi_armed_equals_garivier_kaufmann(mu):
+    K = len(mu)
+    res = od.transductive(np.eye(K), np.eye(K), mu, method="cvxpy")
+    assert 2 * res.value == pytest.approx(gk_gaussian_characteristic_time(mu), rel=1e-5)
+
+
+# ---------------------------------------------------------------- parameterised models
+def test_oracle_model_is_dpp_and_resolve_equals_fresh_build():
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((12, 3))
+    model = od.OracleDesignModel(X)
+    assert model.problem.is_dpp()
+    theta1, theta2 = rng.standard_normal(3), rng.standard_normal(3)
+    first = model.solve(theta1)
+    again = model.solve(theta2)
+    fresh = od.OracleDesignModel(X).solve(theta2)
+    assert again.value == pytest.approx(fresh.value, rel=1e-6)
+    assert again.value == pytest.approx(od.xy_oracle(X, theta2, method="cvxpy").value, rel=1e-6)
+    assert first.extras["best"] == int(np.argmax(X @ theta1))
+    assert again.extras["best"] == int(np.argmax(X @ theta2))
+
+
+def test_transductive_oracle_model_matches_one_shot_function():
+    rng = np.random.default_rng(6)
+    X, Z = rng.standard_normal((10, 3)), rng.standard_normal((14, 3))
+    model = od.OracleDesignModel(X, Z)
+    for _ in range(2):
+        theta = rng.standard_normal(3)
+        assert model.solve(theta).value == pytest.approx(od.transductive(X, Z, theta).value, rel=2e-4)
+
+
+def test_minmax_model_has_no_parameters_and_resolves_identically():
+    X = np.random.default_rng(7).standard_normal((10, 3))
+    model = od.MinMaxDesignModel(X, od.pairwise_differences(X))
+    assert model.problem.is_dpp() and not model.problem.parameters()
+    first, second = model.solve(), model.solve()
+    assert first.value == pytest.approx(second.value, rel=1e-9)
+    assert first.value == pytest.approx(od.xy_allocation(X).value, rel=1e-4)
+
+
+def test_models_reject_bad_parameters():
+    with pytest.raises(od.InvalidInputError, match="Y must have 3 columns"):
+        od.MinMaxDesignModel(np.eye(3), np.ones((2, 4)))
+    with pytest.raises(od.InvalidInputError, match="theta must have length 3"):
+        od.OracleDesignModel(np.eye(3)).solve(np.ones(4))
