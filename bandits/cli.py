@@ -7,6 +7,11 @@ import typer
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Pure-exploration bandit loops and studies.")
 
 
+@app.callback()
+def _group() -> None:
+    """Pure-exploration bandit loops and studies."""
+
+
 @app.command("version")
 def show_version() -> None:
     """Print the package version."""

@@ -72,3 +72,17 @@ def test_unknown_problem_is_a_usage_error():
     out = run("solve", "h-optimal", "--arms", "x.csv")
     assert out.returncode == 2
     assert "h-optimal" in out.stderr
+
+
+def test_readme_main_command_uses_the_embedded_solver():
+    out = run("solve", "xy-oracle", "--method", "cvxpy", "--arms", str(EXAMPLES / "soare_d5_arms.csv"),
+              "--theta", str(EXAMPLES / "soare_d5_theta.csv"), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["solver"] == "CLARABEL" and data["gap"] <= 1e-5
+
+
+def test_bandits_console_script_has_commands():
+    code = "from bandits.cli import main; import sys; sys.argv = ['bandits', 'version']; main()"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.startswith("bandits ")
