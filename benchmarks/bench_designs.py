@@ -10,6 +10,11 @@ Tables:
 2. XY-allocation: the cvxpy SOCP model (compile time, solve time, peak traced memory) against
    the default fast path (certified gap; with a cvxpy value, the realised relative error).
 3. Parameterised re-solve of the XY-oracle model with a new theta against rebuilding it.
+4. Why the directions are constants: compile time and peak memory of the same SOCP with the
+   m x d directions as a cp.Parameter against constants.
+5. Conditioning: CLARABEL's raw oracle design on Soare's omega = 0.01 instance against the
+   polished one (realised value and certified gap).
+6. BLAS threading: the barrier fast path with the default BLAS threads against one thread.
 """
 
 from __future__ import annotations
@@ -18,14 +23,17 @@ import argparse
 import time
 import tracemalloc
 
+import cvxpy as cp
 import numpy as np
 from rich.console import Console
 from rich.table import Table
 
 import optdesign as od
 from optdesign import solvers
+from optdesign.barrier import minmax_barrier
+from optdesign.blas import single_threaded_blas
 from optdesign.criteria import inverse_information
-from optdesign.linear import DOptimalModel, MinMaxDesignModel, OracleDesignModel
+from optdesign.linear import DOptimalModel, MinMaxDesignModel, OracleDesignModel, _minmax_socp
 
 
 def reference_fw_away(X: np.ndarray, tol: float = 1e-3, max_iter: int = 200_000) -> np.ndarray:
@@ -129,6 +137,65 @@ def table_resolve(console: Console) -> None:
     console.print(t)
 
 
+def compile_cost(problem) -> tuple[float, float]:
+    """Seconds and peak traced MiB of compiling ``problem`` for the default solver."""
+    tracemalloc.start()
+    start = time.perf_counter()
+    problem.get_problem_data(solvers.default_solver())
+    elapsed = time.perf_counter() - start
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return elapsed, peak / 2**20
+
+
+def table_parameter_cost(console: Console, full: bool) -> None:
+    t = Table(title="Compiling the XY SOCP: directions as constants vs as an m x d cp.Parameter")
+    for col in ("K x d", "dirs", "constant [s]", "constant MiB", "Parameter [s]", "Parameter MiB"):
+        t.add_column(col, justify="right")
+    for K, d in [(20, 5), (40, 6)] if full else [(20, 5)]:
+        X = np.random.default_rng(K + d).standard_normal((K, d))
+        Y = od.pairwise_differences(X)
+        Y = Y / np.abs(Y).max()
+        const = compile_cost(_minmax_socp(X, Y, Y.shape[0], weighted=False)[0])
+        param = cp.Parameter(Y.shape, value=Y)
+        varied = compile_cost(_minmax_socp(X, param, Y.shape[0], weighted=False)[0])
+        t.add_row(f"{K} x {d}", str(Y.shape[0]), f"{const[0]:.2f}", f"{const[1]:.0f}",
+                  f"{varied[0]:.2f}", f"{varied[1]:.0f}")
+    console.print(t)
+
+
+def table_conditioning(console: Console) -> None:
+    t = Table(title="XY-oracle on Soare's instance, omega = 0.01 (Delta_min ~ 1e-4): raw solver design vs polished")
+    for col in ("d", "raw value", "raw gap", "polished value", "polished gap", "barrier value"):
+        t.add_column(col, justify="right")
+    for d in (5, 10):
+        X = np.vstack([np.eye(d), np.r_[np.cos(0.01), np.sin(0.01), np.zeros(d - 2)]])
+        theta = np.r_[2.0, np.zeros(d - 1)]
+        raw = OracleDesignModel(X, polish=False).solve(theta)
+        fine = OracleDesignModel(X).solve(theta)
+        fast = od.xy_oracle(X, theta)
+        t.add_row(str(d), f"{raw.value:.6g}", f"{raw.gap:.1e}", f"{fine.value:.8g}", f"{fine.gap:.1e}",
+                  f"{fast.value:.8g}")
+    console.print(t)
+
+
+def table_blas(console: Console) -> None:
+    t = Table(title="Barrier fast path, XY-allocation K = 100, d = 10: BLAS threads")
+    for col in ("default threads [s]", "one thread [s]", "ratio"):
+        t.add_column(col, justify="right")
+    X = np.random.default_rng(110).standard_normal((100, 10))
+    Y = od.pairwise_differences(X)
+    _, t_default = timed(minmax_barrier, X, Y, repeat=3)
+
+    def limited():
+        with single_threaded_blas():
+            return minmax_barrier(X, Y)
+
+    _, t_one = timed(limited, repeat=3)
+    t.add_row(f"{t_default:.3f}", f"{t_one:.3f}", f"{t_default / t_one:.1f}x")
+    console.print(t)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true", help="also run the cvxpy XY model at K = 100 (minutes)")
@@ -138,6 +205,9 @@ def main() -> None:
     table_gd(console)
     table_xy(console, args.full)
     table_resolve(console)
+    table_parameter_cost(console, args.full)
+    table_conditioning(console)
+    table_blas(console)
 
 
 if __name__ == "__main__":

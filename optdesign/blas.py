@@ -1,6 +1,8 @@
 """BLAS threading for the fast paths: their matrices are tiny (d x d, d x K), and on them a
-multi-threaded BLAS spends more time synchronising than computing (measured 5x slower on 2 cores
-for XY-allocation at K = 100, d = 10). The controller is created once (it scans loaded libraries)."""
+multi-threaded BLAS spends more time synchronising than computing (7x slower on 2 cores for
+XY-allocation at K = 100, d = 10 in ``benchmarks/bench_designs.py``).
+The controller is created once (it scans loaded libraries).
+"""
 
 from __future__ import annotations
 

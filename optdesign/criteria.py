@@ -20,6 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
+from .errors import InvalidInputError
+from .validation import as_matrix, check_weights
+
 
 def information_matrix(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     """A(w) = X^T diag(w) X (symmetrised)."""
@@ -58,12 +61,27 @@ def direction_variances(X: np.ndarray, w: np.ndarray, Y: np.ndarray) -> np.ndarr
     return np.einsum("ij,ij->j", Z, Z)
 
 
-def minmax_value(X: np.ndarray, w: np.ndarray, Y: np.ndarray) -> float:
-    """F(w) = max_y y^T A(w)^{-1} y."""
+def _checked(X, w, Y=None, p=None):
+    """Validate the public evaluators' arguments (shapes, finiteness, one weight per row)."""
+    X = as_matrix(X, "X")
+    w = check_weights(w, "w")
+    if w.size != X.shape[0]:
+        raise InvalidInputError(f"w must have one weight per arm ({X.shape[0]}), got {w.size}")
+    Y = X if Y is None else as_matrix(Y, "Y", n_cols=X.shape[1])
+    if p is not None:
+        p = check_weights(p, "p")
+        if p.size != Y.shape[0]:
+            raise InvalidInputError(f"p must have one weight per direction ({Y.shape[0]}), got {p.size}")
+    return X, w, Y, p
+
+
+def minmax_value(X, w, Y) -> float:
+    """F(w) = max_y y^T A(w)^{-1} y (inf when A(w) is singular)."""
+    X, w, Y, _ = _checked(X, w, Y)
     return float(np.max(direction_variances(X, w, Y)))
 
 
-def g_value(X: np.ndarray, w: np.ndarray) -> float:
+def g_value(X, w) -> float:
     """G-criterion max_k x_k^T A(w)^{-1} x_k (equals d at the optimum, Kiefer–Wolfowitz)."""
     return minmax_value(X, w, X)
 
@@ -98,8 +116,9 @@ def certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray, L: n
     return Certificate(float(v.max()), f * f / float(h.max()), v, h, f)
 
 
-def minmax_lower_bound(X: np.ndarray, w: np.ndarray, Y: np.ndarray, p: np.ndarray) -> float:
+def minmax_lower_bound(X, w, Y, p) -> float:
     """Certified lower bound f_p(w)^2 / max_k h_k(w) on min_w max_y y^T A(w)^{-1} y (0 if none)."""
+    X, w, Y, p = _checked(X, w, Y, p)
     cert = certificate(X, Y, w, p)
     return 0.0 if cert is None else cert.lower
 

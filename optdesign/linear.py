@@ -13,11 +13,11 @@ and differs only in its direction set Y:
 * transductive (Fiez et al. 2019): Y = {z - z'} without theta, {(z* - z) / ((z* - z)^T theta)}
   with theta (value rho*; their lower bound reads E[tau] >= rho* log(1 / (2.4 delta)) ).
 
-(*) is solved either by the cvxpy model :class:`MinMaxDesignModel` (an SOCP: y^T A(w)^{-1} y =
-min { sum_k u_k^2 / w_k : X^T u = y }, one rotated cone per (direction, arm) pair, directions as a
-``cp.Parameter`` so that a re-solve with new directions skips compilation) or by the first-order
-certified barrier method of :mod:`optdesign.barrier` (G/D designs also have the Frank–Wolfe and
-multiplicative algorithms of :mod:`optdesign.firstorder`). ``method="auto"`` (default) runs the
+(*) is solved either by a cvxpy model (an SOCP: y^T A(w)^{-1} y = min { sum_k u_k^2 / w_k :
+X^T u = y }, one rotated cone per (direction, arm) pair): :class:`MinMaxDesignModel` for a fixed
+direction set, :class:`OracleDesignModel` re-solved with a new theta through Parameters, or by the
+certified log-barrier Newton method of :mod:`optdesign.barrier` (G/D designs also have the
+Frank–Wolfe and multiplicative algorithms of :mod:`optdesign.firstorder`). ``method="auto"`` (default) runs the
 fast path and returns it when its certified gap meets ``tol``, else falls back to the cvxpy model.
 """
 
@@ -35,7 +35,7 @@ from .blas import single_threaded_blas
 from .criteria import certificate, minmax_value, relative_gap
 from .errors import InvalidInputError
 from .result import DesignResult, FastPathResult
-from .validation import as_arms, as_matrix, as_vector, unique_argmax
+from .validation import as_arms, as_matrix, as_vector, check_weights, unique_argmax
 
 METHODS = ("auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative")
 MINMAX_METHODS = ("auto", "cvxpy", "barrier")
@@ -85,7 +85,8 @@ class _CertifiedSOCP:
             self.q.value = q / q.max()  # F*(cq) = c F*(q): keep the conic data at unit scale
         info = solvers.solve(self.problem, self.solver)
         w = _weights_from(self.w)
-        p = np.clip(np.asarray(self._epigraph.dual_value, dtype=float).ravel(), 0.0, None)
+        dual = self._epigraph.dual_value
+        p = np.ones(len(q)) if dual is None else np.clip(np.asarray(dual, dtype=float).ravel(), 0.0, None)
         cert = certificate(self.X, Y_eff, w, p)
         value = cert.upper if cert is not None else float("inf")
         lower = 0.0 if cert is None else cert.lower
@@ -111,15 +112,16 @@ class MinMaxDesignModel(_CertifiedSOCP):
     """cvxpy model of min_w max_{y in Y} y^T A(w)^{-1} y for fixed arms X and directions Y.
 
     Arms and directions are constants on purpose: as Parameters they make cvxpy's DPP
-    compilation cost (cone rows) x (parameter entries); an m x d direction Parameter took 11 s
-    and 4.5 GiB at K = 40, d = 6 (780 directions), against 0.2 s and 40 MiB as constants, and a
-    36 GiB allocation at K = 100. Loops whose data change each round use :class:`OracleDesignModel`.
+    compilation cost about (cone rows) x (parameter entries); the benchmark compares an m x d
+    direction Parameter with constant directions
+    (``benchmarks/bench_designs.py``). Loops whose data change each round use :class:`OracleDesignModel`.
 
     Interior-point designs are accurate to about 1e-8 in absolute weight, but min-max designs can
     keep arms at weights of that order (only to keep A(w) invertible), so a design's true value can
-    exceed the solver's objective by orders of magnitude. With ``polish=True`` (default) a design
-    whose certified gap exceeds POLISH_TOL is refined by the barrier method warm-started at the
-    solver's design; ``extras["polished"]`` records it.
+    exceed the optimum noticeably (0.7 % and 1.7 % for the oracle on Soare's omega = 0.01 instance,
+    d = 5 and 10, in the benchmark). With ``polish=True`` (default) a design whose certified gap
+    exceeds POLISH_TOL is refined by the barrier method warm-started at the solver's design;
+    ``extras["polished"]`` records it.
     """
 
     def __init__(self, X: np.ndarray, Y: np.ndarray, *, solver: str | None = None, polish: bool = True):
@@ -162,8 +164,9 @@ class OracleDesignModel(_CertifiedSOCP):
     def solve(self, theta, *, criterion: str = "oracle") -> DesignResult:
         """Solve for parameter ``theta``; ``extras['best']`` is the index of z* (must be unique)."""
         theta = as_vector(theta, "theta", length=self.X.shape[1])
-        _Y, best = oracle_directions(self.Z, theta, "Z")
-        gaps = (self.Z[best] - self.Z) @ theta
+        scores = self.Z @ theta
+        best = unique_argmax(scores, "Z @ theta")
+        gaps = scores[best] - scores
         q = np.zeros(self.Z.shape[0])
         others = np.arange(self.Z.shape[0]) != best
         q[others] = gaps[others] ** -2.0
@@ -202,6 +205,7 @@ class DOptimalModel:
 
 def pairwise_differences(Z: np.ndarray) -> np.ndarray:
     """All differences z_i - z_j for i < j, without zero or repeated rows (y and -y are equivalent)."""
+    Z = as_matrix(Z, "Z")
     i, j = np.triu_indices(Z.shape[0], 1)
     return _clean_directions(Z[i] - Z[j])
 
@@ -218,6 +222,10 @@ def _clean_directions(Y: np.ndarray) -> np.ndarray:
 
 def oracle_directions(Z: np.ndarray, theta: np.ndarray, name: str = "Z") -> tuple[np.ndarray, int]:
     """Directions (z* - z) / ((z* - z)^T theta) for z != z*, and the index of z* (must be unique)."""
+    Z = as_matrix(Z, name)
+    theta = as_vector(theta, "theta", length=Z.shape[1])
+    if Z.shape[0] < 2:
+        raise InvalidInputError(f"{name} must have at least two items for an identification problem")
     scores = Z @ theta
     best = unique_argmax(scores, f"{name} @ theta")
     others = np.delete(np.arange(Z.shape[0]), best)
@@ -277,6 +285,10 @@ def minmax_design(
             f"{', '.join(MINMAX_METHODS)} (Frank–Wolfe stalls above the optimum of a max of quadratic forms)"
         )
     tol = _check_tol(tol)
+    if w0 is not None:
+        w0 = check_weights(w0, "w0")
+        if w0.size != X.shape[0]:
+            raise InvalidInputError(f"w0 must have one weight per arm ({X.shape[0]}), got {w0.size}")
     if method in ("auto", "barrier"):
         result = _run_fast(minmax_barrier, "barrier", criterion, X, Y, tol=tol, w0=w0)
         if method == "barrier" or result.gap <= tol:
@@ -297,34 +309,37 @@ def _d_fast(X: np.ndarray, method: str, tol: float, criterion: str) -> DesignRes
 # public entry points
 
 
+def _kiefer_wolfowitz_design(X, solver, method: str, tol: float, criterion: str, cvxpy_model) -> DesignResult:
+    """Shared dispatch of G- and D-optimal designs (same optimum, G-value d, by Kiefer–Wolfowitz)."""
+    X = as_arms(X)
+    _check_method(method)
+    tol = _check_tol(tol)
+    if method != "cvxpy":
+        result = _d_fast(X, method, tol, criterion)
+        if method != "auto" or result.gap <= tol:
+            return result
+    return cvxpy_model(X, solver)
+
+
 def g_optimal(X, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL) -> DesignResult:
     """G-optimal design argmin_w max_x x^T A(w)^{-1} x; the optimal value is d (Kiefer–Wolfowitz).
 
     The fast path is the D-optimal Frank–Wolfe (same optimum by Kiefer–Wolfowitz, certified by
     max_k x_k^T A^{-1} x_k / d - 1); ``method="cvxpy"`` solves the min-max SOCP (*) with Y = X.
     """
-    X = as_arms(X)
-    _check_method(method)
-    tol = _check_tol(tol)
-    if method != "cvxpy":
-        result = _d_fast(X, method, tol, "g-optimal")
-        if method != "auto" or result.gap <= tol:
-            return result
-    res = MinMaxDesignModel(X, X, solver=solver).solve(criterion="g-optimal")
-    d = X.shape[1]  # Kiefer–Wolfowitz: the exact optimum is d, a sharper bound than the dual one
-    return _replace_bound(res, float(d))
+
+    def model(X, solver):  # Kiefer–Wolfowitz: the exact optimum d is sharper than the dual bound
+        res = MinMaxDesignModel(X, X, solver=solver).solve(criterion="g-optimal")
+        return _replace_bound(res, float(X.shape[1]))
+
+    return _kiefer_wolfowitz_design(X, solver, method, tol, "g-optimal", model)
 
 
 def d_optimal(X, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL) -> DesignResult:
     """D-optimal design argmax_w log det A(w); ``value`` reports its G-value (d at the optimum)."""
-    X = as_arms(X)
-    _check_method(method)
-    tol = _check_tol(tol)
-    if method != "cvxpy":
-        result = _d_fast(X, method, tol, "d-optimal")
-        if method != "auto" or result.gap <= tol:
-            return result
-    return DOptimalModel(X, solver=solver).solve()
+    return _kiefer_wolfowitz_design(
+        X, solver, method, tol, "d-optimal", lambda X, solver: DOptimalModel(X, solver=solver).solve()
+    )
 
 
 def _replace_bound(res: DesignResult, lower: float) -> DesignResult:
@@ -348,19 +363,22 @@ def xy_allocation(
     return minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion="xy")
 
 
+def _oracle_design(X, Z, theta, solver, method: str, tol: float, criterion: str, key: str, name: str) -> DesignResult:
+    """min_w max_{z != z*} ||z* - z||^2_{A(w)^{-1}} / ((z* - z)^T theta)^2; extras[key] = index of z*."""
+    theta = as_vector(theta, "theta", length=X.shape[1])
+    Y, best = oracle_directions(Z, theta, name)
+    res = minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion=criterion)
+    res.extras[key] = best
+    return res
+
+
 def xy_oracle(X, theta, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL) -> DesignResult:
     """XY-oracle design; value H_LB = min_w max_{x != x*} ||x* - x||^2_{A(w)^{-1}} / Delta(x)^2 (Soare eq. 6).
 
     ``extras['best_arm']`` is x* = argmax_x x^T theta, which must be unique.
     """
     X = as_arms(X)
-    theta = as_vector(theta, "theta", length=X.shape[1])
-    if X.shape[0] < 2:
-        raise InvalidInputError("X must have at least two arms for an identification problem")
-    Y, best = oracle_directions(X, theta, "X")
-    res = minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion="xy-oracle")
-    res.extras["best_arm"] = best
-    return res
+    return _oracle_design(X, X, theta, solver, method, tol, "xy-oracle", "best_arm", "X")
 
 
 def transductive(
@@ -373,18 +391,13 @@ def transductive(
     E[tau] >= rho* log(1/(2.4 delta)) for unit Gaussian noise. In the multi-armed case
     (X = Z = canonical basis) rho* = min_w max_a (1/w_1 + 1/w_a) / Delta_a^2, so the
     Garivier–Kaufmann Gaussian characteristic time is T*_GK = 2 rho*.
+    ``extras['best_item']`` is the index of z* when theta is given.
     """
     X = as_arms(X)
     Z = as_matrix(Z, "Z", n_cols=X.shape[1])
-    if Z.shape[0] < 2:
-        raise InvalidInputError("Z must have at least two items")
-    if theta is None:
-        Y = pairwise_differences(Z)
-        if Y.shape[0] == 0:
-            raise InvalidInputError("Z has a single distinct item: there is nothing to identify")
-        return minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion="transductive")
-    theta = as_vector(theta, "theta", length=X.shape[1])
-    Y, best = oracle_directions(Z, theta, "Z")
-    res = minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion="transductive-oracle")
-    res.extras["best_item"] = best
-    return res
+    if theta is not None:
+        return _oracle_design(X, Z, theta, solver, method, tol, "transductive-oracle", "best_item", "Z")
+    Y = pairwise_differences(Z)
+    if Y.shape[0] == 0:
+        raise InvalidInputError("Z has a single distinct item: there is nothing to identify")
+    return minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion="transductive")

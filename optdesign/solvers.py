@@ -119,12 +119,11 @@ def solve(problem: cp.Problem, solver: str | None = None, **kwargs) -> SolveInfo
         if status == cp.OPTIMAL:
             return SolveInfo(status, name, elapsed)
         if status == cp.OPTIMAL_INACCURATE and inaccurate is None:
-            inaccurate = (SolveInfo(status, name, elapsed), {v.id: v.value for v in problem.variables()})
+            inaccurate = (SolveInfo(status, name, elapsed), _snapshot(problem))
         tried.append(f"{name}: {status}")
     if inaccurate is not None:
-        info, values = inaccurate
-        for var in problem.variables():  # restore the inaccurate solution if a later solver overwrote it
-            var.value = values[var.id]
+        info, snapshot = inaccurate
+        _restore(problem, snapshot)  # a later solver may have overwritten (or cleared) the solution
         warnings.warn(
             f"solver {info.solver} returned optimal_inaccurate and no other solver did better; "
             "the result's status records it",
@@ -137,3 +136,19 @@ def solve(problem: cp.Problem, solver: str | None = None, **kwargs) -> SolveInfo
         solver=chain[-1],
         status=problem.status,
     )
+
+
+def _snapshot(problem) -> tuple[dict, dict]:
+    """Primal and dual values of a solved problem (to restore an accepted earlier solution)."""
+    primal = {v.id: v.value for v in problem.variables()}
+    dual = {c.id: c.dual_value for c in getattr(problem, "constraints", [])}
+    return primal, dual
+
+
+def _restore(problem, snapshot: tuple[dict, dict]) -> None:
+    primal, dual = snapshot
+    for var in problem.variables():
+        var.value = primal[var.id]
+    for con in getattr(problem, "constraints", []):
+        if dual.get(con.id) is not None:
+            con.save_dual_value(dual[con.id])

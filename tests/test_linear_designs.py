@@ -102,6 +102,25 @@ def test_tie_for_best_arm_is_rejected():
         od.transductive(np.eye(2), np.array([[1.0, 0.0], [0.0, 1.0]]), theta=np.array([1.0, 1.0]))
 
 
+def test_public_helpers_reject_bad_input():
+    with pytest.raises(od.InvalidInputError, match="NaN"):
+        od.pairwise_differences(np.array([[1.0, np.nan], [0.0, 1.0]]))
+    with pytest.raises(od.InvalidInputError, match="at least two items"):
+        od.oracle_directions(np.eye(2)[:1], np.ones(2))
+    with pytest.raises(od.InvalidInputError, match="theta must have length 2"):
+        od.oracle_directions(np.eye(2), np.ones(3))
+    with pytest.raises(od.InvalidInputError, match="one weight per arm"):
+        od.minmax_value(np.eye(2), np.ones(3), np.eye(2))
+    with pytest.raises(od.InvalidInputError, match="nonnegative"):
+        od.g_value(np.eye(2), np.array([1.0, -0.5]))
+    with pytest.raises(od.InvalidInputError, match="one weight per direction"):
+        od.minmax_lower_bound(np.eye(2), np.ones(2), np.eye(2), np.ones(3))
+    with pytest.raises(od.InvalidInputError, match="w0 must have one weight per arm"):
+        od.minmax_design(np.eye(2), np.eye(2), w0=np.ones(3))
+    with pytest.raises(od.InvalidInputError, match="w0 contains NaN"):
+        od.minmax_design(np.eye(2), np.eye(2), w0=np.array([np.nan, 1.0]))
+
+
 def test_unknown_method_and_bad_tol():
     with pytest.raises(od.InvalidInputError, match="method must be one of"):
         od.g_optimal(np.eye(2), method="newton")
