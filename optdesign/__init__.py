@@ -9,8 +9,12 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 
 from .bilinear import bilinear_design, edge_arms
+from .characteristic_time import MeanFieldModel, characteristic_time, mf_characteristic_time
 from .criteria import g_value, minmax_lower_bound, minmax_value
+from .elimination import EliminationPlan
 from .errors import InstanceTooLargeError, InvalidInputError, OptDesignError, SolverError
+from .factorgraph import FactorGraph
+from .fcr import FactoredMax, enumerated_max, factored_max
 from .greedy import greedy_allocation, greedy_choice, greedy_scores
 from .linear import (
     DOptimalModel,
@@ -25,7 +29,8 @@ from .linear import (
     xy_allocation,
     xy_oracle,
 )
-from .result import BilinearDesign, DesignResult
+from .marginals import marginal_polytope
+from .result import BilinearDesign, CharTimeResult, DesignResult
 from .rounding import round_design
 from .solvers import available_solvers, default_solver, mosek_usable
 
@@ -36,24 +41,34 @@ except PackageNotFoundError:  # running from a source tree without installation
 
 __all__ = [
     "BilinearDesign",
+    "CharTimeResult",
     "DOptimalModel",
     "DesignResult",
+    "EliminationPlan",
+    "FactorGraph",
+    "FactoredMax",
     "InstanceTooLargeError",
     "InvalidInputError",
+    "MeanFieldModel",
     "MinMaxDesignModel",
     "OptDesignError",
     "OracleDesignModel",
     "SolverError",
     "available_solvers",
     "bilinear_design",
+    "characteristic_time",
     "d_optimal",
     "default_solver",
     "edge_arms",
+    "enumerated_max",
+    "factored_max",
     "g_optimal",
     "g_value",
     "greedy_allocation",
     "greedy_choice",
     "greedy_scores",
+    "marginal_polytope",
+    "mf_characteristic_time",
     "minmax_design",
     "minmax_lower_bound",
     "minmax_value",

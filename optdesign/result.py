@@ -110,6 +110,72 @@ class BilinearDesign:
         }
 
 
+@dataclass(frozen=True)
+class CharTimeResult:
+    """A characteristic time (MF-TaS convention: E[tau] >= 2 T kl(delta, 1 - delta), unit variance).
+
+    ``value`` is the program's objective evaluated exactly (by max-sum or enumeration) at the
+    returned allocation, so it is attained by that allocation; ``solver_value`` is the conic
+    solver's optimum, which agrees with ``value`` to solver accuracy. ``method`` is ``"exact"``
+    (T*, global allocation over the marginal polytope) or ``"mean-field"`` (T^MF(m), product
+    allocations). ``n_constraints`` counts the rows standing for "every joint action a != a*"
+    (FCR rows, or one per joint action when enumerated) plus the m - 1 explicit m-best rows.
+    """
+
+    value: float
+    solver_value: float
+    method: str
+    m: int
+    best_action: np.ndarray
+    gaps: np.ndarray
+    marginals: list
+    local_allocations: list | None
+    global_allocation: np.ndarray | None
+    n_constraints: int
+    n_variables: int
+    width: int | None
+    status: str
+    solver: str
+    solve_time: float
+    compile_time: float
+    extras: dict = field(default_factory=dict)
+
+    @property
+    def gap_min(self) -> float:
+        return float(self.gaps[0])
+
+    def sample_complexity(self, delta: float) -> float:
+        """The lower bound 2 T kl(delta, 1 - delta) on E[tau] (Bernoulli kl in nats)."""
+        return 2.0 * self.value * bernoulli_kl(delta, 1.0 - delta)
+
+    def to_dict(self) -> dict:
+        out = {
+            "value": self.value,
+            "solver_value": self.solver_value,
+            "method": self.method,
+            "m": self.m,
+            "best_action": self.best_action.tolist(),
+            "gaps": self.gaps.tolist(),
+            "n_constraints": self.n_constraints,
+            "n_variables": self.n_variables,
+            "width": self.width,
+            "status": self.status,
+            "solver": self.solver,
+            "solve_time": self.solve_time,
+            "compile_time": self.compile_time,
+            "marginals": [np.asarray(m).tolist() for m in self.marginals],
+            "local_allocations": None if self.local_allocations is None
+            else [np.asarray(v).tolist() for v in self.local_allocations],
+        }
+        out.update({k: _jsonable(v) for k, v in self.extras.items()})
+        return out
+
+
+def bernoulli_kl(p: float, q: float) -> float:
+    """kl(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q)) for p, q in (0, 1)."""
+    return float(p * np.log(p / q) + (1 - p) * np.log((1 - p) / (1 - q)))
+
+
 def _jsonable(v):
     if isinstance(v, np.ndarray):
         return v.tolist()

@@ -101,8 +101,13 @@ def solver_chain(solver: str | None) -> list[str]:
     return [name]
 
 
-def solve(problem: cp.Problem, solver: str | None = None, **kwargs) -> SolveInfo:
-    """Solve ``problem`` with the chain of :func:`solver_chain`, applying the status policy above."""
+def solve(problem: cp.Problem, solver: str | None = None, *, accept_inaccurate: bool = False,
+          **kwargs) -> SolveInfo:
+    """Solve ``problem`` with the chain of :func:`solver_chain`, applying the status policy above.
+
+    ``accept_inaccurate=True`` returns the first ``optimal_inaccurate`` answer at once and without
+    a warning; for intermediate solves whose answer only seeds a better-conditioned final pass.
+    """
     chain = solver_chain(solver)
     tried: list[str] = []
     inaccurate: tuple[SolveInfo, dict] | None = None
@@ -110,13 +115,15 @@ def solve(problem: cp.Problem, solver: str | None = None, **kwargs) -> SolveInfo
         options = {**SOLVER_OPTIONS.get(name, {}), **kwargs}
         start = time.perf_counter()
         try:
-            problem.solve(solver=name, **options)
+            with warnings.catch_warnings():  # the status policy below replaces cvxpy's own warning
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                problem.solve(solver=name, **options)
         except Exception as exc:  # cvxpy.SolverError, licence errors, numerical exceptions
             tried.append(f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
             continue
         elapsed = time.perf_counter() - start
         status = problem.status
-        if status == cp.OPTIMAL:
+        if status == cp.OPTIMAL or (accept_inaccurate and status == cp.OPTIMAL_INACCURATE):
             return SolveInfo(status, name, elapsed)
         if status == cp.OPTIMAL_INACCURATE and inaccurate is None:
             inaccurate = (SolveInfo(status, name, elapsed), _snapshot(problem))

@@ -1,0 +1,188 @@
+"""Symbolic variable elimination over a factored function sum_e f_e(a_e).
+
+An :class:`EliminationPlan` fixes an elimination order of the agents and, for every step, the
+index arithmetic that max-sum inference (:mod:`optdesign.inference`) and Factored Constraint
+Reduction (:mod:`optdesign.fcr`) share. Step ``l`` eliminates agent ``i_l``: it gathers every
+function (original factor or earlier message) whose scope holds ``i_l``, and defines the message
+
+    u_l(z) = max_k  sum_{g in F_l} g(z, i_l = k),     z in prod_{j in Z_l} [K_j],
+
+over the remaining scope ``Z_l`` (sorted agent ids). Its *rows* are the assignments of
+``(Z_l, i_l)`` in C order, so row ``r`` has ``z = r // K_{i_l}`` and ``k = r % K_{i_l}``.
+The cost of every use is ``sum_l prod_{j in Z_l + i_l} K_j`` rows, i.e. O(N K^{w+1}) with ``w`` the
+width of the order (the largest ``|Z_l|``).
+
+Functions are numbered in one flat vector: the factor tables first (factor ``e`` occupies
+``factor_offsets[e] : factor_offsets[e+1]``, its table flattened in C order over its scope),
+then the messages (message ``l`` at ``message_offsets[l]``, offset by the total table size).
+Orders come from networkx's treewidth heuristics (min-fill or min-degree) or from the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+from networkx.algorithms.approximation import treewidth_min_degree, treewidth_min_fill_in
+
+from .errors import InvalidInputError
+
+ORDER_HEURISTICS = ("min-fill", "min-degree")
+# min-fill gives narrower orders but networkx's implementation grows quadratically; beyond this
+# many agents "auto" switches to min-degree (measured: min-fill 6.2 s, min-degree 2.4 s on a
+# line of 10,000 agents).
+MIN_FILL_MAX_AGENTS = 2000
+
+
+@dataclass(frozen=True)
+class EliminationStep:
+    """One elimination: agent ``variable`` leaves; the message keeps ``scope`` (shape ``shape``).
+
+    ``index`` has one row per assignment of (scope, variable) and one column per input
+    function; entries are positions in the flat function vector (factors, then messages).
+    """
+
+    variable: int
+    scope: tuple[int, ...]
+    shape: tuple[int, ...]
+    index: np.ndarray
+
+    @property
+    def n_rows(self) -> int:
+        return self.index.shape[0]
+
+    @property
+    def message_size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+
+class EliminationPlan:
+    """Elimination order and shared index structure for factors with the given scopes.
+
+    ``n_actions[i]`` is K_i; ``scopes[e]`` the agents of factor ``e``; ``order`` is ``"auto"``,
+    ``"min-fill"``, ``"min-degree"`` (networkx treewidth heuristics) or an explicit permutation.
+    """
+
+    def __init__(self, n_actions: Sequence[int], scopes: Sequence[Sequence[int]], order="auto"):
+        self.n_actions = tuple(int(k) for k in n_actions)
+        self.scopes = tuple(tuple(int(i) for i in s) for s in scopes)
+        n = len(self.n_actions)
+        sizes = [int(np.prod([self.n_actions[i] for i in s], dtype=np.int64)) for s in self.scopes]
+        self.factor_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.order = self._resolve_order(order)
+
+        functions: list[tuple[int, ...]] = list(self.scopes)  # scope of every function so far
+        offsets = list(self.factor_offsets[:-1])
+        holders: list[set[int]] = [set() for _ in range(n)]  # live functions per agent
+        for f, s in enumerate(self.scopes):
+            for i in s:
+                holders[i].add(f)
+        next_offset = int(self.factor_offsets[-1])
+        steps: list[EliminationStep] = []
+        message_offsets: list[int] = []
+        for var in self.order:
+            inputs = sorted(holders[var])
+            scope = tuple(sorted({j for f in inputs for j in functions[f]} - {var}))
+            step = self._step(var, scope, [(functions[f], offsets[f]) for f in inputs])
+            steps.append(step)
+            for f in inputs:
+                for j in functions[f]:
+                    holders[j].discard(f)
+            new = len(functions)
+            functions.append(scope)
+            offsets.append(next_offset)
+            message_offsets.append(next_offset)
+            for j in scope:
+                holders[j].add(new)
+            next_offset += step.message_size
+        self.steps = tuple(steps)
+        self.message_offsets = np.asarray(message_offsets, dtype=np.int64)
+        self.n_functions_flat = next_offset
+        # messages with an empty scope are never consumed: their sum is the maximum
+        self.roots = tuple(n for n, s in enumerate(steps) if not s.scope)
+        self.width = max((len(s.scope) for s in steps), default=0)
+        self.n_rows = int(sum(s.n_rows for s in steps))
+
+    # ----------------------------------------------------------------------------------------
+    @property
+    def n_agents(self) -> int:
+        return len(self.n_actions)
+
+    @property
+    def table_size(self) -> int:
+        """Total size of the factor tables (the paper's A-bar)."""
+        return int(self.factor_offsets[-1])
+
+    @property
+    def n_messages_flat(self) -> int:
+        return self.n_functions_flat - self.table_size
+
+    def interaction_graph(self) -> nx.Graph:
+        """Agents as nodes, an edge between agents that share a factor."""
+        g = nx.Graph()
+        g.add_nodes_from(range(self.n_agents))
+        for s in self.scopes:
+            g.add_edges_from((s[a], s[b]) for a in range(len(s)) for b in range(a + 1, len(s)))
+        return g
+
+    def _resolve_order(self, order) -> tuple[int, ...]:
+        n = self.n_agents
+        if isinstance(order, str):
+            if order == "auto":
+                order = "min-fill" if n <= MIN_FILL_MAX_AGENTS else "min-degree"
+            if order not in ORDER_HEURISTICS:
+                raise InvalidInputError(
+                    f"order must be 'auto', one of {ORDER_HEURISTICS} or a permutation, got {order!r}"
+                )
+            return order_from_heuristic(self.interaction_graph(), order)
+        try:
+            perm = tuple(int(i) for i in order)
+        except (TypeError, ValueError):
+            raise InvalidInputError("order must be a heuristic name or a sequence of agent ids") from None
+        if sorted(perm) != list(range(n)):
+            raise InvalidInputError(f"order must be a permutation of 0..{n - 1}")
+        return perm
+
+    def _step(self, var: int, scope: tuple[int, ...], inputs: list[tuple[tuple[int, ...], int]]) -> EliminationStep:
+        """Row index arrays: for every assignment of (scope, var), the input functions' entries."""
+        full = (*scope, var)
+        shape = tuple(self.n_actions[j] for j in full)
+        n_rows = int(np.prod(shape, dtype=np.int64))
+        grid = np.indices(shape).reshape(len(full), n_rows)  # row r -> assignment of `full`
+        position = {j: p for p, j in enumerate(full)}
+        cols = []
+        for fscope, offset in inputs:
+            fshape = tuple(self.n_actions[j] for j in fscope)
+            local = np.ravel_multi_index(tuple(grid[position[j]] for j in fscope), fshape) if fscope else 0
+            cols.append(offset + np.asarray(local, dtype=np.int64))
+        index = np.stack(cols, axis=1) if cols else np.zeros((n_rows, 0), dtype=np.int64)
+        return EliminationStep(var, scope, shape[:-1], index)
+
+
+def order_from_heuristic(graph: nx.Graph, heuristic: str) -> tuple[int, ...]:
+    """Elimination order read off networkx's tree decomposition by peeling leaf bags.
+
+    Peeling a leaf bag B attached to bag P eliminates the agents of B \\ P, whose neighbours at
+    that moment all lie in B, so the order's width is at most the decomposition's width.
+    """
+    fn = treewidth_min_fill_in if heuristic == "min-fill" else treewidth_min_degree
+    _, tree = fn(graph)
+    order: list[int] = []
+    done: set[int] = set()
+    tree = nx.Graph(tree)
+    leaves = [b for b in tree if tree.degree(b) <= 1]
+    while leaves:
+        bag = leaves.pop()
+        if bag not in tree:
+            continue
+        nbrs = list(tree.neighbors(bag))
+        keep = set(nbrs[0]) if nbrs else set()
+        order.extend(sorted(j for j in bag if j not in keep and j not in done))
+        done.update(j for j in bag if j not in keep)
+        tree.remove_node(bag)
+        if nbrs and tree.degree(nbrs[0]) <= 1:
+            leaves.append(nbrs[0])
+    order.extend(sorted(set(graph.nodes) - done))  # isolated nodes, if any
+    return tuple(int(i) for i in order)

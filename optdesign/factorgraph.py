@@ -1,0 +1,383 @@
+"""Multi-agent bandit instances with a factored mean reward theta(a) = sum_e theta_e(a_e).
+
+N agents, agent i has K_i actions; factor e has a scope S_e (agents, no repeats) and a mean table
+theta_e of shape (K_i for i in S_e). Best joint action, m best joint actions and gaps come from
+max-sum variable elimination (:mod:`optdesign.inference`), so their cost is exponential only in
+the width of the elimination order, never in N.
+
+JSON format (``FORMAT``, version ``FORMAT_VERSION``)::
+
+    {"format": "optdesign.factorgraph", "version": 1,
+     "n_actions": [K_0, ..., K_{N-1}],
+     "factors": [{"scope": [i, j, ...], "means": nested list of shape (K_i, K_j, ...)}, ...],
+     "metadata": {...free-form: generator, seed, ...}}
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+
+from .elimination import EliminationPlan
+from .errors import InstanceTooLargeError, InvalidInputError
+from .inference import MaxSum
+
+FORMAT = "optdesign.factorgraph"
+FORMAT_VERSION = 1
+# relative tolerance under which two joint actions count as tied for the best
+TIE_RTOL = 1e-12
+# brute-force helpers (enumerate every joint action) refuse more joint actions than this
+ENUMERATION_LIMIT = 2_000_000
+MEAN_MODELS = ("uniform", "planted")
+
+
+class FactorGraph:
+    """A factored multi-agent bandit instance: ``n_actions`` K_i and ``factors`` (scope, means).
+
+    Example: ``FactorGraph([2, 3, 2], [((0, 1), T01), ((1, 2), T12)])`` with ``T01`` of shape
+    (2, 3) and ``T12`` of shape (3, 2) is a line of three agents.
+    """
+
+    def __init__(self, n_actions: Sequence[int], factors: Sequence[tuple[Sequence[int], np.ndarray]],
+                 *, metadata: dict | None = None):
+        self.n_actions = _check_actions(n_actions)
+        self.scopes, self.tables = _check_factors(self.n_actions, factors)
+        self.metadata = dict(metadata or {})
+        self._plans: dict = {}
+
+    # ---------------------------------------------------------------------------------------
+    # sizes
+    @property
+    def n_agents(self) -> int:
+        return len(self.n_actions)
+
+    @property
+    def n_factors(self) -> int:
+        return len(self.scopes)
+
+    @property
+    def table_sizes(self) -> np.ndarray:
+        return np.asarray([t.size for t in self.tables], dtype=np.int64)
+
+    @property
+    def abar(self) -> int:
+        """A-bar: total number of group actions (sum of the factor table sizes)."""
+        return int(self.table_sizes.sum())
+
+    @property
+    def n_joint_actions(self) -> int:
+        """|A| = prod K_i as an exact Python integer (may be astronomically large)."""
+        out = 1
+        for k in self.n_actions:
+            out *= k
+        return out
+
+    @property
+    def means(self) -> np.ndarray:
+        """All group means in one flat vector (factor by factor, each table in C order)."""
+        return np.concatenate([t.ravel() for t in self.tables])
+
+    def __repr__(self) -> str:
+        ks = set(self.n_actions)
+        k = ks.pop() if len(ks) == 1 else "mixed"
+        return f"FactorGraph(N={self.n_agents}, K={k}, factors={self.n_factors}, Abar={self.abar})"
+
+    # ---------------------------------------------------------------------------------------
+    # inference
+    def plan(self, order="auto") -> EliminationPlan:
+        """The elimination plan for ``order`` (cached per order)."""
+        key = order if isinstance(order, str) else tuple(order)
+        if key not in self._plans:
+            self._plans[key] = EliminationPlan(self.n_actions, self.scopes, order)
+        return self._plans[key]
+
+    @cached_property
+    def _maxsum(self) -> MaxSum:
+        return MaxSum(self.plan(), self.means)
+
+    def value(self, actions) -> np.ndarray | float:
+        """theta(a) for one joint action (length N) or for each row of an (M, N) array."""
+        a = self._check_joint(actions)
+        vals = self.means[self.group_indices(a)].sum(axis=1)
+        return float(vals[0]) if np.ndim(actions) == 1 else vals
+
+    def group_indices(self, actions) -> np.ndarray:
+        """(M, n_factors) positions of each joint action's group actions in :attr:`means`."""
+        a = self._check_joint(actions)
+        plan = self.plan()
+        cols = []
+        for e, scope in enumerate(self.scopes):
+            local = np.ravel_multi_index(tuple(a[:, i] for i in scope), self.tables[e].shape)
+            cols.append(plan.factor_offsets[e] + local)
+        return np.stack(cols, axis=1)
+
+    def best_action(self) -> np.ndarray:
+        """a* = argmax_a theta(a) by max-sum; raises InvalidInputError if it is not unique."""
+        self.gap_min()  # checks uniqueness
+        return self._maxsum.best_action.copy()
+
+    @property
+    def best_value(self) -> float:
+        return self._maxsum.value
+
+    def gap(self, actions) -> np.ndarray | float:
+        """Delta(a) = sum_e (theta_e(a*_e) - theta_e(a_e)), summed factor-wise for accuracy."""
+        idx = self.group_indices(actions)
+        star = self.group_indices(self._maxsum.best_action)
+        vals = (self.means[star] - self.means[idx]).sum(axis=1)
+        return float(vals[0]) if np.ndim(actions) == 1 else vals
+
+    def gap_min(self) -> float:
+        """Delta_min = theta(a*) - theta(second best); raises if a* is not unique."""
+        if "_gap_min" not in self.__dict__:
+            best = self.m_best(2, check_unique=False)
+            if len(best) < 2:
+                raise InvalidInputError("an instance with a single joint action has no gap")
+            gap = best[1][1]
+            if gap <= TIE_RTOL * max(1.0, float(np.abs(self.means).max()) * self.n_factors):
+                raise InvalidInputError(
+                    f"the best joint action is not unique: {best[0][0].tolist()} and {best[1][0].tolist()} "
+                    f"tie at value {self.best_value:.6g}"
+                )
+            self.__dict__["_gap_min"] = gap
+        return self.__dict__["_gap_min"]
+
+    def m_best(self, m: int, *, check_unique: bool = True) -> list[tuple[np.ndarray, float]]:
+        """The m best joint actions with their gaps, a* first (gap 0), in nondecreasing gap.
+
+        Fewer are returned only if the instance has fewer than m joint actions.
+        """
+        if not isinstance(m, (int, np.integer)) or m < 1:
+            raise InvalidInputError(f"m must be a positive integer, got {m!r}")
+        if check_unique:
+            self.gap_min()
+        return [(action, gap) for gap, action in itertools.islice(self._maxsum.iter_best(), int(m))]
+
+    def iter_best(self):
+        """Iterator over (gap, joint action) in nondecreasing gap (best-first enumeration)."""
+        return self._maxsum.iter_best()
+
+    # ---------------------------------------------------------------------------------------
+    # brute force (tests and exact methods on small instances)
+    def joint_actions(self, limit: int = ENUMERATION_LIMIT) -> np.ndarray:
+        """Every joint action as rows of a (prod K_i, N) array (C order); refuses huge instances."""
+        if self.n_joint_actions > limit:
+            raise InstanceTooLargeError(
+                f"{self.n_joint_actions} joint actions exceed the enumeration limit {limit}"
+            )
+        return np.indices(self.n_actions).reshape(self.n_agents, -1).T
+
+    # ---------------------------------------------------------------------------------------
+    # JSON
+    def to_dict(self) -> dict:
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "n_actions": list(self.n_actions),
+            "factors": [{"scope": list(s), "means": t.tolist()} for s, t in zip(self.scopes, self.tables, strict=True)],
+            "metadata": self.metadata,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> FactorGraph:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise InvalidInputError(f"not a factor-graph document (expected format {FORMAT!r})")
+        if data.get("version") != FORMAT_VERSION:
+            raise InvalidInputError(f"unsupported factor-graph format version {data.get('version')!r}")
+        try:
+            factors = [(tuple(f["scope"]), np.asarray(f["means"], dtype=float)) for f in data["factors"]]
+            return cls(data["n_actions"], factors, metadata=data.get("metadata"))
+        except (KeyError, TypeError) as exc:
+            raise InvalidInputError(f"malformed factor-graph document: missing or bad field {exc}") from None
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict()))
+
+    @classmethod
+    def load(cls, path: str | Path) -> FactorGraph:
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise InvalidInputError(f"cannot read factor graph from {path}: {exc}") from None
+        return cls.from_dict(data)
+
+    # ---------------------------------------------------------------------------------------
+    # generators
+    @classmethod
+    def from_edges(cls, n_agents: int, edges, K=2, *, seed=None, means: str = "uniform",
+                   gap: float | None = None, name: str = "graph") -> FactorGraph:
+        """One pairwise factor per edge (i, j) with seeded means (see :func:`draw_means`)."""
+        n_actions = _broadcast_actions(K, n_agents)
+        scopes = [tuple(int(v) for v in e) for e in edges]
+        rng = np.random.default_rng(seed)
+        fg = draw_means(n_actions, scopes, rng, means=means, gap=gap)
+        fg.metadata.update({"generator": name, "seed": seed, "means": means, "gap": gap})
+        return fg
+
+    @classmethod
+    def line(cls, N: int, K=2, **kw) -> FactorGraph:
+        """Agents 0..N-1 with factors (i, i+1)."""
+        _check_count(N, "N", 2)
+        return cls.from_edges(N, [(i, i + 1) for i in range(N - 1)], K, name="line", **kw)
+
+    @classmethod
+    def ring(cls, N: int, K=2, **kw) -> FactorGraph:
+        """A line closed by the factor (N-1, 0)."""
+        _check_count(N, "N", 3)
+        return cls.from_edges(N, [(i, (i + 1) % N) for i in range(N)], K, name="ring", **kw)
+
+    @classmethod
+    def star(cls, N: int, K=2, **kw) -> FactorGraph:
+        """Agent 0 is the hub, with factors (0, i) for i = 1..N-1."""
+        _check_count(N, "N", 2)
+        return cls.from_edges(N, [(0, i) for i in range(1, N)], K, name="star", **kw)
+
+    @classmethod
+    def grid(cls, rows: int, cols: int, K=2, **kw) -> FactorGraph:
+        """A rows x cols lattice; agent r*cols + c, factors between horizontal/vertical neighbours."""
+        _check_count(rows, "rows", 1)
+        _check_count(cols, "cols", 1)
+        if rows * cols < 2:
+            raise InvalidInputError("a grid needs at least two agents")
+        g = nx.convert_node_labels_to_integers(nx.grid_2d_graph(rows, cols), ordering="sorted")
+        return cls.from_edges(rows * cols, sorted(g.edges), K, name=f"grid{rows}x{cols}", **kw)
+
+    @classmethod
+    def from_networkx(cls, graph: nx.Graph, K=2, **kw) -> FactorGraph:
+        """One pairwise factor per edge of ``graph``; agents are its nodes in ``list(graph)`` order."""
+        if not isinstance(graph, nx.Graph) or graph.number_of_nodes() < 2:
+            raise InvalidInputError("graph must be a networkx graph with at least two nodes")
+        if nx.number_of_selfloops(graph):
+            raise InvalidInputError("graph has self-loops; a factor cannot repeat an agent")
+        index = {v: i for i, v in enumerate(graph.nodes)}
+        edges = sorted({tuple(sorted((index[u], index[v]))) for u, v in graph.edges})
+        fg = cls.from_edges(len(index), edges, K, name="networkx", **kw)
+        fg.metadata["node_labels"] = [str(v) for v in graph.nodes]
+        return fg
+
+    @classmethod
+    def single_agent(cls, means) -> FactorGraph:
+        """A plain multi-armed bandit: one agent, one factor with the given arm means."""
+        arr = np.asarray(means, dtype=float)
+        if arr.ndim != 1 or arr.size < 2:
+            raise InvalidInputError("means must be a 1-D array of at least two arm means")
+        return cls([arr.size], [((0,), arr)], metadata={"generator": "single-agent"})
+
+    # ---------------------------------------------------------------------------------------
+    def _check_joint(self, actions) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.ndim == 1:
+            a = a[None, :]
+        if a.ndim != 2 or a.shape[1] != self.n_agents or not np.issubdtype(a.dtype, np.integer):
+            raise InvalidInputError(f"joint actions must be integer arrays of length N={self.n_agents}")
+        if np.any(a < 0) or np.any(a >= np.asarray(self.n_actions)):
+            raise InvalidInputError("joint action out of range: a_i must lie in 0..K_i-1")
+        return a
+
+
+def draw_means(n_actions, scopes, rng: np.random.Generator, *, means: str = "uniform",
+               gap: float | None = None) -> FactorGraph:
+    """Seeded mean tables on the given scopes.
+
+    * ``"uniform"``: every theta_e(b) i.i.d. uniform on [0, 1) (the MF-TaS experiments).
+      Gaps shrink quickly as the graph grows.
+    * ``"planted"``: a* drawn uniformly; theta_e(a*_e) = 1 and every other entry uniform on
+      [0, 1), so a* is the unique best and every factor that deviates costs a positive amount;
+      the tables are then scaled so that Delta_min equals ``gap`` exactly (default 0.1).
+    """
+    if means not in MEAN_MODELS:
+        raise InvalidInputError(f"means must be one of {MEAN_MODELS}, got {means!r}")
+    shapes = [tuple(n_actions[i] for i in s) for s in scopes]
+    tables = [rng.random(shape) for shape in shapes]
+    if means == "uniform":
+        if gap is not None:
+            raise InvalidInputError("gap is only meaningful for the planted mean model")
+        return FactorGraph(n_actions, list(zip(scopes, tables, strict=True)))
+    gap = 0.1 if gap is None else float(gap)
+    if not np.isfinite(gap) or gap <= 0:
+        raise InvalidInputError(f"gap must be a positive number, got {gap}")
+    star = np.asarray([rng.integers(k) for k in n_actions])
+    for s, t in zip(scopes, tables, strict=True):
+        t[tuple(star[list(s)])] = 1.0
+    fg = FactorGraph(n_actions, list(zip(scopes, tables, strict=True)))
+    scale = gap / fg.gap_min()
+    out = FactorGraph(n_actions, [(s, t * scale) for s, t in zip(scopes, tables, strict=True)])
+    out.metadata["planted_best"] = star.tolist()
+    return out
+
+
+def _check_count(n, name: str, minimum: int) -> None:
+    if not isinstance(n, (int, np.integer)) or n < minimum:
+        raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {n!r}")
+
+
+def _broadcast_actions(K, n_agents: int) -> tuple[int, ...]:
+    if isinstance(K, (int, np.integer)):
+        return (int(K),) * n_agents
+    ks = tuple(K)
+    if len(ks) != n_agents:
+        raise InvalidInputError(f"K must be an integer or a sequence of length N={n_agents}, got length {len(ks)}")
+    return ks
+
+
+def _nonempty_sequence(value, message: str) -> tuple:
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise InvalidInputError(message) from None
+    if not items:
+        raise InvalidInputError(f"{message} (got an empty one)")
+    return items
+
+
+def _check_actions(n_actions) -> tuple[int, ...]:
+    ks = _nonempty_sequence(n_actions, "n_actions must be a sequence of action counts K_i, one per agent")
+    for i, k in enumerate(ks):
+        if not isinstance(k, (int, np.integer)) or k < 1:
+            raise InvalidInputError(f"n_actions[{i}] must be a positive integer, got {k!r}")
+    if all(k == 1 for k in ks):
+        raise InvalidInputError("every agent has a single action: there is nothing to identify")
+    return tuple(int(k) for k in ks)
+
+
+def _check_factors(n_actions, factors) -> tuple[tuple[tuple[int, ...], ...], tuple[np.ndarray, ...]]:
+    n = len(n_actions)
+    scopes, tables = [], []
+    covered = np.zeros(n, dtype=bool)
+    items = _nonempty_sequence(factors, "factors must be a sequence of (scope, means) pairs")
+    for e, item in enumerate(items):
+        try:
+            scope, table = item
+            scope = tuple(scope)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"factor {e} must be a (scope tuple, means table) pair") from None
+        if not scope:
+            raise InvalidInputError(f"factor {e} has an empty scope")
+        if any(not isinstance(i, (int, np.integer)) or not 0 <= i < n for i in scope):
+            raise InvalidInputError(f"factor {e}: scope {scope} has agents outside 0..{n - 1}")
+        if len(set(scope)) != len(scope):
+            raise InvalidInputError(f"factor {e}: scope {scope} repeats an agent")
+        scope = tuple(int(i) for i in scope)
+        try:
+            arr = np.array(table, dtype=float)
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"factor {e}: means must be a numeric table") from None
+        expected = tuple(n_actions[i] for i in scope)
+        if arr.shape != expected:
+            raise InvalidInputError(
+                f"factor {e}: means table has shape {arr.shape}, expected {expected} for scope {scope}"
+            )
+        if not np.all(np.isfinite(arr)):
+            raise InvalidInputError(f"factor {e}: means contain NaN or infinite entries")
+        covered[list(scope)] = True
+        scopes.append(scope)
+        tables.append(arr)
+    if not covered.all():
+        raise InvalidInputError(f"agents {np.flatnonzero(~covered).tolist()} appear in no factor")
+    return tuple(scopes), tuple(tables)
