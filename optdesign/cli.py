@@ -604,9 +604,9 @@ def compare(
     if limit < 0:
         raise InvalidInputError(f"--exact-limit must be >= 0, got {limit}")
     if plot is not None:
-        _load_matplotlib()  # fail before the sweep, not after it
         if not plot.parent.exists():
             raise InvalidInputError(f"--plot: directory not found: {plot.parent}")
+        _load_matplotlib()  # fail before the sweep, not after it
     build = {"line": FactorGraph.line, "ring": FactorGraph.ring, "star": FactorGraph.star}[graph.value]
     grid = [(N, K, seed) for N in Ns for K in Ks for seed in range(seeds)]
     records, failures, notes, ties = [], [], [], {}
