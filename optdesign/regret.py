@@ -10,8 +10,11 @@ with wbar_{e,b} = sum_{a: a_e = b} w_a. The terms 1/wbar_{e,a*_e} of the pure-ex
 program are absent: w_{a*} costs nothing, so it is sent to infinity. The objective depends on w
 only through its factor marginals, sum_a w_a Delta(a) = sum_{e,b} wbar_{e,b} (theta_e(a*_e) -
 theta_e(b)), so w is replaced by the exact *cone* of factor marginals: junction-tree clique
-variables mu >= 0 consistent on separators (:func:`optdesign.marginals.marginal_maps`) with one
+counts mu >= 0 consistent on separators (:func:`optdesign.marginals.marginal_maps`) with one
 common total mass over the connected components, but no normalisation. Its size is O(N K^{w+1}).
+The objective is written r @ mu with the max-sum regrets r >= 0 of the cliques
+(Delta(a) = sum_l r_l(clique row of a), :mod:`optdesign.inference`): equal on the cone, and free
+of the cancellation between signed local gaps that costs percents when Delta_min << |theta_e|.
 
 * ``method="exact"``: one constraint row per joint action a != a*, refused above
   ``max_joint_actions`` (default 20,000) joint actions.
@@ -38,17 +41,18 @@ import scipy.sparse as sp
 from . import solvers
 from .errors import InstanceTooLargeError, InvalidInputError, SolverError
 from .factorgraph import FactorGraph
-from .fcr import factored_max
+from .fcr import FactoredMax, elimination_matrices, factored_max
 from .inference import MaxSum
 from .marginals import marginal_maps
 from .result import _jsonable
 
 METHODS = ("exact", "mf")
+RESTRICTIONS = ("secant", "constant")
 # method="exact" has one constraint per joint action: refuse beyond this (3^9 = 19,683 fits)
 EXACT_MAX_JOINT_ACTIONS = 20_000
 RESCALE_PASSES = 5
 RESCALE_TOL = 1e-7
-# an optimal_inaccurate pass is accepted without warning when its value agrees with the solver's this well
+# no warning when the kept pass is (optimal or optimal_inaccurate and) feasible to this relative scale
 ACCEPT_TOL = 1e-6
 
 
@@ -56,10 +60,14 @@ ACCEPT_TOL = 1e-6
 class RegretBoundResult:
     """A Graves–Lai constant: liminf R(T) / log T >= c_theta.
 
-    ``value`` is the objective sum_{e,b} wbar_{e,b} (theta_e(a*_e) - theta_e(b)) at ``marginals``,
-    an allocation that satisfies the program's constraints exactly (the solver's point, scaled up
-    by ``extras["feasibility_scale"] >= 1`` if it violated them), so ``value`` is attained;
-    ``solver_value`` is the conic optimum. For ``method="mf"`` both bound c_theta from above.
+    ``value`` is the objective sum_a w_a Delta(a) at ``marginals``, an allocation that satisfies
+    the program's constraints exactly (the solver's point, scaled up by
+    ``extras["feasibility_scale"] >= 1`` if it violated them), so ``value`` is attained;
+    ``solver_value`` is the conic optimum (they differ only through that scale). For
+    ``method="mf"`` both bound c_theta from above. ``status`` may be ``optimal_inaccurate`` on
+    ill-conditioned instances (Delta_min / max gap ~ 1e-3; successive passes then agree to
+    ~1e-6): accepted silently when the solver's point is feasible to 1e-6, else with a
+    RuntimeWarning.
     ``marginals[e]`` has the shape of table e; its entries at a*_e are arbitrary (w_{a*} is free).
     ``m`` is the number of m-best rows of ``"mf"`` (0 for ``"exact"``).
     """
@@ -97,19 +105,31 @@ class RegretBoundResult:
 
 
 def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | None = None, m: int = 1,
-                       max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS, order="auto") -> RegretBoundResult:
+                       max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS, restriction: str = "secant",
+                       order="auto") -> RegretBoundResult:
     """c_theta = min_w sum_a w_a Delta(a) s.t. sum_{e: a_e != a*_e} 1/wbar_{e,a_e} <= Delta(a)^2/2, a != a*.
 
     ``method="exact"``: one row per joint action a != a* (InstanceTooLargeError above
-    ``max_joint_actions``; use ``method="mf"`` then); ``m`` is ignored.
+    ``max_joint_actions``; use ``method="mf"`` then); ``m`` and ``restriction`` are ignored.
+    ``order`` is the elimination order of the junction tree / FCR (any order gives the same value).
 
     ``method="mf"``: an upper bound c^MF(m) >= c_theta of polynomial size. The constraint side
     is restricted: with a_1..a_m the m best joint actions after a* (gaps Delta_1 <= ... <=
-    Delta_m), rows a_1..a_{m-1} keep their own Delta_j and every other a gets Delta_m <= Delta(a)
-    in place of Delta(a) (as in T^MF(m)), i.e. max_a sum_e g_e(a_e) <= Delta_m^2/2 with
-    g_e(b) = 1{b != a*_e} s_{e,b}, compiled by FCR (:func:`optdesign.fcr.factored_max`). The
-    feasible set shrinks, so c^MF(m) >= c_theta, nonincreasing in m, with equality when all gaps
-    are equal or m = |A| - 1. The allocation stays the exact cone of clique marginals: a product
+    Delta_m), rows a_1..a_{m-1} keep their own Delta_j^2 and every a gets a lower estimate of
+    Delta(a)^2 that is exact at Delta(a) = Delta_m and decomposes over factors, so that with
+    G(a) = sum_e g_e(a_e), g_e(b) = 1{b != a*_e} s_{e,b}, one FCR block
+    (:func:`optdesign.fcr.factored_max`) covers every joint action:
+
+    * ``restriction="secant"`` (default): Delta(a)^2 >= Delta_m Delta(a) for Delta(a) >= Delta_m,
+      i.e. max_a [G(a) - Delta_m Delta(a)/2] <= 0, with Delta(a) the sum of the clique regrets
+      (FCR handles clique terms exactly). The max includes a* (0 <= 0), so no affine estimate
+      with a negative intercept (e.g. a tangent) is allowed: this is the largest line through 0
+      below Delta^2 on [Delta_m, inf).
+    * ``restriction="constant"``: Delta(a)^2 >= Delta_m^2 as in T^MF(m), max_a G(a) <= Delta_m^2/2.
+      Never better than "secant" (Delta_m Delta(a) >= Delta_m^2), kept for comparison.
+
+    The feasible set shrinks, so c^MF(m) >= c_theta, nonincreasing in m, with equality when all
+    gaps are equal or m = |A| - 1. The allocation stays the exact cone of clique marginals: a product
     (mean-field) allocation w_a = prod_i v_{i,a_i} would make the objective sum_e sum_b
     wbar_{e,b} (theta_e(a*_e) - theta_e(b)) a signed polynomial in v (local gaps may be
     negative), non-convex even in log coordinates, whereas the clique cone keeps it linear and
@@ -123,6 +143,8 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
         raise InvalidInputError(f"m must be a positive integer, got {m!r}")
     if m > fg.n_joint_actions - 1:
         raise InvalidInputError(f"m = {m} exceeds the number of joint actions minus one ({fg.n_joint_actions - 1})")
+    if restriction not in RESTRICTIONS:
+        raise InvalidInputError(f"restriction must be one of {RESTRICTIONS}, got {restriction!r}")
     if method == "exact" and fg.n_joint_actions > max_joint_actions:
         raise InstanceTooLargeError(
             f"the exact regret bound needs one constraint per joint action: {fg.n_joint_actions} exceeds the "
@@ -136,6 +158,10 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
     star = fg.group_indices(best)[0]
     factor_of = np.repeat(np.arange(fg.n_factors), fg.table_sizes)
     local_gap = fg.means[star][factor_of] - fg.means  # theta_e(a*_e) - theta_e(b)
+    # Delta(a) = sum_l r_l(clique row of a) with max-sum regrets r_l >= 0 (optdesign.inference), one per
+    # clique row: so sum_a w_a Delta(a) = r @ mu on the cone, with no cancellation between the signed
+    # local gaps (these cost ~1e-2 relative accuracy when Delta_min << |theta_e|, measured)
+    regrets = np.concatenate(MaxSum(plan, fg.means).regrets)
     dev = np.setdiff1d(np.arange(n_tab), star)  # group actions b != a*_e
     dev_pos = np.full(n_tab, -1, dtype=np.int64)
     dev_pos[dev] = np.arange(dev.size)
@@ -145,7 +171,7 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
     # previous pass (see _Scaling) so that the solver sees O(1) variables and cone entries.
     F, C, R = marginal_maps(plan)
     F_dev = F[dev]
-    sc = _Scaling(F.T @ local_gap, dev.size)
+    sc = _Scaling(regrets, dev.size)
     nu = cp.Variable(plan.n_rows, nonneg=True, name="scaled_clique_counts")
     mu = cp.multiply(sc.mu, nu)
     rows = [C] if C.shape[0] else []
@@ -173,8 +199,12 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
         ranked = fg.m_best(m + 1)[1:]
         gaps = np.asarray([g for _, g in ranked])
         E = sp.csr_matrix((np.ones(dev.size), (dev, np.arange(dev.size))), shape=(n_tab, dev.size))
-        fcr_max = factored_max((2.0 / gaps[-1] ** 2) * (E @ s), plan)
-        constraints += [*fcr_max.constraints, fcr_max.t <= 1]
+        if restriction == "secant":  # (2 / Delta_m^2) G(a) - Delta(a) / Delta_m <= 0, every term O(1)
+            fcr_max = _factored_max_rows((2.0 / gaps[-1] ** 2) * (E @ s), -regrets / gaps[-1], plan)
+            constraints += [*fcr_max.constraints, fcr_max.t <= 0]
+        else:
+            fcr_max = factored_max((2.0 / gaps[-1] ** 2) * (E @ s), plan)
+            constraints += [*fcr_max.constraints, fcr_max.t <= 1]
         n_constraints = fcr_max.n_constraints + m - 1
         if m > 1:
             H = _deviation_rows(fg.group_indices(np.stack([a for a, _ in ranked[:-1]])), star, dev_pos)
@@ -194,7 +224,10 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
         if fcr_max is not None:
             terms = np.zeros(n_tab)
             terms[dev] = inv * (2.0 / gaps[-1] ** 2)
-            worst = max(worst, MaxSum(plan, terms).value)
+            if restriction == "secant":  # max_{a != a*} (2 / Delta_m^2) G(a) / (Delta(a) / Delta_m)
+                worst = max(worst, _max_ratio(fg, plan, terms, local_gap / gaps[-1]))
+            else:
+                worst = max(worst, MaxSum(plan, terms).value)
         return worst
 
     # first scaling: the uniform allocation of total mass M, feasible for both methods (a != a*
@@ -214,12 +247,15 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
         mu_val = sc.mu.value * np.clip(nu.value, 0.0, None)
         wbar = F @ mu_val
         scale = max(1.0, violation(wbar[dev]))
-        value = float(scale * (local_gap @ wbar))
+        value = float(scale * (regrets @ mu_val))
         solver_value = float(problem.value) * sc.ref
+        settled = best_pass is not None and abs(value / best_pass[0] - 1) <= RESCALE_TOL
         if best_pass is None or value < best_pass[0]:
             best_pass = (value, solver_value, scale, wbar, info, passes)
+        # stop once a pass is optimal and feasible to RESCALE_TOL, or two passes agree that well
+        # (pass 1 is scaled by a rough guess and can be off by ~1e-3, so at least two passes)
         agree = info.status == cp.OPTIMAL and abs(value / solver_value - 1) <= RESCALE_TOL
-        if agree and passes >= 2:  # pass 1 is scaled by a rough guess and can be off by ~1e-3
+        if passes >= 2 and (agree or settled):
             break
         sc.update(mu_val, wbar[dev])
     value, solver_value, scale, wbar, info, used = best_pass
@@ -234,7 +270,7 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
               "build_time": build_time, "wall_time": time.perf_counter() - start, "order": list(plan.order),
               "width": plan.width}
     if gaps is not None:
-        extras["gaps"] = gaps
+        extras.update({"gaps": gaps, "restriction": restriction})
     return RegretBoundResult(
         value=value, solver_value=solver_value, method=method, m=int(m) if method == "mf" else 0,
         best_action=best, marginals=marginals, n_constraints=n_constraints,
@@ -270,6 +306,39 @@ class _Scaling:
         self.cost.value = cost / self.ref
         w = np.maximum(wdev, 1e-9 * max(float(wdev.max()), 1e-300))
         self.w.value, self.inv_w.value = w, 1.0 / w
+
+
+def _factored_max_rows(terms: cp.Expression, row_terms: np.ndarray, plan) -> FactoredMax:
+    """FCR of max_a [sum_e terms[e, a_e] + sum_l row_terms[l, clique row of a]] (as :func:`factored_max`).
+
+    Functions of the elimination cliques are exact in FCR too: step l's row (z, k) gets the
+    constant ``row_terms`` added to its right-hand side.
+    """
+    C_u, C_f = elimination_matrices(plan)
+    u = cp.Variable(plan.n_messages_flat, name="fcr_messages")
+    t = cp.Variable(name="fcr_max")
+    roots = plan.message_offsets[list(plan.roots)] - plan.table_size
+    constraints = [C_u @ u >= C_f @ terms + row_terms, t >= cp.sum(u[roots])]
+    return FactoredMax(t, constraints, plan.n_rows + 1, plan.n_messages_flat, plan.width)
+
+
+def _max_ratio(fg: FactorGraph, plan, num: np.ndarray, den: np.ndarray, *, floor: float = 1.0) -> float:
+    """max(floor, max_{a != a*} num(a) / den(a)) for factored num, den with num(a*) = den(a*) = 0, den > 0 elsewhere.
+
+    Dinkelbach's iteration: rho <- num(a) / den(a) at a = argmax_a [num(a) - rho den(a)] (max-sum)
+    until that maximum is 0 (attained at a*); rho increases strictly, so it stops finitely.
+    """
+    rho = floor
+    for _ in range(1000):
+        ms = MaxSum(plan, num - rho * den)
+        if ms.value <= 1e-12 * rho * max(1.0, float(np.abs(den).max())):
+            return rho
+        idx = fg.group_indices(ms.best_action)[0]
+        new = float(num[idx].sum() / den[idx].sum())
+        if new <= rho * (1 + 1e-14):
+            return rho
+        rho = new
+    return rho
 
 
 def _deviation_rows(idx: np.ndarray, star: np.ndarray, dev_pos: np.ndarray) -> sp.csr_matrix:
