@@ -1,0 +1,165 @@
+"""Named benchmark instances, and the ``NAME:key=value,...`` strings the CLI accepts.
+
+Linear (Soare et al. 2014; Fiez et al. 2019): ``soare`` (e_1..e_d plus (cos w, sin w, 0, ...),
+theta = 2 e_1), ``many-arms`` (Fiez exp. 2), ``sphere`` (Fiez exp. 3), ``factorial`` (Fiez exp. 4),
+``transductive`` (Fiez exp. 5).
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+from .environments import LinearBandit
+
+
+def soare(d: int = 2, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
+    """Soare et al. (2014, Sec. 6): arms e_1..e_d and x_{d+1} = (cos omega, sin omega, 0, ...),
+    theta = (2, 0, ..., 0); Delta_min = 2 (1 - cos omega) (about omega^2)."""
+    d = _int(d, "d", 2)
+    omega = _positive(omega, "omega")
+    extra = np.zeros(d)
+    extra[:2] = np.cos(omega), np.sin(omega)
+    X = np.vstack([np.eye(d), extra])
+    theta = np.zeros(d)
+    theta[0] = 2.0
+    return LinearBandit(X, theta, sigma=sigma, name=f"soare(d={d},omega={omega:g})")
+
+
+def many_arms(n: int = 1000, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
+    """Fiez et al. (2019) experiment 2 in R^2: e_1 (best, theta = e_1), (-0.707, 0.707) and n - 2
+    unit vectors at angle 0.78 + U[0, 0.1]."""
+    n = _int(n, "n", 3)
+    rng = np.random.default_rng(seed)
+    angles = 0.78 + rng.uniform(0.0, 0.1, n - 2)
+    X = np.vstack([[1.0, 0.0], [-np.sqrt(0.5), np.sqrt(0.5)], np.c_[np.cos(angles), np.sin(angles)]])
+    return LinearBandit(X, np.array([1.0, 0.0]), sigma=sigma, name=f"many-arms(n={n},seed={seed})")
+
+
+def sphere(n: int = 250, d: int = 9, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
+    """Fiez et al. (2019) experiment 3: n arms uniform on the unit sphere of R^d; theta is one arm
+    of the closest pair, so the best and second-best arms are close."""
+    n, d = _int(n, "n", 2), _int(d, "d", 2)
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    G = X @ X.T
+    np.fill_diagonal(G, -np.inf)
+    i, _ = np.unravel_index(np.argmax(G), G.shape)
+    return LinearBandit(X, X[i].copy(), sigma=sigma, name=f"sphere(n={n},d={d},seed={seed})")
+
+
+def factorial(D: int = 3, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
+    """Fiez et al. (2019) experiment 4: the 2^D points of {-1, 1}^D with features (1, x_i, x_i x_j);
+    theta ~ randint(-10, 10) / 100 (interactions scaled by 1/2), redrawn until the top gap > 1e-5."""
+    D = _int(D, "D", 2)
+    rng = np.random.default_rng(seed)
+    points = np.array(list(itertools.product([-1.0, 1.0], repeat=D)))
+    pairs = list(itertools.combinations(range(D), 2))
+    X = np.hstack([np.ones((2**D, 1)), points, np.stack([points[:, i] * points[:, j] for i, j in pairs], axis=1)])
+    while True:
+        theta = rng.integers(-10, 10, X.shape[1]) / 100.0
+        theta[1 + D:] *= 0.5
+        top = np.sort(X @ theta)[-2:]
+        if top[1] - top[0] > 1e-5:
+            return LinearBandit(X, theta, sigma=sigma, name=f"factorial(D={D},seed={seed})")
+
+
+def transductive(d: int = 20, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
+    """Fiez et al. (2019) experiment 5: X = canonical basis of R^{2d}; items e_1..e_d and
+    cos(omega) e_i + sin(omega) e_{d+i}; theta = e_1."""
+    d = _int(d, "d", 1)
+    omega = _positive(omega, "omega")
+    X = np.eye(2 * d)
+    tilted = np.hstack([np.cos(omega) * np.eye(d), np.sin(omega) * np.eye(d)])
+    Z = np.vstack([np.eye(2 * d)[:d], tilted])
+    theta = np.zeros(2 * d)
+    theta[0] = 1.0
+    return LinearBandit(X, theta, sigma=sigma, Z=Z, name=f"transductive(d={d},omega={omega:g})")
+
+
+@dataclass(frozen=True)
+class InstanceSpec:
+    """A named instance: its factory (a callable, or ``"module:function"`` imported on first use,
+    which keeps optional families out of the import graph), its kind and a one-line summary."""
+
+    factory: Callable | str
+    kind: str  # "linear" or "bilinear" (which algorithms apply)
+    summary: str
+
+    def build(self, **kwargs):
+        return resolve(self.factory)(**kwargs)
+
+
+def resolve(target: Callable | str) -> Callable:
+    """A callable given directly or as ``"package.module:attribute"``."""
+    if callable(target):
+        return target
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+INSTANCES: dict[str, InstanceSpec] = {
+    "soare": InstanceSpec(soare, "linear", "Soare et al.: d+1 arms, angle omega (d, omega, sigma)"),
+    "many-arms": InstanceSpec(many_arms, "linear", "Fiez et al. exp. 2: n arms in R^2 (n, seed)"),
+    "sphere": InstanceSpec(sphere, "linear", "Fiez et al. exp. 3: n arms on the sphere of R^d (n, d, seed)"),
+    "factorial": InstanceSpec(factorial, "linear", "Fiez et al. exp. 4: 2^D factorial, interactions (D, seed)"),
+    "transductive": InstanceSpec(transductive, "linear", "Fiez et al. exp. 5: X = I_2d, Z tilted (d, omega)"),
+}
+
+
+def register(name: str, factory: Callable | str, kind: str, summary: str) -> None:
+    """Add a named instance (used by the bilinear and multi-agent modules)."""
+    INSTANCES[name] = InstanceSpec(factory, kind, summary)
+
+
+def split_options(text: str) -> tuple[str, dict]:
+    """``"name:key=value,key=value"`` -> (name, {key: number or string})."""
+    name, _, rest = str(text).partition(":")
+    options = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise InvalidInputError(f"option {item!r} of {name.strip()!r} must read key=value")
+        options[key.strip()] = _number(value.strip())
+    return name.strip(), options
+
+
+def parse_instance(text: str):
+    """Build an environment from ``NAME`` or ``NAME:key=value,key=value``."""
+    name, kwargs = split_options(text)
+    if name not in INSTANCES:
+        raise InvalidInputError(f"unknown instance {name!r}; valid names: {', '.join(sorted(INSTANCES))}")
+    try:
+        return INSTANCES[name].build(**kwargs)
+    except TypeError as exc:
+        raise InvalidInputError(f"instance {name}: {exc}") from None
+
+
+def _number(text: str):
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    if text.lower() in ("pi/2", "pi"):
+        return np.pi / 2 if text.lower() == "pi/2" else np.pi
+    return text
+
+
+def _int(value, name: str, minimum: int) -> int:
+    if isinstance(value, bool) or int(value) != value or value < minimum:
+        raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _positive(value, name: str) -> float:
+    if not (np.isfinite(value) and value > 0):
+        raise InvalidInputError(f"{name} must be a positive number, got {value!r}")
+    return float(value)

@@ -1,0 +1,8 @@
+"""Linear and transductive best-arm identification: Soare et al. (2014), Fiez et al. (2019),
+and a Track-and-Stop baseline. Each algorithm is a sampling rule, a stopping rule (the linear
+GLRT of :mod:`bandits.linear.common` unless it eliminates) and a recommendation rule."""
+
+from .common import LinearGLRPolicy, spanning_arms
+from .static import StaticAllocation
+
+__all__ = ["LinearGLRPolicy", "StaticAllocation", "spanning_arms"]

@@ -1,0 +1,52 @@
+"""Algorithms by name, with options given as ``NAME:key=value,...`` (the CLI's and study files' syntax).
+
+Classes are imported on first use (``"module:Class"``), so listing names costs nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from optdesign.errors import InvalidInputError
+
+from .algorithm import Algorithm
+from .instances import resolve, split_options
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    target: str  # "module:Class"
+    kind: str  # the instance kind it runs on: "linear" or "bilinear"
+    summary: str
+    defaults: dict = field(default_factory=dict)
+
+
+ALGORITHMS: dict[str, AlgorithmSpec] = {
+    "g-static": AlgorithmSpec("bandits.linear.static:StaticAllocation", "linear",
+                              "Soare et al.: G-optimal design, stop by eq. 11", {"design": "g"}),
+    "xy-static": AlgorithmSpec("bandits.linear.static:StaticAllocation", "linear",
+                               "Soare et al.: XY design on all pairwise differences", {"design": "xy"}),
+    "xy-oracle": AlgorithmSpec("bandits.linear.static:StaticAllocation", "linear",
+                               "Soare et al.: XY-oracle design at the true theta (H_LB)", {"design": "oracle"}),
+    "xy-adaptive": AlgorithmSpec("bandits.linear.adaptive:XYAdaptive", "linear",
+                                 "Soare et al.: phased XY with Lemma 4 discards"),
+    "xy-fully-adaptive": AlgorithmSpec("bandits.linear.adaptive:FullyAdaptiveXY", "linear",
+                                       "Soare et al. Prop. 2: regularised LS, adaptive bound"),
+    "rage": AlgorithmSpec("bandits.linear.rage:RAGE", "linear", "Fiez et al.: randomised adaptive gap elimination"),
+    "lin-tas": AlgorithmSpec("bandits.linear.track_and_stop:LinearTrackAndStop", "linear",
+                             "Track-and-Stop on the plug-in XY-oracle design, GLRT stop"),
+    "gbb-g-allocation": AlgorithmSpec("bandits.bilinear:RandomizedGAllocation", "bilinear",
+                                      "Rizk et al. Alg. 2: i.i.d. node arms from mu*, stop by (S1)"),
+}
+
+
+def make_algorithm(text: str) -> Algorithm:
+    """An algorithm from ``NAME`` or ``NAME:key=value,...`` (e.g. ``xy-adaptive:alpha=0.2``)."""
+    name, options = split_options(text)
+    if name not in ALGORITHMS:
+        raise InvalidInputError(f"unknown algorithm {name!r}; valid names: {', '.join(ALGORITHMS)}")
+    spec = ALGORITHMS[name]
+    try:
+        return resolve(spec.target)(**{**spec.defaults, **options})
+    except TypeError as exc:
+        raise InvalidInputError(f"algorithm {name}: {exc}") from None

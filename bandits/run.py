@@ -1,0 +1,126 @@
+"""One run: (algorithm, environment, delta, seed) -> RunResult.
+
+The seed feeds ``numpy.random.SeedSequence``; its two children drive the environment's noise and
+the algorithm's own randomness, so a run is reproducible and its noise does not depend on how
+the algorithm draws. A run ends when the stopping rule fires or when ``max_samples`` is reached
+(``stopped_by="budget"``, recommendation still reported): nothing loops forever.
+
+``delta`` may be a list when the algorithm's sampling ignores delta
+(``Algorithm.delta_independent``): the stopping rule is checked for every delta along one
+trajectory, which is valid because each delta's stopping time only reads the trajectory up to it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+from .algorithm import Algorithm
+from .environments import as_counts
+from .stopping import check_delta
+
+DEFAULT_MAX_SAMPLES = 10**9
+
+
+@dataclass
+class RunResult:
+    """Outcome of one run. ``samples`` counts observations; ``rounds`` the problem's own time unit
+    (equal to samples for linear bandits, graph rounds for bilinear ones); ``batches`` the number
+    of sampling decisions. ``solve_time`` is the time spent in optdesign solves, ``other_time``
+    the rest (simulation, statistics, stopping checks)."""
+
+    algorithm: str
+    instance: str
+    delta: float
+    seed: int | None
+    samples: int
+    rounds: int
+    batches: int
+    recommendation: int
+    best: int
+    correct: bool
+    stopped_by: str
+    solve_time: float
+    other_time: float
+    config: dict = field(default_factory=dict)
+    trace: list | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _split_seed(seed) -> tuple[np.random.Generator, np.random.Generator]:
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    env_ss, alg_ss = ss.spawn(2)
+    return np.random.default_rng(env_ss), np.random.default_rng(alg_ss)
+
+
+def run(algorithm: Algorithm, env, delta, seed=None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
+        trace: bool = False) -> RunResult | list[RunResult]:
+    """Run ``algorithm`` on ``env`` until it stops or ``max_samples`` observations are used.
+
+    Returns one :class:`RunResult`, or one per delta (in the given order) when ``delta`` is a
+    list. ``trace=True`` records, after every batch, the samples used and the stopping statistic.
+    """
+    if not isinstance(algorithm, Algorithm):
+        raise InvalidInputError(f"algorithm must be a bandits Algorithm, got {type(algorithm).__name__}")
+    many = isinstance(delta, (list, tuple, np.ndarray))
+    deltas = [check_delta(d) for d in (delta if many else [delta])]
+    if not deltas:
+        raise InvalidInputError("delta is an empty list")
+    if many and len(deltas) > 1 and not algorithm.delta_independent:
+        raise InvalidInputError(
+            f"{algorithm.name} samples differently for each delta: run it once per delta"
+        )
+    if isinstance(max_samples, bool) or not isinstance(max_samples, (int, np.integer)) or max_samples < 1:
+        raise InvalidInputError(f"max_samples must be a positive integer, got {max_samples!r}")
+    env_rng, alg_rng = _split_seed(seed)
+    start = time.perf_counter()
+    policy = algorithm.start(env, min(deltas), alg_rng)
+    n_arms = env.n_arms
+    samples, batches = 0, 0
+    pending = dict.fromkeys(range(len(deltas)))  # index -> None until that delta stops
+    outcomes: dict[int, tuple] = {}
+    log: list | None = [] if trace else None
+
+    def settle(i: int, how: str) -> None:  # what is known when delta i stops
+        elapsed = time.perf_counter() - start
+        outcomes[i] = (samples, policy.rounds, batches, policy.recommend(), how, policy.solve_time, elapsed)
+        pending.pop(i, None)
+
+    for i in list(pending):
+        if policy.stopped(deltas[i]):
+            settle(i, "stopping_rule")
+    while pending:
+        if samples >= max_samples:
+            for i in list(pending):
+                settle(i, "budget")
+            break
+        counts = as_counts(policy.next_batch(max_samples - samples), n_arms)
+        size = int(counts.sum())
+        if size < 1 or size > max_samples - samples:
+            raise RuntimeError(f"{algorithm.name} proposed a batch of {size} pulls with {max_samples - samples} left")
+        policy.observe(counts, env.pull(counts, env_rng))
+        samples += size
+        batches += 1
+        if log is not None:
+            log.append({"samples": samples, **policy.stop_statistic()})
+        for i in list(pending):
+            if policy.stopped(deltas[i]):
+                settle(i, "stopping_rule")
+    best = int(env.best_item)
+    results = []
+    for i, d in enumerate(deltas):
+        n, rounds, nb, rec, how, solve_time, elapsed = outcomes[i]
+        results.append(RunResult(
+            algorithm=algorithm.name, instance=getattr(env, "name", type(env).__name__), delta=d,
+            seed=seed if isinstance(seed, (int, np.integer, type(None))) else None,
+            samples=int(n), rounds=int(n if rounds is None else rounds), batches=nb, recommendation=int(rec),
+            best=best, correct=int(rec) == best, stopped_by=how, solve_time=solve_time,
+            other_time=elapsed - solve_time, config=algorithm.describe(), trace=log,
+        ))
+    return results if many else results[0]

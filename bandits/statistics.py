@@ -1,0 +1,82 @@
+"""Sufficient statistics of linear observations and the Gaussian GLR statistic.
+
+With N_k pulls of arm x_k whose rewards sum to S_k, ordinary least squares needs only
+A = sum_k N_k x_k x_k^T and b = sum_k S_k x_k, and theta_hat = A^{-1} b.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
+from optdesign.errors import InvalidInputError
+
+
+@dataclass(frozen=True)
+class GLR:
+    """Gaussian GLR of the empirical best item against its closest competitor.
+
+    ``value`` = min_{z != z_hat} (z_hat - z)^T theta_hat)^2 / (2 sigma^2 ||z_hat - z||^2_{A^{-1}}),
+    ``best`` = z_hat = argmax_z z^T theta_hat (value 0 on an empirical tie).
+    """
+
+    best: int
+    value: float
+
+
+class LinearStatistics:
+    """Per-arm counts N_k and reward sums S_k; A, b and the OLS estimate derived from them."""
+
+    def __init__(self, X: np.ndarray):
+        self.X = X
+        self.counts = np.zeros(X.shape[0], dtype=np.int64)
+        self.sums = np.zeros(X.shape[0])
+        self._outer = np.einsum("ki,kj->kij", X, X)
+
+    def add(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        self.counts += counts
+        self.sums += sums
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def A(self) -> np.ndarray:
+        return np.tensordot(self.counts.astype(float), self._outer, axes=1)
+
+    @property
+    def b(self) -> np.ndarray:
+        return self.X.T @ self.sums
+
+    def factor(self):
+        """Cholesky factor of A, or an error when the pulls so far do not span R^d."""
+        try:
+            return cho_factor(self.A, lower=True, check_finite=False)
+        except LinAlgError:
+            raise InvalidInputError(
+                "the information matrix is singular: the arms pulled so far do not span R^d"
+            ) from None
+
+    def theta_hat(self) -> np.ndarray:
+        return cho_solve(self.factor(), self.b, check_finite=False)
+
+    def glr(self, Z: np.ndarray, sigma: float, candidates: np.ndarray | None = None) -> GLR:
+        """GLR statistic of the empirical best among ``candidates`` (default: all rows of Z)."""
+        fac = self.factor()
+        theta = cho_solve(fac, self.b, check_finite=False)
+        idx = np.arange(Z.shape[0]) if candidates is None else np.asarray(candidates)
+        scores = Z[idx] @ theta
+        j = int(np.argmax(scores))
+        if idx.size < 2:
+            return GLR(best=int(idx[j]), value=np.inf)
+        others = np.delete(np.arange(idx.size), j)
+        D = Z[idx[j]] - Z[idx[others]]
+        gaps = scores[j] - scores[others]
+        var = np.einsum("ij,ji->i", D, cho_solve(fac, D.T, check_finite=False))
+        value = float(np.min(gaps**2 / (2.0 * sigma**2 * np.maximum(var, 1e-300))))
+        if np.min(gaps) <= 0:
+            value = 0.0
+        return GLR(best=int(idx[j]), value=value)

@@ -1,0 +1,112 @@
+"""Stopping thresholds beta(t, delta) for GLR statistics, in one unit convention.
+
+Every stopping rule here has the form "stop when Lambda_t > beta(t, delta)" where Lambda_t is a
+Gaussian GLR in natural units, Lambda = min_{z != z_hat} Delta_hat(z)^2 / (2 sigma^2 ||z_hat - z||^2_{A^{-1}})
+(:mod:`bandits.statistics`). Confidence-set tests of the papers are rewritten in these units:
+"c ||y||_{A^{-1}} sqrt(L) <= Delta_hat(y)" with c = 2 sigma sqrt(2) is "Lambda >= c^2 L / (2 sigma^2) = 4 L".
+
+Thresholds are small frozen dataclasses (so results and study files can record them):
+
+* :class:`PracticalThreshold`: log((1 + log t) / delta), the heuristic of Garivier & Kaufmann
+  (2016, Sec. 6) used by most Track-and-Stop experiments; not proven delta-correct.
+* :class:`SoareThreshold`: Soare et al. (2014) eq. 11, 4 log(c' t^2 K^2 / delta) with c' = 6/pi^2 as
+  printed (Prop. 1); K is the number of items. Valid for a fixed (non-adaptive) design.
+* :class:`BilinearThreshold`: Rizk et al. (2021) stopping condition (S1),
+  4 log(6 m^2 t^2 K^4 / (delta pi)) with t counted in rounds and m directed edges (printed form).
+* :class:`LinearTheoryThreshold`: delta-correct under *adaptive* sampling. By the self-normalised
+  bound of Abbasi-Yadkori et al. (2011, Thm 1) with V = eta A_0 (A_0 the information of the
+  initial spanning pulls) and A_t >= A_0,
+  ||theta_hat - theta||^2_{A_t} / (2 sigma^2) <= (1 + eta)(log(1/delta) + 1/2 log det(I + A_0^{-1} A_t / eta))
+  for all t with probability 1 - delta, and a wrong recommendation forces Lambda_t below that
+  quantity; hence beta = its right-hand side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+
+def check_delta(delta) -> float:
+    """A confidence level in (0, 1)."""
+    try:
+        value = float(delta)
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"delta must be a number in (0, 1), got {delta!r}") from None
+    if not (0.0 < value < 1.0):
+        raise InvalidInputError(f"delta must lie in (0, 1), got {delta!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """Base class: ``beta(t, delta, A=None)``; ``A`` is the current information matrix (if used)."""
+
+    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
+        raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__.removesuffix("Threshold").lower()
+
+    def describe(self) -> dict:
+        return {"threshold": self.name, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class PracticalThreshold(Threshold):
+    """beta(t, delta) = log((1 + log t) / delta)."""
+
+    def __call__(self, t, delta, A=None):
+        return float(np.log((1.0 + np.log(max(t, 1.0))) / delta))
+
+
+@dataclass(frozen=True)
+class SoareThreshold(Threshold):
+    """beta(t, delta) = 4 log(c' t^2 K^2 / delta), c' = 6 / pi^2 (Soare et al. 2014, eq. 11)."""
+
+    n_items: int
+
+    def __call__(self, t, delta, A=None):
+        return float(4.0 * np.log(6.0 / np.pi**2 * max(t, 1.0) ** 2 * self.n_items**2 / delta))
+
+
+@dataclass(frozen=True)
+class BilinearThreshold(Threshold):
+    """beta(t, delta) = 4 log(6 m^2 t^2 K^4 / (delta pi)), t in rounds (Rizk et al. 2021, (S1))."""
+
+    n_edges: int
+    n_node_arms: int
+
+    def __call__(self, t, delta, A=None):
+        return float(4.0 * np.log(6.0 * self.n_edges**2 * max(t, 1.0) ** 2 * self.n_node_arms**4 / (delta * np.pi)))
+
+
+@dataclass(frozen=True)
+class LinearTheoryThreshold(Threshold):
+    """beta = (1 + eta)(log(1/delta) + 1/2 log det(I + A_0^{-1} A_t / eta)); delta-correct for adaptive sampling."""
+
+    A0: tuple  # the initial information matrix, as nested tuples (hashable, serialisable)
+    eta: float = 1.0
+
+    @classmethod
+    def from_matrix(cls, A0: np.ndarray, eta: float = 1.0) -> LinearTheoryThreshold:
+        if not (np.isfinite(eta) and eta > 0):
+            raise InvalidInputError(f"eta must be positive, got {eta}")
+        return cls(A0=tuple(map(tuple, np.asarray(A0, dtype=float))), eta=float(eta))
+
+    def __call__(self, t, delta, A=None):
+        if A is None:
+            raise InvalidInputError("LinearTheoryThreshold needs the current information matrix A")
+        A0 = np.asarray(self.A0)
+        _, logdet = np.linalg.slogdet(np.eye(A0.shape[0]) + np.linalg.solve(A0, A) / self.eta)
+        return float((1.0 + self.eta) * (np.log(1.0 / delta) + 0.5 * logdet))
+
+    def describe(self) -> dict:
+        return {"threshold": self.name, "eta": self.eta}
+
+
+THRESHOLDS = ("practical", "soare", "theory")

@@ -1,0 +1,57 @@
+"""`bandits run` end to end through typer's test runner."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from bandits.cli import app
+from bandits.instances import soare
+from bandits.linear import StaticAllocation
+from bandits.run import run
+
+runner = CliRunner()
+
+
+def test_run_json_equals_the_library():
+    out = runner.invoke(app, ["run", "xy-oracle", "--instance", "soare:d=3,omega=0.1", "--delta", "0.05",
+                              "--seed", "7", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)[0]
+    direct = run(StaticAllocation("oracle"), soare(3, 0.1), 0.05, seed=7)
+    assert data["samples"] == direct.samples and data["correct"] is True
+    assert data["config"]["threshold"] == "soare"
+
+
+def test_run_table_and_several_deltas():
+    out = runner.invoke(app, ["run", "g-static:threshold=practical", "-i", "soare:d=2,omega=0.3",
+                              "--delta", "0.1,0.01"])
+    assert out.exit_code == 0, out.output
+    assert "g-static on soare(d=2,omega=0.3)" in out.stdout and "0.01" in out.stdout
+
+
+def test_budget_is_reported():
+    out = runner.invoke(app, ["run", "xy-static", "-i", "soare:d=3,omega=0.01", "--max-samples", "1000", "--json"])
+    assert json.loads(out.stdout)[0]["stopped_by"] == "budget"
+
+
+def test_help_lists_algorithms_and_instances():
+    out = runner.invoke(app, ["list"])
+    assert "xy-adaptive" in out.stdout and "soare" in out.stdout and "rage" in out.stdout
+
+
+def test_bad_input_is_one_line_with_status_2():
+    cases = [
+        (["run", "nope", "-i", "soare"], "unknown algorithm"),
+        (["run", "g-static", "-i", "nope"], "valid names"),
+        (["run", "g-static", "-i", "soare", "--delta", "1.5"], "delta"),
+        (["run", "g-static", "-i", "soare", "--delta", "x"], "delta"),
+        (["run", "g-static", "-i", "soare:d=0"], "d must be an integer"),
+        (["run", "g-static:rule=fast", "-i", "soare"], "rule must be one of"),
+        (["run", "g-static", "-i", "soare:bogus=1"], "unexpected keyword"),
+    ]
+    for args, message in cases:
+        out = runner.invoke(app, args)
+        assert out.exit_code == 2, (args, out.output)
+        assert message in out.output and out.output.count("\n") == 1, out.output
