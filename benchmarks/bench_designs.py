@@ -1,7 +1,8 @@
 """Speed of the linear design solvers, as ratios against baselines run in the same process.
 
     python benchmarks/bench_designs.py            # default sizes (about 1-2 minutes)
-    python benchmarks/bench_designs.py --full     # adds the cvxpy XY model at K = 100 (minutes)
+    python benchmarks/bench_designs.py --full     # adds the cvxpy XY model at K = 100 and the oracle
+                                                  # compile at |Z| = K = 400 (minutes, ~2.5 GiB)
 
 Tables:
 1. G/D-optimal: cvxpy + default solver (log det), a plain numpy Frank–Wolfe with away steps
@@ -9,7 +10,13 @@ Tables:
    and od.g_optimal with default settings.
 2. XY-allocation: the cvxpy SOCP model (compile time, solve time, peak traced memory) against
    the default fast path (certified gap; with a cvxpy value, the realised relative error).
-3. Parameterised re-solve of the XY-oracle model with a new theta against rebuilding it.
+3. Parameterised re-solve of the XY-oracle model against rebuilding it (a new model + solve),
+   for fresh random thetas and for a drifting plug-in estimate (theta_{t+1} = theta_t + noise),
+   with the breakdown of a re-solve (interior-point solver time, python/cvxpy overhead) and of a
+   rebuild (compilation); ``ceiling`` = rebuild / solver time, the speed-up a re-solve with zero
+   overhead would reach. Also the re-solve through cvxpy's ``problem.solve`` (before the kept
+   CLARABEL session).
+3b. Compile cost of the XY-oracle model at |Z| = K, d = 10 (the size guard of OracleDesignModel).
 4. Why the directions are constants: compile time and peak memory of the same SOCP with the
    m x d directions as a cp.Parameter against constants.
 5. Conditioning: CLARABEL's raw oracle design on Soare's omega = 0.01 instance against the
@@ -26,6 +33,7 @@ import tracemalloc
 import cvxpy as cp
 import numpy as np
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import optdesign as od
@@ -33,7 +41,15 @@ from optdesign import solvers
 from optdesign.barrier import minmax_barrier
 from optdesign.blas import single_threaded_blas
 from optdesign.criteria import inverse_information
-from optdesign.linear import DOptimalModel, MinMaxDesignModel, OracleDesignModel, _minmax_socp
+from optdesign.linear import (
+    ORACLE_MAX_COMPILE_ENTRIES,
+    ORACLE_MAX_CONES,
+    DOptimalModel,
+    MinMaxDesignModel,
+    OracleDesignModel,
+    _minmax_socp,
+    oracle_model_size,
+)
 
 
 def reference_fw_away(X: np.ndarray, tol: float = 1e-3, max_iter: int = 200_000) -> np.ndarray:
@@ -74,7 +90,7 @@ def table_gd(console: Console) -> None:
     t = Table(title="G/D-optimal design (time ratios: lower is faster)")
     for col in ("K x d", "cvxpy D [s]", "ref FW-away [s]", "g_optimal [s]", "G/d (g_optimal)",
                 "vs ref FW", "vs cvxpy"):
-        t.add_column(col, justify="right")
+        t.add_column(escape(col), justify="right")
     for K, d in [(20, 5), (500, 10), (2000, 20)]:
         X = np.random.default_rng(K).standard_normal((K, d))
         _, t_cvx = timed(lambda X=X: DOptimalModel(X).solve())
@@ -90,7 +106,7 @@ def table_xy(console: Console, full: bool) -> None:
     t = Table(title="XY-allocation, all pairwise differences (cvxpy SOCP vs default fast path)")
     for col in ("K x d", "dirs", "compile [s]", "cvxpy solve [s]", "peak MiB", "fast [s]",
                 "fast gap", "rel err vs cvxpy", "speed-up"):
-        t.add_column(col, justify="right")
+        t.add_column(escape(col), justify="right")
     sizes = [(20, 5), (40, 6), (100, 10)]  # cvxpy at K = 100 only with --full
     for K, d in sizes:
         X = np.random.default_rng(K + d).standard_normal((K, d))
@@ -115,25 +131,77 @@ def table_xy(console: Console, full: bool) -> None:
     console.print(t)
 
 
+def drifting_thetas(rng, d: int, n: int, step: float = 0.05) -> list[np.ndarray]:
+    """A plug-in estimate between bandit rounds: theta_{t+1} = theta_t + step * N(0, I)."""
+    theta, out = rng.standard_normal(d), []
+    for _ in range(n):
+        theta = theta + step * rng.standard_normal(d)
+        out.append(theta.copy())
+    return out
+
+
 def table_resolve(console: Console) -> None:
-    t = Table(title="Parameterised re-solve vs rebuild (XY-oracle model, new theta each time)")
-    for col in ("K x d", "rebuild+solve [s]", "re-solve [s]", "speed-up"):
-        t.add_column(col, justify="right")
-    for K, d in [(10, 3), (20, 5), (60, 8)]:
+    t = Table(title="Parameterised re-solve vs rebuild (XY-oracle model, polish=False; medians over thetas; "
+                    "ratios to the rebuild of the same run)")
+    for col in ("K x d", "thetas", "rebuild [ms]", "re-solve [ms]", "speed-up", "via problem.solve",
+                "compile / rebuild", "solver / rebuild", "overhead / rebuild", "iters", "ceiling"):
+        t.add_column(escape(col), justify="right")
+    for K, d in [(10, 3), (15, 4), (20, 5), (40, 6), (60, 8)]:
         rng = np.random.default_rng(K)
         X = rng.standard_normal((K, d))
-        thetas = [rng.standard_normal(d) for _ in range(6)]
-        model = OracleDesignModel(X, polish=False)
-        model.solve(thetas[0])  # the first solve compiles
-        start = time.perf_counter()
-        for th in thetas[1:]:
-            model.solve(th)
-        t_re = (time.perf_counter() - start) / 5
-        start = time.perf_counter()
-        for th in thetas[1:]:
-            OracleDesignModel(X, polish=False).solve(th)
-        t_build = (time.perf_counter() - start) / 5
-        t.add_row(f"{K} x {d}", f"{t_build:.4f}", f"{t_re:.4f}", f"{t_build / t_re:.1f}x")
+        n = 9 if K <= 20 else 5
+        sequences = {"random": [rng.standard_normal(d) for _ in range(n + 1)],
+                     "drift": drifting_thetas(rng, d, n + 1)}
+        for name, thetas in sequences.items():
+            model = OracleDesignModel(X, polish=False)
+            before = OracleDesignModel(X, polish=False)
+            before._use_session = False  # the previous re-solve: problem.solve via optdesign.solvers
+            model.solve(thetas[0])  # the first solve compiles
+            before.solve(thetas[0])
+            rows = []
+            for th in thetas[1:]:
+                start = time.perf_counter()
+                model.solve(th)
+                t_re = time.perf_counter() - start
+                t_solver, iters = model.last_solver_seconds, model.problem.solver_stats.num_iters
+                start = time.perf_counter()
+                before.solve(th)
+                t_before = time.perf_counter() - start
+                start = time.perf_counter()
+                fresh = OracleDesignModel(X, polish=False)
+                fresh.solve(th)
+                t_build = time.perf_counter() - start
+                rows.append((t_build, t_re, t_before, fresh.problem.compilation_time, t_solver, iters))
+            build, re, bef, comp, solver, iters = np.median(np.array(rows), axis=0)
+            t.add_row(f"{K} x {d}", name, f"{1e3 * build:.2f}", f"{1e3 * re:.2f}", f"{build / re:.1f}x",
+                      f"{build / bef:.1f}x", f"{comp / build:.2f}", f"{solver / build:.2f}",
+                      f"{(re - solver) / build:.2f}", f"{iters:.0f}", f"{build / solver:.1f}x")
+    console.print(t)
+
+
+def oracle_problem(X: np.ndarray):
+    """The cvxpy problem of OracleDesignModel(X) without its size guard (to measure above it)."""
+    m, d = X.shape
+    anchor = cp.Parameter(d, value=np.zeros(d))
+    rhs = np.ones((m, 1)) @ cp.reshape(anchor, (1, d), order="F") - X
+    problem, _, q, _ = _minmax_socp(X, rhs, m, weighted=True)
+    q.value = np.ones(m)
+    return problem
+
+
+def table_oracle_size(console: Console, full: bool) -> None:
+    t = Table(title="XY-oracle model compile cost, |Z| = K, d = 10 (guard: OracleDesignModel refuses "
+                    f"> {ORACLE_MAX_CONES:,} cones or > {ORACLE_MAX_COMPILE_ENTRIES:.1e} compile entries)")
+    for col in ("|Z| = K", "cones", "compile entries", "compile [s]", "peak MiB", "MiB / 1e6 entries",
+                "guard"):
+        t.add_column(escape(col), justify="right")
+    for K in [100, 200, 400] if full else [100, 200]:
+        X = np.random.default_rng(K).standard_normal((K, 10))
+        cones, entries = oracle_model_size(K, K, 10)
+        seconds, mib = compile_cost(oracle_problem(X))
+        refused = cones > ORACLE_MAX_CONES or entries > ORACLE_MAX_COMPILE_ENTRIES
+        t.add_row(str(K), f"{cones:,}", f"{entries:.2e}", f"{seconds:.2f}", f"{mib:.0f}",
+                  f"{mib / (entries / 1e6):.1f}", "refused" if refused else "builds")
     console.print(t)
 
 
@@ -151,7 +219,7 @@ def compile_cost(problem) -> tuple[float, float]:
 def table_parameter_cost(console: Console, full: bool) -> None:
     t = Table(title="Compiling the XY SOCP: directions as constants vs as an m x d cp.Parameter")
     for col in ("K x d", "dirs", "constant [s]", "constant MiB", "Parameter [s]", "Parameter MiB"):
-        t.add_column(col, justify="right")
+        t.add_column(escape(col), justify="right")
     for K, d in [(20, 5), (40, 6)] if full else [(20, 5)]:
         X = np.random.default_rng(K + d).standard_normal((K, d))
         Y = od.pairwise_differences(X)
@@ -167,7 +235,7 @@ def table_parameter_cost(console: Console, full: bool) -> None:
 def table_conditioning(console: Console) -> None:
     t = Table(title="XY-oracle on Soare's instance, omega = 0.01 (Delta_min ~ 1e-4): raw solver design vs polished")
     for col in ("d", "raw value", "raw gap", "polished value", "polished gap", "barrier value"):
-        t.add_column(col, justify="right")
+        t.add_column(escape(col), justify="right")
     for d in (5, 10):
         X = np.vstack([np.eye(d), np.r_[np.cos(0.01), np.sin(0.01), np.zeros(d - 2)]])
         theta = np.r_[2.0, np.zeros(d - 1)]
@@ -182,7 +250,7 @@ def table_conditioning(console: Console) -> None:
 def table_blas(console: Console) -> None:
     t = Table(title="Barrier fast path, XY-allocation K = 100, d = 10: BLAS threads")
     for col in ("default threads [s]", "one thread [s]", "ratio"):
-        t.add_column(col, justify="right")
+        t.add_column(escape(col), justify="right")
     X = np.random.default_rng(110).standard_normal((100, 10))
     Y = od.pairwise_differences(X)
     _, t_default = timed(minmax_barrier, X, Y, repeat=3)
@@ -198,13 +266,15 @@ def table_blas(console: Console) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--full", action="store_true", help="also run the cvxpy XY model at K = 100 (minutes)")
+    parser.add_argument("--full", action="store_true",
+                        help="also run the cvxpy XY model at K = 100 and the oracle compile at |Z| = 400 (minutes)")
     args = parser.parse_args()
     console = Console(width=170)
     console.print(f"optdesign {od.__version__}; solver {solvers.default_solver()}")
     table_gd(console)
     table_xy(console, args.full)
     table_resolve(console)
+    table_oracle_size(console, args.full)
     table_parameter_cost(console, args.full)
     table_conditioning(console)
     table_blas(console)

@@ -30,7 +30,8 @@ from .linear import (
     xy_oracle,
 )
 from .marginals import marginal_polytope
-from .result import BilinearDesign, CharTimeResult, DesignResult
+from .regret import regret_lower_bound
+from .result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
 from .rounding import round_design
 from .solvers import available_solvers, default_solver, mosek_usable
 
@@ -53,6 +54,7 @@ __all__ = [
     "MinMaxDesignModel",
     "OptDesignError",
     "OracleDesignModel",
+    "RegretBoundResult",
     "SolverError",
     "available_solvers",
     "bilinear_design",
@@ -75,6 +77,7 @@ __all__ = [
     "mosek_usable",
     "oracle_directions",
     "pairwise_differences",
+    "regret_lower_bound",
     "round_design",
     "transductive",
     "xy_allocation",

@@ -51,7 +51,10 @@ def _epigraph_level(v: np.ndarray, tau: float) -> float:
         g = r.sum() - tau
         if g <= 1e-12 * tau:
             break
-        t += g / (r @ r)
+        step = g / (r @ r)
+        if step <= 1e-15 * abs(t):  # rounding floor: the residual can stall just above 1e-12 tau
+            break
+        t += step
     return t
 
 

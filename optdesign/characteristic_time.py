@@ -19,7 +19,6 @@ since the objective decreases in v). The max over joint actions is compiled by F
 from __future__ import annotations
 
 import time
-import warnings
 
 import cvxpy as cp
 import numpy as np
@@ -30,8 +29,10 @@ from .errors import InstanceTooLargeError, InvalidInputError
 from .factorgraph import FactorGraph
 from .fcr import enumerated_max, factored_max
 from .inference import MaxSum
-from .marginals import marginal_polytope
+from .marginals import marginal_maps
+from .rescaling import Reference, ScaledAllocation, solve_in_passes
 from .result import CharTimeResult
+from .validation import as_count, check_enumerable, check_m_best
 
 # exact T* has one constraint per joint action: refuse beyond this (3^9 = 19,683 fits)
 EXACT_MAX_JOINT_ACTIONS = 20_000
@@ -53,9 +54,7 @@ class MeanFieldModel:
 
     def __init__(self, fg: FactorGraph, *, m: int = 1, ranked: list | None = None, best_action=None,
                  fcr: bool = True, order="auto", solver: str | None = None):
-        if not isinstance(m, (int, np.integer)) or m < 1:
-            raise InvalidInputError(f"m must be a positive integer, got {m!r}")
-        self.fg, self.m, self.fcr, self.solver = fg, int(m), fcr, solver
+        self.fg, self.m, self.fcr, self.solver = fg, as_count(m, "m"), fcr, solver
         self.plan = fg.plan(order)
         n_tab, n_f = fg.abar, fg.n_factors
         self.agent_offsets = np.concatenate([[0], np.cumsum(fg.n_actions)]).astype(np.int64)
@@ -143,10 +142,7 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, ord
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
-    if not isinstance(m, (int, np.integer)) or m < 1:
-        raise InvalidInputError(f"m must be a positive integer, got {m!r}")
-    if m > fg.n_joint_actions - 1:
-        raise InvalidInputError(f"m = {m} exceeds the number of joint actions minus one ({fg.n_joint_actions - 1})")
+    m = check_m_best(m, fg.n_joint_actions)
     ranked = fg.m_best(m + 1)  # raises if a* is not unique
     best = ranked[0][0]
     gaps = np.asarray([g for _, g in ranked[1:]])
@@ -160,7 +156,7 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, ord
     value = MaxSum(model.plan, terms).value / gaps[-1] ** 2
     for (a, _), g in zip(ranked[1:-1], gaps[:-1], strict=True):
         value = max(value, float(terms[fg.group_indices(a)[0]].sum()) / g**2)
-    marginals = _per_factor(fg, np.exp(model.P @ np.log(np.concatenate(local))))
+    marginals = fg.split_tables(np.exp(model.P @ np.log(np.concatenate(local))))
     info = out["info"]
     return CharTimeResult(
         value=float(value), solver_value=out["t"] / gaps[-1] ** 2, method="mean-field", m=int(m),
@@ -173,8 +169,6 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, ord
 
 
 EXACT_FORMULATIONS = ("junction-tree", "global")
-RESCALE_PASSES = 4
-RESCALE_TOL = 1e-7
 
 
 def characteristic_time(fg: FactorGraph, *, formulation: str = "junction-tree", solver: str | None = None,
@@ -189,86 +183,70 @@ def characteristic_time(fg: FactorGraph, *, formulation: str = "junction-tree", 
       separators (:mod:`optdesign.marginals`), exact and O(N K^{w+1}) variables;
     * ``"global"``: the paper's global simplex over all prod_i K_i joint actions (a cross-check;
       its many equivalent optima make interior-point solvers stall earlier).
+
+    Solved in passes centred on the previous allocation (:func:`optdesign.rescaling.solve_in_passes`,
+    shared with the regret bound); ``value`` is the objective at the kept pass's marginals.
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
     if formulation not in EXACT_FORMULATIONS:
         raise InvalidInputError(f"formulation must be one of {EXACT_FORMULATIONS}, got {formulation!r}")
-    if fg.n_joint_actions > max_joint_actions:
-        raise InstanceTooLargeError(
-            f"exact T* needs one constraint per joint action: {fg.n_joint_actions} exceeds the limit "
-            f"{max_joint_actions}; use mf_characteristic_time(fg) (mean field with FCR) instead"
-        )
+    check_enumerable(fg.n_joint_actions, max_joint_actions, what="exact T*",
+                     instead="mf_characteristic_time(fg) (mean field with FCR)")
     start = time.perf_counter()
     dmin = fg.gap_min()  # raises if a* is not unique
     best = fg.best_action()
     A = fg.joint_actions()
     gaps = fg.gap(A)
-    idx = fg.group_indices(A)
-    star = fg.group_indices(best)[0]
     others = np.flatnonzero(np.any(A != best, axis=1))
-    H = _deviation_matrix(idx[others], star, fg.abar)
-    if formulation == "global":
-        n_a = A.shape[0]
-        M = sp.csr_matrix((np.ones(idx.size), (idx.ravel(), np.repeat(np.arange(n_a), fg.n_factors))),
-                          shape=(fg.abar, n_a))
-        alloc = cp.Variable(n_a, nonneg=True, name="w")
-        wbar, polytope = M @ alloc, [cp.sum(alloc) == 1]
-    else:
-        alloc, wbar, polytope = marginal_polytope(fg.plan())
-    # s_{e,b} >= 1 / wbar_{e,b} is written as sigma * (S wbar) >= 1 with s = S sigma, where the
-    # Parameter S ~ 1 / wbar from the previous pass keeps every cone entry O(1): unscaled cones
-    # mix entries from 1 to 1e5 and the solver's absolute tolerances then cost percents on small
-    # marginals (measured). Pass 1 uses S = 1; later passes rescale until the solve is optimal and
-    # its optimum agrees with the objective evaluated at the returned marginals.
-    S = cp.Parameter(fg.abar, pos=True, name="cone_scale", value=np.ones(fg.abar))
-    sigma = cp.Variable(fg.abar, name="scaled_inverse_marginals")
-    z = cp.Variable(name="z")
-    scale = (dmin / gaps[others]) ** 2  # rows scaled by Delta_min^2 / Delta(a)^2: z = T* Delta_min^2
-    problem = cp.Problem(cp.Minimize(z), [*polytope, cp.inv_pos(cp.multiply(S, wbar)) <= sigma,
-                                          sp.diags(scale) @ H @ cp.multiply(S, sigma) <= z])
-    for passes in range(1, RESCALE_PASSES + 1):
-        info = solvers.solve(problem, solver, accept_inaccurate=True)
-        wbar_val = np.clip(wbar.value, 0.0, None)
-        with np.errstate(divide="ignore"):
-            value = float(np.max((H @ (1.0 / wbar_val)) / gaps[others] ** 2))
-        agree = abs(value * dmin**2 / float(z.value) - 1) <= RESCALE_TOL and info.status == cp.OPTIMAL
-        if agree and passes >= 2:  # pass 1 (unscaled) can be feasible yet suboptimal by ~1e-3
-            break
-        S.value = 1.0 / np.maximum(wbar_val, 1e-12)
-    if not agree:
-        warnings.warn(f"exact T*: after {RESCALE_PASSES} passes the solver reports {info.status}; value at the "
-                      f"returned marginals {value:.6g}, solver optimum {float(z.value) / dmin**2:.6g}",
-                      RuntimeWarning, stacklevel=2)
-    marginals = _per_factor(fg, wbar_val)
-    glob = None
-    if formulation == "global":
-        glob = np.clip(alloc.value, 0.0, None)
-        glob = (glob / glob.sum()).reshape(fg.n_actions)
+    H = fg.deviation_matrix(A[others], with_best=True)
+    if formulation == "global":  # W maps the global allocation to its factor marginals
+        idx = fg.group_indices(A)
+        W = sp.csr_matrix((np.ones(idx.size), (idx.ravel(), np.repeat(np.arange(A.shape[0]), fg.n_factors))),
+                          shape=(fg.abar, A.shape[0]))
+        total = sp.csr_matrix(np.ones((1, A.shape[0])))
+        uniform = np.full(A.shape[0], 1.0 / A.shape[0])
+    else:  # clique distributions of the junction tree, consistent on separators, one per root
+        W, consistency, total = marginal_maps(fg.plan())
+        sizes = np.asarray([step.n_rows for step in fg.plan().steps])
+        uniform = 1.0 / np.repeat(sizes, sizes)
+    # s_{e,b} >= 1 / wbar_{e,b} around a reference (optdesign.rescaling): unscaled cones mix entries from 1
+    # to 1e5 and the solver's absolute tolerances then cost percents on small marginals (measured), and an
+    # unscaled pass 1 can leave a point the next pass fails on (line N=7, K=4, seed 0: 300 s in SCS). Pass
+    # 1 is centred on the uniform allocation, every later pass on the previous one.
+    H_scaled = sp.diags((dmin / gaps[others]) ** 2) @ H  # rows scaled by Delta_min^2 / Delta(a)^2: z = T* Delta_min^2
+
+    def build(reference: Reference):
+        alloc = ScaledAllocation(W, reference, name="w")
+        z = cp.Variable(name="z")
+        constraints = [*alloc.constraints, alloc.linear(total) == 1, alloc.inverse(H_scaled) <= z]
+        if formulation != "global" and consistency.shape[0]:
+            constraints.append(alloc.linear(consistency, normalise=True) == 0)
+        problem = cp.Problem(cp.Minimize(z), constraints)
+
+        def evaluate():
+            y = alloc.value
+            wbar_val = W @ y
+            with np.errstate(divide="ignore"):
+                value = float(np.max((H @ (1.0 / wbar_val)) / gaps[others] ** 2))
+            return value, float(z.value) / dmin**2, (wbar_val, y), Reference.around(y, W)
+
+        return problem, evaluate
+
+    out = solve_in_passes(build, Reference.around(uniform, W), solver, label="exact T*")
+    best_pass = out.best
+    wbar_val, y = best_pass.point
+    info = best_pass.info
+    marginals = fg.split_tables(wbar_val)
+    glob = (y / y.sum()).reshape(fg.n_actions) if formulation == "global" else None
     return CharTimeResult(
-        value=value, solver_value=float(z.value) / dmin**2, method="exact", m=0, best_action=best,
+        value=best_pass.value, solver_value=best_pass.solver_value, method="exact", m=0, best_action=best,
         gaps=np.asarray([dmin]), marginals=marginals, local_allocations=None, global_allocation=glob,
-        n_constraints=int(others.size), n_variables=problem.size_metrics.num_scalar_variables, width=None,
+        n_constraints=int(others.size), n_variables=out.n_variables, width=None,
         status=info.status, solver=info.solver, solve_time=time.perf_counter() - start,
-        compile_time=float(getattr(problem, "compilation_time", 0.0) or 0.0),
-        extras={"formulation": formulation, "passes": passes},
+        compile_time=out.compile_time,
+        extras={"formulation": formulation, "passes": out.passes, "pass_used": best_pass.index},
     )
-
-
-def _per_factor(fg: FactorGraph, flat: np.ndarray) -> list[np.ndarray]:
-    """Split a flat group-action vector into one table per factor."""
-    offsets = fg.plan().factor_offsets
-    return [flat[offsets[e]:offsets[e + 1]].reshape(t.shape) for e, t in enumerate(fg.tables)]
-
-
-def _deviation_matrix(idx: np.ndarray, star: np.ndarray, n_tab: int) -> sp.csr_matrix:
-    """Row per joint action a: ones at (e, a_e) and (e, a*_e) for every factor with a_e != a*_e."""
-    dev = idx != star[None, :]
-    rows = np.nonzero(dev)[0]
-    cols_a = idx[dev]
-    cols_s = np.broadcast_to(star, idx.shape)[dev]
-    return sp.csr_matrix((np.ones(2 * rows.size), (np.concatenate([rows, rows]), np.concatenate([cols_a, cols_s]))),
-                         shape=(idx.shape[0], n_tab))
 
 
 def _group_selection(fg: FactorGraph, agent_offsets: np.ndarray) -> sp.csr_matrix:

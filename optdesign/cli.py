@@ -12,6 +12,7 @@ commands do not depend on them.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import time
 import warnings
@@ -22,6 +23,7 @@ import numpy as np
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
 
 from . import __version__
@@ -141,11 +143,8 @@ def _solve(problem: Problem, X, Z, theta, solver, method, tol):
 def _solve_factor_graph(problem: Problem, fg, *, m: int, regret_method: RegretMethod, solver: str | None):
     """T* (char-time), T^MF(m) (mf-char-time) or the Graves–Lai constant (regret) of ``fg``."""
     if problem is Problem.regret:
-        try:
-            from .regret import EXACT_MAX_JOINT_ACTIONS as REGRET_LIMIT
-            from .regret import regret_lower_bound
-        except ImportError as exc:
-            raise InvalidInputError(f"regret is unavailable: optdesign.regret cannot be imported ({exc})") from None
+        from .regret import EXACT_MAX_JOINT_ACTIONS as REGRET_LIMIT
+        from .regret import regret_lower_bound
 
         try:
             return regret_lower_bound(fg, regret_method.value, solver=solver, m=m)
@@ -404,7 +403,7 @@ def _compare_instance(fg, ms: list[int], *, exact_limit: int, solver: str | None
     n_joint = fg.n_joint_actions
     label = f"N={fg.n_agents} K={fg.n_actions[0]} seed={fg.metadata.get('seed')}"
     rec: dict = {"n_joint_actions": n_joint, "abar": fg.abar, "gap_min": fg.gap_min(),
-                 "exact_skipped": n_joint > exact_limit}
+                 "ratio_bound": 4.0 * fg.abar / fg.n_factors, "exact_skipped": n_joint > exact_limit}
     exact = None
     if not rec["exact_skipped"]:
         try:
@@ -444,7 +443,7 @@ def _summarise(df, Ns: list[int], Ks: list[int], ms: list[int], ties: dict):
     """mean and std over seeds for every (N, K), with instance, exact and tie counts."""
     import pandas as pd
 
-    metrics = ["ratio_mf_exact", *(f"ratio_m{m}" for m in ms), "T_star_time", "T_mf_time",
+    metrics = ["ratio_mf_exact", "ratio_bound", *(f"ratio_m{m}" for m in ms), "T_star_time", "T_mf_time",
                *(f"time_m{m}" for m in ms), "T_star_constraints", "T_mf_constraints", "n_joint_actions"]
     for col in ("T_star", *metrics):
         if col not in df.columns:
@@ -460,6 +459,36 @@ def _summarise(df, Ns: list[int], Ks: list[int], ms: list[int], ties: dict):
     stats.insert(1, "n_exact", grouped["T_star"].count().reindex(index, fill_value=0).to_numpy())
     stats.insert(2, "ties_skipped", [ties.get(key, 0) for key in index])
     return stats.reset_index()
+
+
+# relative slack of the claim checks (the values are solver outputs, accurate to ~1e-6)
+CLAIM_RTOL = 1e-5
+
+
+def _check_claims(df, ms: list[int]) -> dict[str, list[str]]:
+    """MF-TaS App. H / J claims, instance by instance: the violations of each (empty lists if all hold).
+
+    * T* <= T^MF(m) for every computed m (Lemma H.1);
+    * T^MF(m) nonincreasing in m (Lemma H.1);
+    * T^MF / T* <= 4 Abar / rho (App. J.2, Fig. 8 caption).
+    """
+    out: dict[str, list[str]] = {"T* <= T^MF(m)": [], "T^MF(m) nonincreasing in m": [],
+                                 "T^MF/T* <= 4 Abar/rho": []}
+    for rec in df.to_dict("records"):
+        label = f"N={rec['N']} K={rec['K']} seed={rec['seed']}"
+        values = [(m, rec.get(f"T_mf_m{m}")) for m in ms]
+        values = [(m, v) for m, v in values if v is not None and np.isfinite(v)]
+        star = rec.get("T_star")
+        if star is not None and np.isfinite(star):
+            out["T* <= T^MF(m)"] += [f"{label} m={m}: T*={star:.6g} > {v:.6g}" for m, v in values
+                                     if star > v * (1 + CLAIM_RTOL)]
+        out["T^MF(m) nonincreasing in m"] += [
+            f"{label}: T^MF({m1})={v1:.6g} < T^MF({m2})={v2:.6g}"
+            for (m1, v1), (m2, v2) in itertools.pairwise(values) if v2 > v1 * (1 + CLAIM_RTOL)]
+        ratio = rec.get("ratio_mf_exact")
+        if ratio is not None and np.isfinite(ratio) and ratio > rec["ratio_bound"]:
+            out["T^MF/T* <= 4 Abar/rho"].append(f"{label}: {ratio:.4g} > {rec['ratio_bound']:.4g}")
+    return out
 
 
 def _records(df) -> list[dict]:
@@ -481,12 +510,13 @@ def _mean(row, col: str, fmt: str) -> str:
     return "-" if mean is None or not np.isfinite(mean) else fmt.format(mean)
 
 
-def _print_compare_tables(summary, ms: list[int], *, graph: str, means: str, exact_limit: int, n_ties: int) -> None:
-    console = Console()
+def _print_compare_tables(summary, ms: list[int], *, graph: str, means: str, exact_limit: int, n_ties: int,
+                          checks: dict[str, list[str]], n_instances: int) -> None:
     ratios = Table(title=f"{graph} instances ({means} means): T^MF / T* and T^MF(m) / T^MF, mean ± std over seeds")
     for col in ("N", "K", "seeds", "exact"):
         ratios.add_column(col, justify="right")
     ratios.add_column("T^MF/T*", justify="right")
+    ratios.add_column("4Abar/rho", justify="right")
     shown_m = [m for m in ms if m != 1]
     for m in shown_m:
         ratios.add_column(f"T^MF({m})/T^MF", justify="right")
@@ -498,16 +528,25 @@ def _print_compare_tables(summary, ms: list[int], *, graph: str, means: str, exa
     for row in summary.to_dict("records"):
         nk = [str(row["N"]), str(row["K"])]
         ratios.add_row(*nk, str(row["n_instances"]), str(row["n_exact"]), _mean_std(row, "ratio_mf_exact"),
-                       *(_mean_std(row, f"ratio_m{m}") for m in shown_m))
+                       _mean(row, "ratio_bound", "{:.0f}"), *(_mean_std(row, f"ratio_m{m}") for m in shown_m))
         n_joint = row["n_joint_actions_mean"]
         exact_rows = "skipped" if row["n_exact"] == 0 else _mean(row, "T_star_constraints", "{:.0f}")
         cost.add_row(*nk, "-" if not np.isfinite(n_joint) else f"{n_joint:.0f}", exact_rows,
                      _mean(row, "T_mf_constraints", "{:.0f}"), _mean(row, "T_star_time", "{:.3f}"),
                      _mean(row, "T_mf_time", "{:.3f}"), *(_mean(row, f"time_m{m}", "{:.3f}") for m in shown_m))
+    console = Console()
+    if not console.is_terminal:  # piped or captured: size to the tables, not to an 80-column default
+        wide = console.options.update_width(10_000)
+        widths = [max(Measurement.get(console, wide, t).maximum, len(t.title)) for t in (ratios, cost)]
+        console = Console(width=max(80, *widths))
     console.print(ratios)
     console.print(cost)
     console.print(f"exact T* is skipped when |A| > {exact_limit} and T^MF(m) when m >= |A| (columns 'exact', '-').",
                   style="dim", markup=False)
+    for claim, violations in checks.items():
+        verdict = f"holds on all {n_instances} instances" if not violations else \
+            f"FAILS on {len(violations)}: " + "; ".join(violations)
+        console.print(f"check {claim}: {verdict}", markup=False, soft_wrap=True)
     if n_ties:
         console.print(f"{n_ties} instance(s) with a tie for the best joint action were skipped (not re-drawn).",
                       style="dim", markup=False)
@@ -517,51 +556,69 @@ def _load_matplotlib():
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
     except ImportError:
         raise InvalidInputError('--plot needs matplotlib: pip install ".[plots]"') from None
-    return Figure, FigureCanvasAgg
+    return Figure, FigureCanvasAgg, (FuncFormatter, LogLocator, NullFormatter)
 
 
 def _plot_compare(summary, ms: list[int], Ns: list[int], Ks: list[int], path: Path, *, graph: str) -> None:
-    """Fig. 7 style (T^MF(m)/T^MF against m, one line per N, one panel per K) above Fig. 8 style
-    (T^MF/T* against N, one line per K, std error bars), as in MF-TaS App. J, on the Agg canvas."""
-    Figure, FigureCanvasAgg = _load_matplotlib()
-    fig = Figure(figsize=(max(8.0, 3.2 * len(Ks)), 7.0), layout="constrained")
+    """MF-TaS App. J figures on the Agg canvas. Top, Fig. 7: T^MF(m) / T^MF against m, one panel per K,
+    one line per N (mean over seeds, shaded ± std). Bottom, Fig. 8: T^MF / T* against N, one line per K
+    (mean, ± std bars), each with its bound 4 Abar / rho dashed in the same colour (log scale)."""
+    Figure, FigureCanvasAgg, (FuncFormatter, LogLocator, NullFormatter) = _load_matplotlib()
+    fig = Figure(figsize=(max(8.0, 3.2 * len(Ks)), 7.5), layout="constrained")
     FigureCanvasAgg(fig)
     grid = fig.add_gridspec(2, len(Ks))
     by_nk = {(row["N"], row["K"]): row for row in summary.to_dict("records")}
+    first = None
     for j, K in enumerate(Ks):
-        ax = fig.add_subplot(grid[0, j])
+        ax = fig.add_subplot(grid[0, j], sharey=first)
+        first = first or ax
         for N in Ns:
             row = by_nk[(N, K)]
-            pts = [(m, row[f"ratio_m{m}_mean"]) for m in ms if np.isfinite(row[f"ratio_m{m}_mean"])]
+            pts = [(m, row[f"ratio_m{m}_mean"], row[f"ratio_m{m}_std"]) for m in ms
+                   if np.isfinite(row[f"ratio_m{m}_mean"])]
             if pts:
-                ax.plot(*zip(*pts, strict=True), marker="o", label=f"N={N}")
+                x, y, sd = (np.asarray(v, dtype=float) for v in zip(*pts, strict=True))
+                sd = np.nan_to_num(sd)
+                (line,) = ax.plot(x, y, marker="o", label=f"N={N}")
+                ax.fill_between(x, np.clip(y - sd, 0.0, None), y + sd, color=line.get_color(), alpha=0.12, lw=0)
         ax.set_title(f"{graph}, K={K}")
         ax.set_xlabel("m")
+        ax.set_xticks(ms)
+        ax.grid(alpha=0.3)
         if j == 0:
-            ax.set_ylabel(r"$T^{MF}(m)\,/\,T^{MF}$")
-        ax.legend(fontsize="small")
+            ax.set_ylabel(r"$T^{MF}(m)\,/\,T^{MF}$ (mean ± std)")
+            ax.legend(fontsize="small")
     ax = fig.add_subplot(grid[1, :])
     plotted = False
     for K in Ks:
         rows = [by_nk[(N, K)] for N in Ns]
-        pts = [(r["N"], r["ratio_mf_exact_mean"], r["ratio_mf_exact_std"]) for r in rows
+        pts = [(r["N"], r["ratio_mf_exact_mean"], r["ratio_mf_exact_std"], r["ratio_bound_mean"]) for r in rows
                if np.isfinite(r["ratio_mf_exact_mean"])]
         if pts:
-            x, y, err = zip(*pts, strict=True)
-            ax.errorbar(x, y, yerr=np.nan_to_num(err), marker="o", capsize=3, label=f"K={K}")
+            x, y, err, bound = zip(*pts, strict=True)
+            bar = ax.errorbar(x, y, yerr=np.nan_to_num(err), marker="o", capsize=3, label=f"K={K}")
+            ax.plot(x, bound, ls="--", color=bar.lines[0].get_color())
             plotted = True
     if not plotted:
         ax.text(0.5, 0.5, "exact T* skipped for every instance (|A| above the exact limit)",
                 ha="center", va="center", transform=ax.transAxes)
     else:
-        ax.legend(fontsize="small")
-    ax.set_title(rf"{graph}: $T^{{MF}}/T^*$ (mean ± std over seeds)")
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.plot([], [], ls="--", color="gray", label=r"bound $4\bar{A}/\rho$")
+        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title(rf"{graph}: $T^{{MF}}/T^*$ (mean ± std over seeds) and its bound $4\bar{{A}}/\rho$ (dashed)")
     ax.set_xlabel("N (agents)")
+    ax.set_xticks(Ns)
     ax.set_ylabel(r"$T^{MF}\,/\,T^*$")
+    ax.grid(alpha=0.3, which="both")
     try:
-        fig.savefig(path)
+        fig.savefig(path, dpi=120)
     except (ValueError, OSError) as exc:
         raise InvalidInputError(f"--plot: cannot write {path}: {exc}") from None
 
@@ -632,6 +689,7 @@ def compare(
     if plot is not None:
         _plot_compare(summary, ms, Ns, Ks, plot, graph=graph.value)
     n_ties = sum(ties.values())
+    checks = _check_claims(df, ms) if records else {}
     for line in failures:
         typer.echo(f"warning: solver failure: {line}", err=True)
     for line in notes:
@@ -639,11 +697,12 @@ def compare(
     if as_json:
         out = {"graph": graph.value, "means": means.value, "agents": Ns, "actions": Ks, "seeds": seeds, "m": ms,
                "exact_limit": limit, "ties_skipped": n_ties, "failures": failures, "warnings": notes,
-               "plot": None if plot is None else str(plot),
+               "plot": None if plot is None else str(plot), "checks": checks,
                "instances": _records(df), "summary": _records(summary)}
         typer.echo(json.dumps(out, indent=2))
         return
-    _print_compare_tables(summary, ms, graph=graph.value, means=means.value, exact_limit=limit, n_ties=n_ties)
+    _print_compare_tables(summary, ms, graph=graph.value, means=means.value, exact_limit=limit, n_ties=n_ties,
+                          checks=checks, n_instances=len(records))
     if plot is not None:
         typer.echo(f"figure written to {plot}")
 

@@ -23,10 +23,12 @@ from pathlib import Path
 
 import networkx as nx
 import numpy as np
+import scipy.sparse as sp
 
 from .elimination import EliminationPlan
 from .errors import InstanceTooLargeError, InvalidInputError
 from .inference import MaxSum
+from .validation import as_count
 
 FORMAT = "optdesign.factorgraph"
 FORMAT_VERSION = 1
@@ -117,6 +119,30 @@ class FactorGraph:
             cols.append(plan.factor_offsets[e] + local)
         return np.stack(cols, axis=1)
 
+    def split_tables(self, flat) -> list[np.ndarray]:
+        """Split a flat vector laid out like :attr:`means` into one array per factor (its table's shape)."""
+        flat = np.asarray(flat)
+        if flat.shape != (self.abar,):
+            raise InvalidInputError(f"expected a flat vector of length Abar={self.abar}, got shape {flat.shape}")
+        offsets = self.plan().factor_offsets
+        return [flat[offsets[e]:offsets[e + 1]].reshape(t.shape) for e, t in enumerate(self.tables)]
+
+    def deviation_matrix(self, actions, *, with_best: bool = False) -> sp.csr_matrix:
+        """Sparse (M, Abar) 0/1 matrix, one row per joint action a, over the flat group actions.
+
+        Row a has a one at (e, a_e) for every factor with a_e != a*_e, and with ``with_best`` also
+        at (e, a*_e): H @ (1 / wbar) is then sum_{e: a_e != a*_e} 1/wbar_{e,a_e} (regret bound), or
+        sum_{e: a_e != a*_e} (1/wbar_{e,a_e} + 1/wbar_{e,a*_e}) (characteristic time).
+        """
+        idx = self.group_indices(actions)
+        star = np.broadcast_to(self.group_indices(self.best_action()), idx.shape)
+        dev = idx != star
+        rows = np.nonzero(dev)[0]
+        cols = idx[dev]
+        if with_best:
+            rows, cols = np.concatenate([rows, rows]), np.concatenate([cols, star[dev]])
+        return sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(idx.shape[0], self.abar))
+
     def best_action(self) -> np.ndarray:
         """a* = argmax_a theta(a) by max-sum; raises InvalidInputError if it is not unique."""
         self.gap_min()  # checks uniqueness
@@ -153,8 +179,7 @@ class FactorGraph:
 
         Fewer are returned only if the instance has fewer than m joint actions.
         """
-        if not isinstance(m, (int, np.integer)) or m < 1:
-            raise InvalidInputError(f"m must be a positive integer, got {m!r}")
+        m = as_count(m, "m")
         if check_unique:
             self.gap_min()
         return [(action, gap) for gap, action in itertools.islice(self._maxsum.iter_best(), int(m))]

@@ -74,11 +74,19 @@ def elimination_matrices(plan: EliminationPlan) -> tuple[sp.csr_matrix, sp.csr_m
     return C_u, C_f
 
 
-def factored_max(terms: cp.Expression, plan: EliminationPlan, *, name: str = "fcr") -> FactoredMax:
+def factored_max(terms: cp.Expression, plan: EliminationPlan, *, row_terms: np.ndarray | None = None,
+                 name: str = "fcr") -> FactoredMax:
     """FCR constraints making ``t >= max_a sum_e terms[e, a_e]``, tight when ``t`` is minimised.
 
     ``terms`` is a cvxpy expression of length ``plan.table_size`` (factor e's entries at
     ``plan.factor_offsets[e]:plan.factor_offsets[e+1]``, C order over its scope).
+
+    ``row_terms`` (optional, constants, length ``plan.n_rows``) adds a function of the
+    elimination cliques: the max becomes max_a [sum_e terms[e, a_e] + sum_l row_terms[l, row_l(a)]]
+    with row_l(a) the row (z, k) of step l that a selects (steps stacked in plan order). These
+    terms are exact in FCR too: row (z, k) of step l gets its constant added to the right-hand
+    side. Max-sum regrets (:class:`optdesign.inference.MaxSum`) are such a function: they add up
+    to the gap Delta(a).
     """
     if terms.ndim != 1 or terms.shape[0] != plan.table_size:
         raise InvalidInputError(
@@ -88,7 +96,14 @@ def factored_max(terms: cp.Expression, plan: EliminationPlan, *, name: str = "fc
     u = cp.Variable(plan.n_messages_flat, name=f"{name}_messages")
     t = cp.Variable(name=f"{name}_max")
     roots = plan.message_offsets[list(plan.roots)] - plan.table_size
-    constraints = [C_u @ u >= C_f @ terms, t >= cp.sum(u[roots])]
+    rhs = C_f @ terms
+    if row_terms is not None:
+        row_terms = np.asarray(row_terms, dtype=float)
+        if row_terms.shape != (plan.n_rows,) or not np.all(np.isfinite(row_terms)):
+            raise InvalidInputError(f"row_terms must be a finite vector of length {plan.n_rows} (one entry per "
+                                    f"elimination row), got shape {row_terms.shape}")
+        rhs = rhs + row_terms
+    constraints = [C_u @ u >= rhs, t >= cp.sum(u[roots])]
     return FactoredMax(t, constraints, plan.n_rows + 1, plan.n_messages_flat, plan.width)
 
 

@@ -33,8 +33,9 @@ from . import firstorder, solvers
 from .barrier import minmax_barrier
 from .blas import single_threaded_blas
 from .criteria import certificate, minmax_value, relative_gap
-from .errors import InvalidInputError
+from .errors import InstanceTooLargeError, InvalidInputError
 from .result import DesignResult, FastPathResult
+from .session import ClarabelSession
 from .validation import as_arms, as_matrix, as_vector, check_weights, unique_argmax
 
 METHODS = ("auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative")
@@ -75,19 +76,48 @@ def _minmax_socp(X: np.ndarray, rhs, m: int, weighted: bool):
 
 
 class _CertifiedSOCP:
-    """Shared solve step: normalise q, solve, certify on the true directions, polish if loose."""
+    """Shared solve step: normalise q, solve, certify on the true directions, polish if loose.
+
+    The conic solve goes through :class:`ClarabelSession` when CLARABEL heads the solver chain
+    (no MOSEK licence, or ``solver="CLARABEL"``); any status other than clarabel's ``Solved``
+    (or an error) hands the solve to :func:`optdesign.solvers.solve`, whose status policy and
+    fallback chain then apply as before. ``last_solver_seconds`` is the wall time of the last
+    interior-point solve on that path (None when the solve went through ``problem.solve``).
+    """
 
     def __init__(self, X: np.ndarray, solver: str | None, polish: bool):
         self.X, self.solver, self.polish = X, solver, polish
+        self._session: ClarabelSession | None = None
+        self._use_session: bool | None = None  # decided at the first solve (the solver chain)
+        self.last_solver_seconds: float | None = None  # wall time of the last clarabel solve() call
+
+    def _conic_solve(self) -> solvers.SolveInfo:
+        start = time.perf_counter()
+        self.last_solver_seconds = None
+        if self._use_session is None:
+            self._use_session = solvers.solver_chain(self.solver)[0] == "CLARABEL"
+        if self._use_session:
+            try:
+                if self._session is None:
+                    self._session = ClarabelSession(self.problem)
+                status = self._session.solve()
+            except Exception:  # an incompatible cvxpy/clarabel: use cvxpy's own path from now on
+                self._use_session, self._session, status = False, None, None
+            if status == "Solved":
+                self.last_solver_seconds = self._session.solver_seconds
+                return solvers.SolveInfo(cp.OPTIMAL, "CLARABEL", time.perf_counter() - start)
+        info = solvers.solve(self.problem, self.solver)
+        return replace(info, solve_time=time.perf_counter() - start)
 
     def _solve(self, Y_eff: np.ndarray, q: np.ndarray, criterion: str, extras: dict) -> DesignResult:
         if self.q is not None:
             self.q.value = q / q.max()  # F*(cq) = c F*(q): keep the conic data at unit scale
-        info = solvers.solve(self.problem, self.solver)
+        info = self._conic_solve()
         w = _weights_from(self.w)
         dual = self._epigraph.dual_value
         p = np.ones(len(q)) if dual is None else np.clip(np.asarray(dual, dtype=float).ravel(), 0.0, None)
-        cert = certificate(self.X, Y_eff, w, p)
+        with single_threaded_blas():  # d x m triangular solves: threads only add latency
+            cert = certificate(self.X, Y_eff, w, p)
         value = cert.upper if cert is not None else float("inf")
         lower = 0.0 if cert is None else cert.lower
         extras = {**extras, "polished": False}
@@ -138,12 +168,55 @@ class MinMaxDesignModel(_CertifiedSOCP):
         return self._solve(self.Y, np.ones(self.Y.shape[0]), criterion, {})
 
 
+ORACLE_MAX_CONES = 50_000
+ORACLE_MAX_COMPILE_ENTRIES = 250_000_000
+
+
+def oracle_model_size(n_arms: int, n_items: int, dim: int) -> tuple[int, int]:
+    """(rotated cones, DPP compile entries) of :class:`OracleDesignModel` for K arms, |Z| items in R^d.
+
+    cones = |Z| K (one per item and arm: the conic solver's size). compile entries =
+    (variables + 1) (parameter entries + 1) = (2 |Z| K + K + 2) (|Z| + d + 1): cvxpy's DPP
+    compilation reshapes the parameter tensor into a sparse matrix with that many columns and
+    allocates index arrays of that length (about 17 bytes per entry measured at peak).
+    """
+    return n_items * n_arms, (2 * n_items * n_arms + n_arms + 2) * (n_items + dim + 1)
+
+
 class OracleDesignModel(_CertifiedSOCP):
     """cvxpy model of the oracle design min_w max_{z != z*} ||z* - z||^2_{A(w)^{-1}} / ((z* - z)^T theta)^2.
 
     Measurement arms X, items Z (default Z = X: Soare's XY-oracle, value H_LB; otherwise Fiez et
     al.'s rho*). Parameters are the anchor z* (d entries) and the weights 1 / gap^2 (|Z| entries),
-    so a re-solve with a new theta (a plug-in estimate each round) skips compilation.
+    so a re-solve with a new theta (a plug-in estimate each round) skips compilation; with
+    CLARABEL it also keeps the solver, its symbolic factorisation and equilibration
+    (:class:`ClarabelSession`), so a re-solve costs the interior-point solve plus clarabel's data
+    update and cvxpy's unpacking (0.5 ms at K x d = 10 x 3, 6 ms at 60 x 8, about 3 % of a
+    rebuild). The interior-point solve is what is left, and it grows faster than the compilation: a
+    re-solve is 4.3-4.9x faster than a rebuild (new model + solve) at K x d = 10 x 3, 2.6-3.1x
+    at 15 x 4, 2.0-2.2x at 20 x 5 and 1.2-1.3x at 60 x 8, where the solver alone is 75-80 % of a
+    rebuild (2-core machine; the table "Parameterised re-solve vs rebuild" of
+    ``benchmarks/bench_designs.py`` prints the breakdown).
+
+    Size limit: the model has one rotated cone per (item, arm) pair, and cvxpy's DPP compilation
+    allocates index arrays of (2 |Z| K + K + 2)(|Z| + d + 1) entries, 16-17 bytes each at peak
+    (:func:`oracle_model_size`). Measured with |Z| = K, d = 10 (CLARABEL; a shared 2-core machine,
+    times vary up to 2x with its load):
+
+    ======  ===========  =============  ======================
+    |Z|     compile [s]  peak traced    first solve [s] (iters)
+    ======  ===========  =============  ======================
+    100     0.2          46 MiB         1.0 (25)
+    200     1.2          0.3 GiB        9.7 (46)
+    300     6.2          0.9 GiB        104 (37)
+    400     7.9          2.1 GiB        222 (62)
+    ======  ===========  =============  ======================
+
+    The constructor raises :class:`InstanceTooLargeError` above ORACLE_MAX_CONES = 50,000 cones
+    (|Z| = K = 223; the solve passes about 20 s) or ORACLE_MAX_COMPILE_ENTRIES = 2.5e8 compile
+    entries (about 4 GiB, e.g. |Z| = 3,500 items for K = d = 10); use the certified barrier fast
+    path, ``optdesign.xy_oracle(X, theta)`` or ``optdesign.transductive(X, Z, theta)``
+    (``method="barrier"``), instead.
     """
 
     def __init__(self, X: np.ndarray, Z: np.ndarray | None = None, *, solver: str | None = None,
@@ -152,6 +225,15 @@ class OracleDesignModel(_CertifiedSOCP):
         Z = X if Z is None else as_matrix(Z, "Z", n_cols=X.shape[1])
         if Z.shape[0] < 2:
             raise InvalidInputError("Z must have at least two items")
+        cones, entries = oracle_model_size(X.shape[0], Z.shape[0], X.shape[1])
+        if cones > ORACLE_MAX_CONES or entries > ORACLE_MAX_COMPILE_ENTRIES:
+            raise InstanceTooLargeError(
+                f"OracleDesignModel with |Z| = {Z.shape[0]} items and K = {X.shape[0]} arms has {cones:,} "
+                f"rotated cones (limit {ORACLE_MAX_CONES:,}) and a DPP compilation of {entries:.2e} index "
+                f"entries (limit {ORACLE_MAX_COMPILE_ENTRIES:.1e}, about 4 GiB): use the certified barrier "
+                "fast path, optdesign.xy_oracle(X, theta) or optdesign.transductive(X, Z, theta) "
+                "(method='barrier'), instead"
+            )
         super().__init__(X, solver, polish)
         self.Z = Z
         norm = float(np.sqrt(np.max(np.einsum("ij,ij->i", Z, Z))))

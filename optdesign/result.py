@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -149,26 +149,41 @@ class CharTimeResult:
         return 2.0 * self.value * bernoulli_kl(delta, 1.0 - delta)
 
     def to_dict(self) -> dict:
-        out = {
-            "value": self.value,
-            "solver_value": self.solver_value,
-            "method": self.method,
-            "m": self.m,
-            "best_action": self.best_action.tolist(),
-            "gaps": self.gaps.tolist(),
-            "n_constraints": self.n_constraints,
-            "n_variables": self.n_variables,
-            "width": self.width,
-            "status": self.status,
-            "solver": self.solver,
-            "solve_time": self.solve_time,
-            "compile_time": self.compile_time,
-            "marginals": [np.asarray(m).tolist() for m in self.marginals],
-            "local_allocations": None if self.local_allocations is None
-            else [np.asarray(v).tolist() for v in self.local_allocations],
-        }
-        out.update({k: _jsonable(v) for k, v in self.extras.items()})
-        return out
+        """JSON-ready dictionary (arrays as lists; the global allocation, K^N entries, is left out)."""
+        return _fields_dict(self, exclude=("global_allocation",))
+
+
+@dataclass(frozen=True)
+class RegretBoundResult:
+    """A Graves–Lai constant: liminf R(T) / log T >= c_theta (:func:`optdesign.regret.regret_lower_bound`).
+
+    ``value`` is the objective sum_a w_a Delta(a) at ``marginals``, an allocation that satisfies
+    the program's constraints exactly (the solver's point, scaled up by
+    ``extras["feasibility_scale"] >= 1`` if it violated them), so ``value`` is attained;
+    ``solver_value`` is the conic optimum (they differ only through that scale). For
+    ``method="mf"`` both bound c_theta from above. ``status`` may be ``optimal_inaccurate`` on
+    ill-conditioned instances: accepted silently when the value and the solver optimum agree to
+    1e-6, else with a RuntimeWarning (:func:`optdesign.rescaling.solve_in_passes`).
+    ``marginals[e]`` has the shape of table e; its entries at a*_e are arbitrary (w_{a*} is free).
+    ``m`` is the number of m-best rows of ``"mf"`` (0 for ``"exact"``).
+    """
+
+    value: float
+    solver_value: float
+    method: str
+    m: int
+    best_action: np.ndarray
+    marginals: list
+    n_constraints: int
+    n_variables: int
+    status: str
+    solver: str
+    solve_time: float
+    extras: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """JSON-ready dictionary (arrays as lists)."""
+        return _fields_dict(self)
 
 
 def bernoulli_kl(p: float, q: float) -> float:
@@ -181,4 +196,13 @@ def _jsonable(v):
         return v.tolist()
     if isinstance(v, np.generic):
         return v.item()
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
     return v
+
+
+def _fields_dict(result, exclude: tuple[str, ...] = ()) -> dict:
+    """A result dataclass as a JSON-ready dict: its fields (arrays and lists of arrays as lists), then its extras."""
+    out = {f.name: _jsonable(getattr(result, f.name)) for f in fields(result) if f.name not in ("extras", *exclude)}
+    out.update({k: _jsonable(v) for k, v in result.extras.items()})
+    return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import InvalidInputError
+from .errors import InstanceTooLargeError, InvalidInputError
 
 
 def as_matrix(value, name: str, *, n_cols: int | None = None, min_rows: int = 1) -> np.ndarray:
@@ -73,3 +73,27 @@ def check_weights(weights, name: str = "weights") -> np.ndarray:
     if arr.sum() <= 0:
         raise InvalidInputError(f"{name} must have a positive sum")
     return arr
+
+
+def as_count(value, name: str, *, minimum: int = 1) -> int:
+    """``value`` as a Python int >= ``minimum``; bools, floats and other types are refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise InvalidInputError(f"{name} must be {kind}, got {value!r}")
+    return int(value)
+
+
+def check_m_best(m, n_joint_actions: int) -> int:
+    """The m of the m-best restrictions (T^MF(m), regret bound): 1 <= m <= |A| - 1."""
+    m = as_count(m, "m")
+    if m > n_joint_actions - 1:
+        raise InvalidInputError(f"m = {m} exceeds the number of joint actions minus one ({n_joint_actions - 1})")
+    return m
+
+
+def check_enumerable(n_joint_actions: int, limit, *, what: str, instead: str) -> None:
+    """Refuse a program with one row per joint action above ``limit`` (an integer >= 0) joint actions."""
+    limit = as_count(limit, "max_joint_actions", minimum=0)
+    if n_joint_actions > limit:
+        raise InstanceTooLargeError(f"{what} needs one constraint per joint action: {n_joint_actions} exceeds the "
+                                    f"limit {limit}; use {instead} instead")

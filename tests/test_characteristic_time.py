@@ -38,6 +38,24 @@ def test_fcr_of_constant_terms_is_the_max_over_joint_actions(fg):
 
 
 @pytest.mark.parametrize("fg", instances(), ids=repr)
+def test_fcr_with_clique_terms_is_the_max_over_joint_actions(fg):
+    """row_terms add a function of the elimination cliques; the max-sum regrets are one that adds up to
+    the gap, so the FCR LP returns max_a [sum_e f_e(a_e) + Delta(a)] (brute force)."""
+    from optdesign.inference import MaxSum
+
+    plan = fg.plan()
+    terms = np.random.default_rng(1).standard_normal(fg.abar)
+    regrets = np.concatenate(MaxSum(plan, fg.means).regrets)
+    fm = factored_max(cp.Constant(terms), plan, row_terms=regrets)
+    od.solvers.solve(cp.Problem(cp.Minimize(fm.t), fm.constraints), "CLARABEL")
+    A = fg.joint_actions()
+    brute = (terms[fg.group_indices(A)].sum(axis=1) + fg.gap(A)).max()
+    assert fm.t.value == pytest.approx(brute, rel=1e-6, abs=1e-7)
+    with pytest.raises(InvalidInputError, match="row_terms"):
+        factored_max(cp.Constant(terms), plan, row_terms=regrets[:-1])
+
+
+@pytest.mark.parametrize("fg", instances(), ids=repr)
 def test_mean_field_with_fcr_equals_enumeration(fg):
     for m in (1, 3):
         fcr = od.mf_characteristic_time(fg, m=m)
@@ -140,3 +158,38 @@ def test_bad_requests():
         od.characteristic_time(small, formulation="sdp")
     with pytest.raises(InvalidInputError):
         od.characteristic_time(np.zeros(3))
+    # m and max_joint_actions must be integers (a bool or a string used to slip through or raise TypeError)
+    for m in (True, 1.0, "2"):
+        with pytest.raises(InvalidInputError, match="m must be a positive integer"):
+            od.mf_characteristic_time(small, m=m)
+        with pytest.raises(InvalidInputError, match="m must be a positive integer"):
+            small.m_best(m)
+    for limit in ("100", None, -1, 1e9, False):
+        with pytest.raises(InvalidInputError, match="max_joint_actions"):
+            od.characteristic_time(small, max_joint_actions=limit)
+
+
+def hard_line():
+    """A line of 7 agents with K = 4 (16,384 joint actions) on which exact T* once took 300 s: an
+    unscaled first pass left a marginal at 5e-9, CLARABEL failed on the rescaled second pass and the
+    SCS fallback ran 200,000 iterations."""
+    return FactorGraph.line(7, 4, seed=0)
+
+
+def test_exact_characteristic_time_of_a_hard_line_stays_with_the_first_solver():
+    import warnings
+
+    fg = hard_line()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = od.characteristic_time(fg, solver="CLARABEL")
+    assert res.status == "optimal" and res.value == pytest.approx(res.solver_value, rel=1e-6)
+    # T* <= T^MF(m): the mean-field allocations are a subset of the marginal polytope
+    assert res.value <= od.mf_characteristic_time(fg, m=10).value
+
+
+@pytest.mark.slow
+def test_exact_characteristic_time_of_a_hard_line_equals_the_global_simplex():
+    fg = hard_line()
+    assert od.characteristic_time(fg).value == pytest.approx(
+        od.characteristic_time(fg, formulation="global").value, rel=1e-6)

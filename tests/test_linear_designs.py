@@ -273,3 +273,74 @@ def test_models_reject_bad_parameters():
         od.MinMaxDesignModel(np.eye(3), np.ones((2, 4)))
     with pytest.raises(od.InvalidInputError, match="theta must have length 3"):
         od.OracleDesignModel(np.eye(3)).solve(np.ones(4))
+
+
+def _drifting_estimates(rng, d, n, step=0.05):
+    """theta_{t+1} = theta_t + small noise, as a plug-in estimate drifts between bandit rounds."""
+    theta, out = rng.standard_normal(d), []
+    for _ in range(n):
+        theta = theta + step * rng.standard_normal(d)
+        out.append(theta.copy())
+    return out
+
+
+def test_oracle_model_resolves_along_a_drifting_estimate_like_fresh_builds():
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((15, 4))
+    model = od.OracleDesignModel(X)
+    for theta in _drifting_estimates(rng, 4, 5):
+        again = model.solve(theta)
+        fresh = od.OracleDesignModel(X).solve(theta)
+        assert again.status == "optimal"
+        assert again.value == pytest.approx(fresh.value, rel=1e-6)
+        assert again.extras["best"] == int(np.argmax(X @ theta))
+
+
+def test_clarabel_session_reproduces_cvxpy_resolve():
+    # the kept CLARABEL solver sees the same data as cvxpy's warm-started re-solve: same iterates
+    rng = np.random.default_rng(9)
+    X, Z = rng.standard_normal((8, 3)), rng.standard_normal((11, 3))
+    fast = od.OracleDesignModel(X, Z, solver="CLARABEL", polish=False)
+    slow = od.OracleDesignModel(X, Z, solver="CLARABEL", polish=False)
+    slow._use_session = False  # cvxpy's own path: problem.solve through optdesign.solvers.solve
+    thetas = [rng.standard_normal(3), *_drifting_estimates(rng, 3, 3)]
+    for theta in thetas:
+        a, b = fast.solve(theta), slow.solve(theta)
+        assert fast.problem.solver_stats.num_iters == slow.problem.solver_stats.num_iters
+        np.testing.assert_allclose(a.weights, b.weights, rtol=0, atol=1e-12)
+        assert a.value == pytest.approx(b.value, rel=1e-12)
+        assert a.lower_bound == pytest.approx(b.lower_bound, rel=1e-12)
+        assert a.solver == "CLARABEL" and a.status == "optimal"
+    assert fast._session is not None and fast._session._map is not None  # the direct parameter map is used
+
+
+def test_unsolved_clarabel_session_falls_back_to_the_solver_chain(monkeypatch):
+    from optdesign import session, solvers
+
+    rng = np.random.default_rng(10)
+    X, theta = rng.standard_normal((9, 3)), rng.standard_normal(3)
+    expected = od.OracleDesignModel(X).solve(theta).value
+    monkeypatch.setattr(session.ClarabelSession, "solve", lambda self: "AlmostSolved")
+    calls, real = [], solvers.solve
+
+    def recording(problem, solver=None, **kwargs):
+        calls.append(solver)
+        return real(problem, solver, **kwargs)
+
+    monkeypatch.setattr(solvers, "solve", recording)
+    res = od.OracleDesignModel(X, solver="CLARABEL").solve(theta)
+    assert calls == ["CLARABEL"]
+    assert res.status == "optimal" and res.value == pytest.approx(expected, rel=1e-6)
+
+
+def test_oracle_model_refuses_instances_above_its_size_limit():
+    from optdesign.linear import ORACLE_MAX_CONES, oracle_model_size
+
+    X = np.random.default_rng(11).standard_normal((223, 3))  # 223^2 = 49,729 cones: builds
+    assert oracle_model_size(223, 223, 3)[0] <= ORACLE_MAX_CONES
+    od.OracleDesignModel(X)
+    with pytest.raises(od.InstanceTooLargeError, match=r"xy_oracle\(X, theta\)"):
+        od.OracleDesignModel(np.vstack([X, X[:1] + 1.0]))  # 224^2 = 50,176 cones
+    Z = np.random.default_rng(12).standard_normal((4000, 3))  # 40,000 cones, 3.2e8 compile entries
+    with pytest.raises(od.InstanceTooLargeError, match="method='barrier'"):
+        od.OracleDesignModel(X[:10], Z)

@@ -186,6 +186,25 @@ def test_elimination_order_does_not_change_the_bound(method):
     assert a == pytest.approx(b, rel=1e-6)
 
 
+def rescaled(fg: FactorGraph, scale: float, shift: float = 0.0) -> FactorGraph:
+    return FactorGraph(fg.n_actions, [(s, scale * t + shift) for s, t in zip(fg.scopes, fg.tables, strict=True)])
+
+
+@pytest.mark.parametrize("scale", [1e-4, 1e-3, 1e-2, 1e2, 1e4])
+@pytest.mark.parametrize("method", ["exact", "mf"])
+def test_bound_scales_as_one_over_theta(method, scale):
+    """theta -> s theta + c: every gap is multiplied by s, so the constraints 1/wbar <= Delta^2/2 hold for
+    wbar / s^2 and c_theta -> c_theta / s; the counts scale as 1 / s^2. Was: 1% off (mf) and
+    optimal_inaccurate at s = 1e-4, the counts being O(1/Delta^2) in the units of theta."""
+    fg = FactorGraph.ring(5, 3, seed=14)  # Delta_min / Delta_max ~ 2e-4: the worst conditioned of the tests
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ref = regret_lower_bound(fg, method, m=2)
+        res = regret_lower_bound(rescaled(fg, scale, shift=3.0), method, m=2)
+    assert res.value * scale == pytest.approx(ref.value, rel=1e-6)
+    assert res.status == "optimal" and res.value == pytest.approx(res.solver_value, rel=1e-6)
+
+
 def test_mean_field_scales_beyond_the_exact_limit():
     fg = FactorGraph.line(30, 3, seed=0, means="planted", gap=0.1)
     with pytest.raises(InstanceTooLargeError, match="method='mf'"):
@@ -225,6 +244,9 @@ def test_bad_input():
         regret_lower_bound(FactorGraph.line(10, 3, seed=0))  # 59,049 joint actions
     with pytest.raises(InstanceTooLargeError):
         regret_lower_bound(fg, max_joint_actions=4)
+    for limit in ("100", None, -1, 2.5e4, True):  # a string or None used to raise a bare TypeError
+        with pytest.raises(InvalidInputError, match="max_joint_actions"):
+            regret_lower_bound(fg, max_joint_actions=limit)
     for tied in (FactorGraph.single_agent([1.0, 1.0, 0.0]),
                  FactorGraph([2, 2], [((0,), np.array([1.0, 1.0])), ((1,), np.array([0.0, 0.5]))])):
         for method in ("exact", "mf"):
