@@ -22,8 +22,8 @@ from .environments import LinearBandit
 def soare(d: int = 2, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
     """Soare et al. (2014, Sec. 6): arms e_1..e_d and x_{d+1} = (cos omega, sin omega, 0, ...),
     theta = (2, 0, ..., 0); Delta_min = 2 (1 - cos omega) (about omega^2)."""
-    d = _int(d, "d", 2)
-    omega = _positive(omega, "omega")
+    d = check_int(d, "d", 2)
+    omega = check_positive(omega, "omega")
     extra = np.zeros(d)
     extra[:2] = np.cos(omega), np.sin(omega)
     X = np.vstack([np.eye(d), extra])
@@ -35,7 +35,7 @@ def soare(d: int = 2, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
 def many_arms(n: int = 1000, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
     """Fiez et al. (2019) experiment 2 in R^2: e_1 (best, theta = e_1), (-0.707, 0.707) and n - 2
     unit vectors at angle 0.78 + U[0, 0.1]."""
-    n = _int(n, "n", 3)
+    n = check_int(n, "n", 3)
     rng = np.random.default_rng(seed)
     angles = 0.78 + rng.uniform(0.0, 0.1, n - 2)
     X = np.vstack([[1.0, 0.0], [-np.sqrt(0.5), np.sqrt(0.5)], np.c_[np.cos(angles), np.sin(angles)]])
@@ -45,7 +45,7 @@ def many_arms(n: int = 1000, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
 def sphere(n: int = 250, d: int = 9, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
     """Fiez et al. (2019) experiment 3: n arms uniform on the unit sphere of R^d; theta is one arm
     of the closest pair, so the best and second-best arms are close."""
-    n, d = _int(n, "n", 2), _int(d, "d", 2)
+    n, d = check_int(n, "n", 2), check_int(d, "d", 2)
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
@@ -58,7 +58,7 @@ def sphere(n: int = 250, d: int = 9, seed: int = 0, sigma: float = 1.0) -> Linea
 def factorial(D: int = 3, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
     """Fiez et al. (2019) experiment 4: the 2^D points of {-1, 1}^D with features (1, x_i, x_i x_j);
     theta ~ randint(-10, 10) / 100 (interactions scaled by 1/2), redrawn until the top gap > 1e-5."""
-    D = _int(D, "D", 2)
+    D = check_int(D, "D", 2)
     rng = np.random.default_rng(seed)
     points = np.array(list(itertools.product([-1.0, 1.0], repeat=D)))
     pairs = list(itertools.combinations(range(D), 2))
@@ -74,8 +74,8 @@ def factorial(D: int = 3, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
 def transductive(d: int = 20, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
     """Fiez et al. (2019) experiment 5: X = canonical basis of R^{2d}; items e_1..e_d and
     cos(omega) e_i + sin(omega) e_{d+i}; theta = e_1."""
-    d = _int(d, "d", 1)
-    omega = _positive(omega, "omega")
+    d = check_int(d, "d", 1)
+    omega = check_positive(omega, "omega")
     X = np.eye(2 * d)
     tilted = np.hstack([np.cos(omega) * np.eye(d), np.sin(omega) * np.eye(d)])
     Z = np.vstack([np.eye(2 * d)[:d], tilted])
@@ -111,6 +111,8 @@ INSTANCES: dict[str, InstanceSpec] = {
     "sphere": InstanceSpec(sphere, "linear", "Fiez et al. exp. 3: n arms on the sphere of R^d (n, d, seed)"),
     "factorial": InstanceSpec(factorial, "linear", "Fiez et al. exp. 4: 2^D factorial, interactions (D, seed)"),
     "transductive": InstanceSpec(transductive, "linear", "Fiez et al. exp. 5: X = I_2d, Z tilted (d, omega)"),
+    "gbb": InstanceSpec("bandits.bilinear:gbb", "bilinear", "Rizk et al. Sec. 7: soare arms, M = 2 e1 e1^T on a "
+                        "graph (d, omega, graph=star|complete|circle|matching, m directed edges)"),
 }
 
 
@@ -153,13 +155,13 @@ def _number(text: str):
     return text
 
 
-def _int(value, name: str, minimum: int) -> int:
+def check_int(value, name: str, minimum: int) -> int:
     if isinstance(value, bool) or int(value) != value or value < minimum:
         raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
-def _positive(value, name: str) -> float:
+def check_positive(value, name: str) -> float:
     if not (np.isfinite(value) and value > 0):
         raise InvalidInputError(f"{name} must be a positive number, got {value!r}")
     return float(value)

@@ -51,9 +51,27 @@ def _scores(X: np.ndarray, Y: np.ndarray, M: np.ndarray) -> np.ndarray:
     return out
 
 
+def _choose(X: np.ndarray, Y: np.ndarray, M: np.ndarray) -> int:
+    """argmin_x max_y y^T (A + x x^T)^{-1} y; exact ties (common from A = I, where every single
+    pull leaves some e_i - e_j at the same variance) go to the smallest sum over y, then the
+    lowest index, so the rule does not pull the first arm forever."""
+    s = _scores(X, Y, M)
+    best = s.min()
+    tied = np.flatnonzero(s <= best + 1e-12 * abs(best))
+    if tied.size == 1:
+        return int(tied[0])
+    MY = Y @ M
+    C = X[tied] @ MY.T
+    hx = np.einsum("ij,jk,ik->i", X[tied], M, X[tied])
+    total = np.einsum("ij,ij->", MY, Y) - np.sum(C * C, axis=1) / (1.0 + hx)
+    return int(tied[np.argmin(total)])
+
+
 def greedy_choice(X, Y, A) -> int:
-    """Index of the arm chosen by the greedy rule argmin_x max_y y^T (A + x x^T)^{-1} y."""
-    return int(np.argmin(greedy_scores(X, Y, A)))
+    """Index of the arm chosen by the greedy rule argmin_x max_y y^T (A + x x^T)^{-1} y (ties: see _choose)."""
+    X = as_matrix(X, "X")
+    Y = as_matrix(Y, "Y", n_cols=X.shape[1])
+    return _choose(X, Y, _inverse(A, X.shape[1]))
 
 
 def greedy_allocation(X, Y, n: int, A0=None) -> tuple[np.ndarray, np.ndarray]:
@@ -70,7 +88,7 @@ def greedy_allocation(X, Y, n: int, A0=None) -> tuple[np.ndarray, np.ndarray]:
     M = _inverse(A, d)
     seq = np.empty(n, dtype=np.int64)
     for t in range(n):
-        k = int(np.argmin(_scores(X, Y, M)))
+        k = _choose(X, Y, M)
         seq[t] = k
         x = X[k]
         Mx = M @ x

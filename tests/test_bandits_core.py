@@ -177,3 +177,13 @@ def test_bad_inputs():
 
 class _DeltaDependent(StaticAllocation):
     delta_independent = False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d", [2, 3, 4, 5])
+@pytest.mark.parametrize("design", ["g", "xy", "oracle"])
+def test_static_acceptance_on_soare(design, d):
+    # issue acceptance: stops and recommends the best arm in >= 95 % of 40 seeded runs
+    env = soare(d=d, omega=0.1)
+    results = [run(StaticAllocation(design), env, 0.05, seed=s) for s in range(40)]
+    assert sum(r.correct and r.stopped_by == "stopping_rule" for r in results) >= 38

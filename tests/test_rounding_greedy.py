@@ -87,3 +87,13 @@ def test_g_allocation_rule_respects_kiefer_wolfowitz():
 def test_greedy_needs_invertible_start():
     with pytest.raises(od.InvalidInputError, match="positive definite"):
         od.greedy_scores(np.eye(2), np.eye(2), np.zeros((2, 2)))
+
+
+def test_greedy_breaks_exact_ties_instead_of_repeating_the_first_arm():
+    # from A = I every single pull leaves some e_i - e_j at variance 2: all arms tie on the max
+    from conftest import soare_arms
+
+    X = soare_arms(4, 0.1)
+    seq, A = od.greedy_allocation(X, od.pairwise_differences(X), 200)
+    assert np.count_nonzero(np.bincount(seq, minlength=X.shape[0])) >= 4
+    assert np.linalg.eigvalsh(A).min() > 40  # every canonical direction keeps being measured
