@@ -116,6 +116,19 @@ INSTANCES: dict[str, InstanceSpec] = {
 }
 
 
+_FACTORED = {  # MF-TaS instances (bandits.multiagent.instances), imported on first use
+    "line": "MF-TaS: line of N agents, K actions, pairwise factors (N, K, seed, means, gap)",
+    "ring": "MF-TaS Sec. 7.1: ring of N agents (N, K, seed, means=uniform|planted, gap)",
+    "star": "star of N agents around agent 0 (N, K, seed, means, gap)",
+    "grid": "rows x cols lattice of agents (rows, cols, K, seed, means, gap)",
+    "antenna": "MF-TaS Sec. 7.2: antenna tilts of N cells, K tilts (N, K, seed, users, layout, interferers)",
+    "factor-graph": "a FactorGraph JSON file (path)",
+    "mab": "one agent, Gaussian arms (means=0.5/0.45/0.43/0.4) for gk-tas",
+}
+for _name, _summary in _FACTORED.items():
+    INSTANCES[_name] = InstanceSpec(f"bandits.multiagent.instances:{_name.replace('-', '_')}", "factored", _summary)
+
+
 def register(name: str, factory: Callable | str, kind: str, summary: str) -> None:
     """Add a named instance (used by the bilinear and multi-agent modules)."""
     INSTANCES[name] = InstanceSpec(factory, kind, summary)

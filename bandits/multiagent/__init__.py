@@ -1,0 +1,41 @@
+"""Best-arm identification in multi-agent bandits with factored rewards (MF-TaS, Vannella et al. 2023).
+
+Modules, one concept each:
+
+* :mod:`.environment` — :class:`FactoredBandit`: semi-bandit Gaussian feedback per factor, batched
+  through group counts (the runner's arms are the Abar group actions); :class:`GroupIndexer`.
+* :mod:`.antenna` — antenna-tilt instances (App. I) on a synthetic network.
+* :mod:`.exploration` — covering sets A0 (the paper's BUILD-A0 and a max-sum greedy cover) and forced
+  exploration.
+* :mod:`.glrt` — sufficient statistics and the factored GLRT: exact (best-first enumeration with
+  H_max and Lagrangian bounds), threshold test, conservative.
+* :mod:`.thresholds` — beta(t, delta): practical (GK16) and a delta-correct theory threshold.
+* :mod:`.tracking` — independent per-agent sampling of a product allocation.
+* :mod:`.policy` — the loop shared by every factored policy.
+* :mod:`.algorithms` — MF-TaS, uniform product sampling, exact Track-and-Stop.
+* :mod:`.mab` — Garivier–Kaufmann Track-and-Stop for one agent (D- and C-tracking).
+* :mod:`.instances` — named instance factories for the registry.
+"""
+
+from .algorithms import ExactTaS, MFTaS, UniformSampling
+from .environment import FactoredBandit, GroupIndexer
+from .exploration import build_a0, covering_set, greedy_cover
+from .glrt import FactoredGLRT, FactoredStatistics
+from .mab import GKTrackAndStop, gk_optimal_weights
+from .thresholds import FactoredTheoryThreshold
+
+__all__ = [
+    "ExactTaS",
+    "FactoredBandit",
+    "FactoredGLRT",
+    "FactoredStatistics",
+    "FactoredTheoryThreshold",
+    "GKTrackAndStop",
+    "GroupIndexer",
+    "MFTaS",
+    "UniformSampling",
+    "build_a0",
+    "covering_set",
+    "gk_optimal_weights",
+    "greedy_cover",
+]

@@ -1,0 +1,138 @@
+"""Covering sets A0 of joint actions and the forced-exploration rule of MF-TaS (paper §6.2, App. C.3).
+
+A covering set A0 holds, for every group action (e, b), some joint action a with a_e = b; at least
+max_e A_e joint actions are needed. Two constructions:
+
+* :func:`build_a0` — the paper's Alg. 4 (BUILD-A0): for each factor e in turn, scan the global actions
+  A(1), A(2), ... and add A(i) whenever it realises a group action of e not yet counted, with the
+  counters I_{e,b} = sum_{a in A0} 1{a_e = b} of the text (so an action added for one factor also
+  counts for the others). We order A lexicographically (C order, agent 0 most significant). Then the
+  scan is a closed form that never enumerates A: the first action realising an uncounted b is the
+  *embedding* of b (b on S_e, 0 elsewhere), the smallest action with a_e = b. So for each factor, the
+  uncounted group actions are embedded in lexicographic order. |A0| <= Abar - rho + 1. The paper's
+  Example 1 (4-cycle, K = 2) prints 7 actions for its run of Alg. 4; this reading gives 9, and no
+  relabelling of the agents with lexicographic scans reproduces 7 (checked), so the paper's order of A
+  is unknown.
+* :func:`greedy_cover` — the improvement suggested after Alg. 4: repeatedly add the joint action that
+  realises the most not-yet-covered group actions. That is a max-sum over 0/1 tables (one variable
+  elimination per added action), so it scales to thousands of agents. On a line with K actions it
+  finds K^2 actions, the minimum.
+
+Forced exploration (paper §6.2): U_{t,e} = {b : N_{e,b}(t) < sqrt(t / |A0|)}; if some U_{t,e} is
+non-empty, play an A0 action covering the least-sampled under-explored (e, b). ``exploration="dtracking"``
+uses the Garivier–Kaufmann level sqrt(t) - Abar/2 instead (the spec's D-tracking analogue). In batches
+(:func:`forced_plays`) the rule looks at the level at the batch's end time t': every (e, b) below it gets
+its deficit ceil(level) - N_{e,b} through the A0 action assigned to it (``cover_of``, the first
+member that covers it), and an A0 action is played as often as the largest deficit it is assigned.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from optdesign import FactorGraph
+from optdesign.errors import InvalidInputError
+from optdesign.inference import MaxSum
+
+from .environment import GroupIndexer
+
+COVERS = ("greedy", "build-a0")
+EXPLORATION = ("paper", "dtracking", "none")
+
+
+@dataclass(frozen=True, eq=False)
+class CoveringSet:
+    """Joint actions ``actions`` (M x N) covering every group action; ``flat`` (M x rho) their group
+    actions; ``cover_of[j]`` the index in ``actions`` of the first member realising flat group action j."""
+
+    actions: np.ndarray
+    flat: np.ndarray
+    cover_of: np.ndarray
+    method: str
+
+    @property
+    def size(self) -> int:
+        return int(self.actions.shape[0])
+
+
+def _covering(indexer: GroupIndexer, actions: list[np.ndarray], method: str) -> CoveringSet:
+    A = np.asarray(actions, dtype=np.int64).reshape(len(actions), indexer.n_agents)
+    flat = indexer.flat(A)
+    cover_of = np.full(indexer.abar, -1, dtype=np.int64)
+    for j in range(A.shape[0] - 1, -1, -1):  # the first member wins
+        cover_of[flat[j]] = j
+    if np.any(cover_of < 0):  # cannot happen for the two constructions; guards hand-made sets
+        raise InvalidInputError(f"the set does not cover group actions {np.flatnonzero(cover_of < 0)[:5].tolist()}")
+    return CoveringSet(A, flat, cover_of, method)
+
+
+def build_a0(fg: FactorGraph) -> CoveringSet:
+    """The paper's BUILD-A0 (App. C.3, Alg. 4) with A in lexicographic order (see the module docstring)."""
+    indexer = GroupIndexer(fg)
+    covered = np.zeros(indexer.abar, dtype=bool)
+    actions: list[np.ndarray] = []
+    for e, (scope, table) in enumerate(zip(fg.scopes, fg.tables, strict=True)):
+        grid = np.indices(table.shape).reshape(len(scope), -1)  # column p: group action p (C order)
+        by_agent = grid[np.argsort(scope)]  # rows in increasing agent id: the lexicographic key
+        order = np.lexsort(by_agent[::-1])  # primary key = the smallest agent id
+        for p in order:
+            if covered[indexer.offsets[e] + p]:
+                continue
+            a = np.zeros(fg.n_agents, dtype=np.int64)
+            a[list(scope)] = grid[:, p]
+            actions.append(a)
+            covered[indexer.flat(a[None, :])[0]] = True
+    return _covering(indexer, actions, "build-a0")
+
+
+def greedy_cover(fg: FactorGraph) -> CoveringSet:
+    """Greedy cover: add argmax_a #{e : (e, a_e) not yet covered} (one max-sum per action) until all are."""
+    indexer = GroupIndexer(fg)
+    plan = fg.plan()
+    uncovered = np.ones(indexer.abar)
+    actions: list[np.ndarray] = []
+    while uncovered.any():
+        a = MaxSum(plan, uncovered).best_action
+        actions.append(a)
+        uncovered[indexer.flat(a[None, :])[0]] = 0.0
+    return _covering(indexer, actions, "greedy")
+
+
+def covering_set(fg: FactorGraph, method: str = "greedy") -> CoveringSet:
+    """A0 by name: ``"greedy"`` (default) or ``"build-a0"`` (the paper's Alg. 4)."""
+    return greedy_cover(fg) if check_cover(method) == "greedy" else build_a0(fg)
+
+
+def check_cover(method: str) -> str:
+    if method not in COVERS:
+        raise InvalidInputError(f"cover must be one of {', '.join(COVERS)}; got {method!r}")
+    return method
+
+
+def check_exploration(rule: str) -> str:
+    if rule not in EXPLORATION:
+        raise InvalidInputError(f"exploration must be one of {', '.join(EXPLORATION)}; got {rule!r}")
+    return rule
+
+
+def exploration_level(rule: str, t: int, cover_size: int, abar: int) -> float:
+    """Count below which a group action is under-explored at time t (rounds)."""
+    if rule == "paper":
+        return float(np.sqrt(t / cover_size))
+    if rule == "dtracking":
+        return float(np.sqrt(t) - abar / 2.0)
+    return -np.inf
+
+
+def forced_plays(cover: CoveringSet, counts: np.ndarray, level: float) -> np.ndarray | None:
+    """Plays of each A0 action lifting every group action with N_{e,b} < level to ceil(level), or None
+    when no group action is under-explored (then the policy tracks its allocation)."""
+    under = counts < level
+    if not under.any():
+        return None
+    deficit = int(np.ceil(level)) - counts[under]
+    reps = np.zeros(cover.size, dtype=np.int64)
+    np.maximum.at(reps, cover.cover_of[under], np.maximum(deficit, 1))
+    return reps

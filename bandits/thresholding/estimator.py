@@ -1,0 +1,206 @@
+"""Laplacian-regularised mean estimate of GrAPL and of its non-adaptive baseline (LeJeune et al. 2020, Sec. 2.3).
+
+    mu_hat_t = argmin_mu  sum_{s<=t} (x_s - mu_{pi_s})^2 + gamma ||mu - tau 1||^2_{L_lambda},   L_lambda = L + lambda I,
+
+i.e. (dividing the normal equations by gamma) mu_hat_t = tau 1 + V_t^{-1} xvec_t with
+
+    V_t = L_lambda + diag(n_t) / gamma,     xvec_t = sum_{s<=t} (x_s - tau) e_{pi_s} / gamma.
+
+This is the paper's eqs. (5)-(8) with the tau offset of its Remark 3.5 (eqs. 17-18), which the
+authors' code uses (``use_tau_offset=True``): the prior mean is tau, so an arm with no information is
+put *at* the threshold (mu_hat_0 = tau 1) and the bounds involve ||mu - tau 1||_{L_lambda}. It is the
+Gaussian posterior mean under the prior N(tau 1, (gamma L_lambda)^{-1}) and unit-variance likelihood.
+
+Two exact update methods (``solver``):
+
+* ``"cg"`` (default): V_t is kept as a sparse CSR matrix whose diagonal is updated in place; each
+  estimate solves V_t y = xvec_t by Jacobi-preconditioned conjugate gradients warm-started at the
+  previous y (the authors' code uses warm-started CG too). A pull changes one diagonal entry and one
+  entry of xvec, so the warm start's residual is a single spike and few iterations are needed; the
+  cost is O(iterations x nnz(L)) per estimate and O(nnz) memory, which scales to N = 10^4-10^5.
+  Stops when ||xvec - V y||_{D^-1} <= rtol ||xvec||_{D^-1}, D = diag(V) (the Jacobi-scaled residual,
+  invariant to the scale of the pull counts; ``rtol``, default 1e-9). Solving is lazy: pulls are
+  accumulated and the system is solved when :meth:`LaplacianEstimator.mean` is called, so a
+  non-adaptive sampler only solves at the times it is asked for an estimate.
+* ``"direct"``: the same lazily updated sparse V_t, factorised afresh by sparse LU (SuperLU,
+  minimum-degree ordering on V + V^T) at each estimate; exact, no tolerance. Much faster than CG on
+  graphs with little fill and a badly conditioned V (ring lattices, small worlds, grids: 0.5 ms per
+  estimate on the N = 1000 small world vs ~3 ms for CG), much slower on expanders such as the SBM
+  (12 ms at N = 1000 vs 0.4 ms), where fill-in is heavy. Choose per graph family.
+* ``"sherman-morrison"``: keeps the dense V_t^{-1} (O(N^2) memory, N <= 5000) and applies the rank-one
+  update V^{-1} <- V^{-1} - c u u^T / (gamma + c u_i), u = V^{-1} e_i, with
+  y <- y + u (a - c y_i) / (gamma + c u_i) for c pulls of arm i with reward sum tau c + a. O(N^2) per
+  pulled arm, no iteration, exact up to round-off.
+
+No dense inverse or dense solve is ever formed per round. lambda must be > 0: with lambda = 0, V_t is
+singular as long as a connected component of the graph has no sample (and V_0 = L always is).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.linalg import blas
+from scipy.sparse.csgraph import connected_components
+from scipy.sparse.linalg import splu
+
+from optdesign.errors import InvalidInputError
+
+from ..environments import as_counts
+
+SOLVERS = ("cg", "direct", "sherman-morrison")
+SHERMAN_MORRISON_MAX_N = 5000
+
+
+def check_positive(value, name: str, meaning: str = "") -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not (np.isfinite(value) and value > 0):
+        raise InvalidInputError(f"{name} must be a positive number{meaning}, got {value!r}")
+    return float(value)
+
+
+def check_lambda(lam, laplacian: sp.spmatrix | None = None) -> float:
+    """lambda > 0 (ridge of L_lambda = L + lambda I); lambda = 0 leaves V singular on unsampled components."""
+    if isinstance(lam, bool) or not isinstance(lam, (int, float, np.integer, np.floating)) or not np.isfinite(lam):
+        raise InvalidInputError(f"lam must be a positive number, got {lam!r}")
+    if lam < 0:
+        raise InvalidInputError(f"lam must be positive (L + lam I must be positive definite), got {lam!r}")
+    if lam == 0:
+        where = ""
+        if laplacian is not None:
+            n_comp = connected_components(laplacian != 0, directed=False)[0]
+            where = f" (this graph has {n_comp} connected component{'s' if n_comp > 1 else ''})"
+        raise InvalidInputError(
+            "lam must be > 0: with lam = 0, V = L + diag(n)/gamma is singular as long as a connected component "
+            f"of the graph has no sample{where}, and the prior estimate mu_hat_0 = tau 1 is undefined"
+        )
+    return float(lam)
+
+
+class LaplacianEstimator:
+    """mu_hat = tau + V^{-1} xvec with V = L + lam I + diag(n)/gamma (see module docstring).
+
+    ``add(arm, total, count)`` records ``count`` pulls of ``arm`` with reward sum ``total``;
+    ``add_batch(counts, sums)`` a batch; ``mean()`` returns the current estimate. ``iterations``
+    counts CG iterations, ``unconverged`` the CG solves that hit ``maxiter`` (default 10 N; the
+    estimate is then the last iterate), ``solve_time`` the seconds spent updating and solving.
+    """
+
+    def __init__(self, laplacian, tau: float, gamma: float, lam: float = 1e-3, *, solver: str = "cg",
+                 rtol: float = 1e-9, maxiter: int | None = None):
+        if not sp.issparse(laplacian) or laplacian.shape[0] != laplacian.shape[1]:
+            raise InvalidInputError("laplacian must be a square scipy sparse matrix")
+        self.gamma = check_positive(gamma, "gamma", " (the weight of the Laplacian penalty)")
+        self.lam = check_lambda(lam, laplacian)
+        if solver not in SOLVERS:
+            raise InvalidInputError(f"solver must be one of {', '.join(SOLVERS)}; got {solver!r}")
+        if not (np.isfinite(rtol) and 0 < rtol < 1):
+            raise InvalidInputError(f"rtol must be in (0, 1), got {rtol!r}")
+        n = laplacian.shape[0]
+        if solver == "sherman-morrison" and n > SHERMAN_MORRISON_MAX_N:
+            raise InvalidInputError(f"solver='sherman-morrison' keeps a dense N x N inverse; N = {n} exceeds "
+                                    f"{SHERMAN_MORRISON_MAX_N}: use solver='cg'")
+        self.tau = float(tau)
+        self.solver = solver
+        self.rtol = float(rtol)
+        self.maxiter = 10 * n if maxiter is None else int(maxiter)
+        self.n_arms = n
+        self.counts = np.zeros(n, dtype=np.int64)
+        self.xvec = np.zeros(n)
+        self._y = np.zeros(n)  # mu_hat - tau
+        self._dirty = False
+        self.iterations = self.unconverged = self.solves = 0
+        self.solve_time = 0.0
+        self._L_lam = sp.csr_matrix(laplacian + self.lam * sp.eye(n, format="csr"), dtype=float)
+        self._L_lam.sum_duplicates()
+        self._L_lam.sort_indices()
+        if solver != "sherman-morrison":
+            self._V = self._L_lam.copy()
+            rows = np.repeat(np.arange(n), np.diff(self._V.indptr))
+            self._diag_pos = np.flatnonzero(rows == self._V.indices)  # one stored diagonal entry per row
+            if self._diag_pos.size != n:
+                raise InvalidInputError("laplacian + lam I must store every diagonal entry")
+        else:
+            self._Vinv = np.asfortranarray(np.linalg.inv(self._L_lam.toarray()))  # full; dsyr keeps the upper half
+
+    def add(self, arm: int, total: float, count: int = 1) -> None:
+        """Record ``count`` pulls of ``arm`` whose rewards sum to ``total``."""
+        start = time.perf_counter()
+        a = (float(total) - count * self.tau)
+        if self.solver != "sherman-morrison":
+            self._V.data[self._diag_pos[arm]] += count / self.gamma
+            self.xvec[arm] += a / self.gamma
+            self._dirty = True
+        else:
+            A = self._Vinv
+            u = np.concatenate((A[:arm, arm], A[arm, arm:]))  # column arm of the symmetric inverse (upper half)
+            denom = self.gamma + count * u[arm]
+            self._y += u * ((a - count * self._y[arm]) / denom)
+            self._Vinv = blas.dsyr(-count / denom, u, a=A, overwrite_a=True)
+            self.xvec[arm] += a / self.gamma
+        self.counts[arm] += count
+        self.solve_time += time.perf_counter() - start
+
+    def add_batch(self, counts, sums) -> None:
+        """Record a batch: ``counts[k]`` pulls of arm k with reward sum ``sums[k]``."""
+        counts = as_counts(counts, self.n_arms)
+        sums = np.asarray(sums, dtype=float)
+        if self.solver == "sherman-morrison":
+            for k in np.flatnonzero(counts):
+                self.add(int(k), sums[k], int(counts[k]))
+            return
+        self._V.data[self._diag_pos] += counts / self.gamma
+        self.xvec += (sums - counts * self.tau) / self.gamma
+        self.counts += counts
+        self._dirty = True
+
+    def mean(self) -> np.ndarray:
+        """The current estimate mu_hat = tau + V^{-1} xvec (solved now if pulls arrived since the last call)."""
+        if self._dirty:
+            start = time.perf_counter()
+            self._solve()
+            self.solve_time += time.perf_counter() - start
+        return self.tau + self._y
+
+    def system(self) -> tuple[sp.csr_matrix, np.ndarray]:
+        """(V_t, xvec_t), copies: for checks and dense baselines."""
+        V = self._L_lam + sp.diags(self.counts / self.gamma, format="csr")
+        return V.tocsr(), self.xvec.copy()
+
+    def _solve(self) -> None:
+        """V y = xvec: sparse LU (``direct``) or Jacobi-preconditioned CG from the previous y (``cg``)."""
+        V, b, y = self._V, self.xvec, self._y
+        self._dirty = False
+        self.solves += 1
+        if self.solver == "direct":  # V is symmetric: its CSR arrays are those of a CSC matrix
+            csc = sp.csc_matrix((V.data, V.indices, V.indptr), shape=V.shape)
+            y[:] = splu(csc, permc_spec="MMD_AT_PLUS_A").solve(b)
+            return
+        inv_diag = 1.0 / V.data[self._diag_pos]
+        tol2 = self.rtol**2 * (b @ (b * inv_diag))  # stop on the Jacobi-scaled residual: sqrt(r^T D^-1 r)
+        if tol2 == 0.0:
+            y[:] = 0.0
+            return
+        r = b - V @ y
+        z = r * inv_diag
+        rz = r @ z
+        if rz <= tol2:
+            return
+        p = z.copy()
+        for k in range(1, self.maxiter + 1):
+            Ap = V @ p
+            step = rz / (p @ Ap)
+            y += step * p
+            r -= step * Ap
+            z = r * inv_diag
+            rz_new = r @ z
+            if rz_new <= tol2:
+                self.iterations += k
+                return
+            p *= rz_new / rz
+            p += z
+            rz = rz_new
+        self.iterations += self.maxiter
+        self.unconverged += 1

@@ -1,0 +1,64 @@
+"""The graph thresholding instances of LeJeune et al. (2020, Sec. 4; parameters from the authors' notebooks,
+spec §3.4). Each is seeded: ``seed`` fixes the graph and the means (the paper draws both anew per trial);
+the noise is seeded separately by the run.
+
+* ``sbm``: two-block stochastic block model, blocks of n nodes, p_in = log(n)/n, p_out = p_in/sqrt(n);
+  mu = +1 on block 0, -1 on block 1 (alternating for more blocks); Gaussian noise sigma = 2; tau = 0, eps = 0.01.
+* ``nws``: Newman–Watts–Strogatz small world (n = 1000, k = 4, p = 0.01); smooth means
+  mu_0 = (L + I/(1000 n))^{-1} g, g ~ N(0, I), then centred on the median, divided by 5 std, + 0.5, clipped
+  to [0, 1]; Bernoulli rewards; tau = 0.5, eps = 0.01.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import spsolve
+
+from ..instances import check_int, check_positive
+from .environment import GraphThresholdingBandit, graph_laplacian
+
+
+def _seeds(seed: int, k: int) -> list[int]:
+    return [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(k)]
+
+
+def sbm(n: int = 500, blocks: int = 2, sigma: float = 2.0, tau: float = 0.0, eps: float = 0.01,
+        seed: int = 0) -> GraphThresholdingBandit:
+    """Stochastic block model of LeJeune et al. Sec. 4.1 (see module docstring); nodes in block order."""
+    n, blocks = check_int(n, "n", 2), check_int(blocks, "blocks", 1)
+    p_in = np.log(n) / n
+    p_out = p_in / np.sqrt(n)
+    probs = np.full((blocks, blocks), p_out)
+    np.fill_diagonal(probs, p_in)
+    graph = nx.stochastic_block_model([n] * blocks, probs.tolist(), seed=_seeds(seed, 1)[0])
+    means = np.repeat(np.where(np.arange(blocks) % 2 == 0, 1.0, -1.0), n)
+    return GraphThresholdingBandit(graph, means, tau, eps, noise="gaussian", sigma=sigma,
+                                   name=f"sbm(n={n},blocks={blocks},sigma={sigma:g},seed={seed})")
+
+
+def smooth_means(laplacian, rng: np.random.Generator, shift: float) -> np.ndarray:
+    """(L + shift I)^{-1} g, g ~ N(0, I), centred on its median, divided by 5 std, + 0.5, clipped to [0, 1].
+
+    Solved exactly (sparse LU) for g - mean(g): since L 1 = 0, the constant part mean(g)/shift of the
+    solution is removed by the median centring anyway, and dropping it avoids cancelling a 1/shift-sized
+    constant (the notebook used an approximate CG solve instead)."""
+    g = rng.standard_normal(laplacian.shape[0])
+    A = sp.csc_matrix(laplacian + shift * sp.eye(laplacian.shape[0]))
+    mu = spsolve(A, g - g.mean())
+    mu -= np.median(mu)
+    mu /= 5 * np.std(mu)
+    return np.clip(mu + 0.5, 0.0, 1.0)
+
+
+def nws(n: int = 1000, k: int = 4, p: float = 0.01, tau: float = 0.5, eps: float = 0.01,
+        seed: int = 0) -> GraphThresholdingBandit:
+    """Newman–Watts–Strogatz small world of LeJeune et al. Sec. 4.2 with smooth Bernoulli means."""
+    n, k = check_int(n, "n", 3), check_int(k, "k", 2)
+    p = check_positive(p, "p")
+    graph_seed, signal_seed = _seeds(seed, 2)
+    graph = nx.newman_watts_strogatz_graph(n, k, p, seed=graph_seed)
+    means = smooth_means(graph_laplacian(graph, n), np.random.default_rng(signal_seed), 1.0 / (1000 * n))
+    return GraphThresholdingBandit(graph, means, tau, eps, noise="bernoulli",
+                                   name=f"nws(n={n},k={k},p={p:g},seed={seed})")
