@@ -33,10 +33,11 @@ from optdesign.validation import as_arms, as_matrix, unique_argmax
 
 from .algorithm import Algorithm
 from .environments import as_counts, check_sigma, gaussian_sums
-from .instances import check_int, check_positive, soare
+from .instances import soare
 from .linear.common import LinearGLRPolicy, check_growth
-from .stopping import BilinearThreshold, LinearTheoryThreshold, PracticalThreshold, Threshold
+from .stopping import BilinearThreshold, LinearTheoryThreshold, PracticalThreshold, Threshold, check_threshold_option
 from .tracking import next_checkpoint
+from .validation import check_choice, check_int, check_positive
 
 #: largest number K^n of joint assignments that :func:`brute_force_assignment` enumerates
 MAX_ASSIGNMENTS = 10**6
@@ -73,8 +74,7 @@ def directed_edges(graph) -> tuple[list, np.ndarray]:
 def make_graph(kind: str, m: int) -> nx.Graph:
     """The graphs of Rizk et al. Sec. 6-7 with m directed edges: star (m/2 + 1 nodes), complete
     ((1 + sqrt(4m + 1))/2 nodes), circle (m/2 nodes, at least 3) and matching (m nodes, m/2 pairs)."""
-    if kind not in GRAPHS:
-        raise InvalidInputError(f"graph must be one of {', '.join(GRAPHS)}; got {kind!r}")
+    check_choice(kind, "graph", GRAPHS)
     if isinstance(m, bool) or not isinstance(m, (int, np.integer, float)) or m != int(m) or m < 2:
         raise InvalidInputError(f"m (number of directed edges) must be an integer >= 2, got {m!r}")
     m = int(m)
@@ -371,9 +371,7 @@ class RandomizedGAllocation(Algorithm):
     delta_independent = True
 
     def __post_init__(self):
-        if not isinstance(self.threshold, Threshold) and self.threshold not in BILINEAR_THRESHOLDS:
-            raise InvalidInputError(
-                f"threshold must be one of {', '.join(BILINEAR_THRESHOLDS)}; got {self.threshold!r}")
+        check_threshold_option(self.threshold, BILINEAR_THRESHOLDS)
         if self.design not in ("g", "bilinear"):
             raise InvalidInputError(f"design must be 'g' (od.g_optimal) or 'bilinear' (od.bilinear_design); "
                                     f"got {self.design!r}")

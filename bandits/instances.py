@@ -17,6 +17,7 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from .environments import LinearBandit
+from .validation import check_int, check_positive
 
 
 def soare(d: int = 2, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
@@ -166,15 +167,3 @@ def _number(text: str):
     if text.lower() in ("pi/2", "pi"):
         return np.pi / 2 if text.lower() == "pi/2" else np.pi
     return text
-
-
-def check_int(value, name: str, minimum: int) -> int:
-    if isinstance(value, bool) or int(value) != value or value < minimum:
-        raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
-def check_positive(value, name: str) -> float:
-    if not (np.isfinite(value) and value > 0):
-        raise InvalidInputError(f"{name} must be a positive number, got {value!r}")
-    return float(value)

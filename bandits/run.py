@@ -53,7 +53,8 @@ class RunResult:
         return asdict(self)
 
 
-def _split_seed(seed) -> tuple[np.random.Generator, np.random.Generator]:
+def split_seed(seed) -> tuple[np.random.Generator, np.random.Generator]:
+    """Independent generators for the environment's noise and the algorithm's own draws."""
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     env_ss, alg_ss = ss.spawn(2)
     return np.random.default_rng(env_ss), np.random.default_rng(alg_ss)
@@ -78,7 +79,7 @@ def run(algorithm: Algorithm, env, delta, seed=None, *, max_samples: int = DEFAU
         )
     if isinstance(max_samples, bool) or not isinstance(max_samples, (int, np.integer)) or max_samples < 1:
         raise InvalidInputError(f"max_samples must be a positive integer, got {max_samples!r}")
-    env_rng, alg_rng = _split_seed(seed)
+    env_rng, alg_rng = split_seed(seed)
     start = time.perf_counter()
     policy = algorithm.start(env, min(deltas), alg_rng)
     n_arms = env.n_arms

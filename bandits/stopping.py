@@ -29,6 +29,8 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
+from .validation import check_choice
+
 
 def check_delta(delta) -> float:
     """A confidence level in (0, 1)."""
@@ -110,3 +112,10 @@ class LinearTheoryThreshold(Threshold):
 
 
 THRESHOLDS = ("practical", "soare", "theory")
+
+
+def check_threshold_option(value, choices=THRESHOLDS):
+    """A threshold option: a :class:`Threshold` instance, or one of the names in ``choices``."""
+    if isinstance(value, Threshold):
+        return value
+    return check_choice(value, "threshold", choices)

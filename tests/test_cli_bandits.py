@@ -48,6 +48,8 @@ def test_bad_input_is_one_line_with_status_2():
         (["run", "g-static", "-i", "soare", "--delta", "1.5"], "delta"),
         (["run", "g-static", "-i", "soare", "--delta", "x"], "delta"),
         (["run", "g-static", "-i", "soare:d=0"], "d must be an integer"),
+        (["run", "g-static", "-i", "soare:d=abc"], "d must be an integer"),
+        (["run", "g-static", "-i", "soare:omega=x"], "omega must be a positive number"),
         (["run", "g-static:rule=fast", "-i", "soare"], "rule must be one of"),
         (["run", "g-static", "-i", "soare:bogus=1"], "unexpected keyword"),
     ]

@@ -65,6 +65,7 @@ from optdesign.errors import InvalidInputError
 from ..algorithm import Algorithm, Policy
 from ..statistics import LinearStatistics
 from ..tracking import next_checkpoint, track
+from ..validation import check_choice
 from .common import check_growth, spanning_arms
 
 C_PRIME = 6.0 / np.pi**2  # Soare et al. Prop. 1, as printed
@@ -212,8 +213,7 @@ class PhasedPolicy(Policy):
 
 
 def _check_rule(rule: str) -> None:
-    if rule not in RULES:
-        raise InvalidInputError(f"rule must be one of {', '.join(RULES)}; got {rule!r}")
+    check_choice(rule, "rule", RULES)
 
 
 @dataclass(frozen=True)

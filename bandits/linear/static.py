@@ -24,11 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 
 import optdesign as od
-from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm
 from ..stopping import Threshold
 from ..tracking import next_checkpoint, track
+from ..validation import check_choice
 from .common import LinearGLRPolicy, check_growth
 
 DESIGNS = {"g": "g-static", "xy": "xy-static", "oracle": "xy-oracle"}
@@ -46,10 +46,8 @@ class StaticAllocation(Algorithm):
     delta_independent = True
 
     def __post_init__(self):
-        if self.design not in DESIGNS:
-            raise InvalidInputError(f"design must be one of {', '.join(DESIGNS)}; got {self.design!r}")
-        if self.rule not in RULES:
-            raise InvalidInputError(f"rule must be one of {', '.join(RULES)}; got {self.rule!r}")
+        check_choice(self.design, "design", DESIGNS)
+        check_choice(self.rule, "rule", RULES)
         check_growth(self.growth)
 
     @property

@@ -66,8 +66,9 @@ import optdesign as od
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm
-from ..stopping import THRESHOLDS, Threshold
+from ..stopping import Threshold, check_threshold_option
 from ..tracking import next_checkpoint, track
+from ..validation import check_choice
 from .common import LinearGLRPolicy, check_growth
 
 SOLVER_MODES = ("fast", "model")
@@ -91,12 +92,9 @@ class LinearTrackAndStop(Algorithm):
     delta_independent = True
 
     def __post_init__(self):
-        if not isinstance(self.threshold, Threshold) and self.threshold not in THRESHOLDS:
-            raise InvalidInputError(f"threshold must be one of {', '.join(THRESHOLDS)}; got {self.threshold!r}")
-        if self.tracking not in TRACKINGS:
-            raise InvalidInputError(f"tracking must be one of {', '.join(TRACKINGS)}; got {self.tracking!r}")
-        if self.solver_mode not in SOLVER_MODES:
-            raise InvalidInputError(f"solver_mode must be one of {', '.join(SOLVER_MODES)}; got {self.solver_mode!r}")
+        check_threshold_option(self.threshold)
+        check_choice(self.tracking, "tracking", TRACKINGS)
+        check_choice(self.solver_mode, "solver_mode", SOLVER_MODES)
         check_growth(self.growth)
         try:
             check_growth(self.replan_growth)

@@ -31,7 +31,7 @@ import numpy as np
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 
-from ..instances import check_int, check_positive
+from ..validation import check_choice, check_int, check_positive
 
 HEIGHT, UE_HEIGHT = 32.0, 1.5  # m
 POWER_DBM, MAX_GAIN_DBI, HPBW_DEG, SIDE_LOBE_DB = 46.0, 17.0, 10.0, 20.0
@@ -71,8 +71,7 @@ def antenna_tilt(N: int = 6, K: int = 3, seed=0, *, users: int = 1000, layout: s
     interferers = check_int(interferers, "interferers", 1)
     if interferers > N - 1:
         raise InvalidInputError(f"interferers must be at most N - 1 = {N - 1}, got {interferers}")
-    if layout not in LAYOUTS:
-        raise InvalidInputError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
+    check_choice(layout, "layout", LAYOUTS)
     scale, isd = check_positive(scale, "scale"), check_positive(isd, "isd")
     rng = np.random.default_rng(seed)
     sites = site_positions(N, layout, isd)

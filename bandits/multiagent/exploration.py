@@ -36,6 +36,7 @@ from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 from optdesign.inference import MaxSum
 
+from ..validation import check_choice
 from .environment import GroupIndexer
 
 COVERS = ("greedy", "build-a0")
@@ -106,14 +107,12 @@ def covering_set(fg: FactorGraph, method: str = "greedy") -> CoveringSet:
 
 
 def check_cover(method: str) -> str:
-    if method not in COVERS:
-        raise InvalidInputError(f"cover must be one of {', '.join(COVERS)}; got {method!r}")
+    check_choice(method, "cover", COVERS)
     return method
 
 
 def check_exploration(rule: str) -> str:
-    if rule not in EXPLORATION:
-        raise InvalidInputError(f"exploration must be one of {', '.join(EXPLORATION)}; got {rule!r}")
+    check_choice(rule, "exploration", EXPLORATION)
     return rule
 
 

@@ -53,6 +53,7 @@ from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 from optdesign.inference import MaxSum
 
+from ..validation import check_choice
 from .environment import GroupIndexer
 
 GLRT_MODES = ("exact", "conservative")
@@ -279,6 +280,5 @@ class GLRState:
 
 
 def check_glrt_mode(mode: str) -> str:
-    if mode not in GLRT_MODES:
-        raise InvalidInputError(f"glrt must be one of {', '.join(GLRT_MODES)}; got {mode!r}")
+    check_choice(mode, "glrt", GLRT_MODES)
     return mode

@@ -16,7 +16,7 @@ from __future__ import annotations
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 
-from ..instances import check_int
+from ..validation import check_int
 from .antenna import antenna_tilt
 from .environment import FactoredBandit
 

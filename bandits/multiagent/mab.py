@@ -42,6 +42,7 @@ from ..environments import check_sigma
 from ..linear.common import check_growth
 from ..stopping import Threshold
 from ..tracking import track
+from ..validation import check_choice
 from .glrt import check_glrt_mode
 from .policy import FactoredPolicy, check_env
 from .thresholds import check_threshold
@@ -99,8 +100,7 @@ class GKTrackAndStop(Algorithm):
     delta_independent = True
 
     def __post_init__(self):
-        if self.tracking not in TRACKING:
-            raise InvalidInputError(f"tracking must be one of {', '.join(TRACKING)}; got {self.tracking!r}")
+        check_choice(self.tracking, "tracking", TRACKING)
         check_threshold(self.threshold)
         check_glrt_mode(self.glrt)
         check_growth(self.growth)

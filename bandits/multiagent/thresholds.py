@@ -37,7 +37,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ..stopping import PracticalThreshold, Threshold
+from ..stopping import PracticalThreshold, Threshold, check_threshold_option
 
 THRESHOLDS = ("practical", "theory")
 
@@ -78,5 +78,4 @@ def make_threshold(name, structure, eta: float = 1.0) -> Threshold:
 
 
 def check_threshold(name) -> None:
-    if not isinstance(name, Threshold) and name not in THRESHOLDS:
-        raise InvalidInputError(f"threshold must be one of {', '.join(THRESHOLDS)}; got {name!r}")
+    check_threshold_option(name, THRESHOLDS)

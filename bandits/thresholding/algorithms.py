@@ -21,7 +21,8 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from .estimator import SOLVERS, LaplacianEstimator, check_lambda, check_positive
+from ..validation import check_choice, check_positive
+from .estimator import SOLVERS, LaplacianEstimator, check_lambda
 from .spectral import optimal_gamma
 
 TIES = ("random", "first")
@@ -85,16 +86,11 @@ class ThresholdingAlgorithm(ABC):
         return {"algorithm": self.name, **asdict(self)}
 
 
-def _check_choice(value, name: str, choices: tuple) -> None:
-    if value not in choices:
-        raise InvalidInputError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
-
-
 def _check_estimator_options(alg) -> None:
     if not (isinstance(alg.gamma, str) and alg.gamma == "opt"):
         check_positive(alg.gamma, "gamma", " (or 'opt')" if hasattr(alg, "alpha") else "")
     check_lambda(alg.lam)
-    _check_choice(alg.solver, "solver", SOLVERS)
+    check_choice(alg.solver, "solver", SOLVERS)
     if not (np.isfinite(alg.rtol) and 0 < alg.rtol < 1):
         raise InvalidInputError(f"rtol must be in (0, 1), got {alg.rtol!r}")
 
@@ -140,7 +136,7 @@ class GrAPL(ThresholdingAlgorithm):
         _check_estimator_options(self)
         if self.alpha is not None:
             check_positive(self.alpha, "alpha", " (pseudo-count of the index)")
-        _check_choice(self.ties, "ties", TIES)
+        check_choice(self.ties, "ties", TIES)
 
     @property
     def name(self) -> str:
@@ -179,7 +175,7 @@ class RandomLaplacian(ThresholdingAlgorithm):
         _check_estimator_options(self)
         if isinstance(self.gamma, str):
             raise InvalidInputError(f"gamma must be a positive number, got {self.gamma!r}")
-        _check_choice(self.order, "order", ORDERS)
+        check_choice(self.order, "order", ORDERS)
 
     @property
     def name(self) -> str:
@@ -218,7 +214,7 @@ class APT(ThresholdingAlgorithm):
         if isinstance(self.init_pulls, bool) or not isinstance(self.init_pulls, (int, np.integer)) \
                 or self.init_pulls < 1:
             raise InvalidInputError(f"init_pulls must be a positive integer, got {self.init_pulls!r}")
-        _check_choice(self.ties, "ties", TIES)
+        check_choice(self.ties, "ties", TIES)
 
     @property
     def name(self) -> str:

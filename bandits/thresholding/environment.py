@@ -27,6 +27,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_vector
 
 from ..environments import as_counts, check_sigma, gaussian_sums
+from ..validation import check_choice
 
 NOISES = ("gaussian", "bernoulli")
 
@@ -72,8 +73,7 @@ class GraphThresholdingBandit:
             raise InvalidInputError(f"tau must be a finite number, got {self.tau!r}")
         if not (np.isfinite(self.eps) and self.eps > 0):
             raise InvalidInputError(f"eps must be a positive number (the tolerance around tau), got {self.eps!r}")
-        if self.noise not in NOISES:
-            raise InvalidInputError(f"noise must be one of {', '.join(NOISES)}; got {self.noise!r}")
+        check_choice(self.noise, "noise", NOISES)
         if self.noise == "bernoulli" and (means.min() < 0 or means.max() > 1):
             raise InvalidInputError("Bernoulli means must lie in [0, 1]")
         sigma = check_sigma(self.sigma) if self.noise == "gaussian" else 0.5

@@ -49,16 +49,10 @@ from scipy.sparse.linalg import splu
 from optdesign.errors import InvalidInputError
 
 from ..environments import as_counts
+from ..validation import check_choice, check_positive
 
 SOLVERS = ("cg", "direct", "sherman-morrison")
 SHERMAN_MORRISON_MAX_N = 5000
-
-
-def check_positive(value, name: str, meaning: str = "") -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not (np.isfinite(value) and value > 0):
-        raise InvalidInputError(f"{name} must be a positive number{meaning}, got {value!r}")
-    return float(value)
 
 
 def check_lambda(lam, laplacian: sp.spmatrix | None = None) -> float:
@@ -94,8 +88,7 @@ class LaplacianEstimator:
             raise InvalidInputError("laplacian must be a square scipy sparse matrix")
         self.gamma = check_positive(gamma, "gamma", " (the weight of the Laplacian penalty)")
         self.lam = check_lambda(lam, laplacian)
-        if solver not in SOLVERS:
-            raise InvalidInputError(f"solver must be one of {', '.join(SOLVERS)}; got {solver!r}")
+        check_choice(solver, "solver", SOLVERS)
         if not (np.isfinite(rtol) and 0 < rtol < 1):
             raise InvalidInputError(f"rtol must be in (0, 1), got {rtol!r}")
         n = laplacian.shape[0]

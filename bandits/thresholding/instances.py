@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
-from ..instances import check_int, check_positive
+from ..validation import check_int, check_positive
 from .environment import GraphThresholdingBandit, graph_laplacian
 
 

@@ -24,7 +24,7 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from ..environments import as_counts
-from ..run import _split_seed
+from ..run import split_seed
 from .algorithms import ThresholdingAlgorithm
 from .environment import GraphThresholdingBandit
 
@@ -97,7 +97,7 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
         raise InvalidInputError(f"T must be a positive integer (the budget), got {T!r}")
     T = int(T)
     grid = record_grid(T, record)
-    env_rng, alg_rng = _split_seed(seed)
+    env_rng, alg_rng = split_seed(seed)
     start = time.perf_counter()
     policy = algorithm.start(env, alg_rng)
     n = env.n_arms

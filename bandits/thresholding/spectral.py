@@ -18,7 +18,8 @@ from scipy.sparse.linalg import eigsh
 
 from optdesign.errors import InvalidInputError
 
-from .estimator import check_lambda, check_positive
+from ..validation import check_choice, check_positive
+from .estimator import check_lambda
 
 DENSE_LIMIT = 2000
 
@@ -107,8 +108,7 @@ def optimal_gamma(env, alpha: float, lam: float = 1e-3, *, gamma0: float = 10.0,
     forms. d is the effective dimension at T/gamma = q, not capped at N (as in the code). Stops when gamma
     repeats (d is an integer, so the map is piecewise smooth) or after ``max_iter`` iterations.
     """
-    if variant not in GAMMA_VARIANTS:
-        raise InvalidInputError(f"variant must be one of {', '.join(GAMMA_VARIANTS)}; got {variant!r}")
+    check_choice(variant, "variant", GAMMA_VARIANTS)
     alpha = check_positive(alpha, "alpha")
     gamma = check_positive(gamma0, "gamma0")
     c_q, c_g = GAMMA_VARIANTS[variant]
