@@ -91,7 +91,7 @@ class InstanceSpec:
     which keeps optional families out of the import graph), its kind and a one-line summary."""
 
     factory: Callable | str
-    kind: str  # "linear" or "bilinear" (which algorithms apply)
+    kind: str  # "linear", "bilinear", "factored" or "thresholding" (which algorithms apply)
     summary: str
 
     def build(self, **kwargs):
@@ -130,13 +130,19 @@ for _name, _summary in _FACTORED.items():
     INSTANCES[_name] = InstanceSpec(f"bandits.multiagent.instances:{_name.replace('-', '_')}", "factored", _summary)
 
 
+INSTANCES["sbm"] = InstanceSpec("bandits.thresholding.instances:sbm", "thresholding",
+                                "LeJeune et al. 4.1: two-block SBM, mu = +-1, sigma 2 (n, blocks, sigma, seed)")
+INSTANCES["nws"] = InstanceSpec("bandits.thresholding.instances:nws", "thresholding",
+                                "LeJeune et al. 4.2: Newman–Watts–Strogatz, smooth Bernoulli means (n, k, p, seed)")
+
+
 def register(name: str, factory: Callable | str, kind: str, summary: str) -> None:
     """Add a named instance (used by the bilinear and multi-agent modules)."""
     INSTANCES[name] = InstanceSpec(factory, kind, summary)
 
 
 def split_options(text: str) -> tuple[str, dict]:
-    """``"name:key=value,key=value"`` -> (name, {key: number or string})."""
+    """``"name:key=value,key=value"`` -> (name, {key: number, true/false, or string})."""
     name, _, rest = str(text).partition(":")
     options = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
@@ -166,4 +172,6 @@ def _number(text: str):
             pass
     if text.lower() in ("pi/2", "pi"):
         return np.pi / 2 if text.lower() == "pi/2" else np.pi
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
     return text

@@ -6,17 +6,21 @@ Classes are imported on first use (``"module:Class"``), so listing names costs n
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from optdesign.errors import InvalidInputError
 
 from .algorithm import Algorithm
+
+if TYPE_CHECKING:
+    from .thresholding.algorithms import ThresholdingAlgorithm
 from .instances import resolve, split_options
 
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
     target: str  # "module:Class"
-    kind: str  # the instance kind it runs on: "linear" or "bilinear"
+    kind: str  # the instance kind it runs on: "linear", "bilinear", "factored" or "thresholding"
     summary: str
     defaults: dict = field(default_factory=dict)
 
@@ -45,10 +49,16 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                             "Garivier–Kaufmann Track-and-Stop, one agent (D/C tracking)"),
     "gbb-g-allocation": AlgorithmSpec("bandits.bilinear:RandomizedGAllocation", "bilinear",
                                       "Rizk et al. Alg. 2: i.i.d. node arms from mu*, stop by (S1)"),
+    "grapl": AlgorithmSpec("bandits.thresholding.algorithms:GrAPL", "thresholding",
+                           "LeJeune et al.: graph-Laplacian APT index, fixed budget (gamma, lam, alpha)"),
+    "apt": AlgorithmSpec("bandits.thresholding.algorithms:APT", "thresholding",
+                         "Locatelli et al.: anytime parameter-free thresholding, fixed budget (init_pulls)"),
+    "random-laplacian": AlgorithmSpec("bandits.thresholding.algorithms:RandomLaplacian", "thresholding",
+                                      "uniform random pulls + Laplacian estimator, fixed budget (gamma, lam)"),
 }
 
 
-def make_algorithm(text: str) -> Algorithm:
+def make_algorithm(text: str) -> Algorithm | ThresholdingAlgorithm:
     """An algorithm from ``NAME`` or ``NAME:key=value,...`` (e.g. ``xy-adaptive:alpha=0.2``)."""
     name, options = split_options(text)
     if name not in ALGORITHMS:

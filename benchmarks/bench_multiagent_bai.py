@@ -127,7 +127,8 @@ def glrt_timings(policy):
 def table_large(console: Console, sizes: list[int], delta: float) -> None:
     t = Table(title=f"MF-TaS on lines of N agents, K = 3 (planted, Delta_min = 0.5), delta = {delta}: one run "
                     "(seed 0); GLRT times per call")
-    for col in ("N", "rounds", "correct", "wall (s)", "batches", "/ 2T^MF log", "GLRT test / check (ms)",
+    for col in ("N", "rounds", "correct", "wall (s)", "rounds/s", "solve share", "GLRT share", "batches",
+                "/ 2T^MF log", "GLRT test / check (ms)",
                 "exact value (ms)", "listed, cuts", "H_max only: listed, bound / exact", "conservative (ms)",
                 "cons. / exact", "MF solve (s)",
                 "relabel (µs)"):
@@ -146,7 +147,8 @@ def table_large(console: Console, sizes: list[int], delta: float) -> None:
             policy.model.local_allocations(best)
         t_relabel = time.perf_counter() - start
         t_mf = od.mf_characteristic_time(env.fg).value
-        t.add_row(str(N), f"{result.rounds:,}", str(result.correct), f"{wall:.2f}", str(result.batches),
+        t.add_row(str(N), f"{result.rounds:,}", str(result.correct), f"{wall:.2f}", f"{result.rounds / wall:,.0f}",
+                  f"{result.solve_time / wall:.0%}", f"{policy.glrt_time / wall:.0%}", str(result.batches),
                   f"{result.rounds / (2 * t_mf * np.log(1 / delta)):.3f}",
                   f"{1000 * policy.glrt_time / result.batches:.2f}", f"{1000 * t_exact:.2f}",
                   f"{exact.enumerated}, {exact.cuts}", f"{plain.enumerated}, {plain.value / exact.value:.3f}",

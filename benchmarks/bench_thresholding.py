@@ -185,6 +185,14 @@ def speed(console: Console, rounds: int, max_seconds: float) -> None:
             table.add_row(family, f"{n_total:,}", f"{env.laplacian.nnz:,}", method, str(k), f"{1e3 * per:.3g}",
                           f"{base / per:.3g}")
     console.print(table)
+    whole = Table(title="Whole fixed-budget runs (index + pull + estimator update), T = 5000, one run, seed 0")
+    for col in ("algorithm", "graph", "N", "wall (s)", "rounds/s"):
+        whole.add_column(col, justify="left" if col in ("algorithm", "graph") else "right")
+    for family, env in (("SBM", sbm(n=500, seed=0)), ("NWS", nws(n=1000, seed=0))):
+        for algo in (GrAPL(gamma=10.0, alpha=1.0, solver="cg" if family == "SBM" else "direct"), APT()):
+            res = run_thresholding(algo, env, 5000, seed=0, record=1)
+            whole.add_row(algo.name, family, f"{env.n_arms:,}", f"{res.wall_time:.2f}", f"{5000 / res.wall_time:,.0f}")
+    console.print(whole)
 
 
 def main() -> None:

@@ -57,3 +57,46 @@ def test_bad_input_is_one_line_with_status_2():
         out = runner.invoke(app, args)
         assert out.exit_code == 2, (args, out.output)
         assert message in out.output and out.output.count("\n") == 1, out.output
+
+
+def test_thresholding_run_equals_the_library():
+    from bandits.thresholding import APT, run_thresholding, sbm
+
+    out = runner.invoke(app, ["run", "apt:init_pulls=1", "-i", "sbm:n=40", "--budget", "300", "--seed", "3",
+                              "--free-warmup", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)[0]
+    direct = run_thresholding(APT(init_pulls=1), sbm(n=40), 300, seed=3, count_warmup=False)
+    assert data["samples"] == direct.samples == 380 and data["T"] == 300
+    assert data["error"] == direct.error and data["loss"] == bool(direct.loss)
+    assert data["superlevel_size"] == direct.superlevel.size
+    table = runner.invoke(app, ["run", "grapl", "-i", "sbm:n=40", "-T", "200"])
+    assert table.exit_code == 0 and "E(200)" in table.stdout and "|S_hat|" in table.stdout
+
+
+def test_factored_recommendation_is_a_decoded_joint_action():
+    out = runner.invoke(app, ["run", "uniform", "-i", "line:N=4,K=2,means=planted,gap=1", "--delta", "0.1",
+                              "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)[0]
+    from bandits.instances import parse_instance
+
+    env = parse_instance("line:N=4,K=2,means=planted,gap=1")
+    assert data["correct"] is True
+    assert data["recommendation"] == "(" + ",".join(map(str, env.best_action)) + ")"
+    assert data["samples"] == 3 * data["rounds"]  # a line of 4 agents has rho = 3 factors
+
+
+def test_thresholding_bad_input():
+    cases = [
+        (["run", "grapl", "-i", "sbm:n=40"], "give the budget T"),
+        (["run", "grapl", "-i", "sbm:n=40", "-T", "0"], "budget T must be an integer"),
+        (["run", "apt", "-i", "sbm:n=40", "-T", "10"], "smaller than the warm-up"),
+        (["run", "grapl:gamma=-1", "-i", "sbm:n=40", "-T", "10"], "gamma"),
+        (["run", "grapl", "-i", "soare", "-T", "10"], "runs on thresholding instances"),
+        (["run", "xy-static", "-i", "sbm", "-T", "10"], "runs on linear instances"),
+    ]
+    for args, message in cases:
+        out = runner.invoke(app, args)
+        assert out.exit_code == 2, (args, out.output)
+        assert message in out.output and out.output.count("\n") == 1, out.output

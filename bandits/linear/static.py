@@ -26,7 +26,7 @@ import numpy as np
 import optdesign as od
 
 from ..algorithm import Algorithm
-from ..stopping import Threshold
+from ..stopping import Threshold, check_threshold_option
 from ..tracking import next_checkpoint, track
 from ..validation import check_choice
 from .common import LinearGLRPolicy, check_growth
@@ -48,6 +48,7 @@ class StaticAllocation(Algorithm):
     def __post_init__(self):
         check_choice(self.design, "design", DESIGNS)
         check_choice(self.rule, "rule", RULES)
+        check_threshold_option(self.threshold)
         check_growth(self.growth)
 
     @property

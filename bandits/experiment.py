@@ -1,0 +1,110 @@
+"""One experiment written as text: ``(algorithm, instance, delta(s) or budget T, seed)`` -> flat result records.
+
+This is the unit both ``bandits run`` and a study (:mod:`bandits.studies`) execute. :meth:`Experiment.check`
+builds the algorithm and checks that it runs on the instance's kind, so a study reports a bad cell before
+any run starts; :meth:`Experiment.execute` builds the instance, runs, and returns one record (a dict of
+plain numbers and strings, the row of a results table) per delta for fixed-confidence algorithms, or one
+record for a fixed-budget thresholding run (its ``delta`` is None).
+
+Fixed-confidence records: samples (observations), rounds (the problem's own time: joint plays for
+factored and bilinear instances, samples otherwise), recommendation, correct, stopped_by, solve and other
+time. Thresholding records: T, samples (T plus a free warm-up), error E(T), loss L_T, |S_hat| and the E(t)
+curve.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+from .instances import INSTANCES, parse_instance, split_options
+from .registry import ALGORITHMS, make_algorithm
+from .run import DEFAULT_MAX_SAMPLES, run
+from .stopping import check_delta
+from .validation import check_int
+
+#: decoded joint actions longer than this are shown as their first agents and an ellipsis
+SHOWN_AGENTS = 24
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """``algorithm`` and ``instance`` are ``NAME[:key=value,...]`` strings (see ``bandits list``). Fixed-
+    confidence algorithms need ``deltas``; thresholding ones need the ``budget`` T (``free_warmup`` gives
+    APT's initial pulls before t = 0). ``seed`` is an int or a ``numpy.random.SeedSequence``."""
+
+    algorithm: str
+    instance: str
+    deltas: tuple[float, ...] = ()
+    budget: int | None = None
+    seed: int | np.random.SeedSequence | None = 0
+    max_samples: int = DEFAULT_MAX_SAMPLES
+    free_warmup: bool = False
+
+    @property
+    def kind(self) -> str:
+        """The algorithm's kind (linear, bilinear, factored or thresholding)."""
+        name = split_options(self.algorithm)[0]
+        if name not in ALGORITHMS:
+            raise InvalidInputError(f"unknown algorithm {name!r}; valid names: {', '.join(ALGORITHMS)}")
+        return ALGORITHMS[name].kind
+
+    def check(self):
+        """Validate everything that can be checked without building the instance; returns the algorithm."""
+        algo = make_algorithm(self.algorithm)
+        name = split_options(self.instance)[0]
+        if name not in INSTANCES:
+            raise InvalidInputError(f"unknown instance {name!r}; valid names: {', '.join(sorted(INSTANCES))}")
+        wanted, got = self.kind, INSTANCES[name].kind
+        if wanted != got:
+            raise InvalidInputError(f"algorithm {algo.name} runs on {wanted} instances; {self.instance!r} is {got}")
+        if wanted == "thresholding":
+            if self.budget is None:
+                raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: give the budget T")
+            check_int(self.budget, "budget T", 1)
+        else:
+            if not self.deltas:
+                raise InvalidInputError(f"{algo.name} is a fixed-confidence algorithm: give delta")
+            for d in self.deltas:
+                check_delta(d)
+            if len(self.deltas) > 1 and not algo.delta_independent:
+                raise InvalidInputError(f"{algo.name} samples differently for each delta: give one delta per run")
+        return algo
+
+    def execute(self) -> list[dict]:
+        """Run it; one record per delta (fixed confidence) or one record (fixed budget)."""
+        algo = self.check()
+        env = parse_instance(self.instance)
+        seed = self.seed
+        if self.kind == "thresholding":
+            from .thresholding import run_thresholding
+
+            res = run_thresholding(algo, env, int(self.budget), seed, count_warmup=not self.free_warmup)
+            return [{"algorithm": res.algorithm, "instance": res.instance, "delta": None, "T": res.T,
+                     "samples": res.samples, "rounds": res.samples, "error": res.error, "loss": bool(res.loss),
+                     "superlevel_size": int(res.superlevel.size), "correct": not res.loss,
+                     "wall_time": res.wall_time, "config": res.config,
+                     "error_curve": [[int(t), float(e)] for t, e in zip(res.times, res.errors, strict=True)]}]
+        results = run(algo, env, list(self.deltas), seed=seed, max_samples=self.max_samples)
+        records = []
+        for r in results:
+            records.append({
+                "algorithm": r.algorithm, "instance": r.instance, "delta": r.delta, "samples": r.samples,
+                "rounds": r.rounds, "batches": r.batches, "recommendation": describe_item(env, r.recommendation),
+                "correct": r.correct, "stopped_by": r.stopped_by, "solve_time": r.solve_time,
+                "other_time": r.other_time, "wall_time": r.solve_time + r.other_time, "config": r.config,
+            })
+        return records
+
+
+def describe_item(env, item: int) -> str:
+    """An arm index as the user reads it: the decoded joint action (a0, a1, ...) for factored instances."""
+    decode = getattr(env, "decode", None)
+    if decode is None:
+        return str(int(item))
+    action = [int(a) for a in decode(item)]
+    shown = ",".join(map(str, action[:SHOWN_AGENTS]))
+    return f"({shown}{',…' if len(action) > SHOWN_AGENTS else ''})"

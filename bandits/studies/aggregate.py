@@ -1,0 +1,147 @@
+"""Study results -> pandas tables: one row per (cell, algorithm, delta) or per (cell, algorithm, budget).
+
+Fixed confidence: runs, failures, runs cut by the sample cap, mean and standard error of the samples, their
+10/50/90 % quantiles, mean rounds, the error rate with its Clopper–Pearson 95 % interval, the characteristic
+time c (:mod:`bandits.studies.bounds`), the lower bound c kl(delta, 1 - delta) and the ratio of the mean to
+it (in c's unit: samples, or rounds for factored instances), and a warning where the error rate is
+significantly above delta (one-sided binomial test, 5 %).
+Fixed budget: mean and s.e. of E(T), the loss rate P(L_T = 1) with its interval, mean |S_hat|.
+
+Tables are saved as ``summary.csv`` (provenance in leading ``#`` lines: ``pandas.read_csv(comment="#")``)
+and ``summary.parquet`` (provenance in the file's metadata) when pyarrow is installed; ``runs.csv`` holds
+one row per record.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest
+
+from .bounds import characteristic_times, kl_delta
+from .store import read_entries, read_meta
+
+WARNING = "error rate above delta"
+SIGNIFICANCE = 0.05
+
+
+def records_frame(out: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(one row per result record of the finished runs, one row per failed run)."""
+    rows, failures = [], []
+    for entry in read_entries(out):
+        head = {"cell": entry["cell"], "family": entry.get("family"), "label": entry["label"],
+                "instance": entry["instance"], "replicate": entry["replicate"], "run_seconds": entry["seconds"]}
+        if entry["status"] != "ok":
+            failures.append({**head, "error": entry.get("error", "")})
+            continue
+        params = {f"param_{k}": v for k, v in entry.get("params", {}).items()}
+        for record in entry["records"]:
+            flat = {k: v for k, v in record.items() if k not in ("config", "error_curve", "algorithm", "instance")}
+            rows.append({**head, **params, **flat})
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame = frame.sort_values(["cell", "label", "replicate"], kind="stable").reset_index(drop=True)
+    return frame, pd.DataFrame(failures, columns=["cell", "family", "label", "instance", "replicate",
+                                                  "run_seconds", "error"])
+
+
+def summarize(out: str | Path) -> pd.DataFrame:
+    """The summary table of a results directory (see the module docstring)."""
+    frame, failures = records_frame(out)
+    if frame.empty:
+        return pd.DataFrame()
+    fail_counts = failures.groupby(["cell", "label"]).size() if not failures.empty else pd.Series(dtype=int)
+    listed = read_meta(out)["study"].get("algorithms", [])
+    order = {label: i for i, label in enumerate(dict.fromkeys([*listed, *frame["label"]]))}
+    param_cols = [c for c in frame.columns if c.startswith("param_")]
+    budgeted = "T" in frame.columns and frame["T"].notna().any()
+    bounds = {} if budgeted else characteristic_times(sorted(set(frame["instance"])), out)
+    rows = []
+    keys = ["cell", "label", "T" if budgeted else "delta"]
+    for (cell, label, level), group in frame.groupby(keys, sort=False):
+        base = {"cell": cell, "algorithm": label, **{c: group[c].iloc[0] for c in param_cols},
+                keys[2]: level, "runs": len(group), "failed": int(fail_counts.get((cell, label), 0))}
+        rows.append({**base, **(_budget_row(group) if budgeted else _confidence_row(group, level, bounds))})
+    table = pd.DataFrame(rows)
+    table["_order"] = table["algorithm"].map(order)
+    return table.sort_values(["cell", keys[2], "_order"], kind="stable").drop(columns="_order").reset_index(drop=True)
+
+
+def _confidence_row(group: pd.DataFrame, delta: float, bounds: dict) -> dict:
+    samples = group["samples"].to_numpy(float)
+    n = samples.size
+    errors = int((~group["correct"].astype(bool)).sum())
+    ci = binomtest(errors, n).proportion_ci(0.95, method="exact")
+    above = binomtest(errors, n, delta, alternative="greater").pvalue < SIGNIFICANCE
+    c = np.mean([bounds[i]["value"] for i in group["instance"]])
+    kinds = {bounds[i]["kind"] for i in group["instance"]}
+    unit = bounds[group["instance"].iloc[0]]["unit"]
+    lower = c * kl_delta(delta)
+    return {"mean": samples.mean(), "se": samples.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
+            "q10": np.quantile(samples, 0.1), "median": np.median(samples), "q90": np.quantile(samples, 0.9),
+            "mean_rounds": group["rounds"].mean(), "capped": int((group["stopped_by"] == "budget").sum()),
+            "errors": errors, "error_rate": errors / n, "error_ci_low": ci.low, "error_ci_high": ci.high,
+            "bound_kind": "/".join(sorted(kinds)), "c": c, "lower_bound": lower,
+            "ratio": group[unit].mean() / lower if lower > 0 else np.nan,
+            "warning": WARNING if above else ""}
+
+
+def _budget_row(group: pd.DataFrame) -> dict:
+    err = group["error"].to_numpy(float)
+    n = err.size
+    losses = int(group["loss"].astype(bool).sum())
+    ci = binomtest(losses, n).proportion_ci(0.95, method="exact")
+    return {"mean_error": err.mean(), "se_error": err.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
+            "median_error": np.median(err), "loss_rate": losses / n, "loss_ci_low": ci.low, "loss_ci_high": ci.high,
+            "mean_superlevel": group["superlevel_size"].mean(), "mean_samples": group["samples"].mean()}
+
+
+def error_curves(out: str | Path) -> pd.DataFrame:
+    """Mean E(t) over the runs, per (cell, algorithm, t), from the thresholding records."""
+    rows = []
+    for entry in read_entries(out):
+        if entry["status"] != "ok":
+            continue
+        for record in entry["records"]:
+            for t, e in record.get("error_curve", []):
+                rows.append({"cell": entry["cell"], "algorithm": entry["label"], "t": t, "error": e})
+    if not rows:
+        return pd.DataFrame(columns=["cell", "algorithm", "t", "mean_error", "se_error", "runs"])
+    frame = pd.DataFrame(rows)
+    grouped = frame.groupby(["cell", "algorithm", "t"], sort=False)["error"]
+    return grouped.agg(mean_error="mean", se_error="sem", runs="count").reset_index()
+
+
+def write_tables(out: str | Path) -> pd.DataFrame:
+    """Write summary.csv (+ summary.parquet when pyarrow is installed) and runs.csv; return the summary."""
+    out = Path(out)
+    meta = read_meta(out)
+    summary = summarize(out)
+    frame, failures = records_frame(out)
+    header = provenance_lines(meta)
+    with (out / "summary.csv").open("w", encoding="utf-8") as fh:
+        fh.writelines(f"# {line}\n" for line in header)
+        summary.to_csv(fh, index=False)
+    frame.to_csv(out / "runs.csv", index=False)
+    if not failures.empty:
+        failures.to_csv(out / "failures.csv", index=False)
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return summary
+    table = pa.Table.from_pandas(summary, preserve_index=False)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"provenance": json.dumps(meta).encode()})
+    pq.write_table(table, out / "summary.parquet")
+    return summary
+
+
+def provenance_lines(meta: dict) -> list[str]:
+    study = meta["study"]
+    versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items() if v)
+    return [f"study {study['name']} ({study['path']}, sha256 {study['sha256']}, quick={study['quick']})",
+            f"seed {study['seed']}, {study['runs']} runs per cell; {meta['seeding']}",
+            f"python {meta['python']} on {meta['platform']}; {versions}"]

@@ -1,0 +1,104 @@
+"""The papers' kind of figures from a results directory (matplotlib, no display needed).
+
+Fixed confidence: mean samples (or rounds) +- one standard error against the study's axis ``x`` (d, m, N, ...),
+one line per algorithm, one panel per (family, delta, other varying parameters), the lower bound
+c kl(delta, 1 - delta) dashed where it applies; log y by default (``log_y = false`` in [study] turns it off).
+Fixed budget: the mean error curve E(t) +- s.e. per algorithm, one panel per cell (log y, as LeJeune et al.).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+from .aggregate import error_curves, summarize
+from .store import read_meta
+
+PLOT_FILE = "plot.png"
+
+
+def plot_study(out: str | Path, path: str | Path | None = None) -> Path:
+    """Draw the study in ``out`` to ``path`` (default ``out/plot.png``); returns the file written."""
+    out = Path(out)
+    meta = read_meta(out)["study"]
+    summary = summarize(out)
+    target = Path(path) if path is not None else out / PLOT_FILE
+    if summary.empty:
+        raise ValueError(f"{out} has no finished runs to plot")
+    if "T" in summary.columns:
+        fig = _error_curves(out)
+    else:
+        fig = _sample_complexity(summary, meta)
+    fig.savefig(target, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return target
+
+
+def _panels(n: int):
+    cols = min(n, 3)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
+    for ax in axes.ravel()[n:]:
+        ax.set_visible(False)
+    return fig, axes.ravel()
+
+
+def _sample_complexity(summary, meta):
+    x = meta.get("x")
+    unit = "mean_rounds" if meta.get("y") == "rounds" else "mean"
+    xcol = f"param_{x}" if x else "cell"
+    fixed = [c for c in summary.columns if c.startswith("param_") and c != xcol and summary[c].nunique() > 1]
+    panel_keys = ["delta", *fixed]
+    groups = list(summary.groupby(panel_keys, sort=False)) if panel_keys else [((), summary)]
+    fig, axes = _panels(len(groups))
+    for ax, (key, panel) in zip(axes, groups, strict=False):
+        key = key if isinstance(key, tuple) else (key,)
+        for algo, line in panel.groupby("algorithm", sort=False):
+            line = line.sort_values(xcol) if x else line
+            xs = line[xcol].to_numpy() if x else list(range(len(line)))
+            err = line["se"] if unit == "mean" else None
+            ax.errorbar(xs, line[unit], yerr=err, marker="o", ms=4, capsize=3, label=algo)
+        bound = panel.drop_duplicates(xcol)
+        if "lower_bound" in bound and bound["lower_bound"].notna().any():
+            bound = bound.sort_values(xcol) if x else bound
+            xs = bound[xcol].to_numpy() if x else list(range(len(bound)))
+            ax.plot(xs, bound["lower_bound"], "k--", lw=1, label="lower bound c kl(δ,1-δ)")
+        if not x:
+            ax.set_xticks(range(len(panel.drop_duplicates("cell"))), panel.drop_duplicates("cell")["cell"],
+                          rotation=30, ha="right", fontsize=7)
+        ax.set_xlabel(x or "instance")
+        ax.set_ylabel("rounds" if unit == "mean_rounds" else "samples")
+        if meta.get("log_y", True):
+            ax.set_yscale("log")
+        if meta.get("log_x", False):
+            ax.set_xscale("log")
+        ax.set_title(", ".join(f"{k.removeprefix('param_')}={v:g}" if isinstance(v, float) else
+                               f"{k.removeprefix('param_')}={v}" for k, v in zip(panel_keys, key, strict=True)),
+                     fontsize=9)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7)
+    fig.suptitle(meta["name"])
+    return fig
+
+
+def _error_curves(out: Path):
+    curves = error_curves(out)
+    cells = list(dict.fromkeys(curves["cell"]))
+    fig, axes = _panels(len(cells))
+    for ax, cell in zip(axes, cells, strict=False):
+        for algo, line in curves[curves["cell"] == cell].groupby("algorithm", sort=False):
+            ax.plot(line["t"], line["mean_error"], label=algo)
+            ax.fill_between(line["t"], line["mean_error"] - line["se_error"].fillna(0),
+                            line["mean_error"] + line["se_error"].fillna(0), alpha=0.2)
+        ax.set_yscale("symlog", linthresh=1e-3)
+        ax.set_xlabel("t (pulls)")
+        ax.set_ylabel("mean error E(t)")
+        ax.set_title(cell, fontsize=9)
+        ax.grid(alpha=0.3, which="both")
+        ax.legend(fontsize=7)
+    return fig

@@ -1,0 +1,263 @@
+"""A study file (TOML) -> the validated list of runs it stands for.
+
+A study is a grid: instance families x their parameter sweeps x algorithms x replicates (seeds)::
+
+    [study]
+    name = "soare-fig4"
+    seed = 2014              # root entropy of every run's numpy SeedSequence
+    runs = 100               # replicates per (instance, algorithm) cell
+    delta = 0.05             # one number or a list (fixed confidence) ...
+    # budget = 5000          # ... or the budget T of thresholding algorithms
+    max_samples = 1e9        # per-run cap (a run that hits it stops with stopped_by = "budget")
+    x = "d"                  # plot axis: an instance parameter; y = "samples" | "rounds" | "error"
+
+    [[instances]]            # one block per family; a list value is a sweep, several lists a product
+    family = "soare"
+    d = [2, 3, 4, 5]
+    omega = 0.01
+
+    [[algorithms]]           # options as in the CLI's NAME:key=value; "label" names the curve
+    name = "xy-adaptive"
+    alpha = 0.1
+
+    [quick]                  # the --quick preset: overrides of [study] keys, of instance parameters
+    runs = 2                 # ([quick.instances], applied to every block that has the key) and a
+    algorithms = ["xy-adaptive"]   # subset of algorithm labels
+
+An instance parameter ``seed = "run"`` draws a new instance per replicate (seed = replicate index), as
+papers that redraw the graph or the means for every trial do.
+
+Seeds: run r of instance text I gets ``SeedSequence(seed, spawn_key=(crc32(I), r))`` whatever the
+backend, job count or order; every algorithm sees the same noise stream on the same (instance, r).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import tomllib
+
+from optdesign.errors import InvalidInputError
+
+from ..experiment import Experiment
+from ..instances import parse_instance
+from ..run import DEFAULT_MAX_SAMPLES
+
+STUDY_KEYS = {"name", "description", "seed", "runs", "delta", "budget", "max_samples", "free_warmup", "x", "y",
+              "log_x", "log_y"}
+QUICK_KEYS = STUDY_KEYS - {"name", "description", "seed"} | {"instances", "algorithms"}
+Y_COLUMNS = ("samples", "rounds", "error")
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of a study: what ``bandits.studies.execute.execute_run`` needs, picklable for workers."""
+
+    instance: str
+    algorithm: str
+    label: str
+    replicate: int
+    family: str
+    params: dict
+    deltas: tuple[float, ...]
+    budget: int | None
+    entropy: int
+    spawn_key: tuple[int, ...]
+    max_samples: int
+    free_warmup: bool
+
+    @property
+    def cell(self) -> str:
+        """The (family, parameters) cell as written in the study (``seed=run`` kept symbolic)."""
+        return _text(self.family, self.params)
+
+    @property
+    def key(self) -> str:
+        """Identifies the run in the results store (resume skips stored keys)."""
+        return f"{self.instance}|{self.label}|{self.replicate}"
+
+    def experiment(self) -> Experiment:
+        seed = np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key)
+        return Experiment(self.algorithm, self.instance, deltas=self.deltas, budget=self.budget, seed=seed,
+                          max_samples=self.max_samples, free_warmup=self.free_warmup)
+
+
+@dataclass(frozen=True)
+class Study:
+    """A parsed, validated study; ``runs`` lists every run in a fixed order."""
+
+    name: str
+    description: str
+    path: str
+    sha256: str
+    quick: bool
+    seed: int
+    replicates: int
+    x: str | None
+    y: str
+    log_x: bool
+    log_y: bool
+    labels: tuple[str, ...]  # the algorithms' labels in the file's order (tables and legends follow it)
+    runs: list[RunSpec] = field(repr=False)
+
+
+def load_study(path: str | Path, *, quick: bool = False, runs: int | None = None) -> Study:
+    """Parse and validate a study file (every error is raised before any run starts)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInputError(f"cannot read study file {path}: {exc.strerror}") from None
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InvalidInputError(f"{path}: not valid TOML: {exc}") from None
+    return parse_study(doc, path=str(path), sha256=hashlib.sha256(raw).hexdigest(), quick=quick, runs=runs)
+
+
+def parse_study(doc: dict, *, path: str = "<memory>", sha256: str = "", quick: bool = False,
+                runs: int | None = None) -> Study:
+    where = path
+    unknown = set(doc) - {"study", "instances", "algorithms", "quick"}
+    if unknown:
+        raise InvalidInputError(f"{where}: unknown top-level table(s) {sorted(unknown)}; expected [study], "
+                                "[[instances]], [[algorithms]], [quick]")
+    study = _table(doc.get("study", {}), "[study]", where)
+    _no_unknown(study, STUDY_KEYS, "[study]", where)
+    instances = _blocks(doc.get("instances"), "instances", where)
+    algorithms = _blocks(doc.get("algorithms"), "algorithms", where)
+    if quick:
+        q = _table(doc.get("quick", {}), "[quick]", where)
+        _no_unknown(q, QUICK_KEYS, "[quick]", where)
+        study = {**study, **{k: v for k, v in q.items() if k in STUDY_KEYS}}
+        overrides = _table(q.get("instances", {}), "[quick.instances]", where)
+        instances = [{**b, **{k: v for k, v in overrides.items() if k in b}} for b in instances]
+        if "algorithms" in q:
+            keep = q["algorithms"]
+            labels = [_label(a) for a in algorithms]
+            missing = [k for k in keep if k not in labels]
+            if missing:
+                raise InvalidInputError(f"{where}: [quick] algorithms {missing} are not labels of [[algorithms]]")
+            algorithms = [a for a, lab in zip(algorithms, labels, strict=True) if lab in keep]
+    seed = _integer(study.get("seed", 0), "seed", where, 0)
+    replicates = _integer(runs if runs is not None else study.get("runs", 10), "runs", where, 1)
+    max_samples = _integer(study.get("max_samples", DEFAULT_MAX_SAMPLES), "max_samples", where, 1)
+    budget = study.get("budget")
+    budget = None if budget is None else _integer(budget, "budget", where, 1)
+    delta = study.get("delta", 0.05 if budget is None else None)
+    deltas = () if delta is None else tuple(float(d) for d in (delta if isinstance(delta, list) else [delta]))
+    y = study.get("y", "error" if budget is not None else "samples")
+    if y not in Y_COLUMNS:
+        raise InvalidInputError(f"{where}: y must be one of {', '.join(Y_COLUMNS)}; got {y!r}")
+    labels = [_label(a) for a in algorithms]
+    if len(set(labels)) != len(labels):
+        raise InvalidInputError(f"{where}: two [[algorithms]] share a label; give each a distinct 'label'")
+    cells = [(family, params) for block in instances for family, params in _expand(block, where)]
+    x = study.get("x")
+    if x is not None and not all(x in params for _, params in cells):
+        raise InvalidInputError(f"{where}: plot axis x = {x!r} is not a parameter of every instance")
+    free_warmup = bool(study.get("free_warmup", False))
+
+    specs: list[RunSpec] = []
+    built: set[str] = set()
+    for family, params in cells:
+        for algo, label in zip(algorithms, labels, strict=True):
+            algo_text = _text(algo["name"], {k: v for k, v in algo.items() if k not in ("name", "label")})
+            for r in range(replicates):
+                concrete = {k: (r if v == "run" else v) for k, v in params.items()}
+                instance = _text(family, concrete)
+                spec = RunSpec(instance=instance, algorithm=algo_text, label=label, replicate=r, family=family,
+                               params=params, deltas=deltas, budget=budget, entropy=seed,
+                               spawn_key=(zlib.crc32(instance.encode()), r), max_samples=max_samples,
+                               free_warmup=free_warmup)
+                if r == 0:
+                    _validate(spec, where, build=instance not in built)
+                    built.add(instance)
+                specs.append(spec)
+    if not specs:
+        raise InvalidInputError(f"{where}: the study has no runs (no instances or no algorithms)")
+    return Study(name=str(study.get("name", Path(path).stem)), description=str(study.get("description", "")),
+                 path=path, sha256=sha256, quick=quick, seed=seed, replicates=replicates, x=x, y=y,
+                 log_x=bool(study.get("log_x", False)), log_y=bool(study.get("log_y", True)), labels=tuple(labels),
+                 runs=specs)
+
+
+def _validate(spec: RunSpec, where: str, build: bool) -> None:
+    """Check a cell (algorithm options, kinds, delta or budget); ``build`` also builds its instance, which
+    checks the instance parameters."""
+    try:
+        spec.experiment().check()
+        if build:
+            parse_instance(spec.instance)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {spec.label} on {spec.instance}: {exc}") from None
+
+
+def _expand(block: dict, where: str):
+    """An [[instances]] block -> (family, params) for every point of its sweep (product of list values)."""
+    if "family" not in block:
+        raise InvalidInputError(f"{where}: an [[instances]] block has no 'family' (e.g. family = \"soare\")")
+    family = block["family"]
+    params = {k: v for k, v in block.items() if k != "family"}
+    keys = list(params)
+    values = [v if isinstance(v, list) else [v] for v in params.values()]
+    for k, v in zip(keys, values, strict=True):
+        if not v:
+            raise InvalidInputError(f"{where}: instance parameter {k} of {family} is an empty list")
+    for combo in itertools.product(*values):
+        yield family, dict(zip(keys, combo, strict=True))
+
+
+def _text(name: str, options: dict) -> str:
+    """``name:key=value,...`` as the CLI writes it (floats in shortest round-trip form)."""
+    if not options:
+        return str(name)
+    return f"{name}:" + ",".join(f"{k}={_value(v)}" for k, v in options.items())
+
+
+def _value(v) -> str:
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return repr(v)
+    return str(v)
+
+
+def _label(algo: dict) -> str:
+    return str(algo.get("label", algo.get("name", "?")))
+
+
+def _blocks(value, name: str, where: str) -> list[dict]:
+    if value is None:
+        raise InvalidInputError(f"{where}: no [[{name}]] blocks")
+    if not isinstance(value, list) or not all(isinstance(b, dict) for b in value):
+        raise InvalidInputError(f"{where}: '{name}' must be an array of tables ([[{name}]])")
+    if name == "algorithms" and not all("name" in b for b in value):
+        raise InvalidInputError(f"{where}: an [[algorithms]] block has no 'name'")
+    return value
+
+
+def _table(value, name: str, where: str) -> dict:
+    if not isinstance(value, dict):
+        raise InvalidInputError(f"{where}: {name} must be a table")
+    return value
+
+
+def _no_unknown(table: dict, allowed: set, name: str, where: str) -> None:
+    unknown = set(table) - allowed
+    if unknown:
+        raise InvalidInputError(f"{where}: unknown key(s) {sorted(unknown)} in {name}; allowed: {sorted(allowed)}")
+
+
+def _integer(value, name: str, where: str, low: int) -> int:
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise InvalidInputError(f"{where}: {name} must be an integer >= {low}; got {value!r}")
+    return value

@@ -1,0 +1,65 @@
+"""Cost of the study machinery: scheduling, storage and aggregation against the runs themselves.
+
+    python benchmarks/bench_studies.py                                   # soare_fig4 quick preset
+    python benchmarks/bench_studies.py --study benchmarks/studies/mftas_synthetic.toml --runs 4
+
+Everything is measured in this process, one after the other:
+* direct: every run of the study executed in a plain loop (``Experiment.execute``), no storage: the baseline;
+* study --jobs 1: ``run_study`` in this process (store, fsync per run, progress off); overhead = its wall
+  time over the direct loop's, minus one;
+* study --jobs 2 (joblib worker processes) and the Dask LocalCluster with 2 workers: wall-time ratios to
+  --jobs 1 (they include starting the workers, which import numpy/cvxpy);
+* aggregation: ``write_tables`` (summary, runs.csv, characteristic times) and ``plot_study``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from bandits.studies import load_study, plot_study, run_study, write_tables
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--study", default="benchmarks/studies/soare_fig4.toml")
+    parser.add_argument("--runs", type=int, default=None, help="replicates per cell (default: the quick preset's)")
+    parser.add_argument("--full", action="store_true", help="the full preset instead of --quick")
+    args = parser.parse_args()
+    study = load_study(args.study, quick=not args.full, runs=args.runs)
+    work = Path(tempfile.mkdtemp(prefix="bench_studies_"))
+    rows = []
+
+    start = time.perf_counter()
+    for spec in study.runs:
+        spec.experiment().execute()
+    direct = time.perf_counter() - start
+    rows.append(("direct loop (baseline)", direct, "", ""))
+
+    one = run_study(study, work / "jobs1", progress=False)
+    rows.append(("study --jobs 1", one.wall_time, f"{one.wall_time / direct - 1:+.1%}", "1"))
+    two = run_study(study, work / "jobs2", jobs=2, progress=False)
+    rows.append(("study --jobs 2 (joblib)", two.wall_time, "", f"{two.wall_time / one.wall_time:.2f}"))
+    dask = run_study(study, work / "dask", jobs=2, backend="dask", progress=False)
+    rows.append(("study --backend dask, 2 workers", dask.wall_time, "", f"{dask.wall_time / one.wall_time:.2f}"))
+    start = time.perf_counter()
+    write_tables(work / "jobs1")
+    plot_study(work / "jobs1")
+    rows.append(("tables + plot", time.perf_counter() - start, "", ""))
+
+    table = Table(title=f"{study.name}{' (quick)' if study.quick else ''}: {len(study.runs)} runs, "
+                        f"mean run {direct / len(study.runs) * 1000:.0f} ms")
+    for col in ("what", "wall (s)", "overhead vs direct", "ratio to --jobs 1"):
+        table.add_column(col, justify="left" if col == "what" else "right")
+    for what, wall, overhead, ratio in rows:
+        table.add_row(what, f"{wall:.2f}", overhead, ratio)
+    Console(width=160).print(table)
+
+
+if __name__ == "__main__":
+    main()

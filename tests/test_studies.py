@@ -1,0 +1,267 @@
+"""Studies: validation before any run, seeds independent of backend and order, resumable storage, aggregation."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from bandits.cli import app
+from bandits.experiment import Experiment
+from bandits.studies import load_study, parse_study, read_entries, run_study, summarize, write_tables
+from bandits.studies.bounds import kl_delta
+from optdesign.errors import InvalidInputError
+
+STUDY = """
+[study]
+name = "tiny"
+seed = 7
+runs = 4
+delta = [0.1, 0.01]
+x = "d"
+
+[[instances]]
+family = "soare"
+d = [2, 3]
+omega = 0.3
+
+[[algorithms]]
+name = "xy-oracle"
+threshold = "practical"
+label = "oracle"
+
+[[algorithms]]
+name = "g-static"
+threshold = "practical"
+
+[quick]
+runs = 2
+algorithms = ["oracle"]
+[quick.instances]
+d = [2]
+"""
+
+TIMING = ["run_seconds", "solve_time", "other_time", "wall_time"]
+
+
+def write(tmp_path: Path, text: str = STUDY, name: str = "tiny.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def stable(frame: pd.DataFrame) -> pd.DataFrame:
+    """A results table without its timing columns (which differ from run to run)."""
+    return frame.drop(columns=[c for c in TIMING if c in frame.columns]).reset_index(drop=True)
+
+
+def test_grid_seeds_and_quick_preset(tmp_path):
+    study = load_study(write(tmp_path))
+    assert len(study.runs) == 2 * 2 * 4 and study.sha256 == hashlib.sha256(STUDY.encode()).hexdigest()
+    keys = {(r.instance, r.replicate): r.spawn_key for r in study.runs if r.label == "oracle"}
+    for r in study.runs:  # common random numbers: every algorithm sees the same seed on (instance, replicate)
+        assert keys[(r.instance, r.replicate)] == r.spawn_key
+    assert len(set(keys.values())) == len(keys)
+    quick = load_study(write(tmp_path), quick=True)
+    assert [(r.instance, r.label) for r in quick.runs] == [("soare:d=2,omega=0.3", "oracle")] * 2
+    assert load_study(write(tmp_path), runs=1).replicates == 1
+
+
+def test_seed_run_draws_one_instance_per_replicate():
+    doc = {"study": {"budget": 50, "runs": 3}, "instances": [{"family": "sbm", "n": 20, "seed": "run"}],
+           "algorithms": [{"name": "apt", "init_pulls": 1}]}
+    study = parse_study(doc)
+    assert [r.instance for r in study.runs] == [f"sbm:n=20,seed={r}" for r in range(3)]
+    assert {r.cell for r in study.runs} == {"sbm:n=20,seed=run"}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("[study\nname = 1", "not valid TOML"),
+    (STUDY.replace('name = "g-static"', 'name = "nope"'), "unknown algorithm 'nope'"),
+    (STUDY.replace('family = "soare"', 'family = "nope"'), "unknown instance 'nope'"),
+    (STUDY.replace("d = [2, 3]", "d = [2, 0]"), "soare:d=0,omega=0.3: d must be an integer"),
+    (STUDY.replace("omega = 0.3", "omega = -1"), "omega must be a positive number"),
+    (STUDY.replace('threshold = "practical"\nlabel', 'threshold = "fast"\nlabel'), "threshold must be one of"),
+    (STUDY.replace("delta = [0.1, 0.01]", "delta = 2"), "delta"),
+    (STUDY.replace("runs = 4", "runs = 0"), "runs must be an integer >= 1"),
+    (STUDY.replace('x = "d"', 'x = "m"'), "plot axis x = 'm'"),
+    (STUDY.replace('seed = 7', 'sed = 7'), "unknown key(s) ['sed']"),
+    (STUDY.replace('algorithms = ["oracle"]', 'algorithms = ["G"]'), "not labels"),
+    (STUDY.replace('label = "oracle"', 'label = "g-static"'), "share a label"),
+    (STUDY.replace('family = "soare"', 'family = "sbm"').replace("omega = 0.3", ""), "runs on linear instances"),
+])
+def test_bad_study_files_fail_before_any_run(tmp_path, text, message):
+    path = write(tmp_path, text)
+    quick = message == "not labels"  # a [quick] preset is only read with --quick
+    with pytest.raises(InvalidInputError) as err:
+        load_study(path, quick=quick)
+    assert message in str(err.value)
+    args = ["study", str(path), "--out", str(tmp_path / "res"), "--no-plot"] + ["--quick"] * quick
+    out = CliRunner().invoke(app, args)
+    assert out.exit_code == 2 and out.output.count("\n") == 1, out.output
+    assert not (tmp_path / "res").exists()
+
+
+def test_study_rows_equal_direct_runs_and_provenance(tmp_path):
+    study = load_study(write(tmp_path))
+    report = run_study(study, tmp_path / "res", progress=False)
+    assert (report.done, report.failed, report.skipped) == (16, 0, 0)
+    summary = write_tables(tmp_path / "res")
+    spec = next(r for r in study.runs if r.label == "g-static" and r.replicate == 3 and "d=3" in r.instance)
+    direct = Experiment(spec.algorithm, spec.instance, deltas=(0.1, 0.01),
+                        seed=np.random.SeedSequence(7, spawn_key=spec.spawn_key)).execute()
+    stored = next(e for e in read_entries(tmp_path / "res") if e["key"] == spec.key)
+    assert [r["samples"] for r in stored["records"]] == [r["samples"] for r in direct]
+    row = summary[(summary["cell"] == "soare:d=3,omega=0.3") & (summary["algorithm"] == "g-static")
+                  & (summary["delta"] == 0.01)].iloc[0]
+    runs = pd.read_csv(tmp_path / "res" / "runs.csv")
+    cell = runs[(runs["cell"] == "soare:d=3,omega=0.3") & (runs["label"] == "g-static") & (runs["delta"] == 0.01)]
+    assert row["runs"] == 4 and row["mean"] == pytest.approx(cell["samples"].mean())
+    assert row["se"] == pytest.approx(cell["samples"].std(ddof=1) / 2)
+    assert row["lower_bound"] == pytest.approx(row["c"] * kl_delta(0.01)) and row["ratio"] > 1
+    meta = json.loads((tmp_path / "res" / "meta.json").read_text())
+    assert meta["study"]["sha256"] == study.sha256 and meta["study"]["seed"] == 7
+    assert meta["versions"]["cvxpy"] and meta["versions"]["clarabel"] and meta["versions"]["optdesign-bandits"]
+    header = [line for line in (tmp_path / "res" / "summary.csv").read_text().splitlines() if line.startswith("#")]
+    assert study.sha256 in header[0] and "cvxpy" in header[2]
+    assert stable(pd.read_csv(tmp_path / "res" / "summary.csv", comment="#")).shape == stable(summary).shape
+    assert stored["seed"] == {"entropy": 7, "spawn_key": list(spec.spawn_key)}
+    assert (tmp_path / "res" / "study.toml").read_text() == STUDY
+
+
+def test_same_results_whatever_the_job_count_and_a_real_dask_cluster(tmp_path):
+    from dask.distributed import LocalCluster
+
+    study = load_study(write(tmp_path))
+    run_study(study, tmp_path / "one", jobs=1, progress=False)
+    run_study(study, tmp_path / "two", jobs=2, progress=False)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        report = run_study(study, tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address,
+                           progress=False)
+    assert report.done == len(study.runs)
+    base = stable(summarize(tmp_path / "one"))
+    pd.testing.assert_frame_equal(stable(summarize(tmp_path / "two")), base)
+    pd.testing.assert_frame_equal(stable(summarize(tmp_path / "dask")), base)
+
+
+def test_a_failing_run_is_recorded_and_the_study_goes_on(tmp_path, monkeypatch):
+    original = Experiment.execute
+
+    def flaky(self):
+        if "d=3" in self.instance and self.algorithm.startswith("g-static"):
+            raise RuntimeError("solver exploded")
+        return original(self)
+
+    monkeypatch.setattr(Experiment, "execute", flaky)
+    report = run_study(load_study(write(tmp_path)), tmp_path / "res", progress=False)
+    assert (report.done, report.failed) == (12, 4)
+    summary = write_tables(tmp_path / "res")
+    failures = pd.read_csv(tmp_path / "res" / "failures.csv")
+    assert len(failures) == 4 and failures["error"].str.contains("RuntimeError: solver exploded").all()
+    assert set(summary["cell"] + summary["algorithm"]) == {
+        "soare:d=2,omega=0.3oracle", "soare:d=2,omega=0.3g-static", "soare:d=3,omega=0.3oracle"}
+    monkeypatch.setattr(Experiment, "execute", original)
+    again = run_study(load_study(write(tmp_path)), tmp_path / "res", resume=True, progress=False)
+    assert (again.done, again.failed, again.skipped) == (4, 0, 12)  # resume retries the failed runs
+
+
+def test_resume_refuses_other_studies_and_plain_reruns(tmp_path):
+    study = load_study(write(tmp_path), quick=True)
+    run_study(study, tmp_path / "res", progress=False)
+    with pytest.raises(InvalidInputError, match="pass --resume"):
+        run_study(study, tmp_path / "res", progress=False)
+    with pytest.raises(InvalidInputError, match="another study file or preset"):
+        run_study(load_study(write(tmp_path)), tmp_path / "res", resume=True, progress=False)
+    report = run_study(study, tmp_path / "res", resume=True, progress=False)
+    assert (report.done, report.skipped) == (0, 2)
+
+
+def test_killed_study_resumes_to_the_uninterrupted_result(tmp_path):
+    """Kill a study (SIGKILL, so a line may be cut short) once some runs are stored, resume it, and compare."""
+    text = STUDY.replace("runs = 4", "runs = 12").replace("omega = 0.3", "omega = 0.1")
+    path = write(tmp_path, text)
+    bandits = [sys.executable, "-c", "from bandits.cli import main; main()"]
+    proc = subprocess.Popen([*bandits, "study", str(path), "--out", str(tmp_path / "cut"), "--no-plot"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    runs_file = tmp_path / "cut" / "runs.jsonl"
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None:
+        if runs_file.exists() and runs_file.read_text().count("\n") >= 5:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the study finished before it could be interrupted; make it longer"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    stored = len(read_entries(tmp_path / "cut"))
+    assert 5 <= stored < 96
+    resumed = subprocess.run([*bandits, "study", str(path), "--out", str(tmp_path / "cut"), "--resume", "--no-plot"],
+                             capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{stored} skipped" in resumed.stderr
+    run_study(load_study(path), tmp_path / "whole", progress=False)
+    pd.testing.assert_frame_equal(stable(summarize(tmp_path / "cut")), stable(summarize(tmp_path / "whole")))
+
+
+def test_error_rate_warning_and_interval(tmp_path):
+    """Aggregation on stored entries with a known error count: 6 wrong of 20 at delta = 0.05 is flagged."""
+    study = load_study(write(tmp_path), quick=True)
+    run_study(study, tmp_path / "res", progress=False)
+    entries = read_entries(tmp_path / "res")
+    template = entries[0]
+    lines = []
+    for i in range(20):
+        records = [{**r, "correct": i >= 6 if r["delta"] == 0.01 else True, "samples": 100 + i}
+                   for r in template["records"]]
+        lines.append(json.dumps({**template, "key": f"fake|{i}", "replicate": i, "records": records}))
+    (tmp_path / "res" / "runs.jsonl").write_text("\n".join(lines) + "\n")
+    summary = summarize(tmp_path / "res").set_index("delta")
+    assert summary.loc[0.01, "errors"] == 6 and summary.loc[0.01, "warning"]
+    assert summary.loc[0.01, "error_ci_low"] == pytest.approx(0.1189, abs=1e-3)  # Clopper–Pearson, 6 of 20
+    assert summary.loc[0.1, "errors"] == 0 and not summary.loc[0.1, "warning"]
+    assert summary.loc[0.1, "mean"] == pytest.approx(109.5) and summary.loc[0.1, "median"] == pytest.approx(109.5)
+
+
+def test_thresholding_study_table_and_plot(tmp_path):
+    text = """
+[study]
+name = "thr"
+budget = 300
+runs = 2
+
+[[instances]]
+family = "sbm"
+n = 30
+seed = "run"
+
+[[algorithms]]
+name = "grapl"
+
+[[algorithms]]
+name = "apt"
+init_pulls = 1
+"""
+    out = CliRunner().invoke(app, ["study", str(write(tmp_path, text)), "--out", str(tmp_path / "res")])
+    assert out.exit_code == 0, out.output
+    summary = pd.read_csv(tmp_path / "res" / "summary.csv", comment="#")
+    assert list(summary["algorithm"]) == ["grapl", "apt"] and (summary["runs"] == 2).all()
+    assert summary["mean_error"].between(0, 1).all() and (summary["T"] == 300).all()
+    assert (tmp_path / "res" / "plot.png").stat().st_size > 10_000
+
+
+def test_cli_plot_redraws(tmp_path):
+    run_study(load_study(write(tmp_path)), tmp_path / "res", progress=False)
+    out = CliRunner().invoke(app, ["plot", str(tmp_path / "res"), "--output", str(tmp_path / "fig.png")])
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "fig.png").stat().st_size > 10_000 and "summary" in out.output
+    missing = CliRunner().invoke(app, ["plot", str(tmp_path / "nothing")])
+    assert missing.exit_code == 2 and "holds no study results" in missing.output
