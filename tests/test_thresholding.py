@@ -74,9 +74,11 @@ def test_estimator_is_the_dense_argmin_of_the_laplacian_objective(solver):
     np.testing.assert_allclose(batch.mean(), dense, rtol=0, atol=1e-8)
 
 
-def test_default_cg_tolerance_matches_dense_solve_along_a_grapl_run():
+@pytest.mark.parametrize("solver", ["cg", "sherman-morrison"])
+def test_incremental_solvers_match_dense_solve_along_a_grapl_run(solver):
+    """CG at its default tolerance, and 300 rank-one updates without drift, against a fresh dense solve."""
     env = sbm(n=60, seed=3)
-    policy = GrAPL(gamma=10, alpha=1).start(env, np.random.default_rng(0))
+    policy = GrAPL(gamma=10, alpha=1, solver=solver).start(env, np.random.default_rng(0))
     rng = np.random.default_rng(1)
     for _ in range(300):
         counts = policy.next_batch(1)
@@ -84,6 +86,15 @@ def test_default_cg_tolerance_matches_dense_solve_along_a_grapl_run():
     V, xvec = policy.est.system()
     dense = env.tau + np.linalg.solve(V.toarray(), xvec)
     np.testing.assert_allclose(policy.estimate(), dense, rtol=0, atol=1e-8)
+
+
+def test_auto_solver_keeps_a_dense_inverse_only_for_small_graphs():
+    from bandits.thresholding.estimator import AUTO_DENSE_MAX_N
+
+    small, large = sbm(n=50, seed=0), nx.path_graph(AUTO_DENSE_MAX_N + 1)
+    assert LaplacianEstimator(small.laplacian, 0.0, 10.0, solver="auto").solver == "sherman-morrison"
+    L = nx.laplacian_matrix(large).astype(float)
+    assert LaplacianEstimator(L, 0.0, 10.0, solver="auto").solver == "cg"
 
 
 def test_empty_graph_and_vanishing_lambda_give_empirical_means():

@@ -1,7 +1,7 @@
 """Run a study's runs on worker processes (joblib) or a Dask cluster, storing each as it finishes.
 
 Backends:
-* ``joblib``: ``jobs`` local worker processes (loky; ``jobs = 1`` runs in this process);
+* ``joblib``: this process and ``jobs - 1`` local worker processes (loky) share the runs;
 * ``dask``: a ``dask.distributed`` cluster, the one at ``scheduler`` (``tcp://host:port``; its workers
   need this package installed) or, without it, a LocalCluster of ``jobs`` single-threaded worker processes.
 
@@ -12,9 +12,10 @@ goes on. Ctrl-C stops the study; every run finished before it is already on disk
 
 from __future__ import annotations
 
+import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,36 +73,96 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
     start = time.perf_counter()
     with ResultStore(out, study, resume=resume) as store:
         todo = [r for r in study.runs if r.key not in store.done]
-        skipped = len(study.runs) - len(todo)
-        done = failed = 0
-        run_time = 0.0
+        counts = {"ok": 0, "failed": 0, "seconds": 0.0}
+        lock = threading.Lock()
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("failed {task.fields[failed]} · running {task.fields[running]}"),
                    TimeElapsedColumn(), TimeRemainingColumn())
         with Progress(*columns, console=console, disable=not progress, transient=False) as bar:
             task = bar.add_task(study.name, total=len(todo), failed=0, running=min(jobs, len(todo)))
-            source = _dask(todo, jobs, scheduler) if backend == "dask" else _joblib(todo, jobs)
-            for entry in source:
-                store.append(entry)
-                run_time += entry["seconds"]
-                done += entry["status"] == "ok"
-                failed += entry["status"] != "ok"
-                left = len(todo) - done - failed
-                bar.update(task, advance=1, failed=failed, running=min(jobs, left))
-    return StudyReport(Path(out), done, failed, skipped, time.perf_counter() - start, run_time)
+
+            def sink(entry: dict) -> None:  # called from worker-result threads too: one writer at a time
+                with lock:
+                    store.append(entry)
+                    counts["ok" if entry["status"] == "ok" else "failed"] += 1
+                    counts["seconds"] += entry["seconds"]
+                    left = len(todo) - counts["ok"] - counts["failed"]
+                    bar.update(task, advance=1, failed=counts["failed"], running=min(jobs, left))
+
+            if backend == "dask":
+                _dask(todo, jobs, scheduler, sink)
+            else:
+                _joblib(todo, jobs, sink)
+    return StudyReport(Path(out), counts["ok"], counts["failed"], len(study.runs) - len(todo),
+                       time.perf_counter() - start, counts["seconds"])
 
 
-def _joblib(todo: list[RunSpec], jobs: int) -> Iterator[dict]:
-    if jobs == 1:
-        yield from map(execute_run, todo)
+def _joblib(todo: list[RunSpec], jobs: int, sink) -> None:
+    """This process plus ``jobs - 1`` joblib (loky) worker processes take runs from one queue; a worker's
+    result is stored the moment it arrives (from the executor's result thread). The parent is warm (its
+    imports are done), so it works while the workers start."""
+    queue = deque(todo)
+    if jobs == 1 or len(todo) <= 1:
+        while queue:
+            sink(execute_run(queue.popleft()))
         return
-    from joblib import Parallel, delayed
+    from joblib.externals.loky import get_reusable_executor
 
-    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered", batch_size=1, pre_dispatch="2*n_jobs")
-    yield from parallel(delayed(execute_run)(r) for r in todo)
+    pool = get_reusable_executor(max_workers=jobs - 1)
+    pending: set = set()
+    finished = threading.Condition()
+    errors: list[BaseException] = []
+
+    specs: dict = {}
+
+    def feed() -> None:  # keep each worker busy: one run in hand per worker
+        with finished:
+            while queue and len(pending) < jobs - 1:
+                spec = queue.popleft()
+                future = pool.submit(execute_run, spec)
+                specs[future] = spec
+                pending.add(future)
+                future.add_done_callback(collect)
+
+    def collect(future) -> None:
+        if future.cancelled():
+            return
+        try:
+            entry = future.result()
+        except Exception as exc:  # the worker died under this run: record it, go on
+            entry = {**entry_head(specs[future]), "status": "failed", "seconds": 0.0,
+                     "error": f"{type(exc).__name__}: {exc}"}
+        try:
+            sink(entry)
+        except BaseException as exc:  # a storage error: re-raised in the parent below
+            errors.append(exc)
+        with finished:
+            pending.discard(future)
+            finished.notify_all()
+        feed()
+
+    try:
+        feed()
+        while True:
+            with finished:
+                spec = queue.popleft() if queue else None
+            if spec is not None:
+                sink(execute_run(spec))
+                continue
+            with finished:
+                finished.wait_for(lambda: not pending or errors, timeout=1.0)
+                if errors:
+                    raise errors[0]
+                if not pending and not queue:
+                    return
+    except BaseException:
+        queue.clear()  # Ctrl-C or a storage error: hand out no more runs
+        for future in list(pending):
+            future.cancel()
+        raise
 
 
-def _dask(todo: list[RunSpec], jobs: int, scheduler: str | None) -> Iterator[dict]:
+def _dask(todo: list[RunSpec], jobs: int, scheduler: str | None, sink) -> None:
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:
@@ -120,10 +181,11 @@ def _dask(todo: list[RunSpec], jobs: int, scheduler: str | None) -> Iterator[dic
         by_future = dict(zip(futures, todo, strict=True))
         for future in as_completed(futures):
             try:
-                yield future.result()
-            except Exception as exc:
-                yield {**entry_head(by_future[future]), "status": "failed", "seconds": 0.0,
-                       "error": f"{type(exc).__name__}: {exc}"}
+                entry = future.result()
+            except Exception as exc:  # a worker died under this run: record it, go on
+                entry = {**entry_head(by_future[future]), "status": "failed", "seconds": 0.0,
+                         "error": f"{type(exc).__name__}: {exc}"}
+            sink(entry)
     finally:
         client.close()
         if cluster is not None:

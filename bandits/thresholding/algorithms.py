@@ -129,7 +129,7 @@ class GrAPL(ThresholdingAlgorithm):
     lam: float = 1e-3
     alpha: float | None = None
     ties: str = "random"
-    solver: str = "cg"
+    solver: str = "auto"
     rtol: float = 1e-9
 
     def __post_init__(self):

@@ -32,6 +32,10 @@ Two exact update methods (``solver``):
   y <- y + u (a - c y_i) / (gamma + c u_i) for c pulls of arm i with reward sum tau c + a. O(N^2) per
   pulled arm, no iteration, exact up to round-off.
 
+* ``"auto"``: Sherman–Morrison up to N = 2000 arms (an adaptive rule estimates after every pull, and
+  one O(N^2) update beats both iterative and sparse direct solves there: GrAPL on the N = 1000 small
+  world runs 3x faster than with ``"direct"`` and 7x faster than with CG), CG above.
+
 No dense inverse or dense solve is ever formed per round. lambda must be > 0: with lambda = 0, V_t is
 singular as long as a connected component of the graph has no sample (and V_0 = L always is).
 """
@@ -51,7 +55,9 @@ from optdesign.errors import InvalidInputError
 from ..environments import as_counts
 from ..validation import check_choice, check_positive
 
-SOLVERS = ("cg", "direct", "sherman-morrison")
+SOLVERS = ("auto", "cg", "direct", "sherman-morrison")
+#: ``solver="auto"`` keeps the dense inverse (Sherman–Morrison) up to this many arms, CG above
+AUTO_DENSE_MAX_N = 2000
 SHERMAN_MORRISON_MAX_N = 5000
 
 
@@ -92,6 +98,8 @@ class LaplacianEstimator:
         if not (np.isfinite(rtol) and 0 < rtol < 1):
             raise InvalidInputError(f"rtol must be in (0, 1), got {rtol!r}")
         n = laplacian.shape[0]
+        if solver == "auto":
+            solver = "sherman-morrison" if n <= AUTO_DENSE_MAX_N else "cg"
         if solver == "sherman-morrison" and n > SHERMAN_MORRISON_MAX_N:
             raise InvalidInputError(f"solver='sherman-morrison' keeps a dense N x N inverse; N = {n} exceeds "
                                     f"{SHERMAN_MORRISON_MAX_N}: use solver='cg'")
