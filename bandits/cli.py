@@ -148,8 +148,14 @@ def _print_summary(summary, out: str) -> None:
     for col in shown:
         table.add_column(col, justify="left" if col in ("cell", "algorithm", "warning") else "right")
     for _, row in summary[shown].iterrows():
-        table.add_row(*(_cell(v) for v in row))
-    Console(width=None if sys.stdout.isatty() else 200).print(table)
+        table.add_row(*(_cell(v) for v in row), style="bold red" if row.get("warning") else None)
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(table)
+    if "warning" in summary.columns and (summary["warning"] != "").any():
+        bad = summary[summary["warning"] != ""]
+        cells = "; ".join(f"{r.algorithm} on {r.cell} (delta {r.delta:g}: {r.errors}/{r.runs} wrong)"
+                          for r in bad.itertuples())
+        console.print(f"[bold red]WARNING[/]: error rate significantly above delta for {cells}")
 
 
 def _cell(value) -> str:

@@ -265,3 +265,25 @@ def test_cli_plot_redraws(tmp_path):
     assert (tmp_path / "fig.png").stat().st_size > 10_000 and "summary" in out.output
     missing = CliRunner().invoke(app, ["plot", str(tmp_path / "nothing")])
     assert missing.exit_code == 2 and "holds no study results" in missing.output
+
+
+def test_parquet_summary_carries_the_provenance(tmp_path):
+    pq = pytest.importorskip("pyarrow.parquet")
+    study = load_study(write(tmp_path), quick=True)
+    run_study(study, tmp_path / "res", progress=False)
+    summary = write_tables(tmp_path / "res")
+    table = pq.read_table(tmp_path / "res" / "summary.parquet")
+    assert table.num_rows == len(summary)
+    assert json.loads(table.schema.metadata[b"provenance"])["study"]["sha256"] == study.sha256
+
+
+def test_cli_prints_a_visible_warning_when_the_error_rate_is_above_delta(tmp_path):
+    """Runs cut by a 3-sample cap recommend nearly at random, far more often wrong than delta = 0.01."""
+    text = STUDY.replace("delta = [0.1, 0.01]", "delta = 0.01\nmax_samples = 3").replace("runs = 4", "runs = 30")
+    text = text.replace("omega = 0.3", "omega = 0.02")
+    out = CliRunner().invoke(app, ["study", str(write(tmp_path, text)), "--out", str(tmp_path / "res"), "--no-plot"])
+    assert out.exit_code == 0, out.output
+    summary = pd.read_csv(tmp_path / "res" / "summary.csv", comment="#")
+    flagged = summary[summary["warning"].notna()]
+    assert len(flagged) >= 1 and (flagged["error_ci_low"] > 0.01).all() and (summary["capped"] == 30).all()
+    assert "WARNING" in out.output and "above delta" in out.output
