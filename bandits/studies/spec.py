@@ -215,18 +215,14 @@ def _expand(block: dict, where: str):
 
 
 def _text(name: str, options: dict) -> str:
-    """``name:key=value,...`` as the CLI writes it (floats in shortest round-trip form)."""
+    """``name:key=value,...`` as the CLI writes it (str of a float is its shortest round-trip form)."""
     if not options:
         return str(name)
     return f"{name}:" + ",".join(f"{k}={_value(v)}" for k, v in options.items())
 
 
 def _value(v) -> str:
-    if isinstance(v, bool):
-        return str(v).lower()
-    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
-        return repr(v)
-    return str(v)
+    return str(v).lower() if isinstance(v, bool) else str(v)
 
 
 def _label(algo: dict) -> str:
