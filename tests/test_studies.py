@@ -269,9 +269,9 @@ def test_cli_plot_redraws(tmp_path):
 
 def test_parquet_summary_carries_the_provenance(tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
-    study = load_study(write(tmp_path), quick=True)
+    study = load_study(write(tmp_path, STUDY.replace("omega = 0.3", 'omega = [0.3, "pi/2"]')), quick=True)
     run_study(study, tmp_path / "res", progress=False)
-    summary = write_tables(tmp_path / "res")
+    summary = write_tables(tmp_path / "res")  # a parameter column mixing numbers and text
     table = pq.read_table(tmp_path / "res" / "summary.parquet")
     assert table.num_rows == len(summary)
     assert json.loads(table.schema.metadata[b"provenance"])["study"]["sha256"] == study.sha256

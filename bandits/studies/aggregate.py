@@ -133,7 +133,8 @@ def write_tables(out: str | Path) -> pd.DataFrame:
         import pyarrow.parquet as pq
     except ImportError:
         return summary
-    table = pa.Table.from_pandas(summary, preserve_index=False)
+    mixed = [c for c in summary.columns if summary[c].dtype == object]  # e.g. omega = 0.1 and "pi/2"
+    table = pa.Table.from_pandas(summary.astype({c: str for c in mixed}), preserve_index=False)
     table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"provenance": json.dumps(meta).encode()})
     pq.write_table(table, out / "summary.parquet")
     return summary
