@@ -95,6 +95,7 @@ def test_seed_run_draws_one_instance_per_replicate():
     (STUDY.replace("delta = [0.1, 0.01]", "delta = 2"), "delta"),
     (STUDY.replace("runs = 4", "runs = 0"), "runs must be an integer >= 1"),
     (STUDY.replace('x = "d"', 'x = "m"'), "plot axis x = 'm'"),
+    (STUDY.replace('x = "d"', 'x = "d"\nseries = "graph"'), "plot series = 'graph'"),
     (STUDY.replace('seed = 7', 'sed = 7'), "unknown key(s) ['sed']"),
     (STUDY.replace('algorithms = ["oracle"]', 'algorithms = ["G"]'), "not labels"),
     (STUDY.replace('label = "oracle"', 'label = "g-static"'), "share a label"),

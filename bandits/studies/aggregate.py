@@ -62,7 +62,8 @@ def summarize(out: str | Path) -> pd.DataFrame:
     rows = []
     keys = ["cell", "label", "T" if budgeted else "delta"]
     for (cell, label, level), group in frame.groupby(keys, sort=False):
-        base = {"cell": cell, "algorithm": label, **{c: group[c].iloc[0] for c in param_cols},
+        base = {"cell": cell, "family": group["family"].iloc[0], "algorithm": label,
+                **{c: group[c].iloc[0] for c in param_cols},
                 keys[2]: level, "runs": len(group), "failed": int(fail_counts.get((cell, label), 0))}
         rows.append({**base, **(_budget_row(group) if budgeted else _confidence_row(group, level, bounds))})
     table = pd.DataFrame(rows)
@@ -82,7 +83,9 @@ def _confidence_row(group: pd.DataFrame, delta: float, bounds: dict) -> dict:
     lower = c * kl_delta(delta)
     return {"mean": samples.mean(), "se": samples.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
             "q10": np.quantile(samples, 0.1), "median": np.median(samples), "q90": np.quantile(samples, 0.9),
-            "mean_rounds": group["rounds"].mean(), "capped": int((group["stopped_by"] == "budget").sum()),
+            "mean_rounds": group["rounds"].mean(),
+            "se_rounds": group["rounds"].std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
+            "capped": int((group["stopped_by"] == "budget").sum()),
             "errors": errors, "error_rate": errors / n, "error_ci_low": ci.low, "error_ci_high": ci.high,
             "bound_kind": "/".join(sorted(kinds)), "c": c, "lower_bound": lower,
             "ratio": group[unit].mean() / lower if lower > 0 else np.nan,

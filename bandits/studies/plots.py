@@ -1,7 +1,8 @@
 """The papers' kind of figures from a results directory (matplotlib, no display needed).
 
 Fixed confidence: mean samples (or rounds) +- one standard error against the study's axis ``x`` (d, m, N, ...),
-one line per algorithm, one panel per (family, delta, other varying parameters), the lower bound
+one line per algorithm (and per value of the study's ``series`` parameter, e.g. the graph type), one panel
+per (delta, other varying parameters), the lower bound
 c kl(delta, 1 - delta) dashed where it applies; log y by default (``log_y = false`` in [study] turns it off).
 Fixed budget: the mean error curve E(t) +- s.e. per algorithm, one panel per cell (log y, as LeJeune et al.).
 """
@@ -52,16 +53,19 @@ def _sample_complexity(summary, meta):
     x = meta.get("x")
     unit = "mean_rounds" if meta.get("y") == "rounds" else "mean"
     xcol = f"param_{x}" if x else "cell"
-    fixed = [c for c in summary.columns if c.startswith("param_") and c != xcol and summary[c].nunique() > 1]
-    panel_keys = ["delta", *fixed]
+    series = f"param_{meta['series']}" if meta.get("series") else None
+    fixed = [c for c in summary.columns if c.startswith("param_") and c not in (xcol, series)
+             and summary[c].nunique() > 1]
+    panel_keys = ["delta", *(["family"] if summary["family"].nunique() > 1 else []), *fixed]
     groups = list(summary.groupby(panel_keys, sort=False)) if panel_keys else [((), summary)]
     fig, axes = _panels(len(groups))
     for ax, (key, panel) in zip(axes, groups, strict=False):
         key = key if isinstance(key, tuple) else (key,)
-        for algo, line in panel.groupby("algorithm", sort=False):
+        for name, line in panel.groupby(["algorithm", series] if series else "algorithm", sort=False):
+            algo = f"{name[0]}, {meta['series']}={name[1]}" if series else name
             line = line.sort_values(xcol) if x else line
             xs = line[xcol].to_numpy() if x else list(range(len(line)))
-            err = line["se"] if unit == "mean" else None
+            err = line["se"] if unit == "mean" else line["se_rounds"]
             ax.errorbar(xs, line[unit], yerr=err, marker="o", ms=4, capsize=3, label=algo)
         bound = panel.drop_duplicates(xcol)
         if "lower_bound" in bound and bound["lower_bound"].notna().any():
@@ -77,13 +81,19 @@ def _sample_complexity(summary, meta):
             ax.set_yscale("log")
         if meta.get("log_x", False):
             ax.set_xscale("log")
-        ax.set_title(", ".join(f"{k.removeprefix('param_')}={v:g}" if isinstance(v, float) else
-                               f"{k.removeprefix('param_')}={v}" for k, v in zip(panel_keys, key, strict=True)),
-                     fontsize=9)
+        ax.set_title(", ".join(_label(k, v) for k, v in zip(panel_keys, key, strict=True)), fontsize=9)
         ax.grid(alpha=0.3, which="both")
         ax.legend(fontsize=7)
     fig.suptitle(meta["name"])
     return fig
+
+
+def _label(key: str, value) -> str:
+    """A panel title item: the family name, or ``name=value`` of a parameter."""
+    if key == "family":
+        return str(value)
+    name = key.removeprefix("param_")
+    return f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}"
 
 
 def _error_curves(out: Path):

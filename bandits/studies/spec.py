@@ -10,6 +10,7 @@ A study is a grid: instance families x their parameter sweeps x algorithms x rep
     # budget = 5000          # ... or the budget T of thresholding algorithms
     max_samples = 1e9        # per-run cap (a run that hits it stops with stopped_by = "budget")
     x = "d"                  # plot axis: an instance parameter; y = "samples" | "rounds" | "error"
+    # series = "graph"       # optional: an instance parameter drawn as separate lines in each panel
 
     [[instances]]            # one block per family; a list value is a sweep, several lists a product
     family = "soare"
@@ -49,8 +50,8 @@ from ..experiment import Experiment
 from ..instances import parse_instance
 from ..run import DEFAULT_MAX_SAMPLES
 
-STUDY_KEYS = {"name", "description", "seed", "runs", "delta", "budget", "max_samples", "free_warmup", "x", "y",
-              "log_x", "log_y"}
+STUDY_KEYS = {"name", "description", "seed", "runs", "delta", "budget", "max_samples", "free_warmup", "x", "series",
+              "y", "log_x", "log_y"}
 QUICK_KEYS = STUDY_KEYS - {"name", "description", "seed"} | {"instances", "algorithms"}
 Y_COLUMNS = ("samples", "rounds", "error")
 
@@ -100,6 +101,7 @@ class Study:
     seed: int
     replicates: int
     x: str | None
+    series: str | None  # an instance parameter drawn as separate lines (e.g. the graph type)
     y: str
     log_x: bool
     log_y: bool
@@ -159,9 +161,10 @@ def parse_study(doc: dict, *, path: str = "<memory>", sha256: str = "", quick: b
     if len(set(labels)) != len(labels):
         raise InvalidInputError(f"{where}: two [[algorithms]] share a label; give each a distinct 'label'")
     cells = [(family, params) for block in instances for family, params in _expand(block, where)]
-    x = study.get("x")
-    if x is not None and not all(x in params for _, params in cells):
-        raise InvalidInputError(f"{where}: plot axis x = {x!r} is not a parameter of every instance")
+    x, series = study.get("x"), study.get("series")
+    for key, what in ((x, "plot axis x"), (series, "plot series")):
+        if key is not None and not all(key in params for _, params in cells):
+            raise InvalidInputError(f"{where}: {what} = {key!r} is not a parameter of every instance")
     free_warmup = bool(study.get("free_warmup", False))
 
     specs: list[RunSpec] = []
@@ -183,7 +186,7 @@ def parse_study(doc: dict, *, path: str = "<memory>", sha256: str = "", quick: b
     if not specs:
         raise InvalidInputError(f"{where}: the study has no runs (no instances or no algorithms)")
     return Study(name=str(study.get("name", Path(path).stem)), description=str(study.get("description", "")),
-                 path=path, sha256=sha256, quick=quick, seed=seed, replicates=replicates, x=x, y=y,
+                 path=path, sha256=sha256, quick=quick, seed=seed, replicates=replicates, x=x, series=series, y=y,
                  log_x=bool(study.get("log_x", False)), log_y=bool(study.get("log_y", True)), labels=tuple(labels),
                  runs=specs)
 

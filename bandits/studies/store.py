@@ -82,7 +82,8 @@ class ResultStore:
             meta.setdefault("resumed", []).append(time.strftime("%Y-%m-%dT%H:%M:%S"))
         else:
             meta = {"study": {"name": study.name, "path": study.path, "sha256": study.sha256, "quick": study.quick,
-                              "seed": study.seed, "runs": study.replicates, "x": study.x, "y": study.y,
+                              "seed": study.seed, "runs": study.replicates, "x": study.x, "series": study.series,
+                              "y": study.y,
                               "log_x": study.log_x, "log_y": study.log_y, "n_runs": len(study.runs),
                               "algorithms": list(study.labels)},
                     "seeding": "SeedSequence(seed, spawn_key=(crc32(instance), replicate))",
