@@ -4,7 +4,8 @@
     python benchmarks/bench_studies.py --study benchmarks/studies/mftas_synthetic.toml --runs 4
 
 Everything is measured in this process, one after the other:
-* direct: every run of the study executed in a plain loop (``Experiment.execute``), no storage: the baseline;
+* direct: every run of the study executed in a plain loop (``Experiment.execute``, one BLAS thread as in a
+  study), no storage: the baseline;
 * study --jobs 1: ``run_study`` in this process (store, fsync per run, progress off); overhead = its wall
   time over the direct loop's, minus one;
 * study --jobs 2 (joblib worker processes) and the Dask LocalCluster with 2 workers: wall-time ratios to
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from threadpoolctl import threadpool_limits
 
 from bandits.studies import load_study, plot_study, run_study, write_tables
 
@@ -36,8 +38,9 @@ def main() -> None:
     rows = []
 
     start = time.perf_counter()
-    for spec in study.runs:
-        spec.experiment().execute()
+    with threadpool_limits(1):  # as the study runs them (one BLAS thread per run)
+        for spec in study.runs:
+            spec.experiment().execute()
     direct = time.perf_counter() - start
     rows.append(("direct loop (baseline)", direct, "", ""))
 
