@@ -288,3 +288,20 @@ def test_cli_prints_a_visible_warning_when_the_error_rate_is_above_delta(tmp_pat
     flagged = summary[summary["warning"].notna()]
     assert len(flagged) >= 1 and (flagged["error_ci_low"] > 0.01).all() and (summary["capped"] == 30).all()
     assert "WARNING" in out.output and "above delta" in out.output
+
+
+STUDY_FILES = sorted((Path(__file__).resolve().parents[1] / "benchmarks" / "studies").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", STUDY_FILES, ids=[p.stem for p in STUDY_FILES])
+def test_every_reproduction_file_validates_in_both_presets(path):
+    full, quick = load_study(path), load_study(path, quick=True)
+    assert 0 < len(quick.runs) < len(full.runs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", STUDY_FILES, ids=[p.stem for p in STUDY_FILES])
+def test_every_quick_preset_runs_without_failures(path, tmp_path):
+    report = run_study(load_study(path, quick=True), tmp_path / "res", progress=False)
+    assert report.failed == 0 and report.done > 0
+    write_tables(tmp_path / "res")
