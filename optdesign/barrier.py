@@ -15,9 +15,13 @@ Z_y = L^{-1} y, z_k = L^{-1} x_k, G_ky = z_k^T Z_y and P = X A^{-1} X^T:
     d v_y / d w_k = -G_ky^2,   d^2 v_y / dw_j dw_k = 2 P_jk G_jy G_ky,
     grad psi = -z_k^T C1 z_k - 1/w_k,   C1 = sum_y Z_y Z_y^T / s_y,  s_y = t - v_y,
     Hess psi = sum_y (G_.y^2)(G_.y^2)^T / s_y^2 + 2 P o (Z_x^T C1 Z_x) + diag(1/w^2) - (Schur term in t).
-The rank-m first term is assembled over the ``hessian_directions`` directions with the smallest
-slack only (the others are smaller by orders of magnitude once tau is large); the gradient is
-exact and an Armijo search safeguards each step, so iterates still converge on the full problem.
+The rank-m first term and the Schur term are assembled over the same directions, as the weighted
+covariance of the G_.y^2 (so the Hessian stays positive definite whatever directions are left
+out): the ``hessian_directions`` directions with the smallest slack plus every direction within a
+factor ``SLACK_BAND`` of the smallest one (the others are smaller by orders of magnitude once tau
+is large; the band keeps all of them when many tie, e.g. d (d - 1) / 2 differences e_i - e_j).
+The gradient is exact and an Armijo search safeguards each step, so iterates still converge on
+the full problem. tau stops growing once 1 / tau nears the rounding of max_y v_y.
 Near the end the dual p is sharpened by a small LP (scipy HiGHS) over near-active directions:
 p = argmin max_k h_k(w, p), which (nearly) maximises the certificate for the current w.
 
@@ -46,6 +50,8 @@ from .result import FastPathResult
 def _epigraph_level(v: np.ndarray, tau: float) -> float:
     """Root t > max v of sum_y 1/(t - v_y) = tau (convex decreasing: Newton from the left is monotone)."""
     t = v.max() + 1.0 / tau
+    if not t > v.max():  # 1 / tau below the rounding of max v: no level resolves it (caller rejects)
+        return t
     for _ in range(100):
         r = 1.0 / (t - v)
         g = r.sum() - tau
@@ -56,6 +62,26 @@ def _epigraph_level(v: np.ndarray, tau: float) -> float:
             break
         t += step
     return t
+
+
+HESSIAN_ENTRIES = 2_000_000  # cap on n x (Hessian directions), the size of the rank-m term's factor
+SLACK_BAND = 10.0  # directions with slack within this factor of the smallest weigh >= 1 / 100 of it
+SLACK_RESOLUTION = 1e3 * np.finfo(float).eps  # smallest slack / F the epigraph level resolves
+
+
+def _hessian_directions(s: np.ndarray, q: int, cap: int) -> np.ndarray:
+    """Directions whose rank-one terms 1 / s_y^2 enter the Newton Hessian.
+
+    The ``q`` smallest slacks, plus every direction within ``SLACK_BAND`` of the smallest, up to
+    ``cap`` directions (smallest slacks first). The band matters when more than ``q`` directions
+    are (nearly) active at the optimum, e.g. the d (d - 1) / 2 tied differences e_i - e_j of
+    Soare's instance: the truncated Hessian then misses terms as large as those it keeps.
+    """
+    m = s.size
+    if m <= q:
+        return np.arange(m)
+    k = min(max(q, int(np.count_nonzero(s <= SLACK_BAND * s.min()))), cap, m)
+    return np.arange(m) if k == m else np.argpartition(s, k - 1)[:k]
 
 
 def _lp_dual(X: np.ndarray, Y: np.ndarray, L: np.ndarray, T: np.ndarray) -> np.ndarray | None:
@@ -191,7 +217,10 @@ def minmax_barrier(
         v = np.einsum("ij,ij->j", Zy, Zy)
         t = _epigraph_level(v, tau)
         s = t - v
-        return tau * t - np.log(s).sum() - np.log(w).sum(), (L, Zy, v, s)
+        if not np.all(s > 0):  # the level is not resolved above max v (rounding): outside the domain
+            return np.inf, None
+        val = tau * t - np.log(s).sum() - np.log(w).sum()
+        return (val, (L, Zy, v, s)) if np.isfinite(val) else (np.inf, None)
 
     val, cache = evaluate(w)
     while True:
@@ -202,15 +231,16 @@ def minmax_barrier(
             r2 = r1 * r1
             Zx = whiten(L, X[S])
             C1x = ((Zy * r1) @ Zy.T) @ Zx
-            C2x = ((Zy * r2) @ Zy.T) @ Zx
             grad = -np.einsum("ij,ij->j", Zx, C1x) - 1.0 / w
             H = 2.0 * (Zx.T @ Zx) * (Zx.T @ C1x)
             H[np.diag_indices(n)] += 1.0 / w**2
-            active = np.arange(m) if m <= q_dirs else np.argpartition(s, q_dirs)[:q_dirs]
+            active = _hessian_directions(s, q_dirs, max(q_dirs, HESSIAN_ENTRIES // n))
             G2 = (Zx.T @ Zy[:, active]) ** 2
-            H += (G2 * r2[active]) @ G2.T
-            Hwt = np.einsum("ij,ij->j", Zx, C2x)
-            H -= np.outer(Hwt, Hwt) / r2.sum()
+            r2a = r2[active]
+            # rank-m term minus the Schur term in t, both over the active directions: the weighted
+            # covariance sum_y r_y (g_y - g_bar)(g_y - g_bar)^T, PSD and free of cancellation
+            G2 -= (G2 @ r2a / r2a.sum())[:, None]
+            H += (G2 * r2a) @ G2.T
             # Newton step under sum w = 1: Jacobi-scaled KKT system
             dsc = 1.0 / np.sqrt(np.maximum(np.diag(H), 1e-300))
             kkt = np.empty((n + 1, n + 1))
@@ -225,7 +255,9 @@ def minmax_barrier(
             dw = sol[:n] * dsc
             decrement = -(grad @ dw)
             n_newton += 1
-            if not np.isfinite(decrement) or decrement < 1e-10:
+            # below the rounding of psi (about eps |psi|, large once tau is) no line search can see
+            # a decrease: the stage is as centred as it gets
+            if not np.isfinite(decrement) or decrement < max(1e-10, 16 * np.finfo(float).eps * abs(val)):
                 break
             a = 1.0
             neg = dw < 0
@@ -263,9 +295,15 @@ def minmax_barrier(
                 w = np.concatenate([w * (1 - 1e-2), np.full(len(violators), 1e-2 / len(violators))])
                 tau = min(tau, (m + len(S)) / max(cert.upper - cert.lower, 1e-3 * cert.upper))
                 val, cache = evaluate(w)
+                if cache is None:
+                    break
                 continue
+        if tau * mu_factor * v.max() * SLACK_RESOLUTION > 1.0:
+            break  # the next stage's slacks (about 1 / tau) would drown in the rounding of v
         tau *= mu_factor
         val, cache = evaluate(w)
+        if cache is None:
+            break
     return FastPathResult(
         weights=best_w,
         value=best_upper * scale2,

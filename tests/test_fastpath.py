@@ -7,6 +7,8 @@ oracle (half the Garivier–Kaufmann time).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from conftest import soare_arms
@@ -14,6 +16,7 @@ from test_linear_designs import gk_gaussian_characteristic_time
 
 import optdesign as od
 from optdesign import linear
+from optdesign.barrier import minmax_barrier
 from optdesign.result import FastPathResult
 
 
@@ -123,3 +126,25 @@ def test_warm_start_is_accepted_and_certified():
     again = od.minmax_design(X, Y * 1.01, w0=first.weights)
     assert again.gap <= 1e-4
     assert again.value == pytest.approx(first.value * 1.01**2, rel=2e-4)
+
+
+@pytest.mark.parametrize("d", [30, 40])
+@pytest.mark.parametrize("tol", [1e-4, 1e-6])
+def test_many_tied_active_directions_converge_without_overflow(d, tol):
+    """RAGE's first phase on Soare's instance (omega = 0.01): Y = all differences of the d + 1 arms.
+
+    The d (d - 1) / 2 differences e_i - e_j (i, j >= 3) tie at the optimum, more than the
+    ``hessian_directions`` default 12 d once d > 24: a Hessian truncated to 12 d of them was
+    indefinite, Newton stalled, tau grew unchecked until the slacks underflowed (overflow, divide by
+    zero and NaN warnings) and the fast path gave up at a 1e-2 gap after 500 steps.
+    """
+    X = soare_arms(d, 0.01)
+    Y = od.pairwise_differences(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        res = minmax_barrier(X, Y, tol=tol)
+    assert res.converged and res.iterations < 100
+    assert res.value / res.lower_bound - 1 <= tol
+    assert res.value == pytest.approx(od.minmax_value(X, res.weights, Y), rel=1e-12)
+    auto = od.minmax_design(X, Y, tol=tol)  # no cvxpy fallback, same certified answer
+    assert auto.method == "barrier" and auto.gap <= tol
