@@ -186,12 +186,14 @@ def speed(console: Console, rounds: int, max_seconds: float) -> None:
                           f"{base / per:.3g}")
     console.print(table)
     whole = Table(title="Whole fixed-budget runs (index + pull + estimator update), T = 5000, one run, seed 0")
-    for col in ("algorithm", "graph", "N", "wall (s)", "rounds/s"):
-        whole.add_column(col, justify="left" if col in ("algorithm", "graph") else "right")
+    for col in ("algorithm", "graph", "N", "estimator solver", "wall (s)", "rounds/s", "E(T)"):
+        whole.add_column(col, justify="left" if col in ("algorithm", "graph", "estimator solver") else "right")
     for family, env in (("SBM", sbm(n=500, seed=0)), ("NWS", nws(n=1000, seed=0))):
-        for algo in (GrAPL(gamma=10.0, alpha=1.0, solver="cg" if family == "SBM" else "direct"), APT()):
+        algos = [GrAPL(gamma=10.0, alpha=1.0, solver=s) for s in ("auto", "cg", "direct")] + [APT()]
+        for algo in algos:
             res = run_thresholding(algo, env, 5000, seed=0, record=1)
-            whole.add_row(algo.name, family, f"{env.n_arms:,}", f"{res.wall_time:.2f}", f"{5000 / res.wall_time:,.0f}")
+            whole.add_row(algo.name, family, f"{env.n_arms:,}", res.diagnostics.get("solver", "-"),
+                          f"{res.wall_time:.2f}", f"{5000 / res.wall_time:,.0f}", f"{res.error:.4g}")
     console.print(whole)
 
 

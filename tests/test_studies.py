@@ -266,6 +266,11 @@ def test_cli_plot_redraws(tmp_path):
     assert (tmp_path / "fig.png").stat().st_size > 10_000 and "summary" in out.output
     missing = CliRunner().invoke(app, ["plot", str(tmp_path / "nothing")])
     assert missing.exit_code == 2 and "holds no study results" in missing.output
+    from bandits.studies import ResultStore, plot_study
+
+    ResultStore(tmp_path / "empty", load_study(write(tmp_path))).close()  # started, no run finished
+    with pytest.raises(InvalidInputError, match="no finished runs"):
+        plot_study(tmp_path / "empty")
 
 
 def test_parquet_summary_carries_the_provenance(tmp_path):

@@ -17,6 +17,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from optdesign.errors import InvalidInputError
+
 from .aggregate import error_curves, summarize
 from .store import read_meta
 
@@ -30,7 +32,7 @@ def plot_study(out: str | Path, path: str | Path | None = None) -> Path:
     summary = summarize(out)
     target = Path(path) if path is not None else out / PLOT_FILE
     if summary.empty:
-        raise ValueError(f"{out} has no finished runs to plot")
+        raise InvalidInputError(f"{out} has no finished runs to plot")
     if "T" in summary.columns:
         fig = _error_curves(out)
     else:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import math
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +48,7 @@ from optdesign.errors import InvalidInputError
 from ..experiment import Experiment
 from ..instances import parse_instance
 from ..run import DEFAULT_MAX_SAMPLES
+from ..validation import check_int
 
 STUDY_KEYS = {"name", "description", "seed", "runs", "delta", "budget", "max_samples", "free_warmup", "x", "series",
               "y", "log_x", "log_y"}
@@ -255,8 +255,8 @@ def _no_unknown(table: dict, allowed: set, name: str, where: str) -> None:
 
 
 def _integer(value, name: str, where: str, low: int) -> int:
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidInputError(f"{where}: {name} must be an integer >= {low}; got {value!r}")
-    return value
+    """:func:`check_int` (integral floats such as 1e9 allowed), its error prefixed with the file."""
+    try:
+        return check_int(value, name, low)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
