@@ -98,14 +98,18 @@ def study_command(
     scheduler: str | None = typer.Option(None, "--scheduler", help="tcp://HOST:PORT of a running Dask scheduler"),
     resume: bool = typer.Option(False, "--resume", help="continue a stopped study in --out, skipping its runs"),
     out: str | None = typer.Option(None, "--out", "-o", help="results directory (default results/NAME[-quick])"),
-    quick: bool = typer.Option(False, "--quick", help="the file's [quick] preset (smoke-test size)"),
+    quick: bool = typer.Option(False, "--quick", help="the file's \\[quick] preset (smoke-test size)"),
     plot: bool = typer.Option(True, "--plot/--no-plot", help="draw plot.png when the study ends"),
 ) -> None:
     """Run a sample-complexity study; results are written as runs finish (see bandits.studies)."""
-    from .studies import load_study, plot_study, run_study, write_tables
-
     if scheduler is not None and backend == "joblib":
         backend = "dask"
+    if backend == "joblib" and isinstance(jobs, int) and not isinstance(jobs, bool):
+        from .studies.pool import prestart
+
+        prestart(jobs)  # the workers import numpy/cvxpy while this process validates the study file
+    from .studies import load_study, plot_study, run_study, write_tables
+
     study = load_study(file, quick=quick, runs=runs)  # every check happens here, before any run
     out = out or f"results/{study.name}{'-quick' if quick else ''}"
     console = Console(stderr=True)

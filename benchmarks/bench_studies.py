@@ -11,12 +11,16 @@ Everything is measured in this process, one after the other:
 * study --jobs 2 (this process and one joblib worker) and the Dask LocalCluster with 2 workers: wall-time
   ratios to --jobs 1 (they include starting the workers, which import numpy/cvxpy); a second --jobs 2
   study reuses the started worker, so the difference of the two is the start-up cost;
-* aggregation: ``write_tables`` (summary, runs.csv, characteristic times) and ``plot_study``.
+* aggregation: ``write_tables`` (summary, runs.csv, characteristic times) and ``plot_study``;
+* the command as a user types it, ``bandits study FILE [--quick] --jobs 1`` and ``--jobs 2``, each in a
+  fresh process (imports, validation, worker start, runs, tables and plot): wall-time ratio of the two.
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -58,6 +62,17 @@ def main() -> None:
     write_tables(work / "jobs1")
     plot_study(work / "jobs1")
     rows.append(("tables + plot", time.perf_counter() - start, "", ""))
+
+    for jobs in (1, 2):
+        command = [sys.executable, "-c", "from bandits.cli import main; main()", "study", args.study,
+                   "--jobs", str(jobs), "--out", str(work / f"cli{jobs}"), *([] if args.full else ["--quick"])]
+        if args.runs is not None:
+            command += ["--runs", str(args.runs)]
+        start = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        rows.append((f"command line, --jobs {jobs} (fresh process)", time.perf_counter() - start, "", ""))
+    cli_one, cli_two = rows[-2][1], rows[-1][1]
+    rows[-1] = (*rows[-1][:3], f"{cli_two / cli_one:.2f} (to the command with --jobs 1)")
 
     table = Table(title=f"{study.name}{' (quick)' if study.quick else ''}: {len(study.runs)} runs, "
                         f"mean run {direct / len(study.runs) * 1000:.0f} ms")

@@ -65,6 +65,7 @@ def _epigraph_level(v: np.ndarray, tau: float) -> float:
 
 
 HESSIAN_ENTRIES = 2_000_000  # cap on n x (Hessian directions), the size of the rank-m term's factor
+DROP_WEIGHT = 1e-4  # column generation drops subset arms below this fraction of the largest weight (if h_k < f / 2)
 SLACK_BAND = 10.0  # directions with slack within this factor of the smallest weigh >= 1 / 100 of it
 SLACK_RESOLUTION = 1e3 * np.finfo(float).eps  # smallest slack / F the epigraph level resolves
 
@@ -290,9 +291,14 @@ def minmax_barrier(
         if len(S) < K:  # column generation on arms
             violators = np.setdiff1d(np.flatnonzero(cert.h > cert.f * (1 + 0.1 * tol)), S)
             if len(violators) > 0:
-                violators = violators[np.argsort(-cert.h[violators])][: max(10, d)]
+                violators = violators[np.argsort(-cert.h[violators])][: max(10, d, len(S) // 4)]
+                # drop arms the barrier holds near zero that the certificate does not want either
+                # (h_k well below f), so the subset does not grow with every round
+                keep = (w >= DROP_WEIGHT * w.max()) | (cert.h[S] >= 0.5 * cert.f)
+                if np.linalg.matrix_rank(X[S[keep]]) == d:
+                    S, w = S[keep], w[keep]
                 S = np.concatenate([S, violators])
-                w = np.concatenate([w * (1 - 1e-2), np.full(len(violators), 1e-2 / len(violators))])
+                w = np.concatenate([w / w.sum() * (1 - 1e-2), np.full(len(violators), 1e-2 / len(violators))])
                 tau = min(tau, (m + len(S)) / max(cert.upper - cert.lower, 1e-3 * cert.upper))
                 val, cache = evaluate(w)
                 if cache is None:

@@ -19,6 +19,8 @@ direction set, :class:`OracleDesignModel` re-solved with a new theta through Par
 certified log-barrier Newton method of :mod:`optdesign.barrier` (G/D designs also have the
 Frank–Wolfe and multiplicative algorithms of :mod:`optdesign.firstorder`). ``method="auto"`` (default) runs the
 fast path and returns it when its certified gap meets ``tol``, else falls back to the cvxpy model.
+When Y is all pairwise differences of many items (more than PAIR_LIST_LIMIT pairs), the directions
+are not listed: :mod:`optdesign.pairs` generates the pairs that bind and certifies the design over all of them.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from .barrier import minmax_barrier
 from .blas import single_threaded_blas
 from .criteria import certificate, minmax_value, relative_gap
 from .errors import InstanceTooLargeError, InvalidInputError
+from .pairs import pair_count, pairwise_design
 from .result import DesignResult, FastPathResult
 from .session import ClarabelSession
 from .validation import as_arms, as_matrix, as_vector, check_weights, unique_argmax
@@ -138,6 +141,12 @@ class _CertifiedSOCP:
         )
 
 
+MINMAX_MAX_CONES = 2_000_000  # one rotated cone per (direction, arm): 2e6 cones is a multi-GiB conic problem
+AUTO_FALLBACK_CONES = 200_000  # ``method="auto"`` hands an uncertified barrier design to cvxpy up to this size
+BARRIER_TIME_LIMIT = 30.0  # seconds of the first barrier attempt (``auto``, ``barrier``)
+LONG_BARRIER_TIME_LIMIT = 300.0  # continued barrier run when the cvxpy model is too large for ``auto``
+
+
 class MinMaxDesignModel(_CertifiedSOCP):
     """cvxpy model of min_w max_{y in Y} y^T A(w)^{-1} y for fixed arms X and directions Y.
 
@@ -157,6 +166,12 @@ class MinMaxDesignModel(_CertifiedSOCP):
     def __init__(self, X: np.ndarray, Y: np.ndarray, *, solver: str | None = None, polish: bool = True):
         X = as_arms(X)
         Y = as_matrix(Y, "Y", n_cols=X.shape[1])
+        cones = X.shape[0] * Y.shape[0]
+        if cones > MINMAX_MAX_CONES:
+            raise InstanceTooLargeError(
+                f"MinMaxDesignModel with K = {X.shape[0]} arms and m = {Y.shape[0]} directions has {cones:,} rotated "
+                f"cones (limit {MINMAX_MAX_CONES:,}): use the certified barrier fast path (method='barrier') instead"
+            )
         super().__init__(X, solver, polish)
         self.Y = Y
         norm = float(np.sqrt(np.max(np.einsum("ij,ij->i", Y, Y))))
@@ -357,7 +372,12 @@ def minmax_design(
     criterion: str = "minmax",
     w0: np.ndarray | None = None,
 ) -> DesignResult:
-    """Solve (*) for arms X and directions Y: ``auto`` = barrier, then cvxpy if not certified."""
+    """Solve (*) for arms X and directions Y: ``auto`` = barrier, then cvxpy if not certified.
+
+    Above AUTO_FALLBACK_CONES (arms x directions) ``auto`` does not build the cvxpy model; it
+    continues the barrier for up to LONG_BARRIER_TIME_LIMIT seconds and returns its best certified
+    design (``status`` "not_converged" and the certified ``gap`` if ``tol`` is still not met).
+    """
     X = as_arms(X)
     Y = as_matrix(Y, "Y", n_cols=X.shape[1])
     _check_method(method)
@@ -372,9 +392,14 @@ def minmax_design(
         if w0.size != X.shape[0]:
             raise InvalidInputError(f"w0 must have one weight per arm ({X.shape[0]}), got {w0.size}")
     if method in ("auto", "barrier"):
-        result = _run_fast(minmax_barrier, "barrier", criterion, X, Y, tol=tol, w0=w0)
+        result = _run_fast(minmax_barrier, "barrier", criterion, X, Y, tol=tol, w0=w0, time_limit=BARRIER_TIME_LIMIT)
         if method == "barrier" or result.gap <= tol:
             return result
+        if X.shape[0] * Y.shape[0] > AUTO_FALLBACK_CONES:  # too large for the conic solver: keep following the path
+            more = _run_fast(minmax_barrier, "barrier", criterion, X, Y, tol=tol, w0=result.weights,
+                             time_limit=LONG_BARRIER_TIME_LIMIT, max_iter=5000)
+            more = replace(more, solve_time=more.solve_time + result.solve_time)
+            return more if more.gap < result.gap else result
     return MinMaxDesignModel(X, Y, solver=solver).solve(criterion=criterion)
 
 
@@ -433,16 +458,39 @@ def xy_allocation(
 ) -> DesignResult:
     """XY-allocation argmin_w max_{y in Y} y^T A(w)^{-1} y (Soare et al. 2014, eq. 14, continuous).
 
-    ``Y`` defaults to all pairwise differences of the rows of X.
+    ``Y`` defaults to all pairwise differences of the rows of X (generated, not listed, above
+    PAIR_LIST_LIMIT pairs: :mod:`optdesign.pairs`).
     """
     X = as_arms(X)
     if Y is None:
-        Y = pairwise_differences(X)
-        if Y.shape[0] == 0:
-            raise InvalidInputError("X has a single distinct arm: there is no direction to estimate")
-    else:
-        Y = as_matrix(Y, "Y", n_cols=X.shape[1])
+        return _all_pairs_design(X, X, solver, method, tol, "xy", "X has a single distinct arm")
+    Y = as_matrix(Y, "Y", n_cols=X.shape[1])
     return minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion="xy")
+
+
+PAIR_LIST_LIMIT = 20_000  # above this many pairs, designs generate the pairs they need (optdesign.pairs)
+EXPLICIT_PAIR_MAX = 2_000_000  # ... unless the pairs tie (symmetric items) and the full list fits (100 MB at d = 6)
+
+
+def _all_pairs_design(X, Z, solver, method: str, tol: float, criterion: str, single: str) -> DesignResult:
+    """min_w max_{z, z' in Z} ||z - z'||^2_{A(w)^{-1}}: an explicit direction list up to PAIR_LIST_LIMIT
+    pairs, constraint generation over pairs above it (same certificate, on all pairs)."""
+    def explicit():
+        Y = pairwise_differences(Z)
+        if Y.shape[0] == 0:
+            raise InvalidInputError(f"{single}: there is nothing to identify")
+        return minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion=criterion)
+
+    n_pairs = pair_count(Z.shape[0])
+    if n_pairs <= PAIR_LIST_LIMIT:
+        return explicit()
+    _check_method(method)
+    tol = _check_tol(tol)
+
+    def solve(Y, w0, inner_tol):
+        return minmax_design(X, Y, solver=solver, method=method, tol=inner_tol, criterion=criterion, w0=w0)
+
+    return pairwise_design(X, Z, solve, tol=tol, explicit=explicit if n_pairs <= EXPLICIT_PAIR_MAX else None)
 
 
 def _oracle_design(X, Z, theta, solver, method: str, tol: float, criterion: str, key: str, name: str) -> DesignResult:
@@ -479,7 +527,4 @@ def transductive(
     Z = as_matrix(Z, "Z", n_cols=X.shape[1])
     if theta is not None:
         return _oracle_design(X, Z, theta, solver, method, tol, "transductive-oracle", "best_item", "Z")
-    Y = pairwise_differences(Z)
-    if Y.shape[0] == 0:
-        raise InvalidInputError("Z has a single distinct item: there is nothing to identify")
-    return minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion="transductive")
+    return _all_pairs_design(X, Z, solver, method, tol, "transductive", "Z has a single distinct item")

@@ -37,6 +37,7 @@ import numpy as np
 
 import optdesign as od
 from optdesign.errors import InvalidInputError
+from optdesign.pairs import max_pair_variance
 
 from ..algorithm import Algorithm
 from ..statistics import LinearStatistics
@@ -46,21 +47,13 @@ PRUNE = 1e-5  # design weights below this are zeroed before rounding (authors' c
 RCOND = 1e-12  # relative eigenvalue cut-off of the pseudo-inverse (A has integer-count scale)
 
 
-def direction_variances(A: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """y^T A^+ y for every row y of Y (inf when y is not in the range of A, i.e. not estimable)."""
-    P = np.linalg.pinv(A, rcond=RCOND, hermitian=True)
-    PY = Y @ P
-    var = np.einsum("ij,ij->i", PY, Y)
-    residual = np.linalg.norm(PY @ A - Y, axis=1)
-    return np.where(residual <= 1e-8 * np.maximum(np.linalg.norm(Y, axis=1), 1e-300), var, np.inf)
-
-
-def pruned_design(X: np.ndarray, Y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, float]:
-    """Weights with entries below PRUNE zeroed and renormalised, and their value max_y y^T A(w)^{-1} y
-    (the unpruned weights and their value when pruning would lose a direction)."""
+def pruned_design(X: np.ndarray, Z: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, float]:
+    """Weights with entries below PRUNE zeroed and renormalised, and their value
+    max_{z, z' in Z} ||z - z'||^2_{A(w)^+} (the unpruned weights and their value when pruning would
+    lose a direction)."""
     w = np.where(weights >= PRUNE, weights, 0.0)
     for cand in (w / w.sum(), weights / weights.sum()):
-        value = float(np.max(direction_variances(X.T @ (cand[:, None] * X), Y)))
+        value = max_pair_variance(X.T @ (cand[:, None] * X), Z, rcond=RCOND)
         if np.isfinite(value):
             return cand, value
     raise InvalidInputError("the design does not make the directions of the surviving items estimable")
@@ -96,14 +89,14 @@ class _RAGEPolicy(PhasedPolicy):
 
     def _plan_phase(self, budget: int) -> np.ndarray:
         k, eps, sigma2 = self.phase, self.algo.eps, self.sigma**2
-        Y = od.pairwise_differences(self.Z[self.active])
-        design = od.transductive(self.X, self.Z[self.active])
-        weights, rho = pruned_design(self.X, Y, design.weights)
+        items = self.Z[self.active]
+        design = od.transductive(self.X, items)
+        weights, rho = pruned_design(self.X, items, design.weights)
         support = int(np.count_nonzero(weights))
         r_eps = int(np.ceil(2 * support / eps))
         n_k = max(int(np.ceil(2.0 * 4.0**k * (1.0 + eps) * rho * sigma2 * self._log_term(k))), r_eps)
         self._record = {"k": k, "delta_k": self.delta / k**2, "rho": rho, "support": support, "r_eps": r_eps,
-                        "N": n_k, "threshold": 2.0**-k, "Y": Y}
+                        "N": n_k, "threshold": 2.0**-k, "items": items}
         return od.round_design(weights, n_k)
 
     def _end_phase(self, stats: LinearStatistics) -> dict:
@@ -112,6 +105,6 @@ class _RAGEPolicy(PhasedPolicy):
         self.theta = np.linalg.pinv(A, rcond=RCOND, hermitian=True) @ stats.b
         scores = self.Z[self.active] @ self.theta
         self.active = self.active[np.max(scores) - scores < 2.0**-k]
-        rec["max_var"] = float(np.max(direction_variances(A, rec.pop("Y"))))
+        rec["max_var"] = max_pair_variance(A, rec.pop("items"), rcond=RCOND)
         rec["var_bound"] = 1.0 / (2.0 * 4.0**k * self.sigma**2 * self._log_term(k))
         return rec

@@ -27,6 +27,7 @@ from threadpoolctl import threadpool_limits
 from optdesign.errors import InvalidInputError
 
 from ..validation import check_choice, check_int
+from .pool import local_pool
 from .spec import RunSpec, Study
 from .store import ResultStore
 
@@ -120,9 +121,7 @@ def _joblib(todo: list[RunSpec], jobs: int, sink, blas: int) -> None:
         while queue:
             sink(execute_run(queue.popleft()))
         return
-    from joblib.externals.loky import get_reusable_executor
-
-    pool = get_reusable_executor(max_workers=jobs - 1)
+    pool = local_pool(jobs)
     pending: set = set()
     finished = threading.Condition()
     errors: list[BaseException] = []

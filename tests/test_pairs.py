@@ -1,0 +1,137 @@
+"""Designs over all pairwise differences without listing them (optdesign.pairs), against the
+explicit direction list, brute force and closed forms."""
+
+import numpy as np
+import pytest
+
+import optdesign as od
+import optdesign.linear as lin
+import optdesign.pairs as pairs
+from bandits.instances import many_arms
+from bandits.linear import RAGE, StaticAllocation
+from bandits.linear import static as static_module
+from optdesign.errors import InstanceTooLargeError
+
+
+def _brute_pairs(V):
+    n = V.shape[1]
+    i, j = np.triu_indices(n, 1)
+    return np.sum((V[:, i] - V[:, j]) ** 2, axis=0), np.stack([i, j], axis=1)
+
+
+@pytest.mark.parametrize("chunk", [7, 1000, 2_000_000])
+def test_top_pairs_equals_brute_force_whatever_the_chunking(monkeypatch, chunk):
+    monkeypatch.setattr(pairs, "PAIR_CHUNK_ENTRIES", chunk)
+    V = np.random.default_rng(0).standard_normal((3, 60))
+    values, all_pairs = _brute_pairs(V)
+    best, top = pairs.top_pairs(V, 15)
+    assert best == pytest.approx(values.max(), rel=1e-12)
+    expected = {tuple(p) for p in all_pairs[np.argsort(-values)[:15]].tolist()}
+    assert {tuple(p) for p in top.tolist()} == expected
+    assert np.all(top[:, 0] < top[:, 1])
+    floor = np.sort(values)[-4]
+    _, above = pairs.top_pairs(V, 15, floor=floor)
+    assert len(above) == 3  # strictly above the 4th largest
+
+
+def test_max_pair_variance_matches_pseudo_inverse_and_detects_unestimable_pairs():
+    rng = np.random.default_rng(1)
+    Z = rng.standard_normal((30, 4))
+    B = rng.standard_normal((4, 3))
+    A = B @ B.T  # rank 3
+    all_pairs = _brute_pairs(Z.T)[1]
+    assert pairs.max_pair_variance(A, Z) == np.inf  # generic differences leave range(A)
+    # items that differ only inside range(A): every difference is estimable
+    Zr = rng.standard_normal((30, 3)) @ B.T + rng.standard_normal(4)
+    Y = Zr[all_pairs[:, 0]] - Zr[all_pairs[:, 1]]
+    brute = np.einsum("ij,jk,ik->i", Y, np.linalg.pinv(A, hermitian=True), Y).max()
+    assert pairs.max_pair_variance(A, Zr) == pytest.approx(brute, rel=1e-9)
+
+
+@pytest.mark.parametrize("n,d,seed", [(250, 3, 0), (320, 5, 1)])
+def test_generated_pairs_design_equals_explicit_list(n, d, seed):
+    """Above PAIR_LIST_LIMIT the design is generated over pairs; same optimum, certificate on all pairs."""
+    X = np.random.default_rng(seed).standard_normal((n, d))
+    assert pairs.pair_count(n) > lin.PAIR_LIST_LIMIT
+    gen = od.xy_allocation(X)
+    assert gen.extras["working_pairs"] < gen.extras["pairs"] / 100
+    ref = lin.minmax_design(X, od.pairwise_differences(X))
+    assert gen.gap <= 1e-4 and ref.gap <= 1e-4
+    # the generated value is F(w) over every pair, and both certificates bracket both values
+    assert gen.value == pytest.approx(od.minmax_value(X, gen.weights, od.pairwise_differences(X)), rel=1e-10)
+    assert gen.lower_bound <= ref.value * (1 + 1e-12) and ref.lower_bound <= gen.value * (1 + 1e-12)
+
+
+def test_generated_transductive_design_with_the_cvxpy_inner_solver():
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((6, 2))
+    Z = rng.standard_normal((220, 2))
+    gen = od.transductive(X, Z, method="cvxpy")
+    ref = lin.minmax_design(X, od.pairwise_differences(Z), method="barrier", tol=1e-7)
+    assert gen.value == pytest.approx(ref.value, rel=2e-4)
+    assert gen.lower_bound <= ref.value * (1 + 1e-9)
+
+
+def test_tied_pairs_use_the_explicit_list_and_reach_the_closed_form():
+    """X = Z = basis of R^201 (20,100 pairs, all tied): value 2 d at the uniform design."""
+    d = 201
+    res = od.xy_allocation(np.eye(d))
+    assert res.value == pytest.approx(2 * d, rel=1e-8) and res.gap <= 1e-6
+    assert "working_pairs" not in res.extras
+
+
+def test_many_arms_at_the_papers_size_is_certified():
+    """Fiez et al. exp. 2 with n = 10,000 arms (5e7 pairs): certified XY design and oracle design."""
+    env = many_arms(10_000)
+    xy = od.xy_allocation(env.X)
+    assert xy.status == "optimal" and xy.gap <= 1e-4 and xy.extras["pairs"] == 49_995_000
+    small = many_arms(300)  # the same family: the value barely moves with n
+    assert xy.value == pytest.approx(od.xy_allocation(small.X).value, rel=1e-3)
+
+
+def test_auto_does_not_build_a_huge_cvxpy_model(monkeypatch):
+    X = np.random.default_rng(3).standard_normal((40, 3))
+    Y = od.pairwise_differences(X)
+    monkeypatch.setattr(lin, "BARRIER_TIME_LIMIT", 0.0)  # the first barrier attempt stops uncertified
+    monkeypatch.setattr(lin, "AUTO_FALLBACK_CONES", 100)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the cvxpy model must not be built above AUTO_FALLBACK_CONES")
+
+    monkeypatch.setattr(lin, "MinMaxDesignModel", refuse)
+    res = lin.minmax_design(X, Y)
+    assert res.method == "barrier" and res.gap <= 1e-4
+    monkeypatch.undo()
+    monkeypatch.setattr(lin, "MINMAX_MAX_CONES", 1000)
+    with pytest.raises(InstanceTooLargeError, match="method='barrier'"):
+        lin.MinMaxDesignModel(X, Y)
+
+
+def test_static_design_is_solved_once_per_instance(monkeypatch):
+    calls = []
+    real = static_module._solve_static_design
+    monkeypatch.setattr(static_module, "_design_cache", {})
+    def counting(design, env):
+        calls.append(design)
+        return real(design, env)
+
+    monkeypatch.setattr(static_module, "_solve_static_design", counting)
+    env = many_arms(50)
+    other = many_arms(50, seed=1)
+    for e in (env, env, other, env):
+        StaticAllocation(design="oracle").start(e, 0.05, np.random.default_rng(0))
+    assert calls == ["oracle", "oracle"]
+
+
+def test_rage_on_many_arms_beyond_the_explicit_pair_list():
+    """RAGE's phase designs and variance checks go through the pair scan (n = 2,000: 2e6 pairs)."""
+    env = many_arms(2000)
+    rng = np.random.default_rng(0)
+    policy = RAGE().start(env, 0.05, rng)
+    while not policy.stopped(0.05):
+        counts = policy.next_batch(10**8)
+        policy.observe(counts, env.pull(counts, rng))
+    assert policy.recommend() == env.best_item
+    assert len(policy.phases) >= 2
+    for phase in policy.phases:
+        assert phase["max_var"] <= phase["var_bound"] * (1 + 1e-9)
