@@ -22,6 +22,9 @@ Tables:
 5. Conditioning: CLARABEL's raw oracle design on Soare's omega = 0.01 instance against the
    polished one (realised value and certified gap).
 6. BLAS threading: the barrier fast path with the default BLAS threads against one thread.
+7. XY-allocation over all pairs of many arms: pairs generated as they bind (optdesign.pairs) against
+   the barrier on the explicit list of n(n-1)/2 differences (up to n = 2000), then generated only
+   at Fiez et al.'s n = 10k and 30k (python benchmarks/bench_designs.py --only pairs).
 """
 
 from __future__ import annotations
@@ -264,20 +267,47 @@ def table_blas(console: Console) -> None:
     console.print(t)
 
 
+def table_pairs(console: Console) -> None:
+    from bandits.instances import many_arms
+
+    t = Table(title="XY-allocation over all pairs: generated (optdesign.pairs) vs explicit list (one BLAS thread)")
+    for col in ("arms", "pairs", "explicit [s]", "generated [s]", "working pairs", "rounds", "gap",
+                "value vs explicit", "speed-up"):
+        t.add_column(escape(col), justify="right")
+    cases = [("many-arms R^2", many_arms(n).X) for n in (500, 1000, 2000, 10_000, 30_000)]
+    cases += [("gaussian R^5", np.random.default_rng(n).standard_normal((n, 5))) for n in (500, 1000)]
+    with single_threaded_blas():
+        for name, X in cases:
+            n = X.shape[0]
+            gen, t_gen = timed(od.xy_allocation, X)
+            cells = ["-", "-", "-"]
+            if n <= 2000:
+                ref, t_ref = timed(od.minmax_design, X, od.pairwise_differences(X))
+                cells = [f"{t_ref:.2f}", f"{gen.value / ref.value - 1:+.1e}", f"{t_ref / t_gen:.0f}x"]
+            t.add_row(f"{name}, n = {n:,}", f"{n * (n - 1) // 2:,}", cells[0], f"{t_gen:.2f}",
+                      str(gen.extras["working_pairs"]), str(gen.extras["rounds"]), f"{gen.gap:.1e}", *cells[1:])
+    console.print(t)
+
+
+TABLES = {"gd": table_gd, "xy": table_xy, "resolve": table_resolve, "oracle-size": table_oracle_size,
+          "parameters": table_parameter_cost, "conditioning": table_conditioning, "blas": table_blas,
+          "pairs": table_pairs}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full", action="store_true",
                         help="also run the cvxpy XY model at K = 100 and the oracle compile at |Z| = 400 (minutes)")
+    parser.add_argument("--only", choices=sorted(TABLES), action="append", help="run only these tables")
     args = parser.parse_args()
     console = Console(width=170)
     console.print(f"optdesign {od.__version__}; solver {solvers.default_solver()}")
-    table_gd(console)
-    table_xy(console, args.full)
-    table_resolve(console)
-    table_oracle_size(console, args.full)
-    table_parameter_cost(console, args.full)
-    table_conditioning(console)
-    table_blas(console)
+    for name, table in TABLES.items():
+        if args.only is None or name in args.only:
+            if name in ("xy", "oracle-size", "parameters"):
+                table(console, args.full)
+            else:
+                table(console)
 
 
 if __name__ == "__main__":

@@ -83,7 +83,7 @@ def test_factored_recommendation_is_a_decoded_joint_action():
 
     env = parse_instance("line:N=4,K=2,means=planted,gap=1")
     assert data["correct"] is True
-    assert data["recommendation"] == "(" + ",".join(map(str, env.best_action)) + ")"
+    assert data["recommendation"] == data["best"] == "(" + ",".join(map(str, env.best_action)) + ")"
     assert data["samples"] == 3 * data["rounds"]  # a line of 4 agents has rho = 3 factors
 
 
