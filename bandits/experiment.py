@@ -94,8 +94,9 @@ class Experiment:
             records.append({
                 "algorithm": r.algorithm, "instance": r.instance, "delta": r.delta, "samples": r.samples,
                 "rounds": r.rounds, "batches": r.batches, "recommendation": describe_item(env, r.recommendation),
-                "best": describe_item(env, r.best), "correct": r.correct, "stopped_by": r.stopped_by, "solve_time": r.solve_time,
-                "other_time": r.other_time, "wall_time": r.solve_time + r.other_time, "config": r.config,
+                "best": describe_item(env, r.best), "correct": r.correct, "stopped_by": r.stopped_by,
+                "solve_time": r.solve_time, "other_time": r.other_time, "wall_time": r.solve_time + r.other_time,
+                "config": r.config,
             })
         return records
 
