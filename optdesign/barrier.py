@@ -26,7 +26,8 @@ Near the end the dual p is sharpened by a small LP (scipy HiGHS) over near-activ
 p = argmin max_k h_k(w, p), which (nearly) maximises the certificate for the current w.
 
 For K > ``max_arms`` the barrier runs on an arm subset (picked by a smoothed multiplicative warm
-start), and arms that violate the certificate (h_k > f_p) are added (column generation).
+start), and arms that violate the certificate (h_k > f_p) are added, up to a quarter of the subset per
+round, while arms held near zero with h_k < f_p / 2 are dropped (column generation).
 
 Measured against CLARABEL on XY-allocation with 100 random arms in R^10 (4950 directions):
 certified gap below 1e-4 in about 0.1 s, where the conic solve takes minutes

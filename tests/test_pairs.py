@@ -87,6 +87,11 @@ def test_many_arms_at_the_papers_size_is_certified():
     assert xy.status == "optimal" and xy.gap <= 1e-4 and xy.extras["pairs"] == 49_995_000
     small = many_arms(300)  # the same family: the value barely moves with n
     assert xy.value == pytest.approx(od.xy_allocation(small.X).value, rel=1e-3)
+    # the oracle has only n directions but 10,000 nearly active arms: column generation on arms must
+    # certify it within the first barrier run (it used to stall and hand a 1e8-cone model to cvxpy)
+    oracle = od.xy_oracle(env.X, env.theta)
+    assert oracle.status == "optimal" and oracle.gap <= 1e-4 and oracle.method == "barrier"
+    assert oracle.value == pytest.approx(od.xy_oracle(small.X, small.theta).value, rel=1e-2)
 
 
 def test_auto_does_not_build_a_huge_cvxpy_model(monkeypatch):
