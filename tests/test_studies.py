@@ -146,6 +146,10 @@ def test_same_results_whatever_the_job_count_and_a_real_dask_cluster(tmp_path):
     study = load_study(write(tmp_path))
     run_study(study, tmp_path / "one", jobs=1, progress=False)
     run_study(study, tmp_path / "two", jobs=2, progress=False)
+    # the command line starts its workers before validating the file (bandits.studies.pool.prestart)
+    out = CliRunner().invoke(app, ["study", str(write(tmp_path)), "--jobs", "2", "--out", str(tmp_path / "cli"),
+                                   "--no-plot"])
+    assert out.exit_code == 0, out.output
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
         report = run_study(study, tmp_path / "dask", backend="dask", scheduler=cluster.scheduler_address,
                            progress=False)
@@ -153,6 +157,7 @@ def test_same_results_whatever_the_job_count_and_a_real_dask_cluster(tmp_path):
     base = stable(summarize(tmp_path / "one"))
     pd.testing.assert_frame_equal(stable(summarize(tmp_path / "two")), base)
     pd.testing.assert_frame_equal(stable(summarize(tmp_path / "dask")), base)
+    pd.testing.assert_frame_equal(stable(summarize(tmp_path / "cli")), base)
 
 
 def test_a_failing_run_is_recorded_and_the_study_goes_on(tmp_path, monkeypatch):
