@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import time
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
 from . import solvers
+from ._lazy import cp
 from .errors import InstanceTooLargeError, InvalidInputError
 from .factorgraph import FactorGraph
 from .fcr import enumerated_max, factored_max

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
+from ._lazy import cp
 from .elimination import EliminationPlan
 from .errors import InvalidInputError
 

@@ -28,10 +28,10 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-import cvxpy as cp
 import numpy as np
 
 from . import firstorder, solvers
+from ._lazy import cp
 from .barrier import minmax_barrier
 from .blas import single_threaded_blas
 from .criteria import certificate, minmax_value, relative_gap

@@ -11,10 +11,10 @@ MF-TaS paper. Size: one variable per step row, O(N K^{w+1}), instead of prod_i K
 
 from __future__ import annotations
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
+from ._lazy import cp
 from .elimination import EliminationPlan
 
 

@@ -34,10 +34,10 @@ from __future__ import annotations
 
 import time
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
+from ._lazy import cp
 from .errors import InvalidInputError
 from .factorgraph import FactorGraph
 from .fcr import factored_max

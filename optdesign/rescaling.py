@@ -31,11 +31,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
 from . import solvers
+from ._lazy import cp
 from .errors import SolverError
 from .solvers import SolveInfo
 

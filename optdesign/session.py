@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import time
 
-import cvxpy as cp
 import numpy as np
 
 from . import solvers
+from ._lazy import cp
 
 
 class ClarabelSession:

@@ -24,8 +24,7 @@ import time
 import warnings
 from dataclasses import dataclass
 
-import cvxpy as cp
-
+from ._lazy import cp
 from .errors import InvalidInputError, SolverError
 
 PREFERENCE: tuple[str, ...] = ("MOSEK", "CLARABEL", "SCS")

@@ -7,6 +7,9 @@ oracle (half the Garivier–Kaufmann time).
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -148,3 +151,23 @@ def test_many_tied_active_directions_converge_without_overflow(d, tol):
     assert res.value == pytest.approx(od.minmax_value(X, res.weights, Y), rel=1e-12)
     auto = od.minmax_design(X, Y, tol=tol)  # no cvxpy fallback, same certified answer
     assert auto.method == "barrier" and auto.gap <= tol
+
+
+def test_fast_paths_and_study_workers_do_not_load_cvxpy():
+    """cvxpy is loaded on first use (optdesign._lazy): a G/XY design on the barrier path and a bandit run
+    leave it unexecuted, so study workers start about 0.7 s sooner; a cvxpy model then loads it."""
+    code = textwrap.dedent("""
+        import sys
+        import numpy as np
+        import optdesign as od
+        import bandits.studies.execute
+        from bandits.experiment import Experiment
+        X = np.random.default_rng(0).standard_normal((12, 3))
+        od.g_optimal(X); od.xy_allocation(X)
+        Experiment("xy-static", "soare:d=3,omega=0.3", deltas=(0.1,), seed=1).execute()
+        assert "cvxpy.atoms" not in sys.modules, "cvxpy was executed"
+        res = od.xy_allocation(X, method="cvxpy")
+        assert "cvxpy.atoms" in sys.modules and res.gap < 1e-4
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
