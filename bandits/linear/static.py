@@ -87,7 +87,9 @@ def static_design(design: str, env) -> od.DesignResult:
     if key not in _design_cache:
         if len(_design_cache) >= DESIGN_CACHE_SIZE:
             _design_cache.pop(next(iter(_design_cache)))
-        _design_cache[key] = _solve_static_design(design, env)
+        result = _solve_static_design(design, env)
+        result.weights.flags.writeable = False  # shared by every run on this instance
+        _design_cache[key] = result
     return _design_cache[key]
 
 
