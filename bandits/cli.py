@@ -104,7 +104,7 @@ def study_command(
     """Run a sample-complexity study; results are written as runs finish (see bandits.studies)."""
     if scheduler is not None and backend == "joblib":
         backend = "dask"
-    if backend == "joblib" and isinstance(jobs, int) and not isinstance(jobs, bool):
+    if backend == "joblib":
         from .studies.pool import prestart
 
         prestart(jobs)  # the workers import numpy/cvxpy while this process validates the study file

@@ -25,6 +25,8 @@ Tables:
 7. XY-allocation over all pairs of many arms: pairs generated as they bind (optdesign.pairs) against
    the barrier on the explicit list of n(n-1)/2 differences (up to n = 2000), then generated only
    at Fiez et al.'s n = 10k and 30k (python benchmarks/bench_designs.py --only pairs).
+8. XY-oracle on Fiez et al.'s many arms (n directions, n nearly active arms): the barrier's column
+   generation on arms, time and certified gap at n = 3k, 10k, 30k (--only oracle-many-arms).
 """
 
 from __future__ import annotations
@@ -289,9 +291,23 @@ def table_pairs(console: Console) -> None:
     console.print(t)
 
 
+def table_oracle_many_arms(console: Console) -> None:
+    from bandits.instances import many_arms
+
+    t = Table(title="XY-oracle on many arms in R^2: barrier with column generation on arms (one BLAS thread)")
+    for col in ("arms", "time [s]", "Newton steps", "gap", "status", "method"):
+        t.add_column(escape(col), justify="right")
+    with single_threaded_blas():
+        for n in (3_000, 10_000, 30_000):
+            env = many_arms(n)
+            res, elapsed = timed(od.xy_oracle, env.X, env.theta)
+            t.add_row(f"{n:,}", f"{elapsed:.1f}", str(res.iterations), f"{res.gap:.1e}", res.status, res.method)
+    console.print(t)
+
+
 TABLES = {"gd": table_gd, "xy": table_xy, "resolve": table_resolve, "oracle-size": table_oracle_size,
           "parameters": table_parameter_cost, "conditioning": table_conditioning, "blas": table_blas,
-          "pairs": table_pairs}
+          "pairs": table_pairs, "oracle-many-arms": table_oracle_many_arms}
 
 
 def main() -> None:

@@ -26,6 +26,7 @@ import numpy as np
 from .criteria import cholesky_factor, relative_gap, whiten
 from .errors import InvalidInputError, SolverError
 from .result import DesignResult
+from .validation import as_arms, as_count, as_matrix
 
 PAIR_CHUNK_ENTRIES = 2_000_000  # pair values held at once by the scan (16 MB)
 MAX_ROUNDS = 60
@@ -40,6 +41,8 @@ def pair_count(n: int) -> int:
 def top_pairs(V: np.ndarray, k: int = 0, floor: float = -np.inf) -> tuple[float, np.ndarray]:
     """Largest squared distance max_{i<j} ||v_i - v_j||^2 between the columns of V (d x n), and
     up to ``k`` pairs (rows (i, j), i < j, largest first) whose squared distance exceeds ``floor``."""
+    V = as_matrix(V, "V")
+    k = as_count(k, "k", minimum=0)
     n = V.shape[1]
     if n < 2:
         return 0.0, np.empty((0, 2), dtype=np.int64)
@@ -71,6 +74,12 @@ def top_pairs(V: np.ndarray, k: int = 0, floor: float = -np.inf) -> tuple[float,
 def max_pair_variance(A: np.ndarray, Z: np.ndarray, *, rcond: float = 1e-12) -> float:
     """max_{i<j} (z_i - z_j)^T A^+ (z_i - z_j) for a PSD information matrix A (pseudo-inverse), or
     inf when some difference has a component in the null space of A (it cannot be estimated)."""
+    A = as_matrix(A, "A")
+    if A.shape[0] != A.shape[1]:
+        raise InvalidInputError(f"A must be a square information matrix, got shape {A.shape}")
+    Z = as_matrix(Z, "Z", n_cols=A.shape[0])
+    if not (np.isfinite(rcond) and rcond >= 0):
+        raise InvalidInputError(f"rcond must be a nonnegative number, got {rcond!r}")
     eigval, eigvec = np.linalg.eigh((A + A.T) / 2)
     keep = eigval > rcond * max(eigval.max(), 0.0)
     if not keep.any():
@@ -102,12 +111,16 @@ def pairwise_design(
     instead when a whole batch of pairs ties at the uniform design (symmetric item sets).
     """
     start = time.perf_counter()
+    X = as_arms(X)
+    Z = as_matrix(Z, "Z", n_cols=X.shape[1])
+    if not (np.isfinite(tol) and tol > 0):
+        raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
     n, d = Z.shape
-    batch = max(50, 10 * d) if batch is None else batch
+    batch = max(50, 10 * d) if batch is None else as_count(batch, "batch")
     w = np.full(X.shape[0], 1.0 / X.shape[0])
     L = cholesky_factor(X, w)
     if L is None:
-        raise InvalidInputError("the rows of X must span R^d (A(w) is singular)")
+        raise SolverError("A(w) of the uniform design is numerically singular")
     V = whiten(L, Z)
     upper, working = top_pairs(V, batch)
     if upper <= 0:

@@ -140,3 +140,30 @@ def test_rage_on_many_arms_beyond_the_explicit_pair_list():
     assert len(policy.phases) >= 2
     for phase in policy.phases:
         assert phase["max_var"] <= phase["var_bound"] * (1 + 1e-9)
+
+
+def test_pair_functions_reject_bad_input():
+    from optdesign.errors import InvalidInputError
+
+    V = np.random.default_rng(4).standard_normal((2, 10))
+    with pytest.raises(InvalidInputError, match="NaN"):
+        pairs.top_pairs(np.where(V > 1, np.nan, V), 3)
+    with pytest.raises(InvalidInputError, match="k must be"):
+        pairs.top_pairs(V, -1)
+    with pytest.raises(InvalidInputError, match="square"):
+        pairs.max_pair_variance(np.ones((2, 3)), V.T)
+    with pytest.raises(InvalidInputError, match="2 columns"):
+        pairs.max_pair_variance(np.eye(2), np.ones((4, 3)))
+    X = np.eye(2)
+
+    def never(*args):
+        raise AssertionError("no inner solve on bad input")
+
+    with pytest.raises(InvalidInputError, match="span"):
+        pairs.pairwise_design(np.ones((3, 2)), V.T, never, tol=1e-4)
+    with pytest.raises(InvalidInputError, match="tol"):
+        pairs.pairwise_design(X, V.T, never, tol=0.0)
+    with pytest.raises(InvalidInputError, match="batch"):
+        pairs.pairwise_design(X, V.T, never, tol=1e-4, batch=0)
+    with pytest.raises(InvalidInputError, match="single distinct item"):
+        pairs.pairwise_design(X, np.ones((5, 2)), never, tol=1e-4)

@@ -20,6 +20,7 @@ def _import_run_modules() -> None:
 
 
 def prestart(jobs: int) -> None:
-    """Start the workers of a ``--jobs jobs`` study now and let them import what a run needs."""
-    if jobs > 1:
+    """Start the workers of a ``--jobs jobs`` study now and let them import what a run needs (nothing
+    for jobs <= 1; the study itself reports a bad job count)."""
+    if isinstance(jobs, int) and jobs > 1:
         local_pool(jobs).submit(_import_run_modules)
