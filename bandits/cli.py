@@ -17,8 +17,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from optdesign.cli import exit_on_project_errors
 from optdesign.errors import InvalidInputError
+from optdesign.exits import exit_on_project_errors
 
 from .experiment import Experiment
 from .instances import INSTANCES

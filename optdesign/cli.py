@@ -11,7 +11,6 @@ commands do not depend on them.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import time
@@ -28,7 +27,8 @@ from rich.table import Table
 
 from . import __version__
 from .bilinear import bilinear_design
-from .errors import InstanceTooLargeError, InvalidInputError, OptDesignError, SolverError
+from .errors import InstanceTooLargeError, InvalidInputError, SolverError
+from .exits import exit_on_project_errors
 from .linear import METHODS, d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
 from .result import BilinearDesign, DesignResult
 
@@ -44,20 +44,6 @@ REGRET_CONVENTION = "liminf R(T) / log T >= c_theta"
 MAX_ROWS = 10
 MAX_ENTRIES = 6
 MAX_ACTION_AGENTS = 16
-
-
-def exit_on_project_errors(command):
-    """Decorator for CLI commands: a project error becomes ``error: ...`` on stderr and exit status 2."""
-
-    @functools.wraps(command)
-    def wrapper(*args, **kwargs):
-        try:
-            return command(*args, **kwargs)
-        except OptDesignError as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2) from None
-
-    return wrapper
 
 
 class Problem(str, Enum):
