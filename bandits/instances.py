@@ -112,7 +112,8 @@ INSTANCES: dict[str, InstanceSpec] = {
     "sphere": InstanceSpec(sphere, "linear", "Fiez et al. exp. 3: n arms on the sphere of R^d (n, d, seed)"),
     "factorial": InstanceSpec(factorial, "linear", "Fiez et al. exp. 4: 2^D factorial, interactions (D, seed)"),
     "transductive": InstanceSpec(transductive, "linear", "Fiez et al. exp. 5: X = I_2d, Z tilted (d, omega)"),
-    "gbb": InstanceSpec("bandits.bilinear:gbb", "bilinear", "Rizk et al. Sec. 7: soare arms, M = 2 e1 e1^T on a "
+    "gbb": InstanceSpec("bandits.bilinear.instances:gbb", "bilinear",
+                        "Rizk et al. Sec. 7: soare arms, M = 2 e1 e1^T on a "
                         "graph (d, omega, graph=star|complete|circle|matching, m directed edges)"),
 }
 

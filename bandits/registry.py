@@ -47,7 +47,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                              "uniform product sampling, same factored GLRT"),
     "gk-tas": AlgorithmSpec("bandits.multiagent.mab:GKTrackAndStop", "factored",
                             "Garivier–Kaufmann Track-and-Stop, one agent (D/C tracking)"),
-    "gbb-g-allocation": AlgorithmSpec("bandits.bilinear:RandomizedGAllocation", "bilinear",
+    "gbb-g-allocation": AlgorithmSpec("bandits.bilinear.algorithms:RandomizedGAllocation", "bilinear",
                                       "Rizk et al. Alg. 2: i.i.d. node arms from mu*, stop by (S1)"),
     "grapl": AlgorithmSpec("bandits.thresholding.algorithms:GrAPL", "thresholding",
                            "LeJeune et al.: graph-Laplacian APT index, fixed budget (gamma, lam, alpha)"),

@@ -22,7 +22,7 @@ Tables:
 5. Conditioning: CLARABEL's raw oracle design on Soare's omega = 0.01 instance against the
    polished one (realised value and certified gap).
 6. BLAS threading: the barrier fast path with the default BLAS threads against one thread.
-7. XY-allocation over all pairs of many arms: pairs generated as they bind (optdesign.pairs) against
+7. XY-allocation over all pairs of many arms: pairs generated as they bind (optdesign.linear.pairs) against
    the barrier on the explicit list of n(n-1)/2 differences (up to n = 2000), then generated only
    at Fiez et al.'s n = 10k and 30k (python benchmarks/bench_designs.py --only pairs).
 8. XY-oracle on Fiez et al.'s many arms (n directions, n nearly active arms): the barrier's column
@@ -43,16 +43,16 @@ from rich.table import Table
 
 import optdesign as od
 from optdesign import solvers
-from optdesign.barrier import minmax_barrier
 from optdesign.blas import single_threaded_blas
-from optdesign.criteria import inverse_information
-from optdesign.linear import (
+from optdesign.linear.barrier import minmax_barrier
+from optdesign.linear.criteria import inverse_information
+from optdesign.linear.models import (
     ORACLE_MAX_COMPILE_ENTRIES,
     ORACLE_MAX_CONES,
     DOptimalModel,
     MinMaxDesignModel,
     OracleDesignModel,
-    _minmax_socp,
+    minmax_socp,
     oracle_model_size,
 )
 
@@ -189,7 +189,7 @@ def oracle_problem(X: np.ndarray):
     m, d = X.shape
     anchor = cp.Parameter(d, value=np.zeros(d))
     rhs = np.ones((m, 1)) @ cp.reshape(anchor, (1, d), order="F") - X
-    problem, _, q, _ = _minmax_socp(X, rhs, m, weighted=True)
+    problem, _, q, _ = minmax_socp(X, rhs, m, weighted=True)
     q.value = np.ones(m)
     return problem
 
@@ -229,9 +229,9 @@ def table_parameter_cost(console: Console, full: bool) -> None:
         X = np.random.default_rng(K + d).standard_normal((K, d))
         Y = od.pairwise_differences(X)
         Y = Y / np.abs(Y).max()
-        const = compile_cost(_minmax_socp(X, Y, Y.shape[0], weighted=False)[0])
+        const = compile_cost(minmax_socp(X, Y, Y.shape[0], weighted=False)[0])
         param = cp.Parameter(Y.shape, value=Y)
-        varied = compile_cost(_minmax_socp(X, param, Y.shape[0], weighted=False)[0])
+        varied = compile_cost(minmax_socp(X, param, Y.shape[0], weighted=False)[0])
         t.add_row(f"{K} x {d}", str(Y.shape[0]), f"{const[0]:.2f}", f"{const[1]:.0f}",
                   f"{varied[0]:.2f}", f"{varied[1]:.0f}")
     console.print(t)
@@ -272,7 +272,7 @@ def table_blas(console: Console) -> None:
 def table_pairs(console: Console) -> None:
     from bandits.instances import many_arms
 
-    t = Table(title="XY-allocation over all pairs: generated (optdesign.pairs) vs explicit list (one BLAS thread)")
+    t = Table(title="XY-allocation over all pairs: generated (linear.pairs) vs explicit list (one BLAS thread)")
     for col in ("arms", "pairs", "explicit [s]", "generated [s]", "working pairs", "rounds", "gap",
                 "value vs explicit", "speed-up"):
         t.add_column(escape(col), justify="right")

@@ -2,37 +2,55 @@
 
 Every design or lower-bound problem is a declarative cvxpy model, built once with Parameters so
 that bandit loops re-solve it cheaply, with a certified first-order fast path where one exists.
+
+* :mod:`optdesign.linear`: designs on arm sets (G, D, XY, XY-oracle, transductive, bilinear);
+* :mod:`optdesign.factored`: lower bounds of multi-agent bandits on factor graphs (T*, T^MF, regret);
+* the shared ground in this package: ``errors``, ``validation``, ``solvers`` (which solver runs and its
+  status policy), ``session`` (a persistent CLARABEL solver), ``result`` (result dataclasses), ``blas``
+  (single-threaded BLAS), ``exits`` (the command lines' exit policy) and ``_lazy`` (cvxpy on first use);
+* :mod:`optdesign.cli`: the ``optdesign`` command line.
 """
 
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from .bilinear import bilinear_design, edge_arms
-from .characteristic_time import MeanFieldModel, characteristic_time, mf_characteristic_time
-from .criteria import g_value, minmax_lower_bound, minmax_value
-from .elimination import EliminationPlan
 from .errors import InstanceTooLargeError, InvalidInputError, OptDesignError, SolverError
-from .factorgraph import FactorGraph
-from .fcr import FactoredMax, enumerated_max, factored_max
-from .greedy import greedy_allocation, greedy_choice, greedy_scores
+from .factored import (
+    EliminationPlan,
+    FactoredMax,
+    FactorGraph,
+    MeanFieldModel,
+    characteristic_time,
+    enumerated_max,
+    factored_max,
+    marginal_polytope,
+    mf_characteristic_time,
+    regret_lower_bound,
+)
 from .linear import (
     DOptimalModel,
     MinMaxDesignModel,
     OracleDesignModel,
+    bilinear_design,
     d_optimal,
+    edge_arms,
     g_optimal,
+    g_value,
+    greedy_allocation,
+    greedy_choice,
+    greedy_scores,
     minmax_design,
+    minmax_lower_bound,
+    minmax_value,
     oracle_directions,
     pairwise_differences,
+    round_design,
     transductive,
     xy_allocation,
     xy_oracle,
 )
-from .marginals import marginal_polytope
-from .regret import regret_lower_bound
 from .result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
-from .rounding import round_design
 from .solvers import available_solvers, default_solver, mosek_usable
 
 try:

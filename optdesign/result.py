@@ -155,7 +155,7 @@ class CharTimeResult:
 
 @dataclass(frozen=True)
 class RegretBoundResult:
-    """A Graves–Lai constant: liminf R(T) / log T >= c_theta (:func:`optdesign.regret.regret_lower_bound`).
+    """A Graves–Lai constant: liminf R(T) / log T >= c_theta (:func:`optdesign.factored.regret.regret_lower_bound`).
 
     ``value`` is the objective sum_a w_a Delta(a) at ``marginals``, an allocation that satisfies
     the program's constraints exactly (the solver's point, scaled up by
@@ -163,7 +163,7 @@ class RegretBoundResult:
     ``solver_value`` is the conic optimum (they differ only through that scale). For
     ``method="mf"`` both bound c_theta from above. ``status`` may be ``optimal_inaccurate`` on
     ill-conditioned instances: accepted silently when the value and the solver optimum agree to
-    1e-6, else with a RuntimeWarning (:func:`optdesign.rescaling.solve_in_passes`).
+    1e-6, else with a RuntimeWarning (:func:`optdesign.factored.rescaling.solve_in_passes`).
     ``marginals[e]`` has the shape of table e; its entries at a*_e are arbitrary (w_{a*} is free).
     ``m`` is the number of m-best rows of ``"mf"`` (0 for ``"exact"``).
     """
@@ -206,3 +206,10 @@ def _fields_dict(result, exclude: tuple[str, ...] = ()) -> dict:
     out = {f.name: _jsonable(getattr(result, f.name)) for f in fields(result) if f.name not in ("extras", *exclude)}
     out.update({k: _jsonable(v) for k, v in result.extras.items()})
     return out
+
+
+def relative_gap(value: float, lower_bound: float) -> float:
+    """value / lower_bound - 1 (an upper bound on the relative error of value); inf if no bound."""
+    if lower_bound <= 0 or not np.isfinite(value):
+        return float("inf")
+    return max(value / lower_bound - 1.0, 0.0)

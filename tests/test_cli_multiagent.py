@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from optdesign.characteristic_time import characteristic_time, mf_characteristic_time
 from optdesign.cli import app
-from optdesign.factorgraph import FactorGraph
+from optdesign.factored.characteristic_time import characteristic_time, mf_characteristic_time
+from optdesign.factored.factorgraph import FactorGraph
 
 runner = CliRunner()
 TINY = ["compare", "--agents", "3:4", "--actions", "2:3", "--seeds", "2", "--m", "1,2"]
@@ -106,7 +106,7 @@ def test_oversized_exact_points_to_mean_field(large):
 
 
 def test_regret_json_and_table(small, large):
-    from optdesign.regret import regret_lower_bound
+    from optdesign.factored.regret import regret_lower_bound
 
     path, fg = small
     exact = json.loads(invoke("solve", "regret", "--instance", path, "--json").stdout)
@@ -198,18 +198,18 @@ def test_compare_plot_writes_a_png(tmp_path):
 def test_claim_checks_report_each_violation():
     import pandas as pd
 
-    from optdesign.cli import _check_claims
+    from optdesign.cli.compare import check_claims
 
     ok = {"N": 3, "K": 2, "seed": 0, "T_star": 1.0, "T_mf_m1": 3.0, "T_mf_m2": 2.0, "ratio_mf_exact": 3.0,
           "ratio_bound": 16.0}
     # T* above T^MF(1) (not above T^MF(2)), T^MF(2) above T^MF(1), the ratio above its bound
     bad = {"N": 3, "K": 2, "seed": 1, "T_star": 3.05, "T_mf_m1": 3.0, "T_mf_m2": 3.1, "ratio_mf_exact": 30.0,
            "ratio_bound": 16.0}
-    checks = _check_claims(pd.DataFrame([ok, bad]), [1, 2])
+    checks = check_claims(pd.DataFrame([ok, bad]), [1, 2])
     assert checks["T* <= T^MF(m)"] == ["N=3 K=2 seed=1 m=1: T*=3.05 > 3"]
     assert checks["T^MF(m) nonincreasing in m"] == ["N=3 K=2 seed=1: T^MF(1)=3 < T^MF(2)=3.1"]
     assert checks["T^MF/T* <= 4 Abar/rho"] == ["N=3 K=2 seed=1: 30 > 16"]
-    assert _check_claims(pd.DataFrame([ok]), [1, 2]) == {k: [] for k in checks}
+    assert check_claims(pd.DataFrame([ok]), [1, 2]) == {k: [] for k in checks}
 
 
 def test_compare_plot_without_matplotlib(monkeypatch, tmp_path):

@@ -8,7 +8,7 @@ from conftest import soare_arms
 from scipy.optimize import brentq
 
 import optdesign as od
-from optdesign.criteria import minmax_value
+from optdesign.linear.criteria import minmax_value
 
 RANDOM_SIZES = [(12, 3), (30, 4), (60, 5)]
 
@@ -334,7 +334,7 @@ def test_unsolved_clarabel_session_falls_back_to_the_solver_chain(monkeypatch):
 
 
 def test_oracle_model_refuses_instances_above_its_size_limit():
-    from optdesign.linear import ORACLE_MAX_CONES, oracle_model_size
+    from optdesign.linear.models import ORACLE_MAX_CONES, oracle_model_size
 
     X = np.random.default_rng(11).standard_normal((223, 3))  # 223^2 = 49,729 cones: builds
     assert oracle_model_size(223, 223, 3)[0] <= ORACLE_MAX_CONES

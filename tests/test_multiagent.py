@@ -38,6 +38,7 @@ from bandits.multiagent.tracking import sample_product
 from bandits.run import run
 from optdesign import FactorGraph
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
+from optdesign.factored.inference import MaxSum
 
 GRAPHS = (FactorGraph.line, FactorGraph.ring, FactorGraph.star)
 
@@ -300,7 +301,7 @@ def test_relabelled_mean_field_solution_is_the_mean_field_optimum_at_every_best_
         assert mean_field_model(env.structure) is model  # built and solved once per structure
         direct = od.mf_characteristic_time(fg)
         local = model.local_allocations(fg.best_action())
-        value = od.inference.MaxSum(model.plan, model.terms_at(local, fg.best_action())).value / fg.gap_min() ** 2
+        value = MaxSum(model.plan, model.terms_at(local, fg.best_action())).value / fg.gap_min() ** 2
         assert value == pytest.approx(direct.value, rel=1e-5)
         assert model.solve()["t"] / fg.gap_min() ** 2 == pytest.approx(direct.value, rel=1e-5)
 

@@ -1,12 +1,13 @@
-"""Designs over all pairwise differences without listing them (optdesign.pairs), against the
+"""Designs over all pairwise differences without listing them (optdesign.linear.pairs), against the
 explicit direction list, brute force and closed forms."""
 
 import numpy as np
 import pytest
 
 import optdesign as od
-import optdesign.linear as lin
-import optdesign.pairs as pairs
+import optdesign.linear.designs as lin
+import optdesign.linear.models as models
+import optdesign.linear.pairs as pairs
 from bandits.instances import many_arms
 from bandits.linear import RAGE, StaticAllocation
 from bandits.linear import static as static_module
@@ -107,9 +108,9 @@ def test_auto_does_not_build_a_huge_cvxpy_model(monkeypatch):
     res = lin.minmax_design(X, Y)
     assert res.method == "barrier" and res.gap <= 1e-4
     monkeypatch.undo()
-    monkeypatch.setattr(lin, "MINMAX_MAX_CONES", 1000)
+    monkeypatch.setattr(models, "MINMAX_MAX_CONES", 1000)
     with pytest.raises(InstanceTooLargeError, match="method='barrier'"):
-        lin.MinMaxDesignModel(X, Y)
+        models.MinMaxDesignModel(X, Y)
 
 
 def test_static_design_is_solved_once_per_instance(monkeypatch):

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 import optdesign as od
 from optdesign import FactorGraph, InstanceTooLargeError, InvalidInputError
-from optdesign.regret import RegretBoundResult, regret_lower_bound
+from optdesign.factored.regret import RegretBoundResult, regret_lower_bound
 
 
 def global_bound(fg: FactorGraph) -> float:

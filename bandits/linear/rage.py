@@ -37,7 +37,7 @@ import numpy as np
 
 import optdesign as od
 from optdesign.errors import InvalidInputError
-from optdesign.pairs import max_pair_variance
+from optdesign.linear.pairs import max_pair_variance
 
 from ..algorithm import Algorithm
 from ..statistics import LinearStatistics

@@ -5,7 +5,7 @@ forced exploration, batches on a 1 % geometric grid of rounds, the factored GLRT
 recommendation. They differ only in the sampling rule:
 
 * :class:`MFTaS` (``mf-tas``): tracks the mean-field allocation at the plug-in estimate. The MF program
-  depends on theta only through a* and Delta_min (m = 1). :class:`optdesign.characteristic_time.MeanFieldModel`
+  depends on theta only through a* and Delta_min (m = 1). :class:`optdesign.factored.characteristic_time.MeanFieldModel`
   is built and solved ONCE per structure, for a* = 0, and its solution is relabelled to a_hat:
   T^MF(theta_hat) = t* / Delta_hat_min^2, v_hat = relabel(v*, a_hat). So "re-solving" at a checkpoint is a
   relabelling (microseconds). It happens only when a_hat has changed since the last checkpoint, and
@@ -16,7 +16,7 @@ recommendation. They differ only in the sampling rule:
 * :class:`UniformSampling` (``uniform``): every agent uniform and independent (expected cost about
   2 Abar / Delta_min^2 log(1/delta), App. H), same stopping rule, no forced exploration needed.
 * :class:`ExactTaS` (``tas``): tracks the exact optimal allocation of T* (eq. 1), re-solved at theta_hat on
-  its own geometric grid (``resolve_growth``, 10 %) with :func:`optdesign.characteristic_time` in its
+  its own geometric grid (``resolve_growth``, 10 %) with :func:`optdesign.factored.characteristic_time` in its
   ``"global"`` formulation. That formulation returns a distribution w over all joint actions, and the
   group marginals of w are the optimal wbar. w is tracked by batch C-tracking over the joint actions
   (:func:`bandits.tracking.track`), so the group counts follow t wbar. Only for small instances:
@@ -34,8 +34,8 @@ import numpy as np
 
 import optdesign as od
 from optdesign import FactorGraph
-from optdesign.characteristic_time import EXACT_MAX_JOINT_ACTIONS, MeanFieldModel
 from optdesign.errors import InstanceTooLargeError, InvalidInputError, SolverError
+from optdesign.factored.characteristic_time import EXACT_MAX_JOINT_ACTIONS, MeanFieldModel
 from optdesign.validation import as_count
 
 from ..algorithm import Algorithm

@@ -34,7 +34,7 @@ import numpy as np
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
-from optdesign.inference import MaxSum
+from optdesign.factored.inference import MaxSum
 
 from ..validation import check_choice
 from .environment import GroupIndexer

@@ -3,6 +3,8 @@
     spec        load_study(path) -> Study: the validated list of RunSpec (per-run SeedSequence seeds)
     store       ResultStore: results directory (meta.json provenance, runs.jsonl appended as runs finish)
     execute     run_study(study, out, jobs, backend="joblib"|"dask") with a rich progress bar
+    worker      execute_run(spec): one run -> its store entry (the task the workers import and run)
+    pool        the reusable local joblib (loky) workers; prestart() warms them before the study is read
     bounds      characteristic times c (E[tau] >= c kl(delta, 1 - delta)) of the instances
     aggregate   summarize(out) -> pandas table; write_tables(out): summary.csv / .parquet, runs.csv
     plots       plot_study(out): sample complexity against d, m or N; error curves E(t)
@@ -10,12 +12,12 @@
 
 import importlib
 
-# Attributes load their module on first use: a worker process that only runs ``execute.execute_run``
+# Attributes load their module on first use: a worker process that only runs ``worker.execute_run``
 # does not import pandas' statistics or matplotlib (about 0.4 s per worker start).
 _HOMES = {
     "error_curves": "aggregate", "records_frame": "aggregate", "summarize": "aggregate", "write_tables": "aggregate",
     "characteristic_time": "bounds", "kl_delta": "bounds",
-    "StudyReport": "execute", "execute_run": "execute", "run_study": "execute",
+    "StudyReport": "execute", "execute_run": "worker", "run_study": "execute",
     "plot_study": "plots",
     "RunSpec": "spec", "Study": "spec", "load_study": "spec", "parse_study": "spec",
     "ResultStore": "store", "provenance": "store", "read_entries": "store", "read_meta": "store",

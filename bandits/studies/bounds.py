@@ -4,7 +4,7 @@ every delta-correct algorithm (Garivier & Kaufmann 2016; Soare et al. 2014; Vann
 * linear (samples): c = 2 sigma^2 rho*, rho* = min_w max_z ||z* - z||^2_{A(w)^-1} / Delta(z)^2 (H_LB when
   Z = X), from ``optdesign.transductive``;
 * factored (rounds): c = 2 sigma^2 T*, exact T* when the instance is small enough; above
-  ``optdesign.characteristic_time``'s size limit it is 2 sigma^2 T^MF, an upper reference (MF-TaS's rate),
+  ``optdesign.factored.characteristic_time``'s size limit it is 2 sigma^2 T^MF, an upper reference (MF-TaS's rate),
   not a lower bound, and is labelled so;
 * bilinear and thresholding: none here (NaN).
 """

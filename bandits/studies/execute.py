@@ -9,13 +9,15 @@ Results do not depend on the backend, the job count or the order: each run's see
 (:mod:`bandits.studies.spec`). A run that raises is stored with status "failed" and its error, and the study
 goes on. Ctrl-C stops the study; every run finished before it is already on disk. Each run uses one
 BLAS thread (the parallelism is across runs), so parallel runs never oversubscribe the cores.
+
+This module schedules the runs; a run itself is :func:`bandits.studies.worker.execute_run` (re-exported
+here), and the local worker processes come from :mod:`bandits.studies.pool`.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-import traceback
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,39 +32,13 @@ from ..validation import check_choice, check_int
 from .pool import local_pool
 from .spec import RunSpec, Study
 from .store import ResultStore
+from .worker import entry_head, execute_run
 
 BACKENDS = ("joblib", "dask")
 
 
-_PROCESS_BLAS: int | None = None  # the BLAS thread cap this worker process was given
 #: BLAS threads per run: runs, not BLAS calls, are the unit of parallelism (the matrices are small)
 RUN_BLAS_THREADS = 1
-
-
-def execute_run(spec: RunSpec, blas_threads: int | None = None) -> dict:
-    """One run -> its store entry (never raises: a failure becomes ``status = "failed"`` with the error).
-    ``blas_threads`` caps the BLAS/OpenMP threads of the process (studies use one per run: two runs with
-    two BLAS threads each on two cores made a GBB study 6x slower)."""
-    global _PROCESS_BLAS
-    start = time.perf_counter()
-    entry = entry_head(spec)
-    if blas_threads is not None and blas_threads != _PROCESS_BLAS:  # once per worker process (a call costs ms)
-        threadpool_limits(blas_threads)
-        _PROCESS_BLAS = blas_threads
-    try:
-        entry["records"] = spec.experiment().execute()
-        entry["status"] = "ok"
-    except Exception as exc:
-        entry.update(status="failed", error=f"{type(exc).__name__}: {exc}", traceback=traceback.format_exc(limit=6))
-    entry["seconds"] = time.perf_counter() - start
-    return entry
-
-
-def entry_head(spec: RunSpec) -> dict:
-    """The fields of a store entry that identify the run and its seed."""
-    return {"key": spec.key, "cell": spec.cell, "instance": spec.instance, "family": spec.family,
-            "params": spec.params, "algorithm": spec.algorithm, "label": spec.label, "replicate": spec.replicate,
-            "seed": {"entropy": spec.entropy, "spawn_key": list(spec.spawn_key)}}
 
 
 @dataclass

@@ -1,8 +1,10 @@
 """The local worker pool of joblib studies: ``jobs - 1`` loky worker processes, reused across studies.
 
-A worker's first task imports numpy, scipy, cvxpy and the algorithms (about 2 s). :func:`prestart`
-hands it that import as soon as the command starts, so it overlaps the parent's own imports and the
-study file's validation instead of the first runs. This module imports nothing heavy itself.
+A worker's first task imports what a run needs: :mod:`bandits.studies.worker` (the run task) with the
+experiment, the registries, optdesign, numpy and scipy. :func:`prestart` hands it that import as soon as the
+command starts, so it overlaps the parent's own imports and the study file's validation instead of the
+first runs. This module imports nothing heavy itself, and not the scheduler (:mod:`bandits.studies.execute`,
+which imports this module).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ def local_pool(jobs: int):
 
 
 def _import_run_modules() -> None:
-    import bandits.studies.execute  # noqa: F401  (the study runner, the algorithms, optdesign, cvxpy)
+    import bandits.studies.worker  # noqa: F401  (the run task: the experiment, the registries, optdesign)
 
 
 def prestart(jobs: int) -> None:

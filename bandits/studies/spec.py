@@ -58,7 +58,7 @@ Y_COLUMNS = ("samples", "rounds", "error")
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One run of a study: what ``bandits.studies.execute.execute_run`` needs, picklable for workers."""
+    """One run of a study: what ``bandits.studies.worker.execute_run`` needs, picklable for workers."""
 
     instance: str
     algorithm: str

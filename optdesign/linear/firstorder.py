@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
+from ..result import FastPathResult
 from .criteria import inverse_information
-from .result import FastPathResult
 
 
 def _initial_weights(K: int, w0: np.ndarray | None) -> np.ndarray:

@@ -13,7 +13,7 @@ The mean-field program is written in exponential-cone form with y = log v: the g
 prod_{i in S_e} 1/v_{i,b_i} = exp(-(P y)_{e,b}) for a sparse selection P, all in one vectorised
 exp-cone block, and the simplex rows relaxed to sum_k exp(y_{i,k}) <= 1 (tight at the optimum,
 since the objective decreases in v). The max over joint actions is compiled by FCR
-(:func:`optdesign.fcr.factored_max`), or enumerated with ``fcr=False`` for verification.
+(:func:`optdesign.factored.fcr.factored_max`), or enumerated with ``fcr=False`` for verification.
 """
 
 from __future__ import annotations
@@ -23,16 +23,16 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from . import solvers
-from ._lazy import cp
-from .errors import InstanceTooLargeError, InvalidInputError
+from .. import solvers
+from .._lazy import cp
+from ..errors import InstanceTooLargeError, InvalidInputError
+from ..result import CharTimeResult
+from ..validation import as_count, check_enumerable, check_m_best
 from .factorgraph import FactorGraph
 from .fcr import enumerated_max, factored_max
 from .inference import MaxSum
 from .marginals import marginal_maps
 from .rescaling import Reference, ScaledAllocation, solve_in_passes
-from .result import CharTimeResult
-from .validation import as_count, check_enumerable, check_m_best
 
 # exact T* has one constraint per joint action: refuse beyond this (3^9 = 19,683 fits)
 EXACT_MAX_JOINT_ACTIONS = 20_000
@@ -180,11 +180,11 @@ def characteristic_time(fg: FactorGraph, *, formulation: str = "junction-tree", 
     field with FCR) for those. ``formulation`` describes the marginal polytope:
 
     * ``"junction-tree"`` (default): clique distributions of an elimination order, consistent on
-      separators (:mod:`optdesign.marginals`), exact and O(N K^{w+1}) variables;
+      separators (:mod:`optdesign.factored.marginals`), exact and O(N K^{w+1}) variables;
     * ``"global"``: the paper's global simplex over all prod_i K_i joint actions (a cross-check;
       its many equivalent optima make interior-point solvers stall earlier).
 
-    Solved in passes centred on the previous allocation (:func:`optdesign.rescaling.solve_in_passes`,
+    Solved in passes centred on the previous allocation (:func:`optdesign.factored.rescaling.solve_in_passes`,
     shared with the regret bound); ``value`` is the objective at the kept pass's marginals.
     """
     if not isinstance(fg, FactorGraph):
@@ -210,7 +210,7 @@ def characteristic_time(fg: FactorGraph, *, formulation: str = "junction-tree", 
         W, consistency, total = marginal_maps(fg.plan())
         sizes = np.asarray([step.n_rows for step in fg.plan().steps])
         uniform = 1.0 / np.repeat(sizes, sizes)
-    # s_{e,b} >= 1 / wbar_{e,b} around a reference (optdesign.rescaling): unscaled cones mix entries from 1
+    # s_{e,b} >= 1 / wbar_{e,b} around a reference (optdesign.factored.rescaling): unscaled cones mix entries from 1
     # to 1e5 and the solver's absolute tolerances then cost percents on small marginals (measured), and an
     # unscaled pass 1 can leave a point the next pass fails on (line N=7, K=4, seed 0: 300 s in SCS). Pass
     # 1 is centred on the uniform allocation, every later pass on the previous one.

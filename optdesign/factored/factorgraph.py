@@ -2,7 +2,7 @@
 
 N agents, agent i has K_i actions; factor e has a scope S_e (agents, no repeats) and a mean table
 theta_e of shape (K_i for i in S_e). Best joint action, m best joint actions and gaps come from
-max-sum variable elimination (:mod:`optdesign.inference`), so their cost is exponential only in
+max-sum variable elimination (:mod:`optdesign.factored.inference`), so their cost is exponential only in
 the width of the elimination order, never in N.
 
 JSON format (``FORMAT``, version ``FORMAT_VERSION``)::
@@ -25,10 +25,11 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
+from ..errors import InstanceTooLargeError, InvalidInputError
+from ..validation import as_count
+from .construction import broadcast_actions, check_actions, check_count, check_factors
 from .elimination import EliminationPlan
-from .errors import InstanceTooLargeError, InvalidInputError
 from .inference import MaxSum
-from .validation import as_count
 
 FORMAT = "optdesign.factorgraph"
 FORMAT_VERSION = 1
@@ -48,8 +49,8 @@ class FactorGraph:
 
     def __init__(self, n_actions: Sequence[int], factors: Sequence[tuple[Sequence[int], np.ndarray]],
                  *, metadata: dict | None = None):
-        self.n_actions = _check_actions(n_actions)
-        self.scopes, self.tables = _check_factors(self.n_actions, factors)
+        self.n_actions = check_actions(n_actions)
+        self.scopes, self.tables = check_factors(self.n_actions, factors)
         self.metadata = dict(metadata or {})
         self._plans: dict = {}
 
@@ -238,7 +239,7 @@ class FactorGraph:
     def from_edges(cls, n_agents: int, edges, K=2, *, seed=None, means: str = "uniform",
                    gap: float | None = None, name: str = "graph") -> FactorGraph:
         """One pairwise factor per edge (i, j) with seeded means (see :func:`draw_means`)."""
-        n_actions = _broadcast_actions(K, n_agents)
+        n_actions = broadcast_actions(K, n_agents)
         scopes = [tuple(int(v) for v in e) for e in edges]
         rng = np.random.default_rng(seed)
         fg = draw_means(n_actions, scopes, rng, means=means, gap=gap)
@@ -248,26 +249,26 @@ class FactorGraph:
     @classmethod
     def line(cls, N: int, K=2, **kw) -> FactorGraph:
         """Agents 0..N-1 with factors (i, i+1)."""
-        _check_count(N, "N", 2)
+        check_count(N, "N", 2)
         return cls.from_edges(N, [(i, i + 1) for i in range(N - 1)], K, name="line", **kw)
 
     @classmethod
     def ring(cls, N: int, K=2, **kw) -> FactorGraph:
         """A line closed by the factor (N-1, 0)."""
-        _check_count(N, "N", 3)
+        check_count(N, "N", 3)
         return cls.from_edges(N, [(i, (i + 1) % N) for i in range(N)], K, name="ring", **kw)
 
     @classmethod
     def star(cls, N: int, K=2, **kw) -> FactorGraph:
         """Agent 0 is the hub, with factors (0, i) for i = 1..N-1."""
-        _check_count(N, "N", 2)
+        check_count(N, "N", 2)
         return cls.from_edges(N, [(0, i) for i in range(1, N)], K, name="star", **kw)
 
     @classmethod
     def grid(cls, rows: int, cols: int, K=2, **kw) -> FactorGraph:
         """A rows x cols lattice; agent r*cols + c, factors between horizontal/vertical neighbours."""
-        _check_count(rows, "rows", 1)
-        _check_count(cols, "cols", 1)
+        check_count(rows, "rows", 1)
+        check_count(cols, "cols", 1)
         if rows * cols < 2:
             raise InvalidInputError("a grid needs at least two agents")
         g = nx.convert_node_labels_to_integers(nx.grid_2d_graph(rows, cols), ordering="sorted")
@@ -335,74 +336,3 @@ def draw_means(n_actions, scopes, rng: np.random.Generator, *, means: str = "uni
     out = FactorGraph(n_actions, [(s, t * scale) for s, t in zip(scopes, tables, strict=True)])
     out.metadata["planted_best"] = star.tolist()
     return out
-
-
-def _check_count(n, name: str, minimum: int) -> None:
-    if not isinstance(n, (int, np.integer)) or n < minimum:
-        raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {n!r}")
-
-
-def _broadcast_actions(K, n_agents: int) -> tuple[int, ...]:
-    if isinstance(K, (int, np.integer)):
-        return (int(K),) * n_agents
-    ks = tuple(K)
-    if len(ks) != n_agents:
-        raise InvalidInputError(f"K must be an integer or a sequence of length N={n_agents}, got length {len(ks)}")
-    return ks
-
-
-def _nonempty_sequence(value, message: str) -> tuple:
-    try:
-        items = tuple(value)
-    except TypeError:
-        raise InvalidInputError(message) from None
-    if not items:
-        raise InvalidInputError(f"{message} (got an empty one)")
-    return items
-
-
-def _check_actions(n_actions) -> tuple[int, ...]:
-    ks = _nonempty_sequence(n_actions, "n_actions must be a sequence of action counts K_i, one per agent")
-    for i, k in enumerate(ks):
-        if not isinstance(k, (int, np.integer)) or k < 1:
-            raise InvalidInputError(f"n_actions[{i}] must be a positive integer, got {k!r}")
-    if all(k == 1 for k in ks):
-        raise InvalidInputError("every agent has a single action: there is nothing to identify")
-    return tuple(int(k) for k in ks)
-
-
-def _check_factors(n_actions, factors) -> tuple[tuple[tuple[int, ...], ...], tuple[np.ndarray, ...]]:
-    n = len(n_actions)
-    scopes, tables = [], []
-    covered = np.zeros(n, dtype=bool)
-    items = _nonempty_sequence(factors, "factors must be a sequence of (scope, means) pairs")
-    for e, item in enumerate(items):
-        try:
-            scope, table = item
-            scope = tuple(scope)
-        except (TypeError, ValueError):
-            raise InvalidInputError(f"factor {e} must be a (scope tuple, means table) pair") from None
-        if not scope:
-            raise InvalidInputError(f"factor {e} has an empty scope")
-        if any(not isinstance(i, (int, np.integer)) or not 0 <= i < n for i in scope):
-            raise InvalidInputError(f"factor {e}: scope {scope} has agents outside 0..{n - 1}")
-        if len(set(scope)) != len(scope):
-            raise InvalidInputError(f"factor {e}: scope {scope} repeats an agent")
-        scope = tuple(int(i) for i in scope)
-        try:
-            arr = np.array(table, dtype=float)
-        except (TypeError, ValueError):
-            raise InvalidInputError(f"factor {e}: means must be a numeric table") from None
-        expected = tuple(n_actions[i] for i in scope)
-        if arr.shape != expected:
-            raise InvalidInputError(
-                f"factor {e}: means table has shape {arr.shape}, expected {expected} for scope {scope}"
-            )
-        if not np.all(np.isfinite(arr)):
-            raise InvalidInputError(f"factor {e}: means contain NaN or infinite entries")
-        covered[list(scope)] = True
-        scopes.append(scope)
-        tables.append(arr)
-    if not covered.all():
-        raise InvalidInputError(f"agents {np.flatnonzero(~covered).tolist()} appear in no factor")
-    return tuple(scopes), tuple(tables)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .linear import DEFAULT_TOL, g_optimal
-from .result import BilinearDesign
-from .validation import as_arms
+from ..result import BilinearDesign
+from ..validation import as_arms
+from .designs import DEFAULT_TOL, g_optimal
 
 
 def edge_arms(X) -> np.ndarray:

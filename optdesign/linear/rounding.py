@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import InvalidInputError
-from .validation import check_weights
+from ..errors import InvalidInputError
+from ..validation import check_weights
 
 
 def round_design(weights, n: int) -> np.ndarray:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._lazy import cp
+from .._lazy import cp
 from .elimination import EliminationPlan
 
 

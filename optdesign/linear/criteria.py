@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
-from .errors import InvalidInputError
-from .validation import as_matrix, check_weights
+from ..errors import InvalidInputError
+from ..validation import as_matrix, check_weights
 
 
 def information_matrix(X: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -121,10 +121,3 @@ def minmax_lower_bound(X, w, Y, p) -> float:
     X, w, Y, p = _checked(X, w, Y, p)
     cert = certificate(X, Y, w, p)
     return 0.0 if cert is None else cert.lower
-
-
-def relative_gap(value: float, lower_bound: float) -> float:
-    """value / lower_bound - 1 (an upper bound on the relative error of value); inf if no bound."""
-    if lower_bound <= 0 or not np.isfinite(value):
-        return float("inf")
-    return max(value / lower_bound - 1.0, 0.0)

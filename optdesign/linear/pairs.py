@@ -6,7 +6,7 @@ solver. Two facts make the full set unnecessary:
 
 * for fixed w, F(w) is the squared diameter of the whitened items L^{-1} z_i (A(w) = L L^T), found
   exactly by a chunked O(n^2 d) scan that holds about PAIR_CHUNK_ENTRIES numbers at a time;
-* the dual certificate F* >= f_p(w)^2 / max_k h_k(w) of :mod:`optdesign.criteria` holds for any
+* the dual certificate F* >= f_p(w)^2 / max_k h_k(w) of :mod:`optdesign.linear.criteria` holds for any
   distribution p over directions, in particular one supported on a subset of the pairs.
 
 So :func:`pairwise_design` solves the design on a working set of pairs, scans all pairs at its
@@ -23,10 +23,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from .criteria import cholesky_factor, relative_gap, whiten
-from .errors import InvalidInputError, SolverError
-from .result import DesignResult
-from .validation import as_arms, as_count, as_matrix
+from ..errors import InvalidInputError, SolverError
+from ..result import DesignResult, relative_gap
+from ..validation import as_arms, as_count, as_matrix
+from .criteria import cholesky_factor, whiten
 
 PAIR_CHUNK_ENTRIES = 2_000_000  # pair values held at once by the scan (16 MB)
 MAX_ROUNDS = 60

@@ -10,10 +10,10 @@ with wbar_{e,b} = sum_{a: a_e = b} w_a. The terms 1/wbar_{e,a*_e} of the pure-ex
 program are absent: w_{a*} costs nothing, so it is sent to infinity. The objective depends on w
 only through its factor marginals, sum_a w_a Delta(a) = sum_{e,b} wbar_{e,b} (theta_e(a*_e) -
 theta_e(b)), so w is replaced by the exact *cone* of factor marginals: junction-tree clique
-counts mu >= 0 consistent on separators (:func:`optdesign.marginals.marginal_maps`) with one
+counts mu >= 0 consistent on separators (:func:`optdesign.factored.marginals.marginal_maps`) with one
 common total mass over the connected components, but no normalisation. Its size is O(N K^{w+1}).
 The objective is written r @ mu with the max-sum regrets r >= 0 of the cliques
-(Delta(a) = sum_l r_l(clique row of a), :mod:`optdesign.inference`): equal on the cone, and free
+(Delta(a) = sum_l r_l(clique row of a), :mod:`optdesign.factored.inference`): equal on the cone, and free
 of the cancellation between signed local gaps that costs percents when Delta_min << |theta_e|.
 
 * ``method="exact"``: one constraint row per joint action a != a*, refused above
@@ -22,9 +22,9 @@ of the cancellation between signed local gaps that costs percents when Delta_min
 
 Numerics: the program is solved for theta / Delta_max (every gap <= 1, Delta_max the largest gap;
 c scales as 1/theta and the counts as 1/theta^2, so value and allocation are scaled back), in passes
-(:func:`optdesign.rescaling.solve_in_passes`, as exact T*): each pass is centred on the
+(:func:`optdesign.factored.rescaling.solve_in_passes`, as exact T*): each pass is centred on the
 allocation of the previous one (pass 1 on a uniform feasible allocation), so that clique counts,
-the cone entries of s_{e,b} >= 1/wbar_{e,b} (:class:`~optdesign.rescaling.ScaledAllocation`) and
+the cone entries of s_{e,b} >= 1/wbar_{e,b} (:class:`~optdesign.factored.rescaling.ScaledAllocation`) and
 the cost are all O(1). The zero-cost ray w_{a*} -> infinity is cut by a valid linear row. The
 reported value is the objective at the pass's allocation, scaled up if needed to satisfy every
 constraint exactly; the pass with the smallest value is kept.
@@ -37,15 +37,15 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ._lazy import cp
-from .errors import InvalidInputError
+from .._lazy import cp
+from ..errors import InvalidInputError
+from ..result import RegretBoundResult
+from ..validation import as_count, check_enumerable, check_m_best
 from .factorgraph import FactorGraph
 from .fcr import factored_max
 from .inference import MaxSum
 from .marginals import marginal_maps
 from .rescaling import Reference, ScaledAllocation, solve_in_passes
-from .result import RegretBoundResult
-from .validation import as_count, check_enumerable, check_m_best
 
 METHODS = ("exact", "mf")
 RESTRICTIONS = ("secant", "constant")
@@ -71,7 +71,7 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
     <= Delta_m), rows a_1..a_{m-1} keep their own Delta_j^2 and every a gets a lower estimate of
     Delta(a)^2 that is exact at Delta(a) = Delta_m and decomposes over factors, so that with
     G(a) = sum_e g_e(a_e), g_e(b) = 1{b != a*_e} s_{e,b}, one FCR block
-    (:func:`optdesign.fcr.factored_max`) covers every joint action:
+    (:func:`optdesign.factored.fcr.factored_max`) covers every joint action:
 
     * ``restriction="secant"`` (default): Delta(a)^2 >= Delta_m Delta(a) for Delta(a) >= Delta_m,
       i.e. max_a [G(a) - Delta_m Delta(a)/2] <= 0, with Delta(a) the sum of the clique regrets
@@ -110,7 +110,7 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
     unit = fg.best_value + MaxSum(plan, -fg.means).value
     n_tab = fg.abar
     star = fg.group_indices(best)[0]
-    # Delta(a) = sum_l r_l(clique row of a) with max-sum regrets r_l >= 0 (optdesign.inference), one per
+    # Delta(a) = sum_l r_l(clique row of a) with max-sum regrets r_l >= 0 (optdesign.factored.inference), one per
     # clique row: so sum_a w_a Delta(a) = r @ mu on the cone, with no cancellation between the signed
     # local gaps (these cost ~1e-2 relative accuracy when Delta_min << |theta_e|, measured)
     regrets = np.concatenate(MaxSum(plan, fg.means).regrets) / unit

@@ -8,7 +8,7 @@ epigraph form  min t  s.t.  v_y(w) = y^T A(w)^{-1} y <= t, by primal path follow
 with tau multiplied by ``mu_factor`` after each centring stage. The epigraph variable is
 eliminated exactly: t(w) is the root of sum_y 1/(t - v_y) = tau, so p_y = 1/(tau (t - v_y)) is a
 distribution over directions at every iterate, and each stage yields a certificate
-F* >= f_p(w)^2 / max_k h_k(w) (:mod:`optdesign.criteria`) on the full arm and direction sets.
+F* >= f_p(w)^2 / max_k h_k(w) (:mod:`optdesign.linear.criteria`) on the full arm and direction sets.
 
 Newton steps use the reduced Hessian of psi(w) = min_t phi_tau(w, t). With A = L L^T,
 Z_y = L^{-1} y, z_k = L^{-1} x_k, G_ky = z_k^T Z_y and P = X A^{-1} X^T:
@@ -43,9 +43,9 @@ import time
 import numpy as np
 from scipy.optimize import linprog
 
+from ..errors import InvalidInputError
+from ..result import FastPathResult
 from .criteria import certificate, cholesky_factor, whiten
-from .errors import InvalidInputError
-from .result import FastPathResult
 
 
 def _epigraph_level(v: np.ndarray, tau: float) -> float:

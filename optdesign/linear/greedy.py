@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import InvalidInputError
-from .validation import as_matrix
+from ..errors import InvalidInputError
+from ..validation import as_matrix
 
 _CHUNK_ENTRIES = 4_000_000  # bound on the K x m score block held in memory at once
 

@@ -1,8 +1,8 @@
 """Symbolic variable elimination over a factored function sum_e f_e(a_e).
 
 An :class:`EliminationPlan` fixes an elimination order of the agents and, for every step, the
-index arithmetic that max-sum inference (:mod:`optdesign.inference`) and Factored Constraint
-Reduction (:mod:`optdesign.fcr`) share. Step ``l`` eliminates agent ``i_l``: it gathers every
+index arithmetic that max-sum inference (:mod:`optdesign.factored.inference`) and Factored Constraint
+Reduction (:mod:`optdesign.factored.fcr`) share. Step ``l`` eliminates agent ``i_l``: it gathers every
 function (original factor or earlier message) whose scope holds ``i_l``, and defines the message
 
     u_l(z) = max_k  sum_{g in F_l} g(z, i_l = k),     z in prod_{j in Z_l} [K_j],
@@ -27,7 +27,7 @@ import networkx as nx
 import numpy as np
 from networkx.algorithms.approximation import treewidth_min_degree, treewidth_min_fill_in
 
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
 
 ORDER_HEURISTICS = ("min-fill", "min-degree")
 # min-fill gives narrower orders but networkx's implementation grows quadratically; beyond this

@@ -1,0 +1,66 @@
+"""Graphs of a graphical bilinear bandit (Rizk et al. 2021, Sec. 2 and 6-7): the directed edge list the
+rewards are observed on, and the star, complete, circle and matching graphs of the experiments.
+
+An undirected networkx graph stands for its symmetric directed version (edge {i, j} gives (i, j) and
+(j, i), so m = 2 |E|, as the paper counts); a DiGraph is taken as given.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+from ..validation import check_choice
+
+
+def directed_edges(graph) -> tuple[list, np.ndarray]:
+    """Nodes (in ``graph.nodes`` order) and the m x 2 array of directed edges as node positions.
+
+    An undirected graph contributes both orientations of each edge; a DiGraph its edges as given.
+    Self-loops, multigraphs and edgeless graphs are rejected.
+    """
+    if not isinstance(graph, nx.Graph):
+        raise InvalidInputError(f"graph must be a networkx Graph or DiGraph, got {type(graph).__name__}")
+    if graph.is_multigraph():
+        raise InvalidInputError("graph must be a simple Graph or DiGraph, not a multigraph")
+    loops = list(nx.selfloop_edges(graph))
+    if loops:
+        raise InvalidInputError(f"graph must have no self-loops (an edge pairs two distinct nodes); found {loops[:3]}")
+    if graph.number_of_edges() == 0:
+        raise InvalidInputError("graph has no edges: there is nothing to observe")
+    nodes = list(graph.nodes)
+    pos = {v: i for i, v in enumerate(nodes)}
+    pairs = [(pos[u], pos[v]) for u, v in graph.edges]
+    if not graph.is_directed():
+        pairs += [(j, i) for i, j in pairs]
+    return nodes, np.array(pairs, dtype=np.int64).reshape(-1, 2)
+
+
+def make_graph(kind: str, m: int) -> nx.Graph:
+    """The graphs of Rizk et al. Sec. 6-7 with m directed edges: star (m/2 + 1 nodes), complete
+    ((1 + sqrt(4m + 1))/2 nodes), circle (m/2 nodes, at least 3) and matching (m nodes, m/2 pairs)."""
+    check_choice(kind, "graph", GRAPHS)
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer, float)) or m != int(m) or m < 2:
+        raise InvalidInputError(f"m (number of directed edges) must be an integer >= 2, got {m!r}")
+    m = int(m)
+    if kind == "complete":
+        n = round((1 + np.sqrt(4 * m + 1)) / 2)
+        if n * (n - 1) != m:
+            raise InvalidInputError(f"a complete graph has m = n(n-1) directed edges (2, 6, 12, 20, ...); got m={m}")
+        return nx.complete_graph(n)
+    if m % 2:
+        raise InvalidInputError(f"a {kind} graph has an even number m of directed edges; got m={m}")
+    if kind == "star":
+        return nx.star_graph(m // 2)  # centre 0 and m/2 leaves
+    if kind == "circle":
+        if m < 6:
+            raise InvalidInputError(f"a circle needs at least 3 nodes, i.e. m >= 6 directed edges; got m={m}")
+        return nx.cycle_graph(m // 2)
+    graph = nx.Graph()
+    graph.add_edges_from((2 * i, 2 * i + 1) for i in range(m // 2))
+    return graph
+
+
+GRAPHS = ("star", "complete", "circle", "matching")

@@ -1,0 +1,29 @@
+"""The graphical bilinear bandit instance of Rizk et al. (2021, Sec. 7), ``gbb`` in
+:data:`bandits.instances.INSTANCES` (imported on first use)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+from ..instances import soare
+from ..validation import check_int, check_positive
+from .environment import GraphicalBilinearBandit
+from .graphs import GRAPHS, make_graph
+
+
+def gbb(d: int = 5, omega: float = 0.1, graph: str = "complete", m: int = 156, sigma: float = 1.0):
+    """Rizk et al. Sec. 7: X = {e_1..e_d, (cos omega, sin omega, 0, ...)} (K = d + 1), M = 2 e_1 e_1^T
+    (theta = (2, 0, ..., 0) in R^{d^2}), on a star/complete/circle/matching graph with m directed edges.
+    z* = vec(e_1 e_1^T); its closest competitors are (e_1, x_{d+1}) and (x_{d+1}, e_1), gap 2 (1 - cos omega),
+    then (x_{d+1}, x_{d+1}), gap 2 sin^2 omega."""
+    d = check_int(d, "d", 2)
+    omega = check_positive(omega, "omega")
+    if not isinstance(graph, str):
+        raise InvalidInputError(f"graph must be one of {', '.join(GRAPHS)}; got {graph!r}")
+    G = make_graph(graph, m)
+    M = np.zeros((d, d))
+    M[0, 0] = 2.0
+    return GraphicalBilinearBandit(G, soare(d, omega).X, M, sigma=sigma,
+                                   name=f"gbb(d={d},omega={omega:g},graph={graph},m={int(m)})")

@@ -1,0 +1,21 @@
+"""``bandits plot``: redraw a study's summary table and figure from its results directory."""
+
+from __future__ import annotations
+
+import typer
+
+from optdesign.exits import exit_on_project_errors
+
+from .summary import print_summary
+
+
+@exit_on_project_errors
+def plot_command(
+    directory: str = typer.Argument(..., help="results directory of a study"),
+    output: str | None = typer.Option(None, "--output", help="image file (default DIR/plot.png)"),
+) -> None:
+    """Redraw a study's summary table and figure from its results directory."""
+    from ..studies import plot_study, write_tables
+
+    print_summary(write_tables(directory), directory)
+    typer.echo(f"plot: {plot_study(directory, output)}")

@@ -1,0 +1,37 @@
+"""The ``optdesign`` command line: ``solve`` (:mod:`.solve`), ``compare`` (:mod:`.compare`), ``version``.
+
+Prints tables by default and JSON with ``--json``; bad input exits with status 2 and a one-line message on
+stderr (:mod:`optdesign.exits`).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from .. import __version__
+from .compare import compare
+from .solve import solve
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Optimal experimental design and bandit lower bounds (cvxpy models with certified fast paths).",
+)
+app.command()(solve)
+app.command()(compare)
+
+
+@app.command("version")
+def show_version() -> None:
+    """Print the package version and the usable solvers."""
+    from ..solvers import available_solvers
+
+    typer.echo(f"optdesign {__version__}; solvers: {', '.join(available_solvers())}")
+
+
+def main() -> None:
+    """Console entry point (``optdesign``)."""
+    app()
+
+
+__all__ = ["app", "main"]

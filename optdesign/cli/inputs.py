@@ -1,0 +1,56 @@
+"""Reading the command line's inputs: arrays (CSV or .npy), factor-graph JSON, integer ranges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import InvalidInputError
+
+
+def load_array(path: Path, name: str, *, ndim: int) -> np.ndarray:
+    """Read a .npy file or a comma/whitespace separated text file (CSV) as a float array."""
+    if not path.exists():
+        raise InvalidInputError(f"--{name}: file not found: {path}")
+    try:
+        if path.suffix == ".npy":
+            arr = np.load(path, allow_pickle=False)
+        else:
+            text = path.read_text()
+            delimiter = "," if "," in text else None
+            arr = np.loadtxt(path, delimiter=delimiter, ndmin=2, comments="#")
+    except (ValueError, OSError) as exc:
+        raise InvalidInputError(f"--{name}: cannot read {path}: {exc}") from None
+    arr = np.asarray(arr, dtype=float)
+    if ndim == 1 and arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.ravel()
+    if arr.ndim != ndim:
+        raise InvalidInputError(f"--{name}: expected a {ndim}-D array in {path}, got shape {arr.shape}")
+    return arr
+
+
+def load_instance(path: Path):
+    """Read a factor-graph JSON document (written by ``FactorGraph.save``)."""
+    from ..factored.factorgraph import FactorGraph
+
+    if not path.exists():
+        raise InvalidInputError(f"--instance: file not found: {path}")
+    return FactorGraph.load(path)
+
+
+def parse_int_range(text: str, name: str, minimum: int) -> list[int]:
+    """``"3:8"`` (inclusive), ``"5"`` or ``"3,5,7"`` as a sorted list of distinct integers >= minimum."""
+    try:
+        if ":" in text:
+            lo, hi = (int(part) for part in text.split(":"))
+            values = list(range(lo, hi + 1))
+        else:
+            values = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise InvalidInputError(f"--{name}: expected 'A:B' (inclusive), 'N' or 'N1,N2,...', got {text!r}") from None
+    if not values:
+        raise InvalidInputError(f"--{name}: empty range {text!r}")
+    if min(values) < minimum:
+        raise InvalidInputError(f"--{name}: values must be >= {minimum}, got {text!r}")
+    return sorted(set(values))

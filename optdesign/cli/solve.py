@@ -1,0 +1,292 @@
+"""``optdesign solve PROBLEM``: one linear design or one multi-agent lower bound, as a table or JSON.
+
+A linear design problem reads arms (``--arms FILE``); a multi-agent problem (``char-time``, ``mf-char-time``,
+``regret``) reads a factor-graph JSON (``--instance FILE``). The multi-agent modules are imported inside the
+command, so the linear problems do not depend on them.
+"""
+
+from __future__ import annotations
+
+import json
+from enum import Enum
+from pathlib import Path
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..errors import InstanceTooLargeError, InvalidInputError
+from ..exits import exit_on_project_errors
+from ..linear import METHODS, bilinear_design, d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
+from ..result import BilinearDesign, DesignResult
+from .inputs import load_array, load_instance
+
+CHAR_TIME_CONVENTION = "E[tau] >= 2 T kl(delta,1-delta)"
+REGRET_CONVENTION = "liminf R(T) / log T >= c_theta"
+# rows shown in the allocation tables and entries shown per row
+MAX_ROWS = 10
+MAX_ENTRIES = 6
+MAX_ACTION_AGENTS = 16
+
+
+class Problem(str, Enum):
+    g_optimal = "g-optimal"
+    d_optimal = "d-optimal"
+    xy = "xy"
+    xy_oracle = "xy-oracle"
+    transductive = "transductive"
+    bilinear = "bilinear"
+    char_time = "char-time"
+    mf_char_time = "mf-char-time"
+    regret = "regret"
+
+
+FACTOR_GRAPH_PROBLEMS = (Problem.char_time, Problem.mf_char_time, Problem.regret)
+
+
+class RegretMethod(str, Enum):
+    exact = "exact"
+    mf = "mf"
+
+
+def _solve(problem: Problem, X, Z, theta, solver, method, tol):
+    kw = {"solver": solver, "method": method, "tol": tol}
+    if problem is Problem.g_optimal:
+        return g_optimal(X, **kw)
+    if problem is Problem.d_optimal:
+        return d_optimal(X, **kw)
+    if problem is Problem.xy:
+        return xy_allocation(X, Z, **kw)
+    if problem is Problem.xy_oracle:
+        if theta is None:
+            raise InvalidInputError("xy-oracle needs --theta FILE")
+        return xy_oracle(X, theta, **kw)
+    if problem is Problem.transductive:
+        if Z is None:
+            raise InvalidInputError("transductive needs --items FILE (the item set Z)")
+        return transductive(X, Z, theta, **kw)
+    return bilinear_design(X, **kw)
+
+
+def _solve_factor_graph(problem: Problem, fg, *, m: int, regret_method: RegretMethod, solver: str | None):
+    """T* (char-time), T^MF(m) (mf-char-time) or the Graves–Lai constant (regret) of ``fg``."""
+    if problem is Problem.regret:
+        from ..factored.regret import EXACT_MAX_JOINT_ACTIONS as REGRET_LIMIT
+        from ..factored.regret import regret_lower_bound
+
+        try:
+            return regret_lower_bound(fg, regret_method.value, solver=solver, m=m)
+        except InstanceTooLargeError:
+            raise InstanceTooLargeError(
+                f"the exact regret bound needs one constraint per joint action: {fg.n_joint_actions} joint actions "
+                f"exceed the limit {REGRET_LIMIT}; use the mean-field (FCR) upper bound instead: "
+                "optdesign solve regret --regret-method mf --instance FILE [--m M]"
+            ) from None
+    from ..factored.characteristic_time import EXACT_MAX_JOINT_ACTIONS, characteristic_time, mf_characteristic_time
+
+    if problem is Problem.mf_char_time:
+        return mf_characteristic_time(fg, m, solver=solver)
+    try:
+        return characteristic_time(fg, solver=solver)
+    except InstanceTooLargeError:
+        raise InstanceTooLargeError(
+            f"exact T* needs one constraint per joint action: {fg.n_joint_actions} joint actions exceed the limit "
+            f"{EXACT_MAX_JOINT_ACTIONS}; use the mean-field method instead: "
+            "optdesign solve mf-char-time --instance FILE [--m M]"
+        ) from None
+
+
+def _check_solve_options(problem: Problem, *, arms, items, theta, instance, method, m, regret_method) -> None:
+    """Each option belongs to one family of problems; a misplaced one is an error, not silently ignored."""
+    if problem in FACTOR_GRAPH_PROBLEMS:
+        if instance is None:
+            raise InvalidInputError(
+                f"{problem.value} needs --instance FILE.json (a factor graph saved by FactorGraph.save)"
+            )
+        for name, value in (("arms", arms), ("items", items), ("theta", theta)):
+            if value is not None:
+                raise InvalidInputError(f"--{name} is only used by the linear design problems, not by {problem.value}")
+        if method != "auto":
+            raise InvalidInputError(
+                "--method selects the linear-design algorithm; for regret use --regret-method exact|mf"
+            )
+        if regret_method is not None and problem is not Problem.regret:
+            raise InvalidInputError(f"--regret-method only applies to regret, not to {problem.value}")
+        uses_m = problem is Problem.mf_char_time or (problem is Problem.regret and regret_method is RegretMethod.mf)
+        if m != 1 and not uses_m:
+            raise InvalidInputError("--m only applies to mf-char-time and to regret --regret-method mf")
+        return
+    if arms is None:
+        raise InvalidInputError(f"{problem.value} needs --arms FILE (the arms X: K x d, CSV or .npy, one arm per row)")
+    if instance is not None:
+        raise InvalidInputError(f"--instance is only used by {', '.join(p.value for p in FACTOR_GRAPH_PROBLEMS)}")
+    if m != 1 or regret_method is not None:
+        raise InvalidInputError(f"--m and --regret-method do not apply to {problem.value}")
+
+
+def _print_table(problem: Problem, res: DesignResult | BilinearDesign, X: np.ndarray) -> None:
+    console = Console()
+    node = res.node if isinstance(res, BilinearDesign) else res
+    weights = node.weights
+    table = Table(title=f"{problem.value} design: support ({node.support.size} of {len(weights)} arms)")
+    table.add_column("arm", justify="right")
+    table.add_column("weight", justify="right")
+    table.add_column("x")
+    for k in node.support[np.argsort(-weights[node.support])]:
+        coords = ", ".join(f"{v:.4g}" for v in X[k][:6]) + (", ..." if X.shape[1] > 6 else "")
+        table.add_row(str(k), f"{weights[k]:.6f}", f"({coords})")
+    console.print(table)
+    summary = Table(show_header=False, box=None)
+    value_name = "edge G-value" if isinstance(res, BilinearDesign) else f"value ({node.criterion})"
+    summary.add_row(value_name, f"{res.value:.8g}")
+    if node.lower_bound is not None:
+        summary.add_row("certified lower bound", f"{node.lower_bound:.8g}")
+    summary.add_row("relative gap", "n/a" if node.gap is None else f"{node.gap:.2e}")
+    for key in ("status", "solver", "method"):
+        summary.add_row(key, str(getattr(node, key)))
+    summary.add_row("time", f"{node.solve_time:.4f} s")
+    for key, val in node.extras.items():
+        if np.isscalar(val):
+            summary.add_row(key, str(val))
+    console.print(summary)
+
+
+def _format_action(action, limit: int = MAX_ACTION_AGENTS) -> str:
+    a = [int(v) for v in np.asarray(action).ravel()]
+    if len(a) <= limit:
+        return "(" + ", ".join(map(str, a)) + ")"
+    return "(" + ", ".join(map(str, a[:limit])) + f", ...) [{len(a)} agents]"
+
+
+def _format_count(n: int) -> str:
+    """An exact integer, or its order of magnitude when it has more than 12 digits."""
+    digits = str(n)
+    return digits if len(digits) <= 12 else f"{digits[0]}.{digits[1:3]}e{len(digits) - 1}"
+
+
+def _format_vector(v, limit: int = MAX_ENTRIES) -> str:
+    v = np.asarray(v, dtype=float).ravel()
+    text = ", ".join(f"{x:.4g}" for x in v[:limit])
+    return f"[{text}, ... ({v.size})]" if v.size > limit else f"[{text}]"
+
+
+def _value_label(problem: Problem, res) -> str:
+    if problem is Problem.char_time:
+        return "T* (exact)"
+    if problem is Problem.mf_char_time:
+        return f"T^MF({res.m}) (mean field)"
+    if res.method == "exact":
+        return "c_theta (exact)"
+    return f"c^MF({res.m}) (upper bound on c_theta)"
+
+
+def _print_factor_graph_table(problem: Problem, res, fg) -> None:
+    console = Console()
+    is_regret = problem is Problem.regret
+    title = f"{problem.value}: N={fg.n_agents}, factors={fg.n_factors}, |A|={_format_count(fg.n_joint_actions)}"
+    summary = Table(title=title, show_header=False)
+    summary.add_column(style="bold")
+    summary.add_column()
+    summary.add_row(_value_label(problem, res), f"{res.value:.8g}")
+    summary.add_row("convention", escape(REGRET_CONVENTION if is_regret else CHAR_TIME_CONVENTION))
+    summary.add_row("solver value", f"{res.solver_value:.8g}")
+    summary.add_row("Delta_min", f"{fg.gap_min():.6g}")
+    if res.method != "exact":
+        summary.add_row("m", str(res.m))
+    summary.add_row("n_constraints", str(res.n_constraints))
+    summary.add_row("n_variables", str(res.n_variables))
+    width = getattr(res, "width", None)
+    if width is None:
+        width = res.extras.get("width")
+    summary.add_row("width", "n/a" if width is None else str(width))
+    summary.add_row("status", str(res.status))
+    summary.add_row("solver", str(res.solver))
+    summary.add_row("solve time", f"{res.solve_time:.4f} s")
+    compile_time = getattr(res, "compile_time", None)
+    if compile_time is not None:
+        summary.add_row("compile time", f"{compile_time:.4f} s")
+    summary.add_row("best joint action a*", escape(_format_action(res.best_action)))
+    console.print(summary)
+
+    local = getattr(res, "local_allocations", None)
+    if local is not None:
+        table = Table(title="local allocations v_i (w_a = prod_i v_i(a_i))")
+        table.add_column("agent", justify="right")
+        table.add_column("K_i", justify="right")
+        table.add_column("v_i(a*_i)", justify="right")
+        table.add_column("v_i")
+        for i, v in enumerate(local[:MAX_ROWS]):
+            table.add_row(str(i), str(v.size), f"{v[int(res.best_action[i])]:.4g}", escape(_format_vector(v)))
+        if len(local) > MAX_ROWS:
+            table.caption = f"... {len(local) - MAX_ROWS} more agents (all of them in --json)"
+        console.print(table)
+        return
+    title = "factor marginals: counts / log T (entries at a*_e are free)" if is_regret else "factor marginals wbar_e"
+    table = Table(title=title)
+    table.add_column("factor", justify="right")
+    table.add_column("scope")
+    if not is_regret:
+        table.add_column("wbar_e(a*_e)", justify="right")
+    table.add_column("sum off a*_e", justify="right")
+    table.add_column("max off a*_e", justify="right")
+    for e, marg in enumerate(res.marginals[:MAX_ROWS]):
+        marg = np.asarray(marg, dtype=float)
+        scope = fg.scopes[e]
+        at_star = tuple(int(res.best_action[i]) for i in scope)
+        off = marg.copy()
+        off[at_star] = 0.0
+        row = [str(e), str(scope)]
+        if not is_regret:
+            row.append(f"{marg[at_star]:.4g}")
+        table.add_row(*row, f"{off.sum():.4g}", f"{off.max():.4g}")
+    if len(res.marginals) > MAX_ROWS:
+        table.caption = f"... {len(res.marginals) - MAX_ROWS} more factors (all of them in --json)"
+    console.print(table)
+
+
+@exit_on_project_errors
+def solve(
+    problem: Problem = typer.Argument(
+        ..., help="Linear design: g-optimal, d-optimal, xy, xy-oracle, transductive, bilinear (need --arms). "
+        "Multi-agent (need --instance): char-time (exact T*), mf-char-time (mean-field T^MF(m)), "
+        "regret (Graves–Lai constant c_theta)."),
+    arms: Path | None = typer.Option(
+        None, "--arms", help="Arms X: K x d, CSV or .npy (one arm per row). Required for the linear problems."),
+    items: Path | None = typer.Option(None, "--items", help="Item set Z (transductive) or directions Y (xy)."),
+    theta: Path | None = typer.Option(None, "--theta", help="Parameter theta (length d), CSV or .npy."),
+    instance: Path | None = typer.Option(
+        None, "--instance", help="Factor-graph JSON (FactorGraph.save). Required for char-time, mf-char-time, regret."),
+    m: int = typer.Option(1, "--m", help="m of T^MF(m) (mf-char-time) and of regret --regret-method mf."),
+    regret_method: RegretMethod | None = typer.Option(
+        None, "--regret-method", help="regret only: exact (one row per joint action; default) or mf (FCR, an "
+        "upper bound on c_theta that scales to large instances)."),
+    solver: str | None = typer.Option(None, "--solver", help="Force a solver (CLARABEL, SCS, MOSEK)."),
+    method: str = typer.Option("auto", "--method", help=f"Linear problems only; one of: {', '.join(METHODS)}."),
+    tol: float = typer.Option(1e-4, "--tol", help="Linear problems: certified relative gap for the fast path."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON ({\"problem\": ..., **result}) instead of a table."),
+) -> None:
+    """Solve a linear design or a multi-agent lower bound and print its value, allocation and certificate.
+
+    Characteristic times follow the MF-TaS convention: expected stopping time >= 2 T kl(delta, 1-delta) (unit-variance
+    Gaussian feedback); exact T* refuses instances with more than 20,000 joint actions: use mf-char-time.
+    """
+    _check_solve_options(problem, arms=arms, items=items, theta=theta, instance=instance, method=method, m=m,
+                         regret_method=regret_method)
+    if problem in FACTOR_GRAPH_PROBLEMS:
+        fg = load_instance(instance)
+        res = _solve_factor_graph(problem, fg, m=m, regret_method=regret_method or RegretMethod.exact, solver=solver)
+        if as_json:
+            typer.echo(json.dumps({"problem": problem.value, **res.to_dict()}, indent=2))
+        else:
+            _print_factor_graph_table(problem, res, fg)
+        return
+    X = load_array(arms, "arms", ndim=2)
+    Z = load_array(items, "items", ndim=2) if items is not None else None
+    th = load_array(theta, "theta", ndim=1) if theta is not None else None
+    res = _solve(problem, X, Z, th, solver, method, tol)
+    if as_json:
+        typer.echo(json.dumps({"problem": problem.value, **res.to_dict()}, indent=2))
+    else:
+        _print_table(problem, res, X)

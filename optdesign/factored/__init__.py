@@ -1,0 +1,39 @@
+"""Factored (multi-agent) lower bounds: theta(a) = sum_e theta_e(a_e) over joint actions a of N agents.
+
+Every program here has one constraint per joint action; variable elimination along an order of width w
+makes each polynomial, O(N K^{w+1}), instead of prod_i K_i.
+
+===================  ==============================================================================
+factorgraph          FactorGraph: agents, K_i, factors (scope, mean table); seeded generators; JSON format
+construction         input checks of factor graphs (action counts, scopes, mean tables)
+elimination          elimination orders (networkx treewidth heuristics) and the shared index plan
+inference            max-sum: a*, gaps Delta(a) = sum of local regrets, joint actions in gap order (m best)
+fcr                  Factored Constraint Reduction: t >= max_a sum_e f_e(a_e) as compact constraints
+marginals            the marginal polytope as junction-tree clique distributions
+rescaling            multi-pass solves of programs with s >= 1/w, each centred on the previous pass
+characteristic_time  exact T* (MF-TaS eq. 1), mean-field T^MF(m) (eqs. 2-3, App. H), N = 1 as Garivier–Kaufmann
+regret               Graves–Lai regret lower bound c_theta, exact and mean-field (MF-TaS App. F)
+===================  ==============================================================================
+
+Convention (MF-TaS paper): E[tau] >= 2 T* kl(delta, 1 - delta) for unit-variance Gaussian rewards.
+"""
+
+from .characteristic_time import MeanFieldModel, characteristic_time, mf_characteristic_time
+from .elimination import EliminationPlan
+from .factorgraph import FactorGraph
+from .fcr import FactoredMax, enumerated_max, factored_max
+from .marginals import marginal_polytope
+from .regret import regret_lower_bound
+
+__all__ = [
+    "EliminationPlan",
+    "FactorGraph",
+    "FactoredMax",
+    "MeanFieldModel",
+    "characteristic_time",
+    "enumerated_max",
+    "factored_max",
+    "marginal_polytope",
+    "mf_characteristic_time",
+    "regret_lower_bound",
+]

@@ -1,0 +1,62 @@
+"""Linear experimental design: arms are rows of X (K x d), a design is w in the simplex, A(w) = X^T diag(w) X.
+
+Every problem is F* = min_w max_{y in Y} y^T A(w)^{-1} y for some direction set Y, except D-optimality
+(max log det A(w), the same optimum as G by Kiefer–Wolfowitz).
+
+==============  ==================================================================================
+designs         public entry points: ``g_optimal`` (Y = X, value d), ``d_optimal``, ``xy_allocation``
+                (Y = {x - x'}, Soare et al. 2014 eq. 14), ``xy_oracle`` (value H_LB, Soare eq. 6),
+                ``transductive`` (Fiez et al. 2019, value rho*); ``method="auto"`` picks the fast path
+models          the cvxpy models (an SOCP: y^T A^{-1} y = min {sum_k u_k^2 / w_k : X^T u = y}; log det)
+directions      direction sets: pairwise differences, oracle directions (z* - z) / gap
+criteria        F(w) in numpy and its dual certificate F* >= f_p(w)^2 / max_k h_k(w)
+barrier         certified log-barrier Newton method for every min-max design (the fast path)
+firstorder      Frank–Wolfe with away steps and the multiplicative algorithm for G/D (certified by max_k h_k / d)
+pairs           min-max designs over all n(n-1)/2 pairwise differences without listing them
+greedy          Soare et al.'s greedy incremental G/XY rules (Sherman–Morrison)
+rounding        continuous design -> integer pulls (efficient apportionment, Pukelsheim & Rieder 1992)
+bilinear        graphical bilinear bandits: edge arms vec(x x'^T) and the product design mu (x) mu (value d^2)
+==============  ==================================================================================
+"""
+
+from .bilinear import bilinear_design, edge_arms
+from .criteria import g_value, minmax_lower_bound, minmax_value
+from .designs import (
+    DEFAULT_TOL,
+    METHODS,
+    d_optimal,
+    g_optimal,
+    minmax_design,
+    transductive,
+    xy_allocation,
+    xy_oracle,
+)
+from .directions import oracle_directions, pairwise_differences
+from .greedy import greedy_allocation, greedy_choice, greedy_scores
+from .models import DOptimalModel, MinMaxDesignModel, OracleDesignModel
+from .rounding import round_design
+
+__all__ = [
+    "DEFAULT_TOL",
+    "METHODS",
+    "DOptimalModel",
+    "MinMaxDesignModel",
+    "OracleDesignModel",
+    "bilinear_design",
+    "d_optimal",
+    "edge_arms",
+    "g_optimal",
+    "g_value",
+    "greedy_allocation",
+    "greedy_choice",
+    "greedy_scores",
+    "minmax_design",
+    "minmax_lower_bound",
+    "minmax_value",
+    "oracle_directions",
+    "pairwise_differences",
+    "round_design",
+    "transductive",
+    "xy_allocation",
+    "xy_oracle",
+]

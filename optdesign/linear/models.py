@@ -1,0 +1,276 @@
+"""cvxpy models of the linear design problems, built once and re-solved.
+
+* :class:`MinMaxDesignModel`: min_w max_{y in Y} y^T A(w)^{-1} y for fixed arms and directions, an SOCP with
+  y^T A^{-1} y = min { sum_k u_k^2 / w_k : X^T u = y } (one rotated cone per direction and arm);
+* :class:`OracleDesignModel`: the oracle design with weights 1 / gap^2, re-solved for a new theta through
+  Parameters (Soare et al. 2014 eq. 6, Fiez et al. 2019 rho*);
+* :class:`DOptimalModel`: max_w log det A(w).
+
+Each solve is certified on the true directions (:func:`optdesign.linear.criteria.certificate`) and polished by
+the barrier method when its gap is loose.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from .. import solvers
+from .._lazy import cp
+from ..blas import single_threaded_blas
+from ..errors import InstanceTooLargeError, InvalidInputError
+from ..result import DesignResult, relative_gap
+from ..session import ClarabelSession
+from ..validation import as_arms, as_matrix, as_vector, unique_argmax
+from .barrier import minmax_barrier
+from .criteria import certificate, minmax_value
+
+POLISH_TOL = 1e-6  # cvxpy designs whose certified gap exceeds this are polished by the barrier method
+
+
+def _weights_from(var: cp.Variable) -> np.ndarray:
+    w = np.clip(np.asarray(var.value, dtype=float).ravel(), 0.0, None)
+    return w / w.sum()
+
+
+def minmax_socp(X: np.ndarray, rhs, m: int, weighted: bool):
+    """SOCP of min_w max_j q_j y_j^T A(w)^{-1} y_j where ``rhs`` (m x d, constant or affine in
+    Parameters) holds the directions y_j: y^T A^{-1} y = min { sum_k u_k^2 / w_k : X^T u = y }.
+
+    Returns (problem, w, q, epigraph constraint); q is a nonnegative Parameter when ``weighted``
+    (else None, q = 1) and the epigraph constraint's dual is a distribution over directions.
+    cvxpy's DPP compilation of this cone costs about (cone rows) x (parameter entries), so
+    parameters are kept to O(m + d) entries.
+    """
+    K = X.shape[0]
+    w = cp.Variable(K, nonneg=True, name="w")
+    q = cp.Parameter(m, nonneg=True, name="direction_weights") if weighted else None
+    U = cp.Variable((m, K), name="u")  # row j: coefficients with X^T u_j = y_j
+    S = cp.Variable((m, K), name="s")  # s_jk >= u_jk^2 / w_k  (rotated cone)
+    t = cp.Variable(name="t")
+    W = np.ones((m, 1)) @ cp.reshape(w, (1, K), order="F")
+    cone = cp.SOC(
+        cp.vec(S + W, order="F"),
+        cp.vstack([2 * cp.vec(U, order="F"), cp.vec(S - W, order="F")]),
+        axis=0,
+    )
+    epigraph = (cp.multiply(q, cp.sum(S, axis=1)) if weighted else cp.sum(S, axis=1)) <= t
+    problem = cp.Problem(cp.Minimize(t), [cp.sum(w) == 1, U @ X == rhs, cone, epigraph])
+    return problem, w, q, epigraph
+
+
+class CertifiedSOCP:
+    """Shared solve step: normalise q, solve, certify on the true directions, polish if loose.
+
+    The conic solve goes through :class:`ClarabelSession` when CLARABEL heads the solver chain
+    (no MOSEK licence, or ``solver="CLARABEL"``); any status other than clarabel's ``Solved``
+    (or an error) hands the solve to :func:`optdesign.solvers.solve`, whose status policy and
+    fallback chain then apply as before. ``last_solver_seconds`` is the wall time of the last
+    interior-point solve on that path (None when the solve went through ``problem.solve``).
+    """
+
+    def __init__(self, X: np.ndarray, solver: str | None, polish: bool):
+        self.X, self.solver, self.polish = X, solver, polish
+        self._session: ClarabelSession | None = None
+        self._use_session: bool | None = None  # decided at the first solve (the solver chain)
+        self.last_solver_seconds: float | None = None  # wall time of the last clarabel solve() call
+
+    def _conic_solve(self) -> solvers.SolveInfo:
+        start = time.perf_counter()
+        self.last_solver_seconds = None
+        if self._use_session is None:
+            self._use_session = solvers.solver_chain(self.solver)[0] == "CLARABEL"
+        if self._use_session:
+            try:
+                if self._session is None:
+                    self._session = ClarabelSession(self.problem)
+                status = self._session.solve()
+            except Exception:  # an incompatible cvxpy/clarabel: use cvxpy's own path from now on
+                self._use_session, self._session, status = False, None, None
+            if status == "Solved":
+                self.last_solver_seconds = self._session.solver_seconds
+                return solvers.SolveInfo(cp.OPTIMAL, "CLARABEL", time.perf_counter() - start)
+        info = solvers.solve(self.problem, self.solver)
+        return replace(info, solve_time=time.perf_counter() - start)
+
+    def _solve(self, Y_eff: np.ndarray, q: np.ndarray, criterion: str, extras: dict) -> DesignResult:
+        if self.q is not None:
+            self.q.value = q / q.max()  # F*(cq) = c F*(q): keep the conic data at unit scale
+        info = self._conic_solve()
+        w = _weights_from(self.w)
+        dual = self._epigraph.dual_value
+        p = np.ones(len(q)) if dual is None else np.clip(np.asarray(dual, dtype=float).ravel(), 0.0, None)
+        with single_threaded_blas():  # d x m triangular solves: threads only add latency
+            cert = certificate(self.X, Y_eff, w, p)
+        value = cert.upper if cert is not None else float("inf")
+        lower = 0.0 if cert is None else cert.lower
+        extras = {**extras, "polished": False}
+        elapsed = info.solve_time
+        if self.polish and relative_gap(value, lower) > POLISH_TOL:
+            start = time.perf_counter()
+            with single_threaded_blas():
+                fine = minmax_barrier(self.X, Y_eff, tol=POLISH_TOL, w0=w, time_limit=60.0)
+            elapsed += time.perf_counter() - start
+            if fine.value < value:
+                w, value = fine.weights, fine.value
+                extras["polished"] = True
+            lower = max(lower, fine.lower_bound)
+        return DesignResult(
+            weights=w, value=value, status=info.status, solver=info.solver, solve_time=elapsed,
+            gap=relative_gap(value, lower), method="cvxpy", criterion=criterion, lower_bound=lower,
+            extras=extras,
+        )
+
+
+MINMAX_MAX_CONES = 2_000_000  # one rotated cone per (direction, arm): 2e6 cones is a multi-GiB conic problem
+
+
+class MinMaxDesignModel(CertifiedSOCP):
+    """cvxpy model of min_w max_{y in Y} y^T A(w)^{-1} y for fixed arms X and directions Y.
+
+    Arms and directions are constants on purpose: as Parameters they make cvxpy's DPP
+    compilation cost about (cone rows) x (parameter entries); the benchmark compares an m x d
+    direction Parameter with constant directions
+    (``benchmarks/bench_designs.py``). Loops whose data change each round use :class:`OracleDesignModel`.
+
+    Interior-point designs are accurate to about 1e-8 in absolute weight, but min-max designs can
+    keep arms at weights of that order (only to keep A(w) invertible), so a design's true value can
+    exceed the optimum noticeably (0.7 % and 1.7 % for the oracle on Soare's omega = 0.01 instance,
+    d = 5 and 10, in the benchmark). With ``polish=True`` (default) a design whose certified gap
+    exceeds POLISH_TOL is refined by the barrier method warm-started at the solver's design;
+    ``extras["polished"]`` records it.
+    """
+
+    def __init__(self, X: np.ndarray, Y: np.ndarray, *, solver: str | None = None, polish: bool = True):
+        X = as_arms(X)
+        Y = as_matrix(Y, "Y", n_cols=X.shape[1])
+        cones = X.shape[0] * Y.shape[0]
+        if cones > MINMAX_MAX_CONES:
+            raise InstanceTooLargeError(
+                f"MinMaxDesignModel with K = {X.shape[0]} arms and m = {Y.shape[0]} directions has {cones:,} rotated "
+                f"cones (limit {MINMAX_MAX_CONES:,}): use the certified barrier fast path (method='barrier') instead"
+            )
+        super().__init__(X, solver, polish)
+        self.Y = Y
+        norm = float(np.sqrt(np.max(np.einsum("ij,ij->i", Y, Y))))
+        scale = norm if norm > 0 else 1.0  # unit-scale directions condition the conic data
+        self.problem, self.w, self.q, self._epigraph = minmax_socp(X, Y / scale, Y.shape[0], weighted=False)
+
+    def solve(self, *, criterion: str = "minmax") -> DesignResult:
+        """Solve (a second call re-uses cvxpy's cached compilation)."""
+        return self._solve(self.Y, np.ones(self.Y.shape[0]), criterion, {})
+
+
+ORACLE_MAX_CONES = 50_000
+ORACLE_MAX_COMPILE_ENTRIES = 250_000_000
+
+
+def oracle_model_size(n_arms: int, n_items: int, dim: int) -> tuple[int, int]:
+    """(rotated cones, DPP compile entries) of :class:`OracleDesignModel` for K arms, |Z| items in R^d.
+
+    cones = |Z| K (one per item and arm: the conic solver's size). compile entries =
+    (variables + 1) (parameter entries + 1) = (2 |Z| K + K + 2) (|Z| + d + 1): cvxpy's DPP
+    compilation reshapes the parameter tensor into a sparse matrix with that many columns and
+    allocates index arrays of that length (about 17 bytes per entry measured at peak).
+    """
+    return n_items * n_arms, (2 * n_items * n_arms + n_arms + 2) * (n_items + dim + 1)
+
+
+class OracleDesignModel(CertifiedSOCP):
+    """cvxpy model of the oracle design min_w max_{z != z*} ||z* - z||^2_{A(w)^{-1}} / ((z* - z)^T theta)^2.
+
+    Measurement arms X, items Z (default Z = X: Soare's XY-oracle, value H_LB; otherwise Fiez et
+    al.'s rho*). Parameters are the anchor z* (d entries) and the weights 1 / gap^2 (|Z| entries),
+    so a re-solve with a new theta (a plug-in estimate each round) skips compilation; with
+    CLARABEL it also keeps the solver, its symbolic factorisation and equilibration
+    (:class:`ClarabelSession`), so a re-solve costs the interior-point solve plus clarabel's data
+    update and cvxpy's unpacking (0.5 ms at K x d = 10 x 3, 6 ms at 60 x 8, about 3 % of a
+    rebuild). The interior-point solve is what is left, and it grows faster than the compilation: a
+    re-solve is 4.3-4.9x faster than a rebuild (new model + solve) at K x d = 10 x 3, 2.6-3.1x
+    at 15 x 4, 2.0-2.2x at 20 x 5 and 1.2-1.3x at 60 x 8, where the solver alone is 75-80 % of a
+    rebuild (2-core machine; the table "Parameterised re-solve vs rebuild" of
+    ``benchmarks/bench_designs.py`` prints the breakdown).
+
+    Size limit: the model has one rotated cone per (item, arm) pair, and cvxpy's DPP compilation
+    allocates index arrays of (2 |Z| K + K + 2)(|Z| + d + 1) entries, 16-17 bytes each at peak
+    (:func:`oracle_model_size`). Measured with |Z| = K, d = 10 (CLARABEL; a shared 2-core machine,
+    times vary up to 2x with its load):
+
+    ======  ===========  =============  ======================
+    |Z|     compile [s]  peak traced    first solve [s] (iters)
+    ======  ===========  =============  ======================
+    100     0.2          46 MiB         1.0 (25)
+    200     1.2          0.3 GiB        9.7 (46)
+    300     6.2          0.9 GiB        104 (37)
+    400     7.9          2.1 GiB        222 (62)
+    ======  ===========  =============  ======================
+
+    The constructor raises :class:`InstanceTooLargeError` above ORACLE_MAX_CONES = 50,000 cones
+    (|Z| = K = 223; the solve passes about 20 s) or ORACLE_MAX_COMPILE_ENTRIES = 2.5e8 compile
+    entries (about 4 GiB, e.g. |Z| = 3,500 items for K = d = 10); use the certified barrier fast
+    path, ``optdesign.xy_oracle(X, theta)`` or ``optdesign.transductive(X, Z, theta)``
+    (``method="barrier"``), instead.
+    """
+
+    def __init__(self, X: np.ndarray, Z: np.ndarray | None = None, *, solver: str | None = None,
+                 polish: bool = True):
+        X = as_arms(X)
+        Z = X if Z is None else as_matrix(Z, "Z", n_cols=X.shape[1])
+        if Z.shape[0] < 2:
+            raise InvalidInputError("Z must have at least two items")
+        cones, entries = oracle_model_size(X.shape[0], Z.shape[0], X.shape[1])
+        if cones > ORACLE_MAX_CONES or entries > ORACLE_MAX_COMPILE_ENTRIES:
+            raise InstanceTooLargeError(
+                f"OracleDesignModel with |Z| = {Z.shape[0]} items and K = {X.shape[0]} arms has {cones:,} "
+                f"rotated cones (limit {ORACLE_MAX_CONES:,}) and a DPP compilation of {entries:.2e} index "
+                f"entries (limit {ORACLE_MAX_COMPILE_ENTRIES:.1e}, about 4 GiB): use the certified barrier "
+                "fast path, optdesign.xy_oracle(X, theta) or optdesign.transductive(X, Z, theta) "
+                "(method='barrier'), instead"
+            )
+        super().__init__(X, solver, polish)
+        self.Z = Z
+        norm = float(np.sqrt(np.max(np.einsum("ij,ij->i", Z, Z))))
+        self._scale = norm if norm > 0 else 1.0
+        m, d = Z.shape
+        self.anchor = cp.Parameter(d, name="best_item")
+        rhs = np.ones((m, 1)) @ cp.reshape(self.anchor, (1, d), order="F") - Z / self._scale
+        self.problem, self.w, self.q, self._epigraph = minmax_socp(X, rhs, m, weighted=True)
+
+    def solve(self, theta, *, criterion: str = "oracle") -> DesignResult:
+        """Solve for parameter ``theta``; ``extras['best']`` is the index of z* (must be unique)."""
+        theta = as_vector(theta, "theta", length=self.X.shape[1])
+        scores = self.Z @ theta
+        best = unique_argmax(scores, "Z @ theta")
+        gaps = scores[best] - scores
+        q = np.zeros(self.Z.shape[0])
+        others = np.arange(self.Z.shape[0]) != best
+        q[others] = gaps[others] ** -2.0
+        self.anchor.value = self.Z[best] / self._scale
+        Y_eff = (self.Z[best] - self.Z) * np.sqrt(q)[:, None]  # zero row for z* itself
+        return self._solve(Y_eff, q, criterion, {"best": best})
+
+
+class DOptimalModel:
+    """cvxpy model max_w log det A(w) over the simplex (A(w) one affine expression in w)."""
+
+    def __init__(self, X: np.ndarray, *, solver: str | None = None):
+        X = as_arms(X)
+        K, d = X.shape
+        self.X, self.solver = X, solver
+        self.w = cp.Variable(K, nonneg=True, name="w")
+        outer = np.einsum("ki,kj->kij", X, X).reshape(K, d * d)  # row k: vec(x_k x_k^T)
+        A = cp.reshape(outer.T @ self.w, (d, d), order="C")
+        self.problem = cp.Problem(cp.Maximize(cp.log_det(A)), [cp.sum(self.w) == 1])
+
+    def solve(self) -> DesignResult:
+        info = solvers.solve(self.problem, self.solver)
+        w = _weights_from(self.w)
+        d = self.X.shape[1]
+        value = minmax_value(self.X, w, self.X)
+        return DesignResult(
+            weights=w, value=value, status=info.status, solver=info.solver, solve_time=info.solve_time,
+            gap=relative_gap(value, d), method="cvxpy", criterion="d-optimal", lower_bound=float(d),
+            extras={"log_det": float(np.linalg.slogdet(self.X.T @ (w[:, None] * self.X))[1])},
+        )

@@ -1,0 +1,140 @@
+"""The package layout: no import cycles, no private names across packages, short modules, README names exist.
+
+Imports are read from the source (ast), function-level ones included, so a cycle that only closes at run time
+is caught too.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("optdesign", "bandits")
+MAX_LINES = 400
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _package_of(module: str) -> str:
+    """The package a module's relative imports start from."""
+    return module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+
+
+def _imports(module: str) -> list[tuple[str, str | None, int]]:
+    """(imported module, imported name or None, line) for every import of the project's own modules."""
+    tree = ast.parse(MODULES[module].read_text())
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(alias.name, None, node.lineno) for alias in node.names if alias.name.split(".")[0] in PACKAGES]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = _package_of(module).split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] not in PACKAGES:
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                out.append((sub, None, node.lineno) if sub in MODULES else (target, alias.name, node.lineno))
+    return out
+
+
+def _graph() -> nx.DiGraph:
+    graph = nx.DiGraph()
+    graph.add_nodes_from(MODULES)
+    for module in MODULES:
+        for target, _, _ in _imports(module):
+            while target not in MODULES and "." in target:  # ``import a.b.c`` of a name inside a module
+                target = target.rpartition(".")[0]
+            if target in MODULES and target != module:
+                graph.add_edge(module, target)
+    return graph
+
+
+def test_no_import_cycles():
+    graph = _graph()
+    # a package's __init__ re-exports its submodules; a submodule importing its own package's __init__
+    # would close a cycle through it, so those edges count as well
+    cycles = list(nx.simple_cycles(graph))
+    assert not cycles, f"import cycles: {cycles[:5]}"
+
+
+def test_optdesign_never_imports_bandits():
+    graph = _graph()
+    bad = [(a, b) for a, b in graph.edges if a.startswith("optdesign") and b.startswith("bandits")]
+    assert not bad
+
+
+def test_no_private_names_across_packages():
+    """``from x.y import _name`` only within the package that defines ``_name``."""
+    bad = []
+    for module in MODULES:
+        here = _package_of(module)
+        for target, name, line in _imports(module):
+            private = name is not None and name.startswith("_") and not name.startswith("__")
+            owner = target if target in MODULES and MODULES[target].name == "__init__.py" else target.rpartition(".")[0]
+            if private and owner != here:
+                bad.append(f"{module}:{line} imports {name} from {target}")
+    assert not bad, bad
+
+
+def test_modules_are_short():
+    long = {m: n for m, p in MODULES.items() if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+def _readme_python() -> str:
+    text = (ROOT / "README.md").read_text()
+    return "\n".join(re.findall(r"```python\n(.*?)```", text, flags=re.S))
+
+
+def test_every_name_the_readme_uses_exists():
+    code = _readme_python()
+    assert code, "the README has python snippets"
+    tree = ast.parse(code)
+    checked = 0
+    aliases = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                importlib.import_module(alias.name)
+                aliases[alias.asname or alias.name] = alias.name
+                checked += 1
+        elif isinstance(node, ast.ImportFrom) and node.module.split(".")[0] in PACKAGES:
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                assert hasattr(module, alias.name), f"{node.module}.{alias.name}"
+                checked += 1
+    for node in ast.walk(tree):  # od.name, od.Class.method
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            module = importlib.import_module(aliases[node.value.id])
+            assert hasattr(module, node.attr), f"{aliases[node.value.id]}.{node.attr}"
+            checked += 1
+    assert checked >= 10
+
+
+@pytest.mark.parametrize("name", ["optdesign.cli", "bandits.cli", "optdesign.linear", "optdesign.factored"])
+def test_subpackages_document_their_modules(name):
+    module = importlib.import_module(name)
+    assert module.__doc__ and len(module.__doc__.splitlines()) >= 3
