@@ -139,6 +139,8 @@ class CharTimeResult:
     solve_time: float
     compile_time: float
     extras: dict = field(default_factory=dict)
+    lower_bound: float | None = None
+    gap: float | None = None
 
     @property
     def gap_min(self) -> float:

@@ -8,8 +8,10 @@ unlicensed, cvxpy's default ``solve()`` would pick MOSEK and fail on every probl
 Status policy (documented contract):
 
 * ``optimal`` is accepted.
-* ``optimal_inaccurate``: the next solver of the chain is tried; if no solver does better, the
-  inaccurate solution is accepted with a ``RuntimeWarning`` and the status is recorded in the
+* ``optimal_inaccurate``: accepted at once when the caller's ``accept`` check (a certificate that
+  does not trust the solver, e.g. a certified gap within tolerance) passes; otherwise the next
+  solver of the chain is tried; if no solver does better, the inaccurate solution is accepted
+  with a ``RuntimeWarning`` and the status is recorded in the
   result. A user-forced solver (``solver="SCS"``) has no chain, so its inaccurate answer is
   accepted with the warning.
 * ``infeasible``/``unbounded`` (also their ``_inaccurate`` forms) and solver exceptions move on
@@ -22,6 +24,7 @@ from __future__ import annotations
 import functools
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ._lazy import cp
@@ -101,17 +104,21 @@ def solver_chain(solver: str | None) -> list[str]:
 
 
 def solve(problem: cp.Problem, solver: str | None = None, *, accept_inaccurate: bool = False,
+          accept: Callable[[], bool] | None = None, solver_options: dict[str, dict] | None = None,
           **kwargs) -> SolveInfo:
     """Solve ``problem`` with the chain of :func:`solver_chain`, applying the status policy above.
 
     ``accept_inaccurate=True`` returns the first ``optimal_inaccurate`` answer at once and without
     a warning; for intermediate solves whose answer only seeds a better-conditioned final pass.
+    ``accept`` (called with the problem's variables set) returns True when an ``optimal_inaccurate``
+    answer is certified good enough by the caller; it is then returned without a warning.
+    ``solver_options`` maps a solver name to options for that solver only (e.g. tighter CLARABEL tolerances).
     """
     chain = solver_chain(solver)
     tried: list[str] = []
     inaccurate: tuple[SolveInfo, dict] | None = None
     for name in chain:
-        options = {**SOLVER_OPTIONS.get(name, {}), **kwargs}
+        options = {**SOLVER_OPTIONS.get(name, {}), **(solver_options or {}).get(name, {}), **kwargs}
         start = time.perf_counter()
         try:
             with warnings.catch_warnings():  # the status policy below replaces cvxpy's own warning
@@ -123,6 +130,8 @@ def solve(problem: cp.Problem, solver: str | None = None, *, accept_inaccurate: 
         elapsed = time.perf_counter() - start
         status = problem.status
         if status == cp.OPTIMAL or (accept_inaccurate and status == cp.OPTIMAL_INACCURATE):
+            return SolveInfo(status, name, elapsed)
+        if status == cp.OPTIMAL_INACCURATE and accept is not None and accept():
             return SolveInfo(status, name, elapsed)
         if status == cp.OPTIMAL_INACCURATE and inaccurate is None:
             inaccurate = (SolveInfo(status, name, elapsed), _snapshot(problem))

@@ -128,9 +128,12 @@ def test_single_agent_matches_garivier_kaufmann(means):
 def test_large_line_mean_field_is_fast_enough_to_run_in_ci():
     fg = FactorGraph.line(300, 3, seed=0, means="planted", gap=0.1)
     res = od.mf_characteristic_time(fg)
-    assert res.n_constraints == 299 * 9 + 3 + 1
+    assert res.n_constraints == 299 * 4 + 2 + 1  # FCR on two action classes per agent: (N - 1) 2^2 + 2 + 1
     assert res.value == pytest.approx(res.solver_value, rel=1e-5)
     assert res.value <= 2 * fg.abar / 0.1**2
+    full = od.mf_characteristic_time(fg, reduce=False)
+    assert full.n_constraints == 299 * 9 + 3 + 1
+    assert full.value == pytest.approx(res.value, rel=1e-5)
 
 
 def test_mean_field_model_relabels_for_any_best_action():

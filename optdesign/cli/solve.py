@@ -192,6 +192,9 @@ def _print_factor_graph_table(problem: Problem, res, fg) -> None:
     summary.add_row(_value_label(problem, res), f"{res.value:.8g}")
     summary.add_row("convention", escape(REGRET_CONVENTION if is_regret else CHAR_TIME_CONVENTION))
     summary.add_row("solver value", f"{res.solver_value:.8g}")
+    if getattr(res, "lower_bound", None) is not None:
+        summary.add_row("certified lower bound", f"{res.lower_bound:.8g}")
+        summary.add_row("relative gap", f"{res.gap:.2e}")
     summary.add_row("Delta_min", f"{fg.gap_min():.6g}")
     if res.method != "exact":
         summary.add_row("m", str(res.m))

@@ -11,7 +11,8 @@ inference            max-sum: a*, gaps Delta(a) = sum of local regrets, joint ac
 fcr                  Factored Constraint Reduction: t >= max_a sum_e f_e(a_e) as compact constraints
 marginals            the marginal polytope as junction-tree clique distributions
 rescaling            multi-pass solves of programs with s >= 1/w, each centred on the previous pass
-characteristic_time  exact T* (MF-TaS eq. 1), mean-field T^MF(m) (eqs. 2-3, App. H), N = 1 as Garivier–Kaufmann
+mean_field           T^MF(m) (eqs. 2-3, App. H) on action classes (a*, named, the rest), certified by weak duality
+characteristic_time  exact T* (MF-TaS eq. 1) over clique marginals; N = 1 is Garivier–Kaufmann's
 regret               Graves–Lai regret lower bound c_theta, exact and mean-field (MF-TaS App. F)
 ===================  ==============================================================================
 
@@ -23,9 +24,11 @@ from .elimination import EliminationPlan
 from .factorgraph import FactorGraph
 from .fcr import FactoredMax, enumerated_max, factored_max
 from .marginals import marginal_polytope
+from .mean_field import ActionClasses, gp_lower_bound
 from .regret import regret_lower_bound
 
 __all__ = [
+    "ActionClasses",
     "EliminationPlan",
     "FactorGraph",
     "FactoredMax",
@@ -33,6 +36,7 @@ __all__ = [
     "characteristic_time",
     "enumerated_max",
     "factored_max",
+    "gp_lower_bound",
     "marginal_polytope",
     "mf_characteristic_time",
     "regret_lower_bound",

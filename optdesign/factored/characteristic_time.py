@@ -9,11 +9,8 @@ twice this T*. With H_w(a) = sum_{e: a_e != a*_e} (1/wbar_{e,a*_e} + 1/wbar_{e,a
   replaced by Delta_m (the m-th smallest gap) for every a outside the m + 1 best joint actions
   (App. H; m = 1 is eqs. 2-3). T* <= T^MF(m+1) <= T^MF(m) <= T^MF(1) = T^MF <= 2 Abar / Delta_min^2.
 
-The mean-field program is written in exponential-cone form with y = log v: the group terms
-prod_{i in S_e} 1/v_{i,b_i} = exp(-(P y)_{e,b}) for a sparse selection P, all in one vectorised
-exp-cone block, and the simplex rows relaxed to sum_k exp(y_{i,k}) <= 1 (tight at the optimum,
-since the objective decreases in v). The max over joint actions is compiled by FCR
-(:func:`optdesign.factored.fcr.factored_max`), or enumerated with ``fcr=False`` for verification.
+The mean-field program, reduced by symmetry and certified, is in :mod:`optdesign.factored.mean_field`;
+this module re-exports it.
 """
 
 from __future__ import annotations
@@ -23,149 +20,17 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from .. import solvers
 from .._lazy import cp
-from ..errors import InstanceTooLargeError, InvalidInputError
+from ..errors import InvalidInputError
 from ..result import CharTimeResult
-from ..validation import as_count, check_enumerable, check_m_best
+from ..validation import check_enumerable
 from .factorgraph import FactorGraph
-from .fcr import enumerated_max, factored_max
-from .inference import MaxSum
 from .marginals import marginal_maps
+from .mean_field import MeanFieldModel, mf_characteristic_time
 from .rescaling import Reference, ScaledAllocation, solve_in_passes
 
 # exact T* has one constraint per joint action: refuse beyond this (3^9 = 19,683 fits)
 EXACT_MAX_JOINT_ACTIONS = 20_000
-# fcr=False lists one constraint per joint action
-ENUMERATED_MAX_JOINT_ACTIONS = 200_000
-
-
-class MeanFieldModel:
-    """The T^MF(m) program for one factor-graph structure, built once.
-
-    The program depends on the instance only through a* and, for m > 1, the next m joint
-    actions and the gap ratios Delta_j / Delta_m. Relabelling every agent's actions so that
-    a*_i becomes action 0 maps any a* to a* = 0, so the model is built for a* = 0 and the
-    solution is relabelled: for m = 1 one solve serves every instance of the structure
-    (T^MF = t* / Delta_min^2 with t* a property of the graph and the K_i alone), which is what a
-    bandit loop re-using plug-in estimates needs. For m > 1 the explicit rows are constants of
-    the instance (``ranked``: the next m joint actions with their gaps).
-    """
-
-    def __init__(self, fg: FactorGraph, *, m: int = 1, ranked: list | None = None, best_action=None,
-                 fcr: bool = True, order="auto", solver: str | None = None):
-        self.fg, self.m, self.fcr, self.solver = fg, as_count(m, "m"), fcr, solver
-        self.plan = fg.plan(order)
-        n_tab, n_f = fg.abar, fg.n_factors
-        self.agent_offsets = np.concatenate([[0], np.cumsum(fg.n_actions)]).astype(np.int64)
-        self.P = _group_selection(fg, self.agent_offsets)
-        G = sp.csr_matrix((np.ones(self.agent_offsets[-1]),
-                           (np.repeat(np.arange(fg.n_agents), fg.n_actions), np.arange(self.agent_offsets[-1]))))
-        self._factor_of = np.repeat(np.arange(n_f), fg.table_sizes)
-        zero = fg.plan().factor_offsets[:-1]  # flat position of group action 0 of every factor
-        at_best = sp.csr_matrix((np.ones(n_tab), (np.arange(n_tab), zero[self._factor_of])), shape=(n_tab, n_tab))
-        deviates = np.ones(n_tab)
-        deviates[zero] = 0.0
-        # f_e(b) = 1{b != 0} (s_{e,b} + s_{e,0}) in relabelled coordinates, as one sparse map of s
-        self.D = sp.diags(deviates) @ (sp.eye(n_tab, format="csr") + at_best)
-
-        self.y = cp.Variable(int(self.agent_offsets[-1]), name="log_v")
-        self.s = cp.Variable(n_tab, name="inverse_marginals")
-        terms = self.D @ self.s
-        constraints = [cp.exp(-(self.P @ self.y)) <= self.s, G @ cp.exp(self.y) <= 1]
-        if fcr:
-            self.max = factored_max(terms, self.plan)
-        else:
-            if fg.n_joint_actions > ENUMERATED_MAX_JOINT_ACTIONS:
-                raise InstanceTooLargeError(
-                    f"fcr=False enumerates all {fg.n_joint_actions} joint actions (limit "
-                    f"{ENUMERATED_MAX_JOINT_ACTIONS}); use fcr=True"
-                )
-            self.max = enumerated_max(terms, fg.group_indices(fg.joint_actions()))
-        constraints += self.max.constraints
-        if self.m > 1:
-            if ranked is None or len(ranked) != self.m or best_action is None:
-                raise InvalidInputError(f"m = {self.m} needs a* and the next {self.m} joint actions with their gaps")
-            gaps = np.asarray([g for _, g in ranked])
-            actions = np.stack([self.relabel(a, best_action) for a, _ in ranked[:-1]])
-            rows = fg.group_indices(actions)
-            B = sp.csr_matrix((np.ones(rows.size), (np.repeat(np.arange(self.m - 1), n_f), rows.ravel())),
-                              shape=(self.m - 1, n_tab))
-            constraints.append(B @ terms <= ((gaps[:-1] / gaps[-1]) ** 2) * self.max.t)
-        self.problem = cp.Problem(cp.Minimize(self.max.t), constraints)
-        self.n_constraints = self.max.n_constraints + self.m - 1
-        self._solution: dict | None = None
-
-    def relabel(self, action: np.ndarray, best_action: np.ndarray) -> np.ndarray:
-        """Swap actions 0 and a*_i of every agent (an involution): a* maps to 0."""
-        a, star = np.asarray(action), np.asarray(best_action)
-        out = a.copy()
-        out[a == star] = 0
-        out[a == 0] = star[a == 0]
-        return out
-
-    def solve(self) -> dict:
-        """Solve (once; cached) in relabelled coordinates: t* and the relabelled allocations."""
-        if self._solution is None:
-            info = solvers.solve(self.problem, self.solver)
-            v = np.exp(self.y.value)
-            bounds = zip(self.agent_offsets[:-1], self.agent_offsets[1:], strict=True)
-            local = [v[a:b] / v[a:b].sum() for a, b in bounds]
-            self._solution = {"local": local, "t": float(self.max.t.value), "info": info,
-                              "compile_time": float(getattr(self.problem, "compilation_time", 0.0) or 0.0)}
-        return self._solution
-
-    def local_allocations(self, best_action: np.ndarray) -> list[np.ndarray]:
-        """The optimal local allocations v_i for the instance whose best joint action is a*."""
-        local = self.solve()["local"]
-        out = []
-        for v, star in zip(local, np.asarray(best_action), strict=True):
-            perm = np.arange(v.size)
-            perm[[0, star]] = perm[[star, 0]]
-            out.append(v[perm])
-        return out
-
-    def terms_at(self, local: list[np.ndarray], best_action: np.ndarray) -> np.ndarray:
-        """Numeric f_e(b; v) = 1{b != a*_e}(prod 1/v_{i,b_i} + prod 1/v_{i,a*_i}) for all (e, b)."""
-        s = np.exp(-(self.P @ np.log(np.concatenate(local))))
-        star = self.fg.group_indices(np.asarray(best_action))[0]
-        terms = s + s[star][self._factor_of]
-        terms[star] = 0.0
-        return terms
-
-
-def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, order="auto",
-                           solver: str | None = None) -> CharTimeResult:
-    """T^MF(m) (MF-TaS eqs. 2-3 and App. H) with product allocations; see the module docstring.
-
-    ``fcr=False`` enumerates every joint action instead of FCR (verification, small instances).
-    """
-    if not isinstance(fg, FactorGraph):
-        raise InvalidInputError("fg must be a FactorGraph")
-    m = check_m_best(m, fg.n_joint_actions)
-    ranked = fg.m_best(m + 1)  # raises if a* is not unique
-    best = ranked[0][0]
-    gaps = np.asarray([g for _, g in ranked[1:]])
-    start = time.perf_counter()
-    model = MeanFieldModel(fg, m=m, ranked=ranked[1:], best_action=best, fcr=fcr, order=order, solver=solver)
-    build = time.perf_counter() - start
-    out = model.solve()
-    local = model.local_allocations(best)
-    # evaluate the objective exactly at the normalised allocation
-    terms = model.terms_at(local, best)
-    value = MaxSum(model.plan, terms).value / gaps[-1] ** 2
-    for (a, _), g in zip(ranked[1:-1], gaps[:-1], strict=True):
-        value = max(value, float(terms[fg.group_indices(a)[0]].sum()) / g**2)
-    marginals = fg.split_tables(np.exp(model.P @ np.log(np.concatenate(local))))
-    info = out["info"]
-    return CharTimeResult(
-        value=float(value), solver_value=out["t"] / gaps[-1] ** 2, method="mean-field", m=int(m),
-        best_action=best, gaps=gaps, marginals=marginals, local_allocations=local, global_allocation=None,
-        n_constraints=model.n_constraints, n_variables=model.problem.size_metrics.num_scalar_variables,
-        width=model.plan.width if fcr else None, status=info.status, solver=info.solver,
-        solve_time=info.solve_time, compile_time=out["compile_time"],
-        extras={"fcr": fcr, "build_time": build, "order": list(model.plan.order) if fcr else None},
-    )
 
 
 EXACT_FORMULATIONS = ("junction-tree", "global")
@@ -249,16 +114,4 @@ def characteristic_time(fg: FactorGraph, *, formulation: str = "junction-tree", 
     )
 
 
-def _group_selection(fg: FactorGraph, agent_offsets: np.ndarray) -> sp.csr_matrix:
-    """P with (P log v)_{e,b} = sum_{i in S_e} log v_{i,b_i}: one row per group action."""
-    rows, cols = [], []
-    start = 0
-    for scope, table in zip(fg.scopes, fg.tables, strict=True):
-        grid = np.indices(table.shape).reshape(len(scope), -1)
-        r = start + np.arange(table.size)
-        for p, i in enumerate(scope):
-            rows.append(r)
-            cols.append(agent_offsets[i] + grid[p])
-        start += table.size
-    rows_a, cols_a = np.concatenate(rows), np.concatenate(cols)
-    return sp.csr_matrix((np.ones(rows_a.size), (rows_a, cols_a)), shape=(fg.abar, int(agent_offsets[-1])))
+__all__ = ["EXACT_MAX_JOINT_ACTIONS", "MeanFieldModel", "characteristic_time", "mf_characteristic_time"]

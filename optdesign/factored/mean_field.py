@@ -1,0 +1,388 @@
+"""Mean-field characteristic time T^MF(m) (MF-TaS paper eqs. 2-3 and App. H), reduced by symmetry and certified.
+
+With product allocations w_a = prod_i v_{i,a_i} and f_e(b; v) = 1{b != a*_e}(prod_{i in S_e} 1/v_{i,b_i} +
+prod_{i in S_e} 1/v_{i,a*_i}),
+
+    T^MF(m) Delta_m^2 = min_v max( max_a sum_e f_e(a_e; v),  max_{j < m} (Delta_m / Delta_j)^2 sum_e f_e(a^(j)_e; v) )
+
+with a^(1), ..., a^(m) the joint actions after a* in gap order. In log coordinates y = log v the program is
+convex (exponential cones, simplex rows sum_k exp(y_{i,k}) <= 1) and FCR compiles the max over joint actions.
+
+**Symmetry reduction** (``reduce=True``, ../shared/spec/factored.md §1). The program is convex and invariant under
+every permutation of an agent's actions that fixes a*_i and the actions named by the explicit rows, so averaging
+an optimum over that group keeps it optimal: the actions of agent i fall into *classes* -- a*_i, each named
+action, and "the rest" with multiplicity c -- that share one value of v. f_e then depends on a joint action only
+through its class pattern, every pattern is realised, so the max over joint actions is a max over class patterns
+and the simplex row becomes sum_c c_{i,c} exp(y_{i,c}) <= 1. For m = 1 every agent has two classes: FCR runs on
+binary tables (ring, K = 10: 8 rows per agent instead of 1,000). ``reduce=False`` keeps one class per action
+(the reference in tests).
+
+**Certificate.** The upper bound is the objective evaluated exactly (max-sum over class patterns) at the
+returned, normalised allocation. The lower bound is Lagrangian weak duality with the solver's multipliers,
+repaired so that they are exactly dual feasible: the FCR multipliers become consistent clique weights summing
+to one (with the explicit rows' multipliers), which fixes alpha = D^T (C_f^T lambda + B^T gamma) >= 0 as the weight
+of each term exp(-(P y)_j); the remaining inner problem min_y sum_j alpha_j exp(-(P y)_j) over the simplex rows is
+bounded below by geometric-programming duality, valid for any delta >= 0 (:func:`gp_lower_bound`). No step
+trusts the solver's accuracy, so an ``optimal_inaccurate`` answer whose certified gap meets ``tol`` is accepted.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .. import solvers
+from .._lazy import cp
+from ..errors import InstanceTooLargeError, InvalidInputError
+from ..result import CharTimeResult, relative_gap
+from ..validation import as_count, check_m_best
+from .elimination import EliminationPlan
+from .factorgraph import FactorGraph
+from .fcr import elimination_matrices, enumerated_max, factored_max
+from .inference import MaxSum
+
+# fcr=False lists one constraint per class pattern
+ENUMERATED_MAX_JOINT_ACTIONS = 200_000
+DEFAULT_TOL = 1e-6
+# CLARABEL's default tolerances (1e-8) leave the simplex rows violated by about 1e-6: the normalised allocation is
+# then 2e-6..1e-5 above the optimum; at 1e-10 the certified gap is 3e-9..3e-8 for 10-15 % more time (measured on
+# rings N = 6, 1000 and a 3 x 30 grid)
+MEAN_FIELD_SOLVER_OPTIONS = {"CLARABEL": {"tol_feas": 1e-10, "tol_gap_rel": 1e-10, "tol_gap_abs": 1e-10}}
+
+
+@dataclass(frozen=True)
+class ActionClasses:
+    """Per agent, the classes of actions that share one value of v (class 0 is a*_i).
+
+    ``named[i]`` lists the actions given a class of their own (classes 1..len(named[i])); with ``rest[i]`` every
+    other non-best action shares the last class. ``full=True`` gives every action its own class, in the
+    relabelled order that swaps a*_i and 0.
+    """
+
+    n_actions: tuple[int, ...]
+    named: tuple[tuple[int, ...], ...]
+    full: bool
+
+    @classmethod
+    def reduced(cls, n_actions, named=None) -> ActionClasses:
+        named = named or [()] * len(n_actions)
+        return cls(tuple(n_actions), tuple(tuple(int(k) for k in a) for a in named), False)
+
+    @classmethod
+    def identity(cls, n_actions) -> ActionClasses:
+        return cls(tuple(n_actions), tuple(() for _ in n_actions), True)
+
+    @property
+    def n_classes(self) -> tuple[int, ...]:
+        if self.full:
+            return self.n_actions
+        return tuple(1 + len(nm) + int(k - 1 - len(nm) > 0) for k, nm in zip(self.n_actions, self.named, strict=True))
+
+    @property
+    def multiplicities(self) -> list[np.ndarray]:
+        out = []
+        for k, nm, c in zip(self.n_actions, self.named, self.n_classes, strict=True):
+            mult = np.ones(c)
+            if not self.full and c > 1 + len(nm):
+                mult[-1] = k - 1 - len(nm)
+            out.append(mult)
+        return out
+
+    def class_maps(self, best_action) -> list[np.ndarray]:
+        """For every agent, the class of each action given a*."""
+        out = []
+        for i, (k, c) in enumerate(zip(self.n_actions, self.n_classes, strict=True)):
+            star = int(best_action[i])
+            cmap = np.full(k, c - 1, dtype=np.int64)
+            if self.full:
+                cmap = np.arange(k)
+                cmap[[0, star]] = cmap[[star, 0]]
+            else:
+                for j, a in enumerate(self.named[i]):
+                    cmap[a] = j + 1
+            cmap[star] = 0
+            out.append(cmap)
+        return out
+
+
+class MeanFieldModel:
+    """The T^MF(m) program on action classes, built once (for m = 1 one model serves every instance of a structure).
+
+    The model is written with a* = class 0. For m = 1 it depends on the instance not at all (only on the
+    graph and the K_i), so a bandit loop re-using plug-in estimates solves it once; for m > 1 the explicit rows
+    (``ranked``: the next m joint actions with their gaps) are constants of the instance.
+    """
+
+    def __init__(self, fg: FactorGraph, *, m: int = 1, ranked: list | None = None, best_action=None,
+                 fcr: bool = True, reduce: bool = True, order="auto", solver: str | None = None):
+        self.fg, self.m, self.fcr, self.reduce, self.solver = fg, as_count(m, "m"), fcr, bool(reduce), solver
+        self.plan = fg.plan(order)
+        n_f = fg.n_factors
+        if self.m > 1 and (ranked is None or len(ranked) != self.m or best_action is None):
+            raise InvalidInputError(f"m = {self.m} needs a* and the next {self.m} joint actions with their gaps")
+        explicit = [np.asarray(a) for a, _ in ranked[:-1]] if self.m > 1 else []
+        if not self.reduce:
+            self.classes = ActionClasses.identity(fg.n_actions)
+        else:
+            named = [sorted({int(a[i]) for a in explicit} - {int(best_action[i])}) if explicit else ()
+                     for i in range(fg.n_agents)]
+            self.classes = ActionClasses.reduced(fg.n_actions, named)
+        n_classes = self.classes.n_classes
+        self.class_plan = EliminationPlan(n_classes, fg.scopes, order=self.plan.order)
+        cp_ = self.class_plan
+        n_tab = cp_.table_size
+        self.class_offsets = np.concatenate([[0], np.cumsum(n_classes)]).astype(np.int64)
+        n_y = int(self.class_offsets[-1])
+        self.agent_of_class = np.repeat(np.arange(fg.n_agents), n_classes)
+        self.log_mult = np.log(np.concatenate(self.classes.multiplicities))
+        self.P = group_selection(n_classes, fg.scopes, self.class_offsets)
+        G = sp.csr_matrix((np.ones(n_y), (self.agent_of_class, np.arange(n_y))), shape=(fg.n_agents, n_y))
+        sizes = np.diff(cp_.factor_offsets)
+        self._factor_of = np.repeat(np.arange(n_f), sizes)
+        zero = cp_.factor_offsets[:-1]
+        at_best = sp.csr_matrix((np.ones(n_tab), (np.arange(n_tab), zero[self._factor_of])), shape=(n_tab, n_tab))
+        deviates = np.ones(n_tab)
+        deviates[zero] = 0.0
+        # f_e(c) = 1{c != 0} (s_{e,c} + s_{e,0}): one sparse map of s
+        self.D = (sp.diags(deviates) @ (sp.eye(n_tab, format="csr") + at_best)).tocsr()
+
+        self.y = cp.Variable(n_y, name="log_v")
+        self.s = cp.Variable(n_tab, name="inverse_marginals")
+        terms = self.D @ self.s
+        constraints = [cp.exp(-(self.P @ self.y)) <= self.s, G @ cp.exp(self.y + self.log_mult) <= 1]
+        if fcr:
+            self.max = factored_max(terms, cp_)
+            self._patterns = None
+        else:
+            n_patterns = int(np.prod(n_classes, dtype=float))
+            if n_patterns > ENUMERATED_MAX_JOINT_ACTIONS:
+                raise InstanceTooLargeError(
+                    f"fcr=False enumerates all {n_patterns:.0f} class patterns (limit "
+                    f"{ENUMERATED_MAX_JOINT_ACTIONS}); use fcr=True"
+                )
+            self._patterns = group_indices(cp_, np.indices(n_classes).reshape(len(n_classes), -1).T)
+            self.max = enumerated_max(terms, self._patterns)
+        constraints += self.max.constraints
+        self._explicit = None
+        if self.m > 1:
+            gaps = np.asarray([g for _, g in ranked])
+            maps = self.classes.class_maps(best_action)
+            patterns = np.stack([[maps[i][a[i]] for i in range(fg.n_agents)] for a in explicit])
+            rows = group_indices(cp_, patterns)
+            B = sp.csr_matrix((np.ones(rows.size), (np.repeat(np.arange(self.m - 1), n_f), rows.ravel())),
+                              shape=(self.m - 1, n_tab))
+            self._rho = (gaps[:-1] / gaps[-1]) ** 2
+            self._explicit = (B, B @ terms <= self._rho * self.max.t)
+            constraints.append(self._explicit[1])
+        self.problem = cp.Problem(cp.Minimize(self.max.t), constraints)
+        self.n_constraints = self.max.n_constraints + self.m - 1
+        self._solution: dict | None = None
+
+    # ------------------------------------------------------------------------------------------ solve
+    def solve(self, tol: float = DEFAULT_TOL) -> dict:
+        """Solve once (cached): class allocations, the certified bracket [lower, upper] of t*, solver info."""
+        if self._solution is None:
+            info = solvers.solve(self.problem, self.solver, accept=lambda: self._bracket()[2] <= tol,
+                                 solver_options=MEAN_FIELD_SOLVER_OPTIONS)
+            upper, lower, gap, v = self._bracket()
+            self._solution = {"class_v": v, "t": float(self.max.t.value), "upper": upper, "lower": lower,
+                              "gap": gap, "info": info,
+                              "compile_time": float(getattr(self.problem, "compilation_time", 0.0) or 0.0)}
+        return self._solution
+
+    def _class_allocation(self) -> np.ndarray:
+        """Solver's y, normalised so every agent's allocation sums to one over its actions."""
+        y = np.asarray(self.y.value, dtype=float)
+        y = y - y.max()  # exp never overflows; normalisation removes the shift
+        mass = np.bincount(self.agent_of_class, np.exp(y + self.log_mult), minlength=self.fg.n_agents)
+        return np.exp(y - np.log(mass)[self.agent_of_class])
+
+    def _class_terms(self, v: np.ndarray) -> np.ndarray:
+        s = np.exp(-(self.P @ np.log(v)))
+        return self.D @ s
+
+    def _upper(self, v: np.ndarray) -> float:
+        terms = self._class_terms(v)
+        value = MaxSum(self.class_plan, terms).value
+        if self._explicit is not None:
+            value = max(value, float(np.max((self._explicit[0] @ terms) / self._rho)))
+        return value
+
+    def _bracket(self) -> tuple[float, float, float, np.ndarray]:
+        """(upper, lower, relative gap, class allocation) at the solver's current point."""
+        if self.y.value is None or not np.all(np.isfinite(self.y.value)):
+            return float("inf"), 0.0, float("inf"), np.full(self.y.shape[0], np.nan)
+        v = self._class_allocation()
+        upper = self._upper(v)
+        lower = self._lower(v)
+        return upper, lower, relative_gap(upper, lower), v
+
+    def _lower(self, v: np.ndarray) -> float:
+        """Weak-duality lower bound on t* from the solver's multipliers (module docstring)."""
+        fcr_con, root_con = self.max.constraints[0], self.max.constraints[-1]
+        if fcr_con.dual_value is None:
+            return 0.0
+        tau = float(np.clip(np.asarray(root_con.dual_value, dtype=float).sum(), 0.0, None))
+        lam = np.clip(np.asarray(fcr_con.dual_value, dtype=float).ravel(), 0.0, None)
+        gamma = np.zeros(0)
+        if self._explicit is not None:
+            gamma = np.clip(np.asarray(self._explicit[1].dual_value, dtype=float).ravel(), 0.0, None)
+        if not self.fcr:  # one row per pattern: its multipliers are the distribution over patterns
+            tau = float(lam.sum())
+        total = tau + float(gamma @ self._rho) if gamma.size else tau
+        if total <= 0:
+            return 0.0
+        tau, gamma = tau / total, gamma / total
+        if self.fcr:
+            weights = consistent_clique_weights(self.class_plan, lam, tau)
+            C_f = elimination_matrices(self.class_plan)[1]
+            factor_weights = C_f.T @ weights
+        else:
+            n_f = self._patterns.shape[1]
+            factor_weights = np.bincount(self._patterns.ravel(), np.repeat(lam * (tau / lam.sum()), n_f),
+                                         minlength=self.class_plan.table_size)
+        if gamma.size:
+            factor_weights = factor_weights + self._explicit[0].T @ gamma
+        alpha = self.D.T @ factor_weights
+        s_hat = np.exp(-(self.P @ np.log(v)))
+        return gp_lower_bound(alpha, alpha * s_hat, self.P, self.agent_of_class, np.exp(self.log_mult))
+
+    # ------------------------------------------------------------------------------------------ allocations
+    def local_allocations(self, best_action: np.ndarray) -> list[np.ndarray]:
+        """The optimal local allocations v_i (over actions, each summing to one) for the instance with a*."""
+        v = self.solve()["class_v"]
+        maps = self.classes.class_maps(best_action)
+        return [v[self.class_offsets[i] + cmap] for i, cmap in enumerate(maps)]
+
+    def terms_at(self, local: list[np.ndarray], best_action: np.ndarray) -> np.ndarray:
+        """Numeric f_e(b; v) = 1{b != a*_e}(prod 1/v_{i,b_i} + prod 1/v_{i,a*_i}) for all full group actions (e, b)."""
+        offsets = np.concatenate([[0], np.cumsum(self.fg.n_actions)]).astype(np.int64)
+        P = group_selection(self.fg.n_actions, self.fg.scopes, offsets)
+        s = np.exp(-(P @ np.log(np.concatenate(local))))
+        star = self.fg.group_indices(np.asarray(best_action))[0]
+        terms = s + s[star][np.repeat(np.arange(self.fg.n_factors), self.fg.table_sizes)]
+        terms[star] = 0.0
+        return terms
+
+
+def gp_lower_bound(alpha: np.ndarray, delta: np.ndarray, P: sp.csr_matrix, agent_of_class: np.ndarray,
+                   multiplicity: np.ndarray) -> float:
+    """Lower bound on min_y sum_j alpha_j exp(-(P y)_j) s.t. sum_c m_c exp(y_c) <= 1 per agent, from any delta >= 0.
+
+    Tangents of exp give, with delta_c = (P^T delta)_c, D_i = sum_{c of i} delta_c and the simplex multiplier
+    chosen optimally (beta_i = D_i), the geometric-programming dual value
+    sum_j delta_j (1 + log(alpha_j / delta_j)) + sum_c delta_c log(m_c D_i / delta_c); the best scaling of delta
+    is closed form, giving S exp((A + B - S) / S) with S = sum_j delta_j. Tight at delta_j = alpha_j exp(-(P y*)_j).
+    """
+    keep = (delta > 0) & (alpha > 0)
+    if not keep.any():
+        return 0.0
+    d, a = delta[keep], alpha[keep]
+    first = float(np.sum(d * (1.0 + np.log(a / d))))
+    dc = P[keep].T @ d
+    Di = np.bincount(agent_of_class, dc, minlength=int(agent_of_class.max()) + 1)
+    pos = dc > 0
+    second = float(np.sum(dc[pos] * np.log(multiplicity[pos] * Di[agent_of_class[pos]] / dc[pos])))
+    S = float(d.sum())
+    return S * float(np.exp((first + second - S) / S))
+
+
+def consistent_clique_weights(plan: EliminationPlan, lam: np.ndarray, root_mass: float) -> np.ndarray:
+    """Nonnegative weights on the elimination rows, exactly dual feasible for FCR: C_u^T lambda = root_mass at roots.
+
+    Every step's rows sharing a separator state z must carry the weight that the later steps put on message
+    entry (l, z) (each message is consumed by exactly one later step), and every root step carries
+    ``root_mass``. Steps are repaired from the roots down, rescaling the solver's weights (uniform where they
+    vanish).
+    """
+    n_tab = plan.table_size
+    out = np.zeros(plan.n_rows)
+    starts = np.concatenate([[0], np.cumsum([s.n_rows for s in plan.steps])]).astype(np.int64)
+    demand = np.zeros(plan.n_messages_flat)
+    roots = set(plan.roots)
+    for step_no in range(len(plan.steps) - 1, -1, -1):
+        step = plan.steps[step_no]
+        k = plan.n_actions[step.variable]
+        rows = np.clip(lam[starts[step_no]:starts[step_no + 1]], 0.0, None).reshape(-1, k)
+        if step_no in roots:
+            target = np.array([root_mass])
+        else:
+            first = plan.message_offsets[step_no] - n_tab
+            target = demand[first:first + step.message_size]
+        have = rows.sum(axis=1)
+        flat = np.where(have[:, None] > 0, rows * (target / np.where(have > 0, have, 1.0))[:, None],
+                        (target / k)[:, None])
+        out[starts[step_no]:starts[step_no + 1]] = flat.ravel()
+        for col in step.index.T:
+            is_msg = col >= n_tab
+            np.add.at(demand, col[is_msg] - n_tab, flat.ravel()[is_msg])
+    return out
+
+
+def group_indices(plan: EliminationPlan, patterns: np.ndarray) -> np.ndarray:
+    """(M, n_factors) flat positions, in ``plan``'s table layout, of the group actions of each joint pattern."""
+    cols = []
+    for e, scope in enumerate(plan.scopes):
+        shape = tuple(plan.n_actions[i] for i in scope)
+        cols.append(plan.factor_offsets[e] + np.ravel_multi_index(tuple(patterns[:, i] for i in scope), shape))
+    return np.stack(cols, axis=1)
+
+
+def group_selection(n_actions, scopes, agent_offsets: np.ndarray) -> sp.csr_matrix:
+    """P with (P log v)_{e,b} = sum_{i in S_e} log v_{i,b_i}: one row per group action."""
+    rows, cols = [], []
+    start = 0
+    for scope in scopes:
+        shape = tuple(n_actions[i] for i in scope)
+        size = int(np.prod(shape))
+        grid = np.indices(shape).reshape(len(scope), -1)
+        r = start + np.arange(size)
+        for p, i in enumerate(scope):
+            rows.append(r)
+            cols.append(agent_offsets[i] + grid[p])
+        start += size
+    rows_a, cols_a = np.concatenate(rows), np.concatenate(cols)
+    return sp.csr_matrix((np.ones(rows_a.size), (rows_a, cols_a)), shape=(start, int(agent_offsets[-1])))
+
+
+def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, reduce: bool = True, order="auto",
+                           solver: str | None = None, tol: float = DEFAULT_TOL) -> CharTimeResult:
+    """T^MF(m) (MF-TaS eqs. 2-3 and App. H) over product allocations, with a certified bracket.
+
+    ``value`` (= ``upper``) is attained by the returned allocation; ``lower_bound`` <= T^MF(m) <= ``value``
+    holds whatever the solver's accuracy, and ``gap`` = value / lower_bound - 1. ``reduce=False`` solves the
+    full program (one class per action) instead of the symmetry-reduced one; ``fcr=False`` enumerates every class
+    pattern instead of FCR (verification, small instances). ``tol`` is the certified relative gap at which an
+    ``optimal_inaccurate`` solve is accepted without trying the next solver.
+    """
+    if not isinstance(fg, FactorGraph):
+        raise InvalidInputError("fg must be a FactorGraph")
+    if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol > 0):
+        raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
+    m = check_m_best(m, fg.n_joint_actions)
+    ranked = fg.m_best(m + 1)  # raises if a* is not unique
+    best = ranked[0][0]
+    gaps = np.asarray([g for _, g in ranked[1:]])
+    start = time.perf_counter()
+    model = MeanFieldModel(fg, m=m, ranked=ranked[1:], best_action=best, fcr=fcr, reduce=reduce, order=order,
+                           solver=solver)
+    build = time.perf_counter() - start
+    out = model.solve(tol)
+    local = model.local_allocations(best)
+    scale = gaps[-1] ** 2
+    marginals = fg.split_tables(np.exp(group_selection(fg.n_actions, fg.scopes, np.concatenate(
+        [[0], np.cumsum(fg.n_actions)]).astype(np.int64)) @ np.log(np.concatenate(local))))
+    info = out["info"]
+    return CharTimeResult(
+        value=out["upper"] / scale, solver_value=out["t"] / scale, method="mean-field", m=int(m),
+        best_action=best, gaps=gaps, marginals=marginals, local_allocations=local, global_allocation=None,
+        n_constraints=model.n_constraints, n_variables=model.problem.size_metrics.num_scalar_variables,
+        width=model.plan.width if fcr else None, status=info.status, solver=info.solver,
+        solve_time=info.solve_time, compile_time=out["compile_time"],
+        extras={"fcr": fcr, "reduce": model.reduce, "n_classes": list(model.classes.n_classes),
+                "build_time": build, "order": list(model.plan.order) if fcr else None},
+        lower_bound=out["lower"] / scale, gap=out["gap"],
+    )
