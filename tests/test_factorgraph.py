@@ -150,3 +150,12 @@ def test_elimination_orders_from_networkx_heuristics_are_valid():
         fg.plan("alphabetical")
     with pytest.raises(InvalidInputError):
         fg.plan([0, 1, 2])
+
+
+def test_too_wide_an_elimination_is_refused_before_allocating():
+    """A 10 x 10 grid with K = 10 has width 10: its plan would need about 4e9 index entries (32 GiB)."""
+    from optdesign import InstanceTooLargeError
+
+    fg = FactorGraph.grid(10, 10, 10, seed=0)
+    with pytest.raises(InstanceTooLargeError, match="too wide"):
+        fg.gap_min()
