@@ -13,6 +13,8 @@ marginals            the marginal polytope as junction-tree clique distributions
 rescaling            multi-pass solves of programs with s >= 1/w, each centred on the previous pass
 mean_field           T^MF(m) (eqs. 2-3, App. H) on action classes (a*, named, the rest), certified by weak duality
 characteristic_time  exact T* (MF-TaS eq. 1) over clique marginals; N = 1 is Garivier–Kaufmann's
+separation           max over ALL joint actions of H_w(a) / Delta(a)^2 by Pareto variable elimination
+constraint_generation  exact T* past enumeration: master on a working set, exact separation, certified bracket
 regret               Graves–Lai regret lower bound c_theta, exact and mean-field (MF-TaS App. F)
 ===================  ==============================================================================
 

@@ -24,6 +24,7 @@ from .._lazy import cp
 from ..errors import InvalidInputError
 from ..result import CharTimeResult
 from ..validation import check_enumerable
+from .constraint_generation import characteristic_time_generated
 from .factorgraph import FactorGraph
 from .marginals import marginal_maps
 from .mean_field import MeanFieldModel, mf_characteristic_time
@@ -33,12 +34,18 @@ from .rescaling import Reference, ScaledAllocation, solve_in_passes
 EXACT_MAX_JOINT_ACTIONS = 20_000
 
 
+EXACT_METHODS = ("enumerate", "generate")
 EXACT_FORMULATIONS = ("junction-tree", "global")
 
 
-def characteristic_time(fg: FactorGraph, *, formulation: str = "junction-tree", solver: str | None = None,
-                        max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS) -> CharTimeResult:
+def characteristic_time(fg: FactorGraph, *, method: str = "enumerate", formulation: str = "junction-tree",
+                        solver: str | None = None, max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS,
+                        tol: float = 1e-4) -> CharTimeResult:
     """Exact T* (MF-TaS eq. 1): inf over the marginal polytope of max_{a != a*} H_w(a) / Delta(a)^2.
+
+    ``method="generate"`` solves it by constraint generation with exact separation, for any number of joint
+    actions, and certifies the result to relative gap ``tol`` (:mod:`optdesign.factored.constraint_generation`).
+    ``method="enumerate"`` (default) lists every joint action, as follows.
 
     One constraint per joint action a != a*, so instances with more than ``max_joint_actions``
     joint actions are refused (InstanceTooLargeError); use :func:`mf_characteristic_time` (mean
@@ -54,6 +61,10 @@ def characteristic_time(fg: FactorGraph, *, formulation: str = "junction-tree", 
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
+    if method not in EXACT_METHODS:
+        raise InvalidInputError(f"method must be one of {EXACT_METHODS}, got {method!r}")
+    if method == "generate":
+        return characteristic_time_generated(fg, tol=tol, solver=solver)
     if formulation not in EXACT_FORMULATIONS:
         raise InvalidInputError(f"formulation must be one of {EXACT_FORMULATIONS}, got {formulation!r}")
     check_enumerable(fg.n_joint_actions, max_joint_actions, what="exact T*",

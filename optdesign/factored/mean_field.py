@@ -43,6 +43,7 @@ from .elimination import EliminationPlan
 from .factorgraph import FactorGraph
 from .fcr import elimination_matrices, enumerated_max, factored_max
 from .inference import MaxSum
+from .marginals import consistent_clique_weights
 
 # fcr=False lists one constraint per class pattern
 ENUMERATED_MAX_JOINT_ACTIONS = 200_000
@@ -288,38 +289,6 @@ def gp_lower_bound(alpha: np.ndarray, delta: np.ndarray, P: sp.csr_matrix, agent
     second = float(np.sum(dc[pos] * np.log(multiplicity[pos] * Di[agent_of_class[pos]] / dc[pos])))
     S = float(d.sum())
     return S * float(np.exp((first + second - S) / S))
-
-
-def consistent_clique_weights(plan: EliminationPlan, lam: np.ndarray, root_mass: float) -> np.ndarray:
-    """Nonnegative weights on the elimination rows, exactly dual feasible for FCR: C_u^T lambda = root_mass at roots.
-
-    Every step's rows sharing a separator state z must carry the weight that the later steps put on message
-    entry (l, z) (each message is consumed by exactly one later step), and every root step carries
-    ``root_mass``. Steps are repaired from the roots down, rescaling the solver's weights (uniform where they
-    vanish).
-    """
-    n_tab = plan.table_size
-    out = np.zeros(plan.n_rows)
-    starts = np.concatenate([[0], np.cumsum([s.n_rows for s in plan.steps])]).astype(np.int64)
-    demand = np.zeros(plan.n_messages_flat)
-    roots = set(plan.roots)
-    for step_no in range(len(plan.steps) - 1, -1, -1):
-        step = plan.steps[step_no]
-        k = plan.n_actions[step.variable]
-        rows = np.clip(lam[starts[step_no]:starts[step_no + 1]], 0.0, None).reshape(-1, k)
-        if step_no in roots:
-            target = np.array([root_mass])
-        else:
-            first = plan.message_offsets[step_no] - n_tab
-            target = demand[first:first + step.message_size]
-        have = rows.sum(axis=1)
-        flat = np.where(have[:, None] > 0, rows * (target / np.where(have > 0, have, 1.0))[:, None],
-                        (target / k)[:, None])
-        out[starts[step_no]:starts[step_no + 1]] = flat.ravel()
-        for col in step.index.T:
-            is_msg = col >= n_tab
-            np.add.at(demand, col[is_msg] - n_tab, flat.ravel()[is_msg])
-    return out
 
 
 def group_indices(plan: EliminationPlan, patterns: np.ndarray) -> np.ndarray:

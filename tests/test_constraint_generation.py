@@ -1,0 +1,65 @@
+"""Exact T* by constraint generation against enumeration: brackets contain the enumerated optimum, values agree."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import optdesign as od
+from optdesign import FactorGraph, InvalidInputError
+from optdesign.factored.constraint_generation import initial_working_set
+
+
+def instances():
+    return [
+        FactorGraph.line(5, 3, seed=1),
+        FactorGraph.ring(4, 6, seed=0),
+        FactorGraph.star(5, [2, 3, 4, 3, 2], seed=2),
+        FactorGraph.grid(2, 3, 3, seed=3),
+        FactorGraph.from_networkx(nx.random_labeled_tree(6, seed=4) if hasattr(nx, "random_labeled_tree")
+                                  else nx.random_tree(6, seed=4), [3, 2, 4, 2, 3, 2], seed=5),
+    ]
+
+
+@pytest.mark.parametrize("fg", instances(), ids=repr)
+def test_generated_bracket_contains_the_enumerated_optimum(fg):
+    ref = od.characteristic_time(fg)  # one constraint per joint action
+    res = od.characteristic_time(fg, method="generate", tol=1e-4)
+    assert res.status == "optimal" and res.gap <= 1e-4
+    assert res.lower_bound <= ref.value * (1 + 1e-6)  # a certified lower bound (the reference is solver-accurate)
+    assert res.value >= ref.value * (1 - 1e-6)  # attained by the returned marginals
+    assert res.value == pytest.approx(ref.value, rel=1e-4)
+    assert res.n_constraints < fg.n_joint_actions
+
+
+def test_value_is_the_objective_at_the_returned_marginals_over_all_joint_actions():
+    fg = FactorGraph.ring(5, 3, seed=7)
+    res = od.characteristic_time(fg, method="generate", tol=1e-5)
+    wbar = np.concatenate([m.ravel() for m in res.marginals])
+    A = fg.joint_actions()
+    others = np.any(A != fg.best_action(), axis=1)
+    H = fg.deviation_matrix(A[others], with_best=True)
+    brute = float(np.max(H @ (1 / wbar) / fg.gap(A[others]) ** 2))
+    assert res.value == pytest.approx(brute, rel=1e-9)
+    # the marginals are those of a distribution: each factor's table sums to one and agents agree
+    for table in res.marginals:
+        assert table.sum() == pytest.approx(1.0, abs=1e-9)
+
+
+def test_initial_working_set_holds_single_deviations_and_excludes_the_best_action():
+    fg = FactorGraph.line(4, 3, seed=2)
+    W = initial_working_set(fg, n_best=5)
+    best = fg.best_action()
+    assert not np.any(np.all(W == best, axis=1))
+    deviations = {tuple(a) for a in W if np.sum(a != best) == 1}
+    assert len(deviations) == sum(k - 1 for k in fg.n_actions)
+
+
+def test_bad_requests():
+    fg = FactorGraph.line(3, 2, seed=0)
+    with pytest.raises(InvalidInputError, match="method"):
+        od.characteristic_time(fg, method="bogus")
+    for tol in (0.0, -1.0, float("nan")):
+        with pytest.raises(InvalidInputError, match="tol"):
+            od.characteristic_time(fg, method="generate", tol=tol)
