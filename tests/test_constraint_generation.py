@@ -31,6 +31,9 @@ def test_generated_bracket_contains_the_enumerated_optimum(fg):
     assert res.value >= ref.value * (1 - 1e-6)  # attained by the returned marginals
     assert res.value == pytest.approx(ref.value, rel=1e-4)
     assert res.n_constraints < fg.n_joint_actions
+    # the enumerated program is certified the same way (multipliers of its rows, weak duality)
+    assert ref.lower_bound <= min(ref.value, res.value) * (1 + 1e-9) and ref.gap <= 1e-3
+    assert res.lower_bound <= ref.value * (1 + 1e-9)
 
 
 def test_value_is_the_objective_at_the_returned_marginals_over_all_joint_actions():

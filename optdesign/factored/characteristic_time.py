@@ -22,9 +22,9 @@ import scipy.sparse as sp
 
 from .._lazy import cp
 from ..errors import InvalidInputError
-from ..result import CharTimeResult
+from ..result import CharTimeResult, relative_gap
 from ..validation import check_enumerable
-from .constraint_generation import characteristic_time_generated
+from .constraint_generation import certified_lower_bound, characteristic_time_generated, exact_marginals
 from .factorgraph import FactorGraph
 from .marginals import marginal_maps
 from .mean_field import MeanFieldModel, mf_characteristic_time
@@ -92,27 +92,34 @@ def characteristic_time(fg: FactorGraph, *, method: str = "enumerate", formulati
     # 1 is centred on the uniform allocation, every later pass on the previous one.
     H_scaled = sp.diags((dmin / gaps[others]) ** 2) @ H  # rows scaled by Delta_min^2 / Delta(a)^2: z = T* Delta_min^2
 
+    def exact(y: np.ndarray) -> np.ndarray:
+        if formulation == "global":
+            return W @ (y / y.sum())
+        return exact_marginals(fg.plan(), W, y)
+
     def build(reference: Reference):
         alloc = ScaledAllocation(W, reference, name="w")
         z = cp.Variable(name="z")
-        constraints = [*alloc.constraints, alloc.linear(total) == 1, alloc.inverse(H_scaled) <= z]
+        rows = alloc.inverse(H_scaled) <= z
+        constraints = [*alloc.constraints, alloc.linear(total) == 1, rows]
         if formulation != "global" and consistency.shape[0]:
             constraints.append(alloc.linear(consistency, normalise=True) == 0)
         problem = cp.Problem(cp.Minimize(z), constraints)
 
         def evaluate():
             y = alloc.value
-            wbar_val = W @ y
+            wbar_val = exact(y)  # marginals of an actual distribution: the value is attained
             with np.errstate(divide="ignore"):
                 value = float(np.max((H @ (1.0 / wbar_val)) / gaps[others] ** 2))
-            return value, float(z.value) / dmin**2, (wbar_val, y), Reference.around(y, W)
+            return value, float(z.value) / dmin**2, (wbar_val, y, rows.dual_value), Reference.around(y, W)
 
         return problem, evaluate
 
     out = solve_in_passes(build, Reference.around(uniform, W), solver, label="exact T*")
     best_pass = out.best
-    wbar_val, y = best_pass.point
+    wbar_val, y, dual = best_pass.point
     info = best_pass.info
+    lower = certified_lower_bound(fg, H_scaled, dual, wbar_val, solver)
     marginals = fg.split_tables(wbar_val)
     glob = (y / y.sum()).reshape(fg.n_actions) if formulation == "global" else None
     return CharTimeResult(
@@ -122,6 +129,7 @@ def characteristic_time(fg: FactorGraph, *, method: str = "enumerate", formulati
         status=info.status, solver=info.solver, solve_time=time.perf_counter() - start,
         compile_time=out.compile_time,
         extras={"formulation": formulation, "passes": out.passes, "pass_used": best_pass.index},
+        lower_bound=lower, gap=relative_gap(best_pass.value, lower),
     )
 
 

@@ -139,6 +139,23 @@ def minimiser_lower_bound(master: Master, c: np.ndarray, reference: Reference) -
     return dual_lower_bound(master, c, wbar)
 
 
+def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual, wbar: np.ndarray,
+                          solver: str | None) -> float:
+    """Weak-duality lower bound on T* from multipliers ``dual`` of rows H_scaled (1/wbar) <= z (any rows of joint
+    actions, scaled by (Delta_min / Delta(a))^2), at ``wbar`` and at the minimiser of sum c / w; 0 without duals."""
+    if dual is None:
+        return 0.0
+    lam = np.clip(np.asarray(dual, dtype=float).ravel(), 0.0, None)
+    if lam.sum() <= 0:
+        return 0.0
+    master = Master(fg, solver)
+    c = H_scaled.T @ (lam / lam.sum())
+    lower = dual_lower_bound(master, c, wbar)
+    sizes = np.asarray([step.n_rows for step in master.plan.steps])
+    reference = Reference.around(1.0 / np.repeat(sizes, sizes), master.F)
+    return max(lower, minimiser_lower_bound(master, c, reference))
+
+
 def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, solver: str | None = None,
                                   max_iterations: int = MAX_ITERATIONS, time_limit: float = TIME_LIMIT,
                                   add_per_iteration: int | None = None) -> CharTimeResult:
