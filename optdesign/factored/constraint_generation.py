@@ -39,6 +39,8 @@ MAX_ITERATIONS = 100
 TIME_LIMIT = 600.0
 # re-centred re-solves without a new joint action before giving up
 MAX_STALLS = 3
+# the lower bound is only as good as the master's multipliers: CLARABEL at 1e-10 instead of its default 1e-8
+MASTER_SOLVER_OPTIONS = {"CLARABEL": {"tol_feas": 1e-10, "tol_gap_rel": 1e-10, "tol_gap_abs": 1e-10}}
 
 
 def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.ndarray:
@@ -104,7 +106,7 @@ class Master:
         if self.C.shape[0]:
             constraints.append(alloc.linear(self.C, normalise=True) == 0)
         problem = cp.Problem(cp.Minimize(z), constraints)
-        info = solvers.solve(problem, self.solver, accept_inaccurate=True)
+        info = solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
         lam = np.clip(np.asarray(rows.dual_value, dtype=float).ravel(), 0.0, None)
         lam = lam / lam.sum() if lam.sum() > 0 else np.full(lam.size, 1.0 / lam.size)
         return alloc.value, lam, float(z.value), info
