@@ -66,3 +66,8 @@ def test_bad_requests():
     for tol in (0.0, -1.0, float("nan")):
         with pytest.raises(InvalidInputError, match="tol"):
             od.characteristic_time(fg, method="generate", tol=tol)
+    from optdesign.factored.constraint_generation import characteristic_time_generated
+
+    for bad in ({"max_iterations": 0}, {"time_limit": -1.0}, {"add_per_iteration": 0}):
+        with pytest.raises(InvalidInputError):
+            characteristic_time_generated(fg, **bad)

@@ -16,7 +16,8 @@ import pytest
 
 import optdesign as od
 from optdesign import FactorGraph, InvalidInputError
-from optdesign.factored.mean_field import ActionClasses, MeanFieldModel, gp_lower_bound, group_selection
+from optdesign.factored.elimination import EliminationPlan
+from optdesign.factored.mean_field import ActionClasses, MeanFieldModel, gp_lower_bound
 
 
 def heterogeneous_instances():
@@ -139,7 +140,7 @@ def test_chain_with_exact_characteristic_time(seed):
 def test_lower_bound_is_weak_duality_for_any_multipliers():
     """gp_lower_bound never exceeds the true minimum, whatever delta; the true minimum of a one-agent problem
     min (a0/v0 + a1/v1) over v0 + v1 <= 1 is (sqrt a0 + sqrt a1)^2."""
-    P = group_selection([2], [(0,)], np.array([0, 2]))
+    P = EliminationPlan([2], [(0,)]).group_selection()
     rng = np.random.default_rng(0)
     for _ in range(200):
         alpha = rng.random(2) * 10

@@ -26,11 +26,9 @@ from .elimination import EliminationPlan
 from .factorgraph import FactorGraph
 from .fcr import FactoredMax, enumerated_max, factored_max
 from .marginals import marginal_polytope
-from .mean_field import ActionClasses, gp_lower_bound
 from .regret import regret_lower_bound
 
 __all__ = [
-    "ActionClasses",
     "EliminationPlan",
     "FactorGraph",
     "FactoredMax",
@@ -38,7 +36,6 @@ __all__ = [
     "characteristic_time",
     "enumerated_max",
     "factored_max",
-    "gp_lower_bound",
     "marginal_polytope",
     "mf_characteristic_time",
     "regret_lower_bound",

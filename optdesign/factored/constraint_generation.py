@@ -25,9 +25,11 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from .. import solvers
 from .._lazy import cp
 from ..errors import InvalidInputError
 from ..result import CharTimeResult, relative_gap
+from ..validation import as_count
 from .factorgraph import FactorGraph
 from .inference import MaxSum
 from .marginals import consistent_clique_weights, marginal_maps
@@ -97,8 +99,6 @@ class Master:
 
     def solve(self, reference: Reference):
         """(clique distribution y, multipliers lambda over W summing to one, solver value z, solve info)."""
-        from .. import solvers
-
         alloc = ScaledAllocation(self.F, reference, name="w")
         z = cp.Variable(name="z")
         rows = alloc.inverse(sp.diags(self.scale) @ self.H) <= z
@@ -128,8 +128,6 @@ def dual_lower_bound(master: Master, c: np.ndarray, wbar: np.ndarray) -> float:
 
 def minimiser_lower_bound(master: Master, c: np.ndarray, reference: Reference) -> float:
     """The same bound at the minimiser of sum c / wbar over the polytope (one smooth solve), where it is tight."""
-    from .. import solvers
-
     alloc = ScaledAllocation(master.F, reference, name="w")
     constraints = [*alloc.constraints, alloc.linear(master.R) == 1]
     if master.C.shape[0]:
@@ -168,6 +166,11 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
     """
     if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol > 0):
         raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
+    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    max_iterations = as_count(max_iterations, "max_iterations")
+    if add_per_iteration is not None:
+        add_per_iteration = as_count(add_per_iteration, "add_per_iteration")
     start = time.perf_counter()
     best = fg.best_action()
     dmin = fg.gap_min()  # raises if a* is not unique

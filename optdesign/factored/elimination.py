@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
+import scipy.sparse as sp
 from networkx.algorithms.approximation import treewidth_min_degree, treewidth_min_fill_in
 
 from ..errors import InstanceTooLargeError, InvalidInputError
@@ -129,6 +130,29 @@ class EliminationPlan:
     @property
     def n_messages_flat(self) -> int:
         return self.n_functions_flat - self.table_size
+
+    def group_indices(self, patterns: np.ndarray) -> np.ndarray:
+        """(M, n_factors) flat positions of the group actions a_e of each joint action (rows of ``patterns``)."""
+        cols = []
+        for e, scope in enumerate(self.scopes):
+            shape = tuple(self.n_actions[i] for i in scope)
+            cols.append(self.factor_offsets[e] + np.ravel_multi_index(tuple(patterns[:, i] for i in scope), shape))
+        return np.stack(cols, axis=1)
+
+    def group_selection(self) -> sp.csr_matrix:
+        """P with (P log v)_{e,b} = sum_{i in S_e} log v_{i,b_i}: one row per group action, one column per
+        (agent, action), agents' actions stacked in agent order."""
+        agent_offsets = np.concatenate([[0], np.cumsum(self.n_actions)]).astype(np.int64)
+        rows, cols = [], []
+        for e, scope in enumerate(self.scopes):
+            shape = tuple(self.n_actions[i] for i in scope)
+            grid = np.indices(shape).reshape(len(scope), -1)
+            r = self.factor_offsets[e] + np.arange(grid.shape[1])
+            for p, i in enumerate(scope):
+                rows.append(r)
+                cols.append(agent_offsets[i] + grid[p])
+        rows_a, cols_a = np.concatenate(rows), np.concatenate(cols)
+        return sp.csr_matrix((np.ones(rows_a.size), (rows_a, cols_a)), shape=(self.table_size, int(agent_offsets[-1])))
 
     def interaction_graph(self) -> nx.Graph:
         """Agents as nodes, an edge between agents that share a factor."""

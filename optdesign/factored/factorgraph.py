@@ -112,13 +112,7 @@ class FactorGraph:
 
     def group_indices(self, actions) -> np.ndarray:
         """(M, n_factors) positions of each joint action's group actions in :attr:`means`."""
-        a = self._check_joint(actions)
-        plan = self.plan()
-        cols = []
-        for e, scope in enumerate(self.scopes):
-            local = np.ravel_multi_index(tuple(a[:, i] for i in scope), self.tables[e].shape)
-            cols.append(plan.factor_offsets[e] + local)
-        return np.stack(cols, axis=1)
+        return self.plan().group_indices(self._check_joint(actions))
 
     def split_tables(self, flat) -> list[np.ndarray]:
         """Split a flat vector laid out like :attr:`means` into one array per factor (its table's shape)."""

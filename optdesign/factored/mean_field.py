@@ -139,7 +139,7 @@ class MeanFieldModel:
         n_y = int(self.class_offsets[-1])
         self.agent_of_class = np.repeat(np.arange(fg.n_agents), n_classes)
         self.log_mult = np.log(np.concatenate(self.classes.multiplicities))
-        self.P = group_selection(n_classes, fg.scopes, self.class_offsets)
+        self.P = cp_.group_selection()
         G = sp.csr_matrix((np.ones(n_y), (self.agent_of_class, np.arange(n_y))), shape=(fg.n_agents, n_y))
         sizes = np.diff(cp_.factor_offsets)
         self._factor_of = np.repeat(np.arange(n_f), sizes)
@@ -156,6 +156,7 @@ class MeanFieldModel:
         constraints = [cp.exp(-(self.P @ self.y)) <= self.s, G @ cp.exp(self.y + self.log_mult) <= 1]
         if fcr:
             self.max = factored_max(terms, cp_)
+            self._C_f = elimination_matrices(cp_)[1]  # factor entries of every FCR row (for the certificate)
             self._patterns = None
         else:
             n_patterns = int(np.prod(n_classes, dtype=float))
@@ -164,7 +165,7 @@ class MeanFieldModel:
                     f"fcr=False enumerates all {n_patterns:.0f} class patterns (limit "
                     f"{ENUMERATED_MAX_JOINT_ACTIONS}); use fcr=True"
                 )
-            self._patterns = group_indices(cp_, np.indices(n_classes).reshape(len(n_classes), -1).T)
+            self._patterns = cp_.group_indices(np.indices(n_classes).reshape(len(n_classes), -1).T)
             self.max = enumerated_max(terms, self._patterns)
         constraints += self.max.constraints
         self._explicit = None
@@ -172,7 +173,7 @@ class MeanFieldModel:
             gaps = np.asarray([g for _, g in ranked])
             maps = self.classes.class_maps(best_action)
             patterns = np.stack([[maps[i][a[i]] for i in range(fg.n_agents)] for a in explicit])
-            rows = group_indices(cp_, patterns)
+            rows = cp_.group_indices(patterns)
             B = sp.csr_matrix((np.ones(rows.size), (np.repeat(np.arange(self.m - 1), n_f), rows.ravel())),
                               shape=(self.m - 1, n_tab))
             self._rho = (gaps[:-1] / gaps[-1]) ** 2
@@ -223,24 +224,21 @@ class MeanFieldModel:
 
     def _lower(self, v: np.ndarray) -> float:
         """Weak-duality lower bound on t* from the solver's multipliers (module docstring)."""
-        fcr_con, root_con = self.max.constraints[0], self.max.constraints[-1]
-        if fcr_con.dual_value is None:
+        rows = self.max.constraints[0]  # FCR rows, or one row per class pattern (fcr=False)
+        if rows.dual_value is None:
             return 0.0
-        tau = float(np.clip(np.asarray(root_con.dual_value, dtype=float).sum(), 0.0, None))
-        lam = np.clip(np.asarray(fcr_con.dual_value, dtype=float).ravel(), 0.0, None)
+        lam = np.clip(np.asarray(rows.dual_value, dtype=float).ravel(), 0.0, None)
+        # the multiplier of t >= (root messages) with FCR; without FCR the pattern rows' total
+        tau = float(np.clip(np.sum(self.max.constraints[-1].dual_value), 0.0, None)) if self.fcr else float(lam.sum())
         gamma = np.zeros(0)
         if self._explicit is not None:
             gamma = np.clip(np.asarray(self._explicit[1].dual_value, dtype=float).ravel(), 0.0, None)
-        if not self.fcr:  # one row per pattern: its multipliers are the distribution over patterns
-            tau = float(lam.sum())
         total = tau + float(gamma @ self._rho) if gamma.size else tau
         if total <= 0:
             return 0.0
-        tau, gamma = tau / total, gamma / total
+        tau, gamma = tau / total, gamma / total  # dual feasibility in t: tau + sum_j gamma_j rho_j = 1
         if self.fcr:
-            weights = consistent_clique_weights(self.class_plan, lam, tau)
-            C_f = elimination_matrices(self.class_plan)[1]
-            factor_weights = C_f.T @ weights
+            factor_weights = self._C_f.T @ consistent_clique_weights(self.class_plan, lam, tau)
         else:
             n_f = self._patterns.shape[1]
             factor_weights = np.bincount(self._patterns.ravel(), np.repeat(lam * (tau / lam.sum()), n_f),
@@ -258,11 +256,13 @@ class MeanFieldModel:
         maps = self.classes.class_maps(best_action)
         return [v[self.class_offsets[i] + cmap] for i, cmap in enumerate(maps)]
 
+    def marginals_at(self, local: list[np.ndarray]) -> np.ndarray:
+        """Flat factor marginals wbar_{e,b} = prod_{i in S_e} v_{i,b_i} of product allocations (full tables)."""
+        return np.exp(self.plan.group_selection() @ np.log(np.concatenate(local)))
+
     def terms_at(self, local: list[np.ndarray], best_action: np.ndarray) -> np.ndarray:
         """Numeric f_e(b; v) = 1{b != a*_e}(prod 1/v_{i,b_i} + prod 1/v_{i,a*_i}) for all full group actions (e, b)."""
-        offsets = np.concatenate([[0], np.cumsum(self.fg.n_actions)]).astype(np.int64)
-        P = group_selection(self.fg.n_actions, self.fg.scopes, offsets)
-        s = np.exp(-(P @ np.log(np.concatenate(local))))
+        s = 1.0 / self.marginals_at(local)
         star = self.fg.group_indices(np.asarray(best_action))[0]
         terms = s + s[star][np.repeat(np.arange(self.fg.n_factors), self.fg.table_sizes)]
         terms[star] = 0.0
@@ -291,32 +291,6 @@ def gp_lower_bound(alpha: np.ndarray, delta: np.ndarray, P: sp.csr_matrix, agent
     return S * float(np.exp((first + second - S) / S))
 
 
-def group_indices(plan: EliminationPlan, patterns: np.ndarray) -> np.ndarray:
-    """(M, n_factors) flat positions, in ``plan``'s table layout, of the group actions of each joint pattern."""
-    cols = []
-    for e, scope in enumerate(plan.scopes):
-        shape = tuple(plan.n_actions[i] for i in scope)
-        cols.append(plan.factor_offsets[e] + np.ravel_multi_index(tuple(patterns[:, i] for i in scope), shape))
-    return np.stack(cols, axis=1)
-
-
-def group_selection(n_actions, scopes, agent_offsets: np.ndarray) -> sp.csr_matrix:
-    """P with (P log v)_{e,b} = sum_{i in S_e} log v_{i,b_i}: one row per group action."""
-    rows, cols = [], []
-    start = 0
-    for scope in scopes:
-        shape = tuple(n_actions[i] for i in scope)
-        size = int(np.prod(shape))
-        grid = np.indices(shape).reshape(len(scope), -1)
-        r = start + np.arange(size)
-        for p, i in enumerate(scope):
-            rows.append(r)
-            cols.append(agent_offsets[i] + grid[p])
-        start += size
-    rows_a, cols_a = np.concatenate(rows), np.concatenate(cols)
-    return sp.csr_matrix((np.ones(rows_a.size), (rows_a, cols_a)), shape=(start, int(agent_offsets[-1])))
-
-
 def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, reduce: bool = True, order="auto",
                            solver: str | None = None, tol: float = DEFAULT_TOL) -> CharTimeResult:
     """T^MF(m) (MF-TaS eqs. 2-3 and App. H) over product allocations, with a certified bracket.
@@ -342,8 +316,7 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     out = model.solve(tol)
     local = model.local_allocations(best)
     scale = gaps[-1] ** 2
-    marginals = fg.split_tables(np.exp(group_selection(fg.n_actions, fg.scopes, np.concatenate(
-        [[0], np.cumsum(fg.n_actions)]).astype(np.int64)) @ np.log(np.concatenate(local))))
+    marginals = fg.split_tables(model.marginals_at(local))
     info = out["info"]
     return CharTimeResult(
         value=out["upper"] / scale, solver_value=out["t"] / scale, method="mean-field", m=int(m),
