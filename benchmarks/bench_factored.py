@@ -1,15 +1,19 @@
 """Factored lower bounds at and past the MF-TaS paper's scale: T^MF reduced by symmetry, certified.
 
-Run ``python benchmarks/bench_factored.py`` (about a minute) or ``--full`` for the largest sizes (ring N = 10^5,
-the full-K reference at N = 10; several minutes). Every figure is measured in this run, on one BLAS thread.
+Run ``python benchmarks/bench_factored.py`` (a few minutes) or ``--full`` for the largest sizes (ring N = 10^5,
+the full-K reference at N = 10, exact T* at N = 50 and at K = 20; about half an hour). Every figure is measured
+in this run, on one BLAS thread.
 
 Tables:
 1. The paper's Table 1 instances (ring, K = 10, uniform means, seed 0): T^MF by the symmetry-reduced program
    against the full-K program, with the certified bracket and the paper's CPU column (CVXPY + MOSEK, its laptop).
 2. T^MF on large rings and grids (K = 10): where the time goes (inference for a* and Delta_min on the full
    tables, model build, conic solve with the certificate), FCR rows and the certified gap.
-4. Exact T* by constraint generation (ring, K = 10) with its certified gap, iterations, working set and where the
-   time goes, against enumerating every joint action where that fits, beside the paper's CPU column.
+4. Exact T* by constraint generation (rings K = 10 up to N = 20, a grid; --full: N = 50 and N = 10 with K = 20)
+   with its certified gap, iterations, working set and where the time goes, against enumerating every joint
+   action where that fits, beside the paper's CPU column.
+5. The regret constant c_theta (Graves–Lai, MF-TaS App. F) by the same constraint generation, against enumeration
+   where it fits and beside the FCR upper bound c^MF.
 3. The exact separation oracle of T* (max over ALL joint actions of H_w(a) / Delta(a)^2 by Pareto variable
    elimination) at the mean-field allocation's marginals, against enumerating every joint action where that fits.
 """
@@ -127,25 +131,62 @@ def table_separation(console: Console, full: bool) -> None:
     console.print(t)
 
 
+def exact_instances(full: bool) -> list[tuple[str, FactorGraph, str]]:
+    """(label, instance, paper CPU) of the exact tables: the paper's rings, then past them."""
+    cases = [(f"ring N={N} K=10", FactorGraph.ring(N, 10, seed=0), PAPER_CPU_TSTAR.get(N, "-"))
+             for N in (3, 4, 5, 10, 20)]
+    cases.append(("grid 3x3 K=4", FactorGraph.grid(3, 3, 4, seed=0), "-"))
+    if full:
+        cases += [("ring N=50 K=10", FactorGraph.ring(50, 10, seed=0), "-"),
+                  ("ring N=10 K=20", FactorGraph.ring(10, 20, seed=0), "-")]
+    return cases
+
+
 def table_exact(console: Console, full: bool) -> None:
     import warnings
 
-    t = Table(title="Exact T* by constraint generation (ring, K = 10, seed 0, tol 1e-4)")
-    for col in ("N", "|A|", "T*", "gap", "status", "iterations", "working set", "master (s)", "separation (s)",
-                "total (s)", "enumeration (s)", "rel. diff", "paper CPU (s)"):
+    t = Table(title="Exact T* by constraint generation (seed 0, tol 1e-4): certified bracket, where the time goes")
+    for col in ("instance", "|A|", "T*", "gap", "status", "iterations", "working set", "master (s)",
+                "separation (s)", "total (s)", "enumeration (s)", "rel. diff", "paper CPU (s)"):
         t.add_column(col, justify="right")
-    for N in (3, 4, 5, 10) + ((20,) if full else ()):
-        fg = FactorGraph.ring(N, 10, seed=0)
+    for label, fg, paper in exact_instances(full):
         fg.gap_min()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res, total = timed(od.characteristic_time, fg, method="generate", tol=1e-4)
-            ref = timed(od.characteristic_time, fg) if fg.n_joint_actions <= 10_000 else None
-        row = [str(N), f"1e{N}", f"{res.value:,.2f}", f"{res.gap:.1e}", res.status, str(res.extras["iterations"]),
-               f"{res.extras['working_set']:,}", f"{res.extras['master_time']:.1f}",
+            res, total = timed(od.characteristic_time, fg, method="generate", tol=1e-4, time_limit=1800.0)
+            ref = timed(od.characteristic_time, fg, method="enumerate") if fg.n_joint_actions <= 10_000 else None
+        row = [label, f"{fg.n_joint_actions:.0e}", f"{res.value:,.2f}", f"{res.gap:.1e}", res.status,
+               str(res.extras["iterations"]), f"{res.extras['working_set']:,}", f"{res.extras['master_time']:.1f}",
                f"{res.extras['separation_time']:.2f}", f"{total:.1f}"]
         row += ["-", ""] if ref is None else [f"{ref[1]:.1f}", f"{abs(res.value / ref[0].value - 1):.1e}"]
-        t.add_row(*row, PAPER_CPU_TSTAR.get(N, "-"))
+        t.add_row(*row, paper)
+    console.print(t)
+
+
+def table_regret(console: Console, full: bool) -> None:
+    """The Graves–Lai regret constant by the same constraint generation, against enumeration where it fits."""
+    import warnings
+
+    from optdesign.factored.regret import regret_lower_bound
+
+    t = Table(title="Exact regret constant c_theta by constraint generation (seed 0, tol 1e-4)")
+    for col in ("instance", "|A|", "c_theta", "gap", "status", "iterations", "working set", "total (s)",
+                "enumeration (s)", "rel. diff", "c^MF (FCR upper bound)"):
+        t.add_column(col, justify="right")
+    cases = [("ring N=4 K=5", FactorGraph.ring(4, 5, seed=0)), ("ring N=5 K=10", FactorGraph.ring(5, 10, seed=0)),
+             ("ring N=10 K=10", FactorGraph.ring(10, 10, seed=0)), ("line N=30 K=3", FactorGraph.line(30, 3, seed=0))]
+    if full:
+        cases.append(("ring N=20 K=10", FactorGraph.ring(20, 10, seed=0)))
+    for label, fg in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res, total = timed(regret_lower_bound, fg, strategy="generate", tol=1e-4)
+            ref = timed(regret_lower_bound, fg, strategy="enumerate") if fg.n_joint_actions <= 10_000 else None
+            mf = regret_lower_bound(fg, "mf")
+        row = [label, f"{fg.n_joint_actions:.0e}", f"{res.value:,.4f}", f"{res.gap:.1e}", res.status,
+               str(res.extras["iterations"]), f"{res.extras['working_set']:,}", f"{total:.1f}"]
+        row += ["-", ""] if ref is None else [f"{ref[1]:.1f}", f"{abs(res.value / ref[0].value - 1):.1e}"]
+        t.add_row(*row, f"{mf.value:,.4f}")
     console.print(t)
 
 
@@ -160,6 +201,7 @@ def main() -> None:
         table_large(console, args.full)
         table_separation(console, args.full)
         table_exact(console, args.full)
+        table_regret(console, args.full)
 
 
 if __name__ == "__main__":

@@ -141,6 +141,9 @@ class CharTimeResult:
     extras: dict = field(default_factory=dict)
     lower_bound: float | None = None
     gap: float | None = None
+    # constraint generation only: clique tables of the returned allocation, joint actions whose rows carry the optimum
+    clique_weights: np.ndarray | None = None
+    working_set: np.ndarray | None = None
 
     @property
     def gap_min(self) -> float:
@@ -151,8 +154,8 @@ class CharTimeResult:
         return 2.0 * self.value * bernoulli_kl(delta, 1.0 - delta)
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary (arrays as lists; the global allocation, K^N entries, is left out)."""
-        return _fields_dict(self, exclude=("global_allocation",))
+        """JSON-ready dictionary (arrays as lists; global allocation, clique tables and working set left out)."""
+        return _fields_dict(self, exclude=("global_allocation", "clique_weights", "working_set"))
 
 
 @dataclass(frozen=True)
@@ -182,6 +185,8 @@ class RegretBoundResult:
     solver: str
     solve_time: float
     extras: dict = field(default_factory=dict)
+    lower_bound: float | None = None  # method="exact": certified by weak duality (None for "mf", an upper bound)
+    gap: float | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary (arrays as lists)."""

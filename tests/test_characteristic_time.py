@@ -150,8 +150,8 @@ def test_mean_field_model_relabels_for_any_best_action():
 
 def test_bad_requests():
     fg = FactorGraph.line(12, 3, seed=0)
-    with pytest.raises(InstanceTooLargeError, match="mf_characteristic_time"):
-        od.characteristic_time(fg)
+    with pytest.raises(InstanceTooLargeError, match="method='generate'"):
+        od.characteristic_time(fg, method="enumerate")
     small = FactorGraph.line(2, 2, seed=0)
     with pytest.raises(InvalidInputError, match="exceeds"):
         od.mf_characteristic_time(small, m=4)

@@ -100,9 +100,14 @@ def test_bad_input_is_one_line(small, tmp_path, args, fragments):
     assert_one_line_error(invoke(*[a.format(**paths) for a in args]), *fragments)
 
 
-def test_oversized_exact_points_to_mean_field(large):
-    result = invoke("solve", "char-time", "--instance", large)
-    assert_one_line_error(result, "531441 joint actions exceed the limit", "mean-field", "mf-char-time")
+def test_exact_beyond_enumeration_is_generated_and_certified(large):
+    result = invoke("solve", "char-time", "--instance", large, "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["formulation"] == "constraint-generation" and out["status"] == "optimal"
+    assert out["lower_bound"] <= out["value"] <= out["lower_bound"] * (1 + 1e-4)
+    mf = json.loads(invoke("solve", "mf-char-time", "--instance", large, "--json").stdout)
+    assert out["value"] <= mf["value"] * (1 + 1e-6)  # T* <= T^MF
 
 
 def test_regret_json_and_table(small, large):
@@ -117,7 +122,9 @@ def test_regret_json_and_table(small, large):
     assert exact["value"] <= mf["value"] * (1 + 1e-6)  # the mean-field (FCR) bound is an upper bound
     table = invoke("solve", "regret", "--instance", path)
     assert table.exit_code == 0 and "liminf R(T) / log T >= c_theta" in table.stdout
-    assert_one_line_error(invoke("solve", "regret", "--instance", large), "--regret-method mf")
+    big = json.loads(invoke("solve", "regret", "--instance", large, "--json").stdout)  # by constraint generation
+    assert big["formulation"] == "constraint-generation" and big["lower_bound"] <= big["value"]
+    assert big["gap"] <= 1e-4
 
 
 def test_compare_json_records():

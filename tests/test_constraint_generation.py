@@ -71,3 +71,47 @@ def test_bad_requests():
     for bad in ({"max_iterations": 0}, {"time_limit": -1.0}, {"add_per_iteration": 0}):
         with pytest.raises(InvalidInputError):
             characteristic_time_generated(fg, **bad)
+
+
+def test_auto_generates_beyond_the_enumeration_limit_and_stays_below_mean_field():
+    fg = FactorGraph.line(12, 3, seed=0)  # 531,441 joint actions: enumeration is refused
+    res = od.characteristic_time(fg)
+    assert res.extras["formulation"] == "constraint-generation"
+    assert res.status == "optimal" and res.gap <= 1e-4 and res.lower_bound <= res.value
+    assert res.value <= od.mf_characteristic_time(fg).value * (1 + 1e-6)  # T* <= T^MF
+    small = FactorGraph.line(4, 3, seed=0)
+    assert od.characteristic_time(small).extras["formulation"] == "junction-tree"
+
+
+def test_warm_start_from_a_working_set_gives_the_same_value():
+    fg = FactorGraph.ring(5, 3, seed=2)
+    cold = od.characteristic_time(fg, method="generate", tol=1e-6)
+    from optdesign.factored.constraint_generation import characteristic_time_generated
+
+    warm = characteristic_time_generated(fg, tol=1e-6, initial=cold.working_set)
+    assert warm.value == pytest.approx(cold.value, rel=2e-6)
+    assert warm.extras["iterations"] <= cold.extras["iterations"]
+    with pytest.raises(InvalidInputError, match="initial"):
+        characteristic_time_generated(fg, initial=np.full((2, 5), 7))
+
+
+def test_time_limit_returns_the_bracket_reached():
+    fg = FactorGraph.ring(6, 4, seed=3)
+    res = od.characteristic_time(fg, method="generate", tol=1e-9, time_limit=1e-3)
+    assert res.status == "not_converged" and res.extras["iterations"] == 1
+    assert 0 < res.lower_bound <= res.value and res.gap == pytest.approx(res.value / res.lower_bound - 1)
+    exact = od.characteristic_time(fg, method="generate", tol=1e-5)
+    assert res.lower_bound <= exact.value * (1 + 1e-5) and res.value >= exact.lower_bound
+
+
+@pytest.mark.parametrize("fg", [FactorGraph.ring(4, 3, seed=0), FactorGraph.star(4, [2, 3, 2, 4], seed=1)], ids=repr)
+def test_joint_actions_sampled_from_the_clique_tables_have_the_returned_marginals(fg):
+    from optdesign.factored.marginals import sample_joint_actions
+
+    res = od.characteristic_time(fg, method="generate")
+    n = 400_000
+    A = sample_joint_actions(fg.plan(), res.clique_weights, n, np.random.default_rng(0))
+    wbar = np.concatenate([m.ravel() for m in res.marginals])
+    empirical = np.bincount(fg.group_indices(A).ravel(), minlength=fg.abar) / n
+    # every group frequency within 5 binomial standard errors of its marginal
+    assert np.all(np.abs(empirical - wbar) <= 5 * np.sqrt(wbar * (1 - wbar) / n) + 1e-12)

@@ -37,7 +37,7 @@ from bandits.multiagent.mab import project_floor
 from bandits.multiagent.tracking import sample_product
 from bandits.run import run
 from optdesign import FactorGraph
-from optdesign.errors import InstanceTooLargeError, InvalidInputError
+from optdesign.errors import InvalidInputError
 from optdesign.factored.inference import MaxSum
 
 GRAPHS = (FactorGraph.line, FactorGraph.ring, FactorGraph.star)
@@ -320,6 +320,16 @@ def test_mf_tas_uniform_and_exact_tas_identify_the_best_action():
     assert [r.rounds for r in many] == sorted(r.rounds for r in many)
 
 
+def test_exact_tas_beyond_enumeration_follows_the_exact_allocation():
+    env = inst.ring(8, 4, seed=0, means="planted", gap=0.5)  # 65,536 joint actions: T* by constraint generation
+    r = run(ExactTaS(), env, 0.05, seed=0)
+    assert r.correct and r.stopped_by == "stopping_rule"
+    t_star = od.characteristic_time(env.fg)
+    assert t_star.extras["formulation"] == "constraint-generation"
+    # within a constant factor of the asymptotic lower bound 2 T* log(1/delta) (the threshold's lower-order terms)
+    assert 0.5 < r.rounds / (2 * t_star.value * np.log(1 / 0.05)) < 20
+
+
 def test_gk_track_and_stop_d_and_c_tracking():
     env = inst.mab("1.0/0.6/0.5/0.2")
     for tracking in ("D", "C"):
@@ -398,8 +408,9 @@ def test_bad_input_is_refused_with_a_named_argument():
         inst.factor_graph()
     with pytest.raises(InvalidInputError, match="layout"):
         inst.antenna(layout="square")
-    with pytest.raises(InstanceTooLargeError, match="mf-tas"):
-        run(ExactTaS(), inst.line(10, 3, seed=0), 0.05, seed=0)
+    for tol in (0, 1.5, True, "0.1"):
+        with pytest.raises(InvalidInputError, match="tol"):
+            ExactTaS(tol=tol)
     with pytest.raises(InvalidInputError, match="single-agent"):
         run(GKTrackAndStop(), env, 0.05, seed=0)
     with pytest.raises(InvalidInputError, match="factored"):

@@ -207,14 +207,38 @@ def test_bound_scales_as_one_over_theta(method, scale):
 
 def test_mean_field_scales_beyond_the_exact_limit():
     fg = FactorGraph.line(30, 3, seed=0, means="planted", gap=0.1)
-    with pytest.raises(InstanceTooLargeError, match="method='mf'"):
-        regret_lower_bound(fg)
+    with pytest.raises(InstanceTooLargeError, match="strategy='generate'"):
+        regret_lower_bound(fg, strategy="enumerate")
+    exact = regret_lower_bound(fg)  # 3^30 joint actions: constraint generation
+    assert exact.extras["formulation"] == "constraint-generation" and exact.status == "optimal"
+    assert exact.lower_bound <= exact.value <= exact.lower_bound * (1 + 1e-4)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         res = regret_lower_bound(fg, "mf", order=list(range(30)))
     assert res.value == pytest.approx(res.solver_value, rel=1e-6)
     assert res.n_constraints == (30 - 1) * 3**2 + 3 + 1  # FCR rows of a line in its natural order
-    assert res.value >= regret_lower_bound(fg, "mf", m=5).value * (1 - 1e-6)
+    assert res.value >= regret_lower_bound(fg, "mf", m=5).value * (1 - 1e-6) >= exact.value * (1 - 1e-6)
+
+
+def test_generated_bound_is_certified_and_equals_enumeration():
+    for fg in (FactorGraph.ring(5, 4, seed=0), FactorGraph.star(5, [2, 3, 4, 3, 2], seed=2),
+               FactorGraph.grid(2, 3, 3, seed=3)):
+        enumerated = regret_lower_bound(fg, strategy="enumerate")
+        generated = regret_lower_bound(fg, strategy="generate", tol=1e-5)
+        assert enumerated.lower_bound <= enumerated.value and enumerated.gap <= 1e-4
+        assert generated.status == "optimal" and generated.gap <= 1e-5
+        # each bracket contains the other's value (both certified)
+        assert generated.lower_bound <= enumerated.value * (1 + 1e-7)
+        assert enumerated.lower_bound <= generated.value * (1 + 1e-7)
+        assert generated.n_constraints < fg.n_joint_actions - 1
+        # the returned marginals satisfy every row: max_a 2 H(a) / Delta(a)^2 <= 1 over ALL joint actions
+        A = fg.joint_actions()
+        A = A[np.any(A != fg.best_action(), axis=1)]
+        wbar = np.concatenate([t.ravel() for t in generated.marginals])
+        dev = fg.deviation_matrix(A)
+        with np.errstate(divide="ignore"):
+            inv = np.where(dev.sum(axis=0).A1 > 0, 1.0 / wbar, 0.0)
+        assert np.max(2 * (dev @ inv) / fg.gap(A) ** 2) <= 1 + 1e-9
 
 
 def test_result_to_dict_is_json_ready():
@@ -240,10 +264,15 @@ def test_bad_input():
             regret_lower_bound(fg, "mf", m=m)
     with pytest.raises(InvalidInputError, match="exceeds"):
         regret_lower_bound(fg, "mf", m=fg.n_joint_actions)
-    with pytest.raises(InstanceTooLargeError, match="mf"):
-        regret_lower_bound(FactorGraph.line(10, 3, seed=0))  # 59,049 joint actions
+    with pytest.raises(InstanceTooLargeError, match="generate"):
+        regret_lower_bound(FactorGraph.line(10, 3, seed=0), strategy="enumerate")  # 59,049 joint actions
     with pytest.raises(InstanceTooLargeError):
-        regret_lower_bound(fg, max_joint_actions=4)
+        regret_lower_bound(fg, max_joint_actions=4, strategy="enumerate")
+    with pytest.raises(InvalidInputError, match="strategy"):
+        regret_lower_bound(fg, strategy="guess")
+    for tol in (0, -1e-3, float("nan")):
+        with pytest.raises(InvalidInputError, match="tol"):
+            regret_lower_bound(fg, tol=tol)
     for limit in ("100", None, -1, 2.5e4, True):  # a string or None used to raise a bare TypeError
         with pytest.raises(InvalidInputError, match="max_joint_actions"):
             regret_lower_bound(fg, max_joint_actions=limit)

@@ -15,33 +15,34 @@ recommendation. They differ only in the sampling rule:
   (:mod:`bandits.multiagent.tracking` says why, not the paper's per-agent D-tracking).
 * :class:`UniformSampling` (``uniform``): every agent uniform and independent (expected cost about
   2 Abar / Delta_min^2 log(1/delta), App. H), same stopping rule, no forced exploration needed.
-* :class:`ExactTaS` (``tas``): tracks the exact optimal allocation of T* (eq. 1), re-solved at theta_hat on
-  its own geometric grid (``resolve_growth``, 10 %) with :func:`optdesign.factored.characteristic_time` in its
-  ``"global"`` formulation. That formulation returns a distribution w over all joint actions, and the
-  group marginals of w are the optimal wbar. w is tracked by batch C-tracking over the joint actions
-  (:func:`bandits.tracking.track`), so the group counts follow t wbar. Only for small instances:
-  beyond ``max_joint_actions`` (20,000) ``start`` raises InstanceTooLargeError pointing to MF-TaS.
+* :class:`ExactTaS` (``tas``): follows the exact optimal allocation of T* (eq. 1), re-solved at theta_hat on
+  its own geometric grid (``resolve_growth``, 10 %) by constraint generation
+  (:func:`optdesign.factored.constraint_generation.characteristic_time_generated`, certified to relative gap
+  ``tol``), each re-solve warm-started from the previous working set of joint actions. The solve returns
+  clique tables of a distribution over joint actions whose group marginals are the optimal wbar; every round
+  draws a joint action from it by ancestral sampling down the clique tree
+  (:func:`optdesign.factored.marginals.sample_joint_actions`), so the group frequencies converge to wbar, as
+  MF-TaS's independent draws do. Any number of joint actions: the cost is the re-solves.
 """
 
 from __future__ import annotations
 
 import time
-import warnings
 import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
-import optdesign as od
 from optdesign import FactorGraph
-from optdesign.errors import InstanceTooLargeError, InvalidInputError, SolverError
-from optdesign.factored.characteristic_time import EXACT_MAX_JOINT_ACTIONS, MeanFieldModel
-from optdesign.validation import as_count
+from optdesign.errors import InvalidInputError, SolverError
+from optdesign.factored.characteristic_time import MeanFieldModel
+from optdesign.factored.constraint_generation import characteristic_time_generated
+from optdesign.factored.marginals import sample_joint_actions
 
 from ..algorithm import Algorithm
 from ..linear.common import check_growth
 from ..stopping import Threshold
-from ..tracking import next_checkpoint, track
+from ..tracking import next_checkpoint
 from .exploration import check_cover, check_exploration
 from .glrt import check_glrt_mode
 from .policy import FactoredPolicy, check_env
@@ -49,6 +50,8 @@ from .thresholds import check_threshold
 from .tracking import sample_product, uniform_local
 
 _MODELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# seconds one exact re-solve may take; past it the allocation reached so far (certified gap above tol) is used
+RESOLVE_TIME_LIMIT = 120.0
 
 
 def mean_field_model(structure: FactorGraph) -> MeanFieldModel:
@@ -150,62 +153,50 @@ class _UniformPolicy(FactoredPolicy):
 
 @dataclass(frozen=True)
 class ExactTaS(_FactoredConfig):
-    """Track-and-Stop on the exact T* allocation (small instances only; module docstring)."""
+    """Track-and-Stop on the exact T* allocation, re-solved by constraint generation (module docstring)."""
 
     resolve_growth: float = 0.1
-    max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS
+    tol: float = 1e-2  # certified relative gap of each re-solve: tracking a plug-in allocation needs no more
 
     def __post_init__(self):
         super().__post_init__()
         check_growth(self.resolve_growth)
-        as_count(self.max_joint_actions, "max_joint_actions")
+        if not (isinstance(self.tol, (int, float)) and not isinstance(self.tol, bool) and 0 < self.tol < 1):
+            raise InvalidInputError(f"tol must be a number in (0, 1), got {self.tol!r}")
 
     @property
     def name(self) -> str:
         return "tas"
 
     def start(self, env, delta, rng):
-        env = check_env(env)
-        n = env.fg.n_joint_actions
-        if n > self.max_joint_actions:
-            raise InstanceTooLargeError(
-                f"exact Track-and-Stop re-solves T* with one constraint per joint action: {n} joint actions "
-                f"exceed the limit {self.max_joint_actions}; use mf-tas (MF-TaS: mean field with FCR) instead")
-        return _ExactPolicy(env, rng, self.resolve_growth, self.max_joint_actions, **self._options())
+        return _ExactPolicy(check_env(env), rng, self.resolve_growth, self.tol, **self._options())
 
 
 class _ExactPolicy(FactoredPolicy):
-    def __init__(self, env, rng, resolve_growth: float, limit: int, **options):
+    def __init__(self, env, rng, resolve_growth: float, tol: float, **options):
         super().__init__(env, rng, **options)
-        self.resolve_growth, self.limit = resolve_growth, limit
-        self.joint = self.structure.joint_actions(limit)
-        self.joint_counts = np.zeros(self.joint.shape[0], dtype=np.int64)
-        self.weights = np.full(self.joint.shape[0], 1.0 / self.joint.shape[0])
+        self.resolve_growth, self.tol = resolve_growth, tol
+        self.plan = None  # elimination plan and consistent clique tables of the last solve (None: uniform)
+        self.clique_weights: np.ndarray | None = None
+        self.working_set: np.ndarray | None = None
         self._next_solve = 0
         self.solves = 0
         self.failed_solves = 0
-        self.inaccurate_solves = 0  # solves optdesign flagged (RuntimeWarning) as not confirmed optimal
-
-    def _record_joint(self, actions, reps) -> None:
-        idx = np.ravel_multi_index(tuple(actions.T), self.structure.n_actions)
-        np.add.at(self.joint_counts, idx, reps)
+        self.inaccurate_solves = 0  # re-solves that stopped before the certified gap tol
 
     def _resolve(self) -> None:
-        """w at theta_hat: the global optimal allocation of T*(theta_hat); kept as is on an empirical tie or a
-        solver failure. Passes optdesign flags as inaccurate are used (and counted), not reported as warnings."""
+        """T*(theta_hat) by constraint generation, warm-started from the last working set; the last allocation is
+        kept on an empirical tie or a solver failure."""
         start = time.perf_counter()
         tables = self.structure.split_tables(self.stats.theta_hat())
         fg_hat = FactorGraph(self.structure.n_actions, list(zip(self.structure.scopes, tables, strict=True)))
         try:
-            with warnings.catch_warnings(record=True) as caught:  # an inaccurate pass still gives a usable w
-                warnings.simplefilter("always", RuntimeWarning)
-                res = od.characteristic_time(fg_hat, formulation="global", max_joint_actions=self.limit)
-            self.inaccurate_solves += bool(caught)
-            w = np.clip(np.asarray(res.global_allocation, dtype=float).ravel(), 0.0, None)
-            if w.sum() > 0:
-                self.weights = w / w.sum()
+            res = characteristic_time_generated(fg_hat, tol=self.tol, solver="CLARABEL", initial=self.working_set,
+                                                time_limit=RESOLVE_TIME_LIMIT)
+            self.plan, self.clique_weights, self.working_set = fg_hat.plan(), res.clique_weights, res.working_set
+            self.inaccurate_solves += res.status != "optimal"
             self.solves += 1
-        except (InvalidInputError, SolverError):  # tie in theta_hat or solver failure: keep the last w
+        except (InvalidInputError, SolverError):  # tie in theta_hat or solver failure: keep the last allocation
             self.failed_solves += 1
         self.solve_time += time.perf_counter() - start
 
@@ -213,7 +204,6 @@ class _ExactPolicy(FactoredPolicy):
         if self._rounds >= self._next_solve:
             self._resolve()
             self._next_solve = next_checkpoint(self._rounds, self.resolve_growth)
-        batch = track(self.joint_counts, self.weights, rounds)
-        self.joint_counts += batch
-        played = np.flatnonzero(batch)
-        return self.indexer.counts(self.joint[played], batch[played])
+        if self.clique_weights is None:
+            return self.indexer.counts(sample_product(uniform_local(self.structure.n_actions), rounds, self.rng))
+        return self.indexer.counts(sample_joint_actions(self.plan, self.clique_weights, rounds, self.rng))

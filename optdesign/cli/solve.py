@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..errors import InstanceTooLargeError, InvalidInputError
+from ..errors import InvalidInputError
 from ..exits import exit_on_project_errors
 from ..linear import METHODS, bilinear_design, d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
 from ..result import BilinearDesign, DesignResult
@@ -73,29 +73,14 @@ def _solve(problem: Problem, X, Z, theta, solver, method, tol):
 def _solve_factor_graph(problem: Problem, fg, *, m: int, regret_method: RegretMethod, solver: str | None):
     """T* (char-time), T^MF(m) (mf-char-time) or the Graves–Lai constant (regret) of ``fg``."""
     if problem is Problem.regret:
-        from ..factored.regret import EXACT_MAX_JOINT_ACTIONS as REGRET_LIMIT
         from ..factored.regret import regret_lower_bound
 
-        try:
-            return regret_lower_bound(fg, regret_method.value, solver=solver, m=m)
-        except InstanceTooLargeError:
-            raise InstanceTooLargeError(
-                f"the exact regret bound needs one constraint per joint action: {fg.n_joint_actions} joint actions "
-                f"exceed the limit {REGRET_LIMIT}; use the mean-field (FCR) upper bound instead: "
-                "optdesign solve regret --regret-method mf --instance FILE [--m M]"
-            ) from None
-    from ..factored.characteristic_time import EXACT_MAX_JOINT_ACTIONS, characteristic_time, mf_characteristic_time
+        return regret_lower_bound(fg, regret_method.value, solver=solver, m=m)  # exact: generated beyond 20,000
+    from ..factored.characteristic_time import characteristic_time, mf_characteristic_time
 
     if problem is Problem.mf_char_time:
         return mf_characteristic_time(fg, m, solver=solver)
-    try:
-        return characteristic_time(fg, solver=solver)
-    except InstanceTooLargeError:
-        raise InstanceTooLargeError(
-            f"exact T* needs one constraint per joint action: {fg.n_joint_actions} joint actions exceed the limit "
-            f"{EXACT_MAX_JOINT_ACTIONS}; use the mean-field method instead: "
-            "optdesign solve mf-char-time --instance FILE [--m M]"
-        ) from None
+    return characteristic_time(fg, solver=solver)  # enumerated when small, by constraint generation beyond
 
 
 def _check_solve_options(problem: Problem, *, arms, items, theta, instance, method, m, regret_method) -> None:
@@ -198,6 +183,9 @@ def _print_factor_graph_table(problem: Problem, res, fg) -> None:
     summary.add_row("Delta_min", f"{fg.gap_min():.6g}")
     if res.method != "exact":
         summary.add_row("m", str(res.m))
+    if res.extras.get("formulation") == "constraint-generation":
+        summary.add_row("constraint generation", f"{res.extras['iterations']} iterations, working set of "
+                        f"{res.extras['working_set']} joint actions")
     summary.add_row("n_constraints", str(res.n_constraints))
     summary.add_row("n_variables", str(res.n_variables))
     width = getattr(res, "width", None)
@@ -263,8 +251,8 @@ def solve(
         None, "--instance", help="Factor-graph JSON (FactorGraph.save). Required for char-time, mf-char-time, regret."),
     m: int = typer.Option(1, "--m", help="m of T^MF(m) (mf-char-time) and of regret --regret-method mf."),
     regret_method: RegretMethod | None = typer.Option(
-        None, "--regret-method", help="regret only: exact (one row per joint action; default) or mf (FCR, an "
-        "upper bound on c_theta that scales to large instances)."),
+        None, "--regret-method", help="regret only: exact (one row per joint action, by constraint generation beyond "
+        "20,000; default) or mf (FCR, an upper bound on c_theta of polynomial size)."),
     solver: str | None = typer.Option(None, "--solver", help="Force a solver (CLARABEL, SCS, MOSEK)."),
     method: str = typer.Option("auto", "--method", help=f"Linear problems only; one of: {', '.join(METHODS)}."),
     tol: float = typer.Option(1e-4, "--tol", help="Linear problems: certified relative gap for the fast path."),

@@ -16,6 +16,7 @@ this module re-exports it.
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -23,33 +24,35 @@ import scipy.sparse as sp
 from .._lazy import cp
 from ..errors import InvalidInputError
 from ..result import CharTimeResult, relative_gap
-from ..validation import check_enumerable
-from .constraint_generation import certified_lower_bound, characteristic_time_generated, exact_marginals
+from ..validation import as_count, check_enumerable
+from .constraint_generation import MASTER_SOLVER_OPTIONS, certified_lower_bound, characteristic_time_generated
 from .factorgraph import FactorGraph
-from .marginals import marginal_maps
+from .marginals import consistent_clique_weights, marginal_maps
 from .mean_field import MeanFieldModel, mf_characteristic_time
 from .rescaling import Reference, ScaledAllocation, solve_in_passes
 
-# exact T* has one constraint per joint action: refuse beyond this (3^9 = 19,683 fits)
+# method="enumerate" has one constraint per joint action: refused beyond this (3^9 = 19,683 fits); "auto" switches
+# to constraint generation there
 EXACT_MAX_JOINT_ACTIONS = 20_000
 
 
-EXACT_METHODS = ("enumerate", "generate")
+EXACT_METHODS = ("auto", "enumerate", "generate")
 EXACT_FORMULATIONS = ("junction-tree", "global")
 
 
-def characteristic_time(fg: FactorGraph, *, method: str = "enumerate", formulation: str = "junction-tree",
+def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: str = "junction-tree",
                         solver: str | None = None, max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS,
-                        tol: float = 1e-4) -> CharTimeResult:
+                        tol: float = 1e-4, time_limit: float | None = None) -> CharTimeResult:
     """Exact T* (MF-TaS eq. 1): inf over the marginal polytope of max_{a != a*} H_w(a) / Delta(a)^2.
 
     ``method="generate"`` solves it by constraint generation with exact separation, for any number of joint
-    actions, and certifies the result to relative gap ``tol`` (:mod:`optdesign.factored.constraint_generation`).
-    ``method="enumerate"`` (default) lists every joint action, as follows.
+    actions, and certifies the result to relative gap ``tol`` (:mod:`optdesign.factored.constraint_generation`);
+    after ``time_limit`` seconds it returns status ``"not_converged"`` with the bracket reached.
+    ``method="enumerate"`` lists every joint action, as follows; ``"auto"`` (default) enumerates up to
+    ``max_joint_actions`` joint actions and generates beyond.
 
-    One constraint per joint action a != a*, so instances with more than ``max_joint_actions``
-    joint actions are refused (InstanceTooLargeError); use :func:`mf_characteristic_time` (mean
-    field with FCR) for those. ``formulation`` describes the marginal polytope:
+    One constraint per joint action a != a*, so ``"enumerate"`` refuses instances with more than
+    ``max_joint_actions`` joint actions (InstanceTooLargeError). ``formulation`` describes the marginal polytope:
 
     * ``"junction-tree"`` (default): clique distributions of an elimination order, consistent on
       separators (:mod:`optdesign.factored.marginals`), exact and O(N K^{w+1}) variables;
@@ -57,18 +60,25 @@ def characteristic_time(fg: FactorGraph, *, method: str = "enumerate", formulati
       its many equivalent optima make interior-point solvers stall earlier).
 
     Solved in passes centred on the previous allocation (:func:`optdesign.factored.rescaling.solve_in_passes`,
-    shared with the regret bound); ``value`` is the objective at the kept pass's marginals.
+    shared with the regret bound); ``value`` is the objective at the kept pass's marginals, ``lower_bound`` comes
+    from the rows' multipliers by weak duality, and a RuntimeWarning says when their gap exceeds ``tol``.
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
     if method not in EXACT_METHODS:
         raise InvalidInputError(f"method must be one of {EXACT_METHODS}, got {method!r}")
+    if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol > 0):
+        raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
+    if method == "auto":
+        limit = as_count(max_joint_actions, "max_joint_actions", minimum=0)
+        method = "enumerate" if fg.n_joint_actions <= limit else "generate"
     if method == "generate":
-        return characteristic_time_generated(fg, tol=tol, solver=solver)
+        limits = {} if time_limit is None else {"time_limit": time_limit}
+        return characteristic_time_generated(fg, tol=tol, solver=solver, **limits)
     if formulation not in EXACT_FORMULATIONS:
         raise InvalidInputError(f"formulation must be one of {EXACT_FORMULATIONS}, got {formulation!r}")
-    check_enumerable(fg.n_joint_actions, max_joint_actions, what="exact T*",
-                     instead="mf_characteristic_time(fg) (mean field with FCR)")
+    check_enumerable(fg.n_joint_actions, max_joint_actions, what="exact T* by enumeration",
+                     instead="method='generate' (constraint generation, any size)")
     start = time.perf_counter()
     dmin = fg.gap_min()  # raises if a* is not unique
     best = fg.best_action()
@@ -95,7 +105,7 @@ def characteristic_time(fg: FactorGraph, *, method: str = "enumerate", formulati
     def exact(y: np.ndarray) -> np.ndarray:
         if formulation == "global":
             return W @ (y / y.sum())
-        return exact_marginals(fg.plan(), W, y)
+        return W @ consistent_clique_weights(fg.plan(), y, 1.0)
 
     def build(reference: Reference):
         alloc = ScaledAllocation(W, reference, name="w")
@@ -115,11 +125,17 @@ def characteristic_time(fg: FactorGraph, *, method: str = "enumerate", formulati
 
         return problem, evaluate
 
-    out = solve_in_passes(build, Reference.around(uniform, W), solver, label="exact T*")
+    # the master's tolerance: the certified lower bound is only as good as the rows' multipliers
+    out = solve_in_passes(build, Reference.around(uniform, W), solver, label="exact T*",
+                          solver_options=MASTER_SOLVER_OPTIONS, warn=False)
     best_pass = out.best
     wbar_val, y, dual = best_pass.point
     info = best_pass.info
     lower = certified_lower_bound(fg, H_scaled, dual, wbar_val, solver)
+    if relative_gap(best_pass.value, lower) > tol:  # the certificate, not the solver's status, decides
+        warnings.warn(f"exact T*: certified relative gap {relative_gap(best_pass.value, lower):.2e} above tol {tol:g} "
+                      f"({info.solver} status {info.status} after {out.passes} passes); value {best_pass.value:.6g} is "
+                      f"attained, lower bound {lower:.6g}", RuntimeWarning, stacklevel=2)
     marginals = fg.split_tables(wbar_val)
     glob = (y / y.sum()).reshape(fg.n_actions) if formulation == "global" else None
     return CharTimeResult(

@@ -1,19 +1,24 @@
-"""Exact T* by constraint generation: a master on a working set of joint actions, exact separation over all of them.
+"""Constraint generation for programs with one constraint per joint action, and exact T* built on it.
 
-T* = inf over the marginal polytope of max_{a != a*} H_w(a) / Delta(a)^2 (MF-TaS eq. 1) has one constraint per joint
-action. Keeping only a working set W gives the *master*, solved over junction-tree clique distributions
+T* = inf over the marginal polytope of max_{a != a*} H_w(a) / Delta(a)^2 (MF-TaS eq. 1) and the Graves–Lai regret
+bound (:mod:`optdesign.factored.regret`) both have one constraint per joint action a != a*. Keeping only a working
+set W gives the *master* (a relaxation), solved over junction-tree clique tables
 (:mod:`optdesign.factored.marginals`) and re-centred on the previous iterate (:mod:`optdesign.factored.rescaling`).
-Every iteration brackets T* without trusting the solver:
+:func:`generate` runs the loop for any :class:`CuttingPlaneMaster`; every iteration brackets the optimum without
+trusting the solver:
 
-* **upper bound**: the solver's clique tables are repaired to exactly consistent ones (a real distribution, so
-  their factor marginals wbar lie in the polytope) and the objective at wbar is evaluated over ALL joint actions
-  by the Pareto separation oracle (:func:`optdesign.factored.separation.most_violated`), which also returns the
-  most violated joint actions to add to W;
-* **lower bound** (weak duality): for the master's multipliers lambda (a distribution over W) and
-  c = H_W^T lambda / Delta_min^2-scaled rows, T* >= min_w sum c / w >= (sum sqrt(c s))^2 / max_a sum_e s_{e,a_e} for
-  any s >= 0 (Cauchy–Schwarz, and sum_{e,b} s_{e,b} wbar_{e,b} <= max_a sum_e s_{e,a_e} for marginals of a
-  distribution); s = c / wbar^2 at the current iterate, the max is one max-sum.
+* **upper bound**: the solver's clique tables are repaired to exactly consistent ones
+  (:func:`~optdesign.factored.marginals.consistent_clique_weights`, so their factor marginals wbar lie in the
+  polytope or cone) and the objective at wbar is evaluated over ALL joint
+  actions by the Pareto separation oracle (:func:`optdesign.factored.separation.most_violated`), which also returns
+  the most violated joint actions to add to W;
+* **lower bound** (weak duality): the master's multipliers lambda (a distribution over W) give c = sum_a lambda_a
+  (scaled row of a) >= 0, and the dual function min_w sum c / w over the polytope is bounded below by Cauchy–Schwarz,
+  (sum sqrt(c s))^2 / max_w s . wbar for any s >= 0, the max being one max-sum (T*) or one max-ratio (regret);
+  s = c / wbar^2 at the current iterate, then at the minimiser of sum c / w (one smooth solve), where it is tight.
 
+For T* (:class:`CharTimeMaster`): rows H_W(a) (1/wbar) (Delta_min / Delta(a))^2 <= z, minimise z, so
+T* >= (sum c / wbar)^2 / max_a sum_e (c / wbar^2)_{e,a_e} / Delta_min^2.
 The initial working set decides the iteration count (../shared/spec/factored.md §3): the joint actions in gap
 order, every single deviation from a*, and per factor and group action the best joint action through it.
 """
@@ -21,20 +26,23 @@ order, every single deviation from a*, and per factor and group action the best 
 from __future__ import annotations
 
 import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from .. import solvers
 from .._lazy import cp
-from ..errors import InvalidInputError
+from ..errors import InstanceTooLargeError, InvalidInputError
 from ..result import CharTimeResult, relative_gap
+from ..solvers import SolveInfo
 from ..validation import as_count
 from .factorgraph import FactorGraph
 from .inference import MaxSum
 from .marginals import consistent_clique_weights, marginal_maps
 from .rescaling import Reference, ScaledAllocation
-from .separation import most_violated
+from .separation import Separation, most_violated
 
 DEFAULT_TOL = 1e-4
 MAX_ITERATIONS = 100
@@ -71,17 +79,79 @@ def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.nda
     return A[np.any(A != best, axis=1)]
 
 
-class Master:
-    """Restricted program: min z s.t. H_W(a) (1/wbar) (Delta_min / Delta(a))^2 <= z for a in W, wbar in the polytope."""
+def check_initial(fg: FactorGraph, initial) -> np.ndarray:
+    """An (M, N) array of joint actions other than a* (a warm start's working set), or InvalidInputError."""
+    A = np.asarray(initial)
+    if (A.ndim != 2 or A.shape[1] != fg.n_agents or not np.issubdtype(A.dtype, np.integer) or np.any(A < 0)
+            or np.any(A >= np.asarray(fg.n_actions))):
+        raise InvalidInputError(f"initial must be an (M, {fg.n_agents}) integer array of joint actions")
+    return A[np.any(A != fg.best_action(), axis=1)]
+
+
+@dataclass(frozen=True)
+class Iterate:
+    """One master solve: raw clique tables ``y`` (the next reference), exactly consistent ones ``exact`` with factor
+    marginals ``wbar``, multipliers ``lam`` of the working-set rows (summing to one), the solver's optimum ``z``."""
+
+    y: np.ndarray
+    exact: np.ndarray
+    wbar: np.ndarray
+    lam: np.ndarray
+    z: float
+    info: SolveInfo
+
+
+class CuttingPlaneMaster(ABC):
+    """A program with one row per joint action a != a*, restricted to a working set W (module docstring).
+
+    Subclasses give the scaled rows of joint actions, the master solve, the value over all joint actions at an
+    iterate (with the most violated joint actions) and the two weak-duality bounds."""
 
     def __init__(self, fg: FactorGraph, solver: str | None):
         self.fg, self.solver = fg, solver
         self.plan = fg.plan()
         self.F, self.C, self.R = marginal_maps(self.plan)
-        self.dmin = fg.gap_min()
+        self.best = fg.best_action()
+        self.star = fg.group_indices(self.best)[0]
+        self.dmin = fg.gap_min()  # raises if a* is not unique
+        factor_of = np.repeat(np.arange(fg.n_factors), fg.table_sizes)
+        self.gap_terms = fg.means[self.star][factor_of] - fg.means  # Delta(a) = sum_e gap_terms[a_e]
+        self.factor_of = factor_of
         self.actions = np.zeros((0, fg.n_agents), dtype=np.int64)
-        self.H = sp.csr_matrix((0, fg.abar))
-        self.scale = np.zeros(0)
+        self.rows = sp.csr_matrix((0, self.n_columns))
+
+    @property
+    def n_columns(self) -> int:
+        return self.fg.abar
+
+    @abstractmethod
+    def scaled_rows(self, actions: np.ndarray) -> sp.csr_matrix:
+        """One row per joint action, in the units the master's constraints use."""
+
+    @abstractmethod
+    def solve(self, reference: Reference) -> Iterate:
+        """Solve the master on W centred on ``reference``."""
+
+    @abstractmethod
+    def separate(self, it: Iterate, k: int) -> tuple[float, Separation]:
+        """(objective at ``it.wbar`` over all joint actions, the separation with the k most violated)."""
+
+    @abstractmethod
+    def dual_bound(self, c: np.ndarray, wbar: np.ndarray) -> float:
+        """Cauchy–Schwarz lower bound with s = c / wbar^2."""
+
+    @abstractmethod
+    def minimiser_bound(self, c: np.ndarray, reference: Reference) -> float:
+        """The same bound at the minimiser of sum c / w (one smooth solve)."""
+
+    def start(self) -> Reference:
+        """Reference of the first solve: uniform clique tables."""
+        sizes = np.asarray([step.n_rows for step in self.plan.steps])
+        return self.reference(1.0 / np.repeat(sizes, sizes))
+
+    def reference(self, y: np.ndarray) -> Reference:
+        """The reference centred on clique tables ``y``."""
+        return Reference.around(y, self.F)
 
     def add(self, actions: np.ndarray) -> int:
         """Add the joint actions not yet in W; returns how many were new."""
@@ -93,50 +163,157 @@ class Master:
             return 0
         actions = np.unique(actions, axis=0)
         self.actions = np.vstack([self.actions, actions])
-        self.H = sp.vstack([self.H, self.fg.deviation_matrix(actions, with_best=True)]).tocsr()
-        self.scale = np.concatenate([self.scale, (self.dmin / self.fg.gap(actions)) ** 2])
+        self.rows = sp.vstack([self.rows, self.scaled_rows(actions)]).tocsr()
         return actions.shape[0]
 
-    def solve(self, reference: Reference):
-        """(clique distribution y, multipliers lambda over W summing to one, solver value z, solve info)."""
-        alloc = ScaledAllocation(self.F, reference, name="w")
-        z = cp.Variable(name="z")
-        rows = alloc.inverse(sp.diags(self.scale) @ self.H) <= z
-        constraints = [*alloc.constraints, alloc.linear(self.R) == 1, rows]
+    def violated(self, h: np.ndarray, k: int, threshold: float) -> Separation:
+        """Exact separation of H(a) / Delta(a)^2 for per-entry costs ``h``; when the k best overflow the Pareto
+        elimination's state limit (many near-ties at the top), the single best, whose pruning is the strongest."""
+        def run(k: int) -> Separation:
+            return most_violated(self.plan, h, self.gap_terms, delta_min=self.dmin, k=k, threshold=threshold,
+                                 candidates=self.actions[-k:])
+        try:
+            return run(k)
+        except InstanceTooLargeError:
+            if k == 1:
+                raise
+            return run(1)
+
+    def support(self, it: Iterate) -> np.ndarray:
+        """The joint actions whose rows carry ``it``: positive multipliers (W only grows, so rows keep their index)."""
+        return self.actions[:it.lam.size][it.lam > 1e-9 * it.lam.max()]
+
+    def multipliers(self, dual) -> np.ndarray:
+        """The rows' multipliers as a distribution over W (uniform if the solver gave none)."""
+        lam = np.clip(np.asarray(dual if dual is not None else np.zeros(0), dtype=float).ravel(), 0.0, None)
+        if lam.size != self.actions.shape[0] or lam.sum() <= 0:
+            return np.full(self.actions.shape[0], 1.0 / max(self.actions.shape[0], 1))
+        return lam / lam.sum()
+
+    def polytope(self, alloc: ScaledAllocation) -> list:
+        """Clique tables of one distribution: one unit of mass per root, consistent on separators."""
+        constraints = [*alloc.constraints, alloc.linear(self.R) == 1]
         if self.C.shape[0]:
             constraints.append(alloc.linear(self.C, normalise=True) == 0)
-        problem = cp.Problem(cp.Minimize(z), constraints)
+        return constraints
+
+
+@dataclass(frozen=True)
+class GenerationRun:
+    """What :func:`generate` reached: the bracket, the iterate attaining ``upper``, the work done."""
+
+    upper: float
+    lower: float
+    kept: Iterate
+    status: str
+    iterations: int
+    master_time: float
+    separation_time: float
+    info: SolveInfo
+    stopped: str  # why the loop ended: "certified", "iterations", "time", "stalled" or "separation"
+
+    @property
+    def gap(self) -> float:
+        return relative_gap(self.upper, self.lower)
+
+
+def check_limits(tol, time_limit, max_iterations, add_per_iteration) -> tuple[int, int | None]:
+    """Validate the loop's limits; returns (max_iterations, add_per_iteration) as counts."""
+    if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol > 0):
+        raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
+    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    max_iterations = as_count(max_iterations, "max_iterations")
+    if add_per_iteration is not None:
+        add_per_iteration = as_count(add_per_iteration, "add_per_iteration")
+    return max_iterations, add_per_iteration
+
+
+def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, time_limit: float,
+             add_per_iteration: int) -> GenerationRun:
+    """Constraint generation until upper / lower - 1 <= ``tol``, or the iteration / time limits (status
+    ``"not_converged"``: the bracket still holds)."""
+    start = time.perf_counter()
+    reference = master.start()
+    upper, lower, kept = np.inf, 0.0, None
+    t_master = t_sep = 0.0
+    status, stopped = "not_converged", "iterations"
+    iteration = stalls = 0
+    while iteration < max_iterations:
+        iteration += 1
+        t0 = time.perf_counter()
+        it = master.solve(reference)
+        t_master += time.perf_counter() - t0
+        c = master.rows.T @ it.lam
+        lower = max(lower, master.dual_bound(c, it.wbar))
+        t0 = time.perf_counter()
+        try:
+            value, sep = master.separate(it, add_per_iteration)
+        except InstanceTooLargeError:  # exact separation out of reach at this iterate: keep the bracket so far
+            if kept is None:
+                raise
+            stopped = "separation"
+            break
+        t_sep += time.perf_counter() - t0
+        if value < upper:
+            upper, kept = value, it
+        reference = master.reference(it.y)
+        last = iteration == max_iterations or time.perf_counter() - start > time_limit
+        # the minimiser bound is at most the master's optimum: it can only certify once that is near the upper bound
+        if relative_gap(upper, lower) > tol and (last or relative_gap(upper, it.z) <= 2 * tol):
+            t0 = time.perf_counter()
+            lower = max(lower, master.minimiser_bound(c, reference))
+            t_master += time.perf_counter() - t0
+        if relative_gap(upper, lower) <= tol:
+            status, stopped = "optimal", "certified"
+            break
+        if last:
+            stopped = "iterations" if iteration == max_iterations else "time"
+            break
+        if master.add(sep.actions) == 0:  # W is complete at this point: re-solve centred on it (precision)
+            stalls += 1
+            if stalls >= MAX_STALLS:
+                stopped = "stalled"
+                break
+    return GenerationRun(float(upper), float(lower), kept, status, iteration, t_master, t_sep, it.info, stopped)
+
+
+# ------------------------------------------------------------------------------------------------ exact T*
+class CharTimeMaster(CuttingPlaneMaster):
+    """T* on W: min z s.t. H_W(a) (1/wbar) (Delta_min / Delta(a))^2 <= z, wbar in the marginal polytope."""
+
+    def scaled_rows(self, actions):
+        scale = (self.dmin / self.fg.gap(actions)) ** 2
+        return sp.diags(scale) @ self.fg.deviation_matrix(actions, with_best=True)
+
+    def solve(self, reference):
+        alloc = ScaledAllocation(self.F, reference, name="w")
+        z = cp.Variable(name="z")
+        rows = alloc.inverse(self.rows) <= z
+        problem = cp.Problem(cp.Minimize(z), [*self.polytope(alloc), rows])
         info = solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
-        lam = np.clip(np.asarray(rows.dual_value, dtype=float).ravel(), 0.0, None)
-        lam = lam / lam.sum() if lam.sum() > 0 else np.full(lam.size, 1.0 / lam.size)
-        return alloc.value, lam, float(z.value), info
+        y = alloc.value
+        exact = consistent_clique_weights(self.plan, y, 1.0)
+        return Iterate(y, exact, self.F @ exact, self.multipliers(rows.dual_value), float(z.value) / self.dmin**2,
+                       info)
 
+    def separate(self, it, k):
+        h = 1.0 / it.wbar + 1.0 / it.wbar[self.star][self.factor_of]
+        h[self.star] = 0.0
+        sep = self.violated(h, k, it.z)
+        return (sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)), sep
 
-def exact_marginals(plan, F: sp.csr_matrix, y: np.ndarray) -> np.ndarray:
-    """Factor marginals of the distribution the clique tables y define, exactly inside the marginal polytope."""
-    return F @ consistent_clique_weights(plan, y, 1.0)
+    def dual_bound(self, c, wbar):
+        """(sum c / wbar)^2 / max_a sum_e (c / wbar^2)_{e,a_e} / Delta_min^2."""
+        top = MaxSum(self.plan, c / wbar**2).value
+        return 0.0 if top <= 0 else float(np.sum(c / wbar)) ** 2 / top / self.dmin**2
 
-
-def dual_lower_bound(master: Master, c: np.ndarray, wbar: np.ndarray) -> float:
-    """(sum c / wbar)^2 / max_a sum_e (c / wbar^2)_{e,a_e} / Delta_min^2: Cauchy–Schwarz with s = c / wbar^2."""
-    s = c / wbar**2
-    top = MaxSum(master.plan, s).value
-    if top <= 0:
-        return 0.0
-    return float(np.sum(c / wbar)) ** 2 / top / master.dmin**2
-
-
-def minimiser_lower_bound(master: Master, c: np.ndarray, reference: Reference) -> float:
-    """The same bound at the minimiser of sum c / wbar over the polytope (one smooth solve), where it is tight."""
-    alloc = ScaledAllocation(master.F, reference, name="w")
-    constraints = [*alloc.constraints, alloc.linear(master.R) == 1]
-    if master.C.shape[0]:
-        constraints.append(alloc.linear(master.C, normalise=True) == 0)
-    objective = alloc.inverse(sp.csr_matrix(c / max(float(c.max()), 1e-300)))
-    problem = cp.Problem(cp.Minimize(cp.sum(objective)), constraints)
-    solvers.solve(problem, master.solver, accept_inaccurate=True)
-    wbar = exact_marginals(master.plan, master.F, alloc.value)
-    return dual_lower_bound(master, c, wbar)
+    def minimiser_bound(self, c, reference):
+        alloc = ScaledAllocation(self.F, reference, name="w")
+        objective = alloc.inverse(sp.csr_matrix(c / max(float(c.max()), 1e-300)))
+        problem = cp.Problem(cp.Minimize(cp.sum(objective)), self.polytope(alloc))
+        solvers.solve(problem, self.solver, accept_inaccurate=True)
+        return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, alloc.value, 1.0))
 
 
 def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual, wbar: np.ndarray,
@@ -148,84 +325,40 @@ def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual, wbar: 
     lam = np.clip(np.asarray(dual, dtype=float).ravel(), 0.0, None)
     if lam.sum() <= 0:
         return 0.0
-    master = Master(fg, solver)
+    master = CharTimeMaster(fg, solver)
     c = H_scaled.T @ (lam / lam.sum())
-    lower = dual_lower_bound(master, c, wbar)
-    sizes = np.asarray([step.n_rows for step in master.plan.steps])
-    reference = Reference.around(1.0 / np.repeat(sizes, sizes), master.F)
-    return max(lower, minimiser_lower_bound(master, c, reference))
+    return max(master.dual_bound(c, wbar), master.minimiser_bound(c, master.start()))
 
 
 def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, solver: str | None = None,
                                   max_iterations: int = MAX_ITERATIONS, time_limit: float = TIME_LIMIT,
-                                  add_per_iteration: int | None = None) -> CharTimeResult:
+                                  add_per_iteration: int | None = None,
+                                  initial: np.ndarray | None = None) -> CharTimeResult:
     """Exact T* with a certified bracket, by constraint generation (module docstring); no limit on |A|.
 
     Stops when value / lower_bound - 1 <= ``tol``, or after ``max_iterations`` / ``time_limit`` seconds with
-    status ``"not_converged"`` (the bracket still holds: ``gap`` says how far it got).
+    status ``"not_converged"`` (the bracket still holds: ``gap`` says how far it got; ``extras["stopped"]`` says
+    why). ``initial`` joint actions join the starting working set: a warm start from the previous result's
+    ``working_set`` (the joint actions whose rows carry its optimum) on a nearby instance.
+    The result's ``clique_weights`` define a distribution with the returned marginals
+    (:func:`optdesign.factored.marginals.sample_joint_actions` draws from it).
     """
-    if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol > 0):
-        raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
-    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    max_iterations = as_count(max_iterations, "max_iterations")
-    if add_per_iteration is not None:
-        add_per_iteration = as_count(add_per_iteration, "add_per_iteration")
+    max_iterations, add_per_iteration = check_limits(tol, time_limit, max_iterations, add_per_iteration)
     start = time.perf_counter()
-    best = fg.best_action()
-    dmin = fg.gap_min()  # raises if a* is not unique
-    plan = fg.plan()
-    star = fg.group_indices(best)[0]
-    factor_of = np.repeat(np.arange(fg.n_factors), fg.table_sizes)
-    gap_terms = fg.means[star][factor_of] - fg.means
-    master = Master(fg, solver)
+    master = CharTimeMaster(fg, solver)
     master.add(initial_working_set(fg))
-    add_per_iteration = 5 * fg.n_agents if add_per_iteration is None else add_per_iteration
-    sizes = np.asarray([step.n_rows for step in plan.steps])
-    reference = Reference.around(1.0 / np.repeat(sizes, sizes), master.F)
-    upper, lower, kept = np.inf, 0.0, None
-    t_master = t_sep = 0.0
-    status, info = "not_converged", None
-    iteration = stalls = 0
-    while iteration < max_iterations:
-        iteration += 1
-        t0 = time.perf_counter()
-        y, lam, z, info = master.solve(reference)
-        t_master += time.perf_counter() - t0
-        wbar = exact_marginals(plan, master.F, y)
-        c = (sp.diags(master.scale) @ master.H).T @ lam
-        lower = max(lower, dual_lower_bound(master, c, wbar))
-        t0 = time.perf_counter()
-        h = 1.0 / wbar + 1.0 / wbar[star][factor_of]
-        h[star] = 0.0
-        sep = most_violated(plan, h, gap_terms, delta_min=dmin, k=add_per_iteration, threshold=z / dmin**2,
-                            candidates=master.actions[-add_per_iteration:])
-        t_sep += time.perf_counter() - t0
-        value = sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)
-        if value < upper:
-            upper, kept = value, wbar
-        reference = Reference.around(y, master.F)
-        if relative_gap(upper, lower) > tol:
-            t0 = time.perf_counter()
-            lower = max(lower, minimiser_lower_bound(master, c, reference))
-            t_master += time.perf_counter() - t0
-        if relative_gap(upper, lower) <= tol:
-            status = "optimal"
-            break
-        if time.perf_counter() - start > time_limit:
-            break
-        if master.add(sep.actions) == 0:  # W is complete at this point: re-solve centred on it (precision)
-            stalls += 1
-            if stalls >= MAX_STALLS:
-                break
-    marginals = fg.split_tables(kept)
+    if initial is not None:
+        master.add(check_initial(fg, initial))
+    run = generate(master, tol=tol, max_iterations=max_iterations, time_limit=time_limit,
+                   add_per_iteration=5 * fg.n_agents if add_per_iteration is None else add_per_iteration)
     return CharTimeResult(
-        value=float(upper), solver_value=z / dmin**2, method="exact", m=0, best_action=best,
-        gaps=np.asarray([dmin]), marginals=marginals, local_allocations=None, global_allocation=None,
-        n_constraints=int(master.actions.shape[0]), n_variables=int(plan.n_rows), width=plan.width,
-        status=status, solver=info.solver, solve_time=time.perf_counter() - start, compile_time=0.0,
-        extras={"formulation": "constraint-generation", "iterations": iteration, "working_set": int(
-            master.actions.shape[0]), "master_time": t_master, "separation_time": t_sep,
-                "solver_status": info.status},
-        lower_bound=float(lower), gap=relative_gap(upper, lower),
+        value=run.upper, solver_value=run.kept.z, method="exact", m=0, best_action=master.best,
+        gaps=np.asarray([master.dmin]), marginals=fg.split_tables(run.kept.wbar), local_allocations=None,
+        global_allocation=None, n_constraints=int(master.actions.shape[0]), n_variables=int(master.plan.n_rows),
+        width=master.plan.width, status=run.status, solver=run.info.solver, solve_time=time.perf_counter() - start,
+        compile_time=0.0,
+        extras={"formulation": "constraint-generation", "iterations": run.iterations,
+                "working_set": int(master.actions.shape[0]), "master_time": run.master_time,
+                "separation_time": run.separation_time, "solver_status": run.info.status, "stopped": run.stopped},
+        lower_bound=run.lower, gap=run.gap, clique_weights=run.kept.exact, working_set=master.support(run.kept),
     )

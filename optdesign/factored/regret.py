@@ -16,8 +16,13 @@ The objective is written r @ mu with the max-sum regrets r >= 0 of the cliques
 (Delta(a) = sum_l r_l(clique row of a), :mod:`optdesign.factored.inference`): equal on the cone, and free
 of the cancellation between signed local gaps that costs percents when Delta_min << |theta_e|.
 
-* ``method="exact"``: one constraint row per joint action a != a*, refused above
-  ``max_joint_actions`` (default 20,000) joint actions.
+* ``method="exact"``: one constraint row per joint action a != a*, enumerated up to ``max_joint_actions``
+  (default 20,000) joint actions and by constraint generation beyond (:class:`RegretMaster`, the engine of
+  :mod:`optdesign.factored.constraint_generation`). Certified either way: ``lower_bound`` by weak duality from
+  the rows' multipliers lambda (a distribution over joint actions, c = sum_a lambda_a (2 / Delta(a)^2) 1{a_e = b}):
+  on the cone, min r.mu + c.(1/wbar) - 1.lambda maximised over the scale of lambda is min_{r.mu = 1} c.(1/wbar)
+  >= (sum c / wbar)^2 / max_{a != a*} S(a) / Delta(a) with S(a) = sum_e (c / wbar^2)_{e,a_e} (Cauchy–Schwarz;
+  the max is one Dinkelbach max-ratio).
 * ``method="mf"``: an UPPER bound on c_theta for large instances, see :func:`regret_lower_bound`.
 
 Numerics: the program is solved for theta / Delta_max (every gap <= 1, Delta_max the largest gap;
@@ -33,38 +38,171 @@ constraint exactly; the pass with the smallest value is kept.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
+from .. import solvers
 from .._lazy import cp
 from ..errors import InvalidInputError
-from ..result import RegretBoundResult
+from ..result import RegretBoundResult, relative_gap
 from ..validation import as_count, check_enumerable, check_m_best
+from .constraint_generation import (
+    DEFAULT_TOL,
+    MASTER_SOLVER_OPTIONS,
+    MAX_ITERATIONS,
+    TIME_LIMIT,
+    CuttingPlaneMaster,
+    Iterate,
+    check_initial,
+    check_limits,
+    generate,
+    initial_working_set,
+)
 from .factorgraph import FactorGraph
 from .fcr import factored_max
 from .inference import MaxSum
-from .marginals import marginal_maps
+from .marginals import consistent_clique_weights, marginal_maps
 from .rescaling import Reference, ScaledAllocation, solve_in_passes
 
 METHODS = ("exact", "mf")
 RESTRICTIONS = ("secant", "constant")
-# method="exact" has one constraint per joint action: refuse beyond this (3^9 = 19,683 fits)
+STRATEGIES = ("auto", "enumerate", "generate")
+# method="exact" enumerates up to this many joint actions (3^9 = 19,683 fits) and generates constraints beyond
 EXACT_MAX_JOINT_ACTIONS = 20_000
 
-__all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "RegretBoundResult", "regret_lower_bound"]
+__all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
+           "regret_lower_bound"]
+
+
+@dataclass(frozen=True)
+class Cone:
+    """The exact cone of factor marginals, in units of the largest gap (module docstring).
+
+    ``regrets`` are the max-sum clique regrets / ``unit`` (r . mu = sum_a w_a Delta(a) / unit), ``dev`` the group
+    actions b != a*_e, ``homogeneous`` the rows == 0 (separators, equal component masses) and the last row <= 0
+    (the cut of the zero-cost ray w_{a*} -> infinity), ``mu0`` a uniform feasible start of total mass
+    2 n_f max|table| / Delta_min^2 (a != a* deviates in at most n_f factors, each costing
+    1/wbar <= Delta_min^2 / 2 n_f).
+    """
+
+    unit: float
+    regrets: np.ndarray
+    dev: np.ndarray
+    F: sp.csr_matrix
+    R: sp.csr_matrix
+    homogeneous: sp.csr_matrix
+    mu0: np.ndarray
+
+    @classmethod
+    def of(cls, fg: FactorGraph, plan) -> Cone:
+        # every gap is in units of the largest gap Delta_max = theta(a*) - min_a theta(a): the program solved is
+        # then the same whatever the scale of theta (with counts ~ 1/Delta^2 in the units of theta, theta * 1e-4
+        # gave counts ~1e8, optimal_inaccurate and a 1% error, measured)
+        unit = fg.best_value + MaxSum(plan, -fg.means).value
+        star = fg.group_indices(fg.best_action())[0]
+        # Delta(a) = sum_l r_l(clique row of a) with max-sum regrets r_l >= 0: no cancellation between the signed
+        # local gaps (these cost ~1e-2 relative accuracy when Delta_min << |theta_e|, measured)
+        regrets = np.concatenate(MaxSum(plan, fg.means).regrets) / unit
+        dev = np.setdiff1d(np.arange(fg.abar), star)
+        F, C, R = marginal_maps(plan)
+        rows = [C] if C.shape[0] else []
+        if R.shape[0] > 1:
+            rows.append(R[1:] - sp.csr_matrix(np.ones((R.shape[0] - 1, 1))) @ R[:1])
+        # every optimum has a copy with w_{a*} = 0, whose total mass is at most sum_{e, b != a*_e} wbar_{e,b}
+        rows.append(R[:1] - sp.csr_matrix(np.ones((1, dev.size))) @ F[dev])
+        sizes = np.asarray([step.n_rows for step in plan.steps])
+        mu0 = 2.0 * fg.n_factors * float(fg.table_sizes.max()) / (fg.gap_min() / unit) ** 2 / np.repeat(sizes, sizes)
+        return cls(unit, regrets, dev, F, R, sp.vstack(rows).tocsr(), mu0)
+
+    def allocation(self, reference: Reference) -> tuple[ScaledAllocation, list]:
+        """Clique counts mu (with s >= 1 / wbar on the group actions b != a*_e) and the cone's constraints."""
+        counts = ScaledAllocation(self.F[self.dev], reference, name="clique_counts")
+        lin = counts.linear(self.homogeneous, normalise=True)
+        constraints = [*counts.constraints, lin[-1] <= 0]
+        if self.homogeneous.shape[0] > 1:
+            constraints.append(lin[:-1] == 0)
+        return counts, constraints
+
+    def rows(self, fg: FactorGraph, actions: np.ndarray) -> sp.csr_matrix:
+        """(2 / Delta(a)^2) sum_{e: a_e != a*_e} s_{e,a_e} <= 1 as rows over the group actions b != a*_e."""
+        return sp.diags(2.0 / (fg.gap(actions) / self.unit) ** 2) @ fg.deviation_matrix(actions)[:, self.dev]
+
+
+class RegretMaster(CuttingPlaneMaster):
+    """c_theta on a working set W: min r . mu s.t. (2 / Delta(a)^2) sum_{e: a_e != a*_e} 1/wbar_{e,a_e} <= 1, a in W."""
+
+    def __init__(self, fg: FactorGraph, solver: str | None):
+        super().__init__(fg, solver)
+        self.cone = Cone.of(fg, self.plan)
+        self.gap_terms = self.gap_terms / self.cone.unit
+        self.dmin = self.dmin / self.cone.unit
+
+    @property
+    def n_columns(self) -> int:
+        return self.fg.abar - self.fg.n_factors
+
+    def start(self):
+        return self.reference(self.cone.mu0)
+
+    def reference(self, y):
+        return Reference.around(y, self.F[self.cone.dev])
+
+    def scaled_rows(self, actions):
+        return self.cone.rows(self.fg, actions)
+
+    def solve(self, reference):
+        counts, constraints = self.cone.allocation(reference)
+        rows = counts.inverse(self.rows) <= 1
+        cost, ref = counts.cost(self.cone.regrets)
+        problem = cp.Problem(cp.Minimize(cost), [*constraints, rows])
+        info = solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
+        mu = counts.value
+        exact = consistent_clique_weights(self.plan, mu, float(np.mean(self.R @ mu)))
+        return Iterate(mu, exact, self.F @ exact, self.multipliers(rows.dual_value), float(problem.value) * ref, info)
+
+    def separate(self, it, k):
+        """Scaled so that every row holds: v = max_a (2 / Delta(a)^2) H(a), value v r . mu (attained at mu v)."""
+        h = np.zeros(self.fg.abar)
+        h[self.cone.dev] = 1.0 / np.maximum(it.wbar[self.cone.dev], 1e-300)
+        sep = self.violated(h, k, 0.5)
+        ratio = sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)
+        return 2.0 * ratio * float(self.cone.regrets @ it.exact), sep
+
+    def dual_bound(self, c, wbar):
+        """(sum c / wbar)^2 / max_{a != a*} S(a) / Delta(a), S = c / wbar^2 on the group actions b != a*_e."""
+        w = wbar[self.cone.dev]
+        if np.any(w <= 0):
+            return 0.0
+        s = np.zeros(self.fg.abar)
+        s[self.cone.dev] = c / w**2
+        top = _max_ratio(self.fg, self.plan, s, self.gap_terms, floor=0.0)
+        return 0.0 if top <= 0 else float(np.sum(c / w)) ** 2 / top
+
+    def minimiser_bound(self, c, reference):
+        y = reference.allocation
+        counts, constraints = self.cone.allocation(self.reference(y / float(self.cone.regrets @ y)))  # r . mu = 1
+        cost, ref = counts.cost(self.cone.regrets)
+        objective = counts.inverse(sp.csr_matrix(c / max(float(c.max()), 1e-300)))
+        problem = cp.Problem(cp.Minimize(cp.sum(objective)), [*constraints, cost == 1.0 / ref])
+        solvers.solve(problem, self.solver, accept_inaccurate=True)
+        mu = counts.value
+        return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, mu, float(np.mean(self.R @ mu))))
 
 
 def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | None = None, m: int = 1,
                        max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS, restriction: str = "secant",
-                       order="auto") -> RegretBoundResult:
+                       order="auto", strategy: str = "auto", tol: float = DEFAULT_TOL,
+                       time_limit: float = TIME_LIMIT, initial: np.ndarray | None = None) -> RegretBoundResult:
     """c_theta = min_w sum_a w_a Delta(a) s.t. sum_{e: a_e != a*_e} 1/wbar_{e,a_e} <= Delta(a)^2/2, a != a*.
 
-    ``method="exact"``: one row per joint action a != a* (InstanceTooLargeError above
-    ``max_joint_actions``; use ``method="mf"`` then); ``m`` and ``restriction`` are validated but
-    not used. ``order`` is the elimination order of the junction tree / FCR (any order gives the
-    same value).
-
+    ``method="exact"``: one row per joint action a != a*, certified (``lower_bound``, ``gap``). ``strategy``
+    ``"enumerate"`` lists them all (InstanceTooLargeError above ``max_joint_actions``), ``"generate"`` runs
+    constraint generation to relative gap ``tol`` (status ``"not_converged"`` after ``time_limit`` seconds,
+    ``initial`` joint actions warm-start its working set), ``"auto"`` enumerates up to ``max_joint_actions``
+    and generates beyond. ``m`` and ``restriction`` are validated but not used. ``order`` is the elimination
+    order of the junction tree / FCR (any order gives the same value).
     ``method="mf"``: an upper bound c^MF(m) >= c_theta of polynomial size. The name follows
     T^MF(m): the constraint side is restricted as in MF-TaS App. H, but the allocation is *not*
     a product (see below). With a_1..a_m the m best joint actions after a* (gaps Delta_1 <= ...
@@ -94,53 +232,35 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
         raise InvalidInputError(f"method must be one of {METHODS}, got {method!r}")
     if restriction not in RESTRICTIONS:
         raise InvalidInputError(f"restriction must be one of {RESTRICTIONS}, got {restriction!r}")
+    if strategy not in STRATEGIES:
+        raise InvalidInputError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
     m = check_m_best(m, fg.n_joint_actions)
+    limit = as_count(max_joint_actions, "max_joint_actions", minimum=0)
+    check_limits(tol, time_limit, MAX_ITERATIONS, None)
+    if method == "exact" and (strategy == "generate" or (strategy == "auto" and fg.n_joint_actions > limit)):
+        return _generated(fg, solver=solver, tol=tol, time_limit=time_limit, initial=initial)
     if method == "exact":
-        check_enumerable(fg.n_joint_actions, max_joint_actions, what="the exact regret bound",
-                         instead="regret_lower_bound(fg, method='mf') (FCR upper bound)")
-    else:
-        as_count(max_joint_actions, "max_joint_actions", minimum=0)
+        check_enumerable(fg.n_joint_actions, limit, what="the enumerated regret bound",
+                         instead="strategy='generate' (constraint generation, any size)")
     start = time.perf_counter()
-    dmin = fg.gap_min()  # raises if a* is not unique
+    fg.gap_min()  # raises if a* is not unique
     best = fg.best_action()
     plan = fg.plan(order)
-    # every gap below is in units of the largest gap Delta_max = theta(a*) - min_a theta(a): the program
-    # solved is then the same whatever the scale of theta (before, with counts ~ 1/Delta^2 in the units
-    # of theta, theta * 1e-4 gave counts ~1e8, optimal_inaccurate and a 1% error, measured)
-    unit = fg.best_value + MaxSum(plan, -fg.means).value
-    n_tab = fg.abar
+    cone = Cone.of(fg, plan)
+    unit, regrets, dev, F = cone.unit, cone.regrets, cone.dev, cone.F
     star = fg.group_indices(best)[0]
-    # Delta(a) = sum_l r_l(clique row of a) with max-sum regrets r_l >= 0 (optdesign.factored.inference), one per
-    # clique row: so sum_a w_a Delta(a) = r @ mu on the cone, with no cancellation between the signed
-    # local gaps (these cost ~1e-2 relative accuracy when Delta_min << |theta_e|, measured)
-    regrets = np.concatenate(MaxSum(plan, fg.means).regrets) / unit
-    dev = np.setdiff1d(np.arange(n_tab), star)  # group actions b != a*_e
-
-    # exact cone of factor marginals: clique counts mu >= 0, consistent on separators, with one
-    # common total over the connected components (no normalisation)
-    F, C, R = marginal_maps(plan)
-    F_dev = F[dev]
-    rows = [C] if C.shape[0] else []
-    if R.shape[0] > 1:
-        rows.append(R[1:] - sp.csr_matrix(np.ones((R.shape[0] - 1, 1))) @ R[:1])
-    # w_{a*} is free, so (w_{a*} -> infinity) is a zero-cost ray that interior-point solvers
-    # drift along. Every optimum has a copy with w_{a*} = 0, whose total mass is at most
-    # sum_{e, b != a*_e} wbar_{e,b} (every a != a* deviates somewhere): imposing it cuts the ray.
-    rows.append(R[:1] - sp.csr_matrix(np.ones((1, dev.size))) @ F_dev)
-    homogeneous = sp.vstack(rows).tocsr()  # == 0 except the last row (<= 0)
 
     if method == "exact":
         A = fg.joint_actions()
         A = A[np.any(A != best, axis=1)]
-        # rows as (2 / Delta(a)^2) H s <= 1, with s >= 1 / wbar on the group actions b != a*_e
-        H = sp.diags(2.0 / (fg.gap(A) / unit) ** 2) @ fg.deviation_matrix(A)[:, dev]
+        H = cone.rows(fg, A)  # (2 / Delta(a)^2) H s <= 1, with s >= 1 / wbar on the group actions b != a*_e
         n_constraints, gaps, G = A.shape[0], None, None
     else:
         ranked = fg.m_best(m + 1)[1:]
         gaps = np.asarray([g for _, g in ranked]) / unit
         # (2 / Delta_m^2) G(a) over the flat group actions (zero at a*_e), as a map of s
         G = sp.csr_matrix((np.full(dev.size, 2.0 / gaps[-1] ** 2), (dev, np.arange(dev.size))),
-                          shape=(n_tab, dev.size))
+                          shape=(fg.abar, dev.size))
         n_constraints = None  # FCR rows and the m - 1 explicit ones, counted when built
         H = None
         if m > 1:
@@ -164,13 +284,11 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
 
     def build(reference: Reference):
         nonlocal n_constraints
-        counts = ScaledAllocation(F_dev, reference, name="clique_counts")  # mu, with s >= 1 / (F_dev mu)
-        lin = counts.linear(homogeneous, normalise=True)
-        constraints = [*counts.constraints, lin[-1] <= 0]
-        if homogeneous.shape[0] > 1:
-            constraints.append(lin[:-1] == 0)
+        counts, constraints = cone.allocation(reference)  # mu, with s >= 1 / (F_dev mu)
+        rows = None
         if H is not None:
-            constraints.append(counts.inverse(H) <= 1)
+            rows = counts.inverse(H) <= 1
+            constraints.append(rows)
         if G is not None:
             if restriction == "secant":  # (2 / Delta_m^2) G(a) - Delta(a) / Delta_m <= 0, every term O(1)
                 fcr_max = factored_max(counts.inverse(G), plan, row_terms=-regrets / gaps[-1])
@@ -186,28 +304,58 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
             mu = counts.value
             wbar = F @ mu
             scale = max(1.0, violation(wbar[dev]))
-            point = (wbar, scale)
-            return float(scale * (regrets @ mu)), float(problem.value) * ref, point, Reference.around(mu, F_dev)
+            point = (wbar, scale, None if rows is None else rows.dual_value, mu)
+            return float(scale * (regrets @ mu)), float(problem.value) * ref, point, Reference.around(mu, F[dev])
 
         return problem, evaluate
 
-    # pass 1 is centred on the uniform allocation of total mass M, feasible for both methods (a != a*
-    # deviates in at most n_f factors, each costing 1/wbar <= Delta_min^2 / (2 n_f))
-    sizes = np.asarray([step.n_rows for step in plan.steps])
-    mu0 = 2.0 * fg.n_factors * float(fg.table_sizes.max()) / (dmin / unit) ** 2 / np.repeat(sizes, sizes)
-    out = solve_in_passes(build, Reference.around(mu0, F_dev), solver, label=f"regret bound ({method})")
+    out = solve_in_passes(build, Reference.around(cone.mu0, F[dev]), solver, label=f"regret bound ({method})")
     kept = out.best
-    wbar, scale = kept.point
+    wbar, scale, dual, mu = kept.point
+    lower = None
+    if method == "exact":  # weak duality from the rows' multipliers (module docstring)
+        master = RegretMaster(fg, solver)
+        if dual is not None and np.size(dual) == H.shape[0] and np.max(dual) > 0:
+            c = H.T @ (np.clip(dual, 0.0, None) / np.clip(dual, 0.0, None).sum())
+            lower = max(master.dual_bound(c, wbar), master.minimiser_bound(c, master.reference(mu))) / unit
     extras = {"formulation": "junction-tree", "passes": out.passes, "pass_used": kept.index,
               "feasibility_scale": scale, "build_time": build_time, "wall_time": time.perf_counter() - start,
               "order": list(plan.order), "width": plan.width}
     if gaps is not None:
         extras.update({"gaps": gaps * unit, "restriction": restriction})
+    value = kept.value / unit
     return RegretBoundResult(
-        value=kept.value / unit, solver_value=kept.solver_value / unit, method=method,
+        value=value, solver_value=kept.solver_value / unit, method=method,
         m=m if method == "mf" else 0, best_action=best, marginals=fg.split_tables(scale * wbar / unit**2),
         n_constraints=int(n_constraints), n_variables=out.n_variables,
         status=kept.info.status, solver=kept.info.solver, solve_time=out.solve_time, extras=extras,
+        lower_bound=lower, gap=None if lower is None else relative_gap(value, lower),
+    )
+
+
+def _generated(fg: FactorGraph, *, solver: str | None, tol: float, time_limit: float,
+               initial: np.ndarray | None) -> RegretBoundResult:
+    """The exact bound by constraint generation (:func:`optdesign.factored.constraint_generation.generate`)."""
+    start = time.perf_counter()
+    master = RegretMaster(fg, solver)
+    master.add(initial_working_set(fg))
+    if initial is not None:
+        master.add(check_initial(fg, initial))
+    run = generate(master, tol=tol, max_iterations=MAX_ITERATIONS, time_limit=time_limit,
+                   add_per_iteration=5 * fg.n_agents)
+    unit, kept = master.cone.unit, run.kept
+    scale = run.upper / float(master.cone.regrets @ kept.exact)  # the allocation attaining the upper bound
+    return RegretBoundResult(
+        value=run.upper / unit, solver_value=kept.z / unit, method="exact", m=0, best_action=master.best,
+        marginals=fg.split_tables(scale * kept.wbar / unit**2), n_constraints=int(master.actions.shape[0]),
+        n_variables=int(master.plan.n_rows), status=run.status, solver=run.info.solver,
+        solve_time=time.perf_counter() - start,
+        extras={"formulation": "constraint-generation", "iterations": run.iterations,
+                "working_set": int(master.actions.shape[0]), "master_time": run.master_time,
+                "separation_time": run.separation_time, "solver_status": run.info.status, "stopped": run.stopped,
+                "feasibility_scale": scale,
+                "order": list(master.plan.order), "width": master.plan.width},
+        lower_bound=run.lower / unit, gap=run.gap,
     )
 
 

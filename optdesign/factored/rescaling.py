@@ -134,7 +134,8 @@ class PassesResult:
 
 def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], tuple]]], reference: Reference,
                     solver: str | None, *, label: str, max_passes: int = MAX_PASSES, min_passes: int = 2,
-                    tol: float = PASS_TOL, accept_tol: float = ACCEPT_TOL) -> PassesResult:
+                    tol: float = PASS_TOL, accept_tol: float = ACCEPT_TOL,
+                    solver_options: dict[str, dict] | None = None, warn: bool = True) -> PassesResult:
     """Build and solve one program per pass, each centred on the point of the previous pass.
 
     ``build(reference)`` returns ``(problem, evaluate)``; after the solve, ``evaluate()`` returns
@@ -153,7 +154,9 @@ def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], 
     solver would start from scratch: SCS ran 200,000 iterations, 300 s, on an exact T* that
     CLARABEL solves in 1 s). ``optimal_inaccurate`` answers are used; a RuntimeWarning is issued
     unless some ``optimal`` pass agrees with its own solver optimum and with the kept value to
-    ``accept_tol`` (the kept value is attained either way, but then not confirmed optimal).
+    ``accept_tol`` (the kept value is attained either way, but then not confirmed optimal). ``solver_options``
+    are passed to :func:`optdesign.solvers.solve` (per-solver tolerances). ``warn=False`` leaves the warning to
+    a caller that certifies the kept pass itself (``confirmed`` is set either way).
     """
     best: Pass | None = None
     history: list[Pass] = []
@@ -163,7 +166,8 @@ def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], 
     for index in range(1, max_passes + 1):
         problem, evaluate = build(reference)
         try:
-            info = solvers.solve(problem, solver if best is None else best.info.solver, accept_inaccurate=True)
+            info = solvers.solve(problem, solver if best is None else best.info.solver, accept_inaccurate=True,
+                                 solver_options=solver_options)
         except SolverError:
             if best is None:
                 raise
@@ -182,7 +186,7 @@ def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], 
             break
     confirmed = any(p.info.status == cp.OPTIMAL and abs(p.value / p.solver_value - 1) <= accept_tol
                     and abs(p.value / best.value - 1) <= accept_tol for p in history)
-    if not confirmed:
+    if not confirmed and warn:
         warnings.warn(f"{label}: not confirmed by an optimal solve after {passes} passes (kept pass {best.index}: "
                       f"{best.info.solver} status {best.info.status}, value at the returned point {best.value:.6g}, "
                       f"solver optimum {best.solver_value:.6g})", RuntimeWarning, stacklevel=3)
