@@ -156,7 +156,9 @@ def solve(problem: cp.Problem, solver: str | None = None, *, accept_inaccurate: 
 def _snapshot(problem) -> tuple[dict, dict]:
     """Primal and dual values of a solved problem (to restore an accepted earlier solution)."""
     primal = {v.id: v.value for v in problem.variables()}
-    dual = {c.id: c.dual_value for c in getattr(problem, "constraints", [])}
+    # the dual variables themselves: dual_value of a cone constraint (e.g. SOC) is a list that save_dual_value
+    # cannot take back
+    dual = {c.id: [d.value for d in c.dual_variables] for c in getattr(problem, "constraints", [])}
     return primal, dual
 
 
@@ -165,5 +167,5 @@ def _restore(problem, snapshot: tuple[dict, dict]) -> None:
     for var in problem.variables():
         var.value = primal[var.id]
     for con in getattr(problem, "constraints", []):
-        if dual.get(con.id) is not None:
-            con.save_dual_value(dual[con.id])
+        for variable, value in zip(con.dual_variables, dual.get(con.id, ()), strict=False):
+            variable.value = value

@@ -168,16 +168,16 @@ class CuttingPlaneMaster(ABC):
 
     def violated(self, h: np.ndarray, k: int, threshold: float) -> Separation:
         """Exact separation of H(a) / Delta(a)^2 for per-entry costs ``h``; when the k best overflow the Pareto
-        elimination's state limit (many near-ties at the top), the single best, whose pruning is the strongest."""
-        def run(k: int) -> Separation:
-            return most_violated(self.plan, h, self.gap_terms, delta_min=self.dmin, k=k, threshold=threshold,
-                                 candidates=self.actions[-k:])
-        try:
-            return run(k)
-        except InstanceTooLargeError:
-            if k == 1:
-                raise
-            return run(1)
+        elimination's state limit (many near-ties at the top), k / 10, ..., down to the single best, whose pruning
+        is the strongest."""
+        while True:
+            try:
+                return most_violated(self.plan, h, self.gap_terms, delta_min=self.dmin, k=k, threshold=threshold,
+                                     candidates=self.actions[-k:])
+            except InstanceTooLargeError:
+                if k == 1:
+                    raise
+                k = max(1, k // 10)
 
     def support(self, it: Iterate) -> np.ndarray:
         """The joint actions whose rows carry ``it``: positive multipliers (W only grows, so rows keep their index)."""

@@ -5,8 +5,10 @@ prod_{i in S_e} 1/v_{i,a*_i}),
 
     T^MF(m) Delta_m^2 = min_v max( max_a sum_e f_e(a_e; v),  max_{j < m} (Delta_m / Delta_j)^2 sum_e f_e(a^(j)_e; v) )
 
-with a^(1), ..., a^(m) the joint actions after a* in gap order. In log coordinates y = log v the program is
-convex (exponential cones, simplex rows sum_k exp(y_{i,k}) <= 1) and FCR compiles the max over joint actions.
+with a^(1), ..., a^(m) the joint actions after a* in gap order. The program is convex in v itself: every term
+prod_{i in S_e} 1/v_{i,b_i} is (a posynomial with negative exponents), written with second-order and power cones
+(:func:`inverse_products`; the paper's log coordinates y = log v need exponential cones, on which CLARABEL stalls
+at scale), the simplex rows are linear, and FCR compiles the max over joint actions.
 
 **Symmetry reduction** (``reduce=True``, ../shared/spec/factored.md §1). The program is convex and invariant under
 every permutation of an agent's actions that fixes a*_i and the actions named by the explicit rows, so averaging
@@ -48,10 +50,11 @@ from .marginals import consistent_clique_weights
 # fcr=False lists one constraint per class pattern
 ENUMERATED_MAX_JOINT_ACTIONS = 200_000
 DEFAULT_TOL = 1e-6
-# CLARABEL's default tolerances (1e-8) leave the simplex rows violated by about 1e-6: the normalised allocation is
-# then 2e-6..1e-5 above the optimum; at 1e-10 the certified gap is 3e-9..3e-8 for 10-15 % more time (measured on
-# rings N = 6, 1000 and a 3 x 30 grid)
-MEAN_FIELD_SOLVER_OPTIONS = {"CLARABEL": {"tol_feas": 1e-10, "tol_gap_rel": 1e-10, "tol_gap_abs": 1e-10}}
+# CLARABEL at 1e-9 instead of its default 1e-8 (the simplex rows, violated by ~1e-7 at 1e-8, set the gap of the
+# normalised allocation). Measured on the cone form of :func:`inverse_products`: certified gaps 1.6e-8 / 2.9e-8 on
+# rings N = 1,000 / 10,000 (K = 10), against 1.5e-7 / 1.6e-7 at 1e-8; at 1e-10 small instances stopped
+# optimal_inaccurate and fell back to SCS (lines N <= 4 with m = 2)
+MEAN_FIELD_SOLVER_OPTIONS = {"CLARABEL": {"tol_feas": 1e-9, "tol_gap_rel": 1e-9, "tol_gap_abs": 1e-9}}
 
 
 @dataclass(frozen=True)
@@ -150,10 +153,15 @@ class MeanFieldModel:
         # f_e(c) = 1{c != 0} (s_{e,c} + s_{e,0}): one sparse map of s
         self.D = (sp.diags(deviates) @ (sp.eye(n_tab, format="csr") + at_best)).tocsr()
 
-        self.y = cp.Variable(n_y, name="log_v")
+        # t is solved in units of its value at the uniform allocation, so the program's values are O(1) whatever N
+        # and K (t* grows like N): interior-point tolerances are absolute near 1
+        uniform = np.exp(-np.log(np.bincount(self.agent_of_class, np.exp(self.log_mult)))[self.agent_of_class])
+        self.unit = MaxSum(cp_, self.D @ np.exp(-(self.P @ np.log(uniform)))).value
+        self.v = cp.Variable(n_y, nonneg=True, name="class_v")
         self.s = cp.Variable(n_tab, name="inverse_marginals")
         terms = self.D @ self.s
-        constraints = [cp.exp(-(self.P @ self.y)) <= self.s, G @ cp.exp(self.y + self.log_mult) <= 1]
+        constraints = [G @ cp.multiply(np.exp(self.log_mult), self.v) <= 1,
+                       *inverse_products(self.P, self.v, self.s, self.unit)]
         if fcr:
             self.max = factored_max(terms, cp_)
             self._C_f = elimination_matrices(cp_)[1]  # factor entries of every FCR row (for the certificate)
@@ -190,14 +198,14 @@ class MeanFieldModel:
             info = solvers.solve(self.problem, self.solver, accept=lambda: self._bracket()[2] <= tol,
                                  solver_options=MEAN_FIELD_SOLVER_OPTIONS)
             upper, lower, gap, v = self._bracket()
-            self._solution = {"class_v": v, "t": float(self.max.t.value), "upper": upper, "lower": lower,
+            self._solution = {"class_v": v, "t": float(self.max.t.value) * self.unit, "upper": upper, "lower": lower,
                               "gap": gap, "info": info,
                               "compile_time": float(getattr(self.problem, "compilation_time", 0.0) or 0.0)}
         return self._solution
 
     def _class_allocation(self) -> np.ndarray:
         """Solver's y, normalised so every agent's allocation sums to one over its actions."""
-        y = np.asarray(self.y.value, dtype=float)
+        y = np.log(np.clip(np.asarray(self.v.value, dtype=float), 1e-300, None))
         y = y - y.max()  # exp never overflows; normalisation removes the shift
         mass = np.bincount(self.agent_of_class, np.exp(y + self.log_mult), minlength=self.fg.n_agents)
         return np.exp(y - np.log(mass)[self.agent_of_class])
@@ -215,8 +223,8 @@ class MeanFieldModel:
 
     def _bracket(self) -> tuple[float, float, float, np.ndarray]:
         """(upper, lower, relative gap, class allocation) at the solver's current point."""
-        if self.y.value is None or not np.all(np.isfinite(self.y.value)):
-            return float("inf"), 0.0, float("inf"), np.full(self.y.shape[0], np.nan)
+        if self.v.value is None or not np.all(np.isfinite(self.v.value)):
+            return float("inf"), 0.0, float("inf"), np.full(self.v.shape[0], np.nan)
         v = self._class_allocation()
         upper = self._upper(v)
         lower = self._lower(v)
@@ -267,6 +275,30 @@ class MeanFieldModel:
         terms = s + s[star][np.repeat(np.arange(self.fg.n_factors), self.fg.table_sizes)]
         terms[star] = 0.0
         return terms
+
+
+def inverse_products(P: sp.csr_matrix, v, s, scale: float) -> list:
+    """Constraints s_j >= prod_{c in row j of P} 1 / v_c / scale (0/1 rows), convex in v > 0, without exponential
+    cones: 1 / (scale v_a) for one agent (inv_pos), and for two agents u^2 <= v_a v_b (a rotated second-order
+    cone) with s >= u^-2 / scale (a power cone). Measured on rings with K = 10: the exponential-cone form of
+    the same program stalled in CLARABEL from N = 3,000 agents (InsufficientProgress at relative gap 8e-5 at
+    N = 10,000), this one solves N = 10,000 to gap 3e-9 in 11 s. Larger scopes use one geometric mean each.
+    """
+    P = sp.csr_matrix(P)
+    size = np.diff(P.indptr)
+    out = []
+    one = np.flatnonzero(size == 1)
+    if one.size:
+        out.append(cp.inv_pos(v[P.indices[P.indptr[one]]]) / scale <= s[one])
+    two = np.flatnonzero(size == 2)
+    if two.size:
+        a, b = v[P.indices[P.indptr[two]]], v[P.indices[P.indptr[two] + 1]]
+        u = cp.Variable(two.size, nonneg=True, name="sqrt_product")
+        out += [cp.SOC(a + b, cp.vstack([2 * u, a - b]), axis=0), cp.power(u, -2) / scale <= s[two]]
+    for j in np.flatnonzero(size > 2):  # s_j scale prod v >= 1
+        cols = P.indices[P.indptr[j]:P.indptr[j + 1]]
+        out.append(cp.geo_mean(cp.hstack([v[cols], scale * s[j]])) >= 1)
+    return out
 
 
 def gp_lower_bound(alpha: np.ndarray, delta: np.ndarray, P: sp.csr_matrix, agent_of_class: np.ndarray,
