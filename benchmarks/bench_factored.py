@@ -174,9 +174,9 @@ def table_regret(console: Console, full: bool) -> None:
                 "enumeration (s)", "rel. diff", "c^MF (FCR upper bound)"):
         t.add_column(col, justify="right")
     cases = [("ring N=4 K=5", FactorGraph.ring(4, 5, seed=0)), ("ring N=5 K=10", FactorGraph.ring(5, 10, seed=0)),
-             ("ring N=10 K=10", FactorGraph.ring(10, 10, seed=0)), ("line N=30 K=3", FactorGraph.line(30, 3, seed=0))]
-    if full:
-        cases.append(("ring N=20 K=10", FactorGraph.ring(20, 10, seed=0)))
+             ("line N=30 K=3", FactorGraph.line(30, 3, seed=0))]
+    if full:  # its master stops CLARABEL with a NumericalError and is finished by SCS: minutes
+        cases.append(("ring N=10 K=10", FactorGraph.ring(10, 10, seed=0)))
     for label, fg in cases:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -194,7 +194,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="largest sizes and the full-K reference at N = 10")
     args = parser.parse_args()
-    console = Console(width=160)
+    console = Console(width=200)
     with threadpool_limits(1):
         od.mf_characteristic_time(FactorGraph.ring(3, 2, seed=0))  # imports and solver start-up, not timed
         table_paper(console, args.full)

@@ -71,6 +71,14 @@ def test_bad_requests():
     for bad in ({"max_iterations": 0}, {"time_limit": -1.0}, {"add_per_iteration": 0}):
         with pytest.raises(InvalidInputError):
             characteristic_time_generated(fg, **bad)
+    # a tied best joint action has no characteristic time: a named error, never a value
+    tied = FactorGraph([2, 2], [((0, 1), np.array([[1.0, 0.0], [0.0, 1.0]]))])
+    with pytest.raises(InvalidInputError, match=r"tie|unique"):
+        characteristic_time_generated(tied)
+    from optdesign.factored.regret import regret_lower_bound
+
+    with pytest.raises(InvalidInputError, match=r"tie|unique"):
+        regret_lower_bound(tied, strategy="generate")
 
 
 def test_auto_generates_beyond_the_enumeration_limit_and_stays_below_mean_field():

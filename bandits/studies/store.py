@@ -2,9 +2,20 @@
 
     DIR/study.toml     a copy of the study file
     DIR/meta.json      provenance: package and solver versions, study file hash, root seed, preset, times
-    DIR/runs.jsonl     one JSON line per finished run (its key, seed, status, records or error), appended and
-                       flushed as each run finishes (synced to disk at least every second); a line cut short
-                       by a kill is ignored on reading
+                       (replaced atomically: a crash leaves the old or the new version, never a part)
+    DIR/runs.jsonl     one JSON line per finished run (its key, seed, status, records or error)
+    DIR/.lock          held (``flock``) by the one process writing DIR; names its pid and host
+
+Crash consistency: each finished run is appended as one complete line by a single write, then synced to the
+disk before :meth:`ResultStore.append` returns. A crash can therefore damage only the last line (cut short,
+or garbage left by a power cut); opening the store again drops that tail with a warning, so the run is simply
+run again. A line that cannot be read *followed by* readable ones is damage from outside the store: it is
+reported (:class:`~optdesign.errors.InvalidInputError` naming the line), never skipped.
+
+Single writer: a :class:`ResultStore` holds an exclusive, non-blocking ``flock`` on ``DIR/.lock`` from its
+opening to its closing; a second writer is refused with the holder's pid and host. The operating system
+releases the lock when the holder dies, so a killed study never leaves a stale lock. Readers
+(:func:`read_entries`, :func:`read_meta`) take no lock.
 
 ``--resume`` skips the runs stored with status "ok" (failed runs are retried); it refuses a directory
 written from a different study file or preset, so a table never mixes two studies.
@@ -12,23 +23,30 @@ written from a different study file or preset, so a table never mixes two studie
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import platform
+import re
 import shutil
+import socket
 import sys
 import time
+import warnings
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import BinaryIO
 
 from optdesign.errors import InvalidInputError
 
 from .spec import Study
 
-RUNS_FILE, META_FILE, STUDY_FILE = "runs.jsonl", "meta.json", "study.toml"
-SYNC_SECONDS = 1.0
+RUNS_FILE, META_FILE, STUDY_FILE, LOCK_FILE = "runs.jsonl", "meta.json", "study.toml", ".lock"
 VERSIONED = ("optdesign-bandits", "numpy", "scipy", "cvxpy", "clarabel", "scs", "networkx", "pandas", "joblib",
              "distributed")
+PREVIEW = 60  # bytes of a damaged line quoted in messages
+_KEY = re.compile(rb'"key": ("(?:[^"\\]|\\.)*")')
 
 
 def provenance() -> dict:
@@ -42,87 +60,281 @@ def provenance() -> dict:
     return {"versions": versions, "python": sys.version.split()[0], "platform": platform.platform()}
 
 
+def check_out(out: str | Path) -> Path:
+    """``out`` as a path, or :class:`InvalidInputError` if it names something that is not a directory
+    (the directory itself may not exist yet)."""
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise InvalidInputError(f"--out must be a directory, {out} is a file")
+    return path
+
+
 def read_entries(out: str | Path) -> list[dict]:
-    """Every complete line of ``runs.jsonl`` (a later entry of the same key replaces an earlier one)."""
+    """The stored runs of ``out``, the latest entry of each key (a retried run replaces its failure).
+
+    Reads every complete line of ``runs.jsonl``. A damaged tail (what a crash during a write leaves) is
+    ignored with a warning; a damaged line followed by readable ones raises :class:`InvalidInputError`
+    naming the line. Never modifies the file (the next writer repairs the tail)."""
     path = Path(out) / RUNS_FILE
     if not path.exists():
         return []
-    latest: dict[str, dict] = {}
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:  # a line cut short by a kill
-                continue
-            latest[entry["key"]] = entry
-    return list(latest.values())
+    scan = _scan(path)
+    if scan.damaged:
+        warnings.warn(f"{path}: ignoring {scan.describe_tail()}: a record cut short by a crash (or being written "
+                      "now); the next --resume removes it and runs its run again", stacklevel=2)
+    return list(scan.entries.values())
 
 
 def read_meta(out: str | Path) -> dict:
+    """The provenance of ``out`` (``meta.json``), or :class:`InvalidInputError` if it is missing or unreadable."""
     path = Path(out) / META_FILE
     if not path.exists():
         raise InvalidInputError(f"{out} holds no study results ({META_FILE} missing)")
-    return json.loads(path.read_text(encoding="utf-8"))
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise InvalidInputError(f"{path} is not valid JSON ({exc})") from None
 
 
 class ResultStore:
-    """Append-only store of finished runs in ``out`` (see the module docstring)."""
+    """Append-only store of finished runs in ``out``, its only writer while open (see the module docstring).
+
+    Opening it creates ``out`` if needed, takes the directory lock (:class:`InvalidInputError` naming the
+    holder if another process has it), checks ``meta.json`` against ``study`` and ``resume``, and removes
+    a damaged tail of ``runs.jsonl`` (with a warning). ``done`` is the set of keys stored with status "ok".
+    Use it as a context manager, or call :meth:`close`; the lock is released on closing or when the
+    process dies, whichever comes first."""
 
     def __init__(self, out: str | Path, study: Study, *, resume: bool = False):
-        self.out = Path(out)
-        self.out.mkdir(parents=True, exist_ok=True)
-        meta_path = self.out / META_FILE
-        if meta_path.exists():
-            meta = read_meta(self.out)
-            if not resume:
-                raise InvalidInputError(f"{self.out} already holds results of study {meta['study']['name']!r}; "
-                                        "pass --resume to continue it, or choose another --out")
-            if meta["study"]["sha256"] != study.sha256 or meta["study"]["quick"] != study.quick:
-                raise InvalidInputError(f"{self.out} holds results of another study file or preset "
-                                        f"(sha256 {meta['study']['sha256'][:12]}, quick={meta['study']['quick']}); "
-                                        "resume it with the same file and preset, or choose another --out")
-            meta.setdefault("resumed", []).append(time.strftime("%Y-%m-%dT%H:%M:%S"))
-        else:
-            meta = {"study": {"name": study.name, "path": study.path, "sha256": study.sha256, "quick": study.quick,
-                              "seed": study.seed, "runs": study.replicates, "x": study.x, "series": study.series,
-                              "y": study.y,
-                              "log_x": study.log_x, "log_y": study.log_y, "n_runs": len(study.runs),
-                              "algorithms": list(study.labels)},
-                    "seeding": "SeedSequence(seed, spawn_key=(crc32(instance), replicate))",
-                    "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "command": sys.argv, **provenance()}
-            if Path(study.path).is_file():
+        self.out = check_out(out)
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InvalidInputError(f"cannot create the --out directory {out}: {exc.strerror}") from None
+        self._lock: BinaryIO | None = _lock(self.out)
+        try:
+            fresh = not (self.out / META_FILE).exists()
+            meta = _checked_meta(self.out, study, resume)
+            entries = _repair_tail(self.out / RUNS_FILE)
+            if fresh and Path(study.path).is_file():
                 shutil.copyfile(study.path, self.out / STUDY_FILE)
-        meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
-        self.meta = meta
-        self.done = {e["key"] for e in read_entries(self.out) if e["status"] == "ok"}
-        self._fh = (self.out / RUNS_FILE).open("a", encoding="utf-8")
-        self._synced = time.monotonic()
+            _write_atomic(self.out / META_FILE, json.dumps(meta, indent=2))
+            self.meta = meta
+            self.done = {key for key, e in entries.items() if e["status"] == "ok"}
+            self._runs: BinaryIO | None = open(self.out / RUNS_FILE, "ab", buffering=0)
+        except BaseException:
+            _unlock(self._lock)
+            self._lock = None
+            raise
 
     def append(self, entry: dict) -> None:
-        """Write one finished run now: flushed to the OS at once (a killed process loses nothing), synced to
-        the disk at most once per ``SYNC_SECONDS`` and on close (a power cut loses at most that much)."""
-        self._fh.write(json.dumps(entry, default=_plain) + "\n")
-        self._fh.flush()
-        if time.monotonic() - self._synced >= SYNC_SECONDS:
-            os.fsync(self._fh.fileno())
-            self._synced = time.monotonic()
+        """Store one finished run durably before returning: one complete line, written by a single write
+        call and synced to the disk. If the write fails (disk full), the file is cut back to its previous
+        end, so it never holds a partial record, and the error is raised."""
+        if self._runs is None:
+            raise InvalidInputError(f"the result store of {self.out} is closed")
+        data = (json.dumps(entry, default=_plain) + "\n").encode("utf-8")
+        end = os.fstat(self._runs.fileno()).st_size
+        try:
+            written = self._runs.write(data)
+            if written != len(data):
+                raise OSError(f"short write to {self.out / RUNS_FILE}: {written} of {len(data)} bytes")
+            os.fsync(self._runs.fileno())
+        except OSError:
+            self._runs.truncate(end)
+            raise
         if entry["status"] == "ok":
             self.done.add(entry["key"])
 
     def close(self) -> None:
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self._fh.close()
+        """Sync and close ``runs.jsonl``, then release the directory lock; closing twice does nothing."""
+        if self._runs is not None:
+            try:
+                os.fsync(self._runs.fileno())
+            finally:
+                self._runs.close()
+                self._runs = None
+        if self._lock is not None:
+            _unlock(self._lock)
+            self._lock = None
 
-    def __enter__(self):
+    def __enter__(self) -> ResultStore:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def _plain(value):
-    """numpy scalars and arrays in JSON."""
+# -- runs.jsonl: reading, and repairing its tail ----------------------------------------------------------
+
+
+@dataclass
+class _Scan:
+    """``runs.jsonl`` read once: the readable records, and the damaged tail after them (if any)."""
+
+    path: Path
+    entries: dict[str, dict]  # key -> latest entry
+    end: int  # bytes of the readable records at the start of the file
+    size: int  # bytes in the file
+    tail_line: int  # line number where the damaged tail starts
+    tail: bytes  # its first bytes
+
+    @property
+    def damaged(self) -> bool:
+        return self.size > self.end
+
+    def describe_tail(self) -> str:
+        """The damaged tail for a message: its size, line and, when it shows, the run it held."""
+        what = repr(self.tail[:PREVIEW])
+        found = _KEY.search(self.tail)
+        if found:
+            try:
+                what = f"run {json.loads(found.group(1))!r}"
+            except ValueError:  # a key cut inside an escape
+                pass
+        return f"{self.size - self.end} bytes from line {self.tail_line} ({what})"
+
+
+def _record(line: bytes) -> dict | None:
+    """The run entry on one line of ``runs.jsonl``, or None if the line is cut short or not an entry."""
+    if not line.endswith(b"\n"):
+        return None
+    try:
+        record = json.loads(line)
+    except ValueError:  # not JSON, or not UTF-8
+        return None
+    return record if isinstance(record, dict) and "key" in record and "status" in record else None
+
+
+def _scan(path: Path) -> _Scan:
+    """Read ``runs.jsonl``: every record up to the damaged tail (the unreadable lines at the end, if any).
+    An unreadable line followed by a readable one raises :class:`InvalidInputError` naming both lines."""
+    entries: dict[str, dict] = {}
+    end = offset = 0
+    first_bad: tuple[int, bytes] | None = None  # (line number, start) of the first unreadable line after `end`
+    with path.open("rb") as fh:
+        for number, line in enumerate(fh, 1):
+            record = _record(line)
+            if record is None:
+                first_bad = first_bad or (number, line[:PREVIEW])
+            elif first_bad is not None:
+                raise InvalidInputError(
+                    f"{path}: line {first_bad[0]} is not a readable run record ({first_bad[1]!r}) but line {number} "
+                    f"is, so the file was damaged, not cut short by a crash; remove line {first_bad[0]} "
+                    "(--resume then runs its run again)")
+            else:
+                entries[record["key"]] = record
+                end = offset + len(line)
+            offset += len(line)
+        fh.seek(end)
+        tail = fh.read(4096)
+    tail_line = first_bad[0] if first_bad else 0
+    return _Scan(path, entries, end, offset, tail_line, tail)
+
+
+def _repair_tail(path: Path) -> dict[str, dict]:
+    """The stored entries (key -> latest) of ``runs.jsonl``, after cutting the file back to the end of its last
+    readable record (synced, with a warning naming what was dropped) so the next append starts a fresh line."""
+    if not path.exists():
+        return {}
+    scan = _scan(path)
+    if scan.damaged:
+        with path.open("r+b") as fh:
+            fh.truncate(scan.end)
+            os.fsync(fh.fileno())
+        warnings.warn(f"{path}: dropped {scan.describe_tail()}, a record cut short by a crash; its run will be run "
+                      "again", stacklevel=3)
+    return scan.entries
+
+
+# -- meta.json ------------------------------------------------------------------------------------------------
+
+
+def _checked_meta(out: Path, study: Study, resume: bool) -> dict:
+    """The provenance to write for ``study`` in ``out``: a new one, or the stored one with this resumption
+    added; :class:`InvalidInputError` if ``out`` holds results and ``resume`` is off, or holds another study."""
+    if (out / META_FILE).exists():
+        meta = read_meta(out)
+        if not resume:
+            raise InvalidInputError(f"{out} already holds results of study {meta['study']['name']!r}; "
+                                    "pass --resume to continue it, or choose another --out")
+        if meta["study"]["sha256"] != study.sha256 or meta["study"]["quick"] != study.quick:
+            raise InvalidInputError(f"{out} holds results of another study file or preset "
+                                    f"(sha256 {meta['study']['sha256'][:12]}, quick={meta['study']['quick']}); "
+                                    "resume it with the same file and preset, or choose another --out")
+        meta.setdefault("resumed", []).append(time.strftime("%Y-%m-%dT%H:%M:%S"))
+        return meta
+    return {"study": {"name": study.name, "path": study.path, "sha256": study.sha256, "quick": study.quick,
+                      "seed": study.seed, "runs": study.replicates, "x": study.x, "series": study.series,
+                      "y": study.y, "log_x": study.log_x, "log_y": study.log_y, "n_runs": len(study.runs),
+                      "algorithms": list(study.labels)},
+            "seeding": "SeedSequence(seed, spawn_key=(crc32(instance), replicate))",
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S"), "command": sys.argv, **provenance()}
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Replace ``path`` by ``text`` all at once (temporary file, sync, rename, sync of the directory): after a
+    crash, ``path`` holds the old text or the new one, never a part. Only the lock holder calls it."""
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(temporary, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+# -- the directory lock -------------------------------------------------------------------------------------
+
+
+def _lock(out: Path) -> BinaryIO:
+    """The open ``out/.lock``, holding its exclusive ``flock`` and naming this process (pid, host, since).
+    Never waits: :class:`InvalidInputError` naming the holder and ``out`` if another process holds it."""
+    fh = open(out / LOCK_FILE, "a+b", buffering=0)  # open for the lifetime of the store
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = _holder(fh)
+        fh.close()
+        raise InvalidInputError(f"{out} is in use by another study ({holder}): wait for it to finish or stop "
+                                "it, or choose another --out") from None
+    except OSError as exc:
+        fh.close()
+        raise InvalidInputError(f"cannot lock {out / LOCK_FILE}: {exc.strerror}") from None
+    fh.truncate(0)
+    fh.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                         "since": time.strftime("%Y-%m-%dT%H:%M:%S")}).encode("utf-8") + b"\n")
+    return fh
+
+
+def _holder(fh: BinaryIO, attempts: int = 20) -> str:
+    """Who holds the lock, as written in the lock file (``pid 123 on host, since ...``); waits up to
+    ``attempts`` x 10 ms for a holder that has the lock but has not written its name yet."""
+    for _ in range(attempts):
+        fh.seek(0)
+        try:
+            who = json.loads(fh.read())
+            return f"pid {who['pid']} on {who['host']}, since {who['since']}"
+        except (ValueError, KeyError, TypeError):
+            time.sleep(0.01)
+    return "pid unknown"
+
+
+def _unlock(fh: BinaryIO) -> None:
+    """Erase this process's name from the lock file, release the lock and close the file."""
+    try:
+        fh.truncate(0)
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    finally:
+        fh.close()
+
+
+def _plain(value: object) -> object:
+    """numpy scalars and arrays in JSON (anything else as its text)."""
     if hasattr(value, "tolist"):
         return value.tolist()
     return str(value)
