@@ -42,7 +42,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "mf-tas": AlgorithmSpec("bandits.multiagent.algorithms:MFTaS", "factored",
                             "Vannella et al.: mean-field Track-and-Stop, FCR plug-in, factored GLRT"),
     "tas": AlgorithmSpec("bandits.multiagent.algorithms:ExactTaS", "factored",
-                         "Track-and-Stop on the exact T* (small instances)"),
+                         "Track-and-Stop on the exact T* (re-solved by constraint generation)"),
     "uniform": AlgorithmSpec("bandits.multiagent.algorithms:UniformSampling", "factored",
                              "uniform product sampling, same factored GLRT"),
     "gk-tas": AlgorithmSpec("bandits.multiagent.mab:GKTrackAndStop", "factored",

@@ -9,13 +9,14 @@ construction         input checks of factor graphs (action counts, scopes, mean 
 elimination          elimination orders (networkx treewidth heuristics) and the shared index plan
 inference            max-sum: a*, gaps Delta(a) = sum of local regrets, joint actions in gap order (m best)
 fcr                  Factored Constraint Reduction: t >= max_a sum_e f_e(a_e) as compact constraints
-marginals            the marginal polytope as junction-tree clique distributions
+marginals            the marginal polytope as junction-tree clique distributions; sampling joint actions from them
 rescaling            multi-pass solves of programs with s >= 1/w, each centred on the previous pass
 mean_field           T^MF(m) (eqs. 2-3, App. H) on action classes (a*, named, the rest), certified by weak duality
 characteristic_time  exact T* (MF-TaS eq. 1) over clique marginals; N = 1 is Garivier–Kaufmann's
 separation           max over ALL joint actions of H_w(a) / Delta(a)^2 by Pareto variable elimination
-constraint_generation  exact T* past enumeration: master on a working set, exact separation, certified bracket
-regret               Graves–Lai regret lower bound c_theta, exact and mean-field (MF-TaS App. F)
+constraint_generation  one constraint per joint action without listing them: working-set master, exact
+                     separation, certified bracket (exact T* here, the regret bound in regret)
+regret               Graves–Lai regret lower bound c_theta, exact (enumerated or generated) and mean-field (App. F)
 ===================  ==============================================================================
 
 Convention (MF-TaS paper): E[tau] >= 2 T* kl(delta, 1 - delta) for unit-variance Gaussian rewards.

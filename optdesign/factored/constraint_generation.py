@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -42,13 +42,17 @@ from .factorgraph import FactorGraph
 from .inference import MaxSum
 from .marginals import consistent_clique_weights, marginal_maps
 from .rescaling import Reference, ScaledAllocation
-from .separation import Separation, most_violated
+from .separation import MAX_STATES, Separation, most_violated
 
 DEFAULT_TOL = 1e-4
 MAX_ITERATIONS = 100
 TIME_LIMIT = 600.0
 # re-centred re-solves without a new joint action before giving up
 MAX_STALLS = 3
+# the top-k separation's state budget; past it, violated joint actions come from this upper share of the range
+# [master value, exact maximum] (the exact maximum itself gets the full budget, separation.MAX_STATES)
+TOP_K_STATES = 2_000_000
+TOP_SHARE = 0.5
 # the lower bound is only as good as the master's multipliers: CLARABEL at 1e-10 instead of its default 1e-8
 MASTER_SOLVER_OPTIONS = {"CLARABEL": {"tol_feas": 1e-10, "tol_gap_rel": 1e-10, "tol_gap_abs": 1e-10}}
 
@@ -167,17 +171,32 @@ class CuttingPlaneMaster(ABC):
         return actions.shape[0]
 
     def violated(self, h: np.ndarray, k: int, threshold: float) -> Separation:
-        """Exact separation of H(a) / Delta(a)^2 for per-entry costs ``h``; when the k best overflow the Pareto
-        elimination's state limit (many near-ties at the top), k / 10, ..., down to the single best, whose pruning
-        is the strongest."""
-        while True:
+        """Exact separation of H(a) / Delta(a)^2 for per-entry costs ``h`` and the k most violated joint actions.
+
+        Near-ties just above ``threshold`` can make the top-k search explode (ring N = 50, K = 10: 60-76 s per
+        call). So the top-k search gets a small state budget; past it, the exact maximum is found alone (k = 1,
+        the strongest pruning) and the k actions are taken from the upper part of the violation range,
+        [threshold + TOP_SHARE (max - threshold), max], with k / 10, ..., 1 if that still overflows.
+        """
+        def run(k: int, floor: float, max_states: int = MAX_STATES) -> Separation:
+            return most_violated(self.plan, h, self.gap_terms, delta_min=self.dmin, k=k, threshold=floor,
+                                 candidates=self.actions[-k:], max_states=max_states)
+        if k > 1:
             try:
-                return most_violated(self.plan, h, self.gap_terms, delta_min=self.dmin, k=k, threshold=threshold,
-                                     candidates=self.actions[-k:])
+                return run(k, threshold, TOP_K_STATES)
             except InstanceTooLargeError:
-                if k == 1:
-                    raise
+                pass
+        best = run(1, threshold)
+        if k == 1 or not best.exact or best.max_ratio <= threshold:
+            return best
+        floor = threshold + TOP_SHARE * (best.max_ratio - threshold)
+        while k > 1:
+            try:
+                return replace(run(k, floor, TOP_K_STATES), max_ratio=best.max_ratio, exact=best.exact,
+                               upper_bound=best.upper_bound)
+            except InstanceTooLargeError:
                 k = max(1, k // 10)
+        return best
 
     def support(self, it: Iterate) -> np.ndarray:
         """The joint actions whose rows carry ``it``: positive multipliers (W only grows, so rows keep their index)."""
