@@ -8,6 +8,7 @@ theta = 2 e_1), ``many-arms`` (Fiez exp. 2), ``sphere`` (Fiez exp. 3), ``factori
 from __future__ import annotations
 
 import importlib
+import inspect
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -154,13 +155,31 @@ def split_options(text: str) -> tuple[str, dict]:
     return name.strip(), options
 
 
+def check_options(factory: Callable, options: dict, what: str) -> None:
+    """Refuse option keys that ``factory`` does not take, naming the valid ones (InvalidInputError)."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # no introspectable signature: the call itself reports
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return
+    valid = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+             and not p.name.startswith("_")]
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise InvalidInputError(f"{what}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                                f"valid options: {', '.join(valid) if valid else 'none'}")
+
+
 def parse_instance(text: str):
     """Build an environment from ``NAME`` or ``NAME:key=value,key=value``."""
     name, kwargs = split_options(text)
     if name not in INSTANCES:
         raise InvalidInputError(f"unknown instance {name!r}; valid names: {', '.join(sorted(INSTANCES))}")
+    spec = INSTANCES[name]
+    check_options(resolve(spec.factory), kwargs, f"instance {name}")
     try:
-        return INSTANCES[name].build(**kwargs)
+        return spec.build(**kwargs)
     except TypeError as exc:
         raise InvalidInputError(f"instance {name}: {exc}") from None
 

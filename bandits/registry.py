@@ -14,7 +14,7 @@ from .algorithm import Algorithm
 
 if TYPE_CHECKING:
     from .thresholding.algorithms import ThresholdingAlgorithm
-from .instances import resolve, split_options
+from .instances import check_options, resolve, split_options
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,9 @@ def make_algorithm(text: str) -> Algorithm | ThresholdingAlgorithm:
     if name not in ALGORITHMS:
         raise InvalidInputError(f"unknown algorithm {name!r}; valid names: {', '.join(ALGORITHMS)}")
     spec = ALGORITHMS[name]
+    factory = resolve(spec.target)
+    check_options(factory, options, f"algorithm {name}")
     try:
-        return resolve(spec.target)(**{**spec.defaults, **options})
+        return factory(**{**spec.defaults, **options})
     except TypeError as exc:
         raise InvalidInputError(f"algorithm {name}: {exc}") from None

@@ -51,7 +51,9 @@ def test_bad_input_is_one_line_with_status_2():
         (["run", "g-static", "-i", "soare:d=abc"], "d must be an integer"),
         (["run", "g-static", "-i", "soare:omega=x"], "omega must be a positive number"),
         (["run", "g-static:rule=fast", "-i", "soare"], "rule must be one of"),
-        (["run", "g-static", "-i", "soare:bogus=1"], "unexpected keyword"),
+        (["run", "g-static", "-i", "soare:bogus=1"], "unknown option bogus; valid options: d, omega, sigma"),
+        (["run", "g-static:bogus=1,zz=2", "-i", "soare"], "unknown options bogus, zz; valid options: design,"),
+        (["run", "mf-tas", "-i", "ring:N=3,K=2,bogus=1"], "valid options: N, K"),
     ]
     for args, message in cases:
         out = runner.invoke(app, args)
