@@ -33,7 +33,6 @@ class LinearStatistics:
         self.X = X
         self.counts = np.zeros(X.shape[0], dtype=np.int64)
         self.sums = np.zeros(X.shape[0])
-        self._outer = np.einsum("ki,kj->kij", X, X)
 
     def add(self, counts: np.ndarray, sums: np.ndarray) -> None:
         self.counts += counts
@@ -45,7 +44,11 @@ class LinearStatistics:
 
     @property
     def A(self) -> np.ndarray:
-        return np.tensordot(self.counts.astype(float), self._outer, axes=1)
+        """X^T diag(N) X over the pulled arms (one BLAS-3 product, O(K d) memory: no K x d x d outer products,
+        which took 932 GiB at d = 5,000)."""
+        pulled = np.flatnonzero(self.counts)
+        Xp = self.X[pulled]
+        return Xp.T @ (Xp * self.counts[pulled, None].astype(float))
 
     @property
     def b(self) -> np.ndarray:

@@ -38,6 +38,17 @@ def test_ols_from_sufficient_statistics_equals_lstsq(rng):
     assert np.allclose(stats.theta_hat(), np.linalg.lstsq(design, y, rcond=None)[0])
 
 
+def test_information_matrix_is_the_sum_of_outer_products_of_the_pulls(rng):
+    X = rng.standard_normal((7, 4))
+    counts = np.array([0, 3, 0, 1, 5, 0, 2])  # unpulled arms contribute nothing
+    stats = LinearStatistics(X)
+    stats.add(counts, np.zeros(7))
+    assert np.allclose(stats.A, sum(c * np.outer(x, x) for c, x in zip(counts, X, strict=True)))
+    big = LinearStatistics(np.eye(3000)[:, :2000])  # K x d x d outer products would need 96 GB
+    big.add(np.ones(3000, dtype=np.int64), np.zeros(3000))
+    assert np.allclose(np.diag(big.A), 1.0)
+
+
 def test_glr_equals_pairwise_formula(rng):
     X = rng.standard_normal((5, 3))
     stats = LinearStatistics(X)
