@@ -297,6 +297,26 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
     return GenerationRun(float(upper), float(lower), kept, status, iteration, t_master, t_sep, it.info, stopped)
 
 
+def warm_generate(master: CuttingPlaneMaster, initial, *, tol: float, max_iterations: int, time_limit: float,
+                  add_per_iteration: int | None) -> GenerationRun:
+    """:func:`generate` from the initial working set plus the ``initial`` joint actions (a warm start, or None);
+    ``add_per_iteration`` defaults to 5 N."""
+    fg = master.fg
+    master.add(initial_working_set(fg))
+    if initial is not None:
+        master.add(check_initial(fg, initial))
+    return generate(master, tol=tol, max_iterations=max_iterations, time_limit=time_limit,
+                    add_per_iteration=5 * fg.n_agents if add_per_iteration is None else add_per_iteration)
+
+
+def run_extras(run: GenerationRun, master: CuttingPlaneMaster) -> dict:
+    """The ``extras`` of a generated result: iterations, working-set size, where the time went, why it stopped."""
+    return {"formulation": "constraint-generation", "iterations": run.iterations,
+            "working_set": int(master.actions.shape[0]), "master_time": run.master_time,
+            "separation_time": run.separation_time, "solver_status": run.info.status, "stopped": run.stopped,
+            "order": list(master.plan.order), "width": master.plan.width}
+
+
 # ------------------------------------------------------------------------------------------------ exact T*
 class CharTimeMaster(CuttingPlaneMaster):
     """T* on W: min z s.t. H_W(a) (1/wbar) (Delta_min / Delta(a))^2 <= z, wbar in the marginal polytope."""
@@ -365,19 +385,14 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
     max_iterations, add_per_iteration = check_limits(tol, time_limit, max_iterations, add_per_iteration)
     start = time.perf_counter()
     master = CharTimeMaster(fg, solver)
-    master.add(initial_working_set(fg))
-    if initial is not None:
-        master.add(check_initial(fg, initial))
-    run = generate(master, tol=tol, max_iterations=max_iterations, time_limit=time_limit,
-                   add_per_iteration=5 * fg.n_agents if add_per_iteration is None else add_per_iteration)
+    run = warm_generate(master, initial, tol=tol, max_iterations=max_iterations, time_limit=time_limit,
+                        add_per_iteration=add_per_iteration)
     return CharTimeResult(
         value=run.upper, solver_value=run.kept.z, method="exact", m=0, best_action=master.best,
         gaps=np.asarray([master.dmin]), marginals=fg.split_tables(run.kept.wbar), local_allocations=None,
         global_allocation=None, n_constraints=int(master.actions.shape[0]), n_variables=int(master.plan.n_rows),
         width=master.plan.width, status=run.status, solver=run.info.solver, solve_time=time.perf_counter() - start,
         compile_time=0.0,
-        extras={"formulation": "constraint-generation", "iterations": run.iterations,
-                "working_set": int(master.actions.shape[0]), "master_time": run.master_time,
-                "separation_time": run.separation_time, "solver_status": run.info.status, "stopped": run.stopped},
-        lower_bound=run.lower, gap=run.gap, clique_weights=run.kept.exact, working_set=master.support(run.kept),
+        extras=run_extras(run, master), lower_bound=run.lower, gap=run.gap, clique_weights=run.kept.exact,
+        working_set=master.support(run.kept),
     )

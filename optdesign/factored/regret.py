@@ -55,10 +55,9 @@ from .constraint_generation import (
     TIME_LIMIT,
     CuttingPlaneMaster,
     Iterate,
-    check_initial,
     check_limits,
-    generate,
-    initial_working_set,
+    run_extras,
+    warm_generate,
 )
 from .factorgraph import FactorGraph
 from .fcr import factored_max
@@ -338,11 +337,8 @@ def _generated(fg: FactorGraph, *, solver: str | None, tol: float, time_limit: f
     """The exact bound by constraint generation (:func:`optdesign.factored.constraint_generation.generate`)."""
     start = time.perf_counter()
     master = RegretMaster(fg, solver)
-    master.add(initial_working_set(fg))
-    if initial is not None:
-        master.add(check_initial(fg, initial))
-    run = generate(master, tol=tol, max_iterations=MAX_ITERATIONS, time_limit=time_limit,
-                   add_per_iteration=5 * fg.n_agents)
+    run = warm_generate(master, initial, tol=tol, max_iterations=MAX_ITERATIONS, time_limit=time_limit,
+                        add_per_iteration=None)
     unit, kept = master.cone.unit, run.kept
     scale = run.upper / float(master.cone.regrets @ kept.exact)  # the allocation attaining the upper bound
     return RegretBoundResult(
@@ -350,11 +346,7 @@ def _generated(fg: FactorGraph, *, solver: str | None, tol: float, time_limit: f
         marginals=fg.split_tables(scale * kept.wbar / unit**2), n_constraints=int(master.actions.shape[0]),
         n_variables=int(master.plan.n_rows), status=run.status, solver=run.info.solver,
         solve_time=time.perf_counter() - start,
-        extras={"formulation": "constraint-generation", "iterations": run.iterations,
-                "working_set": int(master.actions.shape[0]), "master_time": run.master_time,
-                "separation_time": run.separation_time, "solver_status": run.info.status, "stopped": run.stopped,
-                "feasibility_scale": scale,
-                "order": list(master.plan.order), "width": master.plan.width},
+        extras={**run_extras(run, master), "feasibility_scale": scale},
         lower_bound=run.lower / unit, gap=run.gap,
     )
 
