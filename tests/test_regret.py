@@ -281,3 +281,12 @@ def test_bad_input():
         for method in ("exact", "mf"):
             with pytest.raises(InvalidInputError, match="not unique"):
                 regret_lower_bound(tied, method)
+
+
+@pytest.mark.slow
+def test_generated_master_stays_on_clarabel_where_it_stops_with_a_numerical_error():
+    """Ring N = 6, K = 10: the regret master stops CLARABEL with a NumericalError at its default regularisation;
+    the regularised retry keeps it off SCS (112 s before, about 6 s after)."""
+    fg = FactorGraph.ring(6, 10, seed=0)
+    res = regret_lower_bound(fg, strategy="generate")
+    assert res.status == "optimal" and res.gap <= 1e-4 and res.solver == "CLARABEL"

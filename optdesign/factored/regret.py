@@ -45,7 +45,7 @@ import scipy.sparse as sp
 
 from .. import solvers
 from .._lazy import cp
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, SolverError
 from ..result import RegretBoundResult, relative_gap
 from ..validation import as_count, check_enumerable, check_m_best
 from .constraint_generation import (
@@ -70,6 +70,7 @@ RESTRICTIONS = ("secant", "constant")
 STRATEGIES = ("auto", "enumerate", "generate")
 # method="exact" enumerates up to this many joint actions (3^9 = 19,683 fits) and generates constraints beyond
 EXACT_MAX_JOINT_ACTIONS = 20_000
+REGULARISED_OPTIONS = {"CLARABEL": {**MASTER_SOLVER_OPTIONS["CLARABEL"], "static_regularization_constant": 1e-6}}
 
 __all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
            "regret_lower_bound"]
@@ -156,10 +157,21 @@ class RegretMaster(CuttingPlaneMaster):
         rows = counts.inverse(self.rows) <= 1
         cost, ref = counts.cost(self.cone.regrets)
         problem = cp.Problem(cp.Minimize(cost), [*constraints, rows])
-        info = solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
+        info = self._solve(problem)
         mu = counts.value
         exact = consistent_clique_weights(self.plan, mu, float(np.mean(self.R @ mu)))
         return Iterate(mu, exact, self.F @ exact, self.multipliers(rows.dual_value), float(problem.value) * ref, info)
+
+    def _solve(self, problem):
+        """CLARABEL, then CLARABEL with more static regularisation, before the solver chain: on rings with K = 10
+        from N = 6 the master stops CLARABEL with a NumericalError and SCS took 20-45 s per master (measured)."""
+        if self.solver is None:
+            for options in (MASTER_SOLVER_OPTIONS, REGULARISED_OPTIONS):
+                try:
+                    return solvers.solve(problem, "CLARABEL", accept_inaccurate=True, solver_options=options)
+                except SolverError:
+                    pass
+        return solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
 
     def separate(self, it, k):
         """Scaled so that every row holds: v = max_a (2 / Delta(a)^2) H(a), value v r . mu (attained at mu v)."""
@@ -185,7 +197,7 @@ class RegretMaster(CuttingPlaneMaster):
         cost, ref = counts.cost(self.cone.regrets)
         objective = counts.inverse(sp.csr_matrix(c / max(float(c.max()), 1e-300)))
         problem = cp.Problem(cp.Minimize(cp.sum(objective)), [*constraints, cost == 1.0 / ref])
-        solvers.solve(problem, self.solver, accept_inaccurate=True)
+        self._solve(problem)
         mu = counts.value
         return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, mu, float(np.mean(self.R @ mu))))
 
