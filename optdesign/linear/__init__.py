@@ -12,6 +12,7 @@ directions      direction sets: pairwise differences, oracle directions (z* - z)
 criteria        F(w) in numpy and its dual certificate F* >= f_p(w)^2 / max_k h_k(w)
 barrier         certified log-barrier Newton method for every min-max design (the fast path)
 firstorder      Frank–Wolfe with away steps and the multiplicative algorithm for G/D (certified by max_k h_k / d)
+exchange        G/D on 10^5-10^6 arms: Frank–Wolfe on an active set, one blocked pricing pass h_k over all arms a round
 pairs           min-max designs over all n(n-1)/2 pairwise differences without listing them
 greedy          Soare et al.'s greedy incremental G/XY rules (Sherman–Morrison)
 rounding        continuous design -> integer pulls (efficient apportionment, Pukelsheim & Rieder 1992)

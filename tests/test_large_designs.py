@@ -1,0 +1,152 @@
+"""G/D-optimal designs on many arms: the active-set exchange path (optdesign.linear.exchange) and its dispatch."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import optdesign as od
+from optdesign.linear import designs
+from optdesign.linear.exchange import d_optimal_exchange, price, spanning_arms
+
+TOL = 1e-4
+
+
+def _gaussian(n, d, seed=0):
+    return np.random.default_rng(seed).standard_normal((n, d))
+
+
+def _check_kiefer_wolfowitz(X, res, tol=TOL):
+    d = X.shape[1]
+    assert res.status == "optimal" and res.gap <= tol
+    assert res.lower_bound == d
+    assert res.value == pytest.approx(d, rel=tol)
+    assert res.weights.sum() == pytest.approx(1.0) and np.all(res.weights >= 0)
+    assert od.g_value(X, res.weights) == pytest.approx(res.value, rel=1e-9)  # the value is the true G-value
+
+
+@pytest.mark.parametrize("n,d", [(20_000, 10), (50_000, 20)])
+def test_auto_uses_exchange_and_certifies_kiefer_wolfowitz(n, d):
+    X = _gaussian(n, d, n + d)
+    res = od.g_optimal(X)
+    assert res.method == "exchange"
+    _check_kiefer_wolfowitz(X, res)
+    assert res.support.size < 20 * d  # an active set, not all arms
+
+
+def test_d_optimal_exchange_matches_g_optimal():
+    X = _gaussian(20_000, 12, 3)
+    g, dd = od.g_optimal(X), od.d_optimal(X)
+    assert dd.criterion == "d-optimal" and dd.method == "exchange"
+    _check_kiefer_wolfowitz(X, dd)
+    logdet = [np.linalg.slogdet(X.T @ (r.weights[:, None] * X))[1] for r in (g, dd)]
+    assert logdet[0] == pytest.approx(logdet[1], abs=12 * TOL)  # D-efficiency >= d / max h_k
+
+
+@pytest.mark.parametrize("K,d", [(12, 3), (60, 5), (300, 8)])
+def test_exchange_agrees_with_frank_wolfe_and_cvxpy_on_small_instances(K, d):
+    X = _gaussian(K, d, 7 * K + d)
+    ex = od.g_optimal(X, method="exchange")
+    fw = od.g_optimal(X, method="frank-wolfe")
+    _check_kiefer_wolfowitz(X, ex)
+    assert ex.value == pytest.approx(fw.value, rel=TOL)
+    if K <= 60:
+        assert ex.value == pytest.approx(od.g_optimal(X, method="cvxpy").value, rel=TOL)
+
+
+def test_small_instances_keep_the_existing_path():
+    res = od.g_optimal(_gaussian(500, 5, 1))
+    assert res.method == "frank-wolfe" and res.gap <= TOL
+
+
+def test_duplicated_arms():
+    X = _gaussian(5_000, 8, 4)
+    Xdup = np.vstack([X, X, X[:1000]])
+    res = od.g_optimal(Xdup)
+    _check_kiefer_wolfowitz(Xdup, res)
+    assert res.value == pytest.approx(od.g_optimal(X).value, rel=TOL)
+
+
+def test_a_few_arms_with_huge_norm():
+    X = _gaussian(30_000, 10, 5)
+    X[:5] *= 1e4
+    res = od.g_optimal(X)
+    _check_kiefer_wolfowitz(X, res)
+    assert np.all(res.weights[:5] > 0)  # the far arms are in every optimal design's support
+
+
+def test_integer_grid_with_ties():
+    g = np.arange(-3, 4, dtype=float)
+    X = np.array(np.meshgrid(g, g, g, g, g, indexing="ij")).reshape(5, -1).T  # 16,807 arms, many tied leverages
+    res = od.d_optimal(X)
+    _check_kiefer_wolfowitz(X, res)
+    # the D-optimal design of the cube [-3, 3]^5 lives on its 2^5 vertices (uniform weights)
+    assert res.weights[np.abs(X).min(axis=1) == 3].sum() == pytest.approx(1.0, abs=1e-3)
+
+
+def test_canonical_basis_repeated_is_uniform_over_directions():
+    X = np.tile(np.eye(6), (500, 1))
+    res = od.g_optimal(X)
+    _check_kiefer_wolfowitz(X, res)
+    per_axis = np.array([res.weights[j::6].sum() for j in range(6)])
+    assert per_axis == pytest.approx(np.full(6, 1 / 6), abs=1e-4)
+
+
+@pytest.mark.parametrize("method", ["auto", "exchange"])
+def test_arms_in_a_subspace_raise(method):
+    X = _gaussian(20_000, 3, 6) @ _gaussian(3, 6, 7)  # rank 3 in R^6
+    with pytest.raises(od.InvalidInputError, match=r"must span R\^6.*found rank 3"):
+        od.g_optimal(X, method=method)
+
+
+def test_spanning_arms_matches_as_arms():
+    X = _gaussian(10_000, 7, 8)
+    assert spanning_arms(X, chunk=999) is X or np.shares_memory(spanning_arms(X), X)  # no copy
+    Y = X.copy()
+    Y[:, 6] = Y[:, 0] - 2 * Y[:, 3]
+    with pytest.raises(od.InvalidInputError, match="found rank 6"):
+        spanning_arms(Y, chunk=777)
+
+
+def test_pricing_is_chunk_independent():
+    X = _gaussian(3_001, 9, 9)
+    L = np.linalg.cholesky(X.T @ X / X.shape[0])
+    h = price(X, L, chunk=250)
+    assert h == pytest.approx(price(X, L), rel=1e-12)
+    assert h == pytest.approx(np.einsum("ij,jk,ik->i", X, np.linalg.inv(L @ L.T), X), rel=1e-9)
+
+
+def test_time_limit_returns_best_priced_design_uncertified():
+    X = _gaussian(20_000, 15, 10)
+    res = d_optimal_exchange(X, time_limit=0.0)
+    assert not res.converged and res.iterations == 1
+    assert res.value == pytest.approx(od.g_value(X, res.weights), rel=1e-9) and res.value > 15 * (1 + TOL)
+
+
+def test_auto_warns_instead_of_falling_back_to_cvxpy(monkeypatch):
+    monkeypatch.setattr(designs, "EXCHANGE_TIME_LIMIT", 0.0)
+    X = _gaussian(20_000, 15, 11)
+    with pytest.warns(RuntimeWarning, match="time limit"):
+        res = od.g_optimal(X)
+    assert res.status == "not_converged" and res.method == "exchange" and res.gap > TOL
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        monkeypatch.setattr(designs, "EXCHANGE_TIME_LIMIT", 60.0)
+        assert od.g_optimal(X).status == "optimal"
+
+
+@pytest.mark.parametrize("d", [20, 50])
+def test_g_optimal_on_100k_arms_is_certified(d):
+    X = _gaussian(100_000, d, 12)
+    res = od.g_optimal(X)
+    assert res.method == "exchange" and res.status == "optimal"  # speed is measured in bench_designs.py --scale
+    _check_kiefer_wolfowitz(X, res)
+
+
+@pytest.mark.slow
+def test_g_optimal_on_a_million_arms_is_certified():
+    X = _gaussian(1_000_000, 20, 13)
+    res = od.g_optimal(X)
+    assert res.method == "exchange" and res.gap <= TOL and res.status == "optimal"
