@@ -87,23 +87,35 @@ def _hessian_directions(s: np.ndarray, q: int, cap: int) -> np.ndarray:
 
 
 def _lp_dual(X: np.ndarray, Y: np.ndarray, L: np.ndarray, T: np.ndarray) -> np.ndarray | None:
-    """p supported on directions T minimising max_k h_k(w, p) (an LP), as a full-length vector."""
+    """p supported on directions T minimising max_k h_k(w, p) (an LP), as a full-length vector.
+
+    Row generation over the arms: the LP is solved on the arms with the largest h_k, and every arm whose h_k
+    exceeds the LP's level joins until none does, which is the LP over all K arms (the dense K x |T| LP cost
+    16 of 26 s of an XY-allocation on 20,000 arms in R^20; the optimum uses about the design's support).
+    """
     G2 = (whiten(L, X).T @ whiten(L, Y[T])) ** 2  # K x |T|
     G2 /= G2.max()
-    q = len(T)
+    K, q = G2.shape
     c = np.zeros(q + 1)
     c[-1] = 1.0
-    res = linprog(
-        c,
-        A_ub=np.hstack([G2, -np.ones((G2.shape[0], 1))]),
-        b_ub=np.zeros(G2.shape[0]),
-        A_eq=np.concatenate([np.ones(q), [0.0]])[None, :],
-        b_eq=[1.0],
-        bounds=[(0, None)] * q + [(None, None)],
-        method="highs",
-    )
-    if res.status != 0:
-        return None
+    rows = np.argsort(-G2.max(axis=1))[:min(K, max(4 * q, 64))]
+    for _ in range(50):
+        res = linprog(
+            c,
+            A_ub=np.hstack([G2[rows], -np.ones((rows.size, 1))]),
+            b_ub=np.zeros(rows.size),
+            A_eq=np.concatenate([np.ones(q), [0.0]])[None, :],
+            b_eq=[1.0],
+            bounds=[(0, None)] * q + [(None, None)],
+            method="highs",
+        )
+        if res.status != 0:
+            return None
+        h = G2 @ np.maximum(res.x[:q], 0.0)
+        above = np.setdiff1d(np.flatnonzero(h > res.x[-1] * (1 + 1e-9)), rows)
+        if above.size == 0:
+            break
+        rows = np.concatenate([rows, above[np.argsort(-h[above])[:max(4 * q, 64)]]])
     p = np.zeros(Y.shape[0])
     p[T] = np.maximum(res.x[:q], 0.0)
     return p / p.sum() if p.sum() > 0 else None

@@ -54,13 +54,14 @@ def top_pairs(V: np.ndarray, k: int = 0, floor: float = -np.inf) -> tuple[float,
         b = min(a + rows, n - 1)
         # block: items a..b-1 against items a+1..n-1; entry (r, c) is the pair (a + r, a + 1 + c)
         block = norms[a:b, None] + norms[None, a + 1 :] - 2.0 * (V[:, a:b].T @ V[:, a + 1 :])
-        block[np.tril_indices(b - a, -1, block.shape[1])] = -np.inf  # pairs with j <= i
+        m = b - a  # pairs with j <= i, i.e. c < r, all lie in the first m columns
+        block[:, :m][np.tril_indices(m, -1)] = -np.inf
         flat = block.ravel()
         best = max(best, float(flat.max()))
         if k > 0:
-            take = min(k, flat.size)
-            idx = np.argpartition(flat, flat.size - take)[flat.size - take :]
-            idx = idx[flat[idx] > floor]
+            idx = np.flatnonzero(flat > floor)  # usually few: the floor is the working set's value
+            if idx.size > k:
+                idx = idx[np.argpartition(flat[idx], idx.size - k)[idx.size - k :]]
             r, c = np.divmod(idx, block.shape[1])
             kept_values.append(flat[idx])
             kept_pairs.append(np.stack([a + r, a + 1 + c], axis=1))
