@@ -117,7 +117,7 @@ def pairwise_design(
     if not (np.isfinite(tol) and tol > 0):
         raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
     n, d = Z.shape
-    batch = max(50, 10 * d) if batch is None else as_count(batch, "batch")
+    batch = max(50, 40 * d) if batch is None else as_count(batch, "batch")
     w = np.full(X.shape[0], 1.0 / X.shape[0])
     L = cholesky_factor(X, w)
     if L is None:
