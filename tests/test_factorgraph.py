@@ -159,3 +159,18 @@ def test_too_wide_an_elimination_is_refused_before_allocating():
     fg = FactorGraph.grid(10, 10, 10, seed=0)
     with pytest.raises(InstanceTooLargeError, match="too wide"):
         fg.gap_min()
+
+
+def test_min_degree_order_is_a_permutation_with_the_known_widths():
+    from optdesign.factored.elimination import EliminationPlan, min_degree_order
+
+    cases = [(nx.random_labeled_tree(40, seed=1) if hasattr(nx, "random_labeled_tree") else nx.random_tree(40, seed=1),
+              1), (nx.cycle_graph(50), 2), (nx.complete_graph(6), 5), (nx.path_graph(30), 1)]
+    for graph, width in cases:
+        order = min_degree_order(graph)
+        assert sorted(order) == list(graph.nodes)
+        plan = EliminationPlan([2] * graph.number_of_nodes(), [tuple(e) for e in graph.edges], order=order)
+        assert plan.width == width
+    # large graphs: linear time, not networkx's quadratic min-degree decomposition
+    ring = FactorGraph.ring(50_000, 2, seed=0)
+    assert ring.plan("min-degree").width == 2

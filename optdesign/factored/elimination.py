@@ -20,13 +20,14 @@ Orders come from networkx's treewidth heuristics (min-fill or min-degree) or fro
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
-from networkx.algorithms.approximation import treewidth_min_degree, treewidth_min_fill_in
+from networkx.algorithms.approximation import treewidth_min_fill_in
 
 from ..errors import InstanceTooLargeError, InvalidInputError
 
@@ -196,14 +197,41 @@ class EliminationPlan:
         return EliminationStep(var, scope, shape[:-1], index)
 
 
+def min_degree_order(graph: nx.Graph) -> tuple[int, ...]:
+    """Greedy minimum-degree elimination order: repeatedly eliminate an agent of smallest current degree
+    (ties: smallest id) and join its neighbours (fill edges). Its width is the largest degree at elimination.
+
+    A lazy heap keeps it O((N + fill) log N); networkx's ``treewidth_min_degree`` grows quadratically
+    (7.8 s on a ring of 20,000 agents, about 190 s extrapolated to 100,000).
+    """
+    adjacency = {int(v): {int(u) for u in graph.neighbors(v)} - {int(v)} for v in graph.nodes}
+    heap = [(len(nbrs), v) for v, nbrs in adjacency.items()]
+    heapq.heapify(heap)
+    order: list[int] = []
+    while heap:
+        degree, v = heapq.heappop(heap)
+        nbrs = adjacency.get(v)
+        if nbrs is None or degree != len(nbrs):  # eliminated already, or a stale entry
+            continue
+        order.append(v)
+        del adjacency[v]
+        for u in nbrs:
+            adjacency[u].discard(v)
+            adjacency[u] |= nbrs - {u}
+            heapq.heappush(heap, (len(adjacency[u]), u))
+    return tuple(order)
+
+
 def order_from_heuristic(graph: nx.Graph, heuristic: str) -> tuple[int, ...]:
-    """Elimination order read off networkx's tree decomposition by peeling leaf bags.
+    """Elimination order: ``"min-degree"`` by :func:`min_degree_order`; ``"min-fill"`` read off networkx's
+    tree decomposition by peeling leaf bags.
 
     Peeling a leaf bag B attached to bag P eliminates the agents of B \\ P, whose neighbours at
     that moment all lie in B, so the order's width is at most the decomposition's width.
     """
-    fn = treewidth_min_fill_in if heuristic == "min-fill" else treewidth_min_degree
-    _, tree = fn(graph)
+    if heuristic == "min-degree":
+        return min_degree_order(graph)
+    _, tree = treewidth_min_fill_in(graph)
     order: list[int] = []
     done: set[int] = set()
     tree = nx.Graph(tree)
