@@ -83,6 +83,14 @@ def as_count(value, name: str, *, minimum: int = 1) -> int:
     return int(value)
 
 
+def as_tolerance(value, name: str = "tol") -> float:
+    """``value`` as a finite float > 0 (a relative gap); bools, strings and NaN are refused."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value) or value <= 0:
+        raise InvalidInputError(f"{name} must be a positive number, got {value!r}")
+    return float(value)
+
+
 def check_m_best(m, n_joint_actions: int) -> int:
     """The m of the m-best restrictions (T^MF(m), regret bound): 1 <= m <= |A| - 1."""
     m = as_count(m, "m")

@@ -123,3 +123,29 @@ def test_joint_actions_sampled_from_the_clique_tables_have_the_returned_marginal
     empirical = np.bincount(fg.group_indices(A).ravel(), minlength=fg.abar) / n
     # every group frequency within 5 binomial standard errors of its marginal
     assert np.all(np.abs(empirical - wbar) <= 5 * np.sqrt(wbar * (1 - wbar) / n) + 1e-12)
+
+
+def test_sampling_rejects_bad_clique_tables():
+    from optdesign.factored.marginals import sample_joint_actions
+
+    fg = FactorGraph.ring(4, 3, seed=0)
+    plan, rng = fg.plan(), np.random.default_rng(0)
+    good = od.characteristic_time(fg, method="generate").clique_weights
+    for weights, word in ((good[:-1], "length"), (np.full(plan.n_rows, np.nan), "NaN"), (-good, "nonnegative")):
+        with pytest.raises(InvalidInputError, match=word):
+            sample_joint_actions(plan, weights, 10, rng)
+    for n in (-1, 2.5, True):
+        with pytest.raises(InvalidInputError, match="n must"):
+            sample_joint_actions(plan, good, n, rng)
+    with pytest.raises(InvalidInputError, match="Generator"):
+        sample_joint_actions(plan, good, 10, 0)
+    assert sample_joint_actions(plan, good, 0, rng).shape == (0, 4)
+
+
+@pytest.mark.parametrize("tol", [0, -1.0, float("nan"), float("inf"), "1e-4", True, None])
+def test_every_tolerance_is_checked_the_same_way(tol):
+    fg = FactorGraph.line(3, 2, seed=0)
+    for call in (lambda: od.characteristic_time(fg, tol=tol), lambda: od.mf_characteristic_time(fg, tol=tol),
+                 lambda: od.g_optimal(np.eye(2), tol=tol)):
+        with pytest.raises(InvalidInputError, match="tol must be a positive number"):
+            call()

@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from .._lazy import cp
 from ..errors import InvalidInputError
 from ..result import CharTimeResult, relative_gap
-from ..validation import as_count, check_enumerable
+from ..validation import as_count, as_tolerance, check_enumerable
 from .constraint_generation import MASTER_SOLVER_OPTIONS, certified_lower_bound, characteristic_time_generated
 from .factorgraph import FactorGraph
 from .marginals import consistent_clique_weights, marginal_maps
@@ -68,8 +68,7 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
         raise InvalidInputError("fg must be a FactorGraph")
     if method not in EXACT_METHODS:
         raise InvalidInputError(f"method must be one of {EXACT_METHODS}, got {method!r}")
-    if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol > 0):
-        raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
+    tol = as_tolerance(tol)
     if formulation not in EXACT_FORMULATIONS:
         raise InvalidInputError(f"formulation must be one of {EXACT_FORMULATIONS}, got {formulation!r}")
     limits = {} if time_limit is None else {"time_limit": time_limit}

@@ -37,7 +37,7 @@ from .._lazy import cp
 from ..errors import InstanceTooLargeError, InvalidInputError
 from ..result import CharTimeResult, relative_gap
 from ..solvers import SolveInfo
-from ..validation import as_count
+from ..validation import as_count, as_tolerance
 from .factorgraph import FactorGraph
 from .inference import MaxSum
 from .marginals import consistent_clique_weights, marginal_maps
@@ -238,8 +238,7 @@ class GenerationRun:
 
 def check_limits(tol, time_limit, max_iterations, add_per_iteration) -> tuple[int, int | None]:
     """Validate the loop's limits; returns (max_iterations, add_per_iteration) as counts."""
-    if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol > 0):
-        raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
+    as_tolerance(tol)
     if not (isinstance(time_limit, (int, float)) and time_limit > 0):
         raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     max_iterations = as_count(max_iterations, "max_iterations")

@@ -15,6 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._lazy import cp
+from ..errors import InvalidInputError
+from ..validation import as_count, as_vector
 from .elimination import EliminationPlan
 
 
@@ -108,12 +110,18 @@ def sample_joint_actions(plan: EliminationPlan, clique_weights: np.ndarray, n: i
     tree: steps from the roots down, each draws its eliminated agent from its clique table conditioned on its
     separator, whose agents are eliminated later and so are already drawn. O(n N K) work.
     """
+    n = as_count(n, "n", minimum=0)
+    clique_weights = as_vector(clique_weights, "clique_weights", length=plan.n_rows)
+    if np.any(clique_weights < 0):
+        raise InvalidInputError("clique_weights must be nonnegative (consistent_clique_weights gives such tables)")
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidInputError("rng must be a numpy.random.Generator")
     starts = np.concatenate([[0], np.cumsum([s.n_rows for s in plan.steps])]).astype(np.int64)
     out = np.zeros((n, plan.n_agents), dtype=np.int64)
     for step_no in range(len(plan.steps) - 1, -1, -1):
         step = plan.steps[step_no]
         k = plan.n_actions[step.variable]
-        table = np.clip(clique_weights[starts[step_no]:starts[step_no + 1]], 0.0, None).reshape(-1, k)
+        table = clique_weights[starts[step_no]:starts[step_no + 1]].reshape(-1, k)
         cdf = np.cumsum(table, axis=1)
         total = cdf[:, -1:]
         cdf = np.where(total > 0, cdf / np.where(total > 0, total, 1.0), (np.arange(1, k + 1) / k)[None, :])

@@ -41,7 +41,7 @@ from .. import solvers
 from .._lazy import cp
 from ..errors import InstanceTooLargeError, InvalidInputError
 from ..result import CharTimeResult, relative_gap
-from ..validation import as_count, check_m_best
+from ..validation import as_count, as_tolerance, check_m_best
 from .elimination import EliminationPlan
 from .factorgraph import FactorGraph
 from .fcr import elimination_matrices, enumerated_max, factored_max
@@ -338,8 +338,7 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
-    if not (isinstance(tol, (int, float)) and np.isfinite(tol) and tol > 0):
-        raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
+    tol = as_tolerance(tol)
     m = check_m_best(m, fg.n_joint_actions)
     ranked = fg.m_best(m + 1)  # raises if a* is not unique
     best = ranked[0][0]

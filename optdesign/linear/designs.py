@@ -21,7 +21,7 @@ import numpy as np
 from ..blas import single_threaded_blas
 from ..errors import InvalidInputError
 from ..result import DesignResult, FastPathResult, relative_gap
-from ..validation import as_arms, as_matrix, as_vector, check_weights
+from ..validation import as_arms, as_matrix, as_tolerance, as_vector, check_weights
 from . import firstorder
 from .barrier import minmax_barrier
 from .directions import oracle_directions, pairwise_differences
@@ -51,10 +51,6 @@ def _check_method(method: str) -> str:
     return method
 
 
-def _check_tol(tol: float) -> float:
-    if not (np.isfinite(tol) and tol > 0):
-        raise InvalidInputError(f"tol must be a positive number, got {tol}")
-    return float(tol)
 
 
 def _fast_result(res: FastPathResult, method: str, criterion: str, elapsed: float) -> DesignResult:
@@ -96,7 +92,7 @@ def minmax_design(
             f"method {method!r} is offered for G/D-optimal designs only; min-max designs accept "
             f"{', '.join(MINMAX_METHODS)} (Frank–Wolfe stalls above the optimum of a max of quadratic forms)"
         )
-    tol = _check_tol(tol)
+    tol = as_tolerance(tol)
     if w0 is not None:
         w0 = check_weights(w0, "w0")
         if w0.size != X.shape[0]:
@@ -137,7 +133,7 @@ def _kiefer_wolfowitz_design(X, solver, method: str, tol: float, criterion: str,
     _check_method(method)
     large = np.shape(X)[0] >= EXCHANGE_MIN_ARMS if np.ndim(X) == 2 else False
     X = spanning_arms(X) if large else as_arms(X)  # same check, without copying a large X
-    tol = _check_tol(tol)
+    tol = as_tolerance(tol)
     if method != "cvxpy":
         result = _d_fast(X, method, tol, criterion)
         if method != "auto" or result.gap <= tol:
@@ -210,7 +206,7 @@ def _all_pairs_design(X, Z, solver, method: str, tol: float, criterion: str, sin
     if n_pairs <= PAIR_LIST_LIMIT:
         return explicit()
     _check_method(method)
-    tol = _check_tol(tol)
+    tol = as_tolerance(tol)
 
     def solve(Y, w0, inner_tol):
         return minmax_design(X, Y, solver=solver, method=method, tol=inner_tol, criterion=criterion, w0=w0)

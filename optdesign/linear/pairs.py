@@ -25,7 +25,7 @@ import numpy as np
 
 from ..errors import InvalidInputError, SolverError
 from ..result import DesignResult, relative_gap
-from ..validation import as_arms, as_count, as_matrix
+from ..validation import as_arms, as_count, as_matrix, as_tolerance
 from .criteria import cholesky_factor, whiten
 
 PAIR_CHUNK_ENTRIES = 2_000_000  # pair values held at once by the scan (16 MB)
@@ -114,8 +114,7 @@ def pairwise_design(
     start = time.perf_counter()
     X = as_arms(X)
     Z = as_matrix(Z, "Z", n_cols=X.shape[1])
-    if not (np.isfinite(tol) and tol > 0):
-        raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
+    tol = as_tolerance(tol)
     n, d = Z.shape
     batch = max(50, 40 * d) if batch is None else as_count(batch, "batch")
     w = np.full(X.shape[0], 1.0 / X.shape[0])
