@@ -119,7 +119,8 @@ class CharTimeResult:
     solver's optimum, which agrees with ``value`` to solver accuracy. ``method`` is ``"exact"``
     (T*, global allocation over the marginal polytope) or ``"mean-field"`` (T^MF(m), product
     allocations). ``n_constraints`` counts the rows standing for "every joint action a != a*"
-    (FCR rows, or one per joint action when enumerated) plus the m - 1 explicit m-best rows.
+    (FCR rows, or one per joint action when enumerated, or the cutting planes of the orbit search) plus the m - 1
+    explicit m-best rows.
     """
 
     value: float

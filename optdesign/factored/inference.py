@@ -109,3 +109,29 @@ class MaxSum:
             if node["dev_cost"].size:
                 heapq.heappush(heap, (gap + float(node["dev_cost"][0]), next(counter), (node, 0), None))
             yield gap, node["action"].copy()
+
+
+def batched_max_sum(plan: EliminationPlan, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """max_a sum_e values_e(a_e) and a maximising joint action for every column of ``values`` (table_size, B).
+
+    One elimination pass serves all B columns (the per-step numpy overhead, which dominates on long chains, is
+    paid once); the maximisers are read back in reverse elimination order. Returns ((B,) maxima, (B, N) actions).
+    """
+    batch = values.shape[1]
+    flat = np.empty((plan.n_functions_flat, batch))
+    flat[: plan.table_size] = values
+    choices = []
+    for step, offset in zip(plan.steps, plan.message_offsets, strict=True):
+        phi = flat[step.index].sum(axis=1).reshape(-1, plan.n_actions[step.variable], batch)
+        flat[offset : offset + phi.shape[0]] = phi.max(axis=1)
+        choices.append(phi.argmax(axis=1))
+    maxima = sum(flat[plan.message_offsets[r]] for r in plan.roots)
+    actions = np.zeros((batch, plan.n_agents), dtype=np.int64)
+    columns = np.arange(batch)
+    for step, choice in zip(plan.steps[::-1], choices[::-1], strict=True):
+        z = np.zeros(batch, dtype=np.int64)
+        for j, k in zip(step.scope, step.shape, strict=True):
+            z = z * k + actions[:, j]
+        actions[:, step.variable] = choice[z, columns]
+    return np.asarray(maxima, dtype=float), actions
+

@@ -47,6 +47,8 @@ from .factorgraph import FactorGraph
 from .fcr import elimination_matrices, enumerated_max, factored_max
 from .inference import MaxSum
 from .marginals import consistent_clique_weights
+from .mean_field_orbits import MAX_ORBITS, OrbitMeanField
+from .symmetry import agent_orbits
 
 # fcr=False lists one constraint per class pattern
 ENUMERATED_MAX_JOINT_ACTIONS = 200_000
@@ -124,7 +126,7 @@ class MeanFieldModel:
     """
 
     def __init__(self, fg: FactorGraph, *, m: int = 1, ranked: list | None = None, best_action=None,
-                 fcr: bool = True, reduce: bool = True, order="auto", solver: str | None = None):
+                 fcr: bool = True, reduce: bool = True, order="auto", solver: str | None = None, symmetry="auto"):
         self.fg, self.m, self.fcr, self.reduce, self.solver = fg, as_count(m, "m"), fcr, bool(reduce), solver
         self.plan = fg.plan(order)
         n_f = fg.n_factors
@@ -142,11 +144,9 @@ class MeanFieldModel:
         cp_ = self.class_plan
         n_tab = cp_.table_size
         self.class_offsets = np.concatenate([[0], np.cumsum(n_classes)]).astype(np.int64)
-        n_y = int(self.class_offsets[-1])
         self.agent_of_class = np.repeat(np.arange(fg.n_agents), n_classes)
         self.log_mult = np.log(np.concatenate(self.classes.multiplicities))
         self.P = cp_.group_selection()
-        G = sp.csr_matrix((np.ones(n_y), (self.agent_of_class, np.arange(n_y))), shape=(fg.n_agents, n_y))
         sizes = np.diff(cp_.factor_offsets)
         self._factor_of = np.repeat(np.arange(n_f), sizes)
         zero = cp_.factor_offsets[:-1]
@@ -156,6 +156,23 @@ class MeanFieldModel:
         # f_e(c) = 1{c != 0} (s_{e,c} + s_{e,0}): one sparse map of s
         self.D = (sp.diags(deviates) @ (sp.eye(n_tab, format="csr") + at_best)).tocsr()
 
+        self.orbits = None
+        if symmetry is not None and symmetry is not False and self.m == 1 and self.reduce and fcr:
+            orbits = agent_orbits(fg.n_actions, fg.scopes, None if symmetry == "auto" else symmetry)
+            search = OrbitMeanField(cp_, self.P, self.D, fg.n_actions, orbits)
+            if search.n_orbits <= MAX_ORBITS:
+                self.orbits, self._search = orbits, search
+        if self.orbits is None:
+            self._build_conic(ranked, best_action, explicit)
+        else:
+            self.n_constraints, self.n_variables = 0, self._search.n_orbits + 1
+        self._solution: dict | None = None
+
+    def _build_conic(self, ranked, best_action, explicit) -> None:
+        """The conic program: SOC/power-cone products, simplex rows, FCR (or enumerated) max, explicit rows."""
+        fg, cp_, n_f, n_tab = self.fg, self.class_plan, self.fg.n_factors, self.class_plan.table_size
+        n_classes, n_y, fcr = self.classes.n_classes, int(self.class_offsets[-1]), self.fcr
+        G = sp.csr_matrix((np.ones(n_y), (self.agent_of_class, np.arange(n_y))), shape=(fg.n_agents, n_y))
         # t is solved in units of its value at the uniform allocation, so the program's values are O(1) whatever N
         # and K (t* grows like N): interior-point tolerances are absolute near 1
         uniform = np.exp(-np.log(np.bincount(self.agent_of_class, np.exp(self.log_mult)))[self.agent_of_class])
@@ -192,11 +209,13 @@ class MeanFieldModel:
             constraints.append(self._explicit[1])
         self.problem = cp.Problem(cp.Minimize(self.max.t), constraints)
         self.n_constraints = self.max.n_constraints + self.m - 1
-        self._solution: dict | None = None
+        self.n_variables = self.problem.size_metrics.num_scalar_variables
 
     # ------------------------------------------------------------------------------------------ solve
     def solve(self, tol: float = DEFAULT_TOL) -> dict:
         """Solve once (cached): class allocations, the certified bracket [lower, upper] of t*, solver info."""
+        if self._solution is None and self.orbits is not None:
+            self._solution = self._search.solve(tol)
         if self._solution is None:
             info = solvers.solve(self.problem, self.solver, accept=lambda: self._bracket()[2] <= tol,
                                  solver_options=MEAN_FIELD_SOLVER_OPTIONS)
@@ -327,7 +346,7 @@ def gp_lower_bound(alpha: np.ndarray, delta: np.ndarray, P: sp.csr_matrix, agent
 
 
 def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, reduce: bool = True, order="auto",
-                           solver: str | None = None, tol: float = DEFAULT_TOL) -> CharTimeResult:
+                           solver: str | None = None, tol: float = DEFAULT_TOL, symmetry="auto") -> CharTimeResult:
     """T^MF(m) (MF-TaS eqs. 2-3 and App. H) over product allocations, with a certified bracket.
 
     ``value`` (= ``upper``) is attained by the returned allocation; ``lower_bound`` <= T^MF(m) <= ``value``
@@ -335,6 +354,11 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     full program (one class per action) instead of the symmetry-reduced one; ``fcr=False`` enumerates every class
     pattern instead of FCR (verification, small instances). ``tol`` is the certified relative gap at which an
     ``optimal_inaccurate`` solve is accepted without trying the next solver.
+
+    ``symmetry`` (m = 1): ``"auto"`` ties the allocations of agents in one orbit of the structure's automorphisms
+    (twins, the rotation of a cycle; :mod:`.symmetry`) and, with at most ``MAX_ORBITS`` orbits, solves by Kelley's
+    cutting planes instead of the conic program (:mod:`.mean_field_orbits`); a sequence of agent permutations
+    gives the generators instead (each is checked); ``None`` always solves the conic program.
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
@@ -345,7 +369,7 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     gaps = np.asarray([g for _, g in ranked[1:]])
     start = time.perf_counter()
     model = MeanFieldModel(fg, m=m, ranked=ranked[1:], best_action=best, fcr=fcr, reduce=reduce, order=order,
-                           solver=solver)
+                           solver=solver, symmetry=symmetry)
     build = time.perf_counter() - start
     out = model.solve(tol)
     if out["gap"] > WARN_GAP:  # the certificate, not the solver's status, says how good the value is
@@ -360,10 +384,12 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     return CharTimeResult(
         value=out["upper"] / scale, solver_value=out["t"] / scale, method="mean-field", m=int(m),
         best_action=best, gaps=gaps, marginals=marginals, local_allocations=local, global_allocation=None,
-        n_constraints=model.n_constraints, n_variables=model.problem.size_metrics.num_scalar_variables,
+        n_constraints=out.get("cuts", model.n_constraints), n_variables=model.n_variables,
         width=model.plan.width if fcr else None, status=info.status, solver=info.solver,
         solve_time=info.solve_time, compile_time=out["compile_time"],
         extras={"fcr": fcr, "reduce": model.reduce, "n_classes": list(model.classes.n_classes),
-                "build_time": build, "order": list(model.plan.order) if fcr else None},
+                "build_time": build, "order": list(model.plan.order) if fcr else None,
+                "orbits": None if model.orbits is None else int(model.orbits.max()) + 1,
+                "passes": out.get("passes")},
         lower_bound=out["lower"] / scale, gap=out["gap"],
     )
