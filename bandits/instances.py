@@ -178,6 +178,8 @@ def parse_instance(text: str):
         raise InvalidInputError(f"unknown instance {name!r}; valid names: {', '.join(sorted(INSTANCES))}")
     spec = INSTANCES[name]
     check_options(resolve(spec.factory), kwargs, f"instance {name}")
+    if "seed" in kwargs:  # every family's seed feeds numpy's SeedSequence, which refuses negative integers
+        kwargs["seed"] = check_int(kwargs["seed"], "seed", 0)
     try:
         return spec.build(**kwargs)
     except TypeError as exc:

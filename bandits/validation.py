@@ -18,16 +18,24 @@ def check_choice(value, name: str, choices: Collection):
     return value
 
 
+def _finite(value) -> bool:
+    """A number that is finite as a float (a Python int too large for a float is not)."""
+    try:
+        return bool(np.isfinite(float(value)))
+    except OverflowError:
+        return False
+
+
 def check_positive(value, name: str, meaning: str = "") -> float:
     """A finite number > 0 (``meaning`` is appended to the message, e.g. " (noise level)")."""
-    if isinstance(value, bool) or not isinstance(value, _NUMBER) or not (np.isfinite(value) and value > 0):
+    if isinstance(value, bool) or not isinstance(value, _NUMBER) or not (_finite(value) and value > 0):
         raise InvalidInputError(f"{name} must be a positive number{meaning}, got {value!r}")
     return float(value)
 
 
 def check_int(value, name: str, minimum: int) -> int:
-    """An integer (or integral float) >= ``minimum``."""
-    if (isinstance(value, bool) or not isinstance(value, _NUMBER) or not np.isfinite(value)
-            or int(value) != value or value < minimum):
+    """An integer (or integral float) >= ``minimum``; integers of any size are accepted."""
+    if (isinstance(value, bool) or not isinstance(value, _NUMBER)
+            or not (isinstance(value, (int, np.integer)) or _finite(value)) or int(value) != value or value < minimum):
         raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)

@@ -295,7 +295,7 @@ def table_pairs(console: Console) -> None:
                 ref, t_ref = timed(od.minmax_design, X, od.pairwise_differences(X))
                 cells = [f"{t_ref:.2f}", f"{gen.value / ref.value - 1:+.1e}", f"{t_ref / t_gen:.0f}x"]
             t.add_row(f"{name}, n = {n:,}", f"{n * (n - 1) // 2:,}", cells[0], f"{t_gen:.2f}",
-                      str(gen.extras["working_pairs"]), str(gen.extras["rounds"]), f"{gen.gap:.1e}", *cells[1:])
+                      str(gen.extras["working_directions"]), str(gen.extras["rounds"]), f"{gen.gap:.1e}", *cells[1:])
     console.print(t)
 
 

@@ -7,10 +7,18 @@ import numpy as np
 from .errors import InstanceTooLargeError, InvalidInputError
 
 
+def real_array(value) -> np.ndarray:
+    """``value`` as a float array; complex entries raise TypeError (casting would drop their imaginary parts)."""
+    arr = np.asarray(value)
+    if np.iscomplexobj(arr):
+        raise TypeError("complex entries are not accepted (casting to float would drop the imaginary parts)")
+    return arr.astype(float, copy=False)
+
+
 def as_matrix(value, name: str, *, n_cols: int | None = None, min_rows: int = 1) -> np.ndarray:
     """Return ``value`` as a finite float 2-D array (rows are vectors), or raise."""
     try:
-        arr = np.asarray(value, dtype=float)
+        arr = real_array(value)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"{name} must be a numeric 2-D array: {exc}") from None
     if arr.ndim != 2:
@@ -27,7 +35,7 @@ def as_matrix(value, name: str, *, n_cols: int | None = None, min_rows: int = 1)
 def as_vector(value, name: str, *, length: int | None = None) -> np.ndarray:
     """Return ``value`` as a finite float 1-D array, or raise."""
     try:
-        arr = np.asarray(value, dtype=float)
+        arr = real_array(value)
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"{name} must be a numeric 1-D array: {exc}") from None
     if arr.ndim != 1:
@@ -41,9 +49,32 @@ def as_vector(value, name: str, *, length: int | None = None) -> np.ndarray:
     return arr
 
 
+# arms whose largest |entry| lies outside this range make A(w) = X^T diag(w) X underflow or overflow
+ARM_SCALE = (1e-100, 1e100)
+
+
+def check_scale(arr: np.ndarray, name: str) -> np.ndarray:
+    """The largest |entry| of ``arr`` lies in ARM_SCALE (A(w) is then representable in floating point)."""
+    scale = max(float(arr.max()), -float(arr.min())) if arr.size else 0.0  # no |arr| copy of a large X
+    if not ARM_SCALE[0] <= scale <= ARM_SCALE[1]:
+        raise InvalidInputError(f"{name} has largest |entry| {scale:.3g}, outside [{ARM_SCALE[0]:g}, {ARM_SCALE[1]:g}] "
+                                f"where A(w) = X^T diag(w) X neither underflows nor overflows; rescale {name}")
+    return arr
+
+
+def check_direction_scale(Y: np.ndarray, X: np.ndarray, name: str = "Y", *, rescale: str | None = None) -> np.ndarray:
+    """max |Y| / max |X| lies in ARM_SCALE, so y^T A(w)^{-1} y neither underflows nor overflows."""
+    ratio = np.max(np.abs(Y)) / np.max(np.abs(X)) if Y.size else 0.0
+    if not ARM_SCALE[0] <= ratio <= ARM_SCALE[1]:
+        raise InvalidInputError(f"{name}: largest |entry| is {ratio:.3g} times that of the arms X, outside "
+                                f"[{ARM_SCALE[0]:g}, {ARM_SCALE[1]:g}] (y^T A(w)^-1 y would underflow or overflow); "
+                                f"rescale {rescale or name}")
+    return Y
+
+
 def as_arms(X, name: str = "X") -> np.ndarray:
     """Arms as a K x d array whose rows span R^d (otherwise A(w) is singular for every w)."""
-    arr = as_matrix(X, name)
+    arr = check_scale(as_matrix(X, name), name)
     rank = np.linalg.matrix_rank(arr)
     if rank < arr.shape[1]:
         raise InvalidInputError(

@@ -55,7 +55,7 @@ def test_generated_pairs_design_equals_explicit_list(n, d, seed):
     X = np.random.default_rng(seed).standard_normal((n, d))
     assert pairs.pair_count(n) > lin.PAIR_LIST_LIMIT
     gen = od.xy_allocation(X)
-    assert gen.extras["working_pairs"] < gen.extras["pairs"] / 100
+    assert gen.extras["working_directions"] < gen.extras["directions"] / 100
     ref = lin.minmax_design(X, od.pairwise_differences(X))
     assert gen.gap <= 1e-4 and ref.gap <= 1e-4
     # the generated value is F(w) over every pair, and both certificates bracket both values
@@ -78,14 +78,14 @@ def test_tied_pairs_use_the_explicit_list_and_reach_the_closed_form():
     d = 201
     res = od.xy_allocation(np.eye(d))
     assert res.value == pytest.approx(2 * d, rel=1e-8) and res.gap <= 1e-6
-    assert "working_pairs" not in res.extras
+    assert "working_directions" not in res.extras
 
 
 def test_many_arms_at_the_papers_size_is_certified():
     """Fiez et al. exp. 2 with n = 10,000 arms (5e7 pairs): certified XY design and oracle design."""
     env = many_arms(10_000)
     xy = od.xy_allocation(env.X)
-    assert xy.status == "optimal" and xy.gap <= 1e-4 and xy.extras["pairs"] == 49_995_000
+    assert xy.status == "optimal" and xy.gap <= 1e-4 and xy.extras["directions"] == 49_995_000
     small = many_arms(300)  # the same family: the value barely moves with n
     assert xy.value == pytest.approx(od.xy_allocation(small.X).value, rel=1e-3)
     # the oracle has only n directions but 10,000 nearly active arms: column generation on arms must
@@ -168,3 +168,23 @@ def test_pair_functions_reject_bad_input():
         pairs.pairwise_design(X, V.T, never, tol=1e-4, batch=0)
     with pytest.raises(InvalidInputError, match="single distinct item"):
         pairs.pairwise_design(X, np.ones((5, 2)), never, tol=1e-4)
+
+
+def test_oracle_design_on_many_directions_generates_them(monkeypatch):
+    """XY-oracle on 5,000 arms: generated directions (working set, all priced) against the full list; each
+    certified bracket contains the other's value, and the certificate LP in small chunks gives the same design."""
+    from optdesign.linear import barrier, designs
+
+    rng = np.random.default_rng(3)
+    X, theta = rng.standard_normal((5000, 4)), rng.standard_normal(4)
+    generated = od.xy_oracle(X, theta)
+    assert generated.extras["directions"] == 4999 and generated.extras["working_directions"] < 1000
+    assert generated.status == "optimal" and generated.gap <= 1e-4
+    monkeypatch.setattr(designs, "DIRECTION_LIST_LIMIT", 10**9)
+    listed = od.xy_oracle(X, theta)
+    assert "directions" not in listed.extras
+    assert generated.lower_bound <= listed.value * (1 + 1e-9) and listed.lower_bound <= generated.value * (1 + 1e-9)
+    monkeypatch.setattr(barrier, "LP_CHUNK_ENTRIES", 1000)
+    chunked = od.xy_oracle(X, theta)
+    assert chunked.value == pytest.approx(listed.value, rel=1e-9)
+    assert chunked.lower_bound == pytest.approx(listed.lower_bound, rel=1e-6)

@@ -42,7 +42,8 @@ def make_graph(kind: str, m: int) -> nx.Graph:
     """The graphs of Rizk et al. Sec. 6-7 with m directed edges: star (m/2 + 1 nodes), complete
     ((1 + sqrt(4m + 1))/2 nodes), circle (m/2 nodes, at least 3) and matching (m nodes, m/2 pairs)."""
     check_choice(kind, "graph", GRAPHS)
-    if isinstance(m, bool) or not isinstance(m, (int, np.integer, float)) or m != int(m) or m < 2:
+    if (isinstance(m, bool) or not isinstance(m, (int, np.integer, float)) or not np.isfinite(m) or m != int(m)
+            or m < 2):
         raise InvalidInputError(f"m (number of directed edges) must be an integer >= 2, got {m!r}")
     m = int(m)
     if kind == "complete":

@@ -48,6 +48,7 @@ from optdesign.errors import InvalidInputError
 from ..experiment import Experiment
 from ..instances import parse_instance
 from ..run import DEFAULT_MAX_SAMPLES
+from ..stopping import check_delta
 from ..validation import check_int
 
 STUDY_KEYS = {"name", "description", "seed", "runs", "delta", "budget", "max_samples", "free_warmup", "x", "series",
@@ -126,6 +127,8 @@ def load_study(path: str | Path, *, quick: bool = False, runs: int | None = None
 def parse_study(doc: dict, *, path: str = "<memory>", sha256: str = "", quick: bool = False,
                 runs: int | None = None) -> Study:
     where = path
+    if not isinstance(doc, dict):
+        raise InvalidInputError(f"{where}: a study must be a TOML document (a table), got {type(doc).__name__}")
     unknown = set(doc) - {"study", "instances", "algorithms", "quick"}
     if unknown:
         raise InvalidInputError(f"{where}: unknown top-level table(s) {sorted(unknown)}; expected [study], "
@@ -142,6 +145,8 @@ def parse_study(doc: dict, *, path: str = "<memory>", sha256: str = "", quick: b
         instances = [{**b, **{k: v for k, v in overrides.items() if k in b}} for b in instances]
         if "algorithms" in q:
             keep = q["algorithms"]
+            if not isinstance(keep, list) or not all(isinstance(k, str) for k in keep):
+                raise InvalidInputError(f"{where}: [quick] algorithms must be a list of algorithm labels, got {keep!r}")
             labels = [_label(a) for a in algorithms]
             missing = [k for k in keep if k not in labels]
             if missing:
@@ -153,7 +158,7 @@ def parse_study(doc: dict, *, path: str = "<memory>", sha256: str = "", quick: b
     budget = study.get("budget")
     budget = None if budget is None else _integer(budget, "budget", where, 1)
     delta = study.get("delta", 0.05 if budget is None else None)
-    deltas = () if delta is None else tuple(float(d) for d in (delta if isinstance(delta, list) else [delta]))
+    deltas = () if delta is None else _deltas(delta, where)
     y = study.get("y", "error" if budget is not None else "samples")
     if y not in Y_COLUMNS:
         raise InvalidInputError(f"{where}: y must be one of {', '.join(Y_COLUMNS)}; got {y!r}")
@@ -163,6 +168,8 @@ def parse_study(doc: dict, *, path: str = "<memory>", sha256: str = "", quick: b
     cells = [(family, params) for block in instances for family, params in _expand(block, where)]
     x, series = study.get("x"), study.get("series")
     for key, what in ((x, "plot axis x"), (series, "plot series")):
+        if key is not None and not isinstance(key, str):
+            raise InvalidInputError(f"{where}: {what} must name an instance parameter (a string), got {key!r}")
         if key is not None and not all(key in params for _, params in cells):
             raise InvalidInputError(f"{where}: {what} = {key!r} is not a parameter of every instance")
     free_warmup = bool(study.get("free_warmup", False))
@@ -252,6 +259,14 @@ def _no_unknown(table: dict, allowed: set, name: str, where: str) -> None:
     unknown = set(table) - allowed
     if unknown:
         raise InvalidInputError(f"{where}: unknown key(s) {sorted(unknown)} in {name}; allowed: {sorted(allowed)}")
+
+
+def _deltas(delta, where: str) -> tuple[float, ...]:
+    """``delta``: one confidence level or a list of them, each checked by :func:`check_delta`."""
+    try:
+        return tuple(check_delta(d) for d in (delta if isinstance(delta, list) else [delta]))
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
 
 
 def _integer(value, name: str, where: str, low: int) -> int:

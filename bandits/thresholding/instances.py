@@ -16,6 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
+from optdesign.errors import InvalidInputError
+
 from ..validation import check_int, check_positive
 from .environment import GraphThresholdingBandit, graph_laplacian
 
@@ -28,6 +30,7 @@ def sbm(n: int = 500, blocks: int = 2, sigma: float = 2.0, tau: float = 0.0, eps
         seed: int = 0) -> GraphThresholdingBandit:
     """Stochastic block model of LeJeune et al. Sec. 4.1 (see module docstring); nodes in block order."""
     n, blocks = check_int(n, "n", 2), check_int(blocks, "blocks", 1)
+    sigma = check_positive(sigma, "sigma", " (noise level)")
     p_in = np.log(n) / n
     p_out = p_in / np.sqrt(n)
     probs = np.full((blocks, blocks), p_out)
@@ -56,6 +59,8 @@ def nws(n: int = 1000, k: int = 4, p: float = 0.01, tau: float = 0.5, eps: float
         seed: int = 0) -> GraphThresholdingBandit:
     """Newman–Watts–Strogatz small world of LeJeune et al. Sec. 4.2 with smooth Bernoulli means."""
     n, k = check_int(n, "n", 3), check_int(k, "k", 2)
+    if k >= n:
+        raise InvalidInputError(f"k (neighbours of each node in the ring) must be smaller than n = {n}, got k = {k}")
     p = check_positive(p, "p")
     graph_seed, signal_seed = _seeds(seed, 2)
     graph = nx.newman_watts_strogatz_graph(n, k, p, seed=graph_seed)

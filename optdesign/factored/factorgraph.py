@@ -27,7 +27,16 @@ import scipy.sparse as sp
 
 from ..errors import InstanceTooLargeError, InvalidInputError
 from ..validation import as_count
-from .construction import broadcast_actions, check_actions, check_count, check_factors
+from .construction import (
+    broadcast_actions,
+    check_actions,
+    check_count,
+    check_factors,
+    check_gap,
+    check_metadata,
+    check_scopes,
+    make_rng,
+)
 from .elimination import EliminationPlan
 from .inference import MaxSum
 
@@ -51,7 +60,7 @@ class FactorGraph:
                  *, metadata: dict | None = None):
         self.n_actions = check_actions(n_actions)
         self.scopes, self.tables = check_factors(self.n_actions, factors)
-        self.metadata = dict(metadata or {})
+        self.metadata = check_metadata(metadata)
         self._plans: dict = {}
 
     # ---------------------------------------------------------------------------------------
@@ -211,7 +220,7 @@ class FactorGraph:
         if data.get("version") != FORMAT_VERSION:
             raise InvalidInputError(f"unsupported factor-graph format version {data.get('version')!r}")
         try:
-            factors = [(tuple(f["scope"]), np.asarray(f["means"], dtype=float)) for f in data["factors"]]
+            factors = [(f["scope"], f["means"]) for f in data["factors"]]  # checked by the constructor
             return cls(data["n_actions"], factors, metadata=data.get("metadata"))
         except (KeyError, TypeError) as exc:
             raise InvalidInputError(f"malformed factor-graph document: missing or bad field {exc}") from None
@@ -234,8 +243,8 @@ class FactorGraph:
                    gap: float | None = None, name: str = "graph") -> FactorGraph:
         """One pairwise factor per edge (i, j) with seeded means (see :func:`draw_means`)."""
         n_actions = broadcast_actions(K, n_agents)
-        scopes = [tuple(int(v) for v in e) for e in edges]
-        rng = np.random.default_rng(seed)
+        scopes = check_scopes(edges, n_agents)
+        rng = make_rng(seed)
         fg = draw_means(n_actions, scopes, rng, means=means, gap=gap)
         fg.metadata.update({"generator": name, "seed": seed, "means": means, "gap": gap})
         return fg
@@ -319,9 +328,7 @@ def draw_means(n_actions, scopes, rng: np.random.Generator, *, means: str = "uni
         if gap is not None:
             raise InvalidInputError("gap is only meaningful for the planted mean model")
         return FactorGraph(n_actions, list(zip(scopes, tables, strict=True)))
-    gap = 0.1 if gap is None else float(gap)
-    if not np.isfinite(gap) or gap <= 0:
-        raise InvalidInputError(f"gap must be a positive number, got {gap}")
+    gap = check_gap(gap)
     star = np.asarray([rng.integers(k) for k in n_actions])
     for s, t in zip(scopes, tables, strict=True):
         t[tuple(star[list(s)])] = 1.0

@@ -19,7 +19,6 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from ..result import relative_gap
 from ..solvers import SolveInfo
@@ -152,6 +151,8 @@ class OrbitMeanField:
         relative to the gap (rows normalised). Its multipliers, renormalised into a convex combination of the cuts,
         give the bound min over the box of that combination, whatever the LP solver's accuracy.
         """
+        from scipy.optimize import linprog  # scipy.optimize costs 0.6 s to import: only when r > 1
+
         r = P.shape[1]
         sigma = max(F[best] - lower, 1e-12 * F[best])
         A = np.hstack([G, -sigma * np.ones((F.size, 1))])

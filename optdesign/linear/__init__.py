@@ -13,7 +13,8 @@ criteria        F(w) in numpy and its dual certificate F* >= f_p(w)^2 / max_k h_
 barrier         certified log-barrier Newton method for every min-max design (the fast path)
 firstorder      Frank–Wolfe with away steps and the multiplicative algorithm for G/D (certified by max_k h_k / d)
 exchange        G/D on 10^5-10^6 arms: Frank–Wolfe on an active set, one blocked pricing pass h_k over all arms a round
-pairs           min-max designs over all n(n-1)/2 pairwise differences without listing them
+generation      min-max designs over very many directions: working set, one pricing pass, certified on all
+pairs           the pricer of all n(n-1)/2 pairwise differences (never listed)
 greedy          Soare et al.'s greedy incremental G/XY rules (Sherman–Morrison)
 rounding        continuous design -> integer pulls (efficient apportionment, Pukelsheim & Rieder 1992)
 bilinear        graphical bilinear bandits: edge arms vec(x x'^T) and the product design mu (x) mu (value d^2)

@@ -47,6 +47,8 @@ from ..errors import InvalidInputError
 from ..result import FastPathResult
 from .criteria import certificate, cholesky_factor, whiten
 
+LP_CHUNK_ENTRIES = 4_000_000  # arm-direction products held at once by the certificate LP (32 MB)
+
 
 def _epigraph_level(v: np.ndarray, tau: float) -> float:
     """Root t > max v of sum_y 1/(t - v_y) = tau (convex decreasing: Newton from the left is monotone)."""
@@ -86,23 +88,37 @@ def _hessian_directions(s: np.ndarray, q: int, cap: int) -> np.ndarray:
     return np.arange(m) if k == m else np.argpartition(s, k - 1)[:k]
 
 
+def _squared_products(X: np.ndarray, L: np.ndarray, Zt: np.ndarray, rows=slice(None)) -> np.ndarray:
+    """G2[k, t] = (z_k^T Z_t)^2 for the arms ``rows`` (z_k = L^{-1} x_k; Zt the whitened directions, d x q)."""
+    return (whiten(L, X[rows]).T @ Zt) ** 2
+
+
+def _chunks(K: int, q: int):
+    """Arm slices holding about LP_CHUNK_ENTRIES products each, so no K x q array is ever held."""
+    step = max(1, LP_CHUNK_ENTRIES // max(q, 1))
+    return (slice(a, min(a + step, K)) for a in range(0, K, step))
+
+
 def _lp_dual(X: np.ndarray, Y: np.ndarray, L: np.ndarray, T: np.ndarray) -> np.ndarray | None:
     """p supported on directions T minimising max_k h_k(w, p) (an LP), as a full-length vector.
 
     Row generation over the arms: the LP is solved on the arms with the largest h_k, and every arm whose h_k
     exceeds the LP's level joins until none does, which is the LP over all K arms (the dense K x |T| LP cost
-    16 of 26 s of an XY-allocation on 20,000 arms in R^20; the optimum uses about the design's support).
+    16 of 26 s of an XY-allocation on 20,000 arms in R^20; the optimum uses about the design's support). The
+    products are formed in chunks of arms (memory O(LP_CHUNK_ENTRIES), not K x |T|).
     """
-    G2 = (whiten(L, X).T @ whiten(L, Y[T])) ** 2  # K x |T|
-    G2 /= G2.max()
-    K, q = G2.shape
+    K, q = X.shape[0], T.size
+    Zt = whiten(L, Y[T])
+    row_max = np.concatenate([_squared_products(X, L, Zt, c).max(axis=1) for c in _chunks(K, q)])
+    scale = float(row_max.max())
     c = np.zeros(q + 1)
     c[-1] = 1.0
-    rows = np.argsort(-G2.max(axis=1))[:min(K, max(4 * q, 64))]
+    n_start = min(K, max(4 * q, 64))
+    rows = np.argpartition(-row_max, n_start - 1)[:n_start] if n_start < K else np.arange(K)
     for _ in range(50):
         res = linprog(
             c,
-            A_ub=np.hstack([G2[rows], -np.ones((rows.size, 1))]),
+            A_ub=np.hstack([_squared_products(X, L, Zt, rows) / scale, -np.ones((rows.size, 1))]),
             b_ub=np.zeros(rows.size),
             A_eq=np.concatenate([np.ones(q), [0.0]])[None, :],
             b_eq=[1.0],
@@ -111,13 +127,14 @@ def _lp_dual(X: np.ndarray, Y: np.ndarray, L: np.ndarray, T: np.ndarray) -> np.n
         )
         if res.status != 0:
             return None
-        h = G2 @ np.maximum(res.x[:q], 0.0)
+        p_T = np.maximum(res.x[:q], 0.0)
+        h = np.concatenate([_squared_products(X, L, Zt, c) @ p_T / scale for c in _chunks(K, q)])
         above = np.setdiff1d(np.flatnonzero(h > res.x[-1] * (1 + 1e-9)), rows)
         if above.size == 0:
             break
         rows = np.concatenate([rows, above[np.argsort(-h[above])[:max(4 * q, 64)]]])
     p = np.zeros(Y.shape[0])
-    p[T] = np.maximum(res.x[:q], 0.0)
+    p[T] = p_T
     return p / p.sum() if p.sum() > 0 else None
 
 

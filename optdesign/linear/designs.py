@@ -21,17 +21,19 @@ import numpy as np
 from ..blas import single_threaded_blas
 from ..errors import InvalidInputError
 from ..result import DesignResult, FastPathResult, relative_gap
-from ..validation import as_arms, as_matrix, as_tolerance, as_vector, check_weights
+from ..validation import as_arms, as_matrix, as_tolerance, as_vector, check_direction_scale, check_weights
 from . import firstorder
 from .barrier import minmax_barrier
 from .directions import oracle_directions, pairwise_differences
 from .exchange import d_optimal_exchange, spanning_arms
+from .generation import RowPricer, generate_directions
 from .models import DOptimalModel, MinMaxDesignModel
 from .pairs import pair_count, pairwise_design
 
 METHODS = ("auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative", "exchange")
 MINMAX_METHODS = ("auto", "cvxpy", "barrier")
 DEFAULT_TOL = 1e-4
+DIRECTION_LIST_LIMIT = 2_000  # above this many directions, min-max designs generate the ones that bind
 AUTO_FALLBACK_CONES = 200_000  # ``method="auto"`` hands an uncertified barrier design to cvxpy up to this size
 BARRIER_TIME_LIMIT = 30.0  # seconds of the first barrier attempt (``auto``, ``barrier``)
 LONG_BARRIER_TIME_LIMIT = 300.0  # continued barrier run when the cvxpy model is too large for ``auto``
@@ -80,12 +82,14 @@ def minmax_design(
 ) -> DesignResult:
     """Solve (*) for arms X and directions Y: ``auto`` = barrier, then cvxpy if not certified.
 
+    Above DIRECTION_LIST_LIMIT directions, ``auto`` and ``barrier`` solve on a working set of directions and
+    price all of them at each design (:mod:`optdesign.linear.generation`; certificate on all directions).
     Above AUTO_FALLBACK_CONES (arms x directions) ``auto`` does not build the cvxpy model; it
     continues the barrier for up to LONG_BARRIER_TIME_LIMIT seconds and returns its best certified
     design (``status`` "not_converged" and the certified ``gap`` if ``tol`` is still not met).
     """
     X = as_arms(X)
-    Y = as_matrix(Y, "Y", n_cols=X.shape[1])
+    Y = check_direction_scale(as_matrix(Y, "Y", n_cols=X.shape[1]), X)
     _check_method(method)
     if method not in MINMAX_METHODS:
         raise InvalidInputError(
@@ -97,6 +101,17 @@ def minmax_design(
         w0 = check_weights(w0, "w0")
         if w0.size != X.shape[0]:
             raise InvalidInputError(f"w0 must have one weight per arm ({X.shape[0]}), got {w0.size}")
+    if Y.shape[0] > DIRECTION_LIST_LIMIT and method in ("auto", "barrier"):
+        def solve(Y_working, w_start, inner_tol):
+            return _listed_minmax(X, Y_working, solver, method, inner_tol, criterion, w_start)
+
+        return generate_directions(X, RowPricer(Y), solve, tol=tol, batch=max(50, 40 * X.shape[1]),
+                                   explicit=lambda: _listed_minmax(X, Y, solver, method, tol, criterion, w0))
+    return _listed_minmax(X, Y, solver, method, tol, criterion, w0)
+
+
+def _listed_minmax(X, Y, solver, method: str, tol: float, criterion: str, w0) -> DesignResult:
+    """(*) on the listed directions: barrier, then cvxpy when not certified and the model is small enough."""
     if method in ("auto", "barrier"):
         result = _run_fast(minmax_barrier, "barrier", criterion, X, Y, tol=tol, w0=w0, time_limit=BARRIER_TIME_LIMIT)
         if method == "barrier" or result.gap <= tol:
@@ -131,7 +146,10 @@ def _kiefer_wolfowitz_design(X, solver, method: str, tol: float, criterion: str,
     (status "not_converged", its certified gap, and a RuntimeWarning) instead of building the cvxpy model.
     """
     _check_method(method)
-    large = np.shape(X)[0] >= EXCHANGE_MIN_ARMS if np.ndim(X) == 2 else False
+    try:
+        large = np.ndim(X) == 2 and np.shape(X)[0] >= EXCHANGE_MIN_ARMS
+    except ValueError:  # a ragged nested list: as_arms names the problem
+        large = False
     X = spanning_arms(X) if large else as_arms(X)  # same check, without copying a large X
     tol = as_tolerance(tol)
     if method != "cvxpy":
@@ -218,6 +236,7 @@ def _oracle_design(X, Z, theta, solver, method: str, tol: float, criterion: str,
     """min_w max_{z != z*} ||z* - z||^2_{A(w)^{-1}} / ((z* - z)^T theta)^2; extras[key] = index of z*."""
     theta = as_vector(theta, "theta", length=X.shape[1])
     Y, best = oracle_directions(Z, theta, name)
+    check_direction_scale(Y, X, "the oracle directions (z* - z) / gap(z)", rescale=f"theta or {name}")
     res = minmax_design(X, Y, solver=solver, method=method, tol=tol, criterion=criterion)
     res.extras[key] = best
     return res
@@ -245,7 +264,7 @@ def transductive(
     ``extras['best_item']`` is the index of z* when theta is given.
     """
     X = as_arms(X)
-    Z = as_matrix(Z, "Z", n_cols=X.shape[1])
+    Z = check_direction_scale(as_matrix(Z, "Z", n_cols=X.shape[1]), X, "Z")
     if theta is not None:
         return _oracle_design(X, Z, theta, solver, method, tol, "transductive-oracle", "best_item", "Z")
     return _all_pairs_design(X, Z, solver, method, tol, "transductive", "Z has a single distinct item")

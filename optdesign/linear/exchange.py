@@ -27,7 +27,7 @@ from scipy.linalg import LinAlgError, cholesky, svd
 
 from ..errors import InvalidInputError
 from ..result import FastPathResult
-from ..validation import as_matrix
+from ..validation import as_matrix, check_scale
 from .criteria import cholesky_factor, whiten
 from .firstorder import d_optimal_fw
 
@@ -56,7 +56,7 @@ def spanning_arms(X, name: str = "X", *, chunk: int | None = None) -> np.ndarray
     The rank is that of the triangular factor R of X = QR, built chunk by chunk (TSQR: the singular values
     of R are those of X), with numpy's ``matrix_rank`` tolerance sigma_max * max(K, d) * eps.
     """
-    X = as_matrix(X, name)
+    X = check_scale(as_matrix(X, name), name)
     n, d = X.shape
     R = np.zeros((0, d))
     for a, b in _chunks(n, d, chunk):

@@ -17,20 +17,17 @@ upper bound over all pairs and the working set's certified lower bound are withi
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from dataclasses import replace
 
 import numpy as np
 
-from ..errors import InvalidInputError, SolverError
-from ..result import DesignResult, relative_gap
+from ..errors import InvalidInputError
+from ..result import DesignResult
 from ..validation import as_arms, as_count, as_matrix, as_tolerance
-from .criteria import cholesky_factor, whiten
+from .criteria import whiten
+from .generation import generate_directions
 
 PAIR_CHUNK_ENTRIES = 2_000_000  # pair values held at once by the scan (16 MB)
-MAX_ROUNDS = 60
-TIE_RTOL = 1e-9
 
 
 def pair_count(n: int) -> int:
@@ -93,6 +90,20 @@ def max_pair_variance(A: np.ndarray, Z: np.ndarray, *, rcond: float = 1e-12) -> 
     return top_pairs(V)[0]
 
 
+class PairPricer:
+    """All pairwise differences z_i - z_j (i < j) of the items Z, priced by :func:`top_pairs`; keys are (i, j)."""
+
+    def __init__(self, Z: np.ndarray):
+        self.Z = Z
+        self.count = pair_count(Z.shape[0])
+
+    def price(self, L: np.ndarray, k: int, floor: float = -np.inf) -> tuple[float, np.ndarray]:
+        return top_pairs(whiten(L, self.Z), k, floor)
+
+    def rows(self, keys: np.ndarray) -> np.ndarray:
+        return self.Z[keys[:, 0]] - self.Z[keys[:, 1]]
+
+
 def pairwise_design(
     X: np.ndarray,
     Z: np.ndarray,
@@ -103,57 +114,16 @@ def pairwise_design(
     time_limit: float = 600.0,
     explicit: Callable[[], DesignResult] | None = None,
 ) -> DesignResult:
-    """Design minimising max_{i<j} ||z_i - z_j||^2_{A(w)^{-1}} by constraint generation over pairs.
+    """Design minimising max_{i<j} ||z_i - z_j||^2_{A(w)^{-1}} by constraint generation over pairs
+    (:func:`optdesign.linear.generation.generate_directions`; ``extras['directions']`` counts all pairs).
 
-    ``solve(Y, w0, tol)`` solves the min-max design on an explicit direction set (warm-started at
-    w0). The result's ``value`` is F(w) over all pairs and ``lower_bound`` a certificate valid
-    for the full problem; ``extras`` records the pairs, the working-set size and the rounds.
-    ``explicit()``, when given, solves the problem on the full list of differences: it is used
-    instead when a whole batch of pairs ties at the uniform design (symmetric item sets).
+    ``solve(Y, w0, tol)`` solves the min-max design on an explicit direction set (warm-started at w0).
+    ``explicit()``, when given, solves the problem on the full list of differences: it is used instead when a
+    whole batch of pairs ties at the uniform design (symmetric item sets).
     """
-    start = time.perf_counter()
     X = as_arms(X)
     Z = as_matrix(Z, "Z", n_cols=X.shape[1])
     tol = as_tolerance(tol)
-    n, d = Z.shape
-    batch = max(50, 40 * d) if batch is None else as_count(batch, "batch")
-    w = np.full(X.shape[0], 1.0 / X.shape[0])
-    L = cholesky_factor(X, w)
-    if L is None:
-        raise SolverError("A(w) of the uniform design is numerically singular")
-    V = whiten(L, Z)
-    upper, working = top_pairs(V, batch)
-    if upper <= 0:
-        raise InvalidInputError("Z has a single distinct item: there is nothing to identify")
-    if explicit is not None and len(working) == batch:
-        tail = working[-1]
-        if np.sum((V[:, tail[0]] - V[:, tail[1]]) ** 2) >= (1 - TIE_RTOL) * upper:
-            # a batch of pairs tie at the uniform design (symmetric items, e.g. a basis): a working
-            # set would grow to most of them, one barrier on the full list is faster
-            return explicit()
-    best: DesignResult | None = None
-    best_upper, best_lower = np.inf, 0.0
-    rounds = 0
-    while rounds < MAX_ROUNDS:
-        rounds += 1
-        inner = solve(Z[working[:, 0]] - Z[working[:, 1]], None if best is None else best.weights, tol / 2)
-        L = cholesky_factor(X, inner.weights)
-        if L is None:  # a singular design has an infinite value: keep the previous one
-            break
-        upper, violators = top_pairs(whiten(L, Z), batch, floor=inner.value * (1 + tol / 4))
-        best_lower = max(best_lower, inner.lower_bound)  # p on a subset of pairs certifies all pairs
-        if upper < best_upper:
-            best, best_upper = inner, upper
-        known = {tuple(p) for p in working.tolist()}
-        fresh = np.array([p for p in violators.tolist() if tuple(p) not in known], dtype=np.int64).reshape(-1, 2)
-        if relative_gap(best_upper, best_lower) <= tol or len(fresh) == 0 or time.perf_counter() - start > time_limit:
-            break
-        working = np.concatenate([working, fresh])
-    if best is None:
-        raise SolverError("the design on the working set of pairs has a singular information matrix")
-    gap = relative_gap(best_upper, best_lower)
-    extras = {**best.extras, "pairs": pair_count(n), "working_pairs": len(working), "rounds": rounds}
-    return replace(
-        best, value=best_upper, lower_bound=best_lower, gap=gap, solve_time=time.perf_counter() - start,
-        status="optimal" if gap <= tol else "not_converged", extras=extras,
-    )
+    batch = max(50, 40 * Z.shape[1]) if batch is None else as_count(batch, "batch")
+    return generate_directions(X, PairPricer(Z), solve, tol=tol, batch=batch, time_limit=time_limit,
+                               explicit=explicit, nothing="Z has a single distinct item: there is nothing to identify")
