@@ -10,6 +10,7 @@ law for Gaussian noise). This is what lets hard instances (10^6-10^8 samples) ru
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -32,8 +33,13 @@ def as_counts(counts, n_arms: int) -> np.ndarray:
 
 
 def gaussian_sums(means: np.ndarray, counts: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
-    """Sum of counts[k] draws of N(means[k], sigma^2) for every k, in one Gaussian draw per entry."""
-    return counts * means + sigma * np.sqrt(counts) * rng.standard_normal(means.shape)
+    """Sum of counts[k] draws of N(means[k], sigma^2) for every k, in one Gaussian draw per pulled entry (arms
+    without pulls draw nothing, so a batch costs O(pulled arms) draws whatever the number of arms)."""
+    sums = np.zeros(means.shape)
+    pulled = np.flatnonzero(counts)
+    n = counts[pulled]
+    sums[pulled] = n * means[pulled] + sigma * np.sqrt(n) * rng.standard_normal(pulled.size)
+    return sums
 
 
 def check_sigma(sigma: float) -> float:
@@ -85,9 +91,9 @@ class LinearBandit:
     def dim(self) -> int:
         return self.X.shape[1]
 
-    @property
+    @cached_property
     def means(self) -> np.ndarray:
-        """Expected reward x_k^T theta of every measurement arm."""
+        """Expected reward x_k^T theta of every measurement arm (computed once: every batch reads it)."""
         return self.X @ self.theta
 
     @property

@@ -74,8 +74,9 @@ class Experiment:
                 raise InvalidInputError(f"{algo.name} samples differently for each delta: give one delta per run")
         return algo
 
-    def execute(self) -> list[dict]:
-        """Run it; one record per delta (fixed confidence) or one record (fixed budget)."""
+    def execute(self, *, progress=None, interruptible: bool = False) -> list[dict]:
+        """Run it; one record per delta (fixed confidence) or one record (fixed budget). ``progress`` and
+        ``interruptible`` are passed to :func:`bandits.run.run` (fixed confidence)."""
         algo = self.check()
         env = parse_instance(self.instance)
         seed = self.seed
@@ -88,7 +89,8 @@ class Experiment:
                      "superlevel_size": int(res.superlevel.size), "correct": not res.loss,
                      "wall_time": res.wall_time, "config": res.config,
                      "error_curve": [[int(t), float(e)] for t, e in zip(res.times, res.errors, strict=True)]}]
-        results = run(algo, env, list(self.deltas), seed=seed, max_samples=self.max_samples)
+        results = run(algo, env, list(self.deltas), seed=seed, max_samples=self.max_samples, progress=progress,
+                      interruptible=interruptible)
         records = []
         for r in results:
             records.append({

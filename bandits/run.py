@@ -3,7 +3,9 @@
 The seed feeds ``numpy.random.SeedSequence``; its two children drive the environment's noise and
 the algorithm's own randomness, so a run is reproducible and its noise does not depend on how
 the algorithm draws. A run ends when the stopping rule fires or when ``max_samples`` is reached
-(``stopped_by="budget"``, recommendation still reported): nothing loops forever.
+(``stopped_by="budget"``, recommendation still reported): nothing loops forever. With ``interruptible=True``
+Ctrl-C ends it the same way (``stopped_by="interrupted"``) instead of raising; ``progress`` is called after every
+batch with the samples and batches so far (the CLI shows them on a terminal).
 
 ``delta`` may be a list when the algorithm's sampling ignores delta
 (``Algorithm.delta_independent``): the stopping rule is checked for every delta along one
@@ -13,6 +15,7 @@ trajectory, which is valid because each delta's stopping time only reads the tra
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -61,7 +64,8 @@ def split_seed(seed) -> tuple[np.random.Generator, np.random.Generator]:
 
 
 def run(algorithm: Algorithm, env, delta, seed=None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
-        trace: bool = False) -> RunResult | list[RunResult]:
+        trace: bool = False, progress: Callable[[int, int], None] | None = None,
+        interruptible: bool = False) -> RunResult | list[RunResult]:
     """Run ``algorithm`` on ``env`` until it stops or ``max_samples`` observations are used.
 
     Returns one :class:`RunResult`, or one per delta (in the given order) when ``delta`` is a
@@ -96,23 +100,32 @@ def run(algorithm: Algorithm, env, delta, seed=None, *, max_samples: int = DEFAU
     for i in list(pending):
         if policy.stopped(deltas[i]):
             settle(i, "stopping_rule")
-    while pending:
-        if samples >= max_samples:
+    try:
+        while pending:
+            if samples >= max_samples:
+                for i in list(pending):
+                    settle(i, "budget")
+                break
+            counts = as_counts(policy.next_batch(max_samples - samples), n_arms)
+            size = int(counts.sum())
+            if size < 1 or size > max_samples - samples:
+                left = max_samples - samples
+                raise RuntimeError(f"{algorithm.name} proposed a batch of {size} pulls with {left} left")
+            policy.observe(counts, env.pull(counts, env_rng))
+            samples += size
+            batches += 1
+            if log is not None:
+                log.append({"samples": samples, **policy.stop_statistic()})
+            if progress is not None:
+                progress(samples, batches)
             for i in list(pending):
-                settle(i, "budget")
-            break
-        counts = as_counts(policy.next_batch(max_samples - samples), n_arms)
-        size = int(counts.sum())
-        if size < 1 or size > max_samples - samples:
-            raise RuntimeError(f"{algorithm.name} proposed a batch of {size} pulls with {max_samples - samples} left")
-        policy.observe(counts, env.pull(counts, env_rng))
-        samples += size
-        batches += 1
-        if log is not None:
-            log.append({"samples": samples, **policy.stop_statistic()})
+                if policy.stopped(deltas[i]):
+                    settle(i, "stopping_rule")
+    except KeyboardInterrupt:
+        if not interruptible:
+            raise
         for i in list(pending):
-            if policy.stopped(deltas[i]):
-                settle(i, "stopping_rule")
+            settle(i, "interrupted")
     best = int(env.best_item)
     results = []
     for i, d in enumerate(deltas):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
 
 from optdesign.errors import InvalidInputError
 
@@ -33,10 +33,13 @@ class LinearStatistics:
         self.X = X
         self.counts = np.zeros(X.shape[0], dtype=np.int64)
         self.sums = np.zeros(X.shape[0])
+        self._b = np.zeros(X.shape[1])
 
     def add(self, counts: np.ndarray, sums: np.ndarray) -> None:
         self.counts += counts
         self.sums += sums
+        batch = np.flatnonzero(counts)  # b = X^T S grows by the batch's arms only (no O(K d) pass per batch)
+        self._b += self.X[batch].T @ sums[batch]
 
     @property
     def n(self) -> int:
@@ -52,7 +55,7 @@ class LinearStatistics:
 
     @property
     def b(self) -> np.ndarray:
-        return self.X.T @ self.sums
+        return self._b
 
     def factor(self):
         """Cholesky factor of A, or an error when the pulls so far do not span R^d."""
@@ -67,19 +70,25 @@ class LinearStatistics:
         return cho_solve(self.factor(), self.b, check_finite=False)
 
     def glr(self, Z: np.ndarray, sigma: float, candidates: np.ndarray | None = None) -> GLR:
-        """GLR statistic of the empirical best among ``candidates`` (default: all rows of Z)."""
+        """GLR statistic of the empirical best among ``candidates`` (default: all rows of Z).
+
+        min over z != z_best of ((z_best - z)^T theta_hat)^2 / (2 sigma^2 ||z_best - z||^2_{A^{-1}}), with the norms
+        taken on the whitened items L^{-1} z (A = L L^T): O(|Z| d^2) and no |Z| x d difference matrix.
+        """
         fac = self.factor()
         theta = cho_solve(fac, self.b, check_finite=False)
         idx = np.arange(Z.shape[0]) if candidates is None else np.asarray(candidates)
-        scores = Z[idx] @ theta
+        items = Z if candidates is None else Z[idx]
+        scores = items @ theta
         j = int(np.argmax(scores))
         if idx.size < 2:
             return GLR(best=int(idx[j]), value=np.inf)
-        others = np.delete(np.arange(idx.size), j)
-        D = Z[idx[j]] - Z[idx[others]]
-        gaps = scores[j] - scores[others]
-        var = np.einsum("ij,ji->i", D, cho_solve(fac, D.T, check_finite=False))
-        value = float(np.min(gaps**2 / (2.0 * sigma**2 * np.maximum(var, 1e-300))))
-        if np.min(gaps) <= 0:
-            value = 0.0
+        whitened = solve_triangular(fac[0], items.T, lower=True, check_finite=False)  # L^{-1} z
+        diff = whitened - whitened[:, j : j + 1]
+        var = np.einsum("ij,ij->j", diff, diff)
+        gaps = scores[j] - scores
+        ratio = gaps**2 / (2.0 * sigma**2 * np.maximum(var, 1e-300))
+        ratio[j] = np.inf
+        gaps[j] = np.inf
+        value = 0.0 if np.min(gaps) <= 0 else float(np.min(ratio))
         return GLR(best=int(idx[j]), value=value)

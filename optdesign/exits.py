@@ -1,7 +1,8 @@
 """Exit policy shared by the ``optdesign`` and ``bandits`` command lines.
 
 A project error (:class:`~optdesign.errors.OptDesignError`) becomes one line ``error: ...`` on stderr and exit
-status 2; anything else is a bug and keeps its traceback. Both command lines import this module, so neither
+status 2; Ctrl-C that a command does not handle itself becomes ``interrupted`` and exit status 130 (the shell's
+convention for SIGINT); anything else is a bug and keeps its traceback. Both command lines import this module, so neither
 depends on the other.
 """
 
@@ -19,6 +20,7 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 USAGE_ERROR = 2  # the exit status of every refused input, as for a typer/click usage error
+INTERRUPTED = 130
 
 
 def exit_on_project_errors(command: Callable[P, R]) -> Callable[P, R]:
@@ -31,5 +33,8 @@ def exit_on_project_errors(command: Callable[P, R]) -> Callable[P, R]:
         except OptDesignError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(USAGE_ERROR) from None
+        except KeyboardInterrupt:
+            typer.echo("interrupted", err=True)
+            raise typer.Exit(INTERRUPTED) from None
 
     return wrapper

@@ -198,3 +198,45 @@ def test_static_acceptance_on_soare(design, d):
     env = soare(d=d, omega=0.1)
     results = [run(StaticAllocation(design), env, 0.05, seed=s) for s in range(40)]
     assert sum(r.correct and r.stopped_by == "stopping_rule" for r in results) >= 38
+
+
+def test_ctrl_c_ends_an_interruptible_run_with_what_it_has():
+    """A KeyboardInterrupt during the loop (here raised by the progress callback after five batches) ends an
+    interruptible run as 'interrupted' with the samples so far; without interruptible it propagates."""
+    seen = []
+
+    def progress(samples, batches):
+        seen.append((samples, batches))
+        if batches == 5:
+            raise KeyboardInterrupt
+
+    env = soare(d=3, omega=0.1)
+    res = run(StaticAllocation("xy"), env, 0.05, seed=1, progress=progress, interruptible=True)
+    assert res.stopped_by == "interrupted" and res.batches == 5 and res.samples == seen[-1][0]
+    assert [b for _, b in seen] == [1, 2, 3, 4, 5] and np.all(np.diff([s for s, _ in seen]) > 0)
+    seen.clear()
+    with pytest.raises(KeyboardInterrupt):
+        run(StaticAllocation("xy"), env, 0.05, seed=1, progress=progress)
+
+
+def test_glr_equals_its_formula_and_pulls_draw_only_for_pulled_arms():
+    from bandits.environments import gaussian_sums
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((40, 3))
+    stats = LinearStatistics(X)
+    counts = rng.integers(0, 4, size=40)
+    counts[:3] = 5
+    stats.add(counts, gaussian_sums(X @ np.array([1.0, 0.5, -0.2]), counts, 1.0, rng))
+    A = X.T @ (X * counts[:, None])
+    assert np.allclose(stats.b, X.T @ stats.sums) and np.allclose(stats.A, A)
+    theta = np.linalg.solve(A, X.T @ stats.sums)
+    best = int(np.argmax(X @ theta))
+    D = X[best] - np.delete(X, best, axis=0)
+    expected = np.min((D @ theta) ** 2 / (2 * 0.7**2 * np.einsum("ij,ji->i", D, np.linalg.solve(A, D.T))))
+    glr = stats.glr(X, 0.7)
+    assert glr.best == best and glr.value == pytest.approx(expected, rel=1e-10)
+    zero = np.zeros(40, dtype=np.int64)
+    zero[7] = 3
+    sums = gaussian_sums(np.arange(40.0), zero, 1.0, np.random.default_rng(0))
+    assert np.count_nonzero(sums) == 1 and sums[7] != 0

@@ -7,14 +7,31 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from optdesign.errors import InvalidInputError
-from optdesign.exits import exit_on_project_errors
+from optdesign.exits import INTERRUPTED, exit_on_project_errors
 
 from ..experiment import Experiment
 from ..run import DEFAULT_MAX_SAMPLES
 from .listing import catalogue
+
+
+def execute_with_progress(experiment: Experiment) -> list[dict]:
+    """Run the experiment; on a terminal a live line shows the samples and batches so far, and Ctrl-C ends the
+    run with what it has (``stopped by: interrupted``) instead of a traceback."""
+    if not sys.stderr.isatty():
+        return experiment.execute(interruptible=True)
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("solving the first design", total=None)
+
+        def show(samples: int, batches: int) -> None:
+            bar.update(task, description=f"{samples:,} samples, {batches:,} batches (Ctrl-C stops with what it has)")
+
+        return experiment.execute(progress=show, interruptible=True)
+
 
 RUN_HELP = f"Run one algorithm on one instance until it stops (or for T pulls).\n\n{catalogue()}"
 
@@ -36,7 +53,7 @@ def run_command(
         raise InvalidInputError(f"--delta must be numbers in (0, 1), comma-separated; got {delta!r}") from None
     experiment = Experiment(algorithm, instance, deltas=deltas, budget=budget, seed=seed, max_samples=max_samples,
                             free_warmup=free_warmup)
-    records = experiment.execute()
+    records = execute_with_progress(experiment)
     if as_json:
         typer.echo(json.dumps(records, indent=2, default=str))
         return
@@ -65,3 +82,5 @@ def run_command(
     for row in rows:
         table.add_row(*row)
     Console(width=None if sys.stdout.isatty() else 160).print(table)
+    if any(r.get("stopped_by") == "interrupted" for r in records):
+        raise typer.Exit(INTERRUPTED)
