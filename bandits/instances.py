@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import check_array_size
 
 from .environments import LinearBandit
 from .validation import check_int, check_positive
@@ -25,6 +26,7 @@ def soare(d: int = 2, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
     """Soare et al. (2014, Sec. 6): arms e_1..e_d and x_{d+1} = (cos omega, sin omega, 0, ...),
     theta = (2, 0, ..., 0); Delta_min = 2 (1 - cos omega) (about omega^2)."""
     d = check_int(d, "d", 2)
+    check_array_size(float(d + 1) * d, f"soare with d = {d}")
     omega = check_positive(omega, "omega")
     extra = np.zeros(d)
     extra[:2] = np.cos(omega), np.sin(omega)
@@ -38,6 +40,7 @@ def many_arms(n: int = 1000, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
     """Fiez et al. (2019) experiment 2 in R^2: e_1 (best, theta = e_1), (-0.707, 0.707) and n - 2
     unit vectors at angle 0.78 + U[0, 0.1]."""
     n = check_int(n, "n", 3)
+    check_array_size(2.0 * n, f"many-arms with n = {n}")
     rng = np.random.default_rng(seed)
     angles = 0.78 + rng.uniform(0.0, 0.1, n - 2)
     X = np.vstack([[1.0, 0.0], [-np.sqrt(0.5), np.sqrt(0.5)], np.c_[np.cos(angles), np.sin(angles)]])
@@ -48,19 +51,34 @@ def sphere(n: int = 250, d: int = 9, seed: int = 0, sigma: float = 1.0) -> Linea
     """Fiez et al. (2019) experiment 3: n arms uniform on the unit sphere of R^d; theta is one arm
     of the closest pair, so the best and second-best arms are close."""
     n, d = check_int(n, "n", 2), check_int(d, "d", 2)
+    check_array_size(float(n) * d, f"sphere with n = {n}, d = {d}")
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
     X /= np.linalg.norm(X, axis=1, keepdims=True)
-    G = X @ X.T
-    np.fill_diagonal(G, -np.inf)
-    i, _ = np.unravel_index(np.argmax(G), G.shape)
+    i = closest_pair_row(X)
     return LinearBandit(X, X[i].copy(), sigma=sigma, name=f"sphere(n={n},d={d},seed={seed})")
+
+
+def closest_pair_row(X: np.ndarray, chunk_entries: int = 2_000_000) -> int:
+    """Row i of the pair with the largest inner product x_i^T x_j (i != j), first in row-major order, from blocks
+    of the Gram matrix (never the whole n x n)."""
+    n = X.shape[0]
+    rows = max(1, chunk_entries // n)
+    best, best_row = -np.inf, 0
+    for a in range(0, n, rows):
+        block = X[a : a + rows] @ X.T
+        block[np.arange(block.shape[0]), a + np.arange(block.shape[0])] = -np.inf
+        r = int(np.argmax(block.max(axis=1)))
+        if block[r].max() > best:
+            best, best_row = float(block[r].max()), a + r
+    return best_row
 
 
 def factorial(D: int = 3, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
     """Fiez et al. (2019) experiment 4: the 2^D points of {-1, 1}^D with features (1, x_i, x_i x_j);
     theta ~ randint(-10, 10) / 100 (interactions scaled by 1/2), redrawn until the top gap > 1e-5."""
     D = check_int(D, "D", 2)
+    check_array_size(2.0**D * (1 + D + D * (D - 1) / 2), f"factorial with D = {D} (2^D points)")
     rng = np.random.default_rng(seed)
     points = np.array(list(itertools.product([-1.0, 1.0], repeat=D)))
     pairs = list(itertools.combinations(range(D), 2))
@@ -77,6 +95,7 @@ def transductive(d: int = 20, omega: float = 0.1, sigma: float = 1.0) -> LinearB
     """Fiez et al. (2019) experiment 5: X = canonical basis of R^{2d}; items e_1..e_d and
     cos(omega) e_i + sin(omega) e_{d+i}; theta = e_1."""
     d = check_int(d, "d", 1)
+    check_array_size(8.0 * d * d, f"transductive with d = {d} (X = I_2d and the items)")
     omega = check_positive(omega, "omega")
     X = np.eye(2 * d)
     tilted = np.hstack([np.cos(omega) * np.eye(d), np.sin(omega) * np.eye(d)])

@@ -2,8 +2,8 @@
 
 A project error (:class:`~optdesign.errors.OptDesignError`) becomes one line ``error: ...`` on stderr and exit
 status 2; Ctrl-C that a command does not handle itself becomes ``interrupted`` and exit status 130 (the shell's
-convention for SIGINT); anything else is a bug and keeps its traceback. Both command lines import this module, so neither
-depends on the other.
+convention for SIGINT); anything else is a bug and keeps its traceback. Both command lines import this module,
+so neither depends on the other.
 """
 
 from __future__ import annotations

@@ -136,3 +136,17 @@ def check_enumerable(n_joint_actions: int, limit, *, what: str, instead: str) ->
     if n_joint_actions > limit:
         raise InstanceTooLargeError(f"{what} needs one constraint per joint action: {n_joint_actions} exceeds the "
                                     f"limit {limit}; use {instead} instead")
+
+
+# arrays an instance or a design may allocate at once: 2.5e8 float64 entries is 2 GiB
+MAX_ARRAY_ENTRIES = 250_000_000
+
+
+def check_array_size(entries: float, what: str, *, instead: str | None = None,
+                     limit: float = MAX_ARRAY_ENTRIES) -> None:
+    """Refuse, before allocating, ``entries`` float64 numbers above ``limit``: the error names size, limit and
+    the alternative ``instead``."""
+    if entries > limit:
+        hint = f"; {instead}" if instead else ""
+        raise InstanceTooLargeError(f"{what} needs {entries:.3g} numbers ({entries * 8 / 2**30:.3g} GiB), above the "
+                                    f"limit of {limit:.3g} ({limit * 8 / 2**30:.3g} GiB){hint}")

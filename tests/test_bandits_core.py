@@ -240,3 +240,23 @@ def test_glr_equals_its_formula_and_pulls_draw_only_for_pulled_arms():
     zero[7] = 3
     sums = gaussian_sums(np.arange(40.0), zero, 1.0, np.random.default_rng(0))
     assert np.count_nonzero(sums) == 1 and sums[7] != 0
+
+
+@pytest.mark.parametrize("spec", ["sphere:n=100000000,d=9", "factorial:D=40", "transductive:d=100000",
+                                  "many-arms:n=1000000000", "soare:d=100000"])
+def test_instances_too_large_are_refused_before_allocating(spec):
+    from optdesign.errors import InstanceTooLargeError
+
+    with pytest.raises(InstanceTooLargeError, match="GiB"):
+        parse_instance(spec)
+
+
+def test_closest_pair_in_blocks_equals_the_gram_matrix():
+    from bandits.instances import closest_pair_row
+
+    rng = np.random.default_rng(2)
+    for n in (2, 7, 400):
+        X = rng.standard_normal((n, 3))
+        G = X @ X.T
+        np.fill_diagonal(G, -np.inf)
+        assert closest_pair_row(X, chunk_entries=50) == np.unravel_index(np.argmax(G), G.shape)[0]

@@ -174,3 +174,10 @@ def test_min_degree_order_is_a_permutation_with_the_known_widths():
     # large graphs: linear time, not networkx's quadratic min-degree decomposition
     ring = FactorGraph.ring(50_000, 2, seed=0)
     assert ring.plan("min-degree").width == 2
+
+
+def test_generators_refuse_mean_tables_too_large_before_drawing():
+    from optdesign.errors import InstanceTooLargeError
+
+    with pytest.raises(InstanceTooLargeError, match="A-bar"):
+        FactorGraph.line(100_000, 50, seed=0)

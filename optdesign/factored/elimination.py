@@ -85,21 +85,16 @@ class EliminationPlan:
             for i in s:
                 holders[i].add(f)
         next_offset = int(self.factor_offsets[-1])
-        steps: list[EliminationStep] = []
+        # a symbolic pass first: scopes, inputs and offsets of every step, and the size of the index arrays, so
+        # that an order too wide is refused before anything is allocated
+        specs: list[tuple[int, tuple[int, ...], list[tuple[tuple[int, ...], int]]]] = []
         message_offsets: list[int] = []
         entries = 0
         for var in self.order:
             inputs = sorted(holders[var])
             scope = tuple(sorted({j for f in inputs for j in functions[f]} - {var}))
             entries += int(np.prod([self.n_actions[j] for j in (*scope, var)], dtype=float)) * max(len(inputs), 1)
-            if entries > MAX_PLAN_ENTRIES:
-                raise InstanceTooLargeError(
-                    f"variable elimination along this order needs more than {entries:.2e} index entries (limit "
-                    f"{MAX_PLAN_ENTRIES:.1e}, about {MAX_PLAN_ENTRIES * 8 / 2**30:.1f} GiB): the interaction graph is "
-                    f"too wide (a step joins {len(scope) + 1} agents) or too large for exact elimination"
-                )
-            step = self._step(var, scope, [(functions[f], offsets[f]) for f in inputs])
-            steps.append(step)
+            specs.append((var, scope, [(functions[f], offsets[f]) for f in inputs]))
             for f in inputs:
                 for j in functions[f]:
                     holders[j].discard(f)
@@ -109,7 +104,15 @@ class EliminationPlan:
             message_offsets.append(next_offset)
             for j in scope:
                 holders[j].add(new)
-            next_offset += step.message_size
+            next_offset += int(np.prod([self.n_actions[j] for j in scope], dtype=np.int64))
+        if entries > MAX_PLAN_ENTRIES:
+            widest = max(len(scope) for _, scope, _ in specs) + 1
+            raise InstanceTooLargeError(
+                f"variable elimination along this order needs {entries:.2e} index entries (limit "
+                f"{MAX_PLAN_ENTRIES:.1e}, about {MAX_PLAN_ENTRIES * 8 / 2**30:.1f} GiB): the interaction graph is "
+                f"too wide (a step joins {widest} agents) or too large for exact elimination"
+            )
+        steps = [self._step(var, scope, inputs) for var, scope, inputs in specs]
         self.steps = tuple(steps)
         self.message_offsets = np.asarray(message_offsets, dtype=np.int64)
         self.n_functions_flat = next_offset

@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InstanceTooLargeError, InvalidInputError
-from ..validation import as_count
+from ..validation import as_count, check_array_size
 from .construction import (
     broadcast_actions,
     check_actions,
@@ -104,7 +104,11 @@ class FactorGraph:
     # inference
     def plan(self, order="auto") -> EliminationPlan:
         """The elimination plan for ``order`` (cached per order)."""
-        key = order if isinstance(order, str) else tuple(order)
+        try:
+            key = order if isinstance(order, str) else tuple(order)
+        except TypeError:
+            raise InvalidInputError(f"order must be 'auto', a heuristic name or a permutation of the agents, "
+                                    f"got {order!r}") from None
         if key not in self._plans:
             self._plans[key] = EliminationPlan(self.n_actions, self.scopes, order)
         return self._plans[key]
@@ -232,7 +236,7 @@ class FactorGraph:
     def load(cls, path: str | Path) -> FactorGraph:
         try:
             data = json.loads(Path(path).read_text())
-        except (OSError, json.JSONDecodeError) as exc:
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InvalidInputError(f"cannot read factor graph from {path}: {exc}") from None
         return cls.from_dict(data)
 
@@ -323,6 +327,9 @@ def draw_means(n_actions, scopes, rng: np.random.Generator, *, means: str = "uni
     if means not in MEAN_MODELS:
         raise InvalidInputError(f"means must be one of {MEAN_MODELS}, got {means!r}")
     shapes = [tuple(n_actions[i] for i in s) for s in scopes]
+    abar = sum(float(np.prod(shape, dtype=float)) for shape in shapes)
+    # the tables and their flat copy (FactorGraph.means) are held together
+    check_array_size(2 * abar, f"drawing the mean tables (A-bar = {abar:.3g} group actions)")
     tables = [rng.random(shape) for shape in shapes]
     if means == "uniform":
         if gap is not None:
