@@ -7,7 +7,9 @@ command, so the linear problems do not depend on them.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 from enum import Enum
 from pathlib import Path
 
@@ -49,6 +51,13 @@ FACTOR_GRAPH_PROBLEMS = (Problem.char_time, Problem.mf_char_time, Problem.regret
 class RegretMethod(str, Enum):
     exact = "exact"
     mf = "mf"
+
+
+def _working(message: str):
+    """A transient spinner on stderr when it is a terminal (nothing otherwise)."""
+    if not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    return Console(stderr=True).status(f"{message} (Ctrl-C stops)", spinner="dots")
 
 
 def _solve(problem: Problem, X, Z, theta, solver, method, tol):
@@ -261,13 +270,16 @@ def solve(
     """Solve a linear design or a multi-agent lower bound and print its value, allocation and certificate.
 
     Characteristic times follow the MF-TaS convention: expected stopping time >= 2 T kl(delta, 1-delta) (unit-variance
-    Gaussian feedback); exact T* refuses instances with more than 20,000 joint actions: use mf-char-time.
+    Gaussian feedback); exact T* enumerates up to 20,000 joint actions and generates the binding ones beyond. On a
+    terminal a spinner shows while solving; Ctrl-C stops with one line (exit status 130).
     """
     _check_solve_options(problem, arms=arms, items=items, theta=theta, instance=instance, method=method, m=m,
                          regret_method=regret_method)
     if problem in FACTOR_GRAPH_PROBLEMS:
         fg = load_instance(instance)
-        res = _solve_factor_graph(problem, fg, m=m, regret_method=regret_method or RegretMethod.exact, solver=solver)
+        with _working(f"solving {problem.value}"):
+            res = _solve_factor_graph(problem, fg, m=m, regret_method=regret_method or RegretMethod.exact,
+                                      solver=solver)
         if as_json:
             typer.echo(json.dumps({"problem": problem.value, **res.to_dict()}, indent=2))
         else:
@@ -276,7 +288,8 @@ def solve(
     X = load_array(arms, "arms", ndim=2)
     Z = load_array(items, "items", ndim=2) if items is not None else None
     th = load_array(theta, "theta", ndim=1) if theta is not None else None
-    res = _solve(problem, X, Z, th, solver, method, tol)
+    with _working(f"solving {problem.value} on {X.shape[0]:,} arms in R^{X.shape[1]}"):
+        res = _solve(problem, X, Z, th, solver, method, tol)
     if as_json:
         typer.echo(json.dumps({"problem": problem.value, **res.to_dict()}, indent=2))
     else:
