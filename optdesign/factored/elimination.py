@@ -160,11 +160,7 @@ class EliminationPlan:
 
     def interaction_graph(self) -> nx.Graph:
         """Agents as nodes, an edge between agents that share a factor."""
-        g = nx.Graph()
-        g.add_nodes_from(range(self.n_agents))
-        for s in self.scopes:
-            g.add_edges_from((s[a], s[b]) for a in range(len(s)) for b in range(a + 1, len(s)))
-        return g
+        return interaction_graph(self.n_agents, self.scopes)
 
     def _resolve_order(self, order) -> tuple[int, ...]:
         n = self.n_agents
@@ -198,6 +194,15 @@ class EliminationPlan:
             cols.append(offset + np.asarray(local, dtype=np.int64))
         index = np.stack(cols, axis=1) if cols else np.zeros((n_rows, 0), dtype=np.int64)
         return EliminationStep(var, scope, shape[:-1], index)
+
+
+def interaction_graph(n_agents: int, scopes: Sequence[Sequence[int]]) -> nx.Graph:
+    """Agents 0..n_agents-1 as nodes, an edge between every two agents that share a scope."""
+    g = nx.Graph()
+    g.add_nodes_from(range(n_agents))
+    for s in scopes:
+        g.add_edges_from((s[a], s[b]) for a in range(len(s)) for b in range(a + 1, len(s)))
+    return g
 
 
 def min_degree_order(graph: nx.Graph) -> tuple[int, ...]:

@@ -22,6 +22,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from ..errors import InvalidInputError
+from .elimination import interaction_graph
 
 
 class Structure:
@@ -58,12 +59,6 @@ class Structure:
         after = Counter(tuple(sorted(swap.get(a, a) for a in self.scopes[e])) for e in touched)
         return before == after
 
-    def interaction_graph(self) -> nx.Graph:
-        g = nx.Graph()
-        g.add_nodes_from(range(self.n_agents))
-        for s in self.scopes:
-            g.add_edges_from((s[a], s[b]) for a in range(len(s)) for b in range(a + 1, len(s)))
-        return g
 
 
 def twin_swaps(structure: Structure) -> list[tuple[int, int]]:
@@ -85,7 +80,7 @@ def twin_swaps(structure: Structure) -> list[tuple[int, int]]:
 def cycle_rotation(structure: Structure) -> np.ndarray | None:
     """The rotation of the agents along their cycle when the interaction graph is one cycle and it is an
     automorphism (every scope is then an edge of the cycle or a single agent), else None."""
-    g = structure.interaction_graph()
+    g = interaction_graph(structure.n_agents, structure.scopes)
     n = structure.n_agents
     if n < 3 or any(d != 2 for _, d in g.degree()) or not nx.is_connected(g):
         return None
