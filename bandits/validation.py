@@ -34,8 +34,10 @@ def check_positive(value, name: str, meaning: str = "") -> float:
 
 
 def check_int(value, name: str, minimum: int) -> int:
-    """An integer (or integral float) >= ``minimum``; integers of any size are accepted."""
-    if (isinstance(value, bool) or not isinstance(value, _NUMBER)
-            or not (isinstance(value, (int, np.integer)) or _finite(value)) or int(value) != value or value < minimum):
+    """An integer (or integral float) >= ``minimum`` and below 2**63 (numpy's int64)."""
+    if (isinstance(value, bool) or not isinstance(value, _NUMBER) or not _finite(value) or int(value) != value
+            or value < minimum):
         raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value >= 2**63:
+        raise InvalidInputError(f"{name} must be an integer >= {minimum} and below 2**63, got {value!r}")
     return int(value)

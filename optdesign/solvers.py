@@ -91,6 +91,8 @@ def solver_chain(solver: str | None) -> list[str]:
         if not chain:
             default_solver()  # raises the explanatory error
         return chain
+    if not isinstance(solver, str):
+        raise InvalidInputError(f"solver must be a solver name such as 'CLARABEL' (a string) or None, got {solver!r}")
     name = solver.upper()
     if name == "MOSEK":
         if not mosek_usable():

@@ -73,14 +73,14 @@ def check_direction_scale(Y: np.ndarray, X: np.ndarray, name: str = "Y", *, resc
 
 
 def as_arms(X, name: str = "X") -> np.ndarray:
-    """Arms as a K x d array whose rows span R^d (otherwise A(w) is singular for every w)."""
-    arr = check_scale(as_matrix(X, name), name)
+    """Arms as a K x d array whose rows span R^d (otherwise A(w) is singular for every w), at a representable scale."""
+    arr = as_matrix(X, name)
     rank = np.linalg.matrix_rank(arr)
     if rank < arr.shape[1]:
         raise InvalidInputError(
             f"the rows of {name} must span R^{arr.shape[1]} (A(w) is singular otherwise); found rank {rank}"
         )
-    return arr
+    return check_scale(arr, name)
 
 
 def unique_argmax(scores: np.ndarray, name: str, *, rtol: float = 1e-12) -> int:

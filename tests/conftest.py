@@ -1,9 +1,28 @@
-"""Shared fixtures. Tests marked ``slow`` run only with ``pytest --runslow`` (CI runs the fast subset)."""
+"""Shared fixtures. Tests marked ``slow`` run only with ``pytest --runslow`` (CI runs the fast subset).
+
+Hypothesis profiles (the property-based tests of ``tests/test_fuzz.py``):
+
+* ``dev`` (default): 50 examples per test, no deadline (solve times vary with the machine's load);
+* ``ci``: 25 examples, no deadline, ``derandomize=True`` so that every CI run tries the same examples;
+  loaded automatically when the environment variable ``CI`` is set;
+* ``thorough``: 500 examples, no deadline; select it with ``HYPOTHESIS_PROFILE=thorough`` (a long local run
+  before a release). ``HYPOTHESIS_PROFILE`` selects any of the three and takes precedence over ``CI``.
+"""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
+
+_QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]  # strategies build arrays and solve small programs
+settings.register_profile("dev", max_examples=50, deadline=None, suppress_health_check=_QUIET)
+settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True, print_blob=True,
+                          suppress_health_check=_QUIET)
+settings.register_profile("thorough", max_examples=500, deadline=None, suppress_health_check=_QUIET)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 
 def pytest_addoption(parser):

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InvalidInputError
+from ..validation import real_array
 
 
 def load_array(path: Path, name: str, *, ndim: int) -> np.ndarray:
@@ -20,9 +21,9 @@ def load_array(path: Path, name: str, *, ndim: int) -> np.ndarray:
             text = path.read_text()
             delimiter = "," if "," in text else None
             arr = np.loadtxt(path, delimiter=delimiter, ndmin=2, comments="#")
-    except (ValueError, OSError) as exc:
+        arr = real_array(arr)
+    except (TypeError, ValueError, OSError) as exc:
         raise InvalidInputError(f"--{name}: cannot read {path}: {exc}") from None
-    arr = np.asarray(arr, dtype=float)
     if ndim == 1 and arr.ndim == 2 and 1 in arr.shape:
         arr = arr.ravel()
     if arr.ndim != ndim:

@@ -22,11 +22,12 @@ def check_count(n, name: str, minimum: int) -> None:
 def broadcast_actions(K, n_agents: int) -> tuple[int, ...]:
     """K (one count for every agent, or one per agent) as N checked action counts (:func:`check_actions`)."""
     check_count(n_agents, "N", 1)
-    if isinstance(K, (int, np.integer)):
+    message = f"K must be a positive integer or a sequence of N={n_agents} of them, got {K!r}"
+    if isinstance(K, (int, np.integer)) and K >= 1:
         return check_actions((int(K),) * n_agents)
-    if isinstance(K, str):
-        raise InvalidInputError(f"K must be a positive integer or a sequence of N={n_agents} of them, got {K!r}")
-    ks = nonempty_sequence(K, f"K must be a positive integer or a sequence of N={n_agents} of them, got {K!r}")
+    if isinstance(K, (str, int, np.integer)):
+        raise InvalidInputError(message)
+    ks = nonempty_sequence(K, message)
     if len(ks) != n_agents:
         raise InvalidInputError(f"K must be an integer or a sequence of length N={n_agents}, got length {len(ks)}")
     return check_actions(ks)
@@ -74,10 +75,14 @@ def check_gap(gap) -> float:
     """The planted Delta_min: a finite number > 0 (default 0.1)."""
     if gap is None:
         return 0.1
-    if isinstance(gap, bool) or not isinstance(gap, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(gap) or gap <= 0:
+    number = isinstance(gap, (int, float, np.integer, np.floating)) and not isinstance(gap, bool)
+    try:
+        value = float(gap) if number else np.nan
+    except OverflowError:  # an integer beyond the float range
+        value = np.inf
+    if not np.isfinite(value) or value <= 0:
         raise InvalidInputError(f"gap must be a positive number, got {gap!r}")
-    return float(gap)
+    return value
 
 
 def nonempty_sequence(value, message: str) -> tuple:

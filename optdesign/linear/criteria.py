@@ -113,7 +113,7 @@ def certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray, L: n
     C = (Zy * p) @ Zy.T  # L^{-1} B_p L^{-T}
     Zx = whiten(L, X)
     h = np.einsum("ij,ij->j", Zx, C @ Zx)
-    return Certificate(float(v.max()), f * f / float(h.max()), v, h, f)
+    return Certificate(float(v.max()), f * (f / float(h.max())), v, h, f)  # f^2 alone overflows at f = 1e198
 
 
 def minmax_lower_bound(X, w, Y, p) -> float:

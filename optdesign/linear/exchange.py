@@ -51,12 +51,13 @@ def price(X: np.ndarray, L: np.ndarray, *, chunk: int | None = None) -> np.ndarr
 
 
 def spanning_arms(X, name: str = "X", *, chunk: int | None = None) -> np.ndarray:
-    """X as a finite K x d array whose rows span R^d, checked without copying X (large-K ``as_arms``).
+    """X as a finite K x d array whose rows span R^d, at a representable scale (``check_scale``), checked
+    without copying X (large-K ``as_arms``).
 
     The rank is that of the triangular factor R of X = QR, built chunk by chunk (TSQR: the singular values
     of R are those of X), with numpy's ``matrix_rank`` tolerance sigma_max * max(K, d) * eps.
     """
-    X = check_scale(as_matrix(X, name), name)
+    X = as_matrix(X, name)
     n, d = X.shape
     R = np.zeros((0, d))
     for a, b in _chunks(n, d, chunk):
@@ -65,7 +66,7 @@ def spanning_arms(X, name: str = "X", *, chunk: int | None = None) -> np.ndarray
     rank = int(np.sum(s > s.max() * max(n, d) * np.finfo(float).eps))
     if rank < d:
         raise InvalidInputError(f"the rows of {name} must span R^{d} (A(w) is singular otherwise); found rank {rank}")
-    return X
+    return check_scale(X, name)
 
 
 def _initial_support(X: np.ndarray, size: int, chunk: int | None) -> np.ndarray:

@@ -156,7 +156,10 @@ class MinMaxDesignModel(CertifiedSOCP):
         self.Y = Y
         norm = float(np.sqrt(np.max(np.einsum("ij,ij->i", Y, Y))))
         scale = norm if norm > 0 else 1.0  # unit-scale directions condition the conic data
-        self.problem, self.w, self.q, self._epigraph = minmax_socp(X, Y / scale, Y.shape[0], weighted=False)
+        # ... and so do unit-scale arms (the optimal w does not depend on the scale of X; at |X| = 1e-12 the
+        # unscaled conic solvers reported "infeasible"); the certificate uses the given X and Y
+        Xs = X / np.max(np.abs(X))
+        self.problem, self.w, self.q, self._epigraph = minmax_socp(Xs, Y / scale, Y.shape[0], weighted=False)
 
     def solve(self, *, criterion: str = "minmax") -> DesignResult:
         """Solve (a second call re-uses cvxpy's cached compilation)."""
@@ -260,7 +263,8 @@ class DOptimalModel:
         K, d = X.shape
         self.X, self.solver = X, solver
         self.w = cp.Variable(K, nonneg=True, name="w")
-        outer = np.einsum("ki,kj->kij", X, X).reshape(K, d * d)  # row k: vec(x_k x_k^T)
+        Xs = X / np.max(np.abs(X))  # the D-optimal w does not depend on the scale of X; unscaled, |X| = 1e-8 gave
+        outer = np.einsum("ki,kj->kij", Xs, Xs).reshape(K, d * d)  # status "optimal" at a rank-one design
         A = cp.reshape(outer.T @ self.w, (d, d), order="C")
         self.problem = cp.Problem(cp.Maximize(cp.log_det(A)), [cp.sum(self.w) == 1])
 
