@@ -2,7 +2,8 @@
 
 Hypothesis profiles (the property-based tests of ``tests/test_fuzz.py``):
 
-* ``dev`` (default): 50 examples per test, no deadline (solve times vary with the machine's load);
+* ``dev`` (default): 50 examples per test, no deadline (solve times vary with the machine's load), derandomised
+  so that a plain ``pytest`` is reproducible;
 * ``ci``: 25 examples, no deadline, ``derandomize=True`` so that every CI run tries the same examples;
   loaded automatically when the environment variable ``CI`` is set;
 * ``thorough``: 500 examples, no deadline; select it with ``HYPOTHESIS_PROFILE=thorough`` (a long local run
@@ -18,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]  # strategies build arrays and solve small programs
-settings.register_profile("dev", max_examples=50, deadline=None, suppress_health_check=_QUIET)
+settings.register_profile("dev", max_examples=50, deadline=None, derandomize=True, suppress_health_check=_QUIET)
 settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True, print_blob=True,
                           suppress_health_check=_QUIET)
 settings.register_profile("thorough", max_examples=500, deadline=None, suppress_health_check=_QUIET)

@@ -130,3 +130,13 @@ def test_an_early_stop_keeps_a_valid_bracket():
         assert out["info"].status == "max_passes" and out["passes"] == passes
         assert out["lower"] <= truth * (1 + 1e-12) and truth <= out["upper"] * (1 + 1e-12)
     assert search.solve(1e-12)["upper"] == pytest.approx(truth, rel=1e-10)
+
+
+def test_bad_symmetry_and_solver_arguments_are_project_errors():
+    fg = FactorGraph.ring(4, 3, seed=0)
+    for kw in ({"symmetry": 5}, {"symmetry": "bogus"}, {"solver": "NOPE"}):
+        with pytest.raises(InvalidInputError):
+            od.mf_characteristic_time(fg, **kw)
+    rotation = np.roll(np.arange(4), 1)
+    tied = od.mf_characteristic_time(fg, symmetry=np.stack([rotation]))  # generators as one 2-D array
+    assert tied.extras["orbits"] == 1

@@ -158,7 +158,8 @@ class MeanFieldModel:
 
         self.orbits = None
         if symmetry is not None and symmetry is not False and self.m == 1 and self.reduce and fcr:
-            orbits = agent_orbits(fg.n_actions, fg.scopes, None if symmetry == "auto" else symmetry)
+            auto = isinstance(symmetry, str) and symmetry == "auto"
+            orbits = agent_orbits(fg.n_actions, fg.scopes, None if auto else symmetry)
             search = OrbitMeanField(cp_, self.P, self.D, fg.n_actions, orbits)
             if search.n_orbits <= MAX_ORBITS:
                 self.orbits, self._search = orbits, search
@@ -363,6 +364,7 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
     tol = as_tolerance(tol)
+    solvers.solver_chain(solver)  # an unknown solver name is an error even when the orbit search needs none
     m = check_m_best(m, fg.n_joint_actions)
     ranked = fg.m_best(m + 1)  # raises if a* is not unique
     best = ranked[0][0]

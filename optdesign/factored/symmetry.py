@@ -111,6 +111,9 @@ def agent_orbits(n_actions: Sequence[int], scopes: Sequence[Sequence[int]], gene
         if rotation is not None:
             pairs.append(np.stack([np.arange(n), rotation], axis=1))
     else:
+        if isinstance(generators, (str, bytes)) or not hasattr(generators, "__iter__"):
+            raise InvalidInputError(f"symmetry must be 'auto', None or a sequence of agent permutations, got "
+                                    f"{generators!r}")
         for g, perm in enumerate(generators):
             try:
                 perm = np.asarray(perm, dtype=np.int64)
