@@ -77,12 +77,12 @@ class LinearStatistics:
         """
         fac = self.factor()
         theta = cho_solve(fac, self.b, check_finite=False)
-        idx = np.arange(Z.shape[0]) if candidates is None else np.asarray(candidates)
-        items = Z if candidates is None else Z[idx]
+        items = Z if candidates is None else Z[np.asarray(candidates)]
         scores = items @ theta
         j = int(np.argmax(scores))
-        if idx.size < 2:
-            return GLR(best=int(idx[j]), value=np.inf)
+        best = j if candidates is None else int(np.asarray(candidates)[j])
+        if items.shape[0] < 2:
+            return GLR(best=best, value=np.inf)
         whitened = solve_triangular(fac[0], items.T, lower=True, check_finite=False)  # L^{-1} z
         diff = whitened - whitened[:, j : j + 1]
         var = np.einsum("ij,ij->j", diff, diff)
@@ -91,4 +91,4 @@ class LinearStatistics:
         ratio[j] = np.inf
         gaps[j] = np.inf
         value = 0.0 if np.min(gaps) <= 0 else float(np.min(ratio))
-        return GLR(best=int(idx[j]), value=value)
+        return GLR(best=best, value=value)

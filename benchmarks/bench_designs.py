@@ -302,14 +302,15 @@ def table_pairs(console: Console) -> None:
 def table_oracle_many_arms(console: Console) -> None:
     from bandits.instances import many_arms
 
-    t = Table(title="XY-oracle on many arms in R^2: barrier with column generation on arms (one BLAS thread)")
-    for col in ("arms", "time [s]", "Newton steps", "gap", "status", "method"):
+    t = Table(title="XY-oracle on many arms in R^2: working set of directions, barrier with column generation on arms")
+    for col in ("arms", "time [s]", "Newton steps", "working directions", "gap", "status", "method"):
         t.add_column(escape(col), justify="right")
     with single_threaded_blas():
-        for n in (3_000, 10_000, 30_000):
+        for n in (3_000, 10_000, 30_000, 100_000, 1_000_000):
             env = many_arms(n)
             res, elapsed = timed(od.xy_oracle, env.X, env.theta)
-            t.add_row(f"{n:,}", f"{elapsed:.1f}", str(res.iterations), f"{res.gap:.1e}", res.status, res.method)
+            t.add_row(f"{n:,}", f"{elapsed:.1f}", str(res.iterations), str(res.extras.get("working_directions", "all")),
+                      f"{res.gap:.1e}", res.status, res.method)
     console.print(t)
 
 

@@ -59,7 +59,7 @@ class OrbitMeanField:
         free = n_classes[agent_of_class] > 1
         labels = np.full(agent_of_class.size, -1, dtype=np.int64)
         _, labels[free] = np.unique(orbits[agent_of_class[free]], return_inverse=True)
-        self.orbit_of_class = labels
+        self.orbit_of_class, self.free = labels, free
         self.n_orbits = int(labels.max()) + 1 if free.any() else 0
         self.uniform = np.zeros(self.n_orbits)
         self.uniform[labels[free]] = 1.0 / k_full[agent_of_class[free]]
@@ -67,7 +67,7 @@ class OrbitMeanField:
     def log_values(self, points: np.ndarray) -> np.ndarray:
         """Class log-values (n_classes, B) at orbit points (B, r): log p for a*, log((1 - p)/(K - 1)) for the rest."""
         out = np.zeros((self.orbit_of_class.size, points.shape[0]))
-        free = self.orbit_of_class >= 0
+        free = self.free
         p = points[:, self.orbit_of_class[free]].T
         out[free] = np.where(self.is_rest[free, None], np.log1p(-p) - self.log_mult[free, None], np.log(p))
         return out
@@ -85,7 +85,7 @@ class OrbitMeanField:
         hits = np.concatenate([(chosen + column)[deviating], (self.plan.factor_offsets[:-1] + column)[deviating]])
         weight = np.bincount(hits, minlength=batch * n_tab).reshape(batch, n_tab).T
         d_log_u = -(self.P.T @ (products * weight))  # dF / d log u_c
-        free = self.orbit_of_class >= 0
+        free = self.free
         p = points[:, self.orbit_of_class[free]].T
         chain = np.where(self.is_rest[free, None], -1.0 / (1.0 - p), 1.0 / p)
         grads = np.zeros((batch, self.n_orbits))
@@ -95,7 +95,7 @@ class OrbitMeanField:
     def class_values(self, point: np.ndarray) -> np.ndarray:
         return np.exp(self.log_values(point[None, :])[:, 0])
 
-    def solve(self, tol: float, *, max_passes: int = MAX_PASSES, time_limit: float | None = None) -> dict:
+    def solve(self, tol: float, *, max_passes: int = MAX_PASSES) -> dict:
         """Kelley's method from the uniform allocation; every pass evaluates the LP minimiser and its r-neighbours."""
         start = time.perf_counter()
         r = self.n_orbits
@@ -122,9 +122,6 @@ class OrbitMeanField:
             model_min = max(model_min, bound)  # early models can be negative: progress is measured on them
             lower = max(lower, bound)
             if relative_gap(F_[best], lower) <= min(tol, SEARCH_TOL):
-                break
-            if time_limit is not None and time.perf_counter() - start > time_limit:
-                status = "time_limit"
                 break
             stalled = stalled + 1 if (F_[best], model_min) == last else 0
             last = (F_[best], model_min)
