@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import warnings
 from enum import Enum
 from pathlib import Path
 
@@ -19,8 +20,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..deadline import as_time_limit, graceful_interrupt
 from ..errors import InvalidInputError
-from ..exits import exit_on_project_errors
+from ..exits import INTERRUPTED, exit_on_project_errors
 from ..linear import METHODS, bilinear_design, d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
 from ..result import BilinearDesign, DesignResult
 from .inputs import load_array, load_instance
@@ -31,6 +33,7 @@ REGRET_CONVENTION = "liminf R(T) / log T >= c_theta"
 MAX_ROWS = 10
 MAX_ENTRIES = 6
 MAX_ACTION_AGENTS = 16
+MAX_ARMS = 50  # support arms listed in a design table
 
 
 class Problem(str, Enum):
@@ -53,15 +56,22 @@ class RegretMethod(str, Enum):
     mf = "mf"
 
 
+@contextlib.contextmanager
 def _working(message: str):
-    """A transient spinner on stderr when it is a terminal (nothing otherwise)."""
-    if not sys.stderr.isatty():
-        return contextlib.nullcontext()
-    return Console(stderr=True).status(f"{message} (Ctrl-C stops)", spinner="dots")
+    """A transient spinner on stderr when it is a terminal; the first Ctrl-C asks the solve for its best result
+    so far (:func:`optdesign.deadline.graceful_interrupt`), a second one aborts."""
+    def first_interrupt():
+        typer.echo("stopping: finishing the current step, then printing the best result so far "
+                   "(Ctrl-C again aborts)", err=True)
+
+    spinner = (Console(stderr=True).status(f"{message} (Ctrl-C stops with the best result so far)", spinner="dots")
+               if sys.stderr.isatty() else contextlib.nullcontext())
+    with graceful_interrupt(first_interrupt), spinner:
+        yield
 
 
-def _solve(problem: Problem, X, Z, theta, solver, method, tol):
-    kw = {"solver": solver, "method": method, "tol": tol}
+def _solve(problem: Problem, X, Z, theta, solver, method, tol, time_limit):
+    kw = {"solver": solver, "method": method, "tol": tol, "time_limit": time_limit}
     if problem is Problem.g_optimal:
         return g_optimal(X, **kw)
     if problem is Problem.d_optimal:
@@ -79,21 +89,28 @@ def _solve(problem: Problem, X, Z, theta, solver, method, tol):
     return bilinear_design(X, **kw)
 
 
-def _solve_factor_graph(problem: Problem, fg, *, m: int, regret_method: RegretMethod, solver: str | None):
+def _solve_factor_graph(problem: Problem, fg, *, m: int, regret_method: RegretMethod, solver: str | None,
+                        time_limit: float | None):
     """T* (char-time), T^MF(m) (mf-char-time) or the Graves–Lai constant (regret) of ``fg``."""
+    limit = {} if time_limit is None else {"time_limit": time_limit}
     if problem is Problem.regret:
         from ..factored.regret import regret_lower_bound
 
-        return regret_lower_bound(fg, regret_method.value, solver=solver, m=m)  # exact: generated beyond 20,000
+        # exact: generated beyond 20,000 joint actions
+        return regret_lower_bound(fg, regret_method.value, solver=solver, m=m, **limit)
     from ..factored.characteristic_time import characteristic_time, mf_characteristic_time
 
     if problem is Problem.mf_char_time:
         return mf_characteristic_time(fg, m, solver=solver)
-    return characteristic_time(fg, solver=solver)  # enumerated when small, by constraint generation beyond
+    return characteristic_time(fg, solver=solver, **limit)  # enumerated when small, by constraint generation beyond
 
 
-def _check_solve_options(problem: Problem, *, arms, items, theta, instance, method, m, regret_method) -> None:
+def _check_solve_options(problem: Problem, *, arms, items, theta, instance, method, m, regret_method,
+                        time_limit) -> None:
     """Each option belongs to one family of problems; a misplaced one is an error, not silently ignored."""
+    as_time_limit(time_limit, "--time-limit")
+    if problem is Problem.mf_char_time and time_limit is not None:
+        raise InvalidInputError("--time-limit does not apply to mf-char-time (no bracket to return early)")
     if problem in FACTOR_GRAPH_PROBLEMS:
         if instance is None:
             raise InvalidInputError(
@@ -128,9 +145,12 @@ def _print_table(problem: Problem, res: DesignResult | BilinearDesign, X: np.nda
     table.add_column("arm", justify="right")
     table.add_column("weight", justify="right")
     table.add_column("x")
-    for k in node.support[np.argsort(-weights[node.support])]:
+    order = node.support[np.argsort(-weights[node.support])]
+    for k in order[:MAX_ARMS]:
         coords = ", ".join(f"{v:.4g}" for v in X[k][:6]) + (", ..." if X.shape[1] > 6 else "")
         table.add_row(str(k), f"{weights[k]:.6f}", f"({coords})")
+    if order.size > MAX_ARMS:
+        table.caption = f"... {order.size - MAX_ARMS} more arms of smaller weight (all of them in --json)"
     console.print(table)
     summary = Table(show_header=False, box=None)
     value_name = "edge G-value" if isinstance(res, BilinearDesign) else f"value ({node.criterion})"
@@ -265,32 +285,40 @@ def solve(
     solver: str | None = typer.Option(None, "--solver", help="Force a solver (CLARABEL, SCS, MOSEK)."),
     method: str = typer.Option("auto", "--method", help=f"Linear problems only; one of: {', '.join(METHODS)}."),
     tol: float = typer.Option(1e-4, "--tol", help="Linear problems: certified relative gap for the fast path."),
+    time_limit: float | None = typer.Option(
+        None, "--time-limit", help="Seconds; past them the best certified result so far is printed (status "
+        "not_converged). Linear problems, char-time and regret."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON ({\"problem\": ..., **result}) instead of a table."),
 ) -> None:
     """Solve a linear design or a multi-agent lower bound and print its value, allocation and certificate.
 
     Characteristic times follow the MF-TaS convention: expected stopping time >= 2 T kl(delta, 1-delta) (unit-variance
     Gaussian feedback); exact T* enumerates up to 20,000 joint actions and generates the binding ones beyond. On a
-    terminal a spinner shows while solving; Ctrl-C stops with one line (exit status 130).
+    terminal a spinner shows while solving. The first Ctrl-C stops the iterative solves (designs, char-time, regret)
+    and prints the best certified result so far, then exits with status 130; a second Ctrl-C aborts at once.
     """
     _check_solve_options(problem, arms=arms, items=items, theta=theta, instance=instance, method=method, m=m,
-                         regret_method=regret_method)
+                         regret_method=regret_method, time_limit=time_limit)
     if problem in FACTOR_GRAPH_PROBLEMS:
         fg = load_instance(instance)
         with _working(f"solving {problem.value}"):
             res = _solve_factor_graph(problem, fg, m=m, regret_method=regret_method or RegretMethod.exact,
-                                      solver=solver)
+                                      solver=solver, time_limit=time_limit)
         if as_json:
             typer.echo(json.dumps({"problem": problem.value, **res.to_dict()}, indent=2))
         else:
             _print_factor_graph_table(problem, res, fg)
-        return
-    X = load_array(arms, "arms", ndim=2)
-    Z = load_array(items, "items", ndim=2) if items is not None else None
-    th = load_array(theta, "theta", ndim=1) if theta is not None else None
-    with _working(f"solving {problem.value} on {X.shape[0]:,} arms in R^{X.shape[1]}"):
-        res = _solve(problem, X, Z, th, solver, method, tol)
-    if as_json:
-        typer.echo(json.dumps({"problem": problem.value, **res.to_dict()}, indent=2))
     else:
-        _print_table(problem, res, X)
+        X = load_array(arms, "arms", ndim=2)
+        Z = load_array(items, "items", ndim=2) if items is not None else None
+        th = load_array(theta, "theta", ndim=1) if theta is not None else None
+        with _working(f"solving {problem.value} on {X.shape[0]:,} arms in R^{X.shape[1]}"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the printed status and gap say it
+            res = _solve(problem, X, Z, th, solver, method, tol, time_limit)
+        if as_json:
+            typer.echo(json.dumps({"problem": problem.value, **res.to_dict()}, indent=2))
+        else:
+            _print_table(problem, res, X)
+    if getattr(getattr(res, "node", res), "status", None) == "interrupted":
+        typer.echo("interrupted: the result above is the best certified one so far", err=True)
+        raise typer.Exit(INTERRUPTED)

@@ -34,6 +34,7 @@ import scipy.sparse as sp
 
 from .. import solvers
 from .._lazy import cp
+from ..deadline import Deadline, stop_reason, stop_requested
 from ..errors import InstanceTooLargeError, InvalidInputError
 from ..result import CharTimeResult, relative_gap
 from ..solvers import SolveInfo
@@ -250,8 +251,9 @@ def check_limits(tol, time_limit, max_iterations, add_per_iteration) -> tuple[in
 def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, time_limit: float,
              add_per_iteration: int) -> GenerationRun:
     """Constraint generation until upper / lower - 1 <= ``tol``, or the iteration / time limits (status
-    ``"not_converged"``: the bracket still holds)."""
-    start = time.perf_counter()
+    ``"not_converged"``, or ``"interrupted"`` after Ctrl-C under :func:`optdesign.deadline.graceful_interrupt`:
+    the bracket still holds)."""
+    deadline = Deadline(time_limit)
     reference = master.start()
     upper, lower, kept = np.inf, 0.0, None
     t_master = t_sep = 0.0
@@ -276,7 +278,7 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
         if value < upper:
             upper, kept = value, it
         reference = master.reference(it.y)
-        last = iteration == max_iterations or time.perf_counter() - start > time_limit
+        last = iteration == max_iterations or deadline.expired()
         # the minimiser bound is at most the master's optimum: it can only certify once that is near the upper bound
         if relative_gap(upper, lower) > tol and (last or relative_gap(upper, it.z) <= 2 * tol):
             t0 = time.perf_counter()
@@ -286,7 +288,8 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
             status, stopped = "optimal", "certified"
             break
         if last:
-            stopped = "iterations" if iteration == max_iterations else "time"
+            stopped = "iterations" if iteration == max_iterations else "interrupted" if stop_requested() else "time"
+            status = stop_reason()
             break
         if master.add(sep.actions) == 0:  # W is complete at this point: re-solve centred on it (precision)
             stalls += 1

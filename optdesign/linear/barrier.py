@@ -11,12 +11,14 @@ distribution over directions at every iterate, and each stage yields a certifica
 F* >= f_p(w)^2 / max_k h_k(w) (:mod:`optdesign.linear.criteria`) on the full arm and direction sets.
 
 Newton steps use the reduced Hessian of psi(w) = min_t phi_tau(w, t). With A = L L^T,
-Z_y = L^{-1} y, z_k = L^{-1} x_k, G_ky = z_k^T Z_y and P = X A^{-1} X^T:
+Z_y = L^{-1} y, z_k = L^{-1} x_k, G_ky = z_k^T Z_y and P = X A^{-1} X^T::
+
     d v_y / d w_k = -G_ky^2,   d^2 v_y / dw_j dw_k = 2 P_jk G_jy G_ky,
     grad psi = -z_k^T C1 z_k - 1/w_k,   C1 = sum_y Z_y Z_y^T / s_y,  s_y = t - v_y,
     Hess psi = sum_y (G_.y^2)(G_.y^2)^T / s_y^2 + 2 P o (Z_x^T C1 Z_x) + diag(1/w^2) - (Schur term in t).
+
 The rank-m first term and the Schur term are assembled over the same directions, as the weighted
-covariance of the G_.y^2 (so the Hessian stays positive definite whatever directions are left
+covariance of the ``G_.y^2`` (so the Hessian stays positive definite whatever directions are left
 out): the ``hessian_directions`` directions with the smallest slack plus every direction within a
 factor ``SLACK_BAND`` of the smallest one (the others are smaller by orders of magnitude once tau
 is large; the band keeps all of them when many tie, e.g. d (d - 1) / 2 differences e_i - e_j).
@@ -38,11 +40,10 @@ not certify a 1e-3 gap within the same budget, so the fast path is second order.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from scipy.optimize import linprog
 
+from ..deadline import Deadline
 from ..errors import InvalidInputError
 from ..result import FastPathResult
 from .criteria import certificate, cholesky_factor, whiten
@@ -205,8 +206,7 @@ def minmax_barrier(
     whether the gap was met. Cost per Newton step O(m d^2 + n^2 (d + q) + n^3) with n the number
     of arms in the barrier and q = ``hessian_directions``.
     """
-    start = time.perf_counter()
-    deadline = start + time_limit
+    deadline = Deadline(time_limit)
     X = np.asarray(X, float)
     Y = np.asarray(Y, float)
     K, d = X.shape
@@ -302,7 +302,7 @@ def minmax_barrier(
             if new_cache is None or new_val > val:
                 break
             w, val, cache = w + a * dw, new_val, new_cache
-            if (decrement < centring_tol and a == 1.0) or n_newton >= max_iter or time.perf_counter() > deadline:
+            if (decrement < centring_tol and a == 1.0) or n_newton >= max_iter or deadline.expired():
                 break
         # certificate on the full sets
         L, Zy, v, s = cache
@@ -316,7 +316,7 @@ def minmax_barrier(
         if cert.lower > best_lower:
             best_lower, best_p = cert.lower, pb
         gap = best_upper / best_lower - 1 if best_lower > 0 else np.inf
-        if gap <= tol or n_newton >= max_iter or time.perf_counter() > deadline:
+        if gap <= tol or n_newton >= max_iter or deadline.expired():
             break
         if len(S) < K:  # column generation on arms
             violators = np.setdiff1d(np.flatnonzero(cert.h > cert.f * (1 + 0.1 * tol)), S)

@@ -24,10 +24,13 @@ def edge_arms(X) -> np.ndarray:
 
 
 def bilinear_design(
-    X, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL
+    X, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL, time_limit: float | None = None
 ) -> BilinearDesign:
-    """Node G-optimal design mu on X and the edge design mu (x) mu; value = its G-value on Z (d^2)."""
-    node = g_optimal(X, solver=solver, method=method, tol=tol)
+    """Node G-optimal design mu on X and the edge design mu (x) mu; value = its G-value on Z (d^2).
+
+    ``time_limit`` bounds the node design (:func:`optdesign.linear.g_optimal`).
+    """
+    node = g_optimal(X, solver=solver, method=method, tol=tol, time_limit=time_limit)
     mu = node.weights
     # Kronecker identity: the edge G-value is the square of the node G-value.
     return BilinearDesign(node_weights=mu, edge_weights=np.outer(mu, mu), value=node.value**2, node=node)

@@ -12,13 +12,17 @@ listed: :mod:`optdesign.linear.pairs` generates the pairs that bind and certifie
 
 from __future__ import annotations
 
+import functools
+import inspect
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
 from ..blas import single_threaded_blas
+from ..deadline import as_time_limit, budget_expired, remaining_budget, stop_reason, time_budget
 from ..errors import InvalidInputError
 from ..result import DesignResult, FastPathResult, relative_gap
 from ..validation import as_arms, as_matrix, as_tolerance, as_vector, check_direction_scale, check_weights
@@ -40,7 +44,7 @@ LONG_BARRIER_TIME_LIMIT = 300.0  # continued barrier run when the cvxpy model is
 # ``auto`` G/D designs switch to the active-set exchange from this many arms: measured 5x faster than full
 # Frank–Wolfe at K = 2000 (d = 4..20) and 100x at K = 20,000, equal at K = 500 (benchmarks/bench_designs.py)
 EXCHANGE_MIN_ARMS = 2_000
-EXCHANGE_TIME_LIMIT = 120.0  # seconds; the best priced design is returned (status "not_converged") past it
+EXCHANGE_TIME_LIMIT = 120.0  # seconds, without a caller's time_limit; past it the best priced design is returned
 
 
 # --------------------------------------------------------------------------------------------
@@ -53,11 +57,46 @@ def _check_method(method: str) -> str:
     return method
 
 
+TIME_LIMIT_DOC = """
+
+    ``time_limit`` (seconds, default None: each path's own limit) bounds the whole call; when it is spent, or
+    at the first Ctrl-C inside :func:`optdesign.deadline.graceful_interrupt`, the best certified design so far
+    is returned (status ``"not_converged"`` or ``"interrupted"``, with a RuntimeWarning if its gap exceeds tol).
+    """
+
+
+def _within_time_limit(design: Callable[..., DesignResult]) -> Callable[..., DesignResult]:
+    """Run a public design function under its caller's ``time_limit`` (seconds, None = the per-path defaults).
+
+    Every iterative path inside stops by the limit, or at the first Ctrl-C inside
+    :func:`optdesign.deadline.graceful_interrupt`, and the best certified design is returned with status
+    ``"not_converged"`` or ``"interrupted"``, its certified ``gap`` and a RuntimeWarning when the gap exceeds ``tol``.
+    """
+
+    @functools.wraps(design)
+    def run(*args, time_limit: float | None = None, **kwargs):
+        limit = as_time_limit(time_limit)
+        with time_budget(limit):
+            result = design(*args, **kwargs)
+        tol = kwargs.get("tol", DEFAULT_TOL)
+        if result.status != "optimal" and result.gap is not None and result.gap > tol:
+            why = "Ctrl-C" if result.status == "interrupted" else "its time limit"
+            warnings.warn(
+                f"{result.criterion} design on {result.weights.size:,} arms stopped at {why} with certified gap "
+                f"{result.gap:.2e} > tol = {tol:g}; returning the best design found", RuntimeWarning, stacklevel=2,
+            )
+        return result
+
+    signature = inspect.signature(design)
+    limit = inspect.Parameter("time_limit", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="float | None")
+    run.__signature__ = signature.replace(parameters=[*signature.parameters.values(), limit])
+    run.__doc__ = (design.__doc__ or "").rstrip() + TIME_LIMIT_DOC
+    return run
 
 
 def _fast_result(res: FastPathResult, method: str, criterion: str, elapsed: float) -> DesignResult:
     return DesignResult(
-        weights=res.weights, value=res.value, status="optimal" if res.converged else "not_converged",
+        weights=res.weights, value=res.value, status="optimal" if res.converged else stop_reason(),
         solver="numpy", solve_time=elapsed, gap=relative_gap(res.value, res.lower_bound), method=method,
         criterion=criterion, lower_bound=res.lower_bound, iterations=res.iterations,
     )
@@ -114,7 +153,7 @@ def _listed_minmax(X, Y, solver, method: str, tol: float, criterion: str, w0) ->
     """(*) on the listed directions: barrier, then cvxpy when not certified and the model is small enough."""
     if method in ("auto", "barrier"):
         result = _run_fast(minmax_barrier, "barrier", criterion, X, Y, tol=tol, w0=w0, time_limit=BARRIER_TIME_LIMIT)
-        if method == "barrier" or result.gap <= tol:
+        if method == "barrier" or result.gap <= tol or budget_expired():
             return result
         if X.shape[0] * Y.shape[0] > AUTO_FALLBACK_CONES:  # too large for the conic solver: keep following the path
             more = _run_fast(minmax_barrier, "barrier", criterion, X, Y, tol=tol, w0=result.weights,
@@ -131,7 +170,8 @@ def _d_fast(X: np.ndarray, method: str, tol: float, criterion: str) -> DesignRes
     if method == "multiplicative":
         return _run_fast(firstorder.d_optimal_multiplicative, method, criterion, X, tol=tol)
     if method == "exchange" or (method == "auto" and X.shape[0] >= EXCHANGE_MIN_ARMS):
-        return _run_fast(d_optimal_exchange, "exchange", criterion, X, tol=tol, time_limit=EXCHANGE_TIME_LIMIT)
+        limit = EXCHANGE_TIME_LIMIT if remaining_budget() is None else None  # a caller's limit replaces it
+        return _run_fast(d_optimal_exchange, "exchange", criterion, X, tol=tol, time_limit=limit)
     return _run_fast(firstorder.d_optimal_fw, "frank-wolfe", criterion, X, tol=tol)
 
 
@@ -143,7 +183,8 @@ def _kiefer_wolfowitz_design(X, solver, method: str, tol: float, criterion: str,
     """Shared dispatch of G- and D-optimal designs (same optimum, G-value d, by Kiefer–Wolfowitz).
 
     ``auto`` on EXCHANGE_MIN_ARMS arms or more returns the exchange design even when its time limit stops it
-    (status "not_converged", its certified gap, and a RuntimeWarning) instead of building the cvxpy model.
+    (status "not_converged" and its certified gap) instead of building the cvxpy model, and so does any path
+    once the caller's time limit is spent or Ctrl-C was pressed.
     """
     _check_method(method)
     try:
@@ -154,18 +195,12 @@ def _kiefer_wolfowitz_design(X, solver, method: str, tol: float, criterion: str,
     tol = as_tolerance(tol)
     if method != "cvxpy":
         result = _d_fast(X, method, tol, criterion)
-        if method != "auto" or result.gap <= tol:
-            return result
-        if result.method == "exchange":
-            warnings.warn(
-                f"{criterion} design on {X.shape[0]:,} arms stopped at the {EXCHANGE_TIME_LIMIT:.0f} s time limit "
-                f"with certified gap {result.gap:.2e} > tol = {tol:g}; returning it (the cvxpy model would not fit)",
-                RuntimeWarning, stacklevel=3,
-            )
+        if method != "auto" or result.gap <= tol or result.method == "exchange" or budget_expired():
             return result
     return cvxpy_model(X, solver)
 
 
+@_within_time_limit
 def g_optimal(X, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL) -> DesignResult:
     """G-optimal design argmin_w max_x x^T A(w)^{-1} x; the optimal value is d (Kiefer–Wolfowitz).
 
@@ -181,6 +216,7 @@ def g_optimal(X, *, solver: str | None = None, method: str = "auto", tol: float 
     return _kiefer_wolfowitz_design(X, solver, method, tol, "g-optimal", model)
 
 
+@_within_time_limit
 def d_optimal(X, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL) -> DesignResult:
     """D-optimal design argmax_w log det A(w); ``value`` reports its G-value (d at the optimum)."""
     return _kiefer_wolfowitz_design(
@@ -192,6 +228,7 @@ def _replace_bound(res: DesignResult, lower: float) -> DesignResult:
     return replace(res, lower_bound=lower, gap=relative_gap(res.value, lower))
 
 
+@_within_time_limit
 def xy_allocation(
     X, Y=None, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL
 ) -> DesignResult:
@@ -242,6 +279,7 @@ def _oracle_design(X, Z, theta, solver, method: str, tol: float, criterion: str,
     return res
 
 
+@_within_time_limit
 def xy_oracle(X, theta, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL) -> DesignResult:
     """XY-oracle design; value H_LB = min_w max_{x != x*} ||x* - x||^2_{A(w)^{-1}} / Delta(x)^2 (Soare eq. 6).
 
@@ -251,6 +289,7 @@ def xy_oracle(X, theta, *, solver: str | None = None, method: str = "auto", tol:
     return _oracle_design(X, X, theta, solver, method, tol, "xy-oracle", "best_arm", "X")
 
 
+@_within_time_limit
 def transductive(
     X, Z, theta=None, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL
 ) -> DesignResult:

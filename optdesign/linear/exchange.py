@@ -20,11 +20,10 @@ the G-value of w is max_k h_k and max_k h_k / d - 1 bounds the relative gap of b
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, svd
 
+from ..deadline import Deadline
 from ..errors import InvalidInputError
 from ..result import FastPathResult
 from ..validation import as_matrix, check_scale
@@ -103,7 +102,7 @@ def d_optimal_exchange(
     ``iterations`` counts pricing passes (outer rounds).
     """
     n, d = X.shape
-    start = time.perf_counter()
+    deadline = Deadline(time_limit)
     batch = max(32, 2 * d) if batch is None else max(1, int(batch))
     S = _initial_support(X, max(2 * batch, 4 * d), chunk)
     w_S = np.full(S.size, 1.0 / S.size)
@@ -112,8 +111,7 @@ def d_optimal_exchange(
     best_w, best_S, best_g = w_S, S, np.inf
     rounds = 0
     while True:
-        remaining = time_limit - (time.perf_counter() - start)
-        inner = d_optimal_fw(X[S], tol=inner_tol, time_limit=max(remaining, 0.0), w0=w_S)
+        inner = d_optimal_fw(X[S], tol=inner_tol, time_limit=deadline.remaining(), w0=w_S)
         keep = inner.weights > 0
         S, w_S = S[keep], inner.weights[keep] / inner.weights[keep].sum()
         L = cholesky_factor(X[S], w_S)
@@ -124,7 +122,7 @@ def d_optimal_exchange(
         g = float(h.max())
         if g < best_g:
             best_w, best_S, best_g = w_S, S, g
-        if g <= target or rounds >= max_rounds or time.perf_counter() - start > time_limit:
+        if g <= target or rounds >= max_rounds or deadline.expired():
             break
         gap = g / d - 1.0
         # the inner solve must finish below tol at the end, and need not be much sharper than the global gap

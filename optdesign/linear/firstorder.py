@@ -12,10 +12,9 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
+from ..deadline import Deadline
 from ..result import FastPathResult
 from .criteria import inverse_information
 
@@ -43,13 +42,13 @@ def d_optimal_multiplicative(
     """Multiplicative algorithm w_k <- w_k h_k / d for the D-criterion (G-value gap as certificate)."""
     K, d = X.shape
     w = _initial_weights(K, w0)
-    start = time.perf_counter()
+    deadline = Deadline(time_limit)
     it = 0
     while True:
         M = inverse_information(X, w)
         h = _leverages(X, M)
         gmax = float(h.max())
-        if gmax <= d * (1 + tol) or it >= max_iter or time.perf_counter() - start > time_limit:
+        if gmax <= d * (1 + tol) or it >= max_iter or deadline.expired():
             break
         w = w * h / d
         w /= w.sum()
@@ -74,7 +73,7 @@ def d_optimal_fw(
         h = _leverages(X, inverse_information(X, w))
         w = w * h / d
         w /= w.sum()
-    start = time.perf_counter()
+    deadline = Deadline(time_limit)
     M = inverse_information(X, w)
     h = _leverages(X, M)
     target = d * (1 + tol)
@@ -84,7 +83,7 @@ def d_optimal_fw(
         hj = h[j]
         if hj <= target:
             break
-        if it % 64 == 0 and time.perf_counter() - start > time_limit:
+        if it % 64 == 0 and deadline.expired():
             break
         support = w > 0
         hs = np.where(support, h, np.inf)

@@ -24,6 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..deadline import Deadline, stop_reason
 from ..errors import InvalidInputError, SolverError
 from ..result import DesignResult, relative_gap
 from .criteria import cholesky_factor, whiten
@@ -95,6 +96,7 @@ def generate_directions(
     (symmetric sets: a working set would grow to most of them).
     """
     start = time.perf_counter()
+    deadline = Deadline(time_limit)
     w = np.full(X.shape[0], 1.0 / X.shape[0])
     L = cholesky_factor(X, w)
     if L is None:
@@ -121,7 +123,7 @@ def generate_directions(
         if upper < best_upper:
             best, best_upper = inner, upper
         fresh = np.array([key not in known for key in _hashable(violators)], dtype=bool)
-        if relative_gap(best_upper, best_lower) <= tol or not fresh.any() or time.perf_counter() - start > time_limit:
+        if relative_gap(best_upper, best_lower) <= tol or not fresh.any() or deadline.expired():
             break
         working = np.concatenate([working, violators[fresh]])
         known.update(_hashable(violators[fresh]))
@@ -131,5 +133,5 @@ def generate_directions(
     extras = {**best.extras, "directions": pricer.count, "working_directions": len(working), "rounds": rounds}
     return replace(
         best, value=best_upper, lower_bound=best_lower, gap=gap, solve_time=time.perf_counter() - start,
-        status="optimal" if gap <= tol else "not_converged", extras=extras,
+        status="optimal" if gap <= tol else stop_reason(), extras=extras,
     )

@@ -1,0 +1,117 @@
+"""When an iterative solve must stop: its own time limit, the caller's overall budget, or Ctrl-C.
+
+Every iterative fast path (Frank–Wolfe, the exchange, the barrier, constraint generation) keeps its best
+certified iterate and checks one :class:`Deadline` between iterations. Two things end a deadline early:
+
+* ``time_budget(seconds)``: a caller's budget for a whole call (``g_optimal(X, time_limit=...)``); every
+  deadline created inside the block ends no later than the budget, however deeply the solves nest.
+* ``graceful_interrupt()``: inside this block the first Ctrl-C (SIGINT) only requests a stop, so each running
+  solve returns its best design with status ``"interrupted"``; a second Ctrl-C raises KeyboardInterrupt as usual.
+  A conic (cvxpy) solve cannot be stopped between iterations: it finishes, or the second Ctrl-C aborts it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+
+from .errors import InvalidInputError
+
+_budget_end: ContextVar[float] = ContextVar("optdesign_budget_end", default=math.inf)
+_stop = threading.Event()
+
+
+def stop_requested() -> bool:
+    """True once a Ctrl-C was caught by :func:`graceful_interrupt` (or :func:`request_stop` was called)."""
+    return _stop.is_set()
+
+
+def request_stop() -> None:
+    """Ask every running solve to return its best iterate, as the first Ctrl-C does."""
+    _stop.set()
+
+
+def as_time_limit(value, name: str = "time_limit") -> float | None:
+    """A time limit in seconds: None (no limit) or a positive finite number; booleans are refused."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise InvalidInputError(f"{name} must be a positive number of seconds or None, got {value!r}")
+    return float(value)
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float | None) -> Iterator[None]:
+    """Cap every :class:`Deadline` created inside the block at ``seconds`` from now (None: no cap)."""
+    if seconds is None:
+        yield
+        return
+    end = min(_budget_end.get(), time.perf_counter() + seconds)
+    token = _budget_end.set(end)
+    try:
+        yield
+    finally:
+        _budget_end.reset(token)
+
+
+def remaining_budget() -> float | None:
+    """Seconds left in the enclosing :func:`time_budget`, or None outside any budget."""
+    end = _budget_end.get()
+    return None if end == math.inf else max(0.0, end - time.perf_counter())
+
+
+def budget_expired() -> bool:
+    """True when the enclosing :func:`time_budget` is spent or a stop was requested."""
+    return stop_requested() or time.perf_counter() > _budget_end.get()
+
+
+class Deadline:
+    """``seconds`` of wall time from now, capped by the enclosing budget, or until a stop is requested."""
+
+    def __init__(self, seconds: float | None = None):
+        own = math.inf if seconds is None else time.perf_counter() + max(0.0, seconds)
+        self.end = min(own, _budget_end.get())
+
+    def expired(self) -> bool:
+        return stop_requested() or time.perf_counter() > self.end
+
+    def remaining(self) -> float:
+        """Seconds left (0 when a stop was requested; inf without any limit)."""
+        return 0.0 if stop_requested() else max(0.0, self.end - time.perf_counter())
+
+
+def stop_reason() -> str:
+    """The status of a solve cut short: ``"interrupted"`` after Ctrl-C, else ``"not_converged"``."""
+    return "interrupted" if stop_requested() else "not_converged"
+
+
+@contextlib.contextmanager
+def graceful_interrupt(on_first: Callable[[], None] | None = None) -> Iterator[None]:
+    """First Ctrl-C inside the block requests a stop (and calls ``on_first``); the second raises as usual.
+
+    Only the main thread can own signal handlers; elsewhere the block changes nothing. The stop request is
+    cleared on entry and on exit.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        if _stop.is_set():
+            raise KeyboardInterrupt
+        _stop.set()
+        if on_first is not None:
+            on_first()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    _stop.clear()
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        _stop.clear()

@@ -1,0 +1,129 @@
+"""Time limits and Ctrl-C: a solve cut short returns its best design with a certificate that still holds."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import signal
+import warnings
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import optdesign as od
+from optdesign import deadline
+from optdesign.cli import app
+from optdesign.errors import InvalidInputError
+from optdesign.factored import FactorGraph
+
+TOL = 1e-4
+
+
+def _gaussian(n, d, seed=0):
+    return np.random.default_rng(seed).standard_normal((n, d))
+
+
+def _check_g_certificate(X, res):
+    """Kiefer–Wolfowitz: the G-value of any design is >= d = the optimum, and the reported value is the G-value."""
+    d = X.shape[1]
+    assert res.value == pytest.approx(od.g_value(X, res.weights), rel=1e-9)
+    assert res.lower_bound == d <= res.value * (1 + 1e-12)
+    assert res.gap == pytest.approx(res.value / d - 1, rel=1e-9)
+
+
+@pytest.mark.parametrize("bad", [True, 0, -1.0, float("nan"), float("inf"), "1"])
+def test_bad_time_limits_are_refused(bad):
+    with pytest.raises(InvalidInputError, match="time_limit"):
+        od.g_optimal(_gaussian(20, 3), time_limit=bad)
+
+
+def test_time_limit_on_many_arms_returns_the_best_priced_design_with_a_warning():
+    X = _gaussian(20_000, 15, 1)
+    with pytest.warns(RuntimeWarning, match="time limit"):
+        res = od.g_optimal(X, time_limit=1e-6)
+    assert res.status == "not_converged" and res.method == "exchange" and res.gap > TOL
+    _check_g_certificate(X, res)
+
+
+def test_spent_budget_skips_the_cvxpy_fallback():
+    """On a small instance ``auto`` would hand an uncertified Frank–Wolfe design to cvxpy; not once the budget
+    is spent."""
+    X = _gaussian(80, 6, 2)
+    with pytest.warns(RuntimeWarning, match="time limit"):
+        res = od.d_optimal(X, time_limit=1e-9)
+    assert res.method == "frank-wolfe" and res.status == "not_converged"
+    _check_g_certificate(X, res)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert od.d_optimal(X, time_limit=60).status == "optimal"
+
+
+def test_stopped_minmax_design_brackets_the_optimum():
+    X = _gaussian(300, 8, 3)
+    Y = _gaussian(3_000, 8, 4)  # above the explicit-list limit: the working-set engine
+    exact = od.xy_allocation(X, Y)
+    assert exact.status == "optimal"
+    with pytest.warns(RuntimeWarning):
+        cut = od.xy_allocation(X, Y, time_limit=1e-9)
+    assert cut.status == "not_converged"
+    assert cut.value == pytest.approx(od.minmax_value(X, cut.weights, Y), rel=1e-9)
+    assert cut.lower_bound <= exact.value * (1 + 1e-9) and exact.lower_bound <= cut.value * (1 + 1e-9)
+
+
+def test_first_sigint_requests_a_stop_and_the_second_raises():
+    X = _gaussian(20_000, 10, 5)
+    with deadline.graceful_interrupt():
+        os.kill(os.getpid(), signal.SIGINT)  # delivered to this (main) thread before the next bytecode
+        assert deadline.stop_requested()
+        with pytest.warns(RuntimeWarning, match="Ctrl-C"):
+            res = od.g_optimal(X)
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+    assert not deadline.stop_requested()
+    assert res.status == "interrupted" and res.method == "exchange"
+    _check_g_certificate(X, res)
+
+
+def test_interrupted_constraint_generation_keeps_its_bracket():
+    fg = FactorGraph.ring(6, 3, seed=0)
+    exact = od.characteristic_time(fg, method="enumerate")  # 728 rows: certified to 1e-4
+    deadline.request_stop()
+    try:
+        cut = od.characteristic_time(fg, method="generate")
+    finally:
+        deadline._stop.clear()
+    assert cut.status == "interrupted" and cut.extras["stopped"] == "interrupted"
+    assert cut.value > exact.value * (1 + 1e-3)  # one iteration: not yet converged
+    assert cut.lower_bound <= exact.value * (1 + 1e-4) and exact.lower_bound <= cut.value
+
+
+def test_cli_time_limit_prints_the_best_design(tmp_path):
+    np.save(tmp_path / "X.npy", _gaussian(20_000, 12, 6))
+    out = CliRunner().invoke(app, ["solve", "g-optimal", "--arms", str(tmp_path / "X.npy"), "--time-limit", "1e-6",
+                                   "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["status"] == "not_converged" and data["lower_bound"] == 12 and data["value"] >= 12
+
+
+def test_cli_ctrl_c_prints_the_best_design_and_exits_130(tmp_path, monkeypatch):
+    cli_solve = importlib.import_module("optdesign.cli.solve")  # the module (the package exports the command)
+
+    def interrupted_g_optimal(X, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # the user's first Ctrl-C, during the solve
+        return od.g_optimal(X, **kwargs)
+
+    monkeypatch.setattr(cli_solve, "g_optimal", interrupted_g_optimal)
+    np.save(tmp_path / "X.npy", _gaussian(20_000, 12, 7))
+    out = CliRunner().invoke(app, ["solve", "g-optimal", "--arms", str(tmp_path / "X.npy")])
+    assert out.exit_code == 130, out.output
+    assert "interrupted" in out.output and "certified lower bound" in out.output
+    assert not deadline.stop_requested()
+
+
+def test_cli_refuses_a_misplaced_or_bad_time_limit(tmp_path):
+    np.save(tmp_path / "X.npy", _gaussian(30, 3, 8))
+    out = CliRunner().invoke(app, ["solve", "g-optimal", "--arms", str(tmp_path / "X.npy"), "--time-limit", "-1"])
+    assert out.exit_code == 2 and "--time-limit" in out.output
