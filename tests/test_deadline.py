@@ -127,3 +127,14 @@ def test_cli_refuses_a_misplaced_or_bad_time_limit(tmp_path):
     np.save(tmp_path / "X.npy", _gaussian(30, 3, 8))
     out = CliRunner().invoke(app, ["solve", "g-optimal", "--arms", str(tmp_path / "X.npy"), "--time-limit", "-1"])
     assert out.exit_code == 2 and "--time-limit" in out.output
+
+
+def test_iterative_paths_report_their_progress():
+    from optdesign.progress import reporting
+
+    lines = []
+    with reporting(lines.append):
+        res = od.g_optimal(_gaussian(20_000, 10, 9))
+    assert res.status == "optimal"
+    passes = [line for line in lines if line.startswith("exchange: pricing pass")]
+    assert passes and float(passes[-1].rsplit(" ", 1)[-1]) > 1e-4  # the last report precedes the certified stop

@@ -24,6 +24,7 @@ from ..deadline import as_time_limit, graceful_interrupt
 from ..errors import InvalidInputError
 from ..exits import INTERRUPTED, exit_on_project_errors
 from ..linear import METHODS, bilinear_design, d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
+from ..progress import reporting
 from ..result import BilinearDesign, DesignResult
 from .inputs import load_array, load_instance
 
@@ -64,10 +65,14 @@ def _working(message: str):
         typer.echo("stopping: finishing the current step, then printing the best result so far "
                    "(Ctrl-C again aborts)", err=True)
 
-    spinner = (Console(stderr=True).status(f"{message} (Ctrl-C stops with the best result so far)", spinner="dots")
-               if sys.stderr.isatty() else contextlib.nullcontext())
-    with graceful_interrupt(first_interrupt), spinner:
-        yield
+    if not sys.stderr.isatty():
+        with graceful_interrupt(first_interrupt):
+            yield
+        return
+    title = f"{message} (Ctrl-C stops with the best result so far)"
+    with graceful_interrupt(first_interrupt), Console(stderr=True).status(title, spinner="dots") as status:
+        with reporting(lambda line: status.update(f"{title}\n  {escape(line)}")):
+            yield
 
 
 def _solve(problem: Problem, X, Z, theta, solver, method, tol, time_limit):

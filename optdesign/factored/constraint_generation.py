@@ -36,6 +36,7 @@ from .. import solvers
 from .._lazy import cp
 from ..deadline import Deadline, stop_reason, stop_requested
 from ..errors import InstanceTooLargeError, InvalidInputError
+from ..progress import listening, report
 from ..result import CharTimeResult, relative_gap
 from ..solvers import SolveInfo
 from ..validation import as_count, as_tolerance
@@ -240,7 +241,7 @@ class GenerationRun:
 def check_limits(tol, time_limit, max_iterations, add_per_iteration) -> tuple[int, int | None]:
     """Validate the loop's limits; returns (max_iterations, add_per_iteration) as counts."""
     as_tolerance(tol)
-    if not (isinstance(time_limit, (int, float)) and time_limit > 0):
+    if isinstance(time_limit, bool) or not (isinstance(time_limit, (int, float)) and time_limit > 0):  # True is an int
         raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     max_iterations = as_count(max_iterations, "max_iterations")
     if add_per_iteration is not None:
@@ -278,6 +279,9 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
         if value < upper:
             upper, kept = value, it
         reference = master.reference(it.y)
+        if listening():
+            report(f"constraint generation: iteration {iteration}, {master.actions.shape[0]:,} joint actions, "
+                   f"bracket [{lower:.6g}, {upper:.6g}]")
         last = iteration == max_iterations or deadline.expired()
         # the minimiser bound is at most the master's optimum: it can only certify once that is near the upper bound
         if relative_gap(upper, lower) > tol and (last or relative_gap(upper, it.z) <= 2 * tol):

@@ -45,6 +45,7 @@ from scipy.optimize import linprog
 
 from ..deadline import Deadline
 from ..errors import InvalidInputError
+from ..progress import listening, report
 from ..result import FastPathResult
 from .criteria import certificate, cholesky_factor, whiten
 
@@ -316,6 +317,8 @@ def minmax_barrier(
         if cert.lower > best_lower:
             best_lower, best_p = cert.lower, pb
         gap = best_upper / best_lower - 1 if best_lower > 0 else np.inf
+        if listening():
+            report(f"barrier: {n_newton} Newton steps on {len(S)} arms, certified gap {gap:.1e}")
         if gap <= tol or n_newton >= max_iter or deadline.expired():
             break
         if len(S) < K:  # column generation on arms

@@ -25,6 +25,7 @@ from scipy.linalg import LinAlgError, cholesky, svd
 
 from ..deadline import Deadline
 from ..errors import InvalidInputError
+from ..progress import listening, report
 from ..result import FastPathResult
 from ..validation import as_matrix, check_scale
 from .criteria import cholesky_factor, whiten
@@ -125,6 +126,8 @@ def d_optimal_exchange(
         if g <= target or rounds >= max_rounds or deadline.expired():
             break
         gap = g / d - 1.0
+        if listening():
+            report(f"exchange: pricing pass {rounds}, {S.size} support arms, certified gap {gap:.1e}")
         # the inner solve must finish below tol at the end, and need not be much sharper than the global gap
         inner_tol = max(0.5 * tol, min(0.05, 0.1 * gap))
         h[S] = -np.inf

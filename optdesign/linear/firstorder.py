@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..deadline import Deadline
+from ..progress import listening, report
 from ..result import FastPathResult
 from .criteria import inverse_information
 
@@ -83,8 +84,11 @@ def d_optimal_fw(
         hj = h[j]
         if hj <= target:
             break
-        if it % 64 == 0 and deadline.expired():
-            break
+        if it % 64 == 0:
+            if deadline.expired():
+                break
+            if it % 4096 == 0 and listening():
+                report(f"frank-wolfe: iteration {it}, gap {hj / d - 1:.1e} (certified at the end)")
         support = w > 0
         hs = np.where(support, h, np.inf)
         i = int(np.argmin(hs))

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..deadline import Deadline, stop_reason
 from ..errors import InvalidInputError, SolverError
+from ..progress import listening, report
 from ..result import DesignResult, relative_gap
 from .criteria import cholesky_factor, whiten
 
@@ -123,6 +124,9 @@ def generate_directions(
         if upper < best_upper:
             best, best_upper = inner, upper
         fresh = np.array([key not in known for key in _hashable(violators)], dtype=bool)
+        if listening():
+            report(f"working set: round {rounds}, {len(working):,} of {pricer.count:,} directions, "
+                   f"certified gap {relative_gap(best_upper, best_lower):.1e}")
         if relative_gap(best_upper, best_lower) <= tol or not fresh.any() or deadline.expired():
             break
         working = np.concatenate([working, violators[fresh]])

@@ -1,0 +1,35 @@
+"""Progress of long solves: iterative paths report one short line (iteration, certified gap), a caller shows it.
+
+Inside ``reporting(callback)`` every :func:`report` calls ``callback(line)``; outside, :func:`listening` is False
+and a report costs one context-variable lookup. ``optdesign solve`` shows the latest line beside its spinner.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+
+_callback: ContextVar[Callable[[str], None] | None] = ContextVar("optdesign_progress", default=None)
+
+
+def listening() -> bool:
+    """True inside :func:`reporting` (guard the formatting of a report with it in hot loops)."""
+    return _callback.get() is not None
+
+
+def report(line: str) -> None:
+    """Pass ``line`` to the caller's callback, if any."""
+    callback = _callback.get()
+    if callback is not None:
+        callback(line)
+
+
+@contextlib.contextmanager
+def reporting(callback: Callable[[str], None]) -> Iterator[None]:
+    """Send every :func:`report` inside the block to ``callback``."""
+    token = _callback.set(callback)
+    try:
+        yield
+    finally:
+        _callback.reset(token)
