@@ -3,8 +3,8 @@
     python benchmarks/bench_designs.py            # default sizes (about 1-2 minutes)
     python benchmarks/bench_designs.py --full     # adds the cvxpy XY model at K = 100 and the oracle
                                                   # compile at |Z| = K = 400 (minutes, ~2.5 GiB)
-    python benchmarks/bench_designs.py --scale    # only table 9: G/D on 10^4..10^6 arms (about 5 minutes,
-                                                  # ~1 GiB; --scale-max-n 100000 for a quick run)
+
+Designs on 10^4..10^6 arms or directions are in benchmarks/bench_designs_scale.py.
 
 Tables:
 1. G/D-optimal: cvxpy + default solver (log det), a plain numpy Frank–Wolfe with away steps
@@ -24,20 +24,11 @@ Tables:
 5. Conditioning: CLARABEL's raw oracle design on Soare's omega = 0.01 instance against the
    polished one (realised value and certified gap).
 6. BLAS threading: the barrier fast path with the default BLAS threads against one thread.
-7. XY-allocation over all pairs of many arms: pairs generated as they bind (optdesign.linear.pairs) against
-   the barrier on the explicit list of n(n-1)/2 differences (up to n = 2000), then generated only
-   at Fiez et al.'s n = 10k and 30k (python benchmarks/bench_designs.py --only pairs).
-8. XY-oracle on Fiez et al.'s many arms (n directions, n nearly active arms): the barrier's column
-   generation on arms, time and certified gap at n = 3k, 10k, 30k (--only oracle-many-arms).
-9. G/D-optimal on n = 10^4..10^6 Gaussian arms, d = 10, 20, 50 (--scale): the active-set exchange
-   (optdesign.linear.exchange; time to gap 1e-4, pricing passes, peak resident memory added beyond X,
-   certified gap) against the multiplicative algorithm and full Frank–Wolfe with the same time limit.
 """
 
 from __future__ import annotations
 
 import argparse
-import resource
 import time
 import tracemalloc
 
@@ -52,8 +43,6 @@ from optdesign import solvers
 from optdesign.blas import single_threaded_blas
 from optdesign.linear.barrier import minmax_barrier
 from optdesign.linear.criteria import inverse_information
-from optdesign.linear.exchange import d_optimal_exchange
-from optdesign.linear.firstorder import d_optimal_fw, d_optimal_multiplicative
 from optdesign.linear.models import (
     ORACLE_MAX_COMPILE_ENTRIES,
     ORACLE_MAX_CONES,
@@ -277,100 +266,8 @@ def table_blas(console: Console) -> None:
     console.print(t)
 
 
-def table_pairs(console: Console) -> None:
-    from bandits.instances import many_arms
-
-    t = Table(title="XY-allocation over all pairs: generated (linear.pairs) vs explicit list (one BLAS thread)")
-    for col in ("arms", "pairs", "explicit [s]", "generated [s]", "working pairs", "rounds", "gap",
-                "value vs explicit", "speed-up"):
-        t.add_column(escape(col), justify="right")
-    cases = [("many-arms R^2", many_arms(n).X) for n in (500, 1000, 2000, 10_000, 30_000)]
-    cases += [("gaussian R^5", np.random.default_rng(n).standard_normal((n, 5))) for n in (500, 1000)]
-    with single_threaded_blas():
-        for name, X in cases:
-            n = X.shape[0]
-            gen, t_gen = timed(od.xy_allocation, X)
-            cells = ["-", "-", "-"]
-            if n <= 2000:
-                ref, t_ref = timed(od.minmax_design, X, od.pairwise_differences(X))
-                cells = [f"{t_ref:.2f}", f"{gen.value / ref.value - 1:+.1e}", f"{t_ref / t_gen:.0f}x"]
-            t.add_row(f"{name}, n = {n:,}", f"{n * (n - 1) // 2:,}", cells[0], f"{t_gen:.2f}",
-                      str(gen.extras["working_directions"]), str(gen.extras["rounds"]), f"{gen.gap:.1e}", *cells[1:])
-    console.print(t)
-
-
-def table_oracle_many_arms(console: Console) -> None:
-    from bandits.instances import many_arms
-
-    t = Table(title="XY-oracle on many arms in R^2: working set of directions, barrier with column generation on arms")
-    for col in ("arms", "time [s]", "Newton steps", "working directions", "gap", "status", "method"):
-        t.add_column(escape(col), justify="right")
-    with single_threaded_blas():
-        for n in (3_000, 10_000, 30_000, 100_000, 1_000_000):
-            env = many_arms(n)
-            res, elapsed = timed(od.xy_oracle, env.X, env.theta)
-            t.add_row(f"{n:,}", f"{elapsed:.1f}", str(res.iterations), str(res.extras.get("working_directions", "all")),
-                      f"{res.gap:.1e}", res.status, res.method)
-    console.print(t)
-
-
-def _status_mib(key: str) -> float:
-    with open("/proc/self/status") as f:
-        return next(int(line.split()[1]) / 2**10 for line in f if line.startswith(key))
-
-
-def traced(fn, *args, **kwargs):
-    """(result, seconds, peak resident MiB added during the call: the kernel's high-water mark reset through
-    /proc/self/clear_refs, which does not slow the call; tracemalloc where that is unavailable)."""
-    try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")
-        before, tracing = _status_mib("VmRSS"), False
-    except OSError:
-        tracemalloc.start()
-        tracing = True
-    start = time.perf_counter()
-    out = fn(*args, **kwargs)
-    elapsed = time.perf_counter() - start
-    if tracing:
-        peak = tracemalloc.get_traced_memory()[1] / 2**20
-        tracemalloc.stop()
-        return out, elapsed, peak
-    return out, elapsed, _status_mib("VmHWM") - before
-
-
-def table_scale(console: Console, max_n: int = 1_000_000, time_limit: float = 20.0) -> None:
-    """G/D-optimal on many Gaussian arms, one BLAS thread, every solver stopped at ``time_limit`` seconds."""
-    t = Table(title=f"G/D-optimal on n Gaussian arms, tol 1e-4, one BLAS thread, time limit {time_limit:.0f} s "
-                    "(exchange vs multiplicative and full Frank–Wolfe; 'peak' = resident MiB added beyond X)")
-    for col in ("n x d", "X MiB", "exchange [s]", "passes", "peak MiB", "peak / X", "gap",
-                "mult [s]", "mult iters", "mult peak", "mult gap", "FW [s]", "FW iters", "FW peak", "FW gap",
-                "FW / exchange"):
-        t.add_column(escape(col), justify="right")
-    sizes = [(n, d) for n in (10_000, 100_000, 1_000_000) for d in (10, 20, 50) if n <= max_n]
-    with single_threaded_blas():
-        for n, d in sizes:
-            X = np.random.default_rng(n + d).standard_normal((n, d))
-            x_mib = X.nbytes / 2**20
-            cells = []
-            for fn in (d_optimal_exchange, d_optimal_multiplicative, d_optimal_fw):
-                res, elapsed, peak = traced(fn, X, tol=1e-4, time_limit=time_limit)
-                gap = res.value / d - 1
-                mark = "" if res.converged else ">"
-                cells.append((f"{mark}{elapsed:.2f}", str(res.iterations), f"{peak:.0f}", f"{gap:.1e}", elapsed, mark))
-            (ex, mult, fw) = cells
-            t.add_row(f"{n:,} x {d}", f"{x_mib:.0f}", ex[0], ex[1], ex[2], f"{float(ex[2]) / x_mib:.2f}", ex[3],
-                      *mult[:4], *fw[:4], f"{fw[5]}{fw[4] / ex[4]:.0f}x")
-            del X
-    console.print(t)
-    console.print("'>' marks a run stopped by the time limit (its gap is the certified gap reached). "
-                  "Peak memory of this process (max RSS): "
-                  f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MiB")
-
-
 TABLES = {"gd": table_gd, "xy": table_xy, "resolve": table_resolve, "oracle-size": table_oracle_size,
-          "parameters": table_parameter_cost, "conditioning": table_conditioning, "blas": table_blas,
-          "pairs": table_pairs, "oracle-many-arms": table_oracle_many_arms}
+          "parameters": table_parameter_cost, "conditioning": table_conditioning, "blas": table_blas}
 
 
 def main() -> None:
@@ -378,15 +275,9 @@ def main() -> None:
     parser.add_argument("--full", action="store_true",
                         help="also run the cvxpy XY model at K = 100 and the oracle compile at |Z| = 400 (minutes)")
     parser.add_argument("--only", choices=sorted(TABLES), action="append", help="run only these tables")
-    parser.add_argument("--scale", action="store_true", help="run only the large-n G/D table (n up to 10^6)")
-    parser.add_argument("--scale-max-n", type=int, default=1_000_000, help="largest n of --scale")
-    parser.add_argument("--scale-time-limit", type=float, default=20.0, help="seconds per solver run of --scale")
     args = parser.parse_args()
     console = Console(width=200)
     console.print(f"optdesign {od.__version__}; solver {solvers.default_solver()}")
-    if args.scale:
-        table_scale(console, args.scale_max_n, args.scale_time_limit)
-        return
     for name, table in TABLES.items():
         if args.only is None or name in args.only:
             if name in ("xy", "oracle-size", "parameters"):

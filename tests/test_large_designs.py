@@ -141,7 +141,7 @@ def test_auto_warns_instead_of_falling_back_to_cvxpy(monkeypatch):
 def test_g_optimal_on_100k_arms_is_certified(d):
     X = _gaussian(100_000, d, 12)
     res = od.g_optimal(X)
-    assert res.method == "exchange" and res.status == "optimal"  # speed is measured in bench_designs.py --scale
+    assert res.method == "exchange" and res.status == "optimal"  # speed is measured in bench_designs_scale.py
     _check_kiefer_wolfowitz(X, res)
 
 

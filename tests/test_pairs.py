@@ -35,6 +35,28 @@ def test_top_pairs_equals_brute_force_whatever_the_chunking(monkeypatch, chunk):
     assert len(above) == 3  # strictly above the 4th largest
 
 
+@pytest.mark.parametrize("chunk", [5, 2_000_000])
+@pytest.mark.parametrize("k", [0, 1, 40, 5_000])
+def test_pruned_scan_equals_brute_force_on_spread_norms(monkeypatch, chunk, k):
+    """The norm-bound pruning skips most pairs; the maximum and the top-k (with and without a floor) must
+    still be exactly those of the full list, also with tied values (duplicated and antipodal items)."""
+    monkeypatch.setattr(pairs, "PAIR_CHUNK_ENTRIES", chunk)
+    rng = np.random.default_rng(5)
+    V = rng.standard_normal((4, 120)) * np.exp(rng.uniform(-3, 1, 120))  # norms over two orders of magnitude
+    V[:, 7] = V[:, 3]
+    V[:, 9] = -V[:, 3]
+    values, all_pairs = _brute_pairs(V)
+    best, top = pairs.top_pairs(V, k)
+    assert best == pytest.approx(values.max(), rel=1e-12)
+    ranked = np.sort(values)[::-1][: min(k, values.size)]
+    assert np.sort(np.sum((V[:, top[:, 0]] - V[:, top[:, 1]]) ** 2, axis=0))[::-1] == pytest.approx(ranked, rel=1e-9)
+    assert len({tuple(p) for p in top.tolist()}) == len(top) and np.all(top[:, 0] < top[:, 1])
+    if k:
+        floor = np.sort(values)[-31:-29].mean()  # between the 31st and the 30th largest
+        _, above = pairs.top_pairs(V, k, floor=floor)
+        assert len(above) == min(k, 30)
+
+
 def test_max_pair_variance_matches_pseudo_inverse_and_detects_unestimable_pairs():
     rng = np.random.default_rng(1)
     Z = rng.standard_normal((30, 4))
