@@ -29,7 +29,9 @@ p = argmin max_k h_k(w, p), which (nearly) maximises the certificate for the cur
 
 For K > ``max_arms`` the barrier runs on an arm subset (picked by a smoothed multiplicative warm
 start), and arms that violate the certificate (h_k > f_p) are added, up to a quarter of the subset per
-round, while arms held near zero with h_k < f_p / 2 are dropped (column generation).
+round, once they account for at least half of the certified gap (before that the gap is the barrier's own
+centring on the subset, and adding arms only grows the Newton systems), while arms held near zero with
+h_k < f_p / 2 are dropped (column generation).
 
 Measured against CLARABEL on XY-allocation with 100 random arms in R^10 (4950 directions):
 certified gap below 1e-4 in about 0.1 s, where the conic solve takes minutes
@@ -321,9 +323,13 @@ def minmax_barrier(
             report(f"barrier: {n_newton} Newton steps on {len(S)} arms, certified gap {gap:.1e}")
         if gap <= tol or n_newton >= max_iter or deadline.expired():
             break
+        exhausted = tau * mu_factor * v.max() * SLACK_RESOLUTION > 1.0
         if len(S) < K:  # column generation on arms
             violators = np.setdiff1d(np.flatnonzero(cert.h > cert.f * (1 + 0.1 * tol)), S)
-            if len(violators) > 0:
+            # arms join only once they, not the barrier's own centring on S, are most of the gap: the gap
+            # factor they add, max_k h_k / max_{k in S} h_k, must cover half of log(upper / lower)
+            outside = cert.h.max() / cert.h[S].max()
+            if len(violators) > 0 and (outside**2 >= cert.upper / cert.lower or exhausted):
                 violators = violators[np.argsort(-cert.h[violators])][: max(10, d, len(S) // 4)]
                 # drop arms the barrier holds near zero that the certificate does not want either
                 # (h_k well below f), so the subset does not grow with every round
@@ -337,7 +343,7 @@ def minmax_barrier(
                 if cache is None:
                     break
                 continue
-        if tau * mu_factor * v.max() * SLACK_RESOLUTION > 1.0:
+        if exhausted:
             break  # the next stage's slacks (about 1 / tau) would drown in the rounding of v
         tau *= mu_factor
         val, cache = evaluate(w)
