@@ -29,7 +29,7 @@ def _initial_weights(K: int, w0: np.ndarray | None) -> np.ndarray:
 
 
 def _leverages(X: np.ndarray, M: np.ndarray) -> np.ndarray:
-    return np.einsum("ij,jk,ik->i", X, M, X)
+    return np.einsum("ij,ij->i", X @ M, X)  # one GEMM: the three-operand einsum does not use BLAS (10-17x slower)
 
 
 def d_optimal_multiplicative(

@@ -1,7 +1,9 @@
 """Soare et al.'s (2014) greedy incremental allocation rules, vectorised with Sherman–Morrison.
 
-Given the current information matrix A (invertible) the next arm is
+Given the current information matrix A (invertible) the next arm is::
+
     x_t = argmin_{x in X} max_{y in Y} y^T (A + x x^T)^{-1} y,
+
 with y^T (A + x x^T)^{-1} y = y^T A^{-1} y - (x^T A^{-1} y)^2 / (1 + x^T A^{-1} x).
 Y = X gives the G-allocation rule (Fig. 2 of the paper), Y = {x - x'} the XY rule, and Y = the
 active directions of a phase the XY-Adaptive rule.
@@ -42,7 +44,7 @@ def greedy_scores(X, Y, A) -> np.ndarray:
 def _scores(X: np.ndarray, Y: np.ndarray, M: np.ndarray) -> np.ndarray:
     MY = Y @ M
     v = np.einsum("ij,ij->i", MY, Y)
-    hx = np.einsum("ij,jk,ik->i", X, M, X)
+    hx = np.einsum("ij,ij->i", X @ M, X)
     out = np.empty(X.shape[0])
     step = max(1, _CHUNK_ENTRIES // max(1, Y.shape[0]))
     for lo in range(0, X.shape[0], step):
@@ -62,7 +64,7 @@ def _choose(X: np.ndarray, Y: np.ndarray, M: np.ndarray) -> int:
         return int(tied[0])
     MY = Y @ M
     C = X[tied] @ MY.T
-    hx = np.einsum("ij,jk,ik->i", X[tied], M, X[tied])
+    hx = np.einsum("ij,ij->i", X[tied] @ M, X[tied])
     total = np.einsum("ij,ij->", MY, Y) - np.sum(C * C, axis=1) / (1.0 + hx)
     return int(tied[np.argmin(total)])
 
