@@ -344,3 +344,48 @@ def test_oracle_model_refuses_instances_above_its_size_limit():
     Z = np.random.default_rng(12).standard_normal((4000, 3))  # 40,000 cones, 3.2e8 compile entries
     with pytest.raises(od.InstanceTooLargeError, match="method='barrier'"):
         od.OracleDesignModel(X[:10], Z)
+
+
+def _square_with_condition(d: int, cond: float, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    U, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    V, _ = np.linalg.qr(rng.standard_normal((d, d)))
+    return (U * np.geomspace(1.0, 1.0 / cond, d)) @ V.T
+
+
+NEARLY_DEPENDENT = [
+    np.array([[1.0, 1.0], [1.0, 1.0 + 1e-8]]),  # condition 4e8
+    np.array([[31287668.0, 15426000.0], [29916315.0, 14749871.0]]),  # condition 2.8e8 at scale 3e7
+    _square_with_condition(5, 1e9, 0),
+]
+
+
+@pytest.mark.parametrize("X", NEARLY_DEPENDENT, ids=["1e-8", "large-scale", "d5-cond1e9"])
+@pytest.mark.parametrize("method", ["auto", "frank-wolfe", "multiplicative", "barrier", "exchange"])
+def test_nearly_dependent_square_arms_give_the_uniform_design(X, method):
+    """K = d invertible arms: h_k = 1 / w_k, so the G-optimal design is uniform with value d exactly. The Gram
+    matrix has condition 1e17 here (its Cholesky fails or loses every digit); the leverages must not."""
+    d = X.shape[1]
+    res = od.g_optimal(X, method=method)
+    assert res.status == "optimal"
+    assert res.value == pytest.approx(d, rel=1e-6) and res.lower_bound == d
+    assert res.weights == pytest.approx(np.full(d, 1.0 / d), rel=1e-5)
+
+
+@pytest.mark.parametrize("X", NEARLY_DEPENDENT[:2], ids=["1e-8", "large-scale"])
+def test_nearly_dependent_pair_xy_closed_form(X):
+    """Two arms, one direction y = x_1 - x_2 = X^T (e_1 - e_2): y^T A(w)^{-1} y = 1/w_1 + 1/w_2, minimum 4."""
+    res = od.xy_allocation(X)
+    assert res.value == pytest.approx(4.0, rel=1e-6)
+    # both sides are exact up to the rounding cond(X) eps ~ 1e-7 of the leverages
+    assert res.lower_bound <= res.value * (1 + 1e-6) and res.lower_bound == pytest.approx(4.0, rel=1e-4)
+
+
+def test_ill_conditioned_arms_beyond_a_square_set():
+    """[[1, 0], [0, 1e-7], [1, 1e-7]]: the column scaling (1, 1e7) maps it to [[1, 0], [0, 1], [1, 1]], whose
+    G-optimal design is uniform with every leverage 2 (A^{-1} = [[2, -1], [-1, 2]])."""
+    X = np.array([[1.0, 0.0], [0.0, 1e-7], [1.0, 1e-7]])
+    for method in ("auto", "barrier", "frank-wolfe"):
+        res = od.g_optimal(X, method=method)
+        assert res.value == pytest.approx(2.0, rel=1e-7), method
+        assert res.weights == pytest.approx(np.full(3, 1 / 3), rel=1e-4), method

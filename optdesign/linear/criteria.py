@@ -1,7 +1,8 @@
 """Design criteria and their certificates, evaluated in numpy.
 
 Notation: arms X (K x d, rows x_k), weights w in the simplex, information matrix
-A(w) = sum_k w_k x_k x_k^T = X^T diag(w) X = L L^T (Cholesky), directions Y (m x d, rows y).
+A(w) = sum_k w_k x_k x_k^T = X^T diag(w) X = L L^T (Cholesky; from a QR factor when A is ill-conditioned),
+directions Y (m x d, rows y).
 
 * ``minmax_value``: F(w) = max_y y^T A(w)^{-1} y (G-optimality when Y = X, XY-allocation
   when Y are differences of arms, XY-oracle / rho* when the rows are scaled by 1/gap).
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
+from scipy.linalg.lapack import dtrcon
 
 from ..errors import InvalidInputError
 from ..validation import as_matrix, check_weights
@@ -30,12 +32,49 @@ def information_matrix(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     return (A + A.T) / 2
 
 
+GRAM_MAX_CONDITION = 1e8  # above this cond(A), leverages come from a QR factor (Gram rounding ~ cond(A) eps)
+FACTOR_CHUNK_ENTRIES = 1 << 21  # rows of diag(sqrt w) X factorised at once (16 MiB), so memory stays O(chunk d)
+
+
+def triangular_factor(X: np.ndarray, w: np.ndarray | None = None, *, chunk: int | None = None) -> np.ndarray:
+    """Upper-triangular R (d x d) with R^T R = X^T diag(w) X (w = 1 if None): the QR factor of diag(sqrt w) X,
+    built ``chunk`` rows at a time over the rows of positive weight (TSQR: no Gram matrix and no copy of X)."""
+    d = X.shape[1]
+    rows = np.arange(X.shape[0]) if w is None else np.flatnonzero(w > 0)
+    step = max(1, chunk if chunk is not None else FACTOR_CHUNK_ENTRIES // max(d, 1))
+    R = np.zeros((0, d))
+    for a in range(0, rows.size, step):
+        block = X[rows[a : a + step]]
+        if w is not None:
+            block = np.sqrt(w[rows[a : a + step]])[:, None] * block
+        R = np.linalg.qr(np.vstack([R, block]), mode="r")
+    return R
+
+
 def cholesky_factor(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
-    """Lower-triangular L with A(w) = L L^T, or None when A(w) is numerically singular."""
-    try:
-        return cholesky(information_matrix(X, w), lower=True, check_finite=False)
-    except (LinAlgError, ValueError):
+    """Lower-triangular L with A(w) = L L^T, or None when A(w) is numerically singular.
+
+    The Cholesky factor of the Gram matrix X^T diag(w) X is fast, but the rounding of x^T A^{-1} x computed
+    through it grows like cond(A) eps = cond(diag(sqrt w) X)^2 eps. When LAPACK's condition estimate says
+    cond(A) > GRAM_MAX_CONDITION (or the Gram matrix is not numerically positive definite), L = R^T is taken
+    from the QR factorisation of diag(sqrt w) X instead (:func:`triangular_factor`, rounding about
+    cond(diag(sqrt w) X) eps), so nearly dependent arms (condition 1e8) still get accurate leverages and
+    certificates.
+    """
+    if not np.all(np.isfinite(w)):
         return None
+    try:
+        L = cholesky(information_matrix(X, w), lower=True, check_finite=False)
+        rcond, info = dtrcon(L, norm="1", uplo="L")
+        if info == 0 and rcond > 0 and rcond**-2 <= GRAM_MAX_CONDITION:
+            return L
+    except (LinAlgError, ValueError):
+        pass
+    R = triangular_factor(X, w)
+    diag = np.abs(np.diag(R)) if R.shape[0] == X.shape[1] else np.zeros(1)
+    if not np.all(np.isfinite(R)) or diag.min() <= diag.max() * max(X.shape) * np.finfo(float).eps:
+        return None
+    return np.ascontiguousarray(R.T)
 
 
 def whiten(L: np.ndarray, V: np.ndarray) -> np.ndarray:

@@ -21,14 +21,14 @@ the G-value of w is max_k h_k and max_k h_k / d - 1 bounds the relative gap of b
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import LinAlgError, cholesky, svd
+from scipy.linalg import svd
 
 from ..deadline import Deadline
 from ..errors import InvalidInputError
 from ..progress import listening, report
 from ..result import FastPathResult
 from ..validation import as_matrix, check_scale
-from .criteria import cholesky_factor, whiten
+from .criteria import cholesky_factor, triangular_factor, whiten
 from .firstorder import d_optimal_fw
 
 CHUNK_ENTRIES = 1 << 21  # rows per pricing chunk = CHUNK_ENTRIES / d (16 MiB of whitened rows)
@@ -54,14 +54,13 @@ def spanning_arms(X, name: str = "X", *, chunk: int | None = None) -> np.ndarray
     """X as a finite K x d array whose rows span R^d, at a representable scale (``check_scale``), checked
     without copying X (large-K ``as_arms``).
 
-    The rank is that of the triangular factor R of X = QR, built chunk by chunk (TSQR: the singular values
-    of R are those of X), with numpy's ``matrix_rank`` tolerance sigma_max * max(K, d) * eps.
+    The rank is that of the triangular factor R of X = QR, built chunk by chunk (TSQR,
+    :func:`optdesign.linear.criteria.triangular_factor`: the singular values of R are those of X), with numpy's
+    ``matrix_rank`` tolerance sigma_max * max(K, d) * eps.
     """
     X = as_matrix(X, name)
     n, d = X.shape
-    R = np.zeros((0, d))
-    for a, b in _chunks(n, d, chunk):
-        R = np.linalg.qr(np.vstack([R, X[a:b]]), mode="r")
+    R = triangular_factor(X, chunk=chunk)
     s = svd(R, compute_uv=False, check_finite=False) if R.size else np.zeros(1)
     rank = int(np.sum(s > s.max() * max(n, d) * np.finfo(float).eps))
     if rank < d:
@@ -73,10 +72,9 @@ def _initial_support(X: np.ndarray, size: int, chunk: int | None) -> np.ndarray:
     """The ``size`` arms of largest leverage under the uniform design (the extreme arms of the data's
     ellipsoid), grown until they span R^d."""
     n, d = X.shape
-    try:  # A(uniform) = X^T X / n without the K x d copy of information_matrix
-        L = cholesky(X.T @ X / n, lower=True, check_finite=False)
-    except (LinAlgError, ValueError):
-        raise InvalidInputError(f"the rows of X must span R^{d} (A(w) is singular otherwise)") from None
+    L = cholesky_factor(X, np.full(n, 1.0 / n))  # chunked QR: neither a Gram matrix nor a copy of X
+    if L is None:
+        raise InvalidInputError(f"the rows of X must span R^{d} (A(w) is singular otherwise)")
     h = price(X, L, chunk=chunk)
     while True:
         size = min(n, size)
