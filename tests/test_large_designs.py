@@ -163,3 +163,25 @@ def test_barrier_arm_subset_stays_small_on_many_arms():
     assert res.support.size < 600
     Y, _ = od.oracle_directions(X, theta)
     assert res.value == pytest.approx(od.minmax_value(X, res.weights, Y), rel=1e-9)
+
+
+def test_auto_keeps_the_fast_design_when_the_cvxpy_model_would_not_fit(monkeypatch):
+    """An uncertified Frank–Wolfe design is handed to cvxpy only if the conic model fits; otherwise ``auto``
+    returns it (with its certificate and a warning) instead of raising InstanceTooLargeError."""
+    from functools import partial
+
+    from optdesign.errors import InstanceTooLargeError
+    from optdesign.linear import firstorder, models
+
+    X = _gaussian(300, 8, 16)
+    monkeypatch.setattr(firstorder, "d_optimal_fw", partial(firstorder.d_optimal_fw, max_iter=0))
+    monkeypatch.setattr(models, "D_OPTIMAL_MAX_DIM", 5)
+    monkeypatch.setattr(models, "MINMAX_MAX_CONES", 1000)
+    for design in (od.d_optimal, od.g_optimal):
+        with pytest.warns(RuntimeWarning, match="returning the best design"):
+            res = design(X)
+        assert res.method == "frank-wolfe" and res.status == "not_converged"
+        assert res.extras["fallback"] == "the cvxpy model would not fit"
+        assert res.lower_bound == 8 < res.value == pytest.approx(od.g_value(X, res.weights), rel=1e-9)
+    with pytest.raises(InstanceTooLargeError, match="log det cone"):
+        models.DOptimalModel(X)

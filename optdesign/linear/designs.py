@@ -31,7 +31,7 @@ from .barrier import minmax_barrier
 from .directions import oracle_directions, pairwise_differences
 from .exchange import d_optimal_exchange, spanning_arms
 from .generation import RowPricer, generate_directions
-from .models import DOptimalModel, MinMaxDesignModel
+from .models import DOptimalModel, MinMaxDesignModel, d_optimal_model_fits, minmax_model_fits
 from .pairs import pair_count, pairwise_design
 
 METHODS = ("auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative", "exchange")
@@ -90,7 +90,9 @@ def _within_time_limit(design: Callable[..., DesignResult]) -> Callable[..., Des
     signature = inspect.signature(design)
     limit = inspect.Parameter("time_limit", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="float | None")
     run.__signature__ = signature.replace(parameters=[*signature.parameters.values(), limit])
-    run.__doc__ = (design.__doc__ or "").rstrip() + TIME_LIMIT_DOC
+    doc = (design.__doc__ or "").rstrip()
+    head, examples, tail = doc.partition("\n\n    Examples\n")  # the time limit goes before the examples
+    run.__doc__ = head + TIME_LIMIT_DOC.rstrip() + (examples + tail if examples else "")
     return run
 
 
@@ -179,12 +181,14 @@ def _d_fast(X: np.ndarray, method: str, tol: float, criterion: str) -> DesignRes
 # public entry points
 
 
-def _kiefer_wolfowitz_design(X, solver, method: str, tol: float, criterion: str, cvxpy_model) -> DesignResult:
+def _kiefer_wolfowitz_design(X, solver, method: str, tol: float, criterion: str, cvxpy_model,
+                             model_fits) -> DesignResult:
     """Shared dispatch of G- and D-optimal designs (same optimum, G-value d, by Kiefer–Wolfowitz).
 
     ``auto`` on EXCHANGE_MIN_ARMS arms or more returns the exchange design even when its time limit stops it
     (status "not_converged" and its certified gap) instead of building the cvxpy model, and so does any path
-    once the caller's time limit is spent or Ctrl-C was pressed.
+    once the caller's time limit is spent or Ctrl-C was pressed, or when the cvxpy model would be too large
+    (``model_fits(K, d)`` is False).
     """
     _check_method(method)
     try:
@@ -197,6 +201,8 @@ def _kiefer_wolfowitz_design(X, solver, method: str, tol: float, criterion: str,
         result = _d_fast(X, method, tol, criterion)
         if method != "auto" or result.gap <= tol or result.method == "exchange" or budget_expired():
             return result
+        if not model_fits(*X.shape):
+            return replace(result, extras={**result.extras, "fallback": "the cvxpy model would not fit"})
     return cvxpy_model(X, solver)
 
 
@@ -207,20 +213,34 @@ def g_optimal(X, *, solver: str | None = None, method: str = "auto", tol: float 
     The fast path is the D-optimal Frank–Wolfe (same optimum by Kiefer–Wolfowitz, certified by
     max_k x_k^T A^{-1} x_k / d - 1), on an active set with full pricing (``"exchange"``) from
     EXCHANGE_MIN_ARMS arms; ``method="cvxpy"`` solves the min-max SOCP (*) with Y = X.
+
+    Examples
+    --------
+    Three arms of the plane: the uniform design reaches the optimum d = 2, which is also the lower bound.
+
+    >>> import numpy as np
+    >>> import optdesign as od
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> res = od.g_optimal(X)
+    >>> print(round(res.value, 3), res.lower_bound, res.gap <= 1e-4)
+    2.0 2.0 True
+    >>> np.round(res.weights, 3)
+    array([0.333, 0.333, 0.333])
     """
 
     def model(X, solver):  # Kiefer–Wolfowitz: the exact optimum d is sharper than the dual bound
         res = MinMaxDesignModel(X, X, solver=solver).solve(criterion="g-optimal")
         return _replace_bound(res, float(X.shape[1]))
 
-    return _kiefer_wolfowitz_design(X, solver, method, tol, "g-optimal", model)
+    return _kiefer_wolfowitz_design(X, solver, method, tol, "g-optimal", model, lambda K, d: minmax_model_fits(K, K))
 
 
 @_within_time_limit
 def d_optimal(X, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL) -> DesignResult:
     """D-optimal design argmax_w log det A(w); ``value`` reports its G-value (d at the optimum)."""
     return _kiefer_wolfowitz_design(
-        X, solver, method, tol, "d-optimal", lambda X, solver: DOptimalModel(X, solver=solver).solve()
+        X, solver, method, tol, "d-optimal", lambda X, solver: DOptimalModel(X, solver=solver).solve(),
+        d_optimal_model_fits,
     )
 
 
@@ -236,6 +256,20 @@ def xy_allocation(
 
     ``Y`` defaults to all pairwise differences of the rows of X (generated, not listed, above
     PAIR_LIST_LIMIT pairs: :mod:`optdesign.linear.pairs`).
+
+    Examples
+    --------
+    The same three arms: the difference (1, -1) of the first two binds, so the design pulls only them,
+    and the certified lower bound matches the value.
+
+    >>> import numpy as np
+    >>> import optdesign as od
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> res = od.xy_allocation(X)
+    >>> print(round(res.value, 2), round(res.lower_bound, 2))
+    4.0 4.0
+    >>> np.round(res.weights, 2)
+    array([0.5, 0.5, 0. ])
     """
     X = as_arms(X)
     if Y is None:

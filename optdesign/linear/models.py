@@ -125,6 +125,18 @@ class CertifiedSOCP:
 
 
 MINMAX_MAX_CONES = 2_000_000  # one rotated cone per (direction, arm): 2e6 cones is a multi-GiB conic problem
+D_OPTIMAL_MAX_DIM = 150  # d of the log det cone: the solver's Newton systems have (d(d+1)/2)^2 entries (1.3e8 at 150)
+D_OPTIMAL_MAX_ENTRIES = 50_000_000  # K d^2 coefficients of the affine map w -> A(w) (400 MB)
+
+
+def minmax_model_fits(n_arms: int, n_directions: int) -> bool:
+    """Whether :class:`MinMaxDesignModel` accepts K arms and m directions (K m rotated cones)."""
+    return n_arms * n_directions <= MINMAX_MAX_CONES
+
+
+def d_optimal_model_fits(n_arms: int, dim: int) -> bool:
+    """Whether :class:`DOptimalModel` accepts K arms in R^d (the log det cone and the K d^2 coefficients)."""
+    return dim <= D_OPTIMAL_MAX_DIM and n_arms * dim * dim <= D_OPTIMAL_MAX_ENTRIES
 
 
 class MinMaxDesignModel(CertifiedSOCP):
@@ -147,7 +159,7 @@ class MinMaxDesignModel(CertifiedSOCP):
         X = as_arms(X)
         Y = as_matrix(Y, "Y", n_cols=X.shape[1])
         cones = X.shape[0] * Y.shape[0]
-        if cones > MINMAX_MAX_CONES:
+        if not minmax_model_fits(X.shape[0], Y.shape[0]):
             raise InstanceTooLargeError(
                 f"MinMaxDesignModel with K = {X.shape[0]} arms and m = {Y.shape[0]} directions has {cones:,} rotated "
                 f"cones (limit {MINMAX_MAX_CONES:,}): use the certified barrier fast path (method='barrier') instead"
@@ -201,14 +213,14 @@ class OracleDesignModel(CertifiedSOCP):
     (:func:`oracle_model_size`). Measured with |Z| = K, d = 10 (CLARABEL; a shared 2-core machine,
     times vary up to 2x with its load):
 
-    ======  ===========  =============  ======================
-    |Z|     compile [s]  peak traced    first solve [s] (iters)
-    ======  ===========  =============  ======================
-    100     0.2          46 MiB         1.0 (25)
-    200     1.2          0.3 GiB        9.7 (46)
-    300     6.2          0.9 GiB        104 (37)
-    400     7.9          2.1 GiB        222 (62)
-    ======  ===========  =============  ======================
+    ========  ===========  =============  ======================
+    ``|Z|``   compile [s]  peak traced    first solve [s] (iters)
+    ========  ===========  =============  ======================
+    100       0.2          46 MiB         1.0 (25)
+    200       1.2          0.3 GiB        9.7 (46)
+    300       6.2          0.9 GiB        104 (37)
+    400       7.9          2.1 GiB        222 (62)
+    ========  ===========  =============  ======================
 
     The constructor raises :class:`InstanceTooLargeError` above ORACLE_MAX_CONES = 50,000 cones
     (|Z| = K = 223; the solve passes about 20 s) or ORACLE_MAX_COMPILE_ENTRIES = 2.5e8 compile
@@ -261,6 +273,12 @@ class DOptimalModel:
     def __init__(self, X: np.ndarray, *, solver: str | None = None):
         X = as_arms(X)
         K, d = X.shape
+        if not d_optimal_model_fits(K, d):
+            raise InstanceTooLargeError(
+                f"DOptimalModel with K = {K:,} arms in R^{d} needs a {d} x {d} log det cone (limit d = "
+                f"{D_OPTIMAL_MAX_DIM}) and {K * d * d:.2e} coefficients (limit {D_OPTIMAL_MAX_ENTRIES:.0e}): use "
+                f"od.d_optimal(X, method='exchange') or 'frank-wolfe' (certified by Kiefer–Wolfowitz) instead"
+            )
         self.X, self.solver = X, solver
         self.w = cp.Variable(K, nonneg=True, name="w")
         Xs = X / np.max(np.abs(X))  # the D-optimal w does not depend on the scale of X; unscaled, |X| = 1e-8 gave
