@@ -84,10 +84,14 @@ def as_arms(X, name: str = "X") -> np.ndarray:
 
 
 def unique_argmax(scores: np.ndarray, name: str, *, rtol: float = 1e-12) -> int:
-    """Index of the strict maximum of ``scores``; a tie raises (oracle designs need a unique best)."""
+    """Index of the strict maximum of ``scores``; a tie raises (oracle designs need a unique best).
+
+    Scores within ``rtol`` of the largest magnitude are ties (a purely relative test: the problem is the same at
+    every scale of theta, so untied scores of order 1e-12 are not ties).
+    """
     best = int(np.argmax(scores))
     top = scores[best]
-    tol = rtol * max(1.0, float(np.max(np.abs(scores))))
+    tol = rtol * float(np.max(np.abs(scores)))
     ties = np.flatnonzero(scores >= top - tol)
     if ties.size > 1:
         raise InvalidInputError(

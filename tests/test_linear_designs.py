@@ -102,6 +102,16 @@ def test_tie_for_best_arm_is_rejected():
         od.transductive(np.eye(2), np.array([[1.0, 0.0], [0.0, 1.0]]), theta=np.array([1.0, 1.0]))
 
 
+@pytest.mark.parametrize("scale", [1e-12, 1e12])
+def test_oracle_value_scales_as_inverse_square_of_theta(scale):
+    """H_LB(c theta) = H_LB(theta) / c^2 with the same best arm: untied scores of order 1e-12 are not ties."""
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.4]])
+    theta = np.array([1.0, 0.5])
+    ref, scaled = od.xy_oracle(X, theta), od.xy_oracle(X, theta * scale)
+    assert scaled.extras["best_arm"] == ref.extras["best_arm"] == 0
+    assert scaled.value * scale**2 == pytest.approx(ref.value, rel=1e-6)
+
+
 def test_public_helpers_reject_bad_input():
     with pytest.raises(od.InvalidInputError, match="NaN"):
         od.pairwise_differences(np.array([[1.0, np.nan], [0.0, 1.0]]))
@@ -389,3 +399,12 @@ def test_ill_conditioned_arms_beyond_a_square_set():
         res = od.g_optimal(X, method=method)
         assert res.value == pytest.approx(2.0, rel=1e-7), method
         assert res.weights == pytest.approx(np.full(3, 1 / 3), rel=1e-4), method
+
+
+def test_models_used_directly_check_the_direction_scale():
+    from optdesign.linear.models import MinMaxDesignModel, OracleDesignModel
+
+    with pytest.raises(od.InvalidInputError, match="underflow or overflow"):
+        MinMaxDesignModel(np.eye(3), np.eye(3) * 1e200)
+    with pytest.raises(od.InvalidInputError, match="underflow or overflow"):
+        OracleDesignModel(np.eye(2), np.array([[1e-150, 0.0], [0.0, 1e-150]]))

@@ -23,7 +23,7 @@ from ..blas import single_threaded_blas
 from ..errors import InstanceTooLargeError, InvalidInputError
 from ..result import DesignResult, relative_gap
 from ..session import ClarabelSession
-from ..validation import as_arms, as_matrix, as_vector, unique_argmax
+from ..validation import as_arms, as_matrix, as_vector, check_direction_scale, unique_argmax
 from .barrier import minmax_barrier
 from .criteria import certificate, minmax_value
 
@@ -157,7 +157,7 @@ class MinMaxDesignModel(CertifiedSOCP):
 
     def __init__(self, X: np.ndarray, Y: np.ndarray, *, solver: str | None = None, polish: bool = True):
         X = as_arms(X)
-        Y = as_matrix(Y, "Y", n_cols=X.shape[1])
+        Y = check_direction_scale(as_matrix(Y, "Y", n_cols=X.shape[1]), X)
         cones = X.shape[0] * Y.shape[0]
         if not minmax_model_fits(X.shape[0], Y.shape[0]):
             raise InstanceTooLargeError(
@@ -232,7 +232,7 @@ class OracleDesignModel(CertifiedSOCP):
     def __init__(self, X: np.ndarray, Z: np.ndarray | None = None, *, solver: str | None = None,
                  polish: bool = True):
         X = as_arms(X)
-        Z = X if Z is None else as_matrix(Z, "Z", n_cols=X.shape[1])
+        Z = X if Z is None else check_direction_scale(as_matrix(Z, "Z", n_cols=X.shape[1]), X, "Z")
         if Z.shape[0] < 2:
             raise InvalidInputError("Z must have at least two items")
         cones, entries = oracle_model_size(X.shape[0], Z.shape[0], X.shape[1])
@@ -264,6 +264,7 @@ class OracleDesignModel(CertifiedSOCP):
         q[others] = gaps[others] ** -2.0
         self.anchor.value = self.Z[best] / self._scale
         Y_eff = (self.Z[best] - self.Z) * np.sqrt(q)[:, None]  # zero row for z* itself
+        check_direction_scale(Y_eff, self.X, "the oracle directions (z* - z) / gap(z)", rescale="theta or Z")
         return self._solve(Y_eff, q, criterion, {"best": best})
 
 
