@@ -3,7 +3,7 @@ recommendation rule (the split of the papers, and of tidnabbil's Julia code).
 
 An :class:`Algorithm` is an immutable configuration (name and options); ``start`` returns a
 :class:`Policy`, the state of one run. The runner (:func:`bandits.run.run`) asks the policy for a
-batch of pulls, feeds it the reward sums, then asks whether it stops:
+batch of pulls, feeds it the reward sums, then asks whether it stops::
 
     policy = algorithm.start(env, delta, rng)
     while not policy.stopped(delta):

@@ -84,6 +84,10 @@ class Deadline:
         """Seconds left (0 when a stop was requested; inf without any limit)."""
         return 0.0 if stop_requested() else max(0.0, self.end - time.perf_counter())
 
+    def time_left(self) -> float:
+        """Seconds left on the clock alone (a stop request does not count; inf without any limit)."""
+        return max(0.0, self.end - time.perf_counter())
+
 
 def stop_reason() -> str:
     """The status of a solve cut short: ``"interrupted"`` after Ctrl-C, else ``"not_converged"``."""

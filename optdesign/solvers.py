@@ -17,6 +17,10 @@ Status policy (documented contract):
 * ``infeasible``/``unbounded`` (also their ``_inaccurate`` forms) and solver exceptions move on
   to the next solver; when the chain is exhausted a :class:`SolverError` names every solver
   tried and the status or exception each returned.
+
+Inside :func:`optdesign.deadline.time_budget` every solve gets the time left (CLARABEL ``time_limit``,
+SCS ``time_limit_secs``; a solver stopped by it reports ``user_limit``), and a solve that would start with
+no time left raises :class:`SolverError` with status ``"time_limit"`` at once.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ._lazy import cp
+from .deadline import remaining_budget
 from .errors import InvalidInputError, SolverError
 
 PREFERENCE: tuple[str, ...] = ("MOSEK", "CLARABEL", "SCS")
@@ -37,6 +42,14 @@ SOLVER_OPTIONS: dict[str, dict] = {
     "CLARABEL": {},
     "SCS": {"eps_abs": 1e-7, "eps_rel": 1e-7, "max_iters": 200_000},
     "MOSEK": {},
+}
+
+
+# solver options that bound a solve to ``seconds`` (the enclosing time budget)
+TIME_LIMIT_OPTIONS: dict[str, Callable[[float], dict]] = {
+    "CLARABEL": lambda seconds: {"time_limit": seconds},
+    "SCS": lambda seconds: {"time_limit_secs": seconds},
+    "MOSEK": lambda seconds: {"mosek_params": {"MSK_DPAR_OPTIMIZER_MAX_TIME": seconds}},
 }
 
 
@@ -121,6 +134,12 @@ def solve(problem: cp.Problem, solver: str | None = None, *, accept_inaccurate: 
     inaccurate: tuple[SolveInfo, dict] | None = None
     for name in chain:
         options = {**SOLVER_OPTIONS.get(name, {}), **(solver_options or {}).get(name, {}), **kwargs}
+        left = remaining_budget()
+        if left is not None:
+            if left <= 0:
+                raise SolverError("the time budget was spent before this conic solve; tried: " + "; ".join(tried),
+                                  solver=name, status="time_limit")
+            options.update(TIME_LIMIT_OPTIONS.get(name, lambda _: {})(left))
         start = time.perf_counter()
         try:
             with warnings.catch_warnings():  # the status policy below replaces cvxpy's own warning

@@ -66,7 +66,7 @@ def test_bad_requests():
     for tol in (0.0, -1.0, float("nan")):
         with pytest.raises(InvalidInputError, match="tol"):
             od.characteristic_time(fg, method="generate", tol=tol)
-    from optdesign.factored.constraint_generation import characteristic_time_generated
+    from optdesign.factored.char_time_generated import characteristic_time_generated
 
     for bad in ({"max_iterations": 0}, {"time_limit": -1.0}, {"add_per_iteration": 0}):
         with pytest.raises(InvalidInputError):
@@ -94,7 +94,7 @@ def test_auto_generates_beyond_the_enumeration_limit_and_stays_below_mean_field(
 def test_warm_start_from_a_working_set_gives_the_same_value():
     fg = FactorGraph.ring(5, 3, seed=2)
     cold = od.characteristic_time(fg, method="generate", tol=1e-6)
-    from optdesign.factored.constraint_generation import characteristic_time_generated
+    from optdesign.factored.char_time_generated import characteristic_time_generated
 
     warm = characteristic_time_generated(fg, tol=1e-6, initial=cold.working_set)
     assert warm.value == pytest.approx(cold.value, rel=2e-6)

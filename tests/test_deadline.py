@@ -138,3 +138,48 @@ def test_iterative_paths_report_their_progress():
     assert res.status == "optimal"
     passes = [line for line in lines if line.startswith("exchange: pricing pass")]
     assert passes and float(passes[-1].rsplit(" ", 1)[-1]) > 1e-4  # the last report precedes the certified stop
+
+
+def test_conic_solves_get_the_time_left_and_refuse_a_spent_budget():
+    import time
+
+    import cvxpy as cp
+
+    from optdesign import solvers
+    from optdesign.errors import SolverError
+
+    x = cp.Variable(3)
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(x - np.arange(3.0))), [cp.sum(x) == 1])
+    for name in ("CLARABEL", "SCS"):  # the time options are accepted by each solver
+        with deadline.time_budget(60.0):
+            assert solvers.solve(problem, name).status == "optimal"
+    with deadline.time_budget(1e-6):
+        time.sleep(1e-3)
+        with pytest.raises(SolverError, match="time budget") as info:
+            solvers.solve(problem)
+    assert info.value.status == "time_limit"
+
+
+def test_master_solve_cut_short_keeps_the_bracket(monkeypatch):
+    """A master solve that fails once the time is up ends the run with the previous iterations' bracket."""
+    from optdesign.errors import SolverError
+    from optdesign.factored.char_time_generated import CharTimeMaster
+
+    fg = FactorGraph.ring(6, 3, seed=0)
+    exact = od.characteristic_time(fg, method="enumerate")
+    original, calls = CharTimeMaster.solve, []
+
+    def solve_then_time_out(self, reference):
+        calls.append(1)
+        if len(calls) == 2:
+            deadline.request_stop()  # the time is up: the solver stops without a solution
+            raise SolverError("every solver failed: CLARABEL: user_limit", solver="CLARABEL", status="user_limit")
+        return original(self, reference)
+
+    monkeypatch.setattr(CharTimeMaster, "solve", solve_then_time_out)
+    try:
+        cut = od.characteristic_time(fg, method="generate", tol=1e-9)
+    finally:
+        deadline._stop.clear()
+    assert cut.status == "interrupted" and cut.extras["iterations"] == 2
+    assert cut.lower_bound <= exact.value * (1 + 1e-4) and exact.lower_bound <= cut.value

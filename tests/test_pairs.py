@@ -45,7 +45,7 @@ def test_pruned_scan_equals_brute_force_on_spread_norms(monkeypatch, chunk, k):
     V = rng.standard_normal((4, 120)) * np.exp(rng.uniform(-3, 1, 120))  # norms over two orders of magnitude
     V[:, 7] = V[:, 3]
     V[:, 9] = -V[:, 3]
-    values, all_pairs = _brute_pairs(V)
+    values, _ = _brute_pairs(V)
     best, top = pairs.top_pairs(V, k)
     assert best == pytest.approx(values.max(), rel=1e-12)
     ranked = np.sort(values)[::-1][: min(k, values.size)]

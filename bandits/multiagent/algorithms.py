@@ -17,7 +17,7 @@ recommendation. They differ only in the sampling rule:
   2 Abar / Delta_min^2 log(1/delta), App. H), same stopping rule, no forced exploration needed.
 * :class:`ExactTaS` (``tas``): follows the exact optimal allocation of T* (eq. 1), re-solved at theta_hat on
   its own geometric grid (``resolve_growth``, 10 %) by constraint generation
-  (:func:`optdesign.factored.constraint_generation.characteristic_time_generated`, certified to relative gap
+  (:func:`optdesign.factored.char_time_generated.characteristic_time_generated`, certified to relative gap
   ``tol``), each re-solve warm-started from the previous working set of joint actions. The solve returns
   clique tables of a distribution over joint actions whose group marginals are the optimal wbar; every round
   draws a joint action from it by ancestral sampling down the clique tree
@@ -36,7 +36,7 @@ import numpy as np
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError, SolverError
 from optdesign.factored.characteristic_time import MeanFieldModel
-from optdesign.factored.constraint_generation import characteristic_time_generated
+from optdesign.factored.char_time_generated import characteristic_time_generated
 from optdesign.factored.marginals import sample_joint_actions
 
 from ..algorithm import Algorithm

@@ -1,6 +1,7 @@
 """Run a study's runs on worker processes (joblib) or a Dask cluster, storing each as it finishes.
 
 Backends:
+
 * ``joblib``: this process and ``jobs - 1`` local worker processes (loky) share the runs;
 * ``dask``: a ``dask.distributed`` cluster, the one at ``scheduler`` (``tcp://host:port``; its workers
   need this package installed) or, without it, a LocalCluster of ``jobs`` single-threaded worker processes.

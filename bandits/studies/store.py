@@ -1,5 +1,7 @@
 """The results directory of a study, written as runs finish so an interrupted study loses nothing.
 
+Its files::
+
     DIR/study.toml     a copy of the study file
     DIR/meta.json      provenance: package and solver versions, study file hash, root seed, preset, times
                        (replaced atomically: a crash leaves the old or the new version, never a part)

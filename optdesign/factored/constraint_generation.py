@@ -1,4 +1,4 @@
-"""Constraint generation for programs with one constraint per joint action, and exact T* built on it.
+"""Constraint generation for programs with one constraint per joint action (exact T* and the regret bound).
 
 T* = inf over the marginal polytope of max_{a != a*} H_w(a) / Delta(a)^2 (MF-TaS eq. 1) and the Graves–Lai regret
 bound (:mod:`optdesign.factored.regret`) both have one constraint per joint action a != a*. Keeping only a working
@@ -17,10 +17,10 @@ trusting the solver:
   (sum sqrt(c s))^2 / max_w s . wbar for any s >= 0, the max being one max-sum (T*) or one max-ratio (regret);
   s = c / wbar^2 at the current iterate, then at the minimiser of sum c / w (one smooth solve), where it is tight.
 
-For T* (:class:`CharTimeMaster`): rows H_W(a) (1/wbar) (Delta_min / Delta(a))^2 <= z, minimise z, so
-T* >= (sum c / wbar)^2 / max_a sum_e (c / wbar^2)_{e,a_e} / Delta_min^2.
-The initial working set decides the iteration count (../shared/spec/factored.md §3): the joint actions in gap
-order, every single deviation from a*, and per factor and group action the best joint action through it.
+Exact T* (:mod:`optdesign.factored.char_time_generated`) and the regret bound (:mod:`optdesign.factored.regret`)
+are the two masters. The initial working set decides the iteration count (../shared/spec/factored.md §3): the
+joint actions in gap order, every single deviation from a*, and per factor and group action the best joint action
+through it.
 """
 
 from __future__ import annotations
@@ -32,17 +32,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
-from .. import solvers
-from .._lazy import cp
-from ..deadline import Deadline, stop_reason, stop_requested
-from ..errors import InstanceTooLargeError, InvalidInputError
+from ..deadline import Deadline, stop_reason, stop_requested, time_budget
+from ..errors import InstanceTooLargeError, InvalidInputError, SolverError
 from ..progress import listening, report
-from ..result import CharTimeResult, relative_gap
+from ..result import relative_gap
 from ..solvers import SolveInfo
 from ..validation import as_count, as_tolerance
 from .factorgraph import FactorGraph
 from .inference import MaxSum
-from .marginals import consistent_clique_weights, marginal_maps
+from .marginals import marginal_maps
 from .rescaling import Reference, ScaledAllocation
 from .separation import MAX_STATES, Separation, most_violated
 
@@ -238,11 +236,17 @@ class GenerationRun:
         return relative_gap(self.upper, self.lower)
 
 
+def check_time_limit(time_limit) -> float:
+    """A positive number of seconds; booleans are refused (True is an int, and would read as 1 s)."""
+    if isinstance(time_limit, bool) or not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    return float(time_limit)
+
+
 def check_limits(tol, time_limit, max_iterations, add_per_iteration) -> tuple[int, int | None]:
     """Validate the loop's limits; returns (max_iterations, add_per_iteration) as counts."""
     as_tolerance(tol)
-    if isinstance(time_limit, bool) or not (isinstance(time_limit, (int, float)) and time_limit > 0):  # True is an int
-        raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    check_time_limit(time_limit)
     max_iterations = as_count(max_iterations, "max_iterations")
     if add_per_iteration is not None:
         add_per_iteration = as_count(add_per_iteration, "add_per_iteration")
@@ -253,7 +257,8 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
              add_per_iteration: int) -> GenerationRun:
     """Constraint generation until upper / lower - 1 <= ``tol``, or the iteration / time limits (status
     ``"not_converged"``, or ``"interrupted"`` after Ctrl-C under :func:`optdesign.deadline.graceful_interrupt`:
-    the bracket still holds)."""
+    the bracket still holds). The first iteration always completes; each later master solve gets the time left
+    (:mod:`optdesign.solvers`), and one stopped by it ends the run with the bracket of the previous iterations."""
     deadline = Deadline(time_limit)
     reference = master.start()
     upper, lower, kept = np.inf, 0.0, None
@@ -263,7 +268,14 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
     while iteration < max_iterations:
         iteration += 1
         t0 = time.perf_counter()
-        it = master.solve(reference)
+        try:  # the first iteration always completes (it makes the first bracket); later ones get the time left
+            with time_budget(None if kept is None else deadline.time_left()):
+                it = master.solve(reference)
+        except SolverError:
+            if kept is None or not deadline.expired():
+                raise
+            stopped, status = ("interrupted" if stop_requested() else "time"), stop_reason()
+            break
         t_master += time.perf_counter() - t0
         c = master.rows.T @ it.lam
         lower = max(lower, master.dual_bound(c, it.wbar))
@@ -321,84 +333,3 @@ def run_extras(run: GenerationRun, master: CuttingPlaneMaster) -> dict:
             "working_set": int(master.actions.shape[0]), "master_time": run.master_time,
             "separation_time": run.separation_time, "solver_status": run.info.status, "stopped": run.stopped,
             "order": list(master.plan.order), "width": master.plan.width}
-
-
-# ------------------------------------------------------------------------------------------------ exact T*
-class CharTimeMaster(CuttingPlaneMaster):
-    """T* on W: min z s.t. H_W(a) (1/wbar) (Delta_min / Delta(a))^2 <= z, wbar in the marginal polytope."""
-
-    def scaled_rows(self, actions):
-        scale = (self.dmin / self.fg.gap(actions)) ** 2
-        return sp.diags(scale) @ self.fg.deviation_matrix(actions, with_best=True)
-
-    def solve(self, reference):
-        alloc = ScaledAllocation(self.F, reference, name="w")
-        z = cp.Variable(name="z")
-        rows = alloc.inverse(self.rows) <= z
-        problem = cp.Problem(cp.Minimize(z), [*self.polytope(alloc), rows])
-        info = solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
-        y = alloc.value
-        exact = consistent_clique_weights(self.plan, y, 1.0)
-        return Iterate(y, exact, self.F @ exact, self.multipliers(rows.dual_value), float(z.value) / self.dmin**2,
-                       info)
-
-    def separate(self, it, k):
-        h = 1.0 / it.wbar + 1.0 / it.wbar[self.star][self.factor_of]
-        h[self.star] = 0.0
-        sep = self.violated(h, k, it.z)
-        return (sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)), sep
-
-    def dual_bound(self, c, wbar):
-        """(sum c / wbar)^2 / max_a sum_e (c / wbar^2)_{e,a_e} / Delta_min^2."""
-        top = MaxSum(self.plan, c / wbar**2).value
-        return 0.0 if top <= 0 else float(np.sum(c / wbar)) ** 2 / top / self.dmin**2
-
-    def minimiser_bound(self, c, reference):
-        alloc = ScaledAllocation(self.F, reference, name="w")
-        objective = alloc.inverse(sp.csr_matrix(c / max(float(c.max()), 1e-300)))
-        problem = cp.Problem(cp.Minimize(cp.sum(objective)), self.polytope(alloc))
-        solvers.solve(problem, self.solver, accept_inaccurate=True)
-        return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, alloc.value, 1.0))
-
-
-def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual, wbar: np.ndarray,
-                          solver: str | None) -> float:
-    """Weak-duality lower bound on T* from multipliers ``dual`` of rows H_scaled (1/wbar) <= z (any rows of joint
-    actions, scaled by (Delta_min / Delta(a))^2), at ``wbar`` and at the minimiser of sum c / w; 0 without duals."""
-    if dual is None:
-        return 0.0
-    lam = np.clip(np.asarray(dual, dtype=float).ravel(), 0.0, None)
-    if lam.sum() <= 0:
-        return 0.0
-    master = CharTimeMaster(fg, solver)
-    c = H_scaled.T @ (lam / lam.sum())
-    return max(master.dual_bound(c, wbar), master.minimiser_bound(c, master.start()))
-
-
-def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, solver: str | None = None,
-                                  max_iterations: int = MAX_ITERATIONS, time_limit: float = TIME_LIMIT,
-                                  add_per_iteration: int | None = None,
-                                  initial: np.ndarray | None = None) -> CharTimeResult:
-    """Exact T* with a certified bracket, by constraint generation (module docstring); no limit on |A|.
-
-    Stops when value / lower_bound - 1 <= ``tol``, or after ``max_iterations`` / ``time_limit`` seconds with
-    status ``"not_converged"`` (the bracket still holds: ``gap`` says how far it got; ``extras["stopped"]`` says
-    why). ``initial`` joint actions join the starting working set: a warm start from the previous result's
-    ``working_set`` (the joint actions whose rows carry its optimum) on a nearby instance.
-    The result's ``clique_weights`` define a distribution with the returned marginals
-    (:func:`optdesign.factored.marginals.sample_joint_actions` draws from it).
-    """
-    max_iterations, add_per_iteration = check_limits(tol, time_limit, max_iterations, add_per_iteration)
-    start = time.perf_counter()
-    master = CharTimeMaster(fg, solver)
-    run = warm_generate(master, initial, tol=tol, max_iterations=max_iterations, time_limit=time_limit,
-                        add_per_iteration=add_per_iteration)
-    return CharTimeResult(
-        value=run.upper, solver_value=run.kept.z, method="exact", m=0, best_action=master.best,
-        gaps=np.asarray([master.dmin]), marginals=fg.split_tables(run.kept.wbar), local_allocations=None,
-        global_allocation=None, n_constraints=int(master.actions.shape[0]), n_variables=int(master.plan.n_rows),
-        width=master.plan.width, status=run.status, solver=run.info.solver, solve_time=time.perf_counter() - start,
-        compile_time=0.0,
-        extras=run_extras(run, master), lower_bound=run.lower, gap=run.gap, clique_weights=run.kept.exact,
-        working_set=master.support(run.kept),
-    )

@@ -1,0 +1,266 @@
+"""Sphinx configuration of the optdesign-bandits documentation.
+
+Build, from the repository root::
+
+    pip install ".[docs]" && sphinx-build -W --keep-going -b html docs docs/_build/html
+
+Environment variables:
+
+* ``DOCS_OFFLINE=1``: no intersphinx look-ups (CI reaches only the package index). Without it the inventories of
+  Python, numpy, scipy, cvxpy and networkx are fetched with a short timeout, and a build without network falls back
+  to an empty inventory for each: it loses the external links, not the build.
+* ``DOCS_EXECUTE_NOTEBOOKS=0``: render the notebooks without executing them (no outputs; quick page edits).
+* ``DOCS_MATHJAX=URL``: load MathJax from there instead of its CDN.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import re
+import shutil
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))  # document the source tree even when the package is installed elsewhere
+
+import sphinx.ext.autosummary as autosummary_module  # noqa: E402
+from sphinx.ext.napoleon import Config as NapoleonConfig  # noqa: E402
+from sphinx.ext.napoleon.docstring import NumpyDocstring  # noqa: E402
+
+import optdesign  # noqa: E402
+
+project = "optdesign-bandits"
+author = "optdesign-bandits contributors"
+copyright = "the optdesign-bandits contributors, MIT licence"
+release = optdesign.__version__
+version = ".".join(release.split(".")[:2])
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.doctest",
+    "sphinx.ext.viewcode",
+    "myst_nb",  # Markdown pages (MyST) and notebooks
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
+exclude_patterns = ["_build", "README.md", "**/.ipynb_checkpoints"]
+templates_path = ["_templates"]
+
+html_theme = "furo"
+html_title = f"optdesign-bandits {release}"
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]
+
+# --------------------------------------------------------------------------------------------
+# API reference: autosummary pages generated from the docstrings (api/generated/, not committed)
+
+autosummary_generate = True
+autosummary_ignore_module_all = False  # a module's __all__, when it has one, is its public API
+autosummary_imported_members = False
+autodoc_default_options = {"members": True, "undoc-members": True, "show-inheritance": True}
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
+autoclass_content = "both"
+
+# The docstrings are prose with the occasional numpy-style section (Parameters, Returns, Examples): napoleon's
+# parser reads those sections and leaves the rest alone, where numpydoc would demand them everywhere. It is called
+# from _numpy_sections rather than loaded as an extension, because the extension also parses the docstring of an
+# attribute or property as "type: description" and would render the prose before a colon as a type.
+_NAPOLEON = NapoleonConfig(napoleon_google_docstring=False, napoleon_numpy_docstring=True, napoleon_use_rtype=False)
+
+
+def _numpy_sections(app, what, name, obj, options, lines) -> None:
+    if what not in ("attribute", "data", "property"):
+        lines[:] = NumpyDocstring(lines, _NAPOLEON, app, what, name, obj, options).lines()
+
+
+# The public names of the two packages' __init__ (``optdesign.g_optimal``) are re-exports of objects documented in
+# their defining module (``optdesign.linear.designs.g_optimal``). References to the short names, in the pages and in
+# the package tables of the API reference, resolve to the defining module's entry (see _resolve_reexport below).
+
+
+def _reexports() -> dict[str, str]:
+    mapping: dict[str, str] = {}
+    for package in ("optdesign", "optdesign.linear", "optdesign.factored", "bandits", "bandits.linear",
+                    "bandits.bilinear", "bandits.multiagent", "bandits.thresholding", "bandits.studies"):
+        module = importlib.import_module(package)
+        for name in getattr(module, "__all__", []):
+            obj = getattr(module, name, None)
+            home = getattr(obj, "__module__", None)
+            if home and home != package and hasattr(obj, "__qualname__"):
+                mapping[f"{package}.{name}"] = f"{home}.{obj.__qualname__}"
+    return mapping
+
+
+def _submodules() -> dict[str, list[str]]:
+    """Public child modules of every package (autosummary's own list skips a module that a re-export shadows)."""
+    children: dict[str, list[str]] = {}
+    for top in ("optdesign", "bandits"):
+        package = importlib.import_module(top)
+        children[top] = []
+        for info in pkgutil.walk_packages(package.__path__, prefix=f"{top}."):
+            parent, _, leaf = info.name.rpartition(".")
+            if leaf.startswith("_") or any(part.startswith("_") for part in parent.split(".")):
+                continue
+            children.setdefault(parent, []).append(info.name)
+            if info.ispkg:
+                children.setdefault(info.name, [])
+    return children
+
+
+REEXPORTS = _reexports()
+# The summaries of the API tables end at the first sentence; the docstrings cite "eq. 1", "Sec. 4", "App. H".
+autosummary_module.WELL_KNOWN_ABBREVIATIONS = (*autosummary_module.WELL_KNOWN_ABBREVIATIONS,
+                                               "eq.", "eqs.", "Eq.", "Sec.", "App.", "Fig.", "Alg.", "Thm.", "cf.")
+SUBMODULES = _submodules()
+# A module that its package's namespace shadows (optdesign.factored.characteristic_time is also the name of a
+# re-exported function) cannot be named to autosummary, which would document the function instead: its page is
+# written by _write_shadowed_pages and listed in a plain toctree by the template.
+SHADOWED = sorted(name for children in SUBMODULES.values() for name in children
+                  if importlib.import_module(name)
+                  is not getattr(importlib.import_module(name.rpartition(".")[0]), name.rpartition(".")[2]))
+autosummary_context = {"reexports": REEXPORTS, "submodules": SUBMODULES, "shadowed": SHADOWED}
+
+
+def _write_shadowed_pages(app) -> None:
+    out = DOCS / "api" / "generated"
+    out.mkdir(parents=True, exist_ok=True)
+    for name in SHADOWED:
+        title = name.replace("_", r"\_")
+        text = f"{title}\n{'=' * len(title)}\n\n.. automodule:: {name}\n"
+        page = out / f"{name}.rst"
+        if not page.exists() or page.read_text() != text:
+            page.write_text(text)
+
+
+def _resolve_reexport(app, env, node, contnode):
+    """Resolve ``optdesign.FactorGraph.ring`` as ``optdesign.factored.factorgraph.FactorGraph.ring``, and a bare
+    name that the docstrings use without its module (``InvalidInputError``) when exactly one object has it."""
+    target = node.get("reftarget", "")
+    if node.get("refdomain") != "py":
+        return None
+    domain = env.get_domain("py")
+    parts = target.split(".")
+    for cut in range(len(parts), 1, -1):
+        head = ".".join(parts[:cut])
+        if head in REEXPORTS:
+            canonical = ".".join([REEXPORTS[head], *parts[cut:]])
+            return domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"], canonical, node, contnode)
+    if "." not in target:
+        matches = {name for name in domain.objects if name.endswith(f".{target}")
+                   and name.startswith(("optdesign.", "bandits."))}
+        if len(matches) == 1:
+            return domain.resolve_xref(env, node["refdoc"], app.builder, "obj", matches.pop(), node, contnode)
+    return None
+
+
+# The docstrings write cardinalities and absolute values as in plain text (|Z|, |mu_i - tau|); reStructuredText
+# would read them as substitution references, so a bar outside literal text is escaped before parsing.
+
+_LITERAL_SPAN = re.compile(r"(``.*?``|`[^`]*`)")
+
+
+def _escape_bars(app, what, name, obj, options, lines) -> None:
+    literal_indent = None  # indentation of the paragraph that opened a literal block (``::``)
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if literal_indent is not None:
+            if not stripped or indent > literal_indent:
+                continue
+            literal_indent = None
+        if stripped.endswith("::"):
+            literal_indent = indent
+        table_row = stripped.startswith(("+", "|")) and stripped.endswith(("+", "|"))  # a grid table
+        if "|" not in line or table_row or stripped.startswith((">>>", "...")):
+            continue
+        lines[i] = "".join(part if part.startswith("`") else part.replace("|", r"\|")
+                           for part in _LITERAL_SPAN.split(line))
+
+
+# --------------------------------------------------------------------------------------------
+# intersphinx: optional, never a reason for the build to fail
+
+intersphinx_timeout = 5
+intersphinx_disabled_reftypes = ["std:doc"]
+if os.environ.get("DOCS_OFFLINE", "0") not in ("", "0"):
+    intersphinx_mapping: dict = {}
+else:
+    _empty = Path(tempfile.gettempdir()) / "optdesign-docs-empty-objects.inv"
+    _empty.write_bytes(b"# Sphinx inventory version 2\n# Project: none\n# Version: 0\n"
+                       b"# The remainder of this file is compressed using zlib.\n" + zlib.compress(b""))
+    _fallback = str(_empty)  # tried when the site cannot be reached: no links, no warning
+    intersphinx_mapping = {
+        "python": ("https://docs.python.org/3", (None, _fallback)),
+        "numpy": ("https://numpy.org/doc/stable", (None, _fallback)),
+        "scipy": ("https://docs.scipy.org/doc/scipy", (None, _fallback)),
+        "cvxpy": ("https://www.cvxpy.org", (None, _fallback)),
+        "networkx": ("https://networkx.org/documentation/stable", (None, _fallback)),
+    }
+
+# MathJax from its CDN by default; DOCS_MATHJAX names another copy (a URL, or a file:// path for offline reading).
+if os.environ.get("DOCS_MATHJAX"):
+    mathjax_path = os.environ["DOCS_MATHJAX"]
+
+# --------------------------------------------------------------------------------------------
+# MyST and notebooks
+
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+suppress_warnings = ["mystnb.unknown_mime_type"]
+
+# The notebooks read files relative to the repository root (examples/, benchmarks/), as tests/test_notebooks.py
+# runs them, while myst-nb would execute a page in its own folder. So they are executed here, with nbclient and the
+# repository root as working directory (about 40 s for the three), into docs/notebooks/ (generated, not committed),
+# and myst-nb renders the stored outputs. DOCS_EXECUTE_NOTEBOOKS=0 copies them unexecuted.
+nb_execution_mode = "off"
+nb_merge_streams = True
+NOTEBOOK_SOURCES = ROOT / "notebooks"
+NOTEBOOK_PAGES = DOCS / "notebooks"
+
+
+def _prepare_notebooks(html: bool) -> None:
+    """Write the notebooks into docs/notebooks/: executed for HTML builds unless DOCS_EXECUTE_NOTEBOOKS=0;
+    other builders (doctest) keep the copies already there, so they do not undo an HTML build's outputs."""
+    import nbformat
+
+    NOTEBOOK_PAGES.mkdir(exist_ok=True)
+    no_execution = os.environ.get("DOCS_EXECUTE_NOTEBOOKS", "1") in ("", "0")
+    for source in sorted(NOTEBOOK_SOURCES.glob("*.ipynb")):
+        target = NOTEBOOK_PAGES / source.name
+        if not html and target.exists():
+            continue
+        if not html or no_execution:
+            shutil.copyfile(source, target)
+            continue
+        from nbclient import NotebookClient
+
+        nb = nbformat.read(source, as_version=4)
+        start = time.perf_counter()
+        NotebookClient(nb, kernel_name="python3", timeout=300, resources={"metadata": {"path": str(ROOT)}}).execute()
+        print(f"executed {source.name} in {time.perf_counter() - start:.1f} s")
+        nbformat.write(nb, target)
+
+
+# --------------------------------------------------------------------------------------------
+# doctest (sphinx-build -b doctest docs docs/_build/doctest): the Examples sections of the entry points
+
+doctest_global_setup = "import numpy as np\nimport optdesign as od\n"
+
+
+def setup(app):
+    app.connect("builder-inited", lambda app: _prepare_notebooks(html=app.builder.format == "html"))
+    app.connect("builder-inited", _write_shadowed_pages, priority=400)  # before autosummary's generation
+    app.connect("missing-reference", _resolve_reexport)
+    app.connect("autodoc-process-docstring", _numpy_sections)
+    app.connect("autodoc-process-docstring", _escape_bars)
