@@ -19,6 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
+from types import FrameType
 
 from .errors import InvalidInputError
 
@@ -36,7 +37,12 @@ def request_stop() -> None:
     _stop.set()
 
 
-def as_time_limit(value, name: str = "time_limit") -> float | None:
+def clear_stop() -> None:
+    """Withdraw a stop request (:func:`graceful_interrupt` does it on entry and on exit)."""
+    _stop.clear()
+
+
+def as_time_limit(value: object, name: str = "time_limit") -> float | None:
     """A time limit in seconds: None (no limit) or a positive finite number; booleans are refused."""
     if value is None:
         return None
@@ -105,7 +111,7 @@ def graceful_interrupt(on_first: Callable[[], None] | None = None) -> Iterator[N
         yield
         return
 
-    def handler(signum, frame):
+    def handler(signum: int, frame: FrameType | None) -> None:
         if _stop.is_set():
             raise KeyboardInterrupt
         _stop.set()
@@ -113,9 +119,9 @@ def graceful_interrupt(on_first: Callable[[], None] | None = None) -> Iterator[N
             on_first()
 
     previous = signal.signal(signal.SIGINT, handler)
-    _stop.clear()
+    clear_stop()
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-        _stop.clear()
+        clear_stop()

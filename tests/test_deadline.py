@@ -93,7 +93,7 @@ def test_interrupted_constraint_generation_keeps_its_bracket():
     try:
         cut = od.characteristic_time(fg, method="generate")
     finally:
-        deadline._stop.clear()
+        deadline.clear_stop()
     assert cut.status == "interrupted" and cut.extras["stopped"] == "interrupted"
     assert cut.value > exact.value * (1 + 1e-3)  # one iteration: not yet converged
     assert cut.lower_bound <= exact.value * (1 + 1e-4) and exact.lower_bound <= cut.value
@@ -180,6 +180,6 @@ def test_master_solve_cut_short_keeps_the_bracket(monkeypatch):
     try:
         cut = od.characteristic_time(fg, method="generate", tol=1e-9)
     finally:
-        deadline._stop.clear()
+        deadline.clear_stop()
     assert cut.status == "interrupted" and cut.extras["iterations"] == 2
     assert cut.lower_bound <= exact.value * (1 + 1e-4) and exact.lower_bound <= cut.value
