@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -69,7 +70,7 @@ class Algorithm(ABC):
     delta_independent = False
 
     @abstractmethod
-    def start(self, env, delta: float, rng: np.random.Generator) -> Policy:
+    def start(self, env: Any, delta: float, rng: np.random.Generator) -> Policy:
         """A fresh policy for environment ``env`` (only its public fields) at confidence ``delta``."""
 
     def describe(self) -> dict:

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_arms, as_matrix, as_vector, unique_argmax
 
 
-def as_counts(counts, n_arms: int) -> np.ndarray:
+def as_counts(counts: ArrayLike, n_arms: int) -> np.ndarray:
     """A batch of pull counts: nonnegative integers, one per arm."""
     arr = np.asarray(counts)
     if arr.shape != (n_arms,):
@@ -100,10 +102,10 @@ class LinearBandit:
     def gap_min(self) -> float:
         return float(np.min(np.delete(self.gaps, self.best_item)))
 
-    def pull(self, counts, rng: np.random.Generator) -> np.ndarray:
+    def pull(self, counts: ArrayLike, rng: np.random.Generator) -> np.ndarray:
         """Reward sums of a batch: ``counts[k]`` pulls of arm k (see the module docstring)."""
         return gaussian_sums(self.means, as_counts(counts, self.n_arms), self.sigma, rng)
 
     def describe(self) -> dict:
-        return {"name": self.name, "K": self.n_arms, "d": self.dim, "items": self.Z.shape[0],
+        return {"name": self.name, "K": self.n_arms, "d": self.dim, "items": cast(np.ndarray, self.Z).shape[0],
                 "sigma": self.sigma, "gap_min": self.gap_min}

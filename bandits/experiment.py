@@ -14,12 +14,15 @@ curve.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
 from optdesign.errors import InvalidInputError
 
+from .algorithm import Algorithm
 from .instances import INSTANCES, parse_instance, split_options
 from .registry import ALGORITHMS, make_algorithm
 from .run import DEFAULT_MAX_SAMPLES, run
@@ -70,11 +73,12 @@ class Experiment:
                 raise InvalidInputError(f"{algo.name} is a fixed-confidence algorithm: give delta")
             for d in self.deltas:
                 check_delta(d)
-            if len(self.deltas) > 1 and not algo.delta_independent:
+            if len(self.deltas) > 1 and not cast(Algorithm, algo).delta_independent:  # not thresholding here
                 raise InvalidInputError(f"{algo.name} samples differently for each delta: give one delta per run")
         return algo
 
-    def execute(self, *, progress=None, interruptible: bool = False) -> list[dict]:
+    def execute(self, *, progress: Callable[[int, int], None] | None = None,
+                interruptible: bool = False) -> list[dict]:
         """Run it; one record per delta (fixed confidence) or one record (fixed budget). ``progress`` and
         ``interruptible`` are passed to :func:`bandits.run.run` (fixed confidence)."""
         algo = self.check()
@@ -83,7 +87,7 @@ class Experiment:
         if self.kind == "thresholding":
             from .thresholding import run_thresholding
 
-            res = run_thresholding(algo, env, int(self.budget), seed, count_warmup=not self.free_warmup)
+            res = run_thresholding(algo, env, int(cast(int, self.budget)), seed, count_warmup=not self.free_warmup)
             return [{"algorithm": res.algorithm, "instance": res.instance, "delta": None, "T": res.T,
                      "samples": res.samples, "rounds": res.samples, "error": res.error, "loss": bool(res.loss),
                      "superlevel_size": int(res.superlevel.size), "correct": not res.loss,
@@ -103,7 +107,7 @@ class Experiment:
         return records
 
 
-def describe_item(env, item: int) -> str:
+def describe_item(env: Any, item: int) -> str:
     """An arm index as the user reads it: the decoded joint action (a0, a1, ...) for factored instances."""
     decode = getattr(env, "decode", None)
     if decode is None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from typing import Any, overload
 
 import numpy as np
 
@@ -39,7 +40,7 @@ class RunResult:
     algorithm: str
     instance: str
     delta: float
-    seed: int | None
+    seed: int | np.integer | None
     samples: int
     rounds: int
     batches: int
@@ -56,14 +57,30 @@ class RunResult:
         return asdict(self)
 
 
-def split_seed(seed) -> tuple[np.random.Generator, np.random.Generator]:
+def split_seed(
+    seed: int | np.integer | np.random.SeedSequence | None,
+) -> tuple[np.random.Generator, np.random.Generator]:
     """Independent generators for the environment's noise and the algorithm's own draws."""
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     env_ss, alg_ss = ss.spawn(2)
     return np.random.default_rng(env_ss), np.random.default_rng(alg_ss)
 
 
-def run(algorithm: Algorithm, env, delta, seed=None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
+@overload
+def run(algorithm: Algorithm, env: Any, delta: float, seed: int | np.integer | np.random.SeedSequence | None = None,
+        *, max_samples: int = DEFAULT_MAX_SAMPLES, trace: bool = False,
+        progress: Callable[[int, int], None] | None = None, interruptible: bool = False) -> RunResult: ...
+
+
+@overload
+def run(algorithm: Algorithm, env: Any, delta: list[float] | tuple[float, ...] | np.ndarray,
+        seed: int | np.integer | np.random.SeedSequence | None = None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
+        trace: bool = False, progress: Callable[[int, int], None] | None = None,
+        interruptible: bool = False) -> list[RunResult]: ...
+
+
+def run(algorithm: Algorithm, env: Any, delta: float | list[float] | tuple[float, ...] | np.ndarray,
+        seed: int | np.integer | np.random.SeedSequence | None = None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
         trace: bool = False, progress: Callable[[int, int], None] | None = None,
         interruptible: bool = False) -> RunResult | list[RunResult]:
     """Run ``algorithm`` on ``env`` until it stops or ``max_samples`` observations are used.
@@ -74,7 +91,7 @@ def run(algorithm: Algorithm, env, delta, seed=None, *, max_samples: int = DEFAU
     if not isinstance(algorithm, Algorithm):
         raise InvalidInputError(f"algorithm must be a bandits Algorithm, got {type(algorithm).__name__}")
     many = isinstance(delta, (list, tuple, np.ndarray))
-    deltas = [check_delta(d) for d in (delta if many else [delta])]
+    deltas = [check_delta(d) for d in (delta if isinstance(delta, (list, tuple, np.ndarray)) else [delta])]
     if not deltas:
         raise InvalidInputError("delta is an empty list")
     if many and len(deltas) > 1 and not algorithm.delta_independent:

@@ -32,7 +32,7 @@ from optdesign.errors import InvalidInputError
 from .validation import check_choice
 
 
-def check_delta(delta) -> float:
+def check_delta(delta: float) -> float:
     """A confidence level in (0, 1)."""
     try:
         value = float(delta)

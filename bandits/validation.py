@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import SupportsFloat, TypeVar
 
 import numpy as np
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import check_array_size
 
 _NUMBER = (int, float, np.integer, np.floating)
+_T = TypeVar("_T")
 
 
-def check_choice(value, name: str, choices: Collection):
+def check_choice(value: _T, name: str, choices: Collection) -> _T:
     """``value`` if it is one of ``choices``, else an error listing them."""
     if value not in choices:
         raise InvalidInputError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")
     return value
 
 
-def _finite(value) -> bool:
+def _finite(value: SupportsFloat) -> bool:
     """A number that is finite as a float (a Python int too large for a float is not)."""
     try:
         return bool(np.isfinite(float(value)))
@@ -26,14 +29,14 @@ def _finite(value) -> bool:
         return False
 
 
-def check_positive(value, name: str, meaning: str = "") -> float:
+def check_positive(value: object, name: str, meaning: str = "") -> float:
     """A finite number > 0 (``meaning`` is appended to the message, e.g. " (noise level)")."""
     if isinstance(value, bool) or not isinstance(value, _NUMBER) or not (_finite(value) and value > 0):
         raise InvalidInputError(f"{name} must be a positive number{meaning}, got {value!r}")
     return float(value)
 
 
-def check_int(value, name: str, minimum: int) -> int:
+def check_int(value: object, name: str, minimum: int) -> int:
     """An integer (or integral float) >= ``minimum`` and below 2**63 (numpy's int64)."""
     if (isinstance(value, bool) or not isinstance(value, _NUMBER) or not _finite(value) or int(value) != value
             or value < minimum):
@@ -41,3 +44,15 @@ def check_int(value, name: str, minimum: int) -> int:
     if value >= 2**63:
         raise InvalidInputError(f"{name} must be an integer >= {minimum} and below 2**63, got {value!r}")
     return int(value)
+
+
+#: memory of a networkx graph (measured with tracemalloc), in float64 entries: per node and per undirected edge
+GRAPH_NODE_ENTRIES, GRAPH_EDGE_ENTRIES = 32, 24
+
+
+def check_graph_size(nodes: float, edges: float, what: str) -> None:
+    """Refuse, before generating, a networkx graph whose nodes and edges exceed the array limit
+    (:func:`optdesign.validation.check_array_size`)."""
+    check_array_size(GRAPH_NODE_ENTRIES * float(nodes) + GRAPH_EDGE_ENTRIES * float(edges),
+                     f"{what} with {float(nodes):.3g} nodes and about {float(edges):.3g} edges",
+                     instead="use a smaller graph")

@@ -1,7 +1,7 @@
 """Speed of the multi-agent lower bounds: T^MF with FCR, against enumeration; exact T*.
 
 Run ``python benchmarks/bench_multiagent.py`` (about two minutes) or ``--full`` for the large
-sizes of the issue's targets (line N = 10,000, ring N = 1000, 5 x 20 grid; several minutes).
+sizes (line N = 10,000, ring N = 1000, 5 x 20 grid; several minutes).
 Every figure is measured in this run; ratios compare with a baseline timed in the same process.
 
 Tables:
@@ -94,7 +94,7 @@ def table_exact(console: Console) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--full", action="store_true", help="include the issue's large target sizes")
+    parser.add_argument("--full", action="store_true", help="include the large sizes")
     args = parser.parse_args()
     console = Console(width=170)
     console.print(f"optdesign {od.__version__}, solver {od.default_solver()}")

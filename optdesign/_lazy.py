@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 
-def lazy_module(name: str):
+def lazy_module(name: str) -> ModuleType:
     """``name`` as a module object whose code runs at the first attribute access."""
     if name in sys.modules:
         return sys.modules[name]
@@ -24,4 +26,7 @@ def lazy_module(name: str):
     return module
 
 
-cp = lazy_module("cvxpy")
+if TYPE_CHECKING:  # type checkers read cvxpy's own annotations; at run time the import stays lazy
+    import cvxpy as cp
+else:
+    cp = lazy_module("cvxpy")

@@ -19,4 +19,5 @@ def _controller() -> ThreadpoolController:
 
 def single_threaded_blas() -> AbstractContextManager:
     """Context manager limiting BLAS to one thread (about 30 microseconds of overhead)."""
-    return _controller().limit(limits=1, user_api="blas")
+    limiter: AbstractContextManager = _controller().limit(limits=1, user_api="blas")
+    return limiter

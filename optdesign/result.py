@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 import numpy as np
 
@@ -199,7 +200,7 @@ def bernoulli_kl(p: float, q: float) -> float:
     return float(p * np.log(p / q) + (1 - p) * np.log((1 - p) / (1 - q)))
 
 
-def _jsonable(v):
+def _jsonable(v: object) -> object:
     if isinstance(v, np.ndarray):
         return v.tolist()
     if isinstance(v, np.generic):
@@ -209,7 +210,7 @@ def _jsonable(v):
     return v
 
 
-def _fields_dict(result, exclude: tuple[str, ...] = ()) -> dict:
+def _fields_dict(result: Any, exclude: tuple[str, ...] = ()) -> dict:
     """A result dataclass as a JSON-ready dict: its fields (arrays and lists of arrays as lists), then its extras."""
     out = {f.name: _jsonable(getattr(result, f.name)) for f in fields(result) if f.name not in ("extras", *exclude)}
     out.update({k: _jsonable(v) for k, v in result.extras.items()})

@@ -8,6 +8,8 @@ sizes cvxpy's per-call machinery costs as much as the interior-point solve itsel
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -51,7 +53,7 @@ class ClarabelSession:
         self._map = _parameter_map(data, problem) if self._has_parameters else None
         self._loaded = True  # the solver holds the data of the current parameter values
 
-    def _new_solver(self, data: dict):
+    def _new_solver(self, data: dict) -> Any:
         import clarabel
         import scipy.sparse as sp
         from cvxpy.reductions.solvers.conic_solvers.clarabel_conif import dims_to_solver_cones
@@ -83,7 +85,7 @@ class ClarabelSession:
         return status
 
 
-def _parameter_map(data: dict, problem: cp.Problem):
+def _parameter_map(data: dict, problem: cp.Problem) -> Callable[[], tuple[np.ndarray, np.ndarray]] | None:
     """Closure returning (A values, b) of the compiled program at the current parameter values,
     from cvxpy's reduced parameter tensor; None if it does not reproduce ``data`` exactly."""
     from cvxpy.cvxcore.python import canonInterface
@@ -103,7 +105,7 @@ def _parameter_map(data: dict, problem: cp.Problem):
         if not (np.array_equal(A.indptr, indptr[: n_vars + 1]) and np.array_equal(A.indices, indices[:nnz_a])):
             return None
 
-        def current():
+        def current() -> tuple[np.ndarray, np.ndarray]:
             vec = canonInterface.get_parameter_vector(
                 prog.total_param_size, prog.param_id_to_col, prog.param_id_to_size,
                 lambda pid: np.asarray(params[pid].value),

@@ -120,7 +120,7 @@ def solver_chain(solver: str | None) -> list[str]:
 
 def solve(problem: cp.Problem, solver: str | None = None, *, accept_inaccurate: bool = False,
           accept: Callable[[], bool] | None = None, solver_options: dict[str, dict] | None = None,
-          **kwargs) -> SolveInfo:
+          **kwargs: object) -> SolveInfo:
     """Solve ``problem`` with the chain of :func:`solver_chain`, applying the status policy above.
 
     ``accept_inaccurate=True`` returns the first ``optimal_inaccurate`` answer at once and without
@@ -131,7 +131,7 @@ def solve(problem: cp.Problem, solver: str | None = None, *, accept_inaccurate: 
     """
     chain = solver_chain(solver)
     tried: list[str] = []
-    inaccurate: tuple[SolveInfo, dict] | None = None
+    inaccurate: tuple[SolveInfo, tuple[dict, dict]] | None = None
     for name in chain:
         options = {**SOLVER_OPTIONS.get(name, {}), **(solver_options or {}).get(name, {}), **kwargs}
         left = remaining_budget()
@@ -174,7 +174,7 @@ def solve(problem: cp.Problem, solver: str | None = None, *, accept_inaccurate: 
     )
 
 
-def _snapshot(problem) -> tuple[dict, dict]:
+def _snapshot(problem: cp.Problem) -> tuple[dict, dict]:
     """Primal and dual values of a solved problem (to restore an accepted earlier solution)."""
     primal = {v.id: v.value for v in problem.variables()}
     # the dual variables themselves: dual_value of a cone constraint (e.g. SOC) is a list that save_dual_value
@@ -183,7 +183,7 @@ def _snapshot(problem) -> tuple[dict, dict]:
     return primal, dual
 
 
-def _restore(problem, snapshot: tuple[dict, dict]) -> None:
+def _restore(problem: cp.Problem, snapshot: tuple[dict, dict]) -> None:
     primal, dual = snapshot
     for var in problem.variables():
         var.value = primal[var.id]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .errors import InstanceTooLargeError, InvalidInputError
 
 
-def real_array(value) -> np.ndarray:
+def real_array(value: ArrayLike) -> np.ndarray:
     """``value`` as a float array; complex entries raise TypeError (casting would drop their imaginary parts)."""
     arr = np.asarray(value)
     if np.iscomplexobj(arr):
@@ -15,7 +18,7 @@ def real_array(value) -> np.ndarray:
     return arr.astype(float, copy=False)
 
 
-def as_matrix(value, name: str, *, n_cols: int | None = None, min_rows: int = 1) -> np.ndarray:
+def as_matrix(value: ArrayLike, name: str, *, n_cols: int | None = None, min_rows: int = 1) -> np.ndarray:
     """Return ``value`` as a finite float 2-D array (rows are vectors), or raise."""
     try:
         arr = real_array(value)
@@ -32,7 +35,7 @@ def as_matrix(value, name: str, *, n_cols: int | None = None, min_rows: int = 1)
     return arr
 
 
-def as_vector(value, name: str, *, length: int | None = None) -> np.ndarray:
+def as_vector(value: ArrayLike, name: str, *, length: int | None = None) -> np.ndarray:
     """Return ``value`` as a finite float 1-D array, or raise."""
     try:
         arr = real_array(value)
@@ -72,7 +75,7 @@ def check_direction_scale(Y: np.ndarray, X: np.ndarray, name: str = "Y", *, resc
     return Y
 
 
-def as_arms(X, name: str = "X") -> np.ndarray:
+def as_arms(X: ArrayLike, name: str = "X") -> np.ndarray:
     """Arms as a K x d array whose rows span R^d (otherwise A(w) is singular for every w), at a representable scale."""
     arr = as_matrix(X, name)
     rank = np.linalg.matrix_rank(arr)
@@ -100,7 +103,7 @@ def unique_argmax(scores: np.ndarray, name: str, *, rtol: float = 1e-12) -> int:
     return best
 
 
-def check_weights(weights, name: str = "weights") -> np.ndarray:
+def check_weights(weights: ArrayLike, name: str = "weights") -> np.ndarray:
     """A 1-D array of nonnegative finite weights with a positive sum."""
     arr = as_vector(weights, name)
     if np.any(arr < 0):
@@ -110,7 +113,7 @@ def check_weights(weights, name: str = "weights") -> np.ndarray:
     return arr
 
 
-def as_count(value, name: str, *, minimum: int = 1) -> int:
+def as_count(value: object, name: str, *, minimum: int = 1) -> int:
     """``value`` as a Python int >= ``minimum``; bools, floats and other types are refused."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
@@ -118,7 +121,7 @@ def as_count(value, name: str, *, minimum: int = 1) -> int:
     return int(value)
 
 
-def as_tolerance(value, name: str = "tol") -> float:
+def as_tolerance(value: object, name: str = "tol") -> float:
     """``value`` as a finite float > 0 (a relative gap); bools, strings and NaN are refused."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not np.isfinite(value) or value <= 0:
@@ -126,7 +129,7 @@ def as_tolerance(value, name: str = "tol") -> float:
     return float(value)
 
 
-def check_m_best(m, n_joint_actions: int) -> int:
+def check_m_best(m: int, n_joint_actions: int) -> int:
     """The m of the m-best restrictions (T^MF(m), regret bound): 1 <= m <= |A| - 1."""
     m = as_count(m, "m")
     if m > n_joint_actions - 1:
@@ -134,12 +137,29 @@ def check_m_best(m, n_joint_actions: int) -> int:
     return m
 
 
-def check_enumerable(n_joint_actions: int, limit, *, what: str, instead: str) -> None:
+def count_text(n: int) -> str:
+    """An exact integer up to 12 digits, else its order of magnitude (``3.98e6020``, digits truncated); never the
+    str() of an integer beyond 4000 digits, which Python refuses."""
+    n = int(n)
+    if n < 10**12:
+        return str(n)
+    if n < 10**4000:
+        digits = str(n)
+        return f"{digits[0]}.{digits[1:3]}e{len(digits) - 1}"
+    log = math.log10(n)
+    exponent = math.floor(log)
+    mantissa = math.floor(10 ** (log - exponent + 2)) / 100  # truncated, like the exact digits above
+    if mantissa >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{mantissa:.2f}e{exponent}"
+
+
+def check_enumerable(n_joint_actions: int, limit: int, *, what: str, instead: str) -> None:
     """Refuse a program with one row per joint action above ``limit`` (an integer >= 0) joint actions."""
     limit = as_count(limit, "max_joint_actions", minimum=0)
     if n_joint_actions > limit:
-        raise InstanceTooLargeError(f"{what} needs one constraint per joint action: {n_joint_actions} exceeds the "
-                                    f"limit {limit}; use {instead} instead")
+        raise InstanceTooLargeError(f"{what} needs one constraint per joint action: {count_text(n_joint_actions)} "
+                                    f"exceeds the limit {limit}; use {instead} instead")
 
 
 # arrays an instance or a design may allocate at once: 2.5e8 float64 entries is 2 GiB

@@ -18,7 +18,7 @@ from conftest import soare_arms
 from test_linear_designs import gk_gaussian_characteristic_time
 
 import optdesign as od
-from optdesign.linear import designs
+from optdesign.linear import dispatch
 from optdesign.linear.barrier import minmax_barrier
 from optdesign.result import FastPathResult
 
@@ -110,7 +110,7 @@ def test_auto_falls_back_to_cvxpy_when_not_certified(monkeypatch):
         w = np.full(X.shape[0], 1 / X.shape[0])
         return FastPathResult(w, od.minmax_value(X, w, Y), 0.0, 1, False)
 
-    monkeypatch.setattr(designs, "minmax_barrier", stalled)
+    monkeypatch.setattr(dispatch, "minmax_barrier", stalled)
     res = od.xy_allocation(X)
     assert res.method == "cvxpy" and res.gap <= 1e-4
     forced = od.xy_allocation(X, method="barrier")

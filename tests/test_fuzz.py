@@ -22,12 +22,17 @@ import functools
 import inspect
 import json
 import operator
+import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
-import tomllib
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, as the tomli package
+    import tomli as tomllib
 from hypothesis import event, example, given, note
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -239,14 +244,16 @@ def test_factor_graph_constructor_and_documents(inputs, document):
 EDGES = [[(0, 1)], [(0, 1), (1, 2)], [], [(0, 0)], [(0, 5)], [(-1, 0)], [()], "ab", None, 5, [(0.0, 1.0)], [0, 1]]
 
 
-# K and N stay small on purpose: the generators draw K^|scope| tables (and list N factors) before any size
-# check, so K = 10**5 allocates 80 GB and N = 10**7 runs for minutes (reported; size checks are owned elsewhere)
+# huge N and K (10**7 agents, 10**9 actions) must be refused by the size check before any factor is listed or
+# drawn: without it such an example would run for minutes or exhaust memory
 @example(generator="ring", N=3, K=-1, seed=0, means="uniform", gap=None, edges=None)  # each raised ValueError,
 @example(generator="line", N=3, K=2.0, seed=-1, means="planted", gap="x", edges=None)  # TypeError or IndexError
 @example(generator="from_edges", N=0, K=2, seed=0, means="uniform", gap=None, edges=[(0, 5)])
+@example(generator="ring", N=10**400, K=2, seed=0, means="uniform", gap=None, edges=None)  # listed N factors first
 @given(generator=st.sampled_from(["ring", "line", "star", "grid", "from_edges"]),
-       N=mostly([2, 3, 4], [-1, 0, 1, 2.0, "3", None, True]),
-       K=mostly([2, 3, np.int64(2), [2, 3, 2]], [0, -1, 1, 2.0, 2.5, "2", None, [2, 0, 2], (), np.nan]),
+       N=mostly([2, 3, 4], [-1, 0, 1, 2.0, "3", None, True, 10**7, 10**9, np.int64(10**9), 10**400]),
+       K=mostly([2, 3, np.int64(2), [2, 3, 2]], [0, -1, 1, 2.0, 2.5, "2", None, [2, 0, 2], (), np.nan, 10**5, 10**9,
+                                                  10**400, [2, 10**400, 2]]),
        seed=mostly([0, 1, None, 10**30], [-1, 1.5, "a"]), means=mostly(["uniform", "planted"], ["x", 3]),
        gap=mostly([None, None, 0.1], [0, -1, "x", np.nan, [1]]), edges=mostly(EDGES[:2], EDGES[2:]))
 def test_factor_graph_generators(generator, N, K, seed, means, gap, edges):
@@ -282,10 +289,10 @@ def test_characteristic_times(inputs, m, tol, method, time_limit, solver, formul
 
 # bandits: instance and algorithm strings, study documents -------------------------------------------------------------
 
-# no large positive sizes (10**9 stays text, 1e400 is inf): several factories allocate before any size check
-# (soare:d=1e9 -> np.eye(10**9), line:N=1e9 -> 10**9 factors); reported, size checks are owned elsewhere
+# huge sizes ("1000000000", "1e9") must be refused by every family's size check before it allocates (ring:N=1e9,
+# antenna:users=1e9, sbm:n=1e9, gbb:d=1e9, ...): a missing check would make an example hang or run out of memory
 VALUES = ["0", "-1", "1", "2", "3", "1.5", "0.3", "nan", "inf", "-inf", "1e400", "-1e9", "10**9", "abc", "", "true",
-          "pi/2", "0.5/0.4", "uniform", "planted", "complete", "run", "é", " 2 "]
+          "pi/2", "0.5/0.4", "uniform", "planted", "complete", "run", "é", " 2 ", "1000000000", "1e9"]
 
 
 @st.composite
@@ -308,6 +315,11 @@ ALGORITHM_STRINGS = option_strings(ALGORITHMS, lambda spec: spec.target)
 @example(text="nws:n=3")
 @example(text="gbb:m=nan")
 @example(text="sphere:seed=1000000000000000000000000000000")
+@example(text="factorial:D=1e9")  # OverflowError (2.0**D in the size estimate)
+@example(text="ring:N=1000000000,K=10")  # MemoryError after 20 s (10**9 factors listed before any check)
+@example(text="antenna:users=1e9")  # numpy's MemoryError
+@example(text="gbb:d=1e9")  # numpy's MemoryError (M = zeros((d, d)) before the soare arms' check)
+@example(text="sbm:blocks=1e9")  # numpy's MemoryError (the blocks x blocks probabilities)
 @given(text=st.one_of(INSTANCE_STRINGS, ALGORITHM_STRINGS))
 def test_instance_and_algorithm_strings(text):
     env, algo = outcome(parse_instance, text), outcome(make_algorithm, text)
@@ -328,7 +340,9 @@ STUDIES = [tomllib.loads(text.replace(";", "\n")) for text in (
     ';[[algorithms]];name = "apt";[[algorithms]];name = "grapl";gamma = 10.0;[quick];runs = 1')]
 
 
-# a study of 10**9 runs would be listed run by run before any check: the junk values keep runs <= 2
+# a study of 10**9 runs is refused before any run is listed (the junk values keep other runs <= 2)
+@example(doc={**STUDIES[0], "study": {**STUDIES[0]["study"], "runs": 10**9}}, quick=False)
+@example(doc={**STUDIES[2], "study": {**STUDIES[2]["study"], "runs": 1e9}}, quick=False)
 @example(doc={**STUDIES[0], "study": {"delta": "x"}}, quick=False)  # ValueError
 @example(doc={**STUDIES[0], "study": {"x": []}}, quick=False)  # TypeError (unhashable)
 @example(doc={**STUDIES[0], "quick": {"algorithms": 0}}, quick=True)  # TypeError

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import optdesign as od
-from optdesign.linear import designs
+from optdesign.linear import dispatch
 from optdesign.linear.exchange import d_optimal_exchange, price, spanning_arms
 
 TOL = 1e-4
@@ -126,14 +126,14 @@ def test_time_limit_returns_best_priced_design_uncertified():
 
 
 def test_auto_warns_instead_of_falling_back_to_cvxpy(monkeypatch):
-    monkeypatch.setattr(designs, "EXCHANGE_TIME_LIMIT", 0.0)
+    monkeypatch.setattr(dispatch, "EXCHANGE_TIME_LIMIT", 0.0)
     X = _gaussian(20_000, 15, 11)
     with pytest.warns(RuntimeWarning, match="time limit"):
         res = od.g_optimal(X)
     assert res.status == "not_converged" and res.method == "exchange" and res.gap > TOL
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        monkeypatch.setattr(designs, "EXCHANGE_TIME_LIMIT", 60.0)
+        monkeypatch.setattr(dispatch, "EXCHANGE_TIME_LIMIT", 60.0)
         assert od.g_optimal(X).status == "optimal"
 
 

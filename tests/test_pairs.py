@@ -6,6 +6,7 @@ import pytest
 
 import optdesign as od
 import optdesign.linear.designs as lin
+import optdesign.linear.dispatch as dispatch
 import optdesign.linear.models as models
 import optdesign.linear.pairs as pairs
 from bandits.instances import many_arms
@@ -78,7 +79,7 @@ def test_generated_pairs_design_equals_explicit_list(n, d, seed):
     assert pairs.pair_count(n) > lin.PAIR_LIST_LIMIT
     gen = od.xy_allocation(X)
     assert gen.extras["working_directions"] < gen.extras["directions"] / 100
-    ref = lin.minmax_design(X, od.pairwise_differences(X))
+    ref = dispatch.minmax_design(X, od.pairwise_differences(X))
     assert gen.gap <= 1e-4 and ref.gap <= 1e-4
     # the generated value is F(w) over every pair, and both certificates bracket both values
     assert gen.value == pytest.approx(od.minmax_value(X, gen.weights, od.pairwise_differences(X)), rel=1e-10)
@@ -90,7 +91,7 @@ def test_generated_transductive_design_with_the_cvxpy_inner_solver():
     X = rng.standard_normal((6, 2))
     Z = rng.standard_normal((220, 2))
     gen = od.transductive(X, Z, method="cvxpy")
-    ref = lin.minmax_design(X, od.pairwise_differences(Z), method="barrier", tol=1e-7)
+    ref = dispatch.minmax_design(X, od.pairwise_differences(Z), method="barrier", tol=1e-7)
     assert gen.value == pytest.approx(ref.value, rel=2e-4)
     assert gen.lower_bound <= ref.value * (1 + 1e-9)
 
@@ -120,14 +121,14 @@ def test_many_arms_at_the_papers_size_is_certified():
 def test_auto_does_not_build_a_huge_cvxpy_model(monkeypatch):
     X = np.random.default_rng(3).standard_normal((40, 3))
     Y = od.pairwise_differences(X)
-    monkeypatch.setattr(lin, "BARRIER_TIME_LIMIT", 0.0)  # the first barrier attempt stops uncertified
-    monkeypatch.setattr(lin, "AUTO_FALLBACK_CONES", 100)
+    monkeypatch.setattr(dispatch, "BARRIER_TIME_LIMIT", 0.0)  # the first barrier attempt stops uncertified
+    monkeypatch.setattr(dispatch, "AUTO_FALLBACK_CONES", 100)
 
     def refuse(*args, **kwargs):
         raise AssertionError("the cvxpy model must not be built above AUTO_FALLBACK_CONES")
 
     monkeypatch.setattr(lin, "MinMaxDesignModel", refuse)
-    res = lin.minmax_design(X, Y)
+    res = dispatch.minmax_design(X, Y)
     assert res.method == "barrier" and res.gap <= 1e-4
     monkeypatch.undo()
     monkeypatch.setattr(models, "MINMAX_MAX_CONES", 1000)
@@ -195,14 +196,14 @@ def test_pair_functions_reject_bad_input():
 def test_oracle_design_on_many_directions_generates_them(monkeypatch):
     """XY-oracle on 5,000 arms: generated directions (working set, all priced) against the full list; each
     certified bracket contains the other's value, and the certificate LP in small chunks gives the same design."""
-    from optdesign.linear import barrier, designs
+    from optdesign.linear import barrier
 
     rng = np.random.default_rng(3)
     X, theta = rng.standard_normal((5000, 4)), rng.standard_normal(4)
     generated = od.xy_oracle(X, theta)
     assert generated.extras["directions"] == 4999 and generated.extras["working_directions"] < 1000
     assert generated.status == "optimal" and generated.gap <= 1e-4
-    monkeypatch.setattr(designs, "DIRECTION_LIST_LIMIT", 10**9)
+    monkeypatch.setattr(dispatch, "DIRECTION_LIST_LIMIT", 10**9)
     listed = od.xy_oracle(X, theta)
     assert "directions" not in listed.extras
     assert generated.lower_bound <= listed.value * (1 + 1e-9) and listed.lower_bound <= generated.value * (1 + 1e-9)

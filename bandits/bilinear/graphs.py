@@ -12,7 +12,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ..validation import check_choice
+from ..validation import check_choice, check_graph_size
 
 
 def directed_edges(graph) -> tuple[list, np.ndarray]:
@@ -46,6 +46,8 @@ def make_graph(kind: str, m: int) -> nx.Graph:
             or m < 2):
         raise InvalidInputError(f"m (number of directed edges) must be an integer >= 2, got {m!r}")
     m = int(m)
+    nodes = {"star": m / 2 + 1, "complete": (1 + np.sqrt(4.0 * m + 1)) / 2, "circle": m / 2}.get(kind, m)
+    check_graph_size(nodes, m / 2 + m / 4, f"{kind} graph with m = {m} directed edges")  # + the m x 2 edge array
     if kind == "complete":
         n = round((1 + np.sqrt(4 * m + 1)) / 2)
         if n * (n - 1) != m:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import check_array_size
 
 from ..instances import soare
 from ..validation import check_int, check_positive
@@ -19,6 +20,11 @@ def gbb(d: int = 5, omega: float = 0.1, graph: str = "complete", m: int = 156, s
     z* = vec(e_1 e_1^T); its closest competitors are (e_1, x_{d+1}) and (x_{d+1}, e_1), gap 2 (1 - cos omega),
     then (x_{d+1}, x_{d+1}), gap 2 sin^2 omega."""
     d = check_int(d, "d", 2)
+    # the K^2 edge arms vec(x_k x_k'^T) in R^{d^2} (K = d + 1), their means and gaps, M, and the d^2 x d^2
+    # information matrix, its inverse and factor that every algorithm on this instance keeps
+    check_array_size(float(d + 1) ** 2 * (float(d) ** 2 + 2) + float(d) ** 2 + 3 * float(d) ** 4,
+                     f"gbb with d = {d} ((d+1)^2 edge arms in R^(d^2), d^2 x d^2 information matrices)",
+                     instead="use a smaller d")
     omega = check_positive(omega, "omega")
     if not isinstance(graph, str):
         raise InvalidInputError(f"graph must be one of {', '.join(GRAPHS)}; got {graph!r}")

@@ -61,9 +61,9 @@ def run_command(
     title = f"{first['algorithm']} on {first['instance']}, seed {seed}"
     if experiment.kind == "thresholding":
         table = Table(title=title, caption="E(t): fraction of judged arms misclassified; L_T = 1 if any is")
-        columns = ("T", "samples", "E(T)", "L_T", "|S_hat|", "wall (s)")
-        row = (f"{first['T']:,}", f"{first['samples']:,}", f"{first['error']:.4g}", str(int(first["loss"])),
-               str(first["superlevel_size"]), f"{first['wall_time']:.2f}")
+        columns: tuple[str, ...] = ("T", "samples", "E(T)", "L_T", "|S_hat|", "wall (s)")
+        row: tuple[str, ...] = (f"{first['T']:,}", f"{first['samples']:,}", f"{first['error']:.4g}",
+                                str(int(first["loss"])), str(first["superlevel_size"]), f"{first['wall_time']:.2f}")
         curve = first["error_curve"]
         picks = sorted({curve[round(i * (len(curve) - 1) / 5)][0] for i in range(6)})
         lookup = dict(curve)

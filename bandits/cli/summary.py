@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-def print_summary(summary, out: str) -> None:
+
+def print_summary(summary: pd.DataFrame, out: str) -> None:
     """The summary table (rounded), then where the files are."""
     if summary.empty:
         typer.echo("no finished runs")
@@ -32,7 +36,7 @@ def print_summary(summary, out: str) -> None:
         console.print(f"[bold red]WARNING[/]: error rate significantly above delta for {cells}")
 
 
-def _cell(value) -> str:
+def _cell(value: object) -> str:
     if isinstance(value, float):
         return "" if value != value else f"{value:.4g}"
     return str(value)

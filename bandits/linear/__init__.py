@@ -1,16 +1,21 @@
 """Linear and transductive best-arm identification: Soare et al. (2014), Fiez et al. (2019),
-and a Track-and-Stop baseline. Each algorithm is a sampling rule, a stopping rule (the linear
+LinGapE (Xu et al. 2018), ALBA (Tao et al. 2018) and a Track-and-Stop baseline. Each algorithm is a
+sampling rule, a stopping rule (the linear
 GLRT of :mod:`bandits.linear.common` unless it eliminates) and a recommendation rule."""
 
 from .adaptive import FullyAdaptiveXY, XYAdaptive
+from .alba import ALBA
 from .common import LinearGLRPolicy, spanning_arms
+from .lingape import LinGapE
 from .rage import RAGE
 from .static import StaticAllocation
 from .track_and_stop import LinearTrackAndStop
 
 __all__ = [
+    "ALBA",
     "RAGE",
     "FullyAdaptiveXY",
+    "LinGapE",
     "LinearGLRPolicy",
     "LinearTrackAndStop",
     "StaticAllocation",

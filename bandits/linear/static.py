@@ -14,6 +14,23 @@ Two ways to produce the pulls:
   pull per step (with the stopping rule checked on the same grid); for small budgets.
 
 Both start from one pull of each of d spanning arms (A_0).
+
+``variant="fiez"``: the configuration Fiez, Jain, Jamieson & Ratliff (2019, Sec. 5; files XY_STATIC.py
+and XY_ORACLE.py of the authors' code) ran for their figures, in place of Soare's eq. 11. Batch m = 1, 2, ...
+has phase index k = 2m - 1 (the authors' loop advances k twice per batch) and draws ceil(u^k) arms i.i.d. from
+the continuous design (no A_0, no tracking), u = 1.35 for XY-Static and 1.1 for XY-Oracle. After the batch,
+with OLS on all samples, the run stops when the empirical best z_hat passes, for every other item z,
+
+    sqrt(2 sigma^2 ||z_hat - z||^2_{A^{-1}} log(1 / delta_k)) < (z_hat - z)^T theta_hat,
+
+i.e. the GLR exceeds log(1 / delta_k), with delta_k = delta / (2 k^2 |Z|^2) for XY-Static and
+delta / (2 k^2 |Z|) for XY-Oracle (no check while the pulls do not span R^d). The authors' XY-Oracle tests
+the true best item instead of z_hat: the two tests agree whenever z_hat = z*, and when z_hat != z* this one
+may stop (wrongly) where theirs goes on; the studies' error rates measure that risk. The design is the
+authors' Frank–Wolfe solve (:func:`fiez_frank_wolfe`), not the certified optimum: on Soare's instance
+(d = 5, omega = 0.01) it stops after 7 iterations with about 1/216 of the mass on each arm the optimum nearly
+drops, and that slack matters. The optimal oracle design equalises all |Z| - 1 constraints, the GLR test then
+waits for the slowest of them, and XY-Oracle needs about 1.6 times the samples (4.9e5 against 3.1e5, 40 runs).
 """
 
 from __future__ import annotations
@@ -25,25 +42,33 @@ from dataclasses import dataclass
 import numpy as np
 
 import optdesign as od
+from optdesign.errors import InvalidInputError
 
-from ..algorithm import Algorithm
+from ..algorithm import Algorithm, Policy
+from ..statistics import GLR, LinearStatistics
 from ..stopping import Threshold, check_threshold_option
 from ..tracking import next_checkpoint, track
 from ..validation import check_choice
 from .common import LinearGLRPolicy, check_growth
+from .phases import portion
 
 DESIGNS = {"g": "g-static", "xy": "xy-static", "oracle": "xy-oracle"}
 RULES = ("design", "greedy")
+VARIANTS = ("soare", "fiez")
+#: variant "fiez": batch growth u and the power of |Z| in delta_k = delta / (2 k^2 |Z|^power), per design
+FIEZ_SCHEDULE = {"xy": (1.35, 2), "oracle": (1.1, 1)}
 
 
 @dataclass(frozen=True)
 class StaticAllocation(Algorithm):
-    """Static G-/XY-/XY-oracle allocation with GLRT stopping (see module docstring)."""
+    """Static G-/XY-/XY-oracle allocation with GLRT stopping (see module docstring); ``variant`` is
+    ``"soare"`` (eq. 11 on a geometric grid) or ``"fiez"`` (Fiez et al.'s batches and per-batch delta_k)."""
 
     design: str = "xy"
     threshold: str | Threshold = "soare"
     rule: str = "design"
     growth: float = 0.01
+    variant: str = "soare"
     delta_independent = True
 
     def __post_init__(self):
@@ -51,12 +76,25 @@ class StaticAllocation(Algorithm):
         check_choice(self.rule, "rule", RULES)
         check_threshold_option(self.threshold)
         check_growth(self.growth)
+        check_choice(self.variant, "variant", VARIANTS)
+        if self.variant == "fiez":
+            if self.design not in FIEZ_SCHEDULE:
+                raise InvalidInputError("variant=fiez exists for xy-static and xy-oracle only (Fiez et al. 2019 "
+                                        f"ran no {DESIGNS[self.design]})")
+            fixed = {"threshold": (self.threshold, "soare"), "rule": (self.rule, "design"),
+                     "growth": (self.growth, 0.01)}
+            changed = [key for key, (value, default) in fixed.items() if value != default]
+            if changed:
+                raise InvalidInputError(f"variant=fiez fixes its own batches and stopping rule: drop "
+                                        f"{', '.join(changed)}")
 
     @property
     def name(self) -> str:
         return DESIGNS[self.design]
 
     def start(self, env, delta, rng):
+        if self.variant == "fiez":
+            return _FiezStaticPolicy(self, env, rng)
         return _StaticPolicy(self, env)
 
 
@@ -71,11 +109,15 @@ def static_directions(design: str, env) -> np.ndarray:
 
 
 DESIGN_CACHE_SIZE = 16
-_design_cache: dict[tuple[str, str], od.DesignResult] = {}
+_design_cache: dict[tuple[str, str, str], np.ndarray] = {}
+FW_MAX_ITER = 5000  # Frank–Wolfe of the authors' code: iteration cap, stopping ratio, pruning level
+FW_STOP = 0.01
+FW_PRUNE = 1e-5
 
 
-def static_design(design: str, env) -> od.DesignResult:
-    """The continuous optimal design (G: Kiefer–Wolfowitz; XY and oracle: min-max, certified).
+def static_design(design: str, env, variant: str = "soare") -> np.ndarray:
+    """Weights of the continuous design: certified optimum (G: Kiefer–Wolfowitz; XY and oracle: min-max)
+    for ``variant="soare"``, the authors' Frank–Wolfe (:func:`fiez_frank_wolfe`) for ``"fiez"``.
 
     It depends on the instance only (X, Z and, for the oracle, theta), so the last
     DESIGN_CACHE_SIZE designs are kept per process: replicates of a study on one instance solve it once.
@@ -83,14 +125,84 @@ def static_design(design: str, env) -> od.DesignResult:
     digest = hashlib.sha256()
     for array in (env.X, env.Z, env.theta):
         digest.update(np.asarray(array.shape, dtype=np.int64).tobytes() + np.ascontiguousarray(array).tobytes())
-    key = (design, digest.hexdigest())
+    key = (design, variant, digest.hexdigest())
     if key not in _design_cache:
         if len(_design_cache) >= DESIGN_CACHE_SIZE:
             _design_cache.pop(next(iter(_design_cache)))
-        result = _solve_static_design(design, env)
-        result.weights.flags.writeable = False  # shared by every run on this instance
-        _design_cache[key] = result
+        if variant == "fiez":
+            directions = None if design == "xy" else od.oracle_directions(env.Z, env.theta)[0]
+            weights = fiez_frank_wolfe(env.X, directions, env.Z)
+        else:
+            weights = _solve_static_design(design, env).weights
+        weights.flags.writeable = False  # shared by every run on this instance
+        _design_cache[key] = weights
     return _design_cache[key]
+
+
+def fiez_frank_wolfe(X: np.ndarray, Y: np.ndarray | None, Z: np.ndarray | None = None) -> np.ndarray:
+    """The min-max design as Fiez et al.'s code solves it: Frank–Wolfe on max_y ||y||^2_{A(w)^{-1}} from the
+    uniform w, vertex argmax_x (x^T A^{-1} y_max)^2, step gamma_t = 2 / (t + 2), stopped at the first step with
+    ||w_{t+1} - w_t|| < 0.01 ||w_t||; weights below 1e-5 are then moved to the largest one.
+
+    Directions: the rows of ``Y``, or (``Y`` None) all differences z_i - z_j of the rows of ``Z``, never listed:
+    the largest is the farthest pair of the whitened items (:func:`farthest_pair`).
+    """
+    w = np.full(X.shape[0], 1.0 / X.shape[0])
+    if Y is None:  # items sorted along their principal axis: neighbours in this order are close after whitening
+        centred = Z - Z.mean(axis=0)
+        order = np.argsort(centred @ np.linalg.svd(centred, full_matrices=False)[2][0])
+    for t in range(1, FW_MAX_ITER):
+        eigval, eigvec = np.linalg.eigh(X.T @ (w[:, None] * X))
+        keep = eigval > 1e-12 * eigval.max()
+        root = eigvec[:, keep] / np.sqrt(eigval[keep])  # A^+ = root root^T
+        if Y is None:
+            i, j = farthest_pair(root.T @ Z.T, order)
+            y = Z[i] - Z[j]
+        else:
+            y = Y[int(np.argmax(np.sum((Y @ root) ** 2, axis=1)))]
+        vertex = int(np.argmax((X @ (root @ (root.T @ y))) ** 2))
+        gamma = 2.0 / (t + 2.0)
+        step = -gamma * w
+        step[vertex] += gamma
+        ratio = np.linalg.norm(step) / np.linalg.norm(w)
+        w = w + step
+        if ratio < FW_STOP:
+            break
+    small = w < FW_PRUNE
+    w[int(np.argmax(w))] += w[small].sum()
+    w[small] = 0.0
+    return w / w.sum()
+
+
+FARTHEST_BLOCK = 128  # items per block of farthest_pair
+
+
+def farthest_pair(V: np.ndarray, order: np.ndarray | None = None) -> tuple[int, int]:
+    """Indices (i, j) of the columns of V (d x n) at the largest distance, exactly, scanning few pairs.
+
+    The columns, taken in ``order`` (items close to each other in it should be close in V: then blocks are
+    small), are cut into blocks of FARTHEST_BLOCK with centre c_a and radius r_a. A pair in blocks a, b is at
+    most ||c_a - c_b|| + r_a + r_b long, so only block pairs whose bound reaches D_0, the length of one pair
+    (the column farthest from the centroid and the column farthest from it), are scanned.
+    """
+    n = V.shape[1]
+    order = np.arange(n) if order is None else np.asarray(order)
+    r = np.linalg.norm(V - V.mean(axis=1, keepdims=True), axis=0)
+    i0 = int(np.argmax(r))
+    reach = np.sum((V - V[:, i0 : i0 + 1]) ** 2, axis=0)
+    j0 = int(np.argmax(reach))
+    best, pair = float(reach[j0]), (i0, j0)
+    blocks = [order[lo : lo + FARTHEST_BLOCK] for lo in range(0, n, FARTHEST_BLOCK)]
+    centres = np.stack([V[:, idx].mean(axis=1) for idx in blocks], axis=1)
+    radii = np.array([np.linalg.norm(V[:, idx] - centres[:, a : a + 1], axis=0).max() for a, idx in enumerate(blocks)])
+    gaps = np.linalg.norm(centres[:, :, None] - centres[:, None, :], axis=0) + radii[:, None] + radii[None, :]
+    for a, b in zip(*np.nonzero(np.triu(gaps >= np.sqrt(best) * (1 - 1e-12))), strict=True):
+        P, Q = V[:, blocks[a]], V[:, blocks[b]]
+        D = np.sum(P**2, axis=0)[:, None] + np.sum(Q**2, axis=0)[None, :] - 2.0 * (P.T @ Q)
+        k = int(np.argmax(D))
+        if D.flat[k] > best:
+            best, pair = float(D.flat[k]), (int(blocks[a][k // D.shape[1]]), int(blocks[b][k % D.shape[1]]))
+    return pair
 
 
 def _solve_static_design(design: str, env) -> od.DesignResult:
@@ -107,7 +219,7 @@ class _StaticPolicy(LinearGLRPolicy):
         self.algo = algo
         start = time.perf_counter()
         if algo.rule == "design":
-            self.weights = static_design(algo.design, env).weights
+            self.weights = static_design(algo.design, env)
         else:
             self.Y = static_directions(algo.design, env)
         self.solve_time = time.perf_counter() - start
@@ -134,3 +246,73 @@ class _StaticPolicy(LinearGLRPolicy):
 
     def stopped(self, delta: float) -> bool:
         return self._check_now and super().stopped(delta)
+
+
+class _FiezStaticPolicy(Policy):
+    """Batches of ceil(u^k) i.i.d. draws from the design, k = 1, 3, 5, ...; GLR > log(1 / delta_k) stops."""
+
+    def __init__(self, algo: StaticAllocation, env, rng: np.random.Generator):
+        self.X, self.Z, self.sigma = env.X, env.Z, env.sigma
+        self.rng = rng
+        self.stats = LinearStatistics(self.X)
+        self.growth, self.power = FIEZ_SCHEDULE[algo.design]
+        start = time.perf_counter()
+        weights = np.clip(static_design(algo.design, env, "fiez"), 0.0, None)
+        self.weights = weights / weights.sum()
+        self.solve_time = time.perf_counter() - start
+        self.batches = 0  # completed batches
+        self._owed: np.ndarray | None = None  # pulls of the batch under way not yet made
+        self._spanning = False
+        self._glr: GLR | None = None
+
+    @property
+    def k(self) -> int:
+        """Phase index of the last completed batch (k = 2m - 1 for batch m)."""
+        return 2 * self.batches - 1
+
+    def delta_k(self, delta: float) -> float:
+        """delta / (2 k^2 |Z|^power): power 2 for XY-Static, 1 for XY-Oracle."""
+        return float(delta) / (2.0 * self.k**2 * self.Z.shape[0] ** self.power)
+
+    def next_batch(self, budget: int) -> np.ndarray:
+        if self._owed is None:
+            size = int(np.ceil(self.growth ** (2 * self.batches + 1)))
+            self._owed = self.rng.multinomial(size, self.weights).astype(np.int64)
+        return portion(self._owed, budget)
+
+    def observe(self, counts, sums) -> None:
+        self.stats.add(counts, sums)
+        self._owed = self._owed - counts
+        if self._owed.sum() == 0:
+            self._owed = None
+            self.batches += 1
+            self._glr = None
+
+    def glr(self) -> GLR | None:
+        if self.batches == 0 or self._owed is not None:
+            return None
+        if not self._spanning:
+            pulled = self.X[np.flatnonzero(self.stats.counts)]
+            self._spanning = np.linalg.matrix_rank(pulled) == self.X.shape[1]
+            if not self._spanning:
+                return None
+        if self._glr is None:
+            self._glr = self.stats.glr(self.Z, self.sigma)
+        return self._glr
+
+    def stopped(self, delta: float) -> bool:
+        glr = self.glr()
+        return glr is not None and glr.value > np.log(1.0 / self.delta_k(delta))
+
+    def recommend(self) -> int:
+        glr = self.glr()
+        if glr is not None:
+            return glr.best
+        if self.stats.n == 0:
+            return 0
+        theta = np.linalg.pinv(self.stats.A) @ self.stats.b
+        return int(np.argmax(self.Z @ theta))
+
+    def stop_statistic(self) -> dict:
+        glr = self.glr()
+        return {"k": self.k} if glr is None else {"k": self.k, "glr": glr.value, "best": glr.best}

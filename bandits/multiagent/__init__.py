@@ -12,12 +12,12 @@ Modules, one concept each:
 * :mod:`.thresholds` — beta(t, delta): practical (GK16) and a delta-correct theory threshold.
 * :mod:`.tracking` — independent per-agent sampling of a product allocation.
 * :mod:`.policy` — the loop shared by every factored policy.
-* :mod:`.algorithms` — MF-TaS, uniform product sampling, exact Track-and-Stop.
+* :mod:`.algorithms` — MF-TaS, its Oracle baseline, uniform product sampling, exact Track-and-Stop.
 * :mod:`.mab` — Garivier–Kaufmann Track-and-Stop for one agent (D- and C-tracking).
 * :mod:`.instances` — named instance factories for the registry.
 """
 
-from .algorithms import ExactTaS, MFTaS, UniformSampling
+from .algorithms import ExactTaS, MFTaS, MFTaSOracle, UniformSampling
 from .environment import FactoredBandit, GroupIndexer
 from .exploration import build_a0, covering_set, greedy_cover
 from .glrt import FactoredGLRT, FactoredStatistics
@@ -33,6 +33,7 @@ __all__ = [
     "GKTrackAndStop",
     "GroupIndexer",
     "MFTaS",
+    "MFTaSOracle",
     "UniformSampling",
     "build_a0",
     "covering_set",

@@ -1,6 +1,6 @@
 """MF-TaS (Vannella, Proutiere, Jeong, ICML 2023) and its baselines on factored multi-agent bandits.
 
-All three share the loop of :class:`~bandits.multiagent.policy.FactoredPolicy`: one pass over A0,
+All four share the loop of :class:`~bandits.multiagent.policy.FactoredPolicy`: one pass over A0,
 forced exploration, batches on a 1 % geometric grid of rounds, the factored GLRT and a max-sum
 recommendation. They differ only in the sampling rule:
 
@@ -10,9 +10,13 @@ recommendation. They differ only in the sampling rule:
   T^MF(theta_hat) = t* / Delta_hat_min^2, v_hat = relabel(v*, a_hat). So "re-solving" at a checkpoint is a
   relabelling (microseconds). It happens only when a_hat has changed since the last checkpoint, and
   a_hat is computed anyway by the GLRT. The schedule is the stopping grid: after every batch, i.e. at
-  rounds t_{k+1} = max(t_k + 1, ceil(1.01 t_k)). Solved models are cached per structure object, so
-  repeated runs on one environment solve once. Tracking: independent per-agent draws a_i ~ v_hat_i
-  (:mod:`bandits.multiagent.tracking` says why, not the paper's per-agent D-tracking).
+  rounds t_{k+1} = max(t_k + 1, ceil(1.01 t_k)). Solved models are cached per (action counts, scopes), so
+  repeated runs on one structure solve once, even when each run rebuilds the instance. Tracking: independent
+  per-agent draws a_i ~ v_hat_i (:mod:`bandits.multiagent.tracking` says why, not the paper's per-agent
+  D-tracking).
+* :class:`MFTaSOracle` (``mf-tas-oracle``): the paper's "Oracle" baseline (§7.1), MF-TaS with theta_hat replaced
+  by theta in the sampling rule: it tracks the MF allocation relabelled to the true a*, from the first tracked
+  round; A0 pass, forced exploration and the GLRT stop on the estimates are MF-TaS's.
 * :class:`UniformSampling` (``uniform``): every agent uniform and independent (expected cost about
   2 Abar / Delta_min^2 log(1/delta), App. H), same stopping rule, no forced exploration needed.
 * :class:`ExactTaS` (``tas``): follows the exact optimal allocation of T* (eq. 1), re-solved at theta_hat on
@@ -28,15 +32,14 @@ recommendation. They differ only in the sampling rule:
 from __future__ import annotations
 
 import time
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError, SolverError
-from optdesign.factored.characteristic_time import MeanFieldModel
 from optdesign.factored.char_time_generated import characteristic_time_generated
+from optdesign.factored.characteristic_time import MeanFieldModel
 from optdesign.factored.marginals import sample_joint_actions
 
 from ..algorithm import Algorithm
@@ -49,18 +52,24 @@ from .policy import FactoredPolicy, check_env
 from .thresholds import check_threshold
 from .tracking import sample_product, uniform_local
 
-_MODELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_MODELS: dict[tuple, MeanFieldModel] = {}  # (action counts, scopes) -> solved MF model, least recently used first
+#: solved MF models kept: a study worker rebuilds the instance (a new structure object) for every run
+MODEL_CACHE = 16
 # seconds one exact re-solve may take; past it the allocation reached so far (certified gap above tol) is used
 RESOLVE_TIME_LIMIT = 120.0
 
 
 def mean_field_model(structure: FactorGraph) -> MeanFieldModel:
-    """The MF program (m = 1) of a structure, built and solved once (cached per structure object)."""
-    model = _MODELS.get(structure)
+    """The MF program (m = 1) of a structure, built and solved once per (action counts, scopes): the program does
+    not read the mean tables (T^MF = t* / Delta_min^2, v relabelled to a*), so equal structures share it."""
+    key = (tuple(int(k) for k in structure.n_actions), tuple(tuple(int(i) for i in s) for s in structure.scopes))
+    model = _MODELS.pop(key, None)
     if model is None:
         model = MeanFieldModel(structure)
         model.solve()
-        _MODELS[structure] = model
+    _MODELS[key] = model  # most recently used last
+    while len(_MODELS) > MODEL_CACHE:
+        del _MODELS[next(iter(_MODELS))]
     return model
 
 
@@ -125,6 +134,41 @@ class _MFPolicy(FactoredPolicy):
         if out:
             d = self.state().d_min()
             out["t_mf_hat"] = self.t_star / d**2 if d > 0 else np.inf
+        return out
+
+
+@dataclass(frozen=True)
+class MFTaSOracle(_FactoredConfig):
+    """The paper's "Oracle" (§7.1): MF-TaS with theta_hat replaced by the true theta in the sampling rule.
+
+    Tracks v* = argmin of T^MF_theta (eqs. 2-3) at the true a*, relabelled once; the initial pass over A0,
+    the forced exploration and the factored GLRT stop on the estimates are MF-TaS's. Reads ``env.fg``.
+    """
+
+    @property
+    def name(self) -> str:
+        return "mf-tas-oracle"
+
+    def start(self, env, delta, rng):
+        return _MFOraclePolicy(check_env(env), rng, **self._options())
+
+
+class _MFOraclePolicy(_MFPolicy):
+    def __init__(self, env, rng, **options):
+        super().__init__(env, rng, **options)
+        start = time.perf_counter()
+        self.local = self.model.local_allocations(env.best_action)
+        self._local_for = np.array(env.best_action, copy=True)
+        self.t_mf = self.t_star / env.gap_min**2  # T^MF at the true theta
+        self.solve_time += time.perf_counter() - start
+
+    def _track(self, rounds: int) -> np.ndarray:
+        return self.indexer.counts(sample_product(self.local, rounds, self.rng))
+
+    def stop_statistic(self) -> dict:
+        out = super().stop_statistic()
+        if out:
+            out["t_mf"] = self.t_mf
         return out
 
 

@@ -26,10 +26,14 @@ The paper ran a proprietary simulator. This generator follows its model with a s
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
+from optdesign.factored.construction import FACTOR_OVERHEAD_ENTRIES
+from optdesign.validation import check_array_size
 
 from ..validation import check_choice, check_int, check_positive
 
@@ -63,6 +67,19 @@ def received_power_mw(sites: np.ndarray, users: np.ndarray, tilts: np.ndarray) -
     return 10.0 ** ((POWER_DBM + gain - path_loss[None]) / 10.0)
 
 
+def check_antenna_size(N: int, K: int, users: int, interferers: int) -> None:
+    """Refuse, before allocating, a network whose arrays exceed the array limit: the (K, N, users) received powers
+    and their (N, users) temporaries, one cell's K^(interferers+1) x users rates (all users in one cell at
+    worst) and the N tables of K^(interferers+1) means (:func:`optdesign.validation.check_array_size`)."""
+    scope = interferers + 1
+    table = float(K**scope) if scope * math.log10(K) < 300 else 1e300
+    entries = ((3.0 * K + 5.0) * N * users + 4.0 * table * users + scope * table
+               + 2.0 * N * table + FACTOR_OVERHEAD_ENTRIES * float(N))
+    check_array_size(entries, f"antenna instance (N = {N} cells, K = {K} tilts, {users} users, tables of "
+                              f"K^{scope} = {table:.3g} means)",
+                     instead="use fewer cells, users, tilts or interferers")
+
+
 def antenna_tilt(N: int = 6, K: int = 3, seed=0, *, users: int = 1000, layout: str = "line",
                  interferers: int = 2, scale: float = 1.0, isd: float = 500.0) -> FactorGraph:
     """A FactorGraph of the antenna-tilt problem (module docstring); one factor per cell."""
@@ -73,6 +90,7 @@ def antenna_tilt(N: int = 6, K: int = 3, seed=0, *, users: int = 1000, layout: s
         raise InvalidInputError(f"interferers must be at most N - 1 = {N - 1}, got {interferers}")
     check_choice(layout, "layout", LAYOUTS)
     scale, isd = check_positive(scale, "scale"), check_positive(isd, "isd")
+    check_antenna_size(N, K, users, interferers)
     rng = np.random.default_rng(seed)
     sites = site_positions(N, layout, isd)
     lo, hi = sites.min(axis=0) - isd / 2.0, sites.max(axis=0) + isd / 2.0

@@ -25,12 +25,14 @@ code back into the joint action.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
+from optdesign.validation import count_text
 
 from ..environments import as_counts, check_sigma, gaussian_sums
 
@@ -114,16 +116,60 @@ def encode(action, strides: list[int]) -> int:
     return int(sum(int(a) * s for a, s in zip(np.asarray(action).tolist(), strides, strict=True)))
 
 
+#: digits handled one by one below this many agents; above, the halves are combined (divide and conquer)
+_RADIX_LEAF = 32
+
+
+def encode_joint(action, n_actions) -> int:
+    """:func:`encode` from the action counts K_i: halves combined as code(left) * prod K(right) + code(right), so
+    the cost is a few big-integer products instead of one N-digit integer per agent (strides are quadratic in N)."""
+    digits = [int(a) for a in np.asarray(action).tolist()]
+    radices = [int(k) for k in n_actions]
+
+    def part(lo: int, hi: int) -> tuple[int, int]:  # (code of digits[lo:hi], product of radices[lo:hi])
+        if hi - lo <= _RADIX_LEAF:
+            code, size = 0, 1
+            for a, k in zip(digits[lo:hi], radices[lo:hi], strict=True):
+                code, size = code * k + a, size * k
+            return code, size
+        mid = (lo + hi) // 2
+        (left, left_size), (right, right_size) = part(lo, mid), part(mid, hi)
+        return left * right_size + right, left_size * right_size
+
+    return part(0, len(digits))[0]
+
+
 def decode(code: int, n_actions) -> np.ndarray:
-    """Inverse of :func:`encode`."""
+    """Inverse of :func:`encode` (by halves, like :func:`encode_joint`)."""
     code = int(code)
-    out = []
-    for k in reversed(list(n_actions)):
-        code, digit = divmod(code, int(k))
-        out.append(digit)
-    if code:
+    radices = [int(k) for k in n_actions]
+    out = np.zeros(len(radices), dtype=np.int64)
+
+    def size_of(lo: int, hi: int) -> int:
+        return _product(radices[lo:hi])
+
+    def part(value: int, lo: int, hi: int) -> None:
+        if hi - lo <= _RADIX_LEAF:
+            for i in range(hi - 1, lo - 1, -1):
+                value, out[i] = divmod(value, radices[i])
+            return
+        mid = (lo + hi) // 2
+        left, right = divmod(value, size_of(mid, hi))
+        part(left, lo, mid)
+        part(right, mid, hi)
+
+    if not 0 <= code < size_of(0, len(radices)):
         raise InvalidInputError("code exceeds the number of joint actions")
-    return np.asarray(out[::-1], dtype=np.int64)
+    part(code, 0, len(radices))
+    return out
+
+
+def _product(values: list[int]) -> int:
+    """prod(values) as a Python int, by halves (balanced big-integer products)."""
+    if len(values) <= _RADIX_LEAF:
+        return math.prod(values)
+    mid = len(values) // 2
+    return _product(values[:mid]) * _product(values[mid:])
 
 
 def structure_of(fg: FactorGraph) -> FactorGraph:
@@ -156,7 +202,7 @@ class FactoredBandit:
         best = self.fg.best_action()
         object.__setattr__(self, "sigma", check_sigma(self.sigma))
         object.__setattr__(self, "best_action", best)
-        object.__setattr__(self, "best_item", encode(best, joint_strides(self.fg.n_actions)))
+        object.__setattr__(self, "best_item", encode_joint(best, self.fg.n_actions))
         object.__setattr__(self, "gap_min", float(gap))
         object.__setattr__(self, "structure", structure_of(self.fg))
         object.__setattr__(self, "indexer", GroupIndexer(self.fg))
@@ -181,7 +227,7 @@ class FactoredBandit:
         return self.fg.means
 
     def encode(self, action) -> int:
-        return encode(self.indexer.check(action)[0], joint_strides(self.fg.n_actions))
+        return encode_joint(self.indexer.check(action)[0], self.fg.n_actions)
 
     def decode(self, code: int) -> np.ndarray:
         return decode(code, self.fg.n_actions)
@@ -206,4 +252,4 @@ class FactoredBandit:
 
     def describe(self) -> dict:
         return {"name": self.name, "N": self.n_agents, "factors": self.n_factors, "Abar": self.n_arms,
-                "joint_actions": str(self.fg.n_joint_actions), "sigma": self.sigma, "gap_min": self.gap_min}
+                "joint_actions": count_text(self.fg.n_joint_actions), "sigma": self.sigma, "gap_min": self.gap_min}

@@ -4,7 +4,8 @@ Every factory returns a :class:`~bandits.multiagent.environment.FactoredBandit` 
 
 * ``line``, ``ring``, ``star`` (N agents, K actions each), ``grid`` (rows x cols): pairwise factors with
   ``means="uniform"`` (i.i.d. U[0, 1) tables, MF-TaS §7.1) or ``"planted"`` (a unique planted best with
-  Delta_min = ``gap``, default 0.1), from :class:`optdesign.FactorGraph` with ``seed``;
+  Delta_min = ``gap``, default 0.1), from :class:`optdesign.FactorGraph` with ``seed``; ``scale`` = M multiplies
+  the uniform tables, giving the paper's theta_e(b) ~ U(0, M) (§7.1; Delta_min and 1/sqrt(T^MF) scale as M);
 * ``antenna``: the antenna-tilt network of :mod:`bandits.multiagent.antenna` (N cells, K tilts);
 * ``factor-graph``: a FactorGraph JSON file (``path=FILE``, as written by ``FactorGraph.save``);
 * ``mab``: one agent with Gaussian arms ``means="0.5/0.45/0.43/0.4"`` (slash-separated, since commas
@@ -12,6 +13,8 @@ Every factory returns a :class:`~bandits.multiagent.environment.FactoredBandit` 
 """
 
 from __future__ import annotations
+
+import math
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
@@ -34,21 +37,34 @@ def _actions(K):
     return check_int(K, "K", 2) if isinstance(K, (int, float, str)) else tuple(K)
 
 
-def _pairwise(kind: str, make, N: int, K, seed, means: str, gap, sigma: float) -> FactoredBandit:
-    fg = make(N, K, seed=seed, means=means, gap=gap)
-    return FactoredBandit(fg, sigma=sigma, name=_label(kind, N=N, K=K, seed=seed, means=means, gap=gap))
+def _scaled(fg: FactorGraph, scale, means: str) -> FactorGraph:
+    """``fg`` with every table times ``scale`` = M (uniform means: theta_e(b) ~ U(0, M), MF-TaS §7.1)."""
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (math.isfinite(scale) and scale > 0):
+        raise InvalidInputError(f"scale must be a finite number > 0, got {scale!r}")
+    if scale == 1:
+        return fg
+    if means != "uniform":
+        raise InvalidInputError("scale applies to means='uniform' (U(0, scale) tables); planted means set gap")
+    return FactorGraph(fg.n_actions, [(s, scale * t) for s, t in zip(fg.scopes, fg.tables, strict=True)],
+                       metadata={**fg.metadata, "scale": scale})
+
+
+def _pairwise(kind: str, make, N: int, K, seed, means: str, gap, sigma: float, scale=1.0) -> FactoredBandit:
+    fg = _scaled(make(N, K, seed=seed, means=means, gap=gap), scale, means)
+    return FactoredBandit(fg, sigma=sigma, name=_label(kind, N=N, K=K, seed=seed, means=means, gap=gap,
+                                                       scale=None if scale == 1 else scale))
 
 
 def line(N: int = 6, K: int = 3, seed=0, means: str = "uniform", gap: float | None = None,
-         sigma: float = 1.0) -> FactoredBandit:
+         sigma: float = 1.0, scale: float = 1.0) -> FactoredBandit:
     """Agents 0..N-1, factors (i, i+1)."""
-    return _pairwise("line", FactorGraph.line, check_int(N, "N", 2), _actions(K), seed, means, gap, sigma)
+    return _pairwise("line", FactorGraph.line, check_int(N, "N", 2), _actions(K), seed, means, gap, sigma, scale)
 
 
 def ring(N: int = 5, K: int = 3, seed=0, means: str = "uniform", gap: float | None = None,
-         sigma: float = 1.0) -> FactoredBandit:
-    """A line closed by the factor (N-1, 0)."""
-    return _pairwise("ring", FactorGraph.ring, check_int(N, "N", 3), _actions(K), seed, means, gap, sigma)
+         sigma: float = 1.0, scale: float = 1.0) -> FactoredBandit:
+    """A line closed by the factor (N-1, 0); MF-TaS §7.1 with ``scale`` = M (theta_e(b) ~ U(0, M))."""
+    return _pairwise("ring", FactorGraph.ring, check_int(N, "N", 3), _actions(K), seed, means, gap, sigma, scale)
 
 
 def star(N: int = 5, K: int = 3, seed=0, means: str = "uniform", gap: float | None = None,
@@ -92,8 +108,8 @@ def mab(means: str | float = GK_MEANS, sigma: float = 1.0) -> FactoredBandit:
 
 #: name -> (factory, summary) for :func:`bandits.instances.register` (kind ``"factored"``)
 FACTORED_INSTANCES = {
-    "line": (line, "MF-TaS: line of N agents, K actions, pairwise factors (N, K, seed, means, gap)"),
-    "ring": (ring, "MF-TaS §7.1: ring of N agents (N, K, seed, means=uniform|planted, gap)"),
+    "line": (line, "MF-TaS: line of N agents, K actions, pairwise factors (N, K, seed, means, gap, scale)"),
+    "ring": (ring, "MF-TaS §7.1: ring of N agents (N, K, seed, means=uniform|planted, gap, scale=M)"),
     "star": (star, "star of N agents around agent 0 (N, K, seed, means, gap)"),
     "grid": (grid, "rows x cols lattice of agents (rows, cols, K, seed, means, gap)"),
     "antenna": (antenna, "MF-TaS §7.2: antenna tilts of N cells, K tilts (N, K, seed, users, layout, interferers)"),

@@ -23,7 +23,7 @@ from optdesign.errors import InvalidInputError
 
 from ..algorithm import Policy
 from ..tracking import next_checkpoint
-from .environment import FactoredBandit, encode, joint_strides
+from .environment import FactoredBandit, encode_joint
 from .exploration import covering_set, exploration_level, forced_plays
 from .glrt import FactoredGLRT, FactoredStatistics, GLRState
 from .thresholds import make_threshold
@@ -49,7 +49,7 @@ class FactoredPolicy(Policy):
         self.abar = env.n_arms
         self.rng = rng
         self.mode, self.exploration, self.growth = glrt, exploration, growth
-        self.strides = joint_strides(self.structure.n_actions)
+        self.radices = self.structure.n_actions
         start = time.perf_counter()
         self.cover = covering_set(self.structure, cover)
         self.solve_time = time.perf_counter() - start  # max-sum covers are optdesign calls
@@ -133,10 +133,11 @@ class FactoredPolicy(Policy):
     def recommend(self) -> int:
         if self._rounds == 0:
             return 0
-        return encode(self.state().best, self.strides)
+        return encode_joint(self.state().best, self.radices)
 
     def stop_statistic(self) -> dict:
         if self._rounds == 0:
             return {}
         state = self.state()
-        return {"rounds": self._rounds, "glr_conservative": state.conservative(), "glr_found": state.found}
+        return {"rounds": self._rounds, "forced_rounds": self.forced_rounds, "glr_conservative": state.conservative(),
+                "glr_found": state.found}

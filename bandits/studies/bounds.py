@@ -47,7 +47,8 @@ def characteristic_time(instance: str) -> dict:
             value, kind = od.mf_characteristic_time(env.fg, solver="CLARABEL").value, "2 T^MF (reference)"
         return {"kind": kind, "value": 2 * env.sigma**2 * float(value), "unit": "rounds"}
     if isinstance(env, LinearBandit):
-        rho = od.transductive(env.X, env.Z, env.theta, solver="CLARABEL").value
+        items = env.X if env.Z is None else env.Z  # __post_init__ sets Z = X when it is not given
+        rho = od.transductive(env.X, items, env.theta, solver="CLARABEL").value
         return {"kind": "2 sigma^2 rho*", "value": 2 * env.sigma**2 * float(rho), "unit": "samples"}
     return {"kind": "", "value": float("nan"), "unit": "samples"}
 

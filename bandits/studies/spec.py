@@ -36,14 +36,20 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
+import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import tomllib
 
-from optdesign.errors import InvalidInputError
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the same parser, as the tomli package
+    import tomli as tomllib
+
+from optdesign.errors import InstanceTooLargeError, InvalidInputError
 
 from ..experiment import Experiment
 from ..instances import parse_instance
@@ -55,6 +61,9 @@ STUDY_KEYS = {"name", "description", "seed", "runs", "delta", "budget", "max_sam
               "y", "log_x", "log_y"}
 QUICK_KEYS = STUDY_KEYS - {"name", "description", "seed"} | {"instances", "algorithms"}
 Y_COLUMNS = ("samples", "rounds", "error")
+#: a study lists all its runs up front (about RUN_SPEC_BYTES each, measured): more than this many are refused
+MAX_STUDY_RUNS = 1_000_000
+RUN_SPEC_BYTES = 400
 
 
 @dataclass(frozen=True)
@@ -165,6 +174,7 @@ def parse_study(doc: dict, *, path: str = "<memory>", sha256: str = "", quick: b
     labels = [_label(a) for a in algorithms]
     if len(set(labels)) != len(labels):
         raise InvalidInputError(f"{where}: two [[algorithms]] share a label; give each a distinct 'label'")
+    _check_run_count(instances, len(algorithms), replicates, where)
     cells = [(family, params) for block in instances for family, params in _expand(block, where)]
     x, series = study.get("x"), study.get("series")
     for key, what in ((x, "plot axis x"), (series, "plot series")):
@@ -198,6 +208,20 @@ def parse_study(doc: dict, *, path: str = "<memory>", sha256: str = "", quick: b
                  runs=specs)
 
 
+def _check_run_count(instances: list[dict], n_algorithms: int, replicates: int, where: str) -> None:
+    """Refuse, before listing any run, a study of more than MAX_STUDY_RUNS runs (cells x algorithms x replicates;
+    a cell count is the product of its block's sweep lengths)."""
+    cells = sum(math.prod(len(v) if isinstance(v, list) else 1 for k, v in b.items() if k != "family")
+                for b in instances)
+    total = cells * n_algorithms * replicates
+    if total > MAX_STUDY_RUNS:
+        raise InstanceTooLargeError(
+            f"{where}: the study has {total:,} runs ({cells:,} instance cells x {n_algorithms} algorithms x "
+            f"{replicates:,} replicates), above the limit of {MAX_STUDY_RUNS:,} (every run is listed in memory, "
+            f"about {RUN_SPEC_BYTES} bytes each, before the first starts); lower runs or split the sweep into "
+            "several study files")
+
+
 def _validate(spec: RunSpec, where: str, build: bool) -> None:
     """Check a cell (algorithm options, kinds, delta or budget); ``build`` also builds its instance, which
     checks the instance parameters."""
@@ -205,8 +229,8 @@ def _validate(spec: RunSpec, where: str, build: bool) -> None:
         spec.experiment().check()
         if build:
             parse_instance(spec.instance)
-    except InvalidInputError as exc:
-        raise InvalidInputError(f"{where}: {spec.label} on {spec.instance}: {exc}") from None
+    except (InvalidInputError, InstanceTooLargeError) as exc:
+        raise type(exc)(f"{where}: {spec.label} on {spec.instance}: {exc}") from None
 
 
 def _expand(block: dict, where: str):

@@ -26,6 +26,8 @@ from .estimator import SOLVERS, LaplacianEstimator, check_lambda
 from .spectral import optimal_gamma
 
 TIES = ("random", "first")
+#: arms drawn at once by the non-adaptive sampler (its batches are counted chunk by chunk)
+DRAW_CHUNK = 2**20
 ORDERS = ("uniform", "permutation")
 
 
@@ -193,12 +195,16 @@ class _RandomPolicy(_LaplacianPolicy):
 
     def next_batch(self, budget: int) -> np.ndarray:
         n = self.env.n_arms
-        if self.perm is None:
-            arms = self.rng.integers(n, size=budget)
-        else:
-            arms = self.perm[(self.pos + np.arange(budget)) % n]
-            self.pos = (self.pos + budget) % n
-        return np.bincount(arms, minlength=n)
+        counts = np.zeros(n, dtype=np.int64)
+        if self.perm is None:  # in chunks (the same draws as one call): a batch may hold billions of pulls
+            for start in range(0, budget, DRAW_CHUNK):
+                counts += np.bincount(self.rng.integers(n, size=min(DRAW_CHUNK, budget - start)), minlength=n)
+            return counts
+        cycles, rest = divmod(budget, n)  # whole passes over the permutation, then the next `rest` arms
+        counts += cycles
+        counts[self.perm[(self.pos + np.arange(rest)) % n]] += 1
+        self.pos = (self.pos + budget) % n
+        return counts
 
 
 @dataclass(frozen=True)

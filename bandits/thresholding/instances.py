@@ -16,10 +16,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
-from optdesign.errors import InvalidInputError
+from optdesign.errors import InstanceTooLargeError, InvalidInputError
 
-from ..validation import check_int, check_positive
+from ..validation import check_graph_size, check_int, check_positive
 from .environment import GraphThresholdingBandit, graph_laplacian
+
+#: networkx's stochastic_block_model draws one random number per node pair in Python (about 50 ns each)
+SBM_MAX_PAIRS = 5e8
+#: nws: expected shortcuts n (k // 2) p above which the smooth means' sparse LU solve is refused (see nws)
+NWS_MAX_SHORTCUTS = 2000
 
 
 def _seeds(seed: int, k: int) -> list[int]:
@@ -31,6 +36,14 @@ def sbm(n: int = 500, blocks: int = 2, sigma: float = 2.0, tau: float = 0.0, eps
     """Stochastic block model of LeJeune et al. Sec. 4.1 (see module docstring); nodes in block order."""
     n, blocks = check_int(n, "n", 2), check_int(blocks, "blocks", 1)
     sigma = check_positive(sigma, "sigma", " (noise level)")
+    nodes = float(n) * blocks
+    pairs = nodes * (nodes - 1) / 2
+    if pairs > SBM_MAX_PAIRS:
+        raise InstanceTooLargeError(f"sbm with {nodes:.3g} nodes ({blocks} blocks of n = {n}): networkx's generator "
+                                    f"visits all {pairs:.3g} node pairs one by one, above the limit of "
+                                    f"{SBM_MAX_PAIRS:.3g} (about 25 s); use fewer nodes or blocks")
+    within, across = blocks * n * np.log(n) / 2, blocks * (blocks - 1) / 2 * np.sqrt(n) * np.log(n)  # expected edges
+    check_graph_size(nodes, within + across, "sbm graph")
     p_in = np.log(n) / n
     p_out = p_in / np.sqrt(n)
     probs = np.full((blocks, blocks), p_out)
@@ -62,6 +75,13 @@ def nws(n: int = 1000, k: int = 4, p: float = 0.01, tau: float = 0.5, eps: float
     if k >= n:
         raise InvalidInputError(f"k (neighbours of each node in the ring) must be smaller than n = {n}, got k = {k}")
     p = check_positive(p, "p")
+    check_graph_size(n, n * (k // 2) * (1.0 + min(p, 1.0)), "nws graph")
+    shortcuts = n * (k // 2) * min(p, 1.0)
+    if shortcuts > NWS_MAX_SHORTCUTS:
+        raise InstanceTooLargeError(f"nws with n = {n}, k = {k}, p = {p:g} has about {shortcuts:.3g} shortcuts, above "
+                                    f"the limit of {NWS_MAX_SHORTCUTS}: the exact sparse solve of its smooth means "
+                                    "fills in like a dense matrix on the shortcuts' endpoints (4000 shortcuts take "
+                                    "20 to 90 s); use fewer nodes, neighbours k or a smaller p")
     graph_seed, signal_seed = _seeds(seed, 2)
     graph = nx.newman_watts_strogatz_graph(n, k, p, seed=graph_seed)
     means = smooth_means(graph_laplacian(graph, n), np.random.default_rng(signal_seed), 1.0 / (1000 * n))

@@ -10,8 +10,10 @@ import itertools
 import json
 import time
 import warnings
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 import typer
@@ -19,9 +21,19 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from ..errors import InvalidInputError, SolverError
+from ..errors import InstanceTooLargeError, InvalidInputError, SolverError
 from ..exits import exit_on_project_errors
 from .inputs import parse_int_range
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    from ..factored.factorgraph import FactorGraph
+
+_T = TypeVar("_T")
 
 
 class GraphKind(str, Enum):
@@ -35,7 +47,7 @@ class MeanModel(str, Enum):
     planted = "planted"
 
 
-def _timed(fn, *args, notes: list[str], label: str, **kwargs):
+def _timed(fn: Callable[..., _T], *args: Any, notes: list[str], label: str, **kwargs: Any) -> tuple[_T, float]:
     """(fn(...), wall time); warnings raised by fn are collected into ``notes`` as one line each."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -46,8 +58,8 @@ def _timed(fn, *args, notes: list[str], label: str, **kwargs):
     return out, wall
 
 
-def _compare_instance(fg, ms: list[int], *, exact_limit: int | None, solver: str | None, failures: list[str],
-                      notes: list[str]) -> dict:
+def _compare_instance(fg: FactorGraph, ms: list[int], *, exact_limit: int | None, solver: str | None,
+                      failures: list[str], notes: list[str]) -> dict:
     """One grid point: T* (unless above ``exact_limit``), T^MF and T^MF(m); wall times include model building."""
     from ..factored.characteristic_time import characteristic_time, mf_characteristic_time
 
@@ -91,7 +103,7 @@ def _compare_instance(fg, ms: list[int], *, exact_limit: int | None, solver: str
     return rec
 
 
-def _summarise(df, Ns: list[int], Ks: list[int], ms: list[int], ties: dict):
+def _summarise(df: pd.DataFrame, Ns: list[int], Ks: list[int], ms: list[int], ties: dict) -> pd.DataFrame:
     """mean and std over seeds for every (N, K), with instance, exact and tie counts."""
     import pandas as pd
 
@@ -115,9 +127,11 @@ def _summarise(df, Ns: list[int], Ks: list[int], ms: list[int], ties: dict):
 
 # relative slack of the claim checks (the values are solver outputs, accurate to ~1e-6)
 CLAIM_RTOL = 1e-5
+#: instances (N x K x seeds) a sweep may list
+MAX_COMPARE_INSTANCES = 1_000_000
 
 
-def check_claims(df, ms: list[int]) -> dict[str, list[str]]:
+def check_claims(df: pd.DataFrame, ms: list[int]) -> dict[str, list[str]]:
     """MF-TaS App. H / J claims, instance by instance: the violations of each (empty lists if all hold).
 
     * T* <= T^MF(m) for every computed m (Lemma H.1);
@@ -144,12 +158,13 @@ def check_claims(df, ms: list[int]) -> dict[str, list[str]]:
     return out
 
 
-def _records(df) -> list[dict]:
+def _records(df: pd.DataFrame) -> list[dict]:
     """DataFrame rows as JSON-ready dicts (NaN becomes null, full float precision)."""
-    return json.loads(df.to_json(orient="records", double_precision=15))
+    records: list[dict] = json.loads(df.to_json(orient="records", double_precision=15))
+    return records
 
 
-def _mean_std(row, col: str, fmt: str = "{:.4f}") -> str:
+def _mean_std(row: dict, col: str, fmt: str = "{:.4f}") -> str:
     mean, std = row.get(f"{col}_mean"), row.get(f"{col}_std")
     if mean is None or not np.isfinite(mean):
         return "-"
@@ -158,13 +173,13 @@ def _mean_std(row, col: str, fmt: str = "{:.4f}") -> str:
     return f"{fmt.format(mean)} ± {fmt.format(std)}"
 
 
-def _mean(row, col: str, fmt: str) -> str:
+def _mean(row: dict, col: str, fmt: str) -> str:
     mean = row.get(f"{col}_mean")
     return "-" if mean is None or not np.isfinite(mean) else fmt.format(mean)
 
 
-def _print_compare_tables(summary, ms: list[int], *, graph: str, means: str, exact_limit: int | None, n_ties: int,
-                          checks: dict[str, list[str]], n_instances: int) -> None:
+def _print_compare_tables(summary: pd.DataFrame, ms: list[int], *, graph: str, means: str, exact_limit: int | None,
+                          n_ties: int, checks: dict[str, list[str]], n_instances: int) -> None:
     ratios = Table(title=f"{graph} instances ({means} means): T^MF / T* and T^MF(m) / T^MF, mean ± std over seeds")
     for col in ("N", "K", "seeds", "exact"):
         ratios.add_column(col, justify="right")
@@ -190,7 +205,7 @@ def _print_compare_tables(summary, ms: list[int], *, graph: str, means: str, exa
     console = Console()
     if not console.is_terminal:  # piped or captured: size to the tables, not to an 80-column default
         wide = console.options.update_width(10_000)
-        widths = [max(Measurement.get(console, wide, t).maximum, len(t.title)) for t in (ratios, cost)]
+        widths = [max(Measurement.get(console, wide, t).maximum, len(cast(str, t.title))) for t in (ratios, cost)]
         console = Console(width=max(80, *widths))
     console.print(ratios)
     console.print(cost)
@@ -209,7 +224,8 @@ def _print_compare_tables(summary, ms: list[int], *, graph: str, means: str, exa
                       style="dim", markup=False)
 
 
-def _load_matplotlib():
+def _load_matplotlib() -> tuple[type[Figure], type[FigureCanvasAgg],
+                                tuple[type[FuncFormatter], type[LogLocator], type[NullFormatter]]]:
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -219,7 +235,8 @@ def _load_matplotlib():
     return Figure, FigureCanvasAgg, (FuncFormatter, LogLocator, NullFormatter)
 
 
-def _plot_compare(summary, ms: list[int], Ns: list[int], Ks: list[int], path: Path, *, graph: str) -> None:
+def _plot_compare(summary: pd.DataFrame, ms: list[int], Ns: list[int], Ks: list[int], path: Path, *,
+                  graph: str) -> None:
     """MF-TaS App. J figures on the Agg canvas. Top, Fig. 7: T^MF(m) / T^MF against m, one panel per K,
     one line per N (mean over seeds, shaded ± std). Bottom, Fig. 8: T^MF / T* against N, one line per K
     (mean, ± std bars), each with its bound 4 Abar / rho dashed in the same colour (log scale)."""
@@ -252,12 +269,12 @@ def _plot_compare(summary, ms: list[int], Ns: list[int], Ks: list[int], path: Pa
     plotted = False
     for K in Ks:
         rows = [by_nk[(N, K)] for N in Ns]
-        pts = [(r["N"], r["ratio_mf_exact_mean"], r["ratio_mf_exact_std"], r["ratio_bound_mean"]) for r in rows
-               if np.isfinite(r["ratio_mf_exact_mean"])]
-        if pts:
-            x, y, err, bound = zip(*pts, strict=True)
-            bar = ax.errorbar(x, y, yerr=np.nan_to_num(err), marker="o", capsize=3, label=f"K={K}")
-            ax.plot(x, bound, ls="--", color=bar.lines[0].get_color())
+        by_n = [(r["N"], r["ratio_mf_exact_mean"], r["ratio_mf_exact_std"], r["ratio_bound_mean"]) for r in rows
+                if np.isfinite(r["ratio_mf_exact_mean"])]
+        if by_n:
+            n_agents, ratio, err, bound = zip(*by_n, strict=True)
+            bar = ax.errorbar(n_agents, ratio, yerr=np.nan_to_num(err), marker="o", capsize=3, label=f"K={K}")
+            ax.plot(n_agents, bound, ls="--", color=bar.lines[0].get_color())
             plotted = True
     if not plotted:
         ax.text(0.5, 0.5, "exact T* skipped for every instance (|A| above the exact limit)",
@@ -321,8 +338,15 @@ def compare(
             raise InvalidInputError(f"--plot: directory not found: {plot.parent}")
         _load_matplotlib()  # fail before the sweep, not after it
     build = {"line": FactorGraph.line, "ring": FactorGraph.ring, "star": FactorGraph.star}[graph.value]
+    if len(Ns) * len(Ks) * seeds > MAX_COMPARE_INSTANCES:
+        raise InstanceTooLargeError(f"the sweep has {len(Ns) * len(Ks) * seeds:,} instances ({len(Ns)} N x {len(Ks)} K "
+                                    f"x {seeds:,} seeds), above the limit of {MAX_COMPARE_INSTANCES:,}; lower --seeds "
+                                    "or give fewer --agents / --actions")
     grid = [(N, K, seed) for N in Ns for K in Ks for seed in range(seeds)]
-    records, failures, notes, ties = [], [], [], {}
+    records: list[dict] = []
+    failures: list[str] = []
+    notes: list[str] = []
+    ties: dict[tuple[int, int], int] = {}
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     err = Console(stderr=True)  # stdout stays clean for --json; no bar unless stderr is a terminal
     with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:

@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import InvalidInputError
+from ..errors import InstanceTooLargeError, InvalidInputError
 from ..validation import real_array
+
+if TYPE_CHECKING:
+    from ..factored.factorgraph import FactorGraph
 
 
 def load_array(path: Path, name: str, *, ndim: int) -> np.ndarray:
     """Read a .npy file or a comma/whitespace separated text file (CSV) as a float array."""
     if not path.exists():
         raise InvalidInputError(f"--{name}: file not found: {path}")
+    arr: np.ndarray
     try:
         if path.suffix == ".npy":
             arr = np.load(path, allow_pickle=False)
@@ -31,7 +36,7 @@ def load_array(path: Path, name: str, *, ndim: int) -> np.ndarray:
     return arr
 
 
-def load_instance(path: Path):
+def load_instance(path: Path) -> FactorGraph:
     """Read a factor-graph JSON document (written by ``FactorGraph.save``)."""
     from ..factored.factorgraph import FactorGraph
 
@@ -40,11 +45,18 @@ def load_instance(path: Path):
     return FactorGraph.load(path)
 
 
+#: values an 'A:B' range may list (each is a point of a sweep)
+MAX_RANGE_VALUES = 10_000
+
+
 def parse_int_range(text: str, name: str, minimum: int) -> list[int]:
     """``"3:8"`` (inclusive), ``"5"`` or ``"3,5,7"`` as a sorted list of distinct integers >= minimum."""
     try:
         if ":" in text:
             lo, hi = (int(part) for part in text.split(":"))
+            if hi - lo + 1 > MAX_RANGE_VALUES:
+                raise InstanceTooLargeError(f"--{name}: the range {text!r} has {hi - lo + 1:,} values, above the "
+                                            f"limit of {MAX_RANGE_VALUES:,}; give a shorter range or a list")
             values = list(range(lo, hi + 1))
         else:
             values = [int(part) for part in text.split(",")]

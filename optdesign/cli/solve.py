@@ -11,11 +11,14 @@ import contextlib
 import json
 import sys
 import warnings
+from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import typer
+from numpy.typing import ArrayLike
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -25,8 +28,12 @@ from ..errors import InvalidInputError
 from ..exits import INTERRUPTED, exit_on_project_errors
 from ..linear import METHODS, bilinear_design, d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
 from ..progress import reporting
-from ..result import BilinearDesign, DesignResult
+from ..result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
+from ..validation import count_text
 from .inputs import load_array, load_instance
+
+if TYPE_CHECKING:
+    from ..factored.factorgraph import FactorGraph
 
 CHAR_TIME_CONVENTION = "E[tau] >= 2 T kl(delta,1-delta)"
 REGRET_CONVENTION = "liminf R(T) / log T >= c_theta"
@@ -58,10 +65,10 @@ class RegretMethod(str, Enum):
 
 
 @contextlib.contextmanager
-def _working(message: str):
+def _working(message: str) -> Iterator[None]:
     """A transient spinner on stderr when it is a terminal; the first Ctrl-C asks the solve for its best result
     so far (:func:`optdesign.deadline.graceful_interrupt`), a second one aborts."""
-    def first_interrupt():
+    def first_interrupt() -> None:
         typer.echo("stopping: finishing the current step, then printing the best result so far "
                    "(Ctrl-C again aborts)", err=True)
 
@@ -75,8 +82,9 @@ def _working(message: str):
             yield
 
 
-def _solve(problem: Problem, X, Z, theta, solver, method, tol, time_limit):
-    kw = {"solver": solver, "method": method, "tol": tol, "time_limit": time_limit}
+def _solve(problem: Problem, X: np.ndarray, Z: np.ndarray | None, theta: np.ndarray | None, solver: str | None,
+           method: str, tol: float, time_limit: float | None) -> DesignResult | BilinearDesign:
+    kw: dict[str, Any] = {"solver": solver, "method": method, "tol": tol, "time_limit": time_limit}
     if problem is Problem.g_optimal:
         return g_optimal(X, **kw)
     if problem is Problem.d_optimal:
@@ -94,10 +102,10 @@ def _solve(problem: Problem, X, Z, theta, solver, method, tol, time_limit):
     return bilinear_design(X, **kw)
 
 
-def _solve_factor_graph(problem: Problem, fg, *, m: int, regret_method: RegretMethod, solver: str | None,
-                        time_limit: float | None):
+def _solve_factor_graph(problem: Problem, fg: FactorGraph, *, m: int, regret_method: RegretMethod,
+                        solver: str | None, time_limit: float | None) -> CharTimeResult | RegretBoundResult:
     """T* (char-time), T^MF(m) (mf-char-time) or the Graves–Lai constant (regret) of ``fg``."""
-    limit = {} if time_limit is None else {"time_limit": time_limit}
+    limit: dict[str, Any] = {} if time_limit is None else {"time_limit": time_limit}
     if problem is Problem.regret:
         from ..factored.regret import regret_lower_bound
 
@@ -110,8 +118,9 @@ def _solve_factor_graph(problem: Problem, fg, *, m: int, regret_method: RegretMe
     return characteristic_time(fg, solver=solver, **limit)  # enumerated when small, by constraint generation beyond
 
 
-def _check_solve_options(problem: Problem, *, arms, items, theta, instance, method, m, regret_method,
-                        time_limit) -> None:
+def _check_solve_options(problem: Problem, *, arms: Path | None, items: Path | None, theta: Path | None,
+                         instance: Path | None, method: str, m: int, regret_method: RegretMethod | None,
+                         time_limit: float | None) -> None:
     """Each option belongs to one family of problems; a misplaced one is an error, not silently ignored."""
     as_time_limit(time_limit, "--time-limit")
     if problem is Problem.mf_char_time and time_limit is not None:
@@ -172,7 +181,7 @@ def _print_table(problem: Problem, res: DesignResult | BilinearDesign, X: np.nda
     console.print(summary)
 
 
-def _format_action(action, limit: int = MAX_ACTION_AGENTS) -> str:
+def _format_action(action: ArrayLike, limit: int = MAX_ACTION_AGENTS) -> str:
     a = [int(v) for v in np.asarray(action).ravel()]
     if len(a) <= limit:
         return "(" + ", ".join(map(str, a)) + ")"
@@ -181,17 +190,16 @@ def _format_action(action, limit: int = MAX_ACTION_AGENTS) -> str:
 
 def _format_count(n: int) -> str:
     """An exact integer, or its order of magnitude when it has more than 12 digits."""
-    digits = str(n)
-    return digits if len(digits) <= 12 else f"{digits[0]}.{digits[1:3]}e{len(digits) - 1}"
+    return count_text(n)
 
 
-def _format_vector(v, limit: int = MAX_ENTRIES) -> str:
-    v = np.asarray(v, dtype=float).ravel()
-    text = ", ".join(f"{x:.4g}" for x in v[:limit])
-    return f"[{text}, ... ({v.size})]" if v.size > limit else f"[{text}]"
+def _format_vector(v: ArrayLike, limit: int = MAX_ENTRIES) -> str:
+    arr = np.asarray(v, dtype=float).ravel()
+    text = ", ".join(f"{x:.4g}" for x in arr[:limit])
+    return f"[{text}, ... ({arr.size})]" if arr.size > limit else f"[{text}]"
 
 
-def _value_label(problem: Problem, res) -> str:
+def _value_label(problem: Problem, res: CharTimeResult | RegretBoundResult) -> str:
     if problem is Problem.char_time:
         return "T* (exact)"
     if problem is Problem.mf_char_time:
@@ -201,7 +209,7 @@ def _value_label(problem: Problem, res) -> str:
     return f"c^MF({res.m}) (upper bound on c_theta)"
 
 
-def _print_factor_graph_table(problem: Problem, res, fg) -> None:
+def _print_factor_graph_table(problem: Problem, res: CharTimeResult | RegretBoundResult, fg: FactorGraph) -> None:
     console = Console()
     is_regret = problem is Problem.regret
     title = f"{problem.value}: N={fg.n_agents}, factors={fg.n_factors}, |A|={_format_count(fg.n_joint_actions)}"
@@ -304,8 +312,9 @@ def solve(
     """
     _check_solve_options(problem, arms=arms, items=items, theta=theta, instance=instance, method=method, m=m,
                          regret_method=regret_method, time_limit=time_limit)
+    res: CharTimeResult | RegretBoundResult | DesignResult | BilinearDesign
     if problem in FACTOR_GRAPH_PROBLEMS:
-        fg = load_instance(instance)
+        fg = load_instance(cast(Path, instance))  # _check_solve_options requires it here
         with _working(f"solving {problem.value}"):
             res = _solve_factor_graph(problem, fg, m=m, regret_method=regret_method or RegretMethod.exact,
                                       solver=solver, time_limit=time_limit)
@@ -314,7 +323,7 @@ def solve(
         else:
             _print_factor_graph_table(problem, res, fg)
     else:
-        X = load_array(arms, "arms", ndim=2)
+        X = load_array(cast(Path, arms), "arms", ndim=2)  # _check_solve_options requires it here
         Z = load_array(items, "items", ndim=2) if items is not None else None
         th = load_array(theta, "theta", ndim=1) if theta is not None else None
         with _working(f"solving {problem.value} on {X.shape[0]:,} arms in R^{X.shape[1]}"), warnings.catch_warnings():

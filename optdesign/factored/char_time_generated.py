@@ -9,9 +9,11 @@ the objective at the repaired iterate over all joint actions (the upper bound).
 from __future__ import annotations
 
 import time
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from .. import solvers
 from .._lazy import cp
@@ -30,17 +32,18 @@ from .constraint_generation import (
 from .factorgraph import FactorGraph
 from .inference import MaxSum
 from .marginals import consistent_clique_weights
-from .rescaling import ScaledAllocation
+from .rescaling import Reference, ScaledAllocation
+from .separation import Separation
 
 
 class CharTimeMaster(CuttingPlaneMaster):
     """T* on W: min z s.t. H_W(a) (1/wbar) (Delta_min / Delta(a))^2 <= z, wbar in the marginal polytope."""
 
-    def scaled_rows(self, actions):
+    def scaled_rows(self, actions: np.ndarray) -> sp.csr_matrix:
         scale = (self.dmin / self.fg.gap(actions)) ** 2
         return sp.diags(scale) @ self.fg.deviation_matrix(actions, with_best=True)
 
-    def solve(self, reference):
+    def solve(self, reference: Reference) -> Iterate:
         alloc = ScaledAllocation(self.F, reference, name="w")
         z = cp.Variable(name="z")
         rows = alloc.inverse(self.rows) <= z
@@ -48,21 +51,21 @@ class CharTimeMaster(CuttingPlaneMaster):
         info = solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
         y = alloc.value
         exact = consistent_clique_weights(self.plan, y, 1.0)
-        return Iterate(y, exact, self.F @ exact, self.multipliers(rows.dual_value), float(z.value) / self.dmin**2,
-                       info)
+        return Iterate(y, exact, self.F @ exact, self.multipliers(rows.dual_value),
+                       float(cast(np.ndarray, z.value)) / self.dmin**2, info)
 
-    def separate(self, it, k):
+    def separate(self, it: Iterate, k: int) -> tuple[float, Separation]:
         h = 1.0 / it.wbar + 1.0 / it.wbar[self.star][self.factor_of]
         h[self.star] = 0.0
         sep = self.violated(h, k, it.z)
         return (sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)), sep
 
-    def dual_bound(self, c, wbar):
+    def dual_bound(self, c: np.ndarray, wbar: np.ndarray) -> float:
         """(sum c / wbar)^2 / max_a sum_e (c / wbar^2)_{e,a_e} / Delta_min^2."""
         top = MaxSum(self.plan, c / wbar**2).value
         return 0.0 if top <= 0 else float(np.sum(c / wbar)) ** 2 / top / self.dmin**2
 
-    def minimiser_bound(self, c, reference):
+    def minimiser_bound(self, c: np.ndarray, reference: Reference) -> float:
         alloc = ScaledAllocation(self.F, reference, name="w")
         objective = alloc.inverse(sp.csr_matrix(c / max(float(c.max()), 1e-300)))
         problem = cp.Problem(cp.Minimize(cp.sum(objective)), self.polytope(alloc))
@@ -70,7 +73,7 @@ class CharTimeMaster(CuttingPlaneMaster):
         return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, alloc.value, 1.0))
 
 
-def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual, wbar: np.ndarray,
+def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual: ArrayLike | None, wbar: np.ndarray,
                           solver: str | None) -> float:
     """Weak-duality lower bound on T* from multipliers ``dual`` of rows H_scaled (1/wbar) <= z (any rows of joint
     actions, scaled by (Delta_min / Delta(a))^2), at ``wbar`` and at the minimiser of sum c / w; 0 without duals."""

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -89,17 +91,17 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
     tol = as_tolerance(tol)
     if formulation not in EXACT_FORMULATIONS:
         raise InvalidInputError(f"formulation must be one of {EXACT_FORMULATIONS}, got {formulation!r}")
-    limits = {} if time_limit is None else {"time_limit": check_time_limit(time_limit)}
+    limits: dict[str, Any] = {} if time_limit is None else {"time_limit": check_time_limit(time_limit)}
     if method == "auto":
         if fg.n_joint_actions > as_count(max_joint_actions, "max_joint_actions", minimum=0):
             return characteristic_time_generated(fg, tol=tol, solver=solver, **limits)
         enumerated = _enumerated(fg, formulation, solver, max_joint_actions, tol, warn=False)
-        if enumerated.gap <= tol:
+        if cast(float, enumerated.gap) <= tol:  # both paths certify: their gaps are set
             return enumerated
         # the enumerated solve's multipliers did not certify tol (measured: 3e-2 on a line N = 14, K = 2):
         # generation certifies by construction
         generated = characteristic_time_generated(fg, tol=tol, solver=solver, **limits)
-        return generated if generated.gap <= enumerated.gap else enumerated
+        return generated if cast(float, generated.gap) <= cast(float, enumerated.gap) else enumerated
     if method == "generate":
         return characteristic_time_generated(fg, tol=tol, solver=solver, **limits)
     return _enumerated(fg, formulation, solver, max_joint_actions, tol, warn=True)
@@ -114,7 +116,7 @@ def _enumerated(fg: FactorGraph, formulation: str, solver: str | None, max_joint
     dmin = fg.gap_min()  # raises if a* is not unique
     best = fg.best_action()
     A = fg.joint_actions()
-    gaps = fg.gap(A)
+    gaps = cast(np.ndarray, fg.gap(A))  # an array for an array of actions
     others = np.flatnonzero(np.any(A != best, axis=1))
     H = fg.deviation_matrix(A[others], with_best=True)
     if formulation == "global":  # W maps the global allocation to its factor marginals
@@ -138,7 +140,7 @@ def _enumerated(fg: FactorGraph, formulation: str, solver: str | None, max_joint
             return W @ (y / y.sum())
         return W @ consistent_clique_weights(fg.plan(), y, 1.0)
 
-    def build(reference: Reference):
+    def build(reference: Reference) -> tuple[cp.Problem, Callable[[], tuple]]:
         alloc = ScaledAllocation(W, reference, name="w")
         z = cp.Variable(name="z")
         rows = alloc.inverse(H_scaled) <= z
@@ -147,12 +149,13 @@ def _enumerated(fg: FactorGraph, formulation: str, solver: str | None, max_joint
             constraints.append(alloc.linear(consistency, normalise=True) == 0)
         problem = cp.Problem(cp.Minimize(z), constraints)
 
-        def evaluate():
+        def evaluate() -> tuple:
             y = alloc.value
             wbar_val = exact(y)  # marginals of an actual distribution: the value is attained
             with np.errstate(divide="ignore"):
                 value = float(np.max((H @ (1.0 / wbar_val)) / gaps[others] ** 2))
-            return value, float(z.value) / dmin**2, (wbar_val, y, rows.dual_value), Reference.around(y, W)
+            solved = float(cast(np.ndarray, z.value)) / dmin**2
+            return value, solved, (wbar_val, y, rows.dual_value), Reference.around(y, W)
 
         return problem, evaluate
 

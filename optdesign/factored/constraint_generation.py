@@ -28,9 +28,11 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from ..deadline import Deadline, stop_reason, stop_requested, time_budget
 from ..errors import InstanceTooLargeError, InvalidInputError, SolverError
@@ -83,7 +85,7 @@ def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.nda
     return A[np.any(A != best, axis=1)]
 
 
-def check_initial(fg: FactorGraph, initial) -> np.ndarray:
+def check_initial(fg: FactorGraph, initial: ArrayLike) -> np.ndarray:
     """An (M, N) array of joint actions other than a* (a warm start's working set), or InvalidInputError."""
     A = np.asarray(initial)
     if (A.ndim != 2 or A.shape[1] != fg.n_agents or not np.issubdtype(A.dtype, np.integer) or np.any(A < 0)
@@ -202,7 +204,7 @@ class CuttingPlaneMaster(ABC):
         """The joint actions whose rows carry ``it``: positive multipliers (W only grows, so rows keep their index)."""
         return self.actions[:it.lam.size][it.lam > 1e-9 * it.lam.max()]
 
-    def multipliers(self, dual) -> np.ndarray:
+    def multipliers(self, dual: ArrayLike | None) -> np.ndarray:
         """The rows' multipliers as a distribution over W (uniform if the solver gave none)."""
         lam = np.clip(np.asarray(dual if dual is not None else np.zeros(0), dtype=float).ravel(), 0.0, None)
         if lam.size != self.actions.shape[0] or lam.sum() <= 0:
@@ -236,14 +238,15 @@ class GenerationRun:
         return relative_gap(self.upper, self.lower)
 
 
-def check_time_limit(time_limit) -> float:
+def check_time_limit(time_limit: object) -> float:
     """A positive number of seconds; booleans are refused (True is an int, and would read as 1 s)."""
     if isinstance(time_limit, bool) or not (isinstance(time_limit, (int, float)) and time_limit > 0):
         raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     return float(time_limit)
 
 
-def check_limits(tol, time_limit, max_iterations, add_per_iteration) -> tuple[int, int | None]:
+def check_limits(tol: float, time_limit: float, max_iterations: int,
+                 add_per_iteration: int | None) -> tuple[int, int | None]:
     """Validate the loop's limits; returns (max_iterations, add_per_iteration) as counts."""
     as_tolerance(tol)
     check_time_limit(time_limit)
@@ -312,11 +315,13 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
             if stalls >= MAX_STALLS:
                 stopped = "stalled"
                 break
-    return GenerationRun(float(upper), float(lower), kept, status, iteration, t_master, t_sep, it.info, stopped)
+    # kept: the iterate attaining upper (set once a value is finite)
+    return GenerationRun(float(upper), float(lower), cast(Iterate, kept), status, iteration, t_master, t_sep,
+                         it.info, stopped)
 
 
-def warm_generate(master: CuttingPlaneMaster, initial, *, tol: float, max_iterations: int, time_limit: float,
-                  add_per_iteration: int | None) -> GenerationRun:
+def warm_generate(master: CuttingPlaneMaster, initial: ArrayLike | None, *, tol: float, max_iterations: int,
+                  time_limit: float, add_per_iteration: int | None) -> GenerationRun:
     """:func:`generate` from the initial working set plus the ``initial`` joint actions (a warm start, or None);
     ``add_per_iteration`` defaults to 5 N."""
     fg = master.fg

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -26,16 +27,20 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import InstanceTooLargeError, InvalidInputError
-from ..validation import as_count, check_array_size
+from ..validation import as_count, count_text
 from .construction import (
+    as_size,
     broadcast_actions,
     check_actions,
     check_count,
     check_factors,
     check_gap,
+    check_generated_size,
     check_metadata,
     check_scopes,
     make_rng,
+    scope_arrays,
+    table_bound,
 )
 from .elimination import EliminationPlan
 from .inference import MaxSum
@@ -62,6 +67,17 @@ class FactorGraph:
         self.scopes, self.tables = check_factors(self.n_actions, factors)
         self.metadata = check_metadata(metadata)
         self._plans: dict = {}
+
+    @classmethod
+    def _from_checked(cls, n_actions: tuple[int, ...], scopes: Sequence[tuple[int, ...]],
+                      tables: Sequence[np.ndarray]) -> FactorGraph:
+        """An instance from parts checked by the caller (the generators: their own scopes, every agent covered,
+        freshly drawn finite tables of the right shapes), without the per-factor checks of ``__init__``."""
+        fg = cls.__new__(cls)
+        fg.n_actions, fg.scopes, fg.tables = tuple(n_actions), tuple(scopes), tuple(tables)
+        fg.metadata = {}
+        fg._plans = {}
+        return fg
 
     # ---------------------------------------------------------------------------------------
     # sizes
@@ -176,7 +192,7 @@ class FactorGraph:
             gap = best[1][1]
             if gap <= TIE_RTOL * max(1.0, float(np.abs(self.means).max()) * self.n_factors):
                 raise InvalidInputError(
-                    f"the best joint action is not unique: {best[0][0].tolist()} and {best[1][0].tolist()} "
+                    f"the best joint action is not unique: {_brief(best[0][0])} and {_brief(best[1][0])} "
                     f"tie at value {self.best_value:.6g}"
                 )
             self.__dict__["_gap_min"] = gap
@@ -202,7 +218,7 @@ class FactorGraph:
         """Every joint action as rows of a (prod K_i, N) array (C order); refuses huge instances."""
         if self.n_joint_actions > limit:
             raise InstanceTooLargeError(
-                f"{self.n_joint_actions} joint actions exceed the enumeration limit {limit}"
+                f"{count_text(self.n_joint_actions)} joint actions exceed the enumeration limit {limit}"
             )
         return np.indices(self.n_actions).reshape(self.n_agents, -1).T
 
@@ -246,8 +262,16 @@ class FactorGraph:
     def from_edges(cls, n_agents: int, edges, K=2, *, seed=None, means: str = "uniform",
                    gap: float | None = None, name: str = "graph") -> FactorGraph:
         """One pairwise factor per edge (i, j) with seeded means (see :func:`draw_means`)."""
+        check_count(n_agents, "N", 1)
+        n_edges = len(edges) if isinstance(edges, Sequence) and not isinstance(edges, str) else 1
+        check_generated_size(n_agents, n_edges, as_size(n_edges) * table_bound(K), f"{name} instance")
+        return cls._generate(n_agents, check_scopes(edges, n_agents), K, seed=seed, means=means, gap=gap, name=name)
+
+    @classmethod
+    def _generate(cls, n_agents: int, scopes: list[tuple[int, ...]], K, *, seed=None, means: str = "uniform",
+                  gap: float | None = None, name: str = "graph") -> FactorGraph:
+        """Seeded means on checked scopes (:func:`draw_means`), the generator recorded in the metadata."""
         n_actions = broadcast_actions(K, n_agents)
-        scopes = check_scopes(edges, n_agents)
         rng = make_rng(seed)
         fg = draw_means(n_actions, scopes, rng, means=means, gap=gap)
         fg.metadata.update({"generator": name, "seed": seed, "means": means, "gap": gap})
@@ -257,19 +281,22 @@ class FactorGraph:
     def line(cls, N: int, K=2, **kw) -> FactorGraph:
         """Agents 0..N-1 with factors (i, i+1)."""
         check_count(N, "N", 2)
-        return cls.from_edges(N, [(i, i + 1) for i in range(N - 1)], K, name="line", **kw)
+        check_generated_size(N, N - 1, as_size(N - 1) * table_bound(K), "line instance")
+        return cls._generate(N, list(zip(range(N - 1), range(1, N), strict=True)), K, name="line", **kw)
 
     @classmethod
     def ring(cls, N: int, K=2, **kw) -> FactorGraph:
         """A line closed by the factor (N-1, 0)."""
         check_count(N, "N", 3)
-        return cls.from_edges(N, [(i, (i + 1) % N) for i in range(N)], K, name="ring", **kw)
+        check_generated_size(N, N, as_size(N) * table_bound(K), "ring instance")
+        return cls._generate(N, [*zip(range(N - 1), range(1, N), strict=True), (N - 1, 0)], K, name="ring", **kw)
 
     @classmethod
     def star(cls, N: int, K=2, **kw) -> FactorGraph:
         """Agent 0 is the hub, with factors (0, i) for i = 1..N-1."""
         check_count(N, "N", 2)
-        return cls.from_edges(N, [(0, i) for i in range(1, N)], K, name="star", **kw)
+        check_generated_size(N, N - 1, as_size(N - 1) * table_bound(K), "star instance")
+        return cls._generate(N, list(zip(itertools.repeat(0), range(1, N))), K, name="star", **kw)
 
     @classmethod
     def grid(cls, rows: int, cols: int, K=2, **kw) -> FactorGraph:
@@ -278,8 +305,14 @@ class FactorGraph:
         check_count(cols, "cols", 1)
         if rows * cols < 2:
             raise InvalidInputError("a grid needs at least two agents")
-        g = nx.convert_node_labels_to_integers(nx.grid_2d_graph(rows, cols), ordering="sorted")
-        return cls.from_edges(rows * cols, sorted(g.edges), K, name=f"grid{rows}x{cols}", **kw)
+        n_edges = rows * (cols - 1) + cols * (rows - 1)
+        check_generated_size(rows * cols, n_edges, as_size(n_edges) * table_bound(K), f"grid{rows}x{cols} instance")
+        agent = np.arange(rows * cols, dtype=np.int64).reshape(rows, cols)
+        first = np.concatenate([agent[:, :-1].ravel(), agent[:-1].ravel()])  # horizontal, then vertical pairs
+        second = np.concatenate([agent[:, 1:].ravel(), agent[1:].ravel()])
+        order = np.lexsort((second, first))  # sorted (i, j) pairs, i < j
+        scopes = list(zip(first[order].tolist(), second[order].tolist(), strict=True))
+        return cls._generate(rows * cols, scopes, K, name=f"grid{rows}x{cols}", **kw)
 
     @classmethod
     def from_networkx(cls, graph: nx.Graph, K=2, **kw) -> FactorGraph:
@@ -327,20 +360,40 @@ def draw_means(n_actions, scopes, rng: np.random.Generator, *, means: str = "uni
     if means not in MEAN_MODELS:
         raise InvalidInputError(f"means must be one of {MEAN_MODELS}, got {means!r}")
     shapes = [tuple(n_actions[i] for i in s) for s in scopes]
-    abar = sum(float(np.prod(shape, dtype=float)) for shape in shapes)
-    # the tables and their flat copy (FactorGraph.means) are held together
-    check_array_size(2 * abar, f"drawing the mean tables (A-bar = {abar:.3g} group actions)")
-    tables = [rng.random(shape) for shape in shapes]
+    sizes = [math.prod(shape) for shape in shapes]
+    abar = as_size(sum(sizes))
+    check_generated_size(len(n_actions), len(scopes), abar, "drawing the mean tables")
+    # one draw for every table, in factor order: the same numbers as one rng.random(shape) per factor
+    flat = rng.random(int(abar))
+    ends = itertools.accumulate(sizes)
+    tables = [flat[end - size:end].reshape(shape) for end, size, shape in zip(ends, sizes, shapes, strict=True)]
+    groups = scope_arrays(scopes)
+    covered = np.zeros(len(n_actions), dtype=bool)
+    for _, agents in groups:
+        covered[agents.ravel()] = True
+    if not covered.all():
+        raise InvalidInputError(f"agents {_brief(np.flatnonzero(~covered))} appear in no factor")
     if means == "uniform":
         if gap is not None:
             raise InvalidInputError("gap is only meaningful for the planted mean model")
-        return FactorGraph(n_actions, list(zip(scopes, tables, strict=True)))
+        return FactorGraph._from_checked(n_actions, scopes, tables)
     gap = check_gap(gap)
-    star = np.asarray([rng.integers(k) for k in n_actions])
-    for s, t in zip(scopes, tables, strict=True):
-        t[tuple(star[list(s)])] = 1.0
-    fg = FactorGraph(n_actions, list(zip(scopes, tables, strict=True)))
-    scale = gap / fg.gap_min()
-    out = FactorGraph(n_actions, [(s, t * scale) for s, t in zip(scopes, tables, strict=True)])
+    ks = np.asarray(n_actions, dtype=np.int64)
+    star = rng.integers(ks)  # the same numbers as one rng.integers(K_i) per agent
+    offsets = np.concatenate([[0], np.cumsum(sizes[:-1], dtype=np.int64)])
+    for factors, agents in groups:  # flat position of each table's entry at a*: C order within the table
+        position = np.zeros(len(factors), dtype=np.int64)
+        for column in agents.T:
+            position = position * ks[column] + star[column]
+        flat[offsets[factors] + position] = 1.0
+    fg = FactorGraph._from_checked(n_actions, scopes, tables)
+    flat *= gap / fg.gap_min()  # scales every table (views of flat)
+    out = FactorGraph._from_checked(n_actions, scopes, tables)
     out.metadata["planted_best"] = star.tolist()
     return out
+
+
+def _brief(action: np.ndarray, shown: int = 20) -> str:
+    """A joint action for a message: its first ``shown`` entries, and how many more there are."""
+    head = action[:shown].tolist()
+    return str(head) if action.size <= shown else f"{str(head)[:-1]}, ... ({action.size - shown} more)]"

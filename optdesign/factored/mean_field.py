@@ -32,7 +32,9 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -76,12 +78,12 @@ class ActionClasses:
     full: bool
 
     @classmethod
-    def reduced(cls, n_actions, named=None) -> ActionClasses:
+    def reduced(cls, n_actions: Sequence[int], named: Sequence[Sequence[int]] | None = None) -> ActionClasses:
         named = named or [()] * len(n_actions)
         return cls(tuple(n_actions), tuple(tuple(int(k) for k in a) for a in named), False)
 
     @classmethod
-    def identity(cls, n_actions) -> ActionClasses:
+    def identity(cls, n_actions: Sequence[int]) -> ActionClasses:
         return cls(tuple(n_actions), tuple(() for _ in n_actions), True)
 
     @property
@@ -100,7 +102,7 @@ class ActionClasses:
             out.append(mult)
         return out
 
-    def class_maps(self, best_action) -> list[np.ndarray]:
+    def class_maps(self, best_action: np.ndarray | Sequence[int]) -> list[np.ndarray]:
         """For every agent, the class of each action given a*."""
         out = []
         for i, (k, c) in enumerate(zip(self.n_actions, self.n_classes, strict=True)):
@@ -125,14 +127,15 @@ class MeanFieldModel:
     (``ranked``: the next m joint actions with their gaps) are constants of the instance.
     """
 
-    def __init__(self, fg: FactorGraph, *, m: int = 1, ranked: list | None = None, best_action=None,
-                 fcr: bool = True, reduce: bool = True, order="auto", solver: str | None = None, symmetry="auto"):
+    def __init__(self, fg: FactorGraph, *, m: int = 1, ranked: list | None = None, best_action: Any = None,
+                 fcr: bool = True, reduce: bool = True, order: str | Sequence[int] = "auto", solver: str | None = None,
+                 symmetry: str | bool | Sequence[Sequence[int]] | None = "auto"):
         self.fg, self.m, self.fcr, self.reduce, self.solver = fg, as_count(m, "m"), fcr, bool(reduce), solver
         self.plan = fg.plan(order)
         n_f = fg.n_factors
         if self.m > 1 and (ranked is None or len(ranked) != self.m or best_action is None):
             raise InvalidInputError(f"m = {self.m} needs a* and the next {self.m} joint actions with their gaps")
-        explicit = [np.asarray(a) for a, _ in ranked[:-1]] if self.m > 1 else []
+        explicit = [np.asarray(a) for a, _ in cast(list, ranked)[:-1]] if self.m > 1 else []
         if not self.reduce:
             self.classes = ActionClasses.identity(fg.n_actions)
         else:
@@ -169,7 +172,7 @@ class MeanFieldModel:
             self.n_constraints, self.n_variables = 0, self._search.n_orbits + 1
         self._solution: dict | None = None
 
-    def _build_conic(self, ranked, best_action, explicit) -> None:
+    def _build_conic(self, ranked: Any, best_action: Any, explicit: list[np.ndarray]) -> None:
         """The conic program: SOC/power-cone products, simplex rows, FCR (or enumerated) max, explicit rows."""
         fg, cp_, n_f, n_tab = self.fg, self.class_plan, self.fg.n_factors, self.class_plan.table_size
         n_classes, n_y, fcr = self.classes.n_classes, int(self.class_offsets[-1]), self.fcr
@@ -190,10 +193,8 @@ class MeanFieldModel:
         else:
             n_patterns = int(np.prod(n_classes, dtype=float))
             if n_patterns > ENUMERATED_MAX_JOINT_ACTIONS:
-                raise InstanceTooLargeError(
-                    f"fcr=False enumerates all {n_patterns:.0f} class patterns (limit "
-                    f"{ENUMERATED_MAX_JOINT_ACTIONS}); use fcr=True"
-                )
+                raise InstanceTooLargeError(f"fcr=False enumerates all {n_patterns:.0f} class patterns (limit "
+                                            f"{ENUMERATED_MAX_JOINT_ACTIONS}); use fcr=True")
             self._patterns = cp_.group_indices(np.indices(n_classes).reshape(len(n_classes), -1).T)
             self.max = enumerated_max(terms, self._patterns)
         constraints += self.max.constraints
@@ -221,8 +222,8 @@ class MeanFieldModel:
             info = solvers.solve(self.problem, self.solver, accept=lambda: self._bracket()[2] <= tol,
                                  solver_options=MEAN_FIELD_SOLVER_OPTIONS)
             upper, lower, gap, v = self._bracket()
-            self._solution = {"class_v": v, "t": float(self.max.t.value) * self.unit, "upper": upper, "lower": lower,
-                              "gap": gap, "info": info,
+            self._solution = {"class_v": v, "t": float(cast(np.ndarray, self.max.t.value)) * self.unit,
+                              "upper": upper, "lower": lower, "gap": gap, "info": info,
                               "compile_time": float(getattr(self.problem, "compilation_time", 0.0) or 0.0)}
         return self._solution
 
@@ -271,11 +272,11 @@ class MeanFieldModel:
         if self.fcr:
             factor_weights = self._C_f.T @ consistent_clique_weights(self.class_plan, lam, tau)
         else:
-            n_f = self._patterns.shape[1]
-            factor_weights = np.bincount(self._patterns.ravel(), np.repeat(lam * (tau / lam.sum()), n_f),
-                                         minlength=self.class_plan.table_size)
+            n_f = cast(np.ndarray, self._patterns).shape[1]
+            factor_weights = np.bincount(cast(np.ndarray, self._patterns).ravel(),
+                                         np.repeat(lam * (tau / lam.sum()), n_f), minlength=self.class_plan.table_size)
         if gamma.size:
-            factor_weights = factor_weights + self._explicit[0].T @ gamma
+            factor_weights = factor_weights + cast(tuple, self._explicit)[0].T @ gamma  # gamma comes from its rows
         alpha = self.D.T @ factor_weights
         s_hat = np.exp(-(self.P @ np.log(v)))
         return gp_lower_bound(alpha, alpha * s_hat, self.P, self.agent_of_class, np.exp(self.log_mult))
@@ -300,7 +301,7 @@ class MeanFieldModel:
         return terms
 
 
-def inverse_products(P: sp.csr_matrix, v, s, scale: float) -> list:
+def inverse_products(P: sp.csr_matrix, v: cp.Variable, s: cp.Variable, scale: float) -> list:
     """Constraints s_j >= prod_{c in row j of P} 1 / v_c / scale (0/1 rows), convex in v > 0, without exponential
     cones: 1 / (scale v_a) for one agent (inv_pos), and for two agents u^2 <= v_a v_b (a rotated second-order
     cone) with s >= u^-2 / scale (a power cone). Measured on rings with K = 10: the exponential-cone form of
@@ -346,8 +347,9 @@ def gp_lower_bound(alpha: np.ndarray, delta: np.ndarray, P: sp.csr_matrix, agent
     return S * float(np.exp((first + second - S) / S))
 
 
-def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, reduce: bool = True, order="auto",
-                           solver: str | None = None, tol: float = DEFAULT_TOL, symmetry="auto") -> CharTimeResult:
+def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, reduce: bool = True,
+                           order: str | Sequence[int] = "auto", solver: str | None = None, tol: float = DEFAULT_TOL,
+                           symmetry: str | bool | Sequence[Sequence[int]] | None = "auto") -> CharTimeResult:
     """T^MF(m) (MF-TaS eqs. 2-3 and App. H) over product allocations, with a certified bracket.
 
     ``value`` (= ``upper``) is attained by the returned allocation; ``lower_bound`` <= T^MF(m) <= ``value``

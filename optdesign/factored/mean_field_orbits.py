@@ -16,6 +16,8 @@ bounds min F from below, and the best F(p_k) from above: the bracket is certifie
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,7 +48,8 @@ class OrbitMeanField:
     f_e(x) (both as in :class:`.mean_field.MeanFieldModel`); ``n_actions`` are the K_i, ``orbits`` labels the agents.
     """
 
-    def __init__(self, class_plan: EliminationPlan, P: sp.csr_matrix, D: sp.csr_matrix, n_actions, orbits: np.ndarray):
+    def __init__(self, class_plan: EliminationPlan, P: sp.csr_matrix, D: sp.csr_matrix, n_actions: Sequence[int],
+                 orbits: np.ndarray):
         self.plan, self.P, self.D = class_plan, P, D
         k_full = np.asarray(n_actions, dtype=float)
         n_classes = np.asarray(class_plan.n_actions, dtype=np.int64)
@@ -112,7 +115,9 @@ class OrbitMeanField:
             f, g = self.evaluate(batch)
             passes += 1
             scale = scale or float(f.min())
-            points.append(batch), values.append(f / scale), grads.append(g / scale)
+            points.append(batch)
+            values.append(f / scale)
+            grads.append(g / scale)
             P_, F_, G_ = np.vstack(points), np.concatenate(values), np.vstack(grads)
             best = int(np.argmin(F_))
             minimiser, bound = (self._model_min_1d if r == 1 else self._model_min_lp)(F_, G_, P_, best, lower)
@@ -137,11 +142,13 @@ class OrbitMeanField:
         upper = float(np.concatenate(values)[best])
         # the caller's tol decides: an early stop whose certificate meets it is a solve
         status = "optimal" if relative_gap(upper, lower) <= tol else status
+        scale = cast(float, scale)  # set by the first pass
         return self._result(np.vstack(points)[best], upper * scale, lower * scale, passes, status, start,
                             cuts=len(np.concatenate(values)))
 
     @staticmethod
-    def _model_min_lp(F, G, P, best, lower):
+    def _model_min_lp(F: np.ndarray, G: np.ndarray, P: np.ndarray, best: int,
+                      lower: float) -> tuple[np.ndarray | None, float]:
         """Minimiser and certified minimum of the cutting-plane model max_k F_k + g_k (p - p_k) over [0, 1]^r.
 
         The LP is written in p - p_best and (z - F_best) / sigma, sigma the current gap, so its tolerances stay
@@ -167,7 +174,8 @@ class OrbitMeanField:
         return P[best] + lp.x[:r], float(mu @ (F + np.einsum("kr,kr->k", G, corner - P)))
 
     @staticmethod
-    def _model_min_1d(F, G, P, best, lower):
+    def _model_min_1d(F: np.ndarray, G: np.ndarray, P: np.ndarray, best: int,
+                      lower: float) -> tuple[np.ndarray | None, float]:
         """The same in one dimension, exactly: min over [0, 1] of max_k l_k(p) is the largest, over pairs of a
         non-increasing cut l_k and a non-decreasing cut l_l, of min_p max(l_k, l_l) (each pair alone is a valid
         bound): where they cross, or at the box end the crossing lies beyond. Values are taken on the flatter
@@ -190,7 +198,8 @@ class OrbitMeanField:
         best_pair = np.unravel_index(np.argmax(value), value.shape)
         return np.array([at[best_pair]]), float(value[best_pair])
 
-    def _result(self, point, upper, lower, passes, status, start, cuts) -> dict:
+    def _result(self, point: np.ndarray, upper: float, lower: float, passes: int, status: str, start: float,
+                cuts: int) -> dict:
         info = SolveInfo(status, "orbit-kelley", time.perf_counter() - start)
         return {"class_v": self.class_values(point), "t": upper, "upper": upper, "lower": lower,
                 "gap": relative_gap(upper, lower), "info": info, "compile_time": 0.0,

@@ -38,7 +38,9 @@ constraint exactly; the pass with the smallest value is kept.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,6 +49,7 @@ from .. import solvers
 from .._lazy import cp
 from ..errors import InvalidInputError, SolverError
 from ..result import RegretBoundResult, relative_gap
+from ..solvers import SolveInfo
 from ..validation import as_count, check_enumerable, check_m_best
 from .constraint_generation import (
     DEFAULT_TOL,
@@ -59,11 +62,13 @@ from .constraint_generation import (
     run_extras,
     warm_generate,
 )
+from .elimination import EliminationPlan
 from .factorgraph import FactorGraph
 from .fcr import factored_max
 from .inference import MaxSum
 from .marginals import consistent_clique_weights, marginal_maps
 from .rescaling import Reference, ScaledAllocation, solve_in_passes
+from .separation import Separation
 
 METHODS = ("exact", "mf")
 RESTRICTIONS = ("secant", "constant")
@@ -96,7 +101,7 @@ class Cone:
     mu0: np.ndarray
 
     @classmethod
-    def of(cls, fg: FactorGraph, plan) -> Cone:
+    def of(cls, fg: FactorGraph, plan: EliminationPlan) -> Cone:
         # every gap is in units of the largest gap Delta_max = theta(a*) - min_a theta(a): the program solved is
         # then the same whatever the scale of theta (with counts ~ 1/Delta^2 in the units of theta, theta * 1e-4
         # gave counts ~1e8, optimal_inaccurate and a 1% error, measured)
@@ -143,16 +148,16 @@ class RegretMaster(CuttingPlaneMaster):
     def n_columns(self) -> int:
         return self.fg.abar - self.fg.n_factors
 
-    def start(self):
+    def start(self) -> Reference:
         return self.reference(self.cone.mu0)
 
-    def reference(self, y):
+    def reference(self, y: np.ndarray) -> Reference:
         return Reference.around(y, self.F[self.cone.dev])
 
-    def scaled_rows(self, actions):
+    def scaled_rows(self, actions: np.ndarray) -> sp.csr_matrix:
         return self.cone.rows(self.fg, actions)
 
-    def solve(self, reference):
+    def solve(self, reference: Reference) -> Iterate:
         counts, constraints = self.cone.allocation(reference)
         rows = counts.inverse(self.rows) <= 1
         cost, ref = counts.cost(self.cone.regrets)
@@ -162,7 +167,7 @@ class RegretMaster(CuttingPlaneMaster):
         exact = consistent_clique_weights(self.plan, mu, float(np.mean(self.R @ mu)))
         return Iterate(mu, exact, self.F @ exact, self.multipliers(rows.dual_value), float(problem.value) * ref, info)
 
-    def _solve(self, problem):
+    def _solve(self, problem: cp.Problem) -> SolveInfo:
         """CLARABEL, then CLARABEL with more static regularisation, before the solver chain: on rings with K = 10
         from N = 6 the master stops CLARABEL with a NumericalError and SCS took 20-45 s per master (measured)."""
         if self.solver is None:
@@ -173,7 +178,7 @@ class RegretMaster(CuttingPlaneMaster):
                     pass
         return solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
 
-    def separate(self, it, k):
+    def separate(self, it: Iterate, k: int) -> tuple[float, Separation]:
         """Scaled so that every row holds: v = max_a (2 / Delta(a)^2) H(a), value v r . mu (attained at mu v)."""
         h = np.zeros(self.fg.abar)
         h[self.cone.dev] = 1.0 / np.maximum(it.wbar[self.cone.dev], 1e-300)
@@ -181,7 +186,7 @@ class RegretMaster(CuttingPlaneMaster):
         ratio = sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)
         return 2.0 * ratio * float(self.cone.regrets @ it.exact), sep
 
-    def dual_bound(self, c, wbar):
+    def dual_bound(self, c: np.ndarray, wbar: np.ndarray) -> float:
         """(sum c / wbar)^2 / max_{a != a*} S(a) / Delta(a), S = c / wbar^2 on the group actions b != a*_e."""
         w = wbar[self.cone.dev]
         if np.any(w <= 0):
@@ -191,7 +196,7 @@ class RegretMaster(CuttingPlaneMaster):
         top = _max_ratio(self.fg, self.plan, s, self.gap_terms, floor=0.0)
         return 0.0 if top <= 0 else float(np.sum(c / w)) ** 2 / top
 
-    def minimiser_bound(self, c, reference):
+    def minimiser_bound(self, c: np.ndarray, reference: Reference) -> float:
         y = reference.allocation
         counts, constraints = self.cone.allocation(self.reference(y / float(self.cone.regrets @ y)))  # r . mu = 1
         cost, ref = counts.cost(self.cone.regrets)
@@ -204,7 +209,7 @@ class RegretMaster(CuttingPlaneMaster):
 
 def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | None = None, m: int = 1,
                        max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS, restriction: str = "secant",
-                       order="auto", strategy: str = "auto", tol: float = DEFAULT_TOL,
+                       order: str | Sequence[int] = "auto", strategy: str = "auto", tol: float = DEFAULT_TOL,
                        time_limit: float = TIME_LIMIT, initial: np.ndarray | None = None) -> RegretBoundResult:
     """c_theta = min_w sum_a w_a Delta(a) s.t. sum_{e: a_e != a*_e} 1/wbar_{e,a_e} <= Delta(a)^2/2, a != a*.
 
@@ -288,12 +293,12 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
         worst = float(np.max(H @ inv)) if H is not None else 0.0
         if G is not None:
             if restriction == "secant":  # max_{a != a*} (2 / Delta_m^2) G(a) / (Delta(a) / Delta_m)
-                worst = max(worst, _max_ratio(fg, plan, G @ inv, local_gap / gaps[-1]))
+                worst = max(worst, _max_ratio(fg, plan, G @ inv, local_gap / cast(np.ndarray, gaps)[-1]))
             else:
                 worst = max(worst, MaxSum(plan, G @ inv).value)
         return worst
 
-    def build(reference: Reference):
+    def build(reference: Reference) -> tuple[cp.Problem, Callable[[], tuple]]:
         nonlocal n_constraints
         counts, constraints = cone.allocation(reference)  # mu, with s >= 1 / (F_dev mu)
         rows = None
@@ -302,7 +307,7 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
             constraints.append(rows)
         if G is not None:
             if restriction == "secant":  # (2 / Delta_m^2) G(a) - Delta(a) / Delta_m <= 0, every term O(1)
-                fcr_max = factored_max(counts.inverse(G), plan, row_terms=-regrets / gaps[-1])
+                fcr_max = factored_max(counts.inverse(G), plan, row_terms=-regrets / cast(np.ndarray, gaps)[-1])
                 constraints += [*fcr_max.constraints, fcr_max.t <= 0]
             else:  # (2 / Delta_m^2) G(a) <= 1
                 fcr_max = factored_max(counts.inverse(G), plan)
@@ -311,7 +316,7 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
         cost, ref = counts.cost(regrets)
         problem = cp.Problem(cp.Minimize(cost), constraints)
 
-        def evaluate():
+        def evaluate() -> tuple:
             mu = counts.value
             wbar = F @ mu
             scale = max(1.0, violation(wbar[dev]))
@@ -363,7 +368,8 @@ def _generated(fg: FactorGraph, *, solver: str | None, tol: float, time_limit: f
     )
 
 
-def _max_ratio(fg: FactorGraph, plan, num: np.ndarray, den: np.ndarray, *, floor: float = 1.0) -> float:
+def _max_ratio(fg: FactorGraph, plan: EliminationPlan, num: np.ndarray, den: np.ndarray, *,
+               floor: float = 1.0) -> float:
     """max(floor, max_{a != a*} num(a) / den(a)) for factored num, den with num(a*) = den(a*) = 0, den > 0 elsewhere.
 
     Dinkelbach's iteration: rho <- num(a) / den(a) at a = argmax_a [num(a) - rho den(a)] (max-sum)

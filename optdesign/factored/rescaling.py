@@ -29,7 +29,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -106,7 +106,7 @@ class ScaledAllocation:
     @property
     def value(self) -> np.ndarray:
         """y at the solver's point (negative rounding clipped to 0)."""
-        return self.reference.allocation * np.clip(self.nu.value, 0.0, None)
+        return self.reference.allocation * np.clip(cast(np.ndarray, self.nu.value), 0.0, None)
 
 
 @dataclass(frozen=True)
@@ -184,6 +184,7 @@ def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], 
             best = current
         if index >= min_passes and info.status == cp.OPTIMAL and settled:
             break
+    best = cast(Pass, best)  # pass 1 either set it or raised
     confirmed = any(p.info.status == cp.OPTIMAL and abs(p.value / p.solver_value - 1) <= accept_tol
                     and abs(p.value / best.value - 1) <= accept_tol for p in history)
     if not confirmed and warn:

@@ -21,6 +21,7 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InstanceTooLargeError, InvalidInputError
 from ..validation import as_count, as_vector
@@ -63,8 +64,9 @@ class Separation:
     n_passes: int
 
 
-def most_violated(plan: EliminationPlan, h, gap, *, delta_min: float | None = None, k: int = 1,
-                  threshold: float = 0.0, candidates=None, max_states: int = MAX_STATES) -> Separation:
+def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delta_min: float | None = None, k: int = 1,
+                  threshold: float = 0.0, candidates: ArrayLike | None = None,
+                  max_states: int = MAX_STATES) -> Separation:
     """Exact max of H(a) / Delta(a)^2 over joint actions a != a*, and the k joint actions attaining the largest ratios.
 
     ``h`` and ``gap`` are flat over the factor tables (length ``plan.table_size``); ``gap`` must give
@@ -112,11 +114,10 @@ def most_violated(plan: EliminationPlan, h, gap, *, delta_min: float | None = No
     return Separation(
         max_ratio=best, actions=actions[:n].copy(), ratios=ratios[:n].copy(), exact=bool(best >= solver.pruned_bound),
         upper_bound=float(max(best, solver.pruned_bound)), best_action=star, delta_min=float(dmin),
-        n_states=n_states, n_pairs=n_pairs, peak_frontier=peak, n_passes=passes,
-    )
+        n_states=n_states, n_pairs=n_pairs, peak_frontier=peak, n_passes=passes)
 
 
-def _real(value, name: str) -> float:
+def _real(value: float, name: str) -> float:
     try:
         out = float(value)
     except (TypeError, ValueError):
@@ -126,7 +127,7 @@ def _real(value, name: str) -> float:
     return out
 
 
-def _joint(actions, plan: EliminationPlan) -> np.ndarray:
+def _joint(actions: ArrayLike, plan: EliminationPlan) -> np.ndarray:
     a = np.asarray(actions)
     a = a[None, :] if a.ndim == 1 else a
     if a.ndim != 2 or a.shape[1] != plan.n_agents or (a.size and not np.issubdtype(a.dtype, np.integer)):

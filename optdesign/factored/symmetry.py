@@ -94,7 +94,7 @@ def cycle_rotation(structure: Structure) -> np.ndarray | None:
     return perm if structure.is_automorphism(perm) else None
 
 
-def agent_orbits(n_actions: Sequence[int], scopes: Sequence[Sequence[int]], generators=None) -> np.ndarray:
+def agent_orbits(n_actions: Sequence[int], scopes: Sequence[Sequence[int]], generators: object = None) -> np.ndarray:
     """Orbit label of every agent (0..r-1, in order of first appearance) under a group of automorphisms.
 
     ``generators=None`` proposes them from the structure (:func:`twin_swaps`, :func:`cycle_rotation`); otherwise

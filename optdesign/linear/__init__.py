@@ -6,7 +6,9 @@ Every problem is F* = min_w max_{y in Y} y^T A(w)^{-1} y for some direction set 
 ==============  ==================================================================================
 designs         public entry points: ``g_optimal`` (Y = X, value d), ``d_optimal``, ``xy_allocation``
                 (Y = {x - x'}, Soare et al. 2014 eq. 14), ``xy_oracle`` (value H_LB, Soare eq. 6),
-                ``transductive`` (Fiez et al. 2019, value rho*); ``method="auto"`` picks the fast path
+                ``transductive`` (Fiez et al. 2019, value rho*)
+dispatch        how they are solved: ``method="auto"`` picks the certified fast path, falls back to cvxpy when its
+                model fits, honours ``time_limit`` and Ctrl-C
 models          the cvxpy models (an SOCP: y^T A^{-1} y = min {sum_k u_k^2 / w_k : X^T u = y}; log det)
 directions      direction sets: pairwise differences, oracle directions (z* - z) / gap
 criteria        F(w) in numpy and its dual certificate F* >= f_p(w)^2 / max_k h_k(w)
@@ -23,17 +25,9 @@ bilinear        graphical bilinear bandits: edge arms vec(x x'^T) and the produc
 
 from .bilinear import bilinear_design, edge_arms
 from .criteria import g_value, minmax_lower_bound, minmax_value
-from .designs import (
-    DEFAULT_TOL,
-    METHODS,
-    d_optimal,
-    g_optimal,
-    minmax_design,
-    transductive,
-    xy_allocation,
-    xy_oracle,
-)
+from .designs import d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
 from .directions import oracle_directions, pairwise_differences
+from .dispatch import DEFAULT_TOL, METHODS, minmax_design
 from .greedy import greedy_allocation, greedy_choice, greedy_scores
 from .models import DOptimalModel, MinMaxDesignModel, OracleDesignModel
 from .rounding import round_design

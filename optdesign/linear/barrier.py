@@ -42,6 +42,9 @@ not certify a 1e-3 gap within the same budget, so the fast path is second order.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import cast
+
 import numpy as np
 from scipy.optimize import linprog
 
@@ -49,7 +52,7 @@ from ..deadline import Deadline
 from ..errors import InvalidInputError
 from ..progress import listening, report
 from ..result import FastPathResult
-from .criteria import certificate, cholesky_factor, whiten
+from .criteria import Certificate, certificate, cholesky_factor, whiten
 
 LP_CHUNK_ENTRIES = 4_000_000  # arm-direction products held at once by the certificate LP (32 MB)
 
@@ -70,6 +73,9 @@ def _epigraph_level(v: np.ndarray, tau: float) -> float:
         t += step
     return t
 
+
+# (L, whitened directions, their variances v, slacks t - v) of a point inside the barrier's domain
+_Newton = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 HESSIAN_ENTRIES = 2_000_000  # cap on n x (Hessian directions), the size of the rank-m term's factor
 DROP_WEIGHT = 1e-4  # column generation drops subset arms below this fraction of the largest weight (if h_k < f / 2)
@@ -92,12 +98,13 @@ def _hessian_directions(s: np.ndarray, q: int, cap: int) -> np.ndarray:
     return np.arange(m) if k == m else np.argpartition(s, k - 1)[:k]
 
 
-def _squared_products(X: np.ndarray, L: np.ndarray, Zt: np.ndarray, rows=slice(None)) -> np.ndarray:
+def _squared_products(X: np.ndarray, L: np.ndarray, Zt: np.ndarray,
+                      rows: slice | np.ndarray = slice(None)) -> np.ndarray:
     """G2[k, t] = (z_k^T Z_t)^2 for the arms ``rows`` (z_k = L^{-1} x_k; Zt the whitened directions, d x q)."""
     return (whiten(L, X[rows]).T @ Zt) ** 2
 
 
-def _chunks(K: int, q: int):
+def _chunks(K: int, q: int) -> Iterator[slice]:
     """Arm slices holding about LP_CHUNK_ENTRIES products each, so no K x q array is ever held."""
     step = max(1, LP_CHUNK_ENTRIES // max(q, 1))
     return (slice(a, min(a + step, K)) for a in range(0, K, step))
@@ -142,7 +149,8 @@ def _lp_dual(X: np.ndarray, Y: np.ndarray, L: np.ndarray, T: np.ndarray) -> np.n
     return p / p.sum() if p.sum() > 0 else None
 
 
-def _best_certificate(X, Y, w, p, L, v, gap_hint: float, use_lp: bool):
+def _best_certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray, L: np.ndarray, v: np.ndarray,
+                      gap_hint: float, use_lp: bool) -> tuple[Certificate, np.ndarray] | None:
     """Best certificate among the barrier p, p truncated to near-active directions and the LP p."""
     upper = v.max()
     candidates = [p]
@@ -155,10 +163,10 @@ def _best_certificate(X, Y, w, p, L, v, gap_hint: float, use_lp: bool):
         T = np.flatnonzero(v >= upper * (1 - delta))
         if len(T) > 400:
             T = T[np.argsort(-v[T])[:400]]
-        q = _lp_dual(X, Y, L, T)
-        if q is not None:
-            candidates.append(q)
-    best = None
+        q_lp = _lp_dual(X, Y, L, T)
+        if q_lp is not None:
+            candidates.append(q_lp)
+    best: tuple[Certificate, np.ndarray] | None = None
     for q in candidates:
         cert = certificate(X, Y, w, q, L)
         if cert is not None and (best is None or cert.lower > best[0].lower):
@@ -166,7 +174,8 @@ def _best_certificate(X, Y, w, p, L, v, gap_hint: float, use_lp: bool):
     return best
 
 
-def _warm_start_arms(X: np.ndarray, Y: np.ndarray, n_iter: int = 30, smoothing: float = 0.2):
+def _warm_start_arms(X: np.ndarray, Y: np.ndarray, n_iter: int = 30,
+                     smoothing: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
     """Damped multiplicative algorithm on the smoothed objective (p = softmax(v / (smoothing F))).
 
     Only used to choose a promising arm subset when K is large: w_k <- w_k sqrt(h_k / f_p).
@@ -175,7 +184,7 @@ def _warm_start_arms(X: np.ndarray, Y: np.ndarray, n_iter: int = 30, smoothing: 
     w = np.full(K, 1.0 / K)
     ratio = np.ones(K)
     for _ in range(n_iter):
-        L = cholesky_factor(X, w)
+        L = cast(np.ndarray, cholesky_factor(X, w))  # X spans R^d and w > 0
         Zy = whiten(L, Y)
         v = np.einsum("ij,ij->j", Zy, Zy)
         p = np.exp((v - v.max()) / (smoothing * v.max()))
@@ -240,7 +249,7 @@ def minmax_barrier(
     n_newton = 0
     tau = (m + len(S)) / 0.5  # initial duality-gap scale about F / 2
 
-    def evaluate(w):
+    def evaluate(w: np.ndarray) -> tuple[float, _Newton | None]:
         """Reduced barrier value psi(w) and the quantities Newton needs (None outside the domain)."""
         if np.any(w <= 0):
             return np.inf, None
@@ -259,7 +268,7 @@ def minmax_barrier(
     val, cache = evaluate(w)
     while True:
         for _ in range(60):  # centring
-            L, Zy, v, s = cache
+            L, Zy, v, s = cast(_Newton, cache)  # evaluate at a start inside the domain, or stopped below
             n = len(S)
             r1 = 1.0 / s
             r2 = r1 * r1
@@ -308,12 +317,14 @@ def minmax_barrier(
             if (decrement < centring_tol and a == 1.0) or n_newton >= max_iter or deadline.expired():
                 break
         # certificate on the full sets
-        L, Zy, v, s = cache
+        L, Zy, v, s = cast(_Newton, cache)
         p = 1.0 / (tau * s)
         wf = np.zeros(K)
         wf[S] = w
         gap_hint = (len(S) + m) / (tau * v.max())
-        cert, pb = _best_certificate(X, Y, wf, p, L, v, gap_hint, gap_hint < 10 * tol)  # A(wf) = L L^T
+        # A(wf) = L L^T; the barrier's own p > 0 always certifies
+        best_cert = _best_certificate(X, Y, wf, p, L, v, gap_hint, gap_hint < 10 * tol)
+        cert, pb = cast(tuple[Certificate, np.ndarray], best_cert)
         if cert.upper < best_upper:
             best_upper, best_w = cert.upper, wf
         if cert.lower > best_lower:
@@ -350,7 +361,7 @@ def minmax_barrier(
         if cache is None:
             break
     return FastPathResult(
-        weights=best_w,
+        weights=cast(np.ndarray, best_w),  # set by the first certificate (finite upper bound)
         value=best_upper * scale2,
         lower_bound=best_lower * scale2,
         iterations=n_newton,

@@ -10,21 +10,23 @@ z^T A_Z^{-1} z = (x^T A_X^{-1} x)(x'^T A_X^{-1} x').
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..result import BilinearDesign
 from ..validation import as_arms
 from .designs import DEFAULT_TOL, g_optimal
 
 
-def edge_arms(X) -> np.ndarray:
+def edge_arms(X: ArrayLike) -> np.ndarray:
     """K^2 x d^2 array whose row i*K + j is vec(x_i x_j^T) (row-major)."""
-    X = as_arms(X)
-    K, d = X.shape
-    return np.einsum("ia,jb->ijab", X, X).reshape(K * K, d * d)
+    arms = as_arms(X)
+    K, d = arms.shape
+    return np.einsum("ia,jb->ijab", arms, arms).reshape(K * K, d * d)
 
 
 def bilinear_design(
-    X, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL, time_limit: float | None = None
+    X: ArrayLike, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL,
+    time_limit: float | None = None,
 ) -> BilinearDesign:
     """Node G-optimal design mu on X and the edge design mu (x) mu; value = its G-value on Z (d^2).
 

@@ -17,8 +17,10 @@ directions Y (m x d, rows y).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from scipy.linalg.lapack import dtrcon
 
@@ -42,12 +44,12 @@ def triangular_factor(X: np.ndarray, w: np.ndarray | None = None, *, chunk: int 
     d = X.shape[1]
     rows = np.arange(X.shape[0]) if w is None else np.flatnonzero(w > 0)
     step = max(1, chunk if chunk is not None else FACTOR_CHUNK_ENTRIES // max(d, 1))
-    R = np.zeros((0, d))
+    R: np.ndarray = np.zeros((0, d))
     for a in range(0, rows.size, step):
         block = X[rows[a : a + step]]
         if w is not None:
             block = np.sqrt(w[rows[a : a + step]])[:, None] * block
-        R = np.linalg.qr(np.vstack([R, block]), mode="r")
+        R = cast(np.ndarray, np.linalg.qr(np.vstack([R, block]), mode="r"))  # the stubs give QRResult for any mode
     return R
 
 
@@ -100,27 +102,29 @@ def direction_variances(X: np.ndarray, w: np.ndarray, Y: np.ndarray) -> np.ndarr
     return np.einsum("ij,ij->j", Z, Z)
 
 
-def _checked(X, w, Y=None, p=None):
+def _checked(X: ArrayLike, w: ArrayLike, Y: ArrayLike | None = None,
+             p: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Validate the public evaluators' arguments (shapes, finiteness, one weight per row)."""
-    X = as_matrix(X, "X")
-    w = check_weights(w, "w")
-    if w.size != X.shape[0]:
-        raise InvalidInputError(f"w must have one weight per arm ({X.shape[0]}), got {w.size}")
-    Y = X if Y is None else as_matrix(Y, "Y", n_cols=X.shape[1])
+    Xa = as_matrix(X, "X")
+    wa = check_weights(w, "w")
+    if wa.size != Xa.shape[0]:
+        raise InvalidInputError(f"w must have one weight per arm ({Xa.shape[0]}), got {wa.size}")
+    Ya = Xa if Y is None else as_matrix(Y, "Y", n_cols=Xa.shape[1])
+    pa = None
     if p is not None:
-        p = check_weights(p, "p")
-        if p.size != Y.shape[0]:
-            raise InvalidInputError(f"p must have one weight per direction ({Y.shape[0]}), got {p.size}")
-    return X, w, Y, p
+        pa = check_weights(p, "p")
+        if pa.size != Ya.shape[0]:
+            raise InvalidInputError(f"p must have one weight per direction ({Ya.shape[0]}), got {pa.size}")
+    return Xa, wa, Ya, pa
 
 
-def minmax_value(X, w, Y) -> float:
+def minmax_value(X: ArrayLike, w: ArrayLike, Y: ArrayLike) -> float:
     """F(w) = max_y y^T A(w)^{-1} y (inf when A(w) is singular)."""
-    X, w, Y, _ = _checked(X, w, Y)
-    return float(np.max(direction_variances(X, w, Y)))
+    Xa, wa, Ya, _ = _checked(X, w, Y)
+    return float(np.max(direction_variances(Xa, wa, Ya)))
 
 
-def g_value(X, w) -> float:
+def g_value(X: ArrayLike, w: ArrayLike) -> float:
     """G-criterion max_k x_k^T A(w)^{-1} x_k (equals d at the optimum, Kiefer–Wolfowitz)."""
     return minmax_value(X, w, X)
 
@@ -136,7 +140,8 @@ class Certificate:
     f: float  # tr(B_p A^{-1})
 
 
-def certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray, L: np.ndarray | None = None):
+def certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray,
+                L: np.ndarray | None = None) -> Certificate | None:
     """Certificate of (w, p) on the full sets X and Y (see module doc); None if A(w) is singular."""
     if L is None:
         L = cholesky_factor(X, w)
@@ -155,8 +160,9 @@ def certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray, L: n
     return Certificate(float(v.max()), f * (f / float(h.max())), v, h, f)  # f^2 alone overflows at f = 1e198
 
 
-def minmax_lower_bound(X, w, Y, p) -> float:
+def minmax_lower_bound(X: ArrayLike, w: ArrayLike, Y: ArrayLike, p: ArrayLike) -> float:
     """Certified lower bound f_p(w)^2 / max_k h_k(w) on min_w max_y y^T A(w)^{-1} y (0 if none)."""
-    X, w, Y, p = _checked(X, w, Y, p)
-    cert = certificate(X, Y, w, p)
+    Xa, wa, Ya, pa = _checked(X, w, Y, p)
+    cert = certificate(Xa, Ya, wa, cast(np.ndarray, pa))  # pa is None only when p is
+
     return 0.0 if cert is None else cert.lower

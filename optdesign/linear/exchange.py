@@ -20,7 +20,10 @@ the G-value of w is max_k h_k and max_k h_k / d - 1 bounds the relative gap of b
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.linalg import svd
 
 from ..deadline import Deadline
@@ -34,7 +37,7 @@ from .firstorder import d_optimal_fw
 CHUNK_ENTRIES = 1 << 21  # rows per pricing chunk = CHUNK_ENTRIES / d (16 MiB of whitened rows)
 
 
-def _chunks(n: int, d: int, chunk: int | None):
+def _chunks(n: int, d: int, chunk: int | None) -> Iterator[tuple[int, int]]:
     step = max(1, chunk if chunk is not None else CHUNK_ENTRIES // d)
     for start in range(0, n, step):
         yield start, min(n, start + step)
@@ -50,7 +53,8 @@ def price(X: np.ndarray, L: np.ndarray, *, chunk: int | None = None) -> np.ndarr
     return h
 
 
-def spanning_arms(X, name: str = "X", *, chunk: int | None = None) -> np.ndarray:
+def spanning_arms(X: ArrayLike, name: str = "X",
+ *, chunk: int | None = None) -> np.ndarray:
     """X as a finite K x d array whose rows span R^d, at a representable scale (``check_scale``), checked
     without copying X (large-K ``as_arms``).
 

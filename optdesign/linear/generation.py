@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Protocol
+from typing import Protocol, cast
 
 import numpy as np
 
@@ -120,7 +120,8 @@ def generate_directions(
         if L is None:  # a singular design has an infinite value: keep the previous one
             break
         upper, violators = pricer.price(L, batch, floor=inner.value * (1 + tol / 4))
-        best_lower = max(best_lower, inner.lower_bound)  # p on a subset of directions certifies all of them
+        # the inner solves are certified; p on a subset of directions certifies all of them
+        best_lower = max(best_lower, cast(float, inner.lower_bound))
         if upper < best_upper:
             best, best_upper = inner, upper
         fresh = np.array([key not in known for key in _hashable(violators)], dtype=bool)

@@ -12,6 +12,7 @@ active directions of a phase the XY-Adaptive rule.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InvalidInputError
 from ..validation import as_matrix
@@ -19,8 +20,8 @@ from ..validation import as_matrix
 _CHUNK_ENTRIES = 4_000_000  # bound on the K x m score block held in memory at once
 
 
-def _inverse(A: np.ndarray, d: int) -> np.ndarray:
-    A = as_matrix(A, "A", n_cols=d)
+def _inverse(A_in: ArrayLike, d: int) -> np.ndarray:
+    A = as_matrix(A_in, "A", n_cols=d)
     if A.shape != (d, d):
         raise InvalidInputError(f"A must be {d} x {d}, got {A.shape}")
     A = (A + A.T) / 2
@@ -33,7 +34,7 @@ def _inverse(A: np.ndarray, d: int) -> np.ndarray:
     return np.linalg.inv(A)
 
 
-def greedy_scores(X, Y, A) -> np.ndarray:
+def greedy_scores(X: ArrayLike, Y: ArrayLike, A: ArrayLike) -> np.ndarray:
     """s_x = max_y y^T (A + x x^T)^{-1} y for every arm x (row of X)."""
     X = as_matrix(X, "X")
     Y = as_matrix(Y, "Y", n_cols=X.shape[1])
@@ -69,14 +70,14 @@ def _choose(X: np.ndarray, Y: np.ndarray, M: np.ndarray) -> int:
     return int(tied[np.argmin(total)])
 
 
-def greedy_choice(X, Y, A) -> int:
+def greedy_choice(X: ArrayLike, Y: ArrayLike, A: ArrayLike) -> int:
     """Index of the arm chosen by the greedy rule argmin_x max_y y^T (A + x x^T)^{-1} y (ties: see _choose)."""
     X = as_matrix(X, "X")
     Y = as_matrix(Y, "Y", n_cols=X.shape[1])
     return _choose(X, Y, _inverse(A, X.shape[1]))
 
 
-def greedy_allocation(X, Y, n: int, A0=None) -> tuple[np.ndarray, np.ndarray]:
+def greedy_allocation(X: ArrayLike, Y: ArrayLike, n: int, A0: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Run the greedy rule for ``n`` pulls from A0 (default: identity, i.e. A0 = I).
 
     Returns (sequence of arm indices, final information matrix A0 + sum x_t x_t^T).

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import cast
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import solvers
 from .._lazy import cp
@@ -35,7 +37,8 @@ def _weights_from(var: cp.Variable) -> np.ndarray:
     return w / w.sum()
 
 
-def minmax_socp(X: np.ndarray, rhs, m: int, weighted: bool):
+def minmax_socp(X: np.ndarray, rhs: np.ndarray | cp.Expression, m: int,
+                weighted: bool) -> tuple[cp.Problem, cp.Variable, cp.Parameter | None, cp.Constraint]:
     """SOCP of min_w max_j q_j y_j^T A(w)^{-1} y_j where ``rhs`` (m x d, constant or affine in
     Parameters) holds the directions y_j: y^T A^{-1} y = min { sum_k u_k^2 / w_k : X^T u = y }.
 
@@ -71,6 +74,12 @@ class CertifiedSOCP:
     interior-point solve on that path (None when the solve went through ``problem.solve``).
     """
 
+    # set by the subclass: the problem of :func:`minmax_socp`, its weights, direction weights and epigraph
+    problem: cp.Problem
+    w: cp.Variable
+    q: cp.Parameter | None
+    _epigraph: cp.Constraint
+
     def __init__(self, X: np.ndarray, solver: str | None, polish: bool):
         self.X, self.solver, self.polish = X, solver, polish
         self._session: ClarabelSession | None = None
@@ -90,7 +99,7 @@ class CertifiedSOCP:
             except Exception:  # an incompatible cvxpy/clarabel: use cvxpy's own path from now on
                 self._use_session, self._session, status = False, None, None
             if status == "Solved":
-                self.last_solver_seconds = self._session.solver_seconds
+                self.last_solver_seconds = cast(ClarabelSession, self._session).solver_seconds
                 return solvers.SolveInfo(cp.OPTIMAL, "CLARABEL", time.perf_counter() - start)
         info = solvers.solve(self.problem, self.solver)
         return replace(info, solve_time=time.perf_counter() - start)
@@ -253,7 +262,7 @@ class OracleDesignModel(CertifiedSOCP):
         rhs = np.ones((m, 1)) @ cp.reshape(self.anchor, (1, d), order="F") - Z / self._scale
         self.problem, self.w, self.q, self._epigraph = minmax_socp(X, rhs, m, weighted=True)
 
-    def solve(self, theta, *, criterion: str = "oracle") -> DesignResult:
+    def solve(self, theta: ArrayLike, *, criterion: str = "oracle") -> DesignResult:
         """Solve for parameter ``theta``; ``extras['best']`` is the index of z* (must be unique)."""
         theta = as_vector(theta, "theta", length=self.X.shape[1])
         scores = self.Z @ theta

@@ -10,12 +10,13 @@ apportionment: it maximises min_i n_i / w_i over allocations summing to n (for n
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import InvalidInputError
 from ..validation import check_weights
 
 
-def round_design(weights, n: int) -> np.ndarray:
+def round_design(weights: ArrayLike, n: int) -> np.ndarray:
     """Integer counts (same length as ``weights``) summing to ``n`` (see module doc).
 
     When n is smaller than the support some support arms get zero pulls; weights need not sum

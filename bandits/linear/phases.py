@@ -1,0 +1,105 @@
+"""Building blocks of the phased elimination algorithms (XY-Adaptive, RAGE, ALBA): a policy made of phases
+planned before they start and estimated from their own samples, the dominance test of Soare et al.'s Lemma 4,
+and the share of a planned phase that fits a budget."""
+
+from __future__ import annotations
+
+import time
+from abc import abstractmethod
+
+import numpy as np
+
+import optdesign as od
+from optdesign.blas import single_threaded_blas
+
+from ..algorithm import Policy
+from ..statistics import LinearStatistics
+
+_DOMINANCE_CHUNK = 4_000_000  # entries of the item x item block held in memory at once
+
+
+def dominated(Z: np.ndarray, theta: np.ndarray, M: np.ndarray, width: float) -> np.ndarray:
+    """Mask of the rows z of ``Z`` dominated by another row z' (Lemma 4 of Soare et al.):
+    (z' - z)^T theta > width * ||z' - z||_M, with M = A^{-1} (or any covariance proxy)."""
+    s = Z @ theta
+    G = Z @ M @ Z.T
+    g = np.diag(G)
+    out = np.zeros(Z.shape[0], dtype=bool)
+    step = max(1, _DOMINANCE_CHUNK // max(1, Z.shape[0]))
+    for lo in range(0, Z.shape[0], step):
+        rows = slice(lo, lo + step)
+        var = np.maximum(g[rows, None] + g[None, :] - 2.0 * G[rows], 0.0)
+        out[rows] = np.any(s[None, :] - s[rows, None] > width * np.sqrt(var), axis=1)
+    return out
+
+
+def portion(remaining: np.ndarray, budget: int) -> np.ndarray:
+    """The planned pulls still owed, or a proportional share of them summing to at most ``budget``."""
+    remaining = np.asarray(remaining, dtype=np.int64)
+    if remaining.sum() <= budget:
+        return remaining
+    take = np.minimum(od.round_design(remaining, int(budget)), remaining)
+    if take.sum() == 0:
+        take[int(np.argmax(remaining))] = 1
+    return take
+
+
+class PhasedPolicy(Policy):
+    """A policy made of phases, each a fixed allocation planned before it starts and estimated from
+    its own samples only. Subclasses plan (``_plan_phase``) and eliminate (``_end_phase``); the
+    survivors ``active`` index the items Z; the run stops when one survives."""
+
+    def __init__(self, env, delta: float):
+        self.X, self.Z, self.sigma = env.X, env.Z, env.sigma
+        self.delta = float(delta)
+        self.active = np.arange(self.Z.shape[0])
+        self.n_total = 0
+        self.phases: list[dict] = []  # one record per completed phase
+        self.solve_time = 0.0
+        self.theta: np.ndarray | None = None  # estimate of the last completed phase
+        self._plan: np.ndarray | None = None
+        self._stats: LinearStatistics | None = None
+
+    @property
+    def phase(self) -> int:
+        """Index (from 1) of the phase under way or about to start."""
+        return len(self.phases) + 1
+
+    @abstractmethod
+    def _plan_phase(self, budget: int) -> np.ndarray:
+        """Pull counts of the whole next phase (may exceed ``budget``: the run then stops on it)."""
+
+    @abstractmethod
+    def _end_phase(self, stats: LinearStatistics) -> dict:
+        """Estimate from the phase's statistics, update ``active``; returns the phase record."""
+
+    def next_batch(self, budget: int) -> np.ndarray:
+        if self._plan is None:
+            start = time.perf_counter()
+            with single_threaded_blas():  # d x d algebra: threads cost more than they save
+                self._plan = self._plan_phase(budget)
+            self.solve_time += time.perf_counter() - start
+            self._stats = LinearStatistics(self.X)
+        return portion(self._plan - self._stats.counts, budget)
+
+    def observe(self, counts, sums) -> None:
+        self._stats.add(counts, sums)
+        self.n_total += int(np.sum(counts))
+        if np.all(self._stats.counts >= self._plan):
+            before = self.active.copy()
+            record = self._end_phase(self._stats)
+            self.phases.append({"phase": self.phase, "samples": int(self._plan.sum()), "total": self.n_total,
+                                "active": before.tolist(), "survivors": self.active.tolist(), **record})
+            self._plan = None
+            self._stats = None
+
+    def stopped(self, delta: float) -> bool:
+        return self.active.size == 1
+
+    def recommend(self) -> int:
+        if self.active.size == 1 or self.theta is None:
+            return int(self.active[0])
+        return int(self.active[np.argmax(self.Z[self.active] @ self.theta)])
+
+    def stop_statistic(self) -> dict:
+        return {"phase": self.phase, "active": int(self.active.size)}

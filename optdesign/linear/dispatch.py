@@ -1,0 +1,194 @@
+"""How a linear design problem is solved: the certified fast path, the cvxpy fallback, and time limits.
+
+Every min-max problem is F* = min_w max_{y in Y} y^T A(w)^{-1} y with A(w) = X^T diag(w) X, and differs only in
+its direction set Y (:mod:`optdesign.linear.directions`). ``method="auto"`` (default) runs the certified fast path
+(:mod:`optdesign.linear.barrier`; G/D designs also :mod:`optdesign.linear.firstorder`) and returns it when its
+certified gap meets ``tol``, else falls back to the cvxpy model of :mod:`optdesign.linear.models` when that model
+fits. G/D designs on EXCHANGE_MIN_ARMS arms or more use the active-set Frank–Wolfe of
+:mod:`optdesign.linear.exchange` and never fall back to cvxpy. Above DIRECTION_LIST_LIMIT listed directions the
+min-max designs work on a working set priced over all of them (:mod:`optdesign.linear.generation`).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, cast
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..blas import single_threaded_blas
+from ..deadline import as_time_limit, budget_expired, remaining_budget, stop_reason, time_budget
+from ..errors import InvalidInputError
+from ..result import DesignResult, FastPathResult, relative_gap
+from ..validation import as_arms, as_matrix, as_tolerance, check_direction_scale, check_weights
+from . import firstorder
+from .barrier import minmax_barrier
+from .exchange import d_optimal_exchange, spanning_arms
+from .generation import RowPricer, generate_directions
+from .models import MinMaxDesignModel
+
+METHODS = ("auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative", "exchange")
+MINMAX_METHODS = ("auto", "cvxpy", "barrier")
+DEFAULT_TOL = 1e-4
+DIRECTION_LIST_LIMIT = 2_000  # above this many directions, min-max designs generate the ones that bind
+AUTO_FALLBACK_CONES = 200_000  # ``method="auto"`` hands an uncertified barrier design to cvxpy up to this size
+BARRIER_TIME_LIMIT = 30.0  # seconds of the first barrier attempt (``auto``, ``barrier``)
+LONG_BARRIER_TIME_LIMIT = 300.0  # continued barrier run when the cvxpy model is too large for ``auto``
+# ``auto`` G/D designs switch to the active-set exchange from this many arms: measured 5x faster than full
+# Frank–Wolfe at K = 2000 (d = 4..20) and 100x at K = 20,000, equal at K = 500 (benchmarks/bench_designs.py)
+EXCHANGE_MIN_ARMS = 2_000
+EXCHANGE_TIME_LIMIT = 120.0  # seconds, without a caller's time_limit; past it the best priced design is returned
+
+
+# --------------------------------------------------------------------------------------------
+# dispatch between the fast path and the cvxpy model
+
+
+def check_method(method: str) -> str:
+    if method not in METHODS:
+        raise InvalidInputError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    return method
+
+
+def within_time_limit(time_limit: float | None, tol: float, solve: Callable[[], DesignResult]) -> DesignResult:
+    """Run ``solve()`` under the caller's ``time_limit`` (seconds; None keeps each path's own limit).
+
+    Every iterative path inside stops by the limit, or at the first Ctrl-C inside
+    :func:`optdesign.deadline.graceful_interrupt`, and the best certified design is returned with status
+    ``"not_converged"`` or ``"interrupted"``, its certified ``gap`` and a RuntimeWarning when the gap exceeds ``tol``.
+    """
+    with time_budget(as_time_limit(time_limit)):
+        result = solve()
+    if result.status != "optimal" and result.gap is not None and result.gap > tol:
+        why = "Ctrl-C" if result.status == "interrupted" else "its time limit"
+        warnings.warn(
+            f"{result.criterion} design on {result.weights.size:,} arms stopped at {why} with certified gap "
+            f"{result.gap:.2e} > tol = {tol:g}; returning the best design found", RuntimeWarning, stacklevel=3,
+        )
+    return result
+
+
+def _fast_result(res: FastPathResult, method: str, criterion: str, elapsed: float) -> DesignResult:
+    return DesignResult(
+        weights=res.weights, value=res.value, status="optimal" if res.converged else stop_reason(),
+        solver="numpy", solve_time=elapsed, gap=relative_gap(res.value, res.lower_bound), method=method,
+        criterion=criterion, lower_bound=res.lower_bound, iterations=res.iterations,
+    )
+
+
+def _fast_gap(result: DesignResult) -> float:
+    """The certified gap of a fast-path design (always set: every fast path returns a lower bound)."""
+    return cast(float, result.gap)
+
+
+def _run_fast(fn: Callable[..., FastPathResult], method: str, criterion: str, *args: Any,
+              **kwargs: Any) -> DesignResult:
+    start = time.perf_counter()
+    with single_threaded_blas():
+        res = fn(*args, **kwargs)
+    return _fast_result(res, method, criterion, time.perf_counter() - start)
+
+
+def minmax_design(
+    X: np.ndarray,
+    Y: np.ndarray,
+    *,
+    solver: str | None = None,
+    method: str = "auto",
+    tol: float = DEFAULT_TOL,
+    criterion: str = "minmax",
+    w0: np.ndarray | None = None,
+) -> DesignResult:
+    """Solve (*) for arms X and directions Y: ``auto`` = barrier, then cvxpy if not certified.
+
+    Above DIRECTION_LIST_LIMIT directions, ``auto`` and ``barrier`` solve on a working set of directions and
+    price all of them at each design (:mod:`optdesign.linear.generation`; certificate on all directions).
+    Above AUTO_FALLBACK_CONES (arms x directions) ``auto`` does not build the cvxpy model; it
+    continues the barrier for up to LONG_BARRIER_TIME_LIMIT seconds and returns its best certified
+    design (``status`` "not_converged" and the certified ``gap`` if ``tol`` is still not met).
+    """
+    X = as_arms(X)
+    Y = check_direction_scale(as_matrix(Y, "Y", n_cols=X.shape[1]), X)
+    check_method(method)
+    if method not in MINMAX_METHODS:
+        raise InvalidInputError(
+            f"method {method!r} is offered for G/D-optimal designs only; min-max designs accept "
+            f"{', '.join(MINMAX_METHODS)} (Frank–Wolfe stalls above the optimum of a max of quadratic forms)"
+        )
+    tol = as_tolerance(tol)
+    if w0 is not None:
+        w0 = check_weights(w0, "w0")
+        if w0.size != X.shape[0]:
+            raise InvalidInputError(f"w0 must have one weight per arm ({X.shape[0]}), got {w0.size}")
+    if Y.shape[0] > DIRECTION_LIST_LIMIT and method in ("auto", "barrier"):
+        def solve(Y_working: np.ndarray, w_start: np.ndarray | None, inner_tol: float) -> DesignResult:
+            return _listed_minmax(X, Y_working, solver, method, inner_tol, criterion, w_start)
+
+        return generate_directions(X, RowPricer(Y), solve, tol=tol, batch=max(50, 40 * X.shape[1]),
+                                   explicit=lambda: _listed_minmax(X, Y, solver, method, tol, criterion, w0))
+    return _listed_minmax(X, Y, solver, method, tol, criterion, w0)
+
+
+def _listed_minmax(X: np.ndarray, Y: np.ndarray, solver: str | None, method: str, tol: float, criterion: str,
+                   w0: np.ndarray | None) -> DesignResult:
+    """(*) on the listed directions: barrier, then cvxpy when not certified and the model is small enough."""
+    if method in ("auto", "barrier"):
+        result = _run_fast(minmax_barrier, "barrier", criterion, X, Y, tol=tol, w0=w0, time_limit=BARRIER_TIME_LIMIT)
+        if method == "barrier" or _fast_gap(result) <= tol or budget_expired():
+            return result
+        if X.shape[0] * Y.shape[0] > AUTO_FALLBACK_CONES:  # too large for the conic solver: keep following the path
+            more = _run_fast(minmax_barrier, "barrier", criterion, X, Y, tol=tol, w0=result.weights,
+                             time_limit=LONG_BARRIER_TIME_LIMIT, max_iter=5000)
+            more = replace(more, solve_time=more.solve_time + result.solve_time)
+            return more if _fast_gap(more) < _fast_gap(result) else result
+    return MinMaxDesignModel(X, Y, solver=solver).solve(criterion=criterion)
+
+
+def _d_fast(X: np.ndarray, method: str, tol: float, criterion: str) -> DesignResult:
+    if method == "barrier":  # Kiefer–Wolfowitz: the optimum is exactly d, sharper than the dual bound
+        res = _run_fast(minmax_barrier, "barrier", criterion, X, X, tol=tol)
+        return replace_bound(res, float(X.shape[1]))
+    if method == "multiplicative":
+        return _run_fast(firstorder.d_optimal_multiplicative, method, criterion, X, tol=tol)
+    if method == "exchange" or (method == "auto" and X.shape[0] >= EXCHANGE_MIN_ARMS):
+        limit = EXCHANGE_TIME_LIMIT if remaining_budget() is None else None  # a caller's limit replaces it
+        return _run_fast(d_optimal_exchange, "exchange", criterion, X, tol=tol, time_limit=limit)
+    return _run_fast(firstorder.d_optimal_fw, "frank-wolfe", criterion, X, tol=tol)
+
+
+# --------------------------------------------------------------------------------------------
+# public entry points
+
+
+def kiefer_wolfowitz_design(X: ArrayLike, solver: str | None, method: str, tol: float, criterion: str,
+                             cvxpy_model: Callable[[np.ndarray, str | None], DesignResult],
+                             model_fits: Callable[[int, int], bool]) -> DesignResult:
+    """Shared dispatch of G- and D-optimal designs (same optimum, G-value d, by Kiefer–Wolfowitz).
+
+    ``auto`` on EXCHANGE_MIN_ARMS arms or more returns the exchange design even when its time limit stops it
+    (status "not_converged" and its certified gap) instead of building the cvxpy model, and so does any path
+    once the caller's time limit is spent or Ctrl-C was pressed, or when the cvxpy model would be too large
+    (``model_fits(K, d)`` is False).
+    """
+    check_method(method)
+    try:
+        large = np.ndim(X) == 2 and np.shape(X)[0] >= EXCHANGE_MIN_ARMS
+    except ValueError:  # a ragged nested list: as_arms names the problem
+        large = False
+    arms = spanning_arms(X) if large else as_arms(X)  # same check, without copying a large X
+    tol = as_tolerance(tol)
+    if method != "cvxpy":
+        result = _d_fast(arms, method, tol, criterion)
+        if method != "auto" or _fast_gap(result) <= tol or result.method == "exchange" or budget_expired():
+            return result
+        if not model_fits(*arms.shape):
+            return replace(result, extras={**result.extras, "fallback": "the cvxpy model would not fit"})
+    return cvxpy_model(arms, solver)
+
+
+def replace_bound(res: DesignResult, lower: float) -> DesignResult:
+    return replace(res, lower_bound=lower, gap=relative_gap(res.value, lower))
