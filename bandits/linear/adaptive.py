@@ -63,13 +63,13 @@ import optdesign as od
 from optdesign.blas import single_threaded_blas
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Algorithm, Policy
+from ..algorithm import Algorithm
 from ..statistics import LinearStatistics
 from ..tracking import next_checkpoint, track
 from ..validation import check_choice
 from .common import check_growth, spanning_arms
 from .fiez_adaptive import FiezXYAdaptivePolicy
-from .phases import PhasedPolicy, dominated, portion
+from .phases import PhasedPolicy, SurvivorsPolicy, dominated, portion
 
 C_PRIME = 6.0 / np.pi**2  # Soare et al. Prop. 1, as printed
 RULES = ("design", "greedy")
@@ -216,7 +216,7 @@ class FullyAdaptiveXY(Algorithm):
         return _FullyAdaptivePolicy(self, env, delta)
 
 
-class _FullyAdaptivePolicy(Policy):
+class _FullyAdaptivePolicy(SurvivorsPolicy):
     def __init__(self, algo: FullyAdaptiveXY, env, delta: float):
         self.algo = algo
         self.X, self.Z, self.sigma = env.X, env.Z, env.sigma
@@ -258,14 +258,6 @@ class _FullyAdaptivePolicy(Policy):
         if not np.all(keep):
             self.active = self.active[keep]
             self._weights = None
-
-    def stopped(self, delta: float) -> bool:
-        return self.active.size == 1
-
-    def recommend(self) -> int:
-        if self.active.size == 1 or self.theta is None:
-            return int(self.active[0])
-        return int(self.active[np.argmax(self.Z[self.active] @ self.theta)])
 
     def stop_statistic(self) -> dict:
         return {"active": int(self.active.size)}

@@ -44,7 +44,24 @@ def portion(remaining: np.ndarray, budget: int) -> np.ndarray:
     return take
 
 
-class PhasedPolicy(Policy):
+class SurvivorsPolicy(Policy):
+    """A policy that eliminates items: ``active`` indexes the survivors among the items Z, ``theta`` is the latest
+    estimate (None before the first); it stops when one item survives and recommends the best survivor."""
+
+    active: np.ndarray
+    theta: np.ndarray | None
+    Z: np.ndarray
+
+    def stopped(self, delta: float) -> bool:
+        return self.active.size == 1
+
+    def recommend(self) -> int:
+        if self.active.size == 1 or self.theta is None:
+            return int(self.active[0])
+        return int(self.active[np.argmax(self.Z[self.active] @ self.theta)])
+
+
+class PhasedPolicy(SurvivorsPolicy):
     """A policy made of phases, each a fixed allocation planned before it starts and estimated from
     its own samples only. Subclasses plan (``_plan_phase``) and eliminate (``_end_phase``); the
     survivors ``active`` index the items Z; the run stops when one survives."""
@@ -92,14 +109,6 @@ class PhasedPolicy(Policy):
                                 "active": before.tolist(), "survivors": self.active.tolist(), **record})
             self._plan = None
             self._stats = None
-
-    def stopped(self, delta: float) -> bool:
-        return self.active.size == 1
-
-    def recommend(self) -> int:
-        if self.active.size == 1 or self.theta is None:
-            return int(self.active[0])
-        return int(self.active[np.argmax(self.Z[self.active] @ self.theta)])
 
     def stop_statistic(self) -> dict:
         return {"phase": self.phase, "active": int(self.active.size)}

@@ -7,6 +7,9 @@ listed: :mod:`optdesign.linear.pairs` generates the pairs that bind and certifie
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -25,7 +28,42 @@ from .dispatch import (
 from .models import DOptimalModel, MinMaxDesignModel, d_optimal_model_fits, minmax_model_fits
 from .pairs import pair_count, pairwise_design
 
+OPTIONS_DOC = """    solver : str, optional
+        Conic solver of the cvxpy path (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
+    method : str
+        ``"auto"`` (default), ``"cvxpy"``, ``"barrier"``{gd}.
+    tol : float
+        Certified relative gap at which the fast path stops (``value / lower_bound - 1``).
+    time_limit : float, optional
+        Seconds for the whole call; when they are spent, or at the first Ctrl-C inside
+        :func:`optdesign.deadline.graceful_interrupt`, the best certified design so far is returned (status
+        ``"not_converged"`` or ``"interrupted"``, RuntimeWarning if its gap exceeds ``tol``)."""
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+# the parameter, return and error descriptions every public design shares (substituted by _shared_doc)
+_DOC = {
+    "arms": """    X : array_like
+        The arms, K x d, one per row; they must span R^d.""",
+    "options": OPTIONS_DOC.format(gd=""),
+    "options_gd": OPTIONS_DOC.format(gd=', ``"frank-wolfe"``, ``"multiplicative"``, ``"exchange"``'),
+    "returns": "        ``weights`` on the rows of X, ``value`` (the criterion at the weights), ``lower_bound`` and "
+               "``gap``\n        (certified), ``status``, ``method``",
+    "invalid": "        Arms that do not span R^d, NaN/inf entries, wrong shapes, an unknown method",
+    "raises": """    InstanceTooLargeError
+        ``method="cvxpy"`` on a conic model above its size limit.
+    SolverError
+        Every conic solver of the chain failed (the message names each status).""",
+}
+
+
+def _shared_doc(design: F) -> F:
+    """Fill the shared ``%(name)s`` sections of a public design's docstring."""
+    design.__doc__ = (design.__doc__ or "") % _DOC
+    return design
+
+
+@_shared_doc
 def g_optimal(X: ArrayLike, *, solver: str | None = None, method: str = "auto",
               tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult:
     """G-optimal design argmin_w max_x x^T A(w)^{-1} x; the optimal value is d (Kiefer–Wolfowitz).
@@ -36,33 +74,19 @@ def g_optimal(X: ArrayLike, *, solver: str | None = None, method: str = "auto",
 
     Parameters
     ----------
-    X : array_like
-        The arms, K x d, one per row; they must span R^d.
-    solver : str, optional
-        Conic solver of the cvxpy path (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
-    method : str
-        ``"auto"`` (default), ``"cvxpy"``, ``"barrier"``, ``"frank-wolfe"``, ``"multiplicative"``, ``"exchange"``.
-    tol : float
-        Certified relative gap at which the fast path stops (``value / lower_bound - 1``).
-    time_limit : float, optional
-        Seconds for the whole call; when they are spent, or at the first Ctrl-C inside
-        :func:`optdesign.deadline.graceful_interrupt`, the best certified design so far is returned (status
-        ``"not_converged"`` or ``"interrupted"``, RuntimeWarning if its gap exceeds ``tol``).
+%(arms)s
+%(options_gd)s
 
     Returns
     -------
     DesignResult
-        ``weights`` on the rows of X, ``value`` (the criterion at the weights), ``lower_bound`` and ``gap``
-        (certified), ``status``, ``method``.
+%(returns)s.
 
     Raises
     ------
     InvalidInputError
-        Arms that do not span R^d, NaN/inf entries, wrong shapes, an unknown method.
-    InstanceTooLargeError
-        ``method="cvxpy"`` on a conic model above its size limit.
-    SolverError
-        Every conic solver of the chain failed (the message names each status).
+%(invalid)s.
+%(raises)s
 
     Examples
     --------
@@ -87,39 +111,26 @@ def g_optimal(X: ArrayLike, *, solver: str | None = None, method: str = "auto",
         X, solver, method, tol, "g-optimal", model, lambda K, d: minmax_model_fits(K, K)))
 
 
+@_shared_doc
 def d_optimal(X: ArrayLike, *, solver: str | None = None, method: str = "auto",
               tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult:
     """D-optimal design argmax_w log det A(w); ``value`` reports its G-value (d at the optimum).
 
     Parameters
     ----------
-    X : array_like
-        The arms, K x d, one per row; they must span R^d.
-    solver : str, optional
-        Conic solver of the cvxpy path (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
-    method : str
-        ``"auto"`` (default), ``"cvxpy"``, ``"barrier"``, ``"frank-wolfe"``, ``"multiplicative"``, ``"exchange"``.
-    tol : float
-        Certified relative gap at which the fast path stops (``value / lower_bound - 1``).
-    time_limit : float, optional
-        Seconds for the whole call; when they are spent, or at the first Ctrl-C inside
-        :func:`optdesign.deadline.graceful_interrupt`, the best certified design so far is returned (status
-        ``"not_converged"`` or ``"interrupted"``, RuntimeWarning if its gap exceeds ``tol``).
+%(arms)s
+%(options_gd)s
 
     Returns
     -------
     DesignResult
-        ``weights`` on the rows of X, ``value`` (the criterion at the weights), ``lower_bound`` and ``gap``
-        (certified), ``status``, ``method``; ``extras['fallback']`` when ``auto`` kept an uncertified design.
+%(returns)s; ``extras['fallback']`` when ``auto`` kept an uncertified design.
 
     Raises
     ------
     InvalidInputError
-        Arms that do not span R^d, NaN/inf entries, wrong shapes, an unknown method.
-    InstanceTooLargeError
-        ``method="cvxpy"`` on a conic model above its size limit.
-    SolverError
-        Every conic solver of the chain failed (the message names each status).
+%(invalid)s.
+%(raises)s
     """
     return within_time_limit(time_limit, tol, lambda: kiefer_wolfowitz_design(
         X, solver, method, tol, "d-optimal", lambda X, solver: DOptimalModel(X, solver=solver).solve(),
@@ -127,6 +138,7 @@ def d_optimal(X: ArrayLike, *, solver: str | None = None, method: str = "auto",
     ))
 
 
+@_shared_doc
 def xy_allocation(
     X: ArrayLike, Y: ArrayLike | None = None, *, solver: str | None = None, method: str = "auto",
     tol: float = DEFAULT_TOL, time_limit: float | None = None,
@@ -138,36 +150,22 @@ def xy_allocation(
 
     Parameters
     ----------
-    X : array_like
-        The arms, K x d, one per row; they must span R^d.
+%(arms)s
     Y : array_like, optional
         Directions, m x d; all pairwise differences of the rows of X by default.
-    solver : str, optional
-        Conic solver of the cvxpy path (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
-    method : str
-        ``"auto"`` (default), ``"cvxpy"``, ``"barrier"``.
-    tol : float
-        Certified relative gap at which the fast path stops (``value / lower_bound - 1``).
-    time_limit : float, optional
-        Seconds for the whole call; when they are spent, or at the first Ctrl-C inside
-        :func:`optdesign.deadline.graceful_interrupt`, the best certified design so far is returned (status
-        ``"not_converged"`` or ``"interrupted"``, RuntimeWarning if its gap exceeds ``tol``).
+%(options)s
 
     Returns
     -------
     DesignResult
-        ``weights`` on the rows of X, ``value`` (the criterion at the weights), ``lower_bound`` and ``gap``
-        (certified), ``status``, ``method``; ``extras['directions']`` and ``extras['working_directions']`` when
+%(returns)s; ``extras['directions']`` and ``extras['working_directions']`` when
         the directions are generated.
 
     Raises
     ------
     InvalidInputError
-        Arms that do not span R^d, NaN/inf entries, wrong shapes, an unknown method.
-    InstanceTooLargeError
-        ``method="cvxpy"`` on a conic model above its size limit.
-    SolverError
-        Every conic solver of the chain failed (the message names each status).
+%(invalid)s.
+%(raises)s
 
     Examples
     --------
@@ -230,6 +228,7 @@ def _oracle_design(X: np.ndarray, Z: np.ndarray, theta: ArrayLike, solver: str |
     return res
 
 
+@_shared_doc
 def xy_oracle(X: ArrayLike, theta: ArrayLike, *, solver: str | None = None, method: str = "auto",
               tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult:
     """XY-oracle design; value H_LB = min_w max_{x != x*} ||x* - x||^2_{A(w)^{-1}} / Delta(x)^2 (Soare eq. 6).
@@ -238,35 +237,21 @@ def xy_oracle(X: ArrayLike, theta: ArrayLike, *, solver: str | None = None, meth
 
     Parameters
     ----------
-    X : array_like
-        The arms, K x d, one per row; they must span R^d.
+%(arms)s
     theta : array_like
         The parameter, length d; x* = argmax_x x^T theta must be unique.
-    solver : str, optional
-        Conic solver of the cvxpy path (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
-    method : str
-        ``"auto"`` (default), ``"cvxpy"``, ``"barrier"``.
-    tol : float
-        Certified relative gap at which the fast path stops (``value / lower_bound - 1``).
-    time_limit : float, optional
-        Seconds for the whole call; when they are spent, or at the first Ctrl-C inside
-        :func:`optdesign.deadline.graceful_interrupt`, the best certified design so far is returned (status
-        ``"not_converged"`` or ``"interrupted"``, RuntimeWarning if its gap exceeds ``tol``).
+%(options)s
 
     Returns
     -------
     DesignResult
-        ``weights`` on the rows of X, ``value`` (the criterion at the weights), ``lower_bound`` and ``gap``
-        (certified), ``status``, ``method``; ``extras['best_arm']`` is the index of x*.
+%(returns)s; ``extras['best_arm']`` is the index of x*.
 
     Raises
     ------
     InvalidInputError
-        Arms that do not span R^d, NaN/inf entries, wrong shapes, an unknown method, a tie for the best arm.
-    InstanceTooLargeError
-        ``method="cvxpy"`` on a conic model above its size limit.
-    SolverError
-        Every conic solver of the chain failed (the message names each status).
+%(invalid)s, a tie for the best arm.
+%(raises)s
     """
     def solve() -> DesignResult:
         arms = as_arms(X)
@@ -275,6 +260,7 @@ def xy_oracle(X: ArrayLike, theta: ArrayLike, *, solver: str | None = None, meth
     return within_time_limit(time_limit, tol, solve)
 
 
+@_shared_doc
 def transductive(
     X: ArrayLike, Z: ArrayLike, theta: ArrayLike | None = None, *, solver: str | None = None, method: str = "auto",
     tol: float = DEFAULT_TOL, time_limit: float | None = None,
@@ -290,37 +276,23 @@ def transductive(
 
     Parameters
     ----------
-    X : array_like
-        The arms, K x d, one per row; they must span R^d.
+%(arms)s
     Z : array_like
         The items to identify the best of, n x d.
     theta : array_like, optional
         The parameter, length d (the oracle design rho*); z* = argmax_z z^T theta must be unique.
-    solver : str, optional
-        Conic solver of the cvxpy path (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
-    method : str
-        ``"auto"`` (default), ``"cvxpy"``, ``"barrier"``.
-    tol : float
-        Certified relative gap at which the fast path stops (``value / lower_bound - 1``).
-    time_limit : float, optional
-        Seconds for the whole call; when they are spent, or at the first Ctrl-C inside
-        :func:`optdesign.deadline.graceful_interrupt`, the best certified design so far is returned (status
-        ``"not_converged"`` or ``"interrupted"``, RuntimeWarning if its gap exceeds ``tol``).
+%(options)s
 
     Returns
     -------
     DesignResult
-        ``weights`` on the rows of X, ``value`` (the criterion at the weights), ``lower_bound`` and ``gap``
-        (certified), ``status``, ``method``; ``extras['best_item']`` is the index of z* when theta is given.
+%(returns)s; ``extras['best_item']`` is the index of z* when theta is given.
 
     Raises
     ------
     InvalidInputError
-        Arms that do not span R^d, NaN/inf entries, wrong shapes, an unknown method, a tie for the best item.
-    InstanceTooLargeError
-        ``method="cvxpy"`` on a conic model above its size limit.
-    SolverError
-        Every conic solver of the chain failed (the message names each status).
+%(invalid)s, a tie for the best item.
+%(raises)s
     """
     def solve() -> DesignResult:
         arms = as_arms(X)
