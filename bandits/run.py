@@ -26,6 +26,7 @@ from optdesign.errors import InvalidInputError
 from .algorithm import Algorithm
 from .environments import as_counts
 from .stopping import check_delta
+from .tracking import portion
 
 DEFAULT_MAX_SAMPLES = 10**9
 
@@ -123,11 +124,15 @@ def run(algorithm: Algorithm, env: Any, delta: float | list[float] | tuple[float
                 for i in list(pending):
                     settle(i, "budget")
                 break
-            counts = as_counts(policy.next_batch(max_samples - samples), n_arms)
+            left = max_samples - samples
+            counts = as_counts(policy.next_batch(left), n_arms)
             size = int(counts.sum())
-            if size < 1 or size > max_samples - samples:
-                left = max_samples - samples
-                raise RuntimeError(f"{algorithm.name} proposed a batch of {size} pulls with {left} left")
+            if size < 1:
+                raise RuntimeError(f"{algorithm.name} proposed an empty batch with {left} pulls left")
+            cut = size > left  # a batch the budget cannot hold (e.g. a first pass over more arms than the budget)
+            if cut:
+                counts = portion(counts, left)
+                size = int(counts.sum())
             policy.observe(counts, env.pull(counts, env_rng))
             samples += size
             batches += 1
@@ -135,6 +140,10 @@ def run(algorithm: Algorithm, env: Any, delta: float | list[float] | tuple[float
                 log.append({"samples": samples, **policy.stop_statistic()})
             if progress is not None:
                 progress(samples, batches)
+            if cut:  # the algorithm's guarantees hold for the batches it planned, not for a cut one
+                for i in list(pending):
+                    settle(i, "budget")
+                break
             for i in list(pending):
                 if policy.stopped(deltas[i]):
                     settle(i, "stopping_rule")

@@ -30,3 +30,14 @@ def track(counts: np.ndarray, weights: np.ndarray, batch: int) -> np.ndarray:
 def next_checkpoint(n: int, growth: float) -> int:
     """Next time on the geometric grid n -> max(n + 1, ceil(n (1 + growth)))."""
     return max(n + 1, int(np.ceil(n * (1.0 + growth))))
+
+
+def portion(remaining: np.ndarray, budget: int) -> np.ndarray:
+    """The planned pulls still owed, or a proportional share of them summing to at most ``budget``."""
+    remaining = np.asarray(remaining, dtype=np.int64)
+    if remaining.sum() <= budget:
+        return remaining
+    take = np.minimum(round_design(remaining, int(budget)), remaining)
+    if take.sum() == 0:
+        take[int(np.argmax(remaining))] = 1
+    return take

@@ -260,3 +260,14 @@ def test_closest_pair_in_blocks_equals_the_gram_matrix():
         G = X @ X.T
         np.fill_diagonal(G, -np.inf)
         assert closest_pair_row(X, chunk_entries=50) == np.unravel_index(np.argmax(G), G.shape)[0]
+
+
+def test_a_first_batch_larger_than_the_budget_is_cut_and_the_run_ends_at_the_budget():
+    """g-static's first pass pulls every arm once (d + 1 = 41 here): with max_samples = 10 the runner cuts that
+    batch to the budget and reports a budget stop instead of failing."""
+    from bandits.instances import soare
+    from bandits.registry import make_algorithm
+    from bandits.run import run
+
+    res = run(make_algorithm("g-static"), soare(d=40, omega=0.1), 0.05, seed=0, max_samples=10)
+    assert res.stopped_by == "budget" and res.samples == 10

@@ -65,11 +65,11 @@ from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm
 from ..statistics import LinearStatistics
-from ..tracking import next_checkpoint, track
+from ..tracking import next_checkpoint, portion, track
 from ..validation import check_choice
 from .common import check_growth, spanning_arms
 from .fiez_adaptive import FiezXYAdaptivePolicy
-from .phases import PhasedPolicy, SurvivorsPolicy, dominated, portion
+from .phases import PhasedPolicy, SurvivorsPolicy, dominated
 
 C_PRIME = 6.0 / np.pi**2  # Soare et al. Prop. 1, as printed
 RULES = ("design", "greedy")

@@ -39,9 +39,8 @@ from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm, Policy
 from ..statistics import LinearStatistics
-from ..tracking import next_checkpoint, track
+from ..tracking import next_checkpoint, portion, track
 from ..validation import check_choice
-from .phases import portion
 
 SELECTIONS = ("ratio", "greedy")
 

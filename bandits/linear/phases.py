@@ -1,6 +1,6 @@
 """Building blocks of the phased elimination algorithms (XY-Adaptive, RAGE, ALBA): a policy made of phases
-planned before they start and estimated from their own samples, the dominance test of Soare et al.'s Lemma 4,
-and the share of a planned phase that fits a budget."""
+planned before they start and estimated from their own samples, and the dominance test of Soare et al.'s
+Lemma 4 (the share of a planned phase that fits a budget is :func:`bandits.tracking.portion`)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from abc import abstractmethod
 
 import numpy as np
 
-import optdesign as od
 from optdesign.blas import single_threaded_blas
 
 from ..algorithm import Policy
 from ..statistics import LinearStatistics
+from ..tracking import portion
 
 _DOMINANCE_CHUNK = 4_000_000  # entries of the item x item block held in memory at once
 
@@ -31,17 +31,6 @@ def dominated(Z: np.ndarray, theta: np.ndarray, M: np.ndarray, width: float) -> 
         var = np.maximum(g[rows, None] + g[None, :] - 2.0 * G[rows], 0.0)
         out[rows] = np.any(s[None, :] - s[rows, None] > width * np.sqrt(var), axis=1)
     return out
-
-
-def portion(remaining: np.ndarray, budget: int) -> np.ndarray:
-    """The planned pulls still owed, or a proportional share of them summing to at most ``budget``."""
-    remaining = np.asarray(remaining, dtype=np.int64)
-    if remaining.sum() <= budget:
-        return remaining
-    take = np.minimum(od.round_design(remaining, int(budget)), remaining)
-    if take.sum() == 0:
-        take[int(np.argmax(remaining))] = 1
-    return take
 
 
 class SurvivorsPolicy(Policy):

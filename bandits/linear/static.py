@@ -47,10 +47,9 @@ from optdesign.errors import InvalidInputError
 from ..algorithm import Algorithm, Policy
 from ..statistics import GLR, LinearStatistics
 from ..stopping import Threshold, check_threshold_option
-from ..tracking import next_checkpoint, track
+from ..tracking import next_checkpoint, portion, track
 from ..validation import check_choice
 from .common import LinearGLRPolicy, check_growth
-from .phases import portion
 
 DESIGNS = {"g": "g-static", "xy": "xy-static", "oracle": "xy-oracle"}
 RULES = ("design", "greedy")
