@@ -88,6 +88,37 @@ def run(algorithm: Algorithm, env: Any, delta: float | list[float] | tuple[float
 
     Returns one :class:`RunResult`, or one per delta (in the given order) when ``delta`` is a
     list. ``trace=True`` records, after every batch, the samples used and the stopping statistic.
+
+    Parameters
+    ----------
+    algorithm : Algorithm
+        A configured algorithm (:func:`bandits.registry.make_algorithm` builds one from ``"name:key=value"``).
+    env : environment
+        The instance: a linear, bilinear, factored or thresholding bandit (:mod:`bandits.instances`).
+    delta : float or sequence of float
+        Confidence level(s) in (0, 1); several need an algorithm whose sampling does not depend on delta.
+    seed : int, SeedSequence or None
+        Seeds the environment's noise and the algorithm's randomness (two independent streams).
+    max_samples : int
+        Observation budget; a run that reaches it stops with ``stopped_by == "budget"`` (a batch larger than
+        what is left is cut to it).
+    trace : bool
+        Record the samples and the stopping statistic after every batch (``RunResult.trace``).
+    progress : callable, optional
+        ``progress(samples, batches)`` after every batch.
+    interruptible : bool
+        Ctrl-C ends the run with ``stopped_by == "interrupted"`` instead of raising KeyboardInterrupt.
+
+    Returns
+    -------
+    RunResult or list of RunResult
+        Samples, rounds, recommendation, correctness against the instance's best, why it stopped, times.
+
+    Raises
+    ------
+    InvalidInputError
+        A delta outside (0, 1), an empty list, several deltas for a delta-dependent algorithm, a bad budget,
+        or an algorithm that does not run on this kind of instance.
     """
     if not isinstance(algorithm, Algorithm):
         raise InvalidInputError(f"algorithm must be a bandits Algorithm, got {type(algorithm).__name__}")

@@ -67,6 +67,38 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
     shared with the regret bound); ``value`` is the objective at the kept pass's marginals, ``lower_bound`` comes
     from the rows' multipliers by weak duality, and a RuntimeWarning says when their gap exceeds ``tol``.
 
+    Parameters
+    ----------
+    fg : FactorGraph
+        The instance: agents, action counts, factor scopes and mean tables; a* must be unique.
+    method : str
+        ``"auto"`` (default), ``"enumerate"`` or ``"generate"`` (above).
+    formulation : str
+        ``"junction-tree"`` (default) or ``"global"``, the description of the marginal polytope when enumerating.
+    solver : str, optional
+        Conic solver (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
+    max_joint_actions : int
+        Largest number of joint actions ``"enumerate"`` accepts (and where ``"auto"`` switches to generation).
+    tol : float
+        Certified relative gap ``value / lower_bound - 1`` to reach.
+    time_limit : float, optional
+        Seconds for constraint generation; past them its bracket so far is returned (status ``"not_converged"``).
+
+    Returns
+    -------
+    CharTimeResult
+        ``value`` (T*, convention E[tau] >= 2 T* kl(delta, 1 - delta)), ``lower_bound`` and ``gap`` (certified),
+        the factor ``marginals`` of the optimal allocation, ``best_action``, ``status``, ``solver``, ``extras``.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a FactorGraph, a tie for the best joint action, unknown method or formulation, bad limits.
+    InstanceTooLargeError
+        ``"enumerate"`` above ``max_joint_actions``, or an elimination order too wide for generation.
+    SolverError
+        Every conic solver of the chain failed (the message names each status).
+
     Examples
     --------
     One agent with two arms and gap 0.5: the optimal allocation is (1/2, 1/2), so T* = (2 + 2) / 0.5^2 = 16.
