@@ -65,7 +65,30 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
 
 
 def make_algorithm(text: str) -> Algorithm | ThresholdingAlgorithm:
-    """An algorithm from ``NAME`` or ``NAME:key=value,...`` (e.g. ``xy-adaptive:alpha=0.2``)."""
+    """An algorithm from ``NAME`` or ``NAME:key=value,...`` (e.g. ``xy-adaptive:alpha=0.2``).
+
+    Parameters
+    ----------
+    text : str
+        A name of :data:`ALGORITHMS` (``bandits list`` prints them), then options of its class as
+        ``key=value`` pairs separated by commas; values are parsed as numbers, booleans or strings.
+
+    Returns
+    -------
+    Algorithm or ThresholdingAlgorithm
+        The configured (immutable) algorithm; ``start`` on an instance gives the policy of one run.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown name, an unknown option key (the message lists the valid ones) or a value the class refuses.
+
+    Examples
+    --------
+    >>> from bandits.registry import make_algorithm
+    >>> make_algorithm("xy-oracle:variant=fiez").name
+    'xy-oracle'
+    """
     name, options = split_options(text)
     if name not in ALGORITHMS:
         raise InvalidInputError(f"unknown algorithm {name!r}; valid names: {', '.join(ALGORITHMS)}")

@@ -56,7 +56,38 @@ class StudyReport:
 
 def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "joblib", scheduler: str | None = None,
               resume: bool = False, progress: bool = True, console: Console | None = None) -> StudyReport:
-    """Run every run of ``study`` not yet stored in ``out`` (see the module docstring)."""
+    """Run every run of ``study`` not yet stored in ``out`` (see the module docstring).
+
+    Parameters
+    ----------
+    study : Study
+        The parsed study (:func:`bandits.studies.spec.load_study`): instances x algorithms x runs, each with its seed.
+    out : str or Path
+        The results directory: written run by run, locked against a second writer, resumable.
+    jobs : int
+        Worker processes (joblib) or single-threaded workers of a local Dask cluster.
+    backend : str
+        ``"joblib"`` (default) or ``"dask"``.
+    scheduler : str, optional
+        ``tcp://host:port`` of a running Dask scheduler (``backend="dask"`` only).
+    resume : bool
+        Keep the runs already stored in ``out`` (a torn last record is repaired) and run the rest.
+    progress : bool
+        Show a rich progress bar.
+    console : rich.console.Console, optional
+        Where the progress bar is drawn.
+
+    Returns
+    -------
+    StudyReport
+        Runs done and failed, wall time and run time; the records are in ``out``.
+
+    Raises
+    ------
+    InvalidInputError
+        Bad jobs/backend/scheduler, ``out`` being a file, ``out`` holding results without ``resume``, another
+        study's results in ``out``, or ``out`` held by another writer.
+    """
     jobs = check_int(jobs, "jobs", 1)
     check_choice(backend, "backend", BACKENDS)
     if scheduler is not None and backend != "dask":
