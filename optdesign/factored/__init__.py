@@ -12,6 +12,7 @@ fcr                    Factored Constraint Reduction: t >= max_a sum_e f_e(a_e) 
 marginals              the marginal polytope as junction-tree clique distributions; sampling joint actions from them
 rescaling              multi-pass solves of programs with s >= 1/w, each centred on the previous pass
 mean_field             T^MF(m) (eqs. 2-3, App. H) on action classes (a*, named, the rest), certified by weak duality
+action_classes         the action classes of that program: the actions of an agent that share one value of v
 symmetry               automorphisms of a structure (twins, cycle rotations, given generators, all checked) and orbits
 mean_field_orbits      T^MF (m = 1) with one allocation per orbit: Kelley's cutting planes, certified (rings: N = 10^5)
 characteristic_time    exact T* (MF-TaS eq. 1) over clique marginals; N = 1 is Garivier–Kaufmann's

@@ -33,7 +33,6 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -44,6 +43,7 @@ from .._lazy import cp
 from ..errors import InstanceTooLargeError, InvalidInputError
 from ..result import CharTimeResult, relative_gap
 from ..validation import as_count, as_tolerance, check_m_best
+from .action_classes import ActionClasses
 from .elimination import EliminationPlan
 from .factorgraph import FactorGraph
 from .fcr import elimination_matrices, enumerated_max, factored_max
@@ -62,61 +62,6 @@ WARN_GAP = 1e-4
 # rings N = 1,000 / 10,000 (K = 10), against 1.5e-7 / 1.6e-7 at 1e-8; at 1e-10 small instances stopped
 # optimal_inaccurate and fell back to SCS (lines N <= 4 with m = 2)
 MEAN_FIELD_SOLVER_OPTIONS = {"CLARABEL": {"tol_feas": 1e-9, "tol_gap_rel": 1e-9, "tol_gap_abs": 1e-9}}
-
-
-@dataclass(frozen=True)
-class ActionClasses:
-    """Per agent, the classes of actions that share one value of v (class 0 is a*_i).
-
-    ``named[i]`` lists the actions given a class of their own (classes 1..len(named[i])); with ``rest[i]`` every
-    other non-best action shares the last class. ``full=True`` gives every action its own class, in the
-    relabelled order that swaps a*_i and 0.
-    """
-
-    n_actions: tuple[int, ...]
-    named: tuple[tuple[int, ...], ...]
-    full: bool
-
-    @classmethod
-    def reduced(cls, n_actions: Sequence[int], named: Sequence[Sequence[int]] | None = None) -> ActionClasses:
-        named = named or [()] * len(n_actions)
-        return cls(tuple(n_actions), tuple(tuple(int(k) for k in a) for a in named), False)
-
-    @classmethod
-    def identity(cls, n_actions: Sequence[int]) -> ActionClasses:
-        return cls(tuple(n_actions), tuple(() for _ in n_actions), True)
-
-    @property
-    def n_classes(self) -> tuple[int, ...]:
-        if self.full:
-            return self.n_actions
-        return tuple(1 + len(nm) + int(k - 1 - len(nm) > 0) for k, nm in zip(self.n_actions, self.named, strict=True))
-
-    @property
-    def multiplicities(self) -> list[np.ndarray]:
-        out = []
-        for k, nm, c in zip(self.n_actions, self.named, self.n_classes, strict=True):
-            mult = np.ones(c)
-            if not self.full and c > 1 + len(nm):
-                mult[-1] = k - 1 - len(nm)
-            out.append(mult)
-        return out
-
-    def class_maps(self, best_action: np.ndarray | Sequence[int]) -> list[np.ndarray]:
-        """For every agent, the class of each action given a*."""
-        out = []
-        for i, (k, c) in enumerate(zip(self.n_actions, self.n_classes, strict=True)):
-            star = int(best_action[i])
-            cmap = np.full(k, c - 1, dtype=np.int64)
-            if self.full:
-                cmap = np.arange(k)
-                cmap[[0, star]] = cmap[[star, 0]]
-            else:
-                for j, a in enumerate(self.named[i]):
-                    cmap[a] = j + 1
-            cmap[star] = 0
-            out.append(cmap)
-        return out
 
 
 class MeanFieldModel:
@@ -362,6 +307,41 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     (twins, the rotation of a cycle; :mod:`.symmetry`) and, with at most ``MAX_ORBITS`` orbits, solves by Kelley's
     cutting planes instead of the conic program (:mod:`.mean_field_orbits`); a sequence of agent permutations
     gives the generators instead (each is checked); ``None`` always solves the conic program.
+
+    Parameters
+    ----------
+    fg : FactorGraph
+        The instance; a* must be unique.
+    m : int
+        The m of T^MF(m): rows for the m joint actions after a* in gap order (App. H), T^MF(1) = T^MF.
+    fcr : bool
+        Factored Constraint Reduction of the max over joint actions (``False`` enumerates class patterns).
+    reduce : bool
+        Symmetry reduction to action classes (``False``: one class per action, the reference).
+    order : str or sequence of int
+        Elimination order of FCR (``"auto"``: networkx treewidth heuristics).
+    solver : str, optional
+        Conic solver (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
+    tol : float
+        Certified relative gap at which an ``optimal_inaccurate`` solve is accepted.
+    symmetry : "auto", None or sequence of permutations
+        The automorphisms used to tie agents (above).
+
+    Returns
+    -------
+    CharTimeResult
+        ``value`` (T^MF(m) >= T*, attained by ``local_allocations``; MF-TaS's rate is 2 T^MF kl(delta, 1 - delta)),
+        certified ``lower_bound`` and ``gap``, factor ``marginals``, ``best_action``, the ``gaps`` used, and ``extras``
+        (classes, order, orbits, cutting-plane passes).
+
+    Raises
+    ------
+    InvalidInputError
+        Not a FactorGraph, a tie for a*, m out of range, unknown solver, a symmetry that is not an automorphism.
+    InstanceTooLargeError
+        ``fcr=False`` above ENUMERATED_MAX_JOINT_ACTIONS class patterns, or an elimination order too wide.
+    SolverError
+        Every conic solver of the chain failed (the message names each status).
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
