@@ -21,6 +21,7 @@ constraint_generation  one constraint per joint action without listing them: wor
                        separation, certified bracket (the engine of exact T* and of the regret bound)
 char_time_generated    exact T* for any number of joint actions on that engine
 regret                 Graves–Lai regret lower bound c_theta, exact (enumerated or generated) and mean-field (App. F)
+regret_cone            the exact cone of factor marginals that program runs on (clique counts, cut ray)
 =====================  ==============================================================================
 
 Convention (MF-TaS paper): E[tau] >= 2 T* kl(delta, 1 - delta) for unit-variance Gaussian rewards.

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
@@ -66,8 +65,9 @@ from .elimination import EliminationPlan
 from .factorgraph import FactorGraph
 from .fcr import factored_max
 from .inference import MaxSum
-from .marginals import consistent_clique_weights, marginal_maps
-from .rescaling import Reference, ScaledAllocation, solve_in_passes
+from .marginals import consistent_clique_weights
+from .regret_cone import Cone
+from .rescaling import Reference, solve_in_passes
 from .separation import Separation
 
 METHODS = ("exact", "mf")
@@ -79,60 +79,6 @@ REGULARISED_OPTIONS = {"CLARABEL": {**MASTER_SOLVER_OPTIONS["CLARABEL"], "static
 
 __all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
            "regret_lower_bound"]
-
-
-@dataclass(frozen=True)
-class Cone:
-    """The exact cone of factor marginals, in units of the largest gap (module docstring).
-
-    ``regrets`` are the max-sum clique regrets / ``unit`` (r . mu = sum_a w_a Delta(a) / unit), ``dev`` the group
-    actions b != a*_e, ``homogeneous`` the rows == 0 (separators, equal component masses) and the last row <= 0
-    (the cut of the zero-cost ray w_{a*} -> infinity), ``mu0`` a uniform feasible start of total mass
-    2 n_f max|table| / Delta_min^2 (a != a* deviates in at most n_f factors, each costing
-    1/wbar <= Delta_min^2 / 2 n_f).
-    """
-
-    unit: float
-    regrets: np.ndarray
-    dev: np.ndarray
-    F: sp.csr_matrix
-    R: sp.csr_matrix
-    homogeneous: sp.csr_matrix
-    mu0: np.ndarray
-
-    @classmethod
-    def of(cls, fg: FactorGraph, plan: EliminationPlan) -> Cone:
-        # every gap is in units of the largest gap Delta_max = theta(a*) - min_a theta(a): the program solved is
-        # then the same whatever the scale of theta (with counts ~ 1/Delta^2 in the units of theta, theta * 1e-4
-        # gave counts ~1e8, optimal_inaccurate and a 1% error, measured)
-        unit = fg.best_value + MaxSum(plan, -fg.means).value
-        star = fg.group_indices(fg.best_action())[0]
-        # Delta(a) = sum_l r_l(clique row of a) with max-sum regrets r_l >= 0: no cancellation between the signed
-        # local gaps (these cost ~1e-2 relative accuracy when Delta_min << |theta_e|, measured)
-        regrets = np.concatenate(MaxSum(plan, fg.means).regrets) / unit
-        dev = np.setdiff1d(np.arange(fg.abar), star)
-        F, C, R = marginal_maps(plan)
-        rows = [C] if C.shape[0] else []
-        if R.shape[0] > 1:
-            rows.append(R[1:] - sp.csr_matrix(np.ones((R.shape[0] - 1, 1))) @ R[:1])
-        # every optimum has a copy with w_{a*} = 0, whose total mass is at most sum_{e, b != a*_e} wbar_{e,b}
-        rows.append(R[:1] - sp.csr_matrix(np.ones((1, dev.size))) @ F[dev])
-        sizes = np.asarray([step.n_rows for step in plan.steps])
-        mu0 = 2.0 * fg.n_factors * float(fg.table_sizes.max()) / (fg.gap_min() / unit) ** 2 / np.repeat(sizes, sizes)
-        return cls(unit, regrets, dev, F, R, sp.vstack(rows).tocsr(), mu0)
-
-    def allocation(self, reference: Reference) -> tuple[ScaledAllocation, list]:
-        """Clique counts mu (with s >= 1 / wbar on the group actions b != a*_e) and the cone's constraints."""
-        counts = ScaledAllocation(self.F[self.dev], reference, name="clique_counts")
-        lin = counts.linear(self.homogeneous, normalise=True)
-        constraints = [*counts.constraints, lin[-1] <= 0]
-        if self.homogeneous.shape[0] > 1:
-            constraints.append(lin[:-1] == 0)
-        return counts, constraints
-
-    def rows(self, fg: FactorGraph, actions: np.ndarray) -> sp.csr_matrix:
-        """(2 / Delta(a)^2) sum_{e: a_e != a*_e} s_{e,a_e} <= 1 as rows over the group actions b != a*_e."""
-        return sp.diags(2.0 / (fg.gap(actions) / self.unit) ** 2) @ fg.deviation_matrix(actions)[:, self.dev]
 
 
 class RegretMaster(CuttingPlaneMaster):
@@ -241,6 +187,32 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
     wbar_{e,b} (theta_e(a*_e) - theta_e(b)) a signed polynomial in v (local gaps may be
     negative), non-convex even in log coordinates, whereas the clique cone keeps it linear and
     loses nothing (cost O(N K^{w+1}), w the elimination width: fine for lines, rings, grids).
+
+    Parameters
+    ----------
+    fg : FactorGraph
+        The instance; a* must be unique.
+    method : str
+        ``"exact"`` (certified c_theta) or ``"mf"`` (the upper bound c^MF(m)).
+    solver : str, optional
+        Conic solver (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
+    m, restriction, order, strategy, max_joint_actions, tol, time_limit, initial
+        As described above.
+
+    Returns
+    -------
+    RegretBoundResult
+        ``value`` (liminf R(T) / log T >= c_theta), ``lower_bound`` and ``gap`` (certified for ``"exact"``), the
+        factor marginals of the optimal counts, ``status``, ``solver`` and ``extras``.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a FactorGraph, a tie for a*, an unknown method, restriction or strategy, bad limits.
+    InstanceTooLargeError
+        ``strategy="enumerate"`` above ``max_joint_actions``, or an elimination order too wide.
+    SolverError
+        Every conic solver of the chain failed (the message names each status).
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
