@@ -19,16 +19,28 @@ class DesignResult:
     from above (``efficiency = lower_bound / value`` in R OptimalDesign's terms).
     """
 
+    #: the design w: one nonnegative weight per row of X, summing to 1
     weights: np.ndarray
+    #: the criterion at ``weights`` (attained by them)
     value: float
+    #: ``"optimal"`` (gap within tol), ``"not_converged"`` (a limit stopped it), ``"interrupted"`` (Ctrl-C),
+    #: or a conic solver's status
     status: str
+    #: ``"numpy"`` for the fast paths, else the conic solver that produced the design
     solver: str
+    #: seconds spent solving
     solve_time: float
+    #: certified relative gap ``value / lower_bound - 1`` (an upper bound on the relative error of ``value``)
     gap: float | None
+    #: the path that produced the design: ``"exchange"``, ``"frank-wolfe"``, ``"barrier"``, ``"cvxpy"``, ...
     method: str
+    #: ``"g-optimal"``, ``"d-optimal"``, ``"xy"``, ``"xy-oracle"``, ``"transductive"``, ...
     criterion: str
+    #: certified lower bound on the optimal value (d for G/D designs, by Kiefer–Wolfowitz)
     lower_bound: float | None = None
+    #: iterations or pricing passes of the fast path
     iterations: int | None = None
+    #: problem-specific extras (best arm, direction counts, fallback reason, ...)
     extras: dict = field(default_factory=dict)
 
     @property
@@ -124,27 +136,47 @@ class CharTimeResult:
     explicit m-best rows.
     """
 
+    #: T* or T^MF(m), evaluated exactly at the returned allocation (attained by it)
     value: float
+    #: the solver's optimum (agrees with ``value`` to solver accuracy)
     solver_value: float
+    #: ``"exact"`` (T*) or ``"mean-field"`` (T^MF(m))
     method: str
+    #: the m of T^MF(m) (0 for T*)
     m: int
+    #: the best joint action a*
     best_action: np.ndarray
+    #: the gaps Delta_1 <= ... <= Delta_m used (``gaps[0]`` is Delta_min)
     gaps: np.ndarray
+    #: per factor e, the allocation's marginal table wbar_e (the shape of table e)
     marginals: list
+    #: mean field only: per agent i, the product allocation v_i over its actions
     local_allocations: list | None
+    #: the enumerated global formulation only: w over all joint actions
     global_allocation: np.ndarray | None
+    #: rows standing for "every joint action a != a*" plus the explicit m-best rows
     n_constraints: int
+    #: variables of the program solved
     n_variables: int
+    #: width of the elimination order of FCR or constraint generation (None otherwise)
     width: int | None
+    #: ``"optimal"``, ``"not_converged"``, ``"interrupted"`` or the solver's status
     status: str
+    #: the solver (or ``"orbit-kelley"``) that produced the allocation
     solver: str
+    #: seconds solving
     solve_time: float
+    #: seconds compiling the conic program
     compile_time: float
+    #: method-specific details (order, orbits, iterations, working-set size, why it stopped, ...)
     extras: dict = field(default_factory=dict)
+    #: certified lower bound (weak duality)
     lower_bound: float | None = None
+    #: certified relative gap ``value / lower_bound - 1``
     gap: float | None = None
-    # constraint generation only: clique tables of the returned allocation, joint actions whose rows carry the optimum
+    #: constraint generation only: clique tables of the returned allocation
     clique_weights: np.ndarray | None = None
+    #: constraint generation only: the joint actions whose rows carry the optimum (a warm start)
     working_set: np.ndarray | None = None
 
     @property
