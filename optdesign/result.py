@@ -98,9 +98,13 @@ class BilinearDesign:
     Rizk et al. 2021, Thm 5.1) and ``node`` the underlying node design result.
     """
 
+    #: the node design mu over the rows of X
     node_weights: np.ndarray
+    #: K x K edge design, ``edge_weights[i, j] = mu_i mu_j``
     edge_weights: np.ndarray
+    #: G-value of the edge design on all K^2 edge arms (the node G-value squared, d^2 at the optimum)
     value: float
+    #: the node design's own result (certificate, status, method)
     node: DesignResult
 
     @property
@@ -207,19 +211,33 @@ class RegretBoundResult:
     ``m`` is the number of m-best rows of ``"mf"`` (0 for ``"exact"``).
     """
 
+    #: c_theta (``"exact"``) or its upper bound c^MF(m) (``"mf"``), attained by ``marginals``
     value: float
+    #: the conic optimum (differs from ``value`` only through ``extras["feasibility_scale"]``)
     solver_value: float
+    #: ``"exact"`` or ``"mf"``
     method: str
+    #: m-best rows of ``"mf"`` (0 for ``"exact"``)
     m: int
+    #: the best joint action a*
     best_action: np.ndarray
+    #: per factor e, the optimal counts wbar_e (the shape of table e; arbitrary at a*_e)
     marginals: list
+    #: rows of the program solved (joint actions, FCR rows or the working set)
     n_constraints: int
+    #: variables of the program solved
     n_variables: int
+    #: ``"optimal"``, ``"not_converged"``, ``"interrupted"`` or the solver's status
     status: str
+    #: the conic solver that produced the counts
     solver: str
+    #: seconds solving
     solve_time: float
+    #: method-specific details (iterations, working set, why it stopped, feasibility scale, ...)
     extras: dict = field(default_factory=dict)
-    lower_bound: float | None = None  # method="exact": certified by weak duality (None for "mf", an upper bound)
+    #: ``"exact"``: certified lower bound by weak duality (None for ``"mf"``, an upper bound)
+    lower_bound: float | None = None
+    #: certified relative gap ``value / lower_bound - 1`` (``"exact"``)
     gap: float | None = None
 
     def to_dict(self) -> dict:

@@ -120,7 +120,29 @@ class Study:
 
 
 def load_study(path: str | Path, *, quick: bool = False, runs: int | None = None) -> Study:
-    """Parse and validate a study file (every error is raised before any run starts)."""
+    """Parse and validate a study file (every error is raised before any run starts).
+
+    Parameters
+    ----------
+    path : str or Path
+        The study TOML: ``[study]`` (name, seed, runs, delta, x, y), ``[[instances]]`` and ``[[algorithms]]``
+        (lists expand to sweeps), and an optional ``[quick]`` preset.
+    quick : bool
+        Apply the ``[quick]`` preset (fewer runs and sizes: the smoke test).
+    runs : int, optional
+        Override the number of runs per cell.
+
+    Returns
+    -------
+    Study
+        Every run (instance, algorithm, seed) with its key, and the file's hash for provenance.
+
+    Raises
+    ------
+    InvalidInputError
+        An unreadable or invalid TOML, unknown keys or names (the message lists the valid ones), bad values,
+        or more runs than MAX_STUDY_RUNS.
+    """
     path = Path(path)
     try:
         raw = path.read_bytes()
