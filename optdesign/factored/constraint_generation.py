@@ -34,7 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from ..deadline import Deadline, stop_reason, stop_requested, time_budget
+from ..deadline import Deadline, as_time_limit, stop_reason, stop_requested, time_budget
 from ..errors import InstanceTooLargeError, InvalidInputError, SolverError
 from ..progress import listening, report
 from ..result import relative_gap
@@ -239,10 +239,11 @@ class GenerationRun:
 
 
 def check_time_limit(time_limit: object) -> float:
-    """A positive number of seconds; booleans are refused (True is an int, and would read as 1 s)."""
-    if isinstance(time_limit, bool) or not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        raise InvalidInputError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    return float(time_limit)
+    """A positive finite number of seconds (:func:`optdesign.deadline.as_time_limit`), here required."""
+    limit = as_time_limit(time_limit)
+    if limit is None:
+        raise InvalidInputError("time_limit must be a positive number of seconds, got None")
+    return limit
 
 
 def check_limits(tol: float, time_limit: float, max_iterations: int,

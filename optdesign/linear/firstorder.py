@@ -30,10 +30,6 @@ def _initial_weights(K: int, w0: np.ndarray | None) -> np.ndarray:
     return w
 
 
-def _leverages(X: np.ndarray, M: np.ndarray) -> np.ndarray:
-    return np.einsum("ij,ij->i", X @ M, X)  # one GEMM: the three-operand einsum does not use BLAS (10-17x slower)
-
-
 def _whitened_leverages(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     """h_k = ||L^{-1} x_k||^2 from the QR factor of diag(sqrt w) X: accurate where x^T A^{-1} x from an explicit
     A^{-1} is not (its rounding grows with cond(A) = cond(X)^2); every certificate here uses it."""
