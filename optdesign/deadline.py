@@ -51,9 +51,19 @@ def as_time_limit(value: object, name: str = "time_limit") -> float | None:
     return float(value)
 
 
+def _seconds(value: object) -> float | None:
+    """None or a number of seconds (0 and negative mean "already spent"); anything else is refused."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise InvalidInputError(f"seconds must be a number or None, got {value!r}")
+    return float(value)
+
+
 @contextlib.contextmanager
 def time_budget(seconds: float | None) -> Iterator[None]:
     """Cap every :class:`Deadline` created inside the block at ``seconds`` from now (None: no cap)."""
+    seconds = _seconds(seconds)
     if seconds is None:
         yield
         return
@@ -80,6 +90,7 @@ class Deadline:
     """``seconds`` of wall time from now, capped by the enclosing budget, or until a stop is requested."""
 
     def __init__(self, seconds: float | None = None):
+        seconds = _seconds(seconds)
         own = math.inf if seconds is None else time.perf_counter() + max(0.0, seconds)
         self.end = min(own, _budget_end.get())
 

@@ -10,6 +10,8 @@ import contextlib
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 
+from .errors import InvalidInputError
+
 _callback: ContextVar[Callable[[str], None] | None] = ContextVar("optdesign_progress", default=None)
 
 
@@ -28,6 +30,8 @@ def report(line: str) -> None:
 @contextlib.contextmanager
 def reporting(callback: Callable[[str], None]) -> Iterator[None]:
     """Send every :func:`report` inside the block to ``callback``."""
+    if not callable(callback):
+        raise InvalidInputError(f"callback must be callable, got {callback!r}")
     token = _callback.set(callback)
     try:
         yield

@@ -183,3 +183,16 @@ def test_master_solve_cut_short_keeps_the_bracket(monkeypatch):
         deadline.clear_stop()
     assert cut.status == "interrupted" and cut.extras["iterations"] == 2
     assert cut.lower_bound <= exact.value * (1 + 1e-4) and exact.lower_bound <= cut.value
+
+
+def test_budget_deadline_and_reporting_refuse_bad_arguments():
+    from optdesign.progress import reporting
+
+    for bad in ("1", True, float("nan")):
+        with pytest.raises(InvalidInputError, match="seconds"):
+            deadline.Deadline(bad)
+        with pytest.raises(InvalidInputError, match="seconds"), deadline.time_budget(bad):
+            pass
+    with pytest.raises(InvalidInputError, match="callable"), reporting("not a function"):
+        pass
+    assert deadline.Deadline(0.0).expired() and not deadline.Deadline(None).expired()
