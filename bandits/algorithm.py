@@ -21,9 +21,51 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
+import numpy.typing as npt
+
+__all__ = ["Algorithm", "Environment", "Policy"]
+
+
+class Environment(Protocol):
+    """What the runner needs from an environment (every instance family provides it).
+
+    Policies read more (a linear policy reads the arms ``X``, the items ``Z`` and ``sigma``); each
+    algorithm family states what in the type of its ``start``.
+    """
+
+    @property
+    def n_arms(self) -> int:
+        """Number of measurement arms: the length of the ``counts`` that ``pull`` takes."""
+        ...
+
+    @property
+    def best_item(self) -> int:
+        """Index of the best item, the answer a run is scored against."""
+        ...
+
+    def pull(self, counts: npt.ArrayLike, rng: np.random.Generator) -> np.ndarray:
+        """Reward sums of a batch of pulls.
+
+        Parameters
+        ----------
+        counts : array_like of int, shape (n_arms,)
+            Pulls per arm in the batch (nonnegative integers).
+        rng : numpy.random.Generator
+            Source of the noise (the run's environment stream).
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_arms,)
+            Entry k is the sum of the ``counts[k]`` rewards of arm k (0 for an arm not pulled).
+        """
+        ...
+
+
+#: the environment type an algorithm runs on (an :class:`Environment`, possibly with more attributes)
+EnvT = TypeVar("EnvT", bound=Environment)
 
 
 class Policy(ABC):
@@ -33,33 +75,79 @@ class Policy(ABC):
 
     @abstractmethod
     def next_batch(self, budget: int) -> np.ndarray:
-        """Pull counts per arm for the next batch; their sum is in [1, budget]."""
+        """Pull counts per arm for the next batch; their sum is in [1, budget].
+
+        Parameters
+        ----------
+        budget : int
+            Observations left before the run's ``max_samples`` (at least 1). A larger batch is cut to it
+            by the runner, which then stops the run with ``stopped_by == "budget"``.
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (n_arms,)
+            Pulls per arm; the choices in a batch do not depend on each other's outcomes.
+        """
 
     @abstractmethod
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        """Record a batch: ``sums[k]`` is the sum of the ``counts[k]`` rewards of arm k."""
+        """Record a batch: ``sums[k]`` is the sum of the ``counts[k]`` rewards of arm k.
+
+        Parameters
+        ----------
+        counts : numpy.ndarray of int, shape (n_arms,)
+            Pulls per arm of the batch just made (what ``next_batch`` proposed, or a share of it).
+        sums : numpy.ndarray of float, shape (n_arms,)
+            Reward sums per arm of that batch (``Environment.pull``).
+        """
 
     @abstractmethod
     def stopped(self, delta: float) -> bool:
-        """The stopping rule at the current time for confidence ``delta``."""
+        """The stopping rule at the current time for confidence ``delta``.
+
+        Parameters
+        ----------
+        delta : float
+            Confidence level in (0, 1): the error probability the stopping rule allows.
+
+        Returns
+        -------
+        bool
+            True when the run may stop and recommend.
+        """
 
     @abstractmethod
     def recommend(self) -> int:
-        """The recommendation rule: index of the item believed best."""
+        """The recommendation rule: index of the item believed best.
+
+        Returns
+        -------
+        int
+            Index of the recommended item (a row of the items ``Z`` for linear instances).
+        """
 
     @property
     def rounds(self) -> int | None:
         """Rounds in the problem's own time unit when it differs from samples (e.g. graph rounds)."""
         return None
 
-    def stop_statistic(self) -> dict:
-        """Optional trace entry describing the current stopping statistic."""
+    def stop_statistic(self) -> dict[str, Any]:
+        """Optional trace entry describing the current stopping statistic.
+
+        Returns
+        -------
+        dict
+            Plain numbers naming the statistic (e.g. ``{"glr": ..., "best": ...}``); empty by default.
+        """
         return {}
 
 
 @dataclass(frozen=True)
-class Algorithm(ABC):
-    """An algorithm configuration; subclasses are frozen dataclasses of their options."""
+class Algorithm(ABC, Generic[EnvT]):
+    """An algorithm configuration; subclasses are frozen dataclasses of their options.
+
+    ``EnvT`` is the environment type it runs on (``Algorithm[LinearInstance]`` for the linear ones).
+    """
 
     @property
     @abstractmethod
@@ -70,11 +158,34 @@ class Algorithm(ABC):
     delta_independent = False
 
     @abstractmethod
-    def start(self, env: Any, delta: float, rng: np.random.Generator) -> Policy:
-        """A fresh policy for environment ``env`` (only its public fields) at confidence ``delta``."""
+    def start(self, env: EnvT, delta: float, rng: np.random.Generator) -> Policy:
+        """A fresh policy for environment ``env`` (only its public fields) at confidence ``delta``.
 
-    def describe(self) -> dict:
-        out = {"algorithm": self.name}
+        Parameters
+        ----------
+        env : Environment
+            The instance to identify the best item of; oracle algorithms also read its true parameter.
+        delta : float
+            Confidence level in (0, 1) (the smallest one when the run checks several).
+        rng : numpy.random.Generator
+            The algorithm's own randomness (independent of the environment's noise).
+
+        Returns
+        -------
+        Policy
+            The state of one run, driven by :func:`bandits.run.run`.
+        """
+
+    def describe(self) -> dict[str, Any]:
+        """The configuration as a flat record (the name and every option) for result tables.
+
+        Returns
+        -------
+        dict
+            ``{"algorithm": name, option: value, ...}``; options with a ``describe`` method (thresholds) are
+            replaced by their description.
+        """
+        out: dict[str, Any] = {"algorithm": self.name}
         for key, value in asdict(self).items():
             out[key] = value.describe() if hasattr(value, "describe") else value
         return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,9 +19,29 @@ from numpy.typing import ArrayLike
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_arms, as_matrix, as_vector, unique_argmax
 
+__all__ = ["LinearBandit", "as_counts", "gaussian_sums"]
+
 
 def as_counts(counts: ArrayLike, n_arms: int) -> np.ndarray:
-    """A batch of pull counts: nonnegative integers, one per arm."""
+    """A batch of pull counts: nonnegative integers, one per arm.
+
+    Parameters
+    ----------
+    counts : array_like, shape (n_arms,)
+        Pulls per arm; integral floats are accepted and converted.
+    n_arms : int
+        Number of arms of the environment.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n_arms,)
+        The counts.
+
+    Raises
+    ------
+    InvalidInputError
+        A wrong shape, a non-integral or non-finite entry, or a negative count.
+    """
     arr = np.asarray(counts)
     if arr.shape != (n_arms,):
         raise InvalidInputError(f"counts must have shape ({n_arms},), got {arr.shape}")
@@ -36,7 +56,25 @@ def as_counts(counts: ArrayLike, n_arms: int) -> np.ndarray:
 
 def gaussian_sums(means: np.ndarray, counts: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndarray:
     """Sum of counts[k] draws of N(means[k], sigma^2) for every k, in one Gaussian draw per pulled entry (arms
-    without pulls draw nothing, so a batch costs O(pulled arms) draws whatever the number of arms)."""
+    without pulls draw nothing, so a batch costs O(pulled arms) draws whatever the number of arms).
+
+    Parameters
+    ----------
+    means : numpy.ndarray, shape (K,)
+        Expected reward of every arm.
+    counts : numpy.ndarray of int, shape (K,)
+        Pulls per arm (validated, e.g. by :func:`as_counts`).
+    sigma : float
+        Standard deviation of one reward.
+    rng : numpy.random.Generator
+        Source of the noise.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        ``counts[k] * means[k] + sigma * sqrt(counts[k]) * xi_k`` with xi_k standard normal (0 where
+        ``counts[k]`` is 0): exact in law for Gaussian rewards.
+    """
     sums = np.zeros(means.shape)
     pulled = np.flatnonzero(counts)
     n = counts[pulled]
@@ -45,6 +83,7 @@ def gaussian_sums(means: np.ndarray, counts: np.ndarray, sigma: float, rng: np.r
 
 
 def check_sigma(sigma: float) -> float:
+    """``sigma`` as a float when it is a finite positive noise level, else InvalidInputError."""
     if not (np.isfinite(sigma) and sigma > 0):
         raise InvalidInputError(f"sigma must be a positive number, got {sigma}")
     return float(sigma)
@@ -57,7 +96,27 @@ class LinearBandit:
     Measuring arm x_k (row k of ``X``) returns x_k^T theta + sigma * N(0, 1). The goal is the best
     *item* z* = argmax_{z in Z} z^T theta, which must be unique; ``Z`` defaults to ``X`` (plain
     linear best-arm identification). A learner may read ``X``, ``Z`` and ``sigma``; only oracle
-    algorithms read ``theta``.
+    algorithms read ``theta``. Construction sets ``best_item``, the index of z* among the rows of
+    ``Z``, and ``gaps``, the gaps (z* - z)^T theta of every item (0 for z*).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The measurement arms, one per row.
+    theta : array_like, shape (d,)
+        The unknown parameter.
+    sigma : float
+        Standard deviation of the Gaussian noise of one reward (default 1).
+    Z : array_like, shape (M, d), optional
+        The items whose best is sought (at least two); None means ``X``.
+    name : str
+        Label of the instance in result tables.
+
+    Raises
+    ------
+    InvalidInputError
+        Malformed arrays, ``theta`` of the wrong length, fewer than two items, a tie for the best item or
+        a nonpositive ``sigma``.
     """
 
     X: np.ndarray
@@ -68,7 +127,7 @@ class LinearBandit:
     best_item: int = field(init=False)
     gaps: np.ndarray = field(init=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         X = as_arms(self.X, "X")
         theta = as_vector(self.theta, "theta")
         if theta.size != X.shape[1]:
@@ -87,11 +146,13 @@ class LinearBandit:
 
     @property
     def n_arms(self) -> int:
-        return self.X.shape[0]
+        """Number K of measurement arms."""
+        return int(self.X.shape[0])
 
     @property
     def dim(self) -> int:
-        return self.X.shape[1]
+        """Dimension d of the arms and of theta."""
+        return int(self.X.shape[1])
 
     @cached_property
     def means(self) -> np.ndarray:
@@ -100,12 +161,33 @@ class LinearBandit:
 
     @property
     def gap_min(self) -> float:
+        """Smallest gap Delta_min between z* and another item."""
         return float(np.min(np.delete(self.gaps, self.best_item)))
 
     def pull(self, counts: ArrayLike, rng: np.random.Generator) -> np.ndarray:
-        """Reward sums of a batch: ``counts[k]`` pulls of arm k (see the module docstring)."""
+        """Reward sums of a batch: ``counts[k]`` pulls of arm k (see the module docstring).
+
+        Parameters
+        ----------
+        counts : array_like of int, shape (K,)
+            Pulls per arm.
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            Sum of the rewards of each arm's pulls (:func:`gaussian_sums`).
+        """
         return gaussian_sums(self.means, as_counts(counts, self.n_arms), self.sigma, rng)
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
+        """A flat record of the instance for result tables.
+
+        Returns
+        -------
+        dict
+            Name, K, d, number of items, sigma and Delta_min.
+        """
         return {"name": self.name, "K": self.n_arms, "d": self.dim, "items": cast(np.ndarray, self.Z).shape[0],
                 "sigma": self.sigma, "gap_min": self.gap_min}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -29,6 +29,12 @@ from .run import DEFAULT_MAX_SAMPLES, run
 from .stopping import check_delta
 from .validation import check_int
 
+if TYPE_CHECKING:
+    from .thresholding.algorithms import ThresholdingAlgorithm
+    from .thresholding.environment import GraphThresholdingBandit
+
+__all__ = ["Experiment"]
+
 #: decoded joint actions longer than this are shown as their first agents and an ellipsis
 SHOWN_AGENTS = 24
 
@@ -37,7 +43,26 @@ SHOWN_AGENTS = 24
 class Experiment:
     """``algorithm`` and ``instance`` are ``NAME[:key=value,...]`` strings (see ``bandits list``). Fixed-
     confidence algorithms need ``deltas``; thresholding ones need the ``budget`` T (``free_warmup`` gives
-    APT's initial pulls before t = 0). ``seed`` is an int or a ``numpy.random.SeedSequence``."""
+    APT's initial pulls before t = 0). ``seed`` is an int or a ``numpy.random.SeedSequence``.
+
+    Parameters
+    ----------
+    algorithm : str
+        ``NAME`` or ``NAME:key=value,...`` of :data:`bandits.registry.ALGORITHMS`.
+    instance : str
+        ``NAME`` or ``NAME:key=value,...`` of :data:`bandits.instances.INSTANCES`.
+    deltas : tuple of float
+        Confidence levels in (0, 1) of a fixed-confidence run (several only for a delta-independent
+        algorithm); empty for a thresholding run.
+    budget : int or None
+        The fixed budget T of a thresholding run; None for fixed confidence.
+    seed : int, numpy.random.SeedSequence or None
+        Seeds the environment's noise and the algorithm's randomness (:func:`bandits.run.run`).
+    max_samples : int
+        Observation cap of a fixed-confidence run (``stopped_by == "budget"`` when reached).
+    free_warmup : bool
+        Thresholding only: the initial pulls come before t = 0 instead of counting in T.
+    """
 
     algorithm: str
     instance: str
@@ -49,14 +74,27 @@ class Experiment:
 
     @property
     def kind(self) -> str:
-        """The algorithm's kind (linear, bilinear, factored or thresholding)."""
+        """The algorithm's kind (linear, bilinear, factored or thresholding); InvalidInputError if unknown."""
         name = split_options(self.algorithm)[0]
         if name not in ALGORITHMS:
             raise InvalidInputError(f"unknown algorithm {name!r}; valid names: {', '.join(ALGORITHMS)}")
         return ALGORITHMS[name].kind
 
-    def check(self):
-        """Validate everything that can be checked without building the instance; returns the algorithm."""
+    def check(self) -> Algorithm[Any] | ThresholdingAlgorithm:
+        """Validate everything that can be checked without building the instance; returns the algorithm.
+
+        Returns
+        -------
+        Algorithm or ThresholdingAlgorithm
+            The configured algorithm.
+
+        Raises
+        ------
+        InvalidInputError
+            An unknown algorithm or instance name, bad options, an algorithm that does not run on the
+            instance's kind, a missing budget or delta, a delta outside (0, 1), or several deltas for an
+            algorithm that samples differently for each.
+        """
         algo = make_algorithm(self.algorithm)
         name = split_options(self.instance)[0]
         if name not in INSTANCES:
@@ -80,21 +118,35 @@ class Experiment:
     def execute(self, *, progress: Callable[[int, int], None] | None = None,
                 interruptible: bool = False) -> list[dict]:
         """Run it; one record per delta (fixed confidence) or one record (fixed budget). ``progress`` and
-        ``interruptible`` are passed to :func:`bandits.run.run` (fixed confidence)."""
+        ``interruptible`` are passed to :func:`bandits.run.run` (fixed confidence).
+
+        Parameters
+        ----------
+        progress : callable, optional
+            ``progress(samples, batches)`` after every batch of a fixed-confidence run.
+        interruptible : bool
+            Ctrl-C ends a fixed-confidence run with ``stopped_by == "interrupted"`` instead of raising.
+
+        Returns
+        -------
+        list of dict
+            Flat records (plain numbers and strings): see the module docstring for their keys.
+        """
         algo = self.check()
         env = parse_instance(self.instance)
         seed = self.seed
         if self.kind == "thresholding":
             from .thresholding import run_thresholding
 
-            res = run_thresholding(algo, env, int(cast(int, self.budget)), seed, count_warmup=not self.free_warmup)
+            res = run_thresholding(cast("ThresholdingAlgorithm", algo), cast("GraphThresholdingBandit", env),
+                                   int(cast(int, self.budget)), seed, count_warmup=not self.free_warmup)
             return [{"algorithm": res.algorithm, "instance": res.instance, "delta": None, "T": res.T,
                      "samples": res.samples, "rounds": res.samples, "error": res.error, "loss": bool(res.loss),
                      "superlevel_size": int(res.superlevel.size), "correct": not res.loss,
                      "wall_time": res.wall_time, "config": res.config,
                      "error_curve": [[int(t), float(e)] for t, e in zip(res.times, res.errors, strict=True)]}]
-        results = run(algo, env, list(self.deltas), seed=seed, max_samples=self.max_samples, progress=progress,
-                      interruptible=interruptible)
+        results = run(cast("Algorithm[Any]", algo), env, list(self.deltas), seed=seed, max_samples=self.max_samples,
+                      progress=progress, interruptible=interruptible)
         records = []
         for r in results:
             records.append({
@@ -108,7 +160,7 @@ class Experiment:
 
 
 def describe_item(env: Any, item: int) -> str:
-    """An arm index as the user reads it: the decoded joint action (a0, a1, ...) for factored instances."""
+    """An item index as the user reads it: the decoded joint action (a0, a1, ...) for factored instances."""
     decode = getattr(env, "decode", None)
     if decode is None:
         return str(int(item))

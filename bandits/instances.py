@@ -12,19 +12,49 @@ import inspect
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from optdesign.docstrings import shared_doc
 from optdesign.errors import InvalidInputError
 from optdesign.validation import check_array_size
 
+from .algorithm import Environment
 from .environments import LinearBandit
 from .validation import check_int, check_positive
 
+__all__ = ["INSTANCES", "InstanceSpec", "factorial", "many_arms", "parse_instance", "register", "soare", "sphere",
+           "transductive"]
 
+_SIGMA_DOC = """    sigma : float
+        Standard deviation of the Gaussian reward noise (default 1)."""
+_SEED_DOC = """    seed : int
+        Seed (nonnegative) of the random construction; the same seed gives the same instance."""
+_RETURNS_DOC = """    Returns
+    -------
+    LinearBandit
+        The instance, named after its options (e.g. in result tables)."""
+
+
+_shared_doc = shared_doc({"sigma": _SIGMA_DOC, "seed": _SEED_DOC, "returns": _RETURNS_DOC})
+
+
+@_shared_doc
 def soare(d: int = 2, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
     """Soare et al. (2014, Sec. 6): arms e_1..e_d and x_{d+1} = (cos omega, sin omega, 0, ...),
-    theta = (2, 0, ..., 0); Delta_min = 2 (1 - cos omega) (about omega^2)."""
+    theta = (2, 0, ..., 0); Delta_min = 2 (1 - cos omega) (about omega^2).
+
+    Parameters
+    ----------
+    d : int
+        Dimension (at least 2); there are d + 1 arms.
+    omega : float
+        Angle (radians, > 0) between e_1 and the extra arm: the smaller, the harder.
+%(sigma)s
+
+%(returns)s
+    """
     d = check_int(d, "d", 2)
     check_array_size(float(d + 1) * d, f"soare with d = {d}")
     omega = check_positive(omega, "omega")
@@ -36,9 +66,20 @@ def soare(d: int = 2, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
     return LinearBandit(X, theta, sigma=sigma, name=f"soare(d={d},omega={omega:g})")
 
 
+@_shared_doc
 def many_arms(n: int = 1000, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
     """Fiez et al. (2019) experiment 2 in R^2: e_1 (best, theta = e_1), (-0.707, 0.707) and n - 2
-    unit vectors at angle 0.78 + U[0, 0.1]."""
+    unit vectors at angle 0.78 + U[0, 0.1].
+
+    Parameters
+    ----------
+    n : int
+        Number of arms (at least 3).
+%(seed)s
+%(sigma)s
+
+%(returns)s
+    """
     n = check_int(n, "n", 3)
     check_array_size(2.0 * n, f"many-arms with n = {n}")
     rng = np.random.default_rng(seed)
@@ -47,9 +88,22 @@ def many_arms(n: int = 1000, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
     return LinearBandit(X, np.array([1.0, 0.0]), sigma=sigma, name=f"many-arms(n={n},seed={seed})")
 
 
+@_shared_doc
 def sphere(n: int = 250, d: int = 9, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
     """Fiez et al. (2019) experiment 3: n arms uniform on the unit sphere of R^d; theta is one arm
-    of the closest pair, so the best and second-best arms are close."""
+    of the closest pair, so the best and second-best arms are close.
+
+    Parameters
+    ----------
+    n : int
+        Number of arms (at least 2).
+    d : int
+        Dimension (at least 2).
+%(seed)s
+%(sigma)s
+
+%(returns)s
+    """
     n, d = check_int(n, "n", 2), check_int(d, "d", 2)
     check_array_size(float(n) * d, f"sphere with n = {n}, d = {d}")
     rng = np.random.default_rng(seed)
@@ -61,7 +115,7 @@ def sphere(n: int = 250, d: int = 9, seed: int = 0, sigma: float = 1.0) -> Linea
 
 def closest_pair_row(X: np.ndarray, chunk_entries: int = 2_000_000) -> int:
     """Row i of the pair with the largest inner product x_i^T x_j (i != j), first in row-major order, from blocks
-    of the Gram matrix (never the whole n x n)."""
+    of the Gram matrix (never the whole n x n); ``chunk_entries`` bounds the entries of one block."""
     n = X.shape[0]
     rows = max(1, chunk_entries // n)
     best, best_row = -np.inf, 0
@@ -74,27 +128,50 @@ def closest_pair_row(X: np.ndarray, chunk_entries: int = 2_000_000) -> int:
     return best_row
 
 
+@_shared_doc
 def factorial(D: int = 3, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
     """Fiez et al. (2019) experiment 4: the 2^D points of {-1, 1}^D with features (1, x_i, x_i x_j);
-    theta ~ randint(-10, 10) / 100 (interactions scaled by 1/2), redrawn until the top gap > 1e-5."""
+    theta ~ randint(-10, 10) / 100 (interactions scaled by 1/2), redrawn until the top gap > 1e-5.
+
+    Parameters
+    ----------
+    D : int
+        Number of binary factors (at least 2): 2^D arms of dimension 1 + D + D (D - 1) / 2.
+%(seed)s
+%(sigma)s
+
+%(returns)s
+    """
     D = check_int(D, "D", 2)
-    points = 2.0**D if D < 1024 else float("inf")  # 2.0**D overflows beyond
-    check_array_size(points * (1 + D + D * (D - 1) / 2), f"factorial with D = {D} (2^D points)")
+    n_points = 2.0**D if D < 1024 else float("inf")  # 2.0**D overflows beyond
+    check_array_size(n_points * (1 + D + D * (D - 1) / 2), f"factorial with D = {D} (2^D points)")
     rng = np.random.default_rng(seed)
     points = np.array(list(itertools.product([-1.0, 1.0], repeat=D)))
     pairs = list(itertools.combinations(range(D), 2))
     X = np.hstack([np.ones((2**D, 1)), points, np.stack([points[:, i] * points[:, j] for i, j in pairs], axis=1)])
     while True:
-        theta = rng.integers(-10, 10, X.shape[1]) / 100.0
+        theta = rng.integers(-10, 10, size=int(X.shape[1])) / 100.0
         theta[1 + D:] *= 0.5
         top = np.sort(X @ theta)[-2:]
         if top[1] - top[0] > 1e-5:
             return LinearBandit(X, theta, sigma=sigma, name=f"factorial(D={D},seed={seed})")
 
 
+@_shared_doc
 def transductive(d: int = 20, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
     """Fiez et al. (2019) experiment 5: X = canonical basis of R^{2d}; items e_1..e_d and
-    cos(omega) e_i + sin(omega) e_{d+i}; theta = e_1."""
+    cos(omega) e_i + sin(omega) e_{d+i}; theta = e_1.
+
+    Parameters
+    ----------
+    d : int
+        Half the dimension (at least 1): 2d arms and 2d items in R^{2d}.
+    omega : float
+        Angle (radians, > 0) between e_i and its tilted item; the best gap is 1 - cos(omega): the smaller, the harder.
+%(sigma)s
+
+%(returns)s
+    """
     d = check_int(d, "d", 1)
     check_array_size(8.0 * d * d, f"transductive with d = {d} (X = I_2d and the items)")
     omega = check_positive(omega, "omega")
@@ -109,22 +186,46 @@ def transductive(d: int = 20, omega: float = 0.1, sigma: float = 1.0) -> LinearB
 @dataclass(frozen=True)
 class InstanceSpec:
     """A named instance: its factory (a callable, or ``"module:function"`` imported on first use,
-    which keeps optional families out of the import graph), its kind and a one-line summary."""
+    which keeps optional families out of the import graph), its kind and a one-line summary.
 
-    factory: Callable | str
-    kind: str  # "linear", "bilinear", "factored" or "thresholding" (which algorithms apply)
+    Parameters
+    ----------
+    factory : callable or str
+        The instance family: a function of keyword options returning an environment, or its
+        ``"package.module:function"`` path.
+    kind : str
+        ``"linear"``, ``"bilinear"``, ``"factored"`` or ``"thresholding"``: which algorithms apply.
+    summary : str
+        One line for ``bandits list`` (the paper and the options).
+    """
+
+    factory: Callable[..., Any] | str
+    kind: str
     summary: str
 
-    def build(self, **kwargs):
+    def build(self, **kwargs: Any) -> Any:
+        """Call the factory (imported on first use) with the instance's options.
+
+        Parameters
+        ----------
+        **kwargs : object
+            The family's options (e.g. ``d=5, omega=0.1``).
+
+        Returns
+        -------
+        environment
+            The instance the factory builds.
+        """
         return resolve(self.factory)(**kwargs)
 
 
-def resolve(target: Callable | str) -> Callable:
-    """A callable given directly or as ``"package.module:attribute"``."""
+def resolve(target: Callable[..., Any] | str) -> Callable[..., Any]:
+    """A callable given directly or as ``"package.module:attribute"`` (imported)."""
     if callable(target):
         return target
     module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    found: Callable[..., Any] = getattr(importlib.import_module(module), attr)
+    return found
 
 
 INSTANCES: dict[str, InstanceSpec] = {
@@ -158,15 +259,28 @@ INSTANCES["nws"] = InstanceSpec("bandits.thresholding.instances:nws", "threshold
                                 "LeJeune et al. 4.2: Newman–Watts–Strogatz, smooth Bernoulli means (n, k, p, seed)")
 
 
-def register(name: str, factory: Callable | str, kind: str, summary: str) -> None:
-    """Add a named instance (used by the bilinear and multi-agent modules)."""
+def register(name: str, factory: Callable[..., Any] | str, kind: str, summary: str) -> None:
+    """Add a named instance (used by the bilinear and multi-agent modules).
+
+    Parameters
+    ----------
+    name : str
+        The ``NAME`` of ``NAME:key=value,...`` (replaces an instance of that name).
+    factory : callable or str
+        The family, or its ``"package.module:function"`` path (see :class:`InstanceSpec`).
+    kind : str
+        ``"linear"``, ``"bilinear"``, ``"factored"`` or ``"thresholding"``.
+    summary : str
+        One line for ``bandits list``.
+    """
     INSTANCES[name] = InstanceSpec(factory, kind, summary)
 
 
-def split_options(text: str) -> tuple[str, dict]:
-    """``"name:key=value,key=value"`` -> (name, {key: number, true/false, or string})."""
+def split_options(text: str) -> tuple[str, dict[str, Any]]:
+    """``"name:key=value,key=value"`` -> (name, {key: number, true/false, or string}); InvalidInputError if an
+    option lacks ``=``."""
     name, _, rest = str(text).partition(":")
-    options = {}
+    options: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
         if not eq:
@@ -175,7 +289,7 @@ def split_options(text: str) -> tuple[str, dict]:
     return name.strip(), options
 
 
-def check_options(factory: Callable, options: dict, what: str) -> None:
+def check_options(factory: Callable[..., Any], options: dict[str, Any], what: str) -> None:
     """Refuse option keys that ``factory`` does not take, naming the valid ones (InvalidInputError)."""
     try:
         parameters = inspect.signature(factory).parameters.values()
@@ -191,8 +305,27 @@ def check_options(factory: Callable, options: dict, what: str) -> None:
                                 f"valid options: {', '.join(valid) if valid else 'none'}")
 
 
-def parse_instance(text: str):
-    """Build an environment from ``NAME`` or ``NAME:key=value,key=value``."""
+def parse_instance(text: str) -> Environment:
+    """Build an environment from ``NAME`` or ``NAME:key=value,key=value``.
+
+    Parameters
+    ----------
+    text : str
+        A name of :data:`INSTANCES` (``bandits list`` prints them), then the keyword options of its family
+        as ``key=value`` pairs separated by commas (numbers, ``true``/``false``, ``pi``, ``pi/2`` or strings),
+        e.g. ``"soare:d=5,omega=0.01"``.
+
+    Returns
+    -------
+    Environment
+        The instance (a :class:`bandits.environments.LinearBandit` for the linear families).
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown name, an option the family does not take (the message lists the valid ones), a
+        negative seed, or a value the family refuses.
+    """
     name, kwargs = split_options(text)
     if name not in INSTANCES:
         raise InvalidInputError(f"unknown instance {name!r}; valid names: {', '.join(sorted(INSTANCES))}")
@@ -201,12 +334,15 @@ def parse_instance(text: str):
     if "seed" in kwargs:  # every family's seed feeds numpy's SeedSequence, which refuses negative integers
         kwargs["seed"] = check_int(kwargs["seed"], "seed", 0)
     try:
-        return spec.build(**kwargs)
+        env: Environment = spec.build(**kwargs)
     except TypeError as exc:
         raise InvalidInputError(f"instance {name}: {exc}") from None
+    return env
 
 
-def _number(text: str):
+def _number(text: str) -> int | float | bool | str:
+    """An option value: an int, a float, pi or pi/2, true/false, else the text itself."""
+    cast: type[int] | type[float]
     for cast in (int, float):
         try:
             return cast(text)

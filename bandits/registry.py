@@ -6,7 +6,7 @@ Classes are imported on first use (``"module:Class"``), so listing names costs n
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from optdesign.errors import InvalidInputError
 
@@ -16,13 +16,29 @@ if TYPE_CHECKING:
     from .thresholding.algorithms import ThresholdingAlgorithm
 from .instances import check_options, resolve, split_options
 
+__all__ = ["ALGORITHMS", "AlgorithmSpec", "make_algorithm"]
+
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
-    target: str  # "module:Class"
-    kind: str  # the instance kind it runs on: "linear", "bilinear", "factored" or "thresholding"
+    """A named algorithm: where its class lives, what it runs on, and the options its name fixes.
+
+    Parameters
+    ----------
+    target : str
+        The class as ``"package.module:Class"``, imported on first use.
+    kind : str
+        The instance kind it runs on: ``"linear"``, ``"bilinear"``, ``"factored"`` or ``"thresholding"``.
+    summary : str
+        One line for ``bandits list`` (the paper and the rule).
+    defaults : dict
+        Options the name fixes (e.g. ``{"design": "g"}`` for ``g-static``); options given by the user win.
+    """
+
+    target: str
+    kind: str
     summary: str
-    defaults: dict = field(default_factory=dict)
+    defaults: dict[str, Any] = field(default_factory=dict)
 
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
@@ -64,7 +80,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
 }
 
 
-def make_algorithm(text: str) -> Algorithm | ThresholdingAlgorithm:
+def make_algorithm(text: str) -> Algorithm[Any] | ThresholdingAlgorithm:
     """An algorithm from ``NAME`` or ``NAME:key=value,...`` (e.g. ``xy-adaptive:alpha=0.2``).
 
     Parameters
@@ -96,6 +112,7 @@ def make_algorithm(text: str) -> Algorithm | ThresholdingAlgorithm:
     factory = resolve(spec.target)
     check_options(factory, options, f"algorithm {name}")
     try:
-        return factory(**{**spec.defaults, **options})
+        algorithm: Algorithm[Any] | ThresholdingAlgorithm = factory(**{**spec.defaults, **options})
     except TypeError as exc:
         raise InvalidInputError(f"algorithm {name}: {exc}") from None
+    return algorithm

@@ -23,11 +23,14 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from .algorithm import Algorithm
+from .algorithm import Algorithm, EnvT
 from .environments import as_counts
 from .stopping import check_delta
 from .tracking import portion
 
+__all__ = ["DEFAULT_MAX_SAMPLES", "RunResult", "run"]
+
+#: observation cap of a run when none is given
 DEFAULT_MAX_SAMPLES = 10**9
 
 
@@ -36,7 +39,41 @@ class RunResult:
     """Outcome of one run. ``samples`` counts observations; ``rounds`` the problem's own time unit
     (equal to samples for linear bandits, graph rounds for bilinear ones); ``batches`` the number
     of sampling decisions. ``solve_time`` is the time spent in optdesign solves, ``other_time``
-    the rest (simulation, statistics, stopping checks)."""
+    the rest (simulation, statistics, stopping checks).
+
+    Parameters
+    ----------
+    algorithm : str
+        The algorithm's name (``Algorithm.name``).
+    instance : str
+        The environment's name.
+    delta : float
+        The confidence level this result is for.
+    seed : int or None
+        The seed of the run (None when it was a SeedSequence or absent).
+    samples : int
+        Observations used when the run stopped.
+    rounds : int
+        Time in the problem's own unit (samples, or graph rounds, or joint plays).
+    batches : int
+        Sampling decisions (batches) made.
+    recommendation : int
+        The recommended item.
+    best : int
+        The instance's best item.
+    correct : bool
+        Whether ``recommendation == best``.
+    stopped_by : str
+        ``"stopping_rule"``, ``"budget"`` (``max_samples`` reached or a batch cut to it) or ``"interrupted"``.
+    solve_time : float
+        Seconds spent in optdesign solves.
+    other_time : float
+        The other seconds of the run (simulation, statistics, stopping checks).
+    config : dict
+        The algorithm's configuration (``Algorithm.describe``).
+    trace : list of dict or None
+        With ``trace=True``: after every batch, the samples and the stopping statistic.
+    """
 
     algorithm: str
     instance: str
@@ -51,36 +88,45 @@ class RunResult:
     stopped_by: str
     solve_time: float
     other_time: float
-    config: dict = field(default_factory=dict)
-    trace: list | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    trace: list[dict[str, Any]] | None = None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """The result as a plain dict (one row of a results table).
+
+        Returns
+        -------
+        dict
+            Every field by name.
+        """
         return asdict(self)
 
 
 def split_seed(
     seed: int | np.integer | np.random.SeedSequence | None,
 ) -> tuple[np.random.Generator, np.random.Generator]:
-    """Independent generators for the environment's noise and the algorithm's own draws."""
+    """Independent generators for the environment's noise and the algorithm's own draws (the two children
+    of ``SeedSequence(seed)``)."""
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     env_ss, alg_ss = ss.spawn(2)
     return np.random.default_rng(env_ss), np.random.default_rng(alg_ss)
 
 
 @overload
-def run(algorithm: Algorithm, env: Any, delta: float, seed: int | np.integer | np.random.SeedSequence | None = None,
-        *, max_samples: int = DEFAULT_MAX_SAMPLES, trace: bool = False,
-        progress: Callable[[int, int], None] | None = None, interruptible: bool = False) -> RunResult: ...
+def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float,
+        seed: int | np.integer | np.random.SeedSequence | None = None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
+        trace: bool = False, progress: Callable[[int, int], None] | None = None,
+        interruptible: bool = False) -> RunResult: ...
 
 
 @overload
-def run(algorithm: Algorithm, env: Any, delta: list[float] | tuple[float, ...] | np.ndarray,
+def run(algorithm: Algorithm[EnvT], env: EnvT, delta: list[float] | tuple[float, ...] | np.ndarray,
         seed: int | np.integer | np.random.SeedSequence | None = None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
         trace: bool = False, progress: Callable[[int, int], None] | None = None,
         interruptible: bool = False) -> list[RunResult]: ...
 
 
-def run(algorithm: Algorithm, env: Any, delta: float | list[float] | tuple[float, ...] | np.ndarray,
+def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tuple[float, ...] | np.ndarray,
         seed: int | np.integer | np.random.SeedSequence | None = None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
         trace: bool = False, progress: Callable[[int, int], None] | None = None,
         interruptible: bool = False) -> RunResult | list[RunResult]:
@@ -93,8 +139,9 @@ def run(algorithm: Algorithm, env: Any, delta: float | list[float] | tuple[float
     ----------
     algorithm : Algorithm
         A configured algorithm (:func:`bandits.registry.make_algorithm` builds one from ``"name:key=value"``).
-    env : environment
-        The instance: a linear, bilinear, factored or thresholding bandit (:mod:`bandits.instances`).
+    env : Environment
+        The instance: a linear, bilinear or factored bandit (:mod:`bandits.instances`) of the kind the
+        algorithm runs on.
     delta : float or sequence of float
         Confidence level(s) in (0, 1); several need an algorithm whose sampling does not depend on delta.
     seed : int, SeedSequence or None
@@ -119,6 +166,8 @@ def run(algorithm: Algorithm, env: Any, delta: float | list[float] | tuple[float
     InvalidInputError
         A delta outside (0, 1), an empty list, several deltas for a delta-dependent algorithm, a bad budget,
         or an algorithm that does not run on this kind of instance.
+    RuntimeError
+        The policy proposed an empty batch (a bug of the algorithm).
     """
     if not isinstance(algorithm, Algorithm):
         raise InvalidInputError(f"algorithm must be a bandits Algorithm, got {type(algorithm).__name__}")
@@ -138,8 +187,8 @@ def run(algorithm: Algorithm, env: Any, delta: float | list[float] | tuple[float
     n_arms = env.n_arms
     samples, batches = 0, 0
     pending = dict.fromkeys(range(len(deltas)))  # index -> None until that delta stops
-    outcomes: dict[int, tuple] = {}
-    log: list | None = [] if trace else None
+    outcomes: dict[int, tuple[int, int | None, int, int, str, float, float]] = {}
+    log: list[dict[str, Any]] | None = [] if trace else None
 
     def settle(i: int, how: str) -> None:  # what is known when delta i stops
         elapsed = time.perf_counter() - start

@@ -13,6 +13,8 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
 
 from optdesign.errors import InvalidInputError
 
+__all__ = ["GLR", "LinearStatistics"]
+
 
 @dataclass(frozen=True)
 class GLR:
@@ -20,6 +22,13 @@ class GLR:
 
     ``value`` = min_{z != z_hat} (z_hat - z)^T theta_hat)^2 / (2 sigma^2 ||z_hat - z||^2_{A^{-1}}),
     ``best`` = z_hat = argmax_z z^T theta_hat (value 0 on an empirical tie).
+
+    Parameters
+    ----------
+    best : int
+        Index of the empirical best item z_hat.
+    value : float
+        The GLR statistic Lambda (natural units; inf with a single candidate).
     """
 
     best: int
@@ -27,15 +36,30 @@ class GLR:
 
 
 class LinearStatistics:
-    """Per-arm counts N_k and reward sums S_k; A, b and the OLS estimate derived from them."""
+    """Per-arm counts N_k and reward sums S_k; A, b and the OLS estimate derived from them.
 
-    def __init__(self, X: np.ndarray):
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms, one per row.
+    """
+
+    def __init__(self, X: np.ndarray) -> None:
         self.X = X
         self.counts = np.zeros(X.shape[0], dtype=np.int64)
         self.sums = np.zeros(X.shape[0])
         self._b = np.zeros(X.shape[1])
 
     def add(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        """Add a batch of observations.
+
+        Parameters
+        ----------
+        counts : numpy.ndarray of int, shape (K,)
+            Pulls per arm of the batch.
+        sums : numpy.ndarray, shape (K,)
+            Reward sums per arm of the batch.
+        """
         self.counts += counts
         self.sums += sums
         batch = np.flatnonzero(counts)  # b = X^T S grows by the batch's arms only (no O(K d) pass per batch)
@@ -43,6 +67,7 @@ class LinearStatistics:
 
     @property
     def n(self) -> int:
+        """Total number of observations."""
         return int(self.counts.sum())
 
     @property
@@ -55,10 +80,22 @@ class LinearStatistics:
 
     @property
     def b(self) -> np.ndarray:
+        """b = sum_k S_k x_k, shape (d,)."""
         return self._b
 
-    def factor(self):
-        """Cholesky factor of A, or an error when the pulls so far do not span R^d."""
+    def factor(self) -> tuple[np.ndarray, bool]:
+        """Cholesky factor of A, or an error when the pulls so far do not span R^d.
+
+        Returns
+        -------
+        tuple of (numpy.ndarray, bool)
+            The lower factor L (A = L L^T) and ``True``, as ``scipy.linalg.cho_factor`` returns them.
+
+        Raises
+        ------
+        InvalidInputError
+            A is singular: the arms pulled so far do not span R^d.
+        """
         try:
             return cho_factor(self.A, lower=True, check_finite=False)
         except LinAlgError:
@@ -67,6 +104,13 @@ class LinearStatistics:
             ) from None
 
     def theta_hat(self) -> np.ndarray:
+        """The OLS estimate A^{-1} b.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d,)
+            theta_hat (InvalidInputError from :meth:`factor` while A is singular).
+        """
         return cho_solve(self.factor(), self.b, check_finite=False)
 
     def glr(self, Z: np.ndarray, sigma: float, candidates: np.ndarray | None = None) -> GLR:
@@ -74,6 +118,21 @@ class LinearStatistics:
 
         min over z != z_best of ((z_best - z)^T theta_hat)^2 / (2 sigma^2 ||z_best - z||^2_{A^{-1}}), with the norms
         taken on the whitened items L^{-1} z (A = L L^T): O(|Z| d^2) and no |Z| x d difference matrix.
+
+        Parameters
+        ----------
+        Z : numpy.ndarray, shape (M, d)
+            The items.
+        sigma : float
+            Noise standard deviation.
+        candidates : array_like of int, optional
+            Indices of the rows of Z competing (e.g. the surviving items); None means all.
+
+        Returns
+        -------
+        GLR
+            The empirical best (an index into Z) and the statistic (inf with one candidate, 0 on an
+            empirical tie). InvalidInputError while A is singular.
         """
         fac = self.factor()
         theta = cho_solve(fac, self.b, check_finite=False)

@@ -23,7 +23,9 @@ Thresholds are small frozen dataclasses (so results and study files can record t
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 
@@ -31,9 +33,28 @@ from optdesign.errors import InvalidInputError
 
 from .validation import check_choice
 
+__all__ = ["THRESHOLDS", "BilinearThreshold", "LinearTheoryThreshold", "PracticalThreshold", "SoareThreshold",
+           "Threshold"]
+
 
 def check_delta(delta: float) -> float:
-    """A confidence level in (0, 1)."""
+    """A confidence level in (0, 1).
+
+    Parameters
+    ----------
+    delta : float
+        The confidence level to check (anything ``float`` converts).
+
+    Returns
+    -------
+    float
+        ``delta`` as a float.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a number, or outside the open interval (0, 1).
+    """
     try:
         value = float(delta)
     except (TypeError, ValueError):
@@ -45,16 +66,29 @@ def check_delta(delta: float) -> float:
 
 @dataclass(frozen=True)
 class Threshold:
-    """Base class: ``beta(t, delta, A=None)``; ``A`` is the current information matrix (if used)."""
+    """Base class: ``beta(t, delta, A=None)``; ``A`` is the current information matrix (if used).
+
+    Calling a threshold returns beta(t, delta): the GLR statistic must exceed it for the run to stop.
+    ``t`` is the time (samples, or rounds for :class:`BilinearThreshold`), ``delta`` the confidence
+    level in (0, 1), ``A`` the current information matrix (read by :class:`LinearTheoryThreshold` only).
+    """
 
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         raise NotImplementedError
 
     @property
     def name(self) -> str:
+        """Short name (``practical``, ``soare``, ``bilinear``, ``lineartheory``)."""
         return type(self).__name__.removesuffix("Threshold").lower()
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
+        """The threshold as a flat record (its name and constants) for result tables.
+
+        Returns
+        -------
+        dict
+            ``{"threshold": name, field: value, ...}``.
+        """
         return {"threshold": self.name, **asdict(self)}
 
 
@@ -62,60 +96,105 @@ class Threshold:
 class PracticalThreshold(Threshold):
     """beta(t, delta) = log((1 + log t) / delta)."""
 
-    def __call__(self, t, delta, A=None):
+    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         return float(np.log((1.0 + np.log(max(t, 1.0))) / delta))
 
 
 @dataclass(frozen=True)
 class SoareThreshold(Threshold):
-    """beta(t, delta) = 4 log(c' t^2 K^2 / delta), c' = 6 / pi^2 (Soare et al. 2014, eq. 11)."""
+    """beta(t, delta) = 4 log(c' t^2 K^2 / delta), c' = 6 / pi^2 (Soare et al. 2014, eq. 11).
+
+    Parameters
+    ----------
+    n_items : int
+        K, the number of items (rows of Z).
+    """
 
     n_items: int
 
-    def __call__(self, t, delta, A=None):
+    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         return float(4.0 * np.log(6.0 / np.pi**2 * max(t, 1.0) ** 2 * self.n_items**2 / delta))
 
 
 @dataclass(frozen=True)
 class BilinearThreshold(Threshold):
-    """beta(t, delta) = 4 log(6 m^2 t^2 K^4 / (delta pi)), t in rounds (Rizk et al. 2021, (S1))."""
+    """beta(t, delta) = 4 log(6 m^2 t^2 K^4 / (delta pi)), t in rounds (Rizk et al. 2021, (S1)).
+
+    Parameters
+    ----------
+    n_edges : int
+        m, the number of directed edges of the graph.
+    n_node_arms : int
+        K, the number of arms of one node.
+    """
 
     n_edges: int
     n_node_arms: int
 
-    def __call__(self, t, delta, A=None):
+    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         return float(4.0 * np.log(6.0 * self.n_edges**2 * max(t, 1.0) ** 2 * self.n_node_arms**4 / (delta * np.pi)))
 
 
 @dataclass(frozen=True)
 class LinearTheoryThreshold(Threshold):
-    """beta = (1 + eta)(log(1/delta) + 1/2 log det(I + A_0^{-1} A_t / eta)); delta-correct for adaptive sampling."""
+    """beta = (1 + eta)(log(1/delta) + 1/2 log det(I + A_0^{-1} A_t / eta)); delta-correct for adaptive sampling.
 
-    A0: tuple  # the initial information matrix, as nested tuples (hashable, serialisable)
+    Parameters
+    ----------
+    A0 : tuple of tuple of float
+        The information matrix A_0 of the initial spanning pulls (d x d), as nested tuples (hashable,
+        serialisable); :meth:`from_matrix` builds it from an array.
+    eta : float
+        The regularisation V = eta A_0 of the self-normalised bound (> 0).
+    """
+
+    A0: tuple[tuple[float, ...], ...]
     eta: float = 1.0
 
     @classmethod
     def from_matrix(cls, A0: np.ndarray, eta: float = 1.0) -> LinearTheoryThreshold:
+        """The threshold for the initial information matrix ``A0`` given as an array.
+
+        Parameters
+        ----------
+        A0 : array_like, shape (d, d)
+            Information matrix of the initial spanning pulls (positive definite).
+        eta : float
+            Regularisation level (> 0); 1 by default.
+
+        Returns
+        -------
+        LinearTheoryThreshold
+            The threshold, with A0 stored as nested tuples.
+
+        Raises
+        ------
+        InvalidInputError
+            ``eta`` is not a positive finite number.
+        """
         if not (np.isfinite(eta) and eta > 0):
             raise InvalidInputError(f"eta must be positive, got {eta}")
         return cls(A0=tuple(map(tuple, np.asarray(A0, dtype=float))), eta=float(eta))
 
-    def __call__(self, t, delta, A=None):
+    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         if A is None:
             raise InvalidInputError("LinearTheoryThreshold needs the current information matrix A")
         A0 = np.asarray(self.A0)
         _, logdet = np.linalg.slogdet(np.eye(A0.shape[0]) + np.linalg.solve(A0, A) / self.eta)
         return float((1.0 + self.eta) * (np.log(1.0 / delta) + 0.5 * logdet))
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
+        """Name and eta only (A0 is a d x d matrix, too large for a table cell)."""
         return {"threshold": self.name, "eta": self.eta}
 
 
+#: the threshold names the linear algorithms accept
 THRESHOLDS = ("practical", "soare", "theory")
 
 
-def check_threshold_option(value, choices=THRESHOLDS):
-    """A threshold option: a :class:`Threshold` instance, or one of the names in ``choices``."""
+def check_threshold_option(value: str | Threshold, choices: Collection[str] = THRESHOLDS) -> str | Threshold:
+    """A threshold option: a :class:`Threshold` instance, or one of the names in ``choices`` (else
+    InvalidInputError)."""
     if isinstance(value, Threshold):
         return value
     return check_choice(value, "threshold", choices)

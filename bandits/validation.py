@@ -10,11 +10,13 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 from optdesign.validation import check_array_size
 
+__all__: list[str] = []  # option checks for the package's own modules
+
 _NUMBER = (int, float, np.integer, np.floating)
 _T = TypeVar("_T")
 
 
-def check_choice(value: _T, name: str, choices: Collection) -> _T:
+def check_choice(value: _T, name: str, choices: Collection[object]) -> _T:
     """``value`` if it is one of ``choices``, else an error listing them."""
     if value not in choices:
         raise InvalidInputError(f"{name} must be one of {', '.join(map(str, choices))}; got {value!r}")

@@ -49,9 +49,9 @@ from optdesign.linear.models import (
     DOptimalModel,
     MinMaxDesignModel,
     OracleDesignModel,
-    minmax_socp,
     oracle_model_size,
 )
+from optdesign.linear.socp import minmax_socp
 
 
 def reference_fw_away(X: np.ndarray, tol: float = 1e-3, max_iter: int = 200_000) -> np.ndarray:

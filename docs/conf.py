@@ -67,16 +67,27 @@ html_css_files = ["custom.css"]
 autosummary_generate = True
 autosummary_ignore_module_all = False  # a module's __all__, when it has one, is its public API
 autosummary_imported_members = False
-autodoc_default_options = {"members": True, "undoc-members": True, "show-inheritance": True}
+# A class lists the methods it inherits from the project's own bases (FactorGraph's generators and JSON format live
+# in mixins, a policy's protocol methods in bandits.algorithm), but not those of builtins and typing constructs.
+# A class lists the methods it inherits from the project's own bases (FactorGraph's generators and JSON format are
+# mixins, a policy's protocol methods live in bandits.algorithm), not those of builtins and typing constructs.
+autodoc_default_options = {"members": True, "undoc-members": True, "show-inheritance": True,
+                           "inherited-members": "object,BaseException,Exception,dict,tuple,list,str,Generic,Protocol"}
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
+# numpy.typing.ArrayLike stays one name in the signatures instead of its expanded union
+autodoc_type_aliases = {"ArrayLike": "numpy.typing.ArrayLike", "npt.ArrayLike": "numpy.typing.ArrayLike"}
 autoclass_content = "both"
 
 # The docstrings are prose with the occasional numpy-style section (Parameters, Returns, Examples): napoleon's
 # parser reads those sections and leaves the rest alone, where numpydoc would demand them everywhere. It is called
 # from _numpy_sections rather than loaded as an extension, because the extension also parses the docstring of an
 # attribute or property as "type: description" and would render the prose before a colon as a type.
-_NAPOLEON = NapoleonConfig(napoleon_google_docstring=False, napoleon_numpy_docstring=True, napoleon_use_rtype=False)
+# Parameter types render as text (napoleon_use_param=False): a shape such as "(n, d)" is not a cross-reference to
+# every attribute named n or d. An Attributes section renders as a field list (napoleon_use_ivar), so a documented
+# attribute is not described twice (its own autodoc entry and the class docstring).
+_NAPOLEON = NapoleonConfig(napoleon_google_docstring=False, napoleon_numpy_docstring=True, napoleon_use_rtype=False,
+                           napoleon_use_param=False, napoleon_use_ivar=True)
 
 
 def _numpy_sections(app, what, name, obj, options, lines) -> None:

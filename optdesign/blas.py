@@ -11,6 +11,8 @@ from contextlib import AbstractContextManager
 
 from threadpoolctl import ThreadpoolController
 
+__all__ = ["single_threaded_blas"]
+
 
 @functools.cache
 def _controller() -> ThreadpoolController:
@@ -18,6 +20,12 @@ def _controller() -> ThreadpoolController:
 
 
 def single_threaded_blas() -> AbstractContextManager:
-    """Context manager limiting BLAS to one thread (about 30 microseconds of overhead)."""
+    """Context manager limiting BLAS to one thread (about 30 microseconds of overhead).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Use as ``with single_threaded_blas(): ...``; the previous thread limits are restored on exit.
+    """
     limiter: AbstractContextManager = _controller().limit(limits=1, user_api="blas")
     return limiter

@@ -23,12 +23,31 @@ from types import FrameType
 
 from .errors import InvalidInputError
 
+__all__ = [
+    "Deadline",
+    "as_time_limit",
+    "budget_expired",
+    "clear_stop",
+    "graceful_interrupt",
+    "remaining_budget",
+    "request_stop",
+    "stop_reason",
+    "stop_requested",
+    "time_budget",
+]
+
 _budget_end: ContextVar[float] = ContextVar("optdesign_budget_end", default=math.inf)
 _stop = threading.Event()
 
 
 def stop_requested() -> bool:
-    """True once a Ctrl-C was caught by :func:`graceful_interrupt` (or :func:`request_stop` was called)."""
+    """True once a Ctrl-C was caught by :func:`graceful_interrupt` (or :func:`request_stop` was called).
+
+    Returns
+    -------
+    bool
+        Whether a stop is requested (process-wide, shared by every thread).
+    """
     return _stop.is_set()
 
 
@@ -43,7 +62,25 @@ def clear_stop() -> None:
 
 
 def as_time_limit(value: object, name: str = "time_limit") -> float | None:
-    """A time limit in seconds: None (no limit) or a positive finite number; booleans are refused."""
+    """A time limit in seconds: None (no limit) or a positive finite number; booleans are refused.
+
+    Parameters
+    ----------
+    value : object
+        The caller's ``time_limit``.
+    name : str
+        The argument's name in the error message.
+
+    Returns
+    -------
+    float or None
+        ``value`` as a float, or None for no limit.
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is a bool, not a number, not finite, or not positive.
+    """
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
@@ -62,7 +99,25 @@ def _seconds(value: object) -> float | None:
 
 @contextlib.contextmanager
 def time_budget(seconds: float | None) -> Iterator[None]:
-    """Cap every :class:`Deadline` created inside the block at ``seconds`` from now (None: no cap)."""
+    """Cap every :class:`Deadline` created inside the block at ``seconds`` from now (None: no cap).
+
+    Budgets nest: inside an enclosing budget the earlier end wins.
+
+    Parameters
+    ----------
+    seconds : float or None
+        Wall-clock seconds from now; 0 or negative means already spent, None adds no cap.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        The block (``with time_budget(10): ...``); the enclosing budget is restored on exit.
+
+    Raises
+    ------
+    InvalidInputError
+        ``seconds`` is neither None nor a number (or is NaN or a bool).
+    """
     seconds = _seconds(seconds)
     if seconds is None:
         yield
@@ -76,18 +131,44 @@ def time_budget(seconds: float | None) -> Iterator[None]:
 
 
 def remaining_budget() -> float | None:
-    """Seconds left in the enclosing :func:`time_budget`, or None outside any budget."""
+    """Seconds left in the enclosing :func:`time_budget`, or None outside any budget.
+
+    Returns
+    -------
+    float or None
+        Seconds left (0 once spent), or None when no budget encloses the call.
+    """
     end = _budget_end.get()
     return None if end == math.inf else max(0.0, end - time.perf_counter())
 
 
 def budget_expired() -> bool:
-    """True when the enclosing :func:`time_budget` is spent or a stop was requested."""
+    """True when the enclosing :func:`time_budget` is spent or a stop was requested.
+
+    Returns
+    -------
+    bool
+        Whether the caller should return its best result now.
+    """
     return stop_requested() or time.perf_counter() > _budget_end.get()
 
 
 class Deadline:
-    """``seconds`` of wall time from now, capped by the enclosing budget, or until a stop is requested."""
+    """``seconds`` of wall time from now, capped by the enclosing budget, or until a stop is requested.
+
+    An iterative solver creates one at its start and checks :meth:`expired` between iterations.
+
+    Parameters
+    ----------
+    seconds : float, optional
+        Own time limit in seconds (0 or negative: already expired); None keeps only the enclosing
+        :func:`time_budget`, if any.
+
+    Raises
+    ------
+    InvalidInputError
+        ``seconds`` is neither None nor a number (or is NaN or a bool).
+    """
 
     def __init__(self, seconds: float | None = None):
         seconds = _seconds(seconds)
@@ -95,19 +176,44 @@ class Deadline:
         self.end = min(own, _budget_end.get())
 
     def expired(self) -> bool:
+        """Whether the time is up or a stop was requested.
+
+        Returns
+        -------
+        bool
+            True once the deadline has passed or after :func:`request_stop` (or a caught Ctrl-C).
+        """
         return stop_requested() or time.perf_counter() > self.end
 
     def remaining(self) -> float:
-        """Seconds left (0 when a stop was requested; inf without any limit)."""
+        """Seconds left (0 when a stop was requested; inf without any limit).
+
+        Returns
+        -------
+        float
+            Nonnegative seconds, to pass on as the time limit of a nested solve.
+        """
         return 0.0 if stop_requested() else max(0.0, self.end - time.perf_counter())
 
     def time_left(self) -> float:
-        """Seconds left on the clock alone (a stop request does not count; inf without any limit)."""
+        """Seconds left on the clock alone (a stop request does not count; inf without any limit).
+
+        Returns
+        -------
+        float
+            Nonnegative seconds until the end of the deadline.
+        """
         return max(0.0, self.end - time.perf_counter())
 
 
 def stop_reason() -> str:
-    """The status of a solve cut short: ``"interrupted"`` after Ctrl-C, else ``"not_converged"``."""
+    """The status of a solve cut short: ``"interrupted"`` after Ctrl-C, else ``"not_converged"``.
+
+    Returns
+    -------
+    str
+        ``"interrupted"`` when a stop was requested, else ``"not_converged"`` (a time or iteration limit).
+    """
     return "interrupted" if stop_requested() else "not_converged"
 
 
@@ -117,6 +223,17 @@ def graceful_interrupt(on_first: Callable[[], None] | None = None) -> Iterator[N
 
     Only the main thread can own signal handlers; elsewhere the block changes nothing. The stop request is
     cleared on entry and on exit.
+
+    Parameters
+    ----------
+    on_first : callable, optional
+        Called without arguments at the first Ctrl-C (e.g. to tell the user that a second one aborts).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        The block (``with graceful_interrupt(): res = od.g_optimal(X)``); the previous SIGINT handler is
+        restored on exit.
     """
     if threading.current_thread() is not threading.main_thread():
         yield

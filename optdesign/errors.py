@@ -7,6 +7,8 @@ from the matching built-in so that ``except ValueError`` keeps working.
 
 from __future__ import annotations
 
+__all__ = ["InstanceTooLargeError", "InvalidInputError", "OptDesignError", "SolverError"]
+
 
 class OptDesignError(Exception):
     """Base class of every error this project raises on purpose."""
@@ -17,7 +19,17 @@ class InvalidInputError(OptDesignError, ValueError):
 
 
 class SolverError(OptDesignError, RuntimeError):
-    """A convex solver failed; the message names the solver and its status."""
+    """A convex solver failed; the message names the solver and its status.
+
+    Parameters
+    ----------
+    message : str
+        What failed, with every solver tried and its status or exception.
+    solver : str, optional
+        The (last) solver that failed, e.g. ``"CLARABEL"``; kept as ``self.solver``.
+    status : str, optional
+        Its cvxpy status (``"infeasible"``, ``"time_limit"``, ...); kept as ``self.status``.
+    """
 
     def __init__(self, message: str, *, solver: str | None = None, status: str | None = None):
         super().__init__(message)

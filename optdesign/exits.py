@@ -16,6 +16,8 @@ import typer
 
 from .errors import OptDesignError
 
+__all__ = ["INTERRUPTED", "USAGE_ERROR", "exit_on_project_errors"]
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -24,7 +26,21 @@ INTERRUPTED = 130
 
 
 def exit_on_project_errors(command: Callable[P, R]) -> Callable[P, R]:
-    """Decorator for CLI commands: a project error becomes ``error: ...`` on stderr and exit status 2."""
+    """Decorator for CLI commands: a project error becomes ``error: ...`` on stderr and exit status 2.
+
+    Ctrl-C that the command does not handle becomes ``interrupted`` on stderr and exit status 130; any other
+    exception propagates with its traceback.
+
+    Parameters
+    ----------
+    command : callable
+        A typer command function.
+
+    Returns
+    -------
+    callable
+        The wrapped command, with the same signature and ``--help`` text (``functools.wraps``).
+    """
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:

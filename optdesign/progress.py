@@ -12,16 +12,30 @@ from contextvars import ContextVar
 
 from .errors import InvalidInputError
 
+__all__ = ["listening", "report", "reporting"]
+
 _callback: ContextVar[Callable[[str], None] | None] = ContextVar("optdesign_progress", default=None)
 
 
 def listening() -> bool:
-    """True inside :func:`reporting` (guard the formatting of a report with it in hot loops)."""
+    """True inside :func:`reporting` (guard the formatting of a report with it in hot loops).
+
+    Returns
+    -------
+    bool
+        Whether a callback is installed in the current context.
+    """
     return _callback.get() is not None
 
 
 def report(line: str) -> None:
-    """Pass ``line`` to the caller's callback, if any."""
+    """Pass ``line`` to the caller's callback, if any.
+
+    Parameters
+    ----------
+    line : str
+        One short progress line, e.g. ``"barrier: iteration 40, gap 3.2e-03"``.
+    """
     callback = _callback.get()
     if callback is not None:
         callback(line)
@@ -29,7 +43,23 @@ def report(line: str) -> None:
 
 @contextlib.contextmanager
 def reporting(callback: Callable[[str], None]) -> Iterator[None]:
-    """Send every :func:`report` inside the block to ``callback``."""
+    """Send every :func:`report` inside the block to ``callback``.
+
+    Parameters
+    ----------
+    callback : callable
+        ``callback(line)`` with the progress line (str); it should return quickly.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        The block (``with reporting(print): ...``); the previous callback is restored on exit.
+
+    Raises
+    ------
+    InvalidInputError
+        ``callback`` is not callable.
+    """
     if not callable(callback):
         raise InvalidInputError(f"callback must be callable, got {callback!r}")
     token = _callback.set(callback)

@@ -7,6 +7,15 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "BilinearDesign",
+    "CharTimeResult",
+    "DesignResult",
+    "FastPathResult",
+    "RegretBoundResult",
+    "bernoulli_kl",
+]
+
 
 @dataclass(frozen=True)
 class DesignResult:
@@ -56,7 +65,13 @@ class DesignResult:
         return self.lower_bound / self.value
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary (arrays as lists)."""
+        """JSON-ready dictionary (arrays as lists).
+
+        Returns
+        -------
+        dict
+            The fields (``weights`` as a list), ``support``, then the entries of ``extras`` (arrays as lists).
+        """
         return {
             "criterion": self.criterion,
             "value": self.value,
@@ -81,11 +96,17 @@ class FastPathResult:
     bound comes from a theorem, e.g. Kiefer–Wolfowitz for G/D designs).
     """
 
+    #: the design w over the rows of X (nonnegative, summing to 1)
     weights: np.ndarray
+    #: the criterion F(w) at ``weights`` (the G-value max_k h_k for G/D designs)
     value: float
+    #: certified lower bound on the optimal value (d for G/D designs)
     lower_bound: float
+    #: Newton steps, Frank–Wolfe iterations or pricing passes, depending on the path
     iterations: int
+    #: whether the certified relative gap reached the requested ``tol``
     converged: bool
+    #: the distribution over directions behind ``lower_bound`` (None when it comes from a theorem)
     dual: np.ndarray | None = None
 
 
@@ -113,6 +134,14 @@ class BilinearDesign:
         return None if self.node.gap is None else (1 + self.node.gap) ** 2 - 1
 
     def to_dict(self) -> dict:
+        """JSON-ready dictionary (arrays as lists).
+
+        Returns
+        -------
+        dict
+            Edge ``value`` and ``gap``, the node design's ``node_value``, status, solver, method and time, and
+            ``weights`` (node) and ``edge_weights`` as lists.
+        """
         return {
             "criterion": "bilinear-g",
             "value": self.value,
@@ -185,14 +214,32 @@ class CharTimeResult:
 
     @property
     def gap_min(self) -> float:
+        """The smallest gap Delta_min = ``gaps[0]``."""
         return float(self.gaps[0])
 
     def sample_complexity(self, delta: float) -> float:
-        """The lower bound 2 T kl(delta, 1 - delta) on E[tau] (Bernoulli kl in nats)."""
+        """The lower bound 2 T kl(delta, 1 - delta) on E[tau] (Bernoulli kl in nats).
+
+        Parameters
+        ----------
+        delta : float
+            Confidence level in (0, 1).
+
+        Returns
+        -------
+        float
+            2 ``value`` kl(delta, 1 - delta), in samples.
+        """
         return 2.0 * self.value * bernoulli_kl(delta, 1.0 - delta)
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary (arrays as lists; global allocation, clique tables and working set left out)."""
+        """JSON-ready dictionary (arrays as lists; global allocation, clique tables and working set left out).
+
+        Returns
+        -------
+        dict
+            Every field but those three, then the entries of ``extras`` (order, orbits, ...).
+        """
         return _fields_dict(self, exclude=("global_allocation", "clique_weights", "working_set"))
 
 
@@ -241,12 +288,29 @@ class RegretBoundResult:
     gap: float | None = None
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary (arrays as lists)."""
+        """JSON-ready dictionary (arrays as lists).
+
+        Returns
+        -------
+        dict
+            Every field, then the entries of ``extras`` (iterations, feasibility scale, ...).
+        """
         return _fields_dict(self)
 
 
 def bernoulli_kl(p: float, q: float) -> float:
-    """kl(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q)) for p, q in (0, 1)."""
+    """kl(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q)) for p, q in (0, 1).
+
+    Parameters
+    ----------
+    p, q : float
+        Means of the two Bernoulli distributions, in the open interval (0, 1).
+
+    Returns
+    -------
+    float
+        The Kullback–Leibler divergence in nats (not validated: NaN or inf outside (0, 1)).
+    """
     return float(p * np.log(p / q) + (1 - p) * np.log((1 - p) / (1 - q)))
 
 

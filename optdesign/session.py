@@ -16,6 +16,8 @@ import numpy as np
 from . import solvers
 from ._lazy import cp
 
+__all__ = ["ClarabelSession"]
+
 
 class ClarabelSession:
     """CLARABEL kept alive on the data cvxpy compiled for one problem: the re-solve path.
@@ -32,6 +34,16 @@ class ClarabelSession:
     on parameters (true of every model here). If cvxpy's internal parameter map does not
     reproduce the data it returns (another cvxpy version), a re-solve takes its data from
     ``get_problem_data`` instead.
+
+    Parameters
+    ----------
+    problem : cvxpy.Problem
+        A DPP problem whose Parameters may enter the constraints only; it is compiled for CLARABEL at once.
+
+    Raises
+    ------
+    ValueError
+        The objective depends on parameters.
     """
 
     def __init__(self, problem: cp.Problem):
@@ -63,8 +75,16 @@ class ClarabelSession:
         return clarabel.DefaultSolver(sp.csc_array((n, n)), data["c"], data["A"], data["b"], cones, self._settings)
 
     def solve(self) -> str:
-        """Solve at the parameters' current values; returns clarabel's status (the solution is
-        unpacked into the problem when it is ``Solved``)."""
+        """Solve at the parameters' current values; returns clarabel's status.
+
+        ``solver_seconds`` is set to the wall time of clarabel's solve.
+
+        Returns
+        -------
+        str
+            Clarabel's status (``"Solved"``, ``"AlmostSolved"``, ``"MaxIterations"``, ...); only on ``"Solved"`` is
+            the solution unpacked into the problem's variables, duals and status.
+        """
         if not self._loaded and self._has_parameters:
             if self._updatable and self._map is not None:
                 values, b = self._map()

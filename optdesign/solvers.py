@@ -35,6 +35,8 @@ from ._lazy import cp
 from .deadline import remaining_budget
 from .errors import InvalidInputError, SolverError
 
+__all__ = ["SolveInfo", "available_solvers", "default_solver", "mosek_usable", "solve", "solver_chain"]
+
 PREFERENCE: tuple[str, ...] = ("MOSEK", "CLARABEL", "SCS")
 
 # Accuracy settings: the design values are compared at 1e-4..1e-6 relative in tests.
@@ -57,14 +59,23 @@ TIME_LIMIT_OPTIONS: dict[str, Callable[[float], dict]] = {
 class SolveInfo:
     """What a solve did: final status, the solver that produced it, and wall time in seconds."""
 
+    #: cvxpy's status of the accepted solve: ``"optimal"`` or ``"optimal_inaccurate"``
     status: str
+    #: the solver that produced it (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``)
     solver: str
+    #: wall-clock seconds of the solve
     solve_time: float
 
 
 @functools.cache
 def mosek_usable() -> bool:
-    """True when MOSEK is installed *and* licensed (probed once by a tiny solve, then cached)."""
+    """True when MOSEK is installed and licensed (probed once by a tiny solve, then cached).
+
+    Returns
+    -------
+    bool
+        Whether MOSEK solved the one-variable probe to optimality.
+    """
     if "MOSEK" not in cp.installed_solvers():
         return False
     x = cp.Variable()
@@ -77,7 +88,13 @@ def mosek_usable() -> bool:
 
 
 def available_solvers() -> list[str]:
-    """Usable solvers in preference order (MOSEK only with a working licence)."""
+    """Usable solvers in preference order (MOSEK only with a working licence).
+
+    Returns
+    -------
+    list of str
+        A sub-list of PREFERENCE (MOSEK, CLARABEL, SCS), possibly empty.
+    """
     installed = set(cp.installed_solvers())
     out = []
     for name in PREFERENCE:
@@ -90,7 +107,18 @@ def available_solvers() -> list[str]:
 
 
 def default_solver() -> str:
-    """The solver used when none is forced: the first of :func:`available_solvers`."""
+    """The solver used when none is forced: the first of :func:`available_solvers`.
+
+    Returns
+    -------
+    str
+        The solver name, e.g. ``"CLARABEL"``.
+
+    Raises
+    ------
+    SolverError
+        No usable conic solver is installed.
+    """
     chain = available_solvers()
     if not chain:
         raise SolverError("no usable conic solver: install clarabel or scs (pip install clarabel scs)")
@@ -98,7 +126,25 @@ def default_solver() -> str:
 
 
 def solver_chain(solver: str | None) -> list[str]:
-    """The solvers tried in order: the forced one alone, or the whole preference chain."""
+    """The solvers tried in order: the forced one alone, or the whole preference chain.
+
+    Parameters
+    ----------
+    solver : str, optional
+        A solver name (any case, e.g. ``"scs"``) to force; None for the preference chain.
+
+    Returns
+    -------
+    list of str
+        Upper-case solver names, in the order :func:`solve` tries them.
+
+    Raises
+    ------
+    InvalidInputError
+        ``solver`` is not a string, not installed, or MOSEK without a usable licence.
+    SolverError
+        ``solver`` is None and no conic solver is installed.
+    """
     if solver is None:
         chain = available_solvers()
         if not chain:
@@ -128,6 +174,39 @@ def solve(problem: cp.Problem, solver: str | None = None, *, accept_inaccurate: 
     ``accept`` (called with the problem's variables set) returns True when an ``optimal_inaccurate``
     answer is certified good enough by the caller; it is then returned without a warning.
     ``solver_options`` maps a solver name to options for that solver only (e.g. tighter CLARABEL tolerances).
+
+    Parameters
+    ----------
+    problem : cvxpy.Problem
+        The problem; on return its variables and duals hold the accepted solution.
+    solver : str, optional
+        A solver to force (no chain); None for :func:`solver_chain`'s preference chain.
+    accept_inaccurate : bool
+        Return the first ``optimal_inaccurate`` answer at once, without a warning.
+    accept : callable, optional
+        ``accept()`` -> bool, called with the variables set, certifies an ``optimal_inaccurate`` answer.
+    solver_options : dict of str to dict, optional
+        Per-solver options, on top of SOLVER_OPTIONS.
+    **kwargs
+        Options passed to every solver's ``problem.solve`` (they override the per-solver ones).
+
+    Returns
+    -------
+    SolveInfo
+        Status, solver and wall time of the accepted solve.
+
+    Raises
+    ------
+    SolverError
+        Every solver of the chain failed (the message lists each status or exception), or the enclosing
+        time budget was spent before a solve started (``status="time_limit"``).
+    InvalidInputError
+        An unknown or unusable ``solver`` name.
+
+    Warns
+    -----
+    RuntimeWarning
+        An ``optimal_inaccurate`` answer accepted for want of a better one.
     """
     chain = solver_chain(solver)
     tried: list[str] = []

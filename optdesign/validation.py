@@ -1,4 +1,8 @@
-"""Input checks shared by every public function: they raise InvalidInputError naming the argument."""
+"""Input checks shared by every public function: they raise InvalidInputError naming the argument.
+
+``__all__`` lists the validators that code built on the toolkit (new designs, bandit instances) uses to refuse
+bad input the same way; the others are size and scale checks specific to one family of programs.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,17 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .errors import InstanceTooLargeError, InvalidInputError
+
+__all__ = [
+    "as_arms",
+    "as_count",
+    "as_matrix",
+    "as_tolerance",
+    "as_vector",
+    "check_array_size",
+    "check_weights",
+    "unique_argmax",
+]
 
 
 def real_array(value: ArrayLike) -> np.ndarray:
@@ -19,7 +34,29 @@ def real_array(value: ArrayLike) -> np.ndarray:
 
 
 def as_matrix(value: ArrayLike, name: str, *, n_cols: int | None = None, min_rows: int = 1) -> np.ndarray:
-    """Return ``value`` as a finite float 2-D array (rows are vectors), or raise."""
+    """Return ``value`` as a finite float 2-D array (rows are vectors), or raise.
+
+    Parameters
+    ----------
+    value : array_like
+        The matrix, one vector per row.
+    name : str
+        The argument's name in error messages.
+    n_cols : int, optional
+        Required number of columns (the dimension d); any by default.
+    min_rows : int
+        Required number of rows, at least.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 array of shape (rows, cols); ``value`` itself when it already is one.
+
+    Raises
+    ------
+    InvalidInputError
+        Non-numeric or complex entries, not 2-D, too few rows, no column, the wrong number of columns, NaN or inf.
+    """
     try:
         arr = real_array(value)
     except (TypeError, ValueError) as exc:
@@ -36,7 +73,27 @@ def as_matrix(value: ArrayLike, name: str, *, n_cols: int | None = None, min_row
 
 
 def as_vector(value: ArrayLike, name: str, *, length: int | None = None) -> np.ndarray:
-    """Return ``value`` as a finite float 1-D array, or raise."""
+    """Return ``value`` as a finite float 1-D array, or raise.
+
+    Parameters
+    ----------
+    value : array_like
+        The vector.
+    name : str
+        The argument's name in error messages.
+    length : int, optional
+        Required length; any nonzero length by default.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 array of shape (length,).
+
+    Raises
+    ------
+    InvalidInputError
+        Non-numeric or complex entries, not 1-D, the wrong length, empty, NaN or inf.
+    """
     try:
         arr = real_array(value)
     except (TypeError, ValueError) as exc:
@@ -76,7 +133,26 @@ def check_direction_scale(Y: np.ndarray, X: np.ndarray, name: str = "Y", *, resc
 
 
 def as_arms(X: ArrayLike, name: str = "X") -> np.ndarray:
-    """Arms as a K x d array whose rows span R^d (otherwise A(w) is singular for every w), at a representable scale."""
+    """Arms as a K x d array whose rows span R^d (otherwise A(w) is singular for every w), at a representable scale.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms, one per row.
+    name : str
+        The argument's name in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 array of shape (K, d).
+
+    Raises
+    ------
+    InvalidInputError
+        What :func:`as_matrix` refuses, rank below d (numpy's ``matrix_rank``), or a largest absolute entry
+        outside ARM_SCALE = [1e-100, 1e100].
+    """
     arr = as_matrix(X, name)
     rank = np.linalg.matrix_rank(arr)
     if rank < arr.shape[1]:
@@ -91,6 +167,25 @@ def unique_argmax(scores: np.ndarray, name: str, *, rtol: float = 1e-12) -> int:
 
     Scores within ``rtol`` of the largest magnitude are ties (a purely relative test: the problem is the same at
     every scale of theta, so untied scores of order 1e-12 are not ties).
+
+    Parameters
+    ----------
+    scores : numpy.ndarray, shape (n,)
+        Finite scores, e.g. ``Z @ theta``.
+    name : str
+        What the scores are, in the error message.
+    rtol : float
+        Relative tie tolerance, times max |score|.
+
+    Returns
+    -------
+    int
+        The index of the maximum.
+
+    Raises
+    ------
+    InvalidInputError
+        Another score lies within the tolerance of the maximum (the message lists up to five tied indices).
     """
     best = int(np.argmax(scores))
     top = scores[best]
@@ -104,7 +199,25 @@ def unique_argmax(scores: np.ndarray, name: str, *, rtol: float = 1e-12) -> int:
 
 
 def check_weights(weights: ArrayLike, name: str = "weights") -> np.ndarray:
-    """A 1-D array of nonnegative finite weights with a positive sum."""
+    """A 1-D array of nonnegative finite weights with a positive sum.
+
+    Parameters
+    ----------
+    weights : array_like, shape (n,)
+        The weights; they need not sum to one.
+    name : str
+        The argument's name in error messages.
+
+    Returns
+    -------
+    numpy.ndarray
+        Float64 array of shape (n,), not normalised.
+
+    Raises
+    ------
+    InvalidInputError
+        What :func:`as_vector` refuses, a negative entry, or a zero sum.
+    """
     arr = as_vector(weights, name)
     if np.any(arr < 0):
         raise InvalidInputError(f"{name} must be nonnegative")
@@ -114,7 +227,27 @@ def check_weights(weights: ArrayLike, name: str = "weights") -> np.ndarray:
 
 
 def as_count(value: object, name: str, *, minimum: int = 1) -> int:
-    """``value`` as a Python int >= ``minimum``; bools, floats and other types are refused."""
+    """``value`` as a Python int >= ``minimum``; bools, floats and other types are refused.
+
+    Parameters
+    ----------
+    value : object
+        A Python or numpy integer.
+    name : str
+        The argument's name in the error message.
+    minimum : int
+        Smallest accepted value (1: a positive count).
+
+    Returns
+    -------
+    int
+        ``value`` as a Python int.
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is a bool, not an integer, or below ``minimum``.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
         kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
         raise InvalidInputError(f"{name} must be {kind}, got {value!r}")
@@ -122,7 +255,25 @@ def as_count(value: object, name: str, *, minimum: int = 1) -> int:
 
 
 def as_tolerance(value: object, name: str = "tol") -> float:
-    """``value`` as a finite float > 0 (a relative gap); bools, strings and NaN are refused."""
+    """``value`` as a finite float > 0 (a relative gap); bools, strings and NaN are refused.
+
+    Parameters
+    ----------
+    value : object
+        A Python or numpy number.
+    name : str
+        The argument's name in the error message.
+
+    Returns
+    -------
+    float
+        ``value`` as a Python float.
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is a bool, not a real number, not finite, or not positive.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
             or not np.isfinite(value) or value <= 0:
         raise InvalidInputError(f"{name} must be a positive number, got {value!r}")
@@ -168,8 +319,24 @@ MAX_ARRAY_ENTRIES = 250_000_000
 
 def check_array_size(entries: float, what: str, *, instead: str | None = None,
                      limit: float = MAX_ARRAY_ENTRIES) -> None:
-    """Refuse, before allocating, ``entries`` float64 numbers above ``limit``: the error names size, limit and
-    the alternative ``instead``."""
+    """Refuse, before allocating, ``entries`` float64 numbers above ``limit``.
+
+    Parameters
+    ----------
+    entries : float
+        Number of float64 entries the caller is about to allocate.
+    what : str
+        What needs them, at the start of the error message (e.g. ``"the pairwise differences"``).
+    instead : str, optional
+        The alternative the error suggests.
+    limit : float
+        Largest accepted count (MAX_ARRAY_ENTRIES = 2.5e8, 2 GiB of float64).
+
+    Raises
+    ------
+    InstanceTooLargeError
+        ``entries > limit``; the message gives both sizes in GiB and ``instead``.
+    """
     if entries > limit:
         hint = f"; {instead}" if instead else ""
         raise InstanceTooLargeError(f"{what} needs {entries:.3g} numbers ({entries * 8 / 2**30:.3g} GiB), above the "

@@ -18,7 +18,8 @@ import optdesign as od
 from optdesign import FactorGraph, InvalidInputError
 from optdesign.factored.action_classes import ActionClasses
 from optdesign.factored.elimination import EliminationPlan
-from optdesign.factored.mean_field import MeanFieldModel, gp_lower_bound
+from optdesign.factored.mean_field import MeanFieldModel
+from optdesign.factored.posynomials import gp_lower_bound
 
 
 def heterogeneous_instances():

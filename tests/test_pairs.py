@@ -196,7 +196,7 @@ def test_pair_functions_reject_bad_input():
 def test_oracle_design_on_many_directions_generates_them(monkeypatch):
     """XY-oracle on 5,000 arms: generated directions (working set, all priced) against the full list; each
     certified bracket contains the other's value, and the certificate LP in small chunks gives the same design."""
-    from optdesign.linear import barrier
+    from optdesign.linear import certificate_lp
 
     rng = np.random.default_rng(3)
     X, theta = rng.standard_normal((5000, 4)), rng.standard_normal(4)
@@ -207,7 +207,7 @@ def test_oracle_design_on_many_directions_generates_them(monkeypatch):
     listed = od.xy_oracle(X, theta)
     assert "directions" not in listed.extras
     assert generated.lower_bound <= listed.value * (1 + 1e-9) and listed.lower_bound <= generated.value * (1 + 1e-9)
-    monkeypatch.setattr(barrier, "LP_CHUNK_ENTRIES", 1000)
+    monkeypatch.setattr(certificate_lp, "LP_CHUNK_ENTRIES", 1000)
     chunked = od.xy_oracle(X, theta)
     assert chunked.value == pytest.approx(listed.value, rel=1e-9)
     assert chunked.lower_bound == pytest.approx(listed.lower_bound, rel=1e-6)

@@ -253,7 +253,7 @@ def test_elimination_plan_refuses_too_many_agents_before_ordering():
 
 
 def test_joint_action_codes_by_halves_match_the_strides():
-    from bandits.multiagent.environment import decode, encode, encode_joint, joint_strides
+    from bandits.multiagent.joint_actions import decode, encode, encode_joint, joint_strides
 
     rng = np.random.default_rng(0)
     for _ in range(50):

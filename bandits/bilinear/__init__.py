@@ -3,7 +3,7 @@ a graph plays a node arm x in X and every directed edge (i, j) reports x^(i)T M 
 
 Modules, one concept each:
 
-* :mod:`.graphs` — directed edge lists (an undirected edge counts both ways, m = 2 |E|) and the star,
+* :mod:`.graphs` — directed edge lists (an undirected edge counts both ways, m = 2 abs(E)) and the star,
   complete, circle and matching graphs of Sec. 6-7.
 * :mod:`.assignments` — joint assignments: the global reward r(a) = sum_{(i,j) in E} x_{a_i}^T M x_{a_j}
   and its brute-force maximum and minimum (the problem is NP-hard, Thm 4.1).

@@ -8,25 +8,49 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 import optdesign as od
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Algorithm
+from ..algorithm import Algorithm, Policy
 from ..linear.common import LinearGLRPolicy, check_growth
+from ..statistics import GLR
 from ..stopping import BilinearThreshold, LinearTheoryThreshold, PracticalThreshold, Threshold, check_threshold_option
 from ..tracking import next_checkpoint
 from .assignments import DRAW_CHUNK
 from .environment import GraphicalBilinearBandit
 from .maxcut import algorithm1_allocation
 
+__all__ = ["BILINEAR_THRESHOLDS", "RandomizedGAllocation", "draw_assignments"]
+
+#: the threshold names of :class:`RandomizedGAllocation`
 BILINEAR_THRESHOLDS = ("s1", "practical", "theory")
 
 
-def draw_assignments(weights: np.ndarray, n_nodes: int, rounds: int, rng: np.random.Generator) -> np.ndarray:
-    """``rounds`` x ``n_nodes`` node arms drawn i.i.d. from ``weights`` (inverse-CDF sampling)."""
+def draw_assignments(weights: npt.NDArray[np.float64], n_nodes: int, rounds: int,
+                     rng: np.random.Generator) -> npt.NDArray[np.int64]:
+    """``rounds`` x ``n_nodes`` node arms drawn i.i.d. from ``weights`` (inverse-CDF sampling).
+
+    Parameters
+    ----------
+    weights : ndarray, shape (K,)
+        Nonnegative weights of the node arms (normalised here; the last arm takes any rounding leftover).
+    n_nodes : int
+        Number of nodes n.
+    rounds : int
+        Number of rounds R.
+    rng : numpy.random.Generator
+        Source of the draws (R n uniforms).
+
+    Returns
+    -------
+    ndarray of int64, shape (rounds, n_nodes)
+        Arm index of every node in every round.
+    """
     cdf = np.cumsum(weights)
     cdf /= cdf[-1]
     a = np.searchsorted(cdf, rng.random((rounds, n_nodes)), side="right")
@@ -55,6 +79,21 @@ class RandomizedGAllocation(Algorithm):
     early rounds, e.g. a star whose centre has played one arm only) A is singular and the run just
     keeps sampling. Recommendation: the empirical best edge arm k K + k'; the policy's
     ``allocation()`` gives Alg. 1's node assignment from M_hat (what the paper finally returns).
+
+    Parameters
+    ----------
+    threshold : str or Threshold
+        The stopping threshold beta: ``"s1"`` (default), ``"practical"``, ``"theory"`` or an instance (above).
+    design : str
+        The node design mu*: ``"g"`` (default), the G-optimal design on X (:func:`optdesign.g_optimal`,
+        Alg. 2), or ``"bilinear"``, the node weights of :func:`optdesign.bilinear_design`.
+    growth : float
+        Relative step of the grid of rounds at which the stopping rule is checked (0.01: every 1 %).
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown threshold or design, or a growth outside (0, 1].
     """
 
     threshold: str | Threshold = "s1"
@@ -62,7 +101,7 @@ class RandomizedGAllocation(Algorithm):
     growth: float = 0.01
     delta_independent = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_threshold_option(self.threshold, BILINEAR_THRESHOLDS)
         if self.design not in ("g", "bilinear"):
             raise InvalidInputError(f"design must be 'g' (od.g_optimal) or 'bilinear' (od.bilinear_design); "
@@ -73,7 +112,14 @@ class RandomizedGAllocation(Algorithm):
     def name(self) -> str:
         return "gbb-g-allocation"
 
-    def start(self, env, delta, rng):
+    def start(self, env: GraphicalBilinearBandit, delta: float, rng: np.random.Generator) -> Policy:
+        """Solve the node design mu* and return the policy (its ``allocation()`` gives Alg. 1's assignment).
+
+        Raises
+        ------
+        InvalidInputError
+            ``env`` is not a :class:`~bandits.bilinear.environment.GraphicalBilinearBandit`.
+        """
         if not isinstance(env, GraphicalBilinearBandit):
             raise InvalidInputError(f"{self.name} runs on a GraphicalBilinearBandit, got {type(env).__name__}")
         return _GAllocationPolicy(self, env, rng)
@@ -124,7 +170,7 @@ class _GAllocationPolicy(LinearGLRPolicy):
         self._pending_rounds = R
         return counts
 
-    def observe(self, counts, sums) -> None:
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
         super().observe(counts, sums)
         self.t += self._pending_rounds
         self._pending_rounds = 0
@@ -134,7 +180,7 @@ class _GAllocationPolicy(LinearGLRPolicy):
             if self._spanning and self._deferred:
                 self.threshold = LinearTheoryThreshold.from_matrix(self.stats.A)
 
-    def glr(self):
+    def glr(self) -> GLR | None:
         return super().glr() if self._spanning else None
 
     def stopped(self, delta: float) -> bool:
@@ -153,5 +199,5 @@ class _GAllocationPolicy(LinearGLRPolicy):
         """Alg. 1's joint assignment computed from M_hat (what Rizk et al.'s procedure returns)."""
         return algorithm1_allocation(self.env.graph, self.env.X, self.M_hat())
 
-    def stop_statistic(self) -> dict:
+    def stop_statistic(self) -> dict[str, Any]:
         return {**super().stop_statistic(), "rounds": self.t}

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import networkx as nx
 import numpy as np
+import numpy.typing as npt
 
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.validation import as_arms, as_matrix
 
 from .graphs import directed_edges
+
+__all__ = ["DRAW_CHUNK", "MAX_ASSIGNMENTS", "BruteForceResult", "brute_force_assignment", "global_reward",
+           "pair_means"]
 
 #: largest number K^n of joint assignments that :func:`brute_force_assignment` enumerates
 MAX_ASSIGNMENTS = 10**6
@@ -23,8 +28,30 @@ MAX_ASSIGNMENTS = 10**6
 DRAW_CHUNK = 2**21
 
 
-def global_reward(graph, X, M, assignment) -> float:
-    """r(a) = sum over directed edges (i, j) of x_{a_i}^T M x_{a_j} (a in ``graph.nodes`` order)."""
+def global_reward(graph: nx.Graph, X: npt.ArrayLike, M: npt.ArrayLike, assignment: npt.ArrayLike) -> float:
+    """r(a) = sum over directed edges (i, j) of x_{a_i}^T M x_{a_j} (a in ``graph.nodes`` order).
+
+    Parameters
+    ----------
+    graph : networkx.Graph or networkx.DiGraph
+        The graph; an undirected edge counts both ways (:func:`~bandits.bilinear.graphs.directed_edges`).
+    X : array_like, shape (K, d)
+        The node arms, one per row.
+    M : array_like, shape (d, d)
+        The bilinear parameter (need not be symmetric).
+    assignment : array_like of int, shape (n,)
+        Arm index in 0..K-1 of every node, in ``graph.nodes`` order.
+
+    Returns
+    -------
+    float
+        The expected global reward r(a).
+
+    Raises
+    ------
+    InvalidInputError
+        A bad graph, arms, M of the wrong shape, or an assignment of the wrong length or out of range.
+    """
     nodes, edges = directed_edges(graph)
     R = pair_means(X, M)
     a = check_assignment(assignment, len(nodes), R.shape[0])
@@ -36,15 +63,42 @@ class BruteForceResult:
     """Best joint assignment (one arm index per node, ``graph.nodes`` order), its global reward
     ``value`` = r*, and the smallest global reward ``min_value`` = r_min over all K^n assignments."""
 
-    assignment: np.ndarray
+    #: arm index of every node (``graph.nodes`` order) in the best assignment (the first in enumeration order)
+    assignment: npt.NDArray[np.int64]
+    #: r*, the largest global reward
     value: float
+    #: r_min, the smallest global reward (the reference of Alg. 1's 1/2 ratio)
     min_value: float
 
 
-def brute_force_assignment(graph, X, M, *, max_assignments: int = MAX_ASSIGNMENTS) -> BruteForceResult:
+def brute_force_assignment(graph: nx.Graph, X: npt.ArrayLike, M: npt.ArrayLike, *,
+                           max_assignments: int = MAX_ASSIGNMENTS) -> BruteForceResult:
     """Enumerate all K^n joint assignments (the problem is NP-hard, Rizk Thm 4.1).
 
-    Raises :class:`InstanceTooLargeError` when K^n exceeds ``max_assignments`` (default 10^6).
+    Assignments are enumerated in chunks, node i being digit i of the index in base K.
+
+    Parameters
+    ----------
+    graph : networkx.Graph or networkx.DiGraph
+        The graph (n nodes); an undirected edge counts both ways.
+    X : array_like, shape (K, d)
+        The node arms, one per row.
+    M : array_like, shape (d, d)
+        The bilinear parameter.
+    max_assignments : int
+        Largest K^n enumerated (default :data:`MAX_ASSIGNMENTS` = 10^6).
+
+    Returns
+    -------
+    BruteForceResult
+        The best assignment, its reward r* and the smallest reward r_min.
+
+    Raises
+    ------
+    InstanceTooLargeError
+        K^n exceeds ``max_assignments``.
+    InvalidInputError
+        A bad graph, arms or M.
     """
     nodes, edges = directed_edges(graph)
     R = pair_means(X, M)
@@ -68,13 +122,31 @@ def brute_force_assignment(graph, X, M, *, max_assignments: int = MAX_ASSIGNMENT
     return BruteForceResult(assignment=(best_idx // powers) % K, value=best_val, min_value=worst)
 
 
-def pair_means(X, M) -> np.ndarray:
-    """The K x K matrix of x_k^T M x_k' (the mean reward of an edge whose ends play x_k and x_k')."""
+def pair_means(X: npt.ArrayLike, M: npt.ArrayLike) -> npt.NDArray[np.float64]:
+    """The K x K matrix of x_k^T M x_k' (the mean reward of an edge whose ends play x_k and x_k').
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The node arms, one per row.
+    M : array_like, shape (d, d)
+        The bilinear parameter.
+
+    Returns
+    -------
+    ndarray, shape (K, K)
+        Entry (k, k') is x_k^T M x_k'; raveled, entry k K + k' is the mean of edge arm k K + k'.
+
+    Raises
+    ------
+    InvalidInputError
+        Arms with NaN/inf or the wrong shape, or M not d x d.
+    """
     X = as_arms(X, "X")
     return X @ check_M(M, X.shape[1], "M") @ X.T
 
 
-def check_M(M, d: int, name: str) -> np.ndarray:
+def check_M(M: npt.ArrayLike, d: int, name: str) -> npt.NDArray[np.float64]:
     """``M`` as a d x d float matrix (InvalidInputError otherwise)."""
     M = as_matrix(M, name)
     if M.shape != (d, d):
@@ -82,7 +154,7 @@ def check_M(M, d: int, name: str) -> np.ndarray:
     return M
 
 
-def check_assignment(a, n: int, K: int) -> np.ndarray:
+def check_assignment(a: npt.ArrayLike, n: int, K: int) -> npt.NDArray[np.int64]:
     """``a`` (..., n) as int64 arm indices in 0..K-1 (InvalidInputError otherwise)."""
     a = np.asarray(a)
     if a.shape[-1:] != (n,):

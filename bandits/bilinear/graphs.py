@@ -2,24 +2,50 @@
 rewards are observed on, and the star, complete, circle and matching graphs of the experiments.
 
 An undirected networkx graph stands for its symmetric directed version (edge {i, j} gives (i, j) and
-(j, i), so m = 2 |E|, as the paper counts); a DiGraph is taken as given.
+(j, i), so m = 2 abs(E), as the paper counts); a DiGraph is taken as given.
 """
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import networkx as nx
 import numpy as np
+import numpy.typing as npt
 
 from optdesign.errors import InvalidInputError
 
 from ..validation import check_choice, check_graph_size
 
+__all__ = ["GRAPHS", "directed_edges", "make_graph"]
 
-def directed_edges(graph) -> tuple[list, np.ndarray]:
+#: the graph families of :func:`make_graph` (Rizk et al. Sec. 6-7)
+GRAPHS = ("star", "complete", "circle", "matching")
+
+
+def directed_edges(graph: nx.Graph) -> tuple[list[Hashable], npt.NDArray[np.int64]]:
     """Nodes (in ``graph.nodes`` order) and the m x 2 array of directed edges as node positions.
 
     An undirected graph contributes both orientations of each edge; a DiGraph its edges as given.
     Self-loops, multigraphs and edgeless graphs are rejected.
+
+    Parameters
+    ----------
+    graph : networkx.Graph or networkx.DiGraph
+        The graph of the bandit; its node labels may be any hashable values.
+
+    Returns
+    -------
+    nodes : list
+        The node labels in ``graph.nodes`` order (position i is node i of an assignment).
+    edges : ndarray of int64, shape (m, 2)
+        Directed edges (i, j) as node positions: the undirected edges in ``graph.edges`` order, then
+        their reversed copies (m = 2 abs(E)); a DiGraph's edges as given.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a networkx graph, a multigraph, a self-loop, or no edge at all.
     """
     if not isinstance(graph, nx.Graph):
         raise InvalidInputError(f"graph must be a networkx Graph or DiGraph, got {type(graph).__name__}")
@@ -40,7 +66,28 @@ def directed_edges(graph) -> tuple[list, np.ndarray]:
 
 def make_graph(kind: str, m: int) -> nx.Graph:
     """The graphs of Rizk et al. Sec. 6-7 with m directed edges: star (m/2 + 1 nodes), complete
-    ((1 + sqrt(4m + 1))/2 nodes), circle (m/2 nodes, at least 3) and matching (m nodes, m/2 pairs)."""
+    ((1 + sqrt(4m + 1))/2 nodes), circle (m/2 nodes, at least 3) and matching (m nodes, m/2 pairs).
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`GRAPHS`: ``"star"``, ``"complete"``, ``"circle"`` or ``"matching"``.
+    m : int
+        Number of directed edges (both orientations of an undirected edge count): even, n(n - 1) for a
+        complete graph, at least 6 for a circle.
+
+    Returns
+    -------
+    networkx.Graph
+        An undirected graph on nodes 0..n-1 (the star's centre is node 0; the matching pairs 2i and 2i + 1).
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown kind, m not an integer >= 2, or an m that the family cannot have.
+    InstanceTooLargeError
+        A graph whose nodes and edges exceed the array size limit.
+    """
     check_choice(kind, "graph", GRAPHS)
     if (isinstance(m, bool) or not isinstance(m, (int, np.integer, float)) or not np.isfinite(m) or m != int(m)
             or m < 2):
@@ -65,5 +112,3 @@ def make_graph(kind: str, m: int) -> nx.Graph:
     graph.add_edges_from((2 * i, 2 * i + 1) for i in range(m // 2))
     return graph
 
-
-GRAPHS = ("star", "complete", "circle", "matching")

@@ -3,15 +3,19 @@ with (r - r_min)/(r* - r_min) >= 1/2 (Thm 4.2 / A.2)."""
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
+import numpy.typing as npt
 
 from optdesign.validation import as_arms
 
 from .assignments import check_M
 from .graphs import directed_edges
 
+__all__ = ["algorithm1_allocation"]
 
-def algorithm1_allocation(graph, X, M_hat) -> np.ndarray:
+
+def algorithm1_allocation(graph: nx.Graph, X: npt.ArrayLike, M_hat: npt.ArrayLike) -> npt.NDArray[np.int64]:
     """Rizk et al. Alg. 1: a joint assignment with (r - r_min)/(r* - r_min) >= 1/2 (Thm 4.2 / A.2).
 
     (x*, x'*) = argmax_{x, x'} x^T S x' over X^2 with S = (M_hat + M_hat^T)/2 (K^2 evaluations). If
@@ -24,7 +28,25 @@ def algorithm1_allocation(graph, X, M_hat) -> np.ndarray:
     Counting edges with their multiplicity keeps the proof valid on any DiGraph when M is symmetric
     (each directed edge is formed exactly once, at its later endpoint). For a non-symmetric M on a
     non-symmetric DiGraph there is no guarantee (one edge 1 -> 2, M = e_1 e_2^T, order (2, 1): r = 0).
-    Returns arm indices, one per node in ``graph.nodes`` order.
+
+    Parameters
+    ----------
+    graph : networkx.Graph or networkx.DiGraph
+        The graph; an undirected edge counts both ways.
+    X : array_like, shape (K, d)
+        The node arms, one per row (spanning R^d).
+    M_hat : array_like, shape (d, d)
+        The estimate of M (e.g. unvec of the OLS estimate of theta).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        Arm index of every node, in ``graph.nodes`` order; only the two arms of the best pair ``(x*, x'*)`` occur.
+
+    Raises
+    ------
+    InvalidInputError
+        A bad graph, arms, or ``M_hat`` not d x d.
     """
     nodes, edges = directed_edges(graph)
     X = as_arms(X, "X")

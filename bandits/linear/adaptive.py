@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -64,12 +65,15 @@ from optdesign.blas import single_threaded_blas
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm
+from ..environments import LinearBandit
 from ..statistics import LinearStatistics
 from ..tracking import next_checkpoint, portion, track
 from ..validation import check_choice
-from .common import check_growth, spanning_arms
+from .common import LinearModel, check_growth, linear_items, spanning_arms
 from .fiez_adaptive import FiezXYAdaptivePolicy
 from .phases import PhasedPolicy, SurvivorsPolicy, dominated
+
+__all__ = ["FullyAdaptiveXY", "XYAdaptive"]
 
 C_PRIME = 6.0 / np.pi**2  # Soare et al. Prop. 1, as printed
 RULES = ("design", "greedy")
@@ -77,7 +81,8 @@ VARIANTS = ("soare", "fiez")
 
 
 def soare_log(n: int, n_items: int, delta: float) -> float:
-    """log_n(K^2 / delta) = log(c' n^2 K^2 / delta) with c' = 6 / pi^2 (Soare et al. 2014, Prop. 1)."""
+    """log_n(K^2 / delta) = log(c' n^2 K^2 / delta) with c' = 6 / pi^2 (Soare et al. 2014, Prop. 1), for ``n``
+    samples, K = ``n_items`` and confidence ``delta``."""
     return float(np.log(C_PRIME * max(n, 1) ** 2 * n_items**2 / delta))
 
 
@@ -133,15 +138,33 @@ def _check_rule(rule: str) -> None:
 
 
 @dataclass(frozen=True)
-class XYAdaptive(Algorithm):
+class XYAdaptive(Algorithm[LinearBandit]):
     """XY-Adaptive (Soare et al. 2014, Sec. 5): phased XY allocation on the surviving directions,
-    phase length by Eq. 18 (ratio ``alpha`` in (0, 1)), Lemma 4 discards; see the module docstring."""
+    phase length by Eq. 18 (ratio ``alpha`` in (0, 1)), Lemma 4 discards; see the module docstring.
+
+    Parameters
+    ----------
+    alpha : float
+        Ratio in (0, 1) of Eq. 18: a phase ends once its worst variance max_y y^T A^{-1} y falls below
+        alpha times the previous phase's (default 0.1); smaller alpha, longer phases.
+    rule : str
+        How a phase pulls: ``"design"`` (the rounded XY design, phase length by bisection; default) or
+        ``"greedy"`` (Soare's incremental rule, one pull at a time; small problems).
+    variant : str
+        ``"soare"`` (the paper, default) or ``"fiez"`` (the constants of Fiez et al.'s code, see
+        :mod:`bandits.linear.fiez_adaptive`).
+
+    Raises
+    ------
+    InvalidInputError
+        ``alpha`` outside (0, 1), or an unknown rule or variant.
+    """
 
     alpha: float = 0.1
     rule: str = "design"
     variant: str = "soare"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if isinstance(self.alpha, bool) or not (np.isfinite(self.alpha) and 0 < self.alpha < 1):
             raise InvalidInputError(f"alpha (phase-length ratio of Eq. 18) must lie in (0, 1), got {self.alpha!r}")
         _check_rule(self.rule)
@@ -149,16 +172,18 @@ class XYAdaptive(Algorithm):
 
     @property
     def name(self) -> str:
+        """``xy-adaptive``."""
         return "xy-adaptive"
 
-    def start(self, env, delta, rng):
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> PhasedPolicy:
+        """A phased policy at confidence ``delta`` (deterministic: ``rng`` is unused)."""
         if self.variant == "fiez":
             return FiezXYAdaptivePolicy(self, env, delta)
         return _XYAdaptivePolicy(self, env, delta)
 
 
 class _XYAdaptivePolicy(PhasedPolicy):
-    def __init__(self, algo: XYAdaptive, env, delta: float):
+    def __init__(self, algo: XYAdaptive, env: LinearModel, delta: float) -> None:
         super().__init__(env, delta)
         self.algo = algo
         self.base = np.zeros(self.X.shape[0], dtype=np.int64)
@@ -169,17 +194,19 @@ class _XYAdaptivePolicy(PhasedPolicy):
 
     def _plan_phase(self, budget: int) -> np.ndarray:
         X = self.X
-        self._Y = od.pairwise_differences(self.Z[self.active])
+        self._Y = Y = od.pairwise_differences(self.Z[self.active])
         if self._reference is None:  # first phase: against the uncertainty left by A_0 alone
-            self._reference = od.minmax_value(X, self.base, self._Y)
+            self._reference = od.minmax_value(X, self.base, Y)
         target = self.algo.alpha * self._reference
         cap = int(budget) - int(self.base.sum())
         if self.algo.rule == "design":
-            weights = od.minmax_design(X, self._Y).weights
-            return design_phase(X, self._Y, self.base, weights, target, cap)
-        return greedy_phase(X, self._Y, self.base, target, cap)
+            weights = od.minmax_design(X, Y).weights
+            return design_phase(X, Y, self.base, weights, target, cap)
+        return greedy_phase(X, Y, self.base, target, cap)
 
-    def _end_phase(self, stats: LinearStatistics) -> dict:
+    def _end_phase(self, stats: LinearStatistics) -> dict[str, Any]:
+        if self._Y is None or self._reference is None:  # _plan_phase set both before the phase ran
+            raise RuntimeError("a phase ended before it was planned")
         value = od.minmax_value(self.X, stats.counts, self._Y)
         target = self.algo.alpha * self._reference
         self.theta = stats.theta_hat()
@@ -191,17 +218,32 @@ class _XYAdaptivePolicy(PhasedPolicy):
 
 
 @dataclass(frozen=True)
-class FullyAdaptiveXY(Algorithm):
+class FullyAdaptiveXY(Algorithm[LinearBandit]):
     """Fully adaptive XY allocation (Soare et al. 2014, Sec. 6): XY design on the directions between
     the items not yet eliminated, re-planned when they change and tracked on a geometric grid
     (``growth``); elimination by the adaptive bound of Prop. 2 with regulariser ``eta`` and norm
-    bound ``S >= ||theta||`` (default 2, the norm of Soare's benchmark theta = 2 e_1)."""
+    bound ``S >= ||theta||`` (default 2, the norm of Soare's benchmark theta = 2 e_1).
+
+    Parameters
+    ----------
+    eta : float
+        Ridge regulariser (> 0) of the least squares A^eta = eta I + A of Prop. 2 (default 1).
+    S : float
+        Bound (>= 0) on ||theta|| in the confidence radius (default 2).
+    growth : float
+        Relative step in (0, 1] of the grid where batches end and eliminations are checked (default 1 %).
+
+    Raises
+    ------
+    InvalidInputError
+        ``eta`` not positive, ``S`` negative, or ``growth`` outside (0, 1].
+    """
 
     eta: float = 1.0
     S: float = 2.0
     growth: float = 0.01
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if isinstance(self.eta, bool) or not (np.isfinite(self.eta) and self.eta > 0):
             raise InvalidInputError(f"eta (ridge regulariser) must be a positive number, got {self.eta!r}")
         if isinstance(self.S, bool) or not (np.isfinite(self.S) and self.S >= 0):
@@ -210,16 +252,18 @@ class FullyAdaptiveXY(Algorithm):
 
     @property
     def name(self) -> str:
+        """``xy-fully-adaptive``."""
         return "xy-fully-adaptive"
 
-    def start(self, env, delta, rng):
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> SurvivorsPolicy:
+        """An elimination policy at confidence ``delta`` (deterministic: ``rng`` is unused)."""
         return _FullyAdaptivePolicy(self, env, delta)
 
 
 class _FullyAdaptivePolicy(SurvivorsPolicy):
-    def __init__(self, algo: FullyAdaptiveXY, env, delta: float):
+    def __init__(self, algo: FullyAdaptiveXY, env: LinearModel, delta: float) -> None:
         self.algo = algo
-        self.X, self.Z, self.sigma = env.X, env.Z, env.sigma
+        self.X, self.Z, self.sigma = env.X, linear_items(env), env.sigma
         self.delta = float(delta)
         self.stats = LinearStatistics(self.X)
         self.initial = np.zeros(self.X.shape[0], dtype=np.int64)
@@ -247,7 +291,7 @@ class _FullyAdaptivePolicy(SurvivorsPolicy):
             self.solve_time += time.perf_counter() - start
         return track(self.stats.counts, self._weights, min(next_checkpoint(n, self.algo.growth) - n, budget))
 
-    def observe(self, counts, sums) -> None:
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
         self.stats.add(counts, sums)
         if self.stats.n < self.initial.sum():
             return
@@ -259,5 +303,5 @@ class _FullyAdaptivePolicy(SurvivorsPolicy):
             self.active = self.active[keep]
             self._weights = None
 
-    def stop_statistic(self) -> dict:
+    def stop_statistic(self) -> dict[str, Any]:
         return {"active": int(self.active.size)}

@@ -28,6 +28,7 @@ code reads). Items must be the arms (Z = X): ALBA eliminates the arms it pulls.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -35,13 +36,18 @@ import optdesign as od
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm
+from ..environments import LinearBandit
 from ..statistics import LinearStatistics
+from .common import linear_items
 from .lingape import check_norm_bound
 from .phases import PhasedPolicy
 
+__all__ = ["ALBA"]
+
 
 def span_design(X: np.ndarray, active: np.ndarray) -> np.ndarray:
-    """G-optimal weights (zero off the span) on the arms of X lying in the span of X[active]."""
+    """G-optimal weights (zero off the span) on the arms of X lying in the span of X[active], ``active`` indexing
+    the surviving arms."""
     U, sv, _ = np.linalg.svd(X[active].T, full_matrices=False)
     basis = U[:, sv > 1e-10 * sv.max()]
     coords = X @ basis
@@ -54,33 +60,54 @@ def span_design(X: np.ndarray, active: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class ALBA(Algorithm):
     """ALBA (Tao, Blanco & Zhou 2018) as in Fiez et al.'s experiments, norm bound ``S`` (None: ||theta||);
-    see the module docstring."""
+    see the module docstring.
+
+    Parameters
+    ----------
+    S : float or None
+        Bound L = S >= ||theta|| in the Bernstein widths and in c_0 = max(4 S^2, 3); None reads the
+        instance's ||theta|| (an oracle bound, as the authors' code).
+
+    Raises
+    ------
+    InvalidInputError
+        ``S`` negative or not a number.
+    """
 
     S: float | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_norm_bound(self.S)
 
     @property
     def name(self) -> str:
+        """``alba``."""
         return "alba"
 
-    def start(self, env, delta, rng):
-        if env.Z.shape != env.X.shape or not np.array_equal(env.Z, env.X):
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> PhasedPolicy:
+        """An ALBA policy at confidence ``delta``; ``rng`` draws the i.i.d. design samples.
+
+        Raises
+        ------
+        InvalidInputError
+            A transductive instance (items Z differ from the arms X).
+        """
+        items = linear_items(env)
+        if items.shape != env.X.shape or not np.array_equal(items, env.X):
             raise InvalidInputError("alba identifies the best arm among the arms it pulls: items Z must equal "
                                     "the arms X (no transductive instances)")
         return _ALBAPolicy(self, env, delta, rng)
 
 
 class _ALBAPolicy(PhasedPolicy):
-    def __init__(self, algo: ALBA, env, delta: float, rng: np.random.Generator):
+    def __init__(self, algo: ALBA, env: LinearBandit, delta: float, rng: np.random.Generator) -> None:
         super().__init__(env, delta)
         self.rng = rng
         self.S = float(np.linalg.norm(env.theta)) if algo.S is None else float(algo.S)
         self.d = self.X.shape[1]
         self.round, self.step = 0, 1
         self.round_size = self.active.size  # K_r
-        self._step: dict = {}
+        self._step: dict[str, Any] = {}
 
     def _target(self) -> int:
         return int(self.d // 2**self.round)
@@ -112,7 +139,7 @@ class _ALBAPolicy(PhasedPolicy):
         ERR = np.sqrt(2.0 * E / ls) + (2.0 * (np.abs(Y @ theta) + eps / 2.0) + L * v * np.sqrt(d)) / (3.0 * ls)
         return np.minimum(err, ERR) + noise
 
-    def _end_phase(self, stats: LinearStatistics) -> dict:
+    def _end_phase(self, stats: LinearStatistics) -> dict[str, Any]:
         rec = self._step
         w = rec["weights"]
         M = self.X.T @ (w[:, None] * self.X)

@@ -20,21 +20,37 @@ a time, as in the authors' code (their ties are broken at random, here to the le
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 import numpy as np
 
 import optdesign as od
 
 from ..statistics import LinearStatistics
+from .common import LinearModel
 from .phases import PhasedPolicy, dominated
+
+__all__ = ["FiezXYAdaptivePolicy"]
+
+
+class _PhaseOptions(Protocol):
+    """The options of :class:`bandits.linear.adaptive.XYAdaptive` this policy reads."""
+
+    @property
+    def alpha(self) -> float: ...
+
+    @property
+    def rule(self) -> str: ...
 
 
 def fiez_log(phase: int, n_items: int, delta: float) -> float:
-    """log(2 pi^2 K^2 j^2 / (6 delta)), the discard level of phase j in Fiez et al.'s XY-Adaptive."""
+    """log(2 pi^2 K^2 j^2 / (6 delta)), the discard level of phase j = ``phase`` in Fiez et al.'s XY-Adaptive
+    (K = ``n_items``)."""
     return float(np.log(2.0 * np.pi**2 * n_items**2 * phase**2 / (6.0 * delta)))
 
 
 def ridge_value(X: np.ndarray, counts: np.ndarray, Y: np.ndarray) -> float:
-    """max_{y in Y} y^T (I + X^T diag(counts) X)^{-1} y."""
+    """max_{y in Y} y^T (I + X^T diag(counts) X)^{-1} y, the ridge variance rho of the pulls ``counts``."""
     pulled = np.flatnonzero(counts)
     A = np.eye(X.shape[1]) + X[pulled].T @ (counts[pulled, None] * X[pulled])
     V = np.linalg.solve(np.linalg.cholesky(A), Y.T)
@@ -64,19 +80,33 @@ def fiez_phase(X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None, target:
         return od.round_design(weights, hi), value(hi)
     counts = np.zeros(X.shape[0], dtype=np.int64)
     A = np.eye(d)
+    score = np.inf
     for m in range(1, cap + 1):
         scores = od.greedy_scores(X, Y, A)
         ties = np.flatnonzero(scores <= scores.min() * (1.0 + 1e-12))
         k = int(ties[np.argmin(counts[ties])])
         counts[k] += 1
         A += np.outer(X[k], X[k])
-        if scores[k] / (d + m) < target:
-            return counts, float(scores[k])
-    return counts, float(scores[k])
+        score = float(scores[k])
+        if score / (d + m) < target:
+            return counts, score
+    return counts, score
 
 
 class FiezXYAdaptivePolicy(PhasedPolicy):
-    def __init__(self, algo, env, delta: float):
+    """The policy of ``XYAdaptive(variant="fiez")``: phases from the ridge prior A = I (see the module docstring).
+
+    Parameters
+    ----------
+    algo : XYAdaptive
+        The configuration (its ``alpha`` and ``rule``).
+    env : LinearModel
+        The instance.
+    delta : float
+        Confidence level in (0, 1).
+    """
+
+    def __init__(self, algo: _PhaseOptions, env: LinearModel, delta: float) -> None:
         super().__init__(env, delta)
         self.algo = algo
         d = self.X.shape[1]
@@ -91,11 +121,13 @@ class FiezXYAdaptivePolicy(PhasedPolicy):
         self._end = (rho, self.X.shape[1] + int(counts.sum()))
         return counts
 
-    def _end_phase(self, stats: LinearStatistics) -> dict:
+    def _end_phase(self, stats: LinearStatistics) -> dict[str, Any]:
         M = np.linalg.inv(np.eye(self.X.shape[1]) + stats.A)
         self.theta = M @ stats.b
         width = self.sigma * np.sqrt(2.0 * fiez_log(self.phase, self.Z.shape[0], self.delta))
         self.active = self.active[~dominated(self.Z[self.active], self.theta, M, width)]
         target = self.algo.alpha * self._rho / self._n
+        if self._end is None:  # _plan_phase set it before the phase ran
+            raise RuntimeError("a phase ended before it was planned")
         self._rho, self._n = self._end
         return {"value": self._rho, "n": self._n, "target": target, "width": width}

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import linprog
@@ -38,14 +39,19 @@ from scipy.optimize import linprog
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm, Policy
+from ..environments import LinearBandit
 from ..statistics import LinearStatistics
 from ..tracking import next_checkpoint, portion, track
 from ..validation import check_choice
+from .common import linear_items
+
+__all__ = ["LinGapE"]
 
 SELECTIONS = ("ratio", "greedy")
 
 
-def check_norm_bound(S) -> None:
+def check_norm_bound(S: object) -> None:
+    """Refuse a norm bound ``S`` that is neither None nor a nonnegative number (InvalidInputError)."""
     if S is not None and (isinstance(S, bool) or not isinstance(S, (int, float, np.integer, np.floating))
                           or not (np.isfinite(S) and S >= 0)):
         raise InvalidInputError(f"S (bound on ||theta||) must be a nonnegative number, got {S!r}")
@@ -53,7 +59,8 @@ def check_norm_bound(S) -> None:
 
 def l1_ratio(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """p(y) = |w| / ||w||_1 for w = argmin ||w||_1 subject to X^T w = y (Xu et al. 2018, ratio selection), by
-    linear programming on w = u - v, u, v >= 0."""
+    linear programming on w = u - v, u, v >= 0. ``X`` holds the arms (K x d), ``y`` the direction (d,); raises
+    InvalidInputError when y is not in the span of the arms."""
     K = X.shape[0]
     res = linprog(np.ones(2 * K), A_eq=np.hstack([X.T, -X.T]), b_eq=y, bounds=(0, None), method="highs")
     if res.status != 0:
@@ -63,10 +70,31 @@ def l1_ratio(X: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class LinGapE(Algorithm):
+class LinGapE(Algorithm[LinearBandit]):
     """LinGapE (Xu, Honda & Sugiyama 2018) with gap tolerance ``epsilon`` >= 0, ridge ``lam`` > 0, norm bound
     ``S`` (None: ||theta||), arm ``selection`` "ratio" or "greedy", decision grid ``growth``; see the module
-    docstring."""
+    docstring.
+
+    Parameters
+    ----------
+    epsilon : float
+        Gap tolerance (>= 0): stop when B(t) <= epsilon, i.e. the recommendation is epsilon-good (default 0:
+        the best item).
+    lam : float
+        Ridge regulariser lambda > 0 of theta_t = (lambda I + A_t)^{-1} b_t and of C_t (default 1).
+    S : float or None
+        Bound S >= ||theta|| in C_t; None reads the instance's ||theta|| (an oracle bound, as the authors' code).
+    selection : str
+        Arm selection for the direction z_i - z_j: ``"ratio"`` (argmin_a T_a / p_a(y), default) or ``"greedy"``
+        (argmin_a ||y||^2 of the information after pulling a).
+    growth : float
+        Relative step in [0, 1] of the decision grid (default 1 %); 0 re-decides after every pull as the paper.
+
+    Raises
+    ------
+    InvalidInputError
+        A negative epsilon, a nonpositive lam, a negative S, an unknown selection or growth outside [0, 1].
+    """
 
     epsilon: float = 0.0
     lam: float = 1.0
@@ -74,7 +102,7 @@ class LinGapE(Algorithm):
     selection: str = "ratio"
     growth: float = 0.01
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if isinstance(self.epsilon, bool) or not (np.isfinite(self.epsilon) and self.epsilon >= 0):
             raise InvalidInputError(f"epsilon (gap tolerance) must be a nonnegative number, got {self.epsilon!r}")
         if isinstance(self.lam, bool) or not (np.isfinite(self.lam) and self.lam > 0):
@@ -87,16 +115,18 @@ class LinGapE(Algorithm):
 
     @property
     def name(self) -> str:
+        """``lingape``."""
         return "lingape"
 
-    def start(self, env, delta, rng):
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> Policy:
+        """A LinGapE policy at confidence ``delta`` (deterministic: ``rng`` is unused)."""
         return _LinGapEPolicy(self, env, delta)
 
 
 class _LinGapEPolicy(Policy):
-    def __init__(self, algo: LinGapE, env, delta: float):
+    def __init__(self, algo: LinGapE, env: LinearBandit, delta: float) -> None:
         self.algo = algo
-        self.X, self.Z, self.sigma = env.X, env.Z, env.sigma
+        self.X, self.Z, self.sigma = env.X, linear_items(env), env.sigma
         self.delta = float(delta)
         self.S = float(np.linalg.norm(env.theta)) if algo.S is None else float(algo.S)
         self.stats = LinearStatistics(self.X)
@@ -169,7 +199,7 @@ class _LinGapEPolicy(Policy):
             Vinv -= np.outer(g, g) / (1.0 + g @ X[k])
         return counts
 
-    def observe(self, counts, sums) -> None:
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
         self.stats.add(counts, sums)
         self._state = None
 
@@ -183,7 +213,7 @@ class _LinGapEPolicy(Policy):
             return 0
         return self._decide()[0]
 
-    def stop_statistic(self) -> dict:
+    def stop_statistic(self) -> dict[str, Any]:
         if not self.initialised:
             return {}
         i, j, B = self._decide()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from abc import abstractmethod
+from typing import Any
 
 import numpy as np
 
@@ -14,13 +15,33 @@ from optdesign.blas import single_threaded_blas
 from ..algorithm import Policy
 from ..statistics import LinearStatistics
 from ..tracking import portion
+from .common import LinearModel, linear_items
+
+__all__ = ["PhasedPolicy", "SurvivorsPolicy", "dominated"]
 
 _DOMINANCE_CHUNK = 4_000_000  # entries of the item x item block held in memory at once
 
 
 def dominated(Z: np.ndarray, theta: np.ndarray, M: np.ndarray, width: float) -> np.ndarray:
     """Mask of the rows z of ``Z`` dominated by another row z' (Lemma 4 of Soare et al.):
-    (z' - z)^T theta > width * ||z' - z||_M, with M = A^{-1} (or any covariance proxy)."""
+    (z' - z)^T theta > width * ||z' - z||_M, with M = A^{-1} (or any covariance proxy).
+
+    Parameters
+    ----------
+    Z : numpy.ndarray, shape (M, d)
+        The candidate items (e.g. the survivors).
+    theta : numpy.ndarray, shape (d,)
+        The estimate.
+    M : numpy.ndarray, shape (d, d)
+        The covariance proxy of the estimate.
+    width : float
+        The confidence multiplier (e.g. c sqrt(log(c' n^2 K^2 / delta)) in Lemma 4).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (M,)
+        True for the rows some other row dominates; the empirical best is never dominated.
+    """
     s = Z @ theta
     G = Z @ M @ Z.T
     g = np.diag(G)
@@ -42,9 +63,11 @@ class SurvivorsPolicy(Policy):
     Z: np.ndarray
 
     def stopped(self, delta: float) -> bool:
+        """One item survives (``delta`` is already in the elimination widths)."""
         return self.active.size == 1
 
     def recommend(self) -> int:
+        """The survivor with the largest estimated value (the first survivor before any estimate)."""
         if self.active.size == 1 or self.theta is None:
             return int(self.active[0])
         return int(self.active[np.argmax(self.Z[self.active] @ self.theta)])
@@ -53,14 +76,22 @@ class SurvivorsPolicy(Policy):
 class PhasedPolicy(SurvivorsPolicy):
     """A policy made of phases, each a fixed allocation planned before it starts and estimated from
     its own samples only. Subclasses plan (``_plan_phase``) and eliminate (``_end_phase``); the
-    survivors ``active`` index the items Z; the run stops when one survives."""
+    survivors ``active`` index the items Z; the run stops when one survives.
 
-    def __init__(self, env, delta: float):
-        self.X, self.Z, self.sigma = env.X, env.Z, env.sigma
+    Parameters
+    ----------
+    env : LinearModel
+        The instance (arms, items, noise level).
+    delta : float
+        Confidence level in (0, 1) of the eliminations.
+    """
+
+    def __init__(self, env: LinearModel, delta: float) -> None:
+        self.X, self.Z, self.sigma = env.X, linear_items(env), env.sigma
         self.delta = float(delta)
         self.active = np.arange(self.Z.shape[0])
         self.n_total = 0
-        self.phases: list[dict] = []  # one record per completed phase
+        self.phases: list[dict[str, Any]] = []  # one record per completed phase
         self.solve_time = 0.0
         self.theta: np.ndarray | None = None  # estimate of the last completed phase
         self._plan: np.ndarray | None = None
@@ -76,11 +107,13 @@ class PhasedPolicy(SurvivorsPolicy):
         """Pull counts of the whole next phase (may exceed ``budget``: the run then stops on it)."""
 
     @abstractmethod
-    def _end_phase(self, stats: LinearStatistics) -> dict:
+    def _end_phase(self, stats: LinearStatistics) -> dict[str, Any]:
         """Estimate from the phase's statistics, update ``active``; returns the phase record."""
 
     def next_batch(self, budget: int) -> np.ndarray:
-        if self._plan is None:
+        """The pulls of the phase not yet made (a share when the budget is smaller); plans a phase first when
+        none is under way."""
+        if self._plan is None or self._stats is None:
             start = time.perf_counter()
             with single_threaded_blas():  # d x d algebra: threads cost more than they save
                 self._plan = self._plan_phase(budget)
@@ -88,16 +121,27 @@ class PhasedPolicy(SurvivorsPolicy):
             self._stats = LinearStatistics(self.X)
         return portion(self._plan - self._stats.counts, budget)
 
-    def observe(self, counts, sums) -> None:
-        self._stats.add(counts, sums)
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        """Add the batch to the phase's statistics; when the phase is complete, eliminate and record it.
+
+        Raises
+        ------
+        RuntimeError
+            No phase under way (``observe`` must follow ``next_batch``).
+        """
+        plan, stats = self._plan, self._stats
+        if plan is None or stats is None:  # next_batch always plans the phase it pulls
+            raise RuntimeError("observe() before next_batch()")
+        stats.add(counts, sums)
         self.n_total += int(np.sum(counts))
-        if np.all(self._stats.counts >= self._plan):
+        if np.all(stats.counts >= plan):
             before = self.active.copy()
-            record = self._end_phase(self._stats)
-            self.phases.append({"phase": self.phase, "samples": int(self._plan.sum()), "total": self.n_total,
+            record = self._end_phase(stats)
+            self.phases.append({"phase": self.phase, "samples": int(plan.sum()), "total": self.n_total,
                                 "active": before.tolist(), "survivors": self.active.tolist(), **record})
             self._plan = None
             self._stats = None
 
-    def stop_statistic(self) -> dict:
+    def stop_statistic(self) -> dict[str, Any]:
+        """``{"phase": index, "active": survivors}``."""
         return {"phase": self.phase, "active": int(self.active.size)}

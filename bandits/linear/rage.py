@@ -32,6 +32,7 @@ If the budget is smaller than a phase, the policy pulls what fits and never comp
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -40,8 +41,12 @@ from optdesign.errors import InvalidInputError
 from optdesign.linear.pairs import max_pair_variance
 
 from ..algorithm import Algorithm
+from ..environments import LinearBandit
 from ..statistics import LinearStatistics
-from .adaptive import PhasedPolicy
+from .common import LinearModel
+from .phases import PhasedPolicy
+
+__all__ = ["RAGE"]
 
 PRUNE = 1e-5  # design weights below this are zeroed before rounding (authors' code)
 RCOND = 1e-12  # relative eigenvalue cut-off of the pseudo-inverse (A has integer-count scale)
@@ -50,7 +55,7 @@ RCOND = 1e-12  # relative eigenvalue cut-off of the pseudo-inverse (A has intege
 def pruned_design(X: np.ndarray, Z: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, float]:
     """Weights with entries below PRUNE zeroed and renormalised, and their value
     max_{z, z' in Z} ||z - z'||^2_{A(w)^+} (the unpruned weights and their value when pruning would
-    lose a direction)."""
+    lose a direction); InvalidInputError when neither makes the differences of ``Z`` estimable."""
     w = np.where(weights >= PRUNE, weights, 0.0)
     for cand in (w / w.sum(), weights / weights.sum()):
         value = max_pair_variance(X.T @ (cand[:, None] * X), Z, rcond=RCOND)
@@ -60,28 +65,42 @@ def pruned_design(X: np.ndarray, Z: np.ndarray, weights: np.ndarray) -> tuple[np
 
 
 @dataclass(frozen=True)
-class RAGE(Algorithm):
-    """RAGE (Fiez et al. 2019) with rounding tolerance ``eps`` in (0, 1]; see the module docstring."""
+class RAGE(Algorithm[LinearBandit]):
+    """RAGE (Fiez et al. 2019) with rounding tolerance ``eps`` in (0, 1]; see the module docstring.
+
+    Parameters
+    ----------
+    eps : float
+        Rounding tolerance in (0, 1] of Alg. 1: each phase takes at least r(eps) = ceil(2 p / eps) samples
+        (p the design's support) and (1 + eps) times the continuous design's count (default 0.1).
+
+    Raises
+    ------
+    InvalidInputError
+        ``eps`` outside (0, 1].
+    """
 
     eps: float = 0.1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if isinstance(self.eps, bool) or not (np.isfinite(self.eps) and 0 < self.eps <= 1):
             raise InvalidInputError(f"eps (rounding tolerance) must lie in (0, 1], got {self.eps!r}")
 
     @property
     def name(self) -> str:
+        """``rage``."""
         return "rage"
 
-    def start(self, env, delta, rng):
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> PhasedPolicy:
+        """A phased elimination policy at confidence ``delta`` (deterministic: ``rng`` is unused)."""
         return _RAGEPolicy(self, env, delta)
 
 
 class _RAGEPolicy(PhasedPolicy):
-    def __init__(self, algo: RAGE, env, delta: float):
+    def __init__(self, algo: RAGE, env: LinearModel, delta: float) -> None:
         super().__init__(env, delta)
         self.algo = algo
-        self._record: dict = {}
+        self._record: dict[str, Any] = {}
 
     def _log_term(self, k: int) -> float:
         """log(2 |Z|^2 / delta_k) with delta_k = delta / k^2."""
@@ -99,7 +118,7 @@ class _RAGEPolicy(PhasedPolicy):
                         "N": n_k, "threshold": 2.0**-k, "items": items}
         return od.round_design(weights, n_k)
 
-    def _end_phase(self, stats: LinearStatistics) -> dict:
+    def _end_phase(self, stats: LinearStatistics) -> dict[str, Any]:
         rec, k = self._record, self.phase
         A = stats.A
         self.theta = np.linalg.pinv(A, rcond=RCOND, hermitian=True) @ stats.b

@@ -38,6 +38,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -45,11 +46,14 @@ import optdesign as od
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm, Policy
+from ..environments import LinearBandit
 from ..statistics import GLR, LinearStatistics
 from ..stopping import Threshold, check_threshold_option
 from ..tracking import next_checkpoint, portion, track
 from ..validation import check_choice
-from .common import LinearGLRPolicy, check_growth
+from .common import LinearGLRPolicy, check_growth, linear_items
+
+__all__ = ["StaticAllocation", "farthest_pair", "fiez_frank_wolfe", "static_design"]
 
 DESIGNS = {"g": "g-static", "xy": "xy-static", "oracle": "xy-oracle"}
 RULES = ("design", "greedy")
@@ -59,9 +63,32 @@ FIEZ_SCHEDULE = {"xy": (1.35, 2), "oracle": (1.1, 1)}
 
 
 @dataclass(frozen=True)
-class StaticAllocation(Algorithm):
+class StaticAllocation(Algorithm[LinearBandit]):
     """Static G-/XY-/XY-oracle allocation with GLRT stopping (see module docstring); ``variant`` is
-    ``"soare"`` (eq. 11 on a geometric grid) or ``"fiez"`` (Fiez et al.'s batches and per-batch delta_k)."""
+    ``"soare"`` (eq. 11 on a geometric grid) or ``"fiez"`` (Fiez et al.'s batches and per-batch delta_k).
+
+    Parameters
+    ----------
+    design : str
+        ``"g"`` (G-optimal on X; ``g-static``), ``"xy"`` (XY design on the items' differences; ``xy-static``) or
+        ``"oracle"`` (XY-oracle at the true theta, H_LB of Soare eq. 6, rho* of Fiez et al.; ``xy-oracle``).
+    threshold : str or Threshold
+        beta(t, delta) of the GLRT: ``"soare"`` (eq. 11, default), ``"practical"``, ``"theory"`` or an instance.
+    rule : str
+        ``"design"`` (track the continuous design on the checkpoint grid, default) or ``"greedy"`` (Soare's
+        incremental rule, one pull per step; small budgets only).
+    growth : float
+        Relative step in (0, 1] of the checkpoint grid where batches end and the GLRT is checked (default 1 %:
+        the stopping time overshoots by at most that fraction).
+    variant : str
+        ``"soare"`` (default) or ``"fiez"`` (the configuration of Fiez et al.'s figures, for ``xy`` and
+        ``oracle``; it fixes its own batches and stopping rule, so threshold, rule and growth stay default).
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown option value, a growth outside (0, 1], or ``variant="fiez"`` with ``design="g"`` or another option.
+    """
 
     design: str = "xy"
     threshold: str | Threshold = "soare"
@@ -70,7 +97,7 @@ class StaticAllocation(Algorithm):
     variant: str = "soare"
     delta_independent = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_choice(self.design, "design", DESIGNS)
         check_choice(self.rule, "rule", RULES)
         check_threshold_option(self.threshold)
@@ -89,22 +116,25 @@ class StaticAllocation(Algorithm):
 
     @property
     def name(self) -> str:
+        """``g-static``, ``xy-static`` or ``xy-oracle``."""
         return DESIGNS[self.design]
 
-    def start(self, env, delta, rng):
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> Policy:
+        """A static-allocation policy; its sampling ignores ``delta`` (``rng`` drives the ``fiez`` draws)."""
         if self.variant == "fiez":
             return _FiezStaticPolicy(self, env, rng)
         return _StaticPolicy(self, env)
 
 
-def static_directions(design: str, env) -> np.ndarray:
-    """Directions Y whose worst variance the design minimises."""
+def static_directions(design: str, env: LinearBandit) -> np.ndarray:
+    """Directions Y whose worst variance the design minimises (the rows of X, the pairwise differences of the
+    items, or the oracle's normalised differences z* - z)."""
     if design == "g":
         return env.X
     if design == "xy":
-        return od.pairwise_differences(env.Z)
-    Y, _ = od.oracle_directions(env.Z, env.theta)
-    return Y
+        return od.pairwise_differences(linear_items(env))
+    Y, _ = od.oracle_directions(linear_items(env), env.theta)
+    return np.asarray(Y)
 
 
 DESIGN_CACHE_SIZE = 16
@@ -114,23 +144,38 @@ FW_STOP = 0.01
 FW_PRUNE = 1e-5
 
 
-def static_design(design: str, env, variant: str = "soare") -> np.ndarray:
+def static_design(design: str, env: LinearBandit, variant: str = "soare") -> np.ndarray:
     """Weights of the continuous design: certified optimum (G: Kiefer–Wolfowitz; XY and oracle: min-max)
     for ``variant="soare"``, the authors' Frank–Wolfe (:func:`fiez_frank_wolfe`) for ``"fiez"``.
 
     It depends on the instance only (X, Z and, for the oracle, theta), so the last
     DESIGN_CACHE_SIZE designs are kept per process: replicates of a study on one instance solve it once.
+
+    Parameters
+    ----------
+    design : str
+        ``"g"``, ``"xy"`` or ``"oracle"`` (see :class:`StaticAllocation`).
+    env : LinearBandit
+        The instance (the oracle design reads its theta).
+    variant : str
+        ``"soare"`` (certified optimum, default) or ``"fiez"`` (the authors' Frank–Wolfe; ``xy`` and ``oracle``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        Design weights on the arms (read-only: shared by every run on the instance).
     """
     digest = hashlib.sha256()
-    for array in (env.X, env.Z, env.theta):
+    items = linear_items(env)
+    for array in (env.X, items, env.theta):
         digest.update(np.asarray(array.shape, dtype=np.int64).tobytes() + np.ascontiguousarray(array).tobytes())
     key = (design, variant, digest.hexdigest())
     if key not in _design_cache:
         if len(_design_cache) >= DESIGN_CACHE_SIZE:
             _design_cache.pop(next(iter(_design_cache)))
         if variant == "fiez":
-            directions = None if design == "xy" else od.oracle_directions(env.Z, env.theta)[0]
-            weights = fiez_frank_wolfe(env.X, directions, env.Z)
+            directions = None if design == "xy" else np.asarray(od.oracle_directions(items, env.theta)[0])
+            weights = fiez_frank_wolfe(env.X, directions, items)
         else:
             weights = _solve_static_design(design, env).weights
         weights.flags.writeable = False  # shared by every run on this instance
@@ -145,18 +190,40 @@ def fiez_frank_wolfe(X: np.ndarray, Y: np.ndarray | None, Z: np.ndarray | None =
 
     Directions: the rows of ``Y``, or (``Y`` None) all differences z_i - z_j of the rows of ``Z``, never listed:
     the largest is the farthest pair of the whitened items (:func:`farthest_pair`).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms.
+    Y : numpy.ndarray, shape (P, d), or None
+        The directions (the oracle's), or None for all differences of the items ``Z`` (then required).
+    Z : numpy.ndarray, shape (M, d), optional
+        The items.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        The pruned weights (summing to 1).
+
+    Raises
+    ------
+    InvalidInputError
+        ``Y`` and ``Z`` both None.
     """
     w = np.full(X.shape[0], 1.0 / X.shape[0])
     if Y is None:  # items sorted along their principal axis: neighbours in this order are close after whitening
-        centred = Z - Z.mean(axis=0)
+        if Z is None:
+            raise InvalidInputError("fiez_frank_wolfe needs the items Z when the directions Y are not given")
+        items = Z
+        centred = items - items.mean(axis=0)
         order = np.argsort(centred @ np.linalg.svd(centred, full_matrices=False)[2][0])
     for t in range(1, FW_MAX_ITER):
         eigval, eigvec = np.linalg.eigh(X.T @ (w[:, None] * X))
         keep = eigval > 1e-12 * eigval.max()
         root = eigvec[:, keep] / np.sqrt(eigval[keep])  # A^+ = root root^T
         if Y is None:
-            i, j = farthest_pair(root.T @ Z.T, order)
-            y = Z[i] - Z[j]
+            i, j = farthest_pair(root.T @ items.T, order)
+            y = items[i] - items[j]
         else:
             y = Y[int(np.argmax(np.sum((Y @ root) ** 2, axis=1)))]
         vertex = int(np.argmax((X @ (root @ (root.T @ y))) ** 2))
@@ -183,6 +250,18 @@ def farthest_pair(V: np.ndarray, order: np.ndarray | None = None) -> tuple[int, 
     small), are cut into blocks of FARTHEST_BLOCK with centre c_a and radius r_a. A pair in blocks a, b is at
     most ||c_a - c_b|| + r_a + r_b long, so only block pairs whose bound reaches D_0, the length of one pair
     (the column farthest from the centroid and the column farthest from it), are scanned.
+
+    Parameters
+    ----------
+    V : numpy.ndarray, shape (d, n)
+        The points, one per column.
+    order : array_like of int, shape (n,), optional
+        A permutation of the columns placing near points together (default: the given order).
+
+    Returns
+    -------
+    tuple of (int, int)
+        Column indices of a farthest pair.
     """
     n = V.shape[1]
     order = np.arange(n) if order is None else np.asarray(order)
@@ -204,16 +283,17 @@ def farthest_pair(V: np.ndarray, order: np.ndarray | None = None) -> tuple[int, 
     return pair
 
 
-def _solve_static_design(design: str, env) -> od.DesignResult:
+def _solve_static_design(design: str, env: LinearBandit) -> od.DesignResult:
+    """The certified design of ``static_design`` (``variant="soare"``)."""
     if design == "g":
         return od.g_optimal(env.X)
     if design == "xy":
-        return od.transductive(env.X, env.Z)
-    return od.transductive(env.X, env.Z, env.theta)
+        return od.transductive(env.X, linear_items(env))
+    return od.transductive(env.X, linear_items(env), env.theta)
 
 
 class _StaticPolicy(LinearGLRPolicy):
-    def __init__(self, algo: StaticAllocation, env):
+    def __init__(self, algo: StaticAllocation, env: LinearBandit) -> None:
         super().__init__(env, algo.threshold)
         self.algo = algo
         start = time.perf_counter()
@@ -235,7 +315,7 @@ class _StaticPolicy(LinearGLRPolicy):
         target = next_checkpoint(self.n, self.algo.growth)
         return track(self.stats.counts, self.weights, min(target - self.n, budget))
 
-    def observe(self, counts, sums) -> None:
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
         super().observe(counts, sums)
         # the greedy rule pulls one arm per step: check the stopping rule on the same geometric
         # grid as the batched rule (every check is an O(|Z| d^2) GLR evaluation)
@@ -250,8 +330,8 @@ class _StaticPolicy(LinearGLRPolicy):
 class _FiezStaticPolicy(Policy):
     """Batches of ceil(u^k) i.i.d. draws from the design, k = 1, 3, 5, ...; GLR > log(1 / delta_k) stops."""
 
-    def __init__(self, algo: StaticAllocation, env, rng: np.random.Generator):
-        self.X, self.Z, self.sigma = env.X, env.Z, env.sigma
+    def __init__(self, algo: StaticAllocation, env: LinearBandit, rng: np.random.Generator) -> None:
+        self.X, self.Z, self.sigma = env.X, linear_items(env), env.sigma
         self.rng = rng
         self.stats = LinearStatistics(self.X)
         self.growth, self.power = FIEZ_SCHEDULE[algo.design]
@@ -279,8 +359,10 @@ class _FiezStaticPolicy(Policy):
             self._owed = self.rng.multinomial(size, self.weights).astype(np.int64)
         return portion(self._owed, budget)
 
-    def observe(self, counts, sums) -> None:
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
         self.stats.add(counts, sums)
+        if self._owed is None:  # observe always follows next_batch, which plans the batch
+            raise RuntimeError("observe() before next_batch()")
         self._owed = self._owed - counts
         if self._owed.sum() == 0:
             self._owed = None
@@ -312,6 +394,6 @@ class _FiezStaticPolicy(Policy):
         theta = np.linalg.pinv(self.stats.A) @ self.stats.b
         return int(np.argmax(self.Z @ theta))
 
-    def stop_statistic(self) -> dict:
+    def stop_statistic(self) -> dict[str, Any]:
         glr = self.glr()
         return {"k": self.k} if glr is None else {"k": self.k, "glr": glr.value, "best": glr.best}

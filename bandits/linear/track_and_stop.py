@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -66,23 +67,48 @@ import optdesign as od
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm
+from ..environments import LinearBandit
 from ..stopping import Threshold, check_threshold_option
 from ..tracking import next_checkpoint, track
 from ..validation import check_choice
-from .common import LinearGLRPolicy, check_growth
+from .common import LinearGLRPolicy, LinearModel, check_growth
+
+__all__ = ["LinearTrackAndStop", "LinearTrackAndStopPolicy"]
 
 SOLVER_MODES = ("fast", "model")
 TRACKINGS = ("C", "D")
 
 
 def exploration_rate(n: int, d: int) -> float:
-    """Mass gamma_n = min(1, d / (2 sqrt(d^2 + n))) of the forced-exploration (G-optimal) component."""
+    """Mass gamma_n = min(1, d / (2 sqrt(d^2 + n))) of the forced-exploration (G-optimal) component at time ``n``
+    in dimension ``d``."""
     return min(1.0, d / (2.0 * np.sqrt(d * d + n)))
 
 
 @dataclass(frozen=True)
-class LinearTrackAndStop(Algorithm):
-    """Track-and-Stop for linear / transductive BAI tracking the plug-in oracle design (module docstring)."""
+class LinearTrackAndStop(Algorithm[LinearBandit]):
+    """Track-and-Stop for linear / transductive BAI tracking the plug-in oracle design (module docstring).
+
+    Parameters
+    ----------
+    threshold : str or Threshold
+        beta(t, delta) of the GLRT: ``"practical"`` (log((1 + log t) / delta), GK16 Sec. 6; default), ``"theory"``
+        (delta-correct under adaptive sampling), ``"soare"`` or an instance.
+    tracking : str
+        ``"C"`` (C-tracking of the cumulative target, GK16; default) or ``"D"`` (track the current target).
+    growth : float
+        Relative step in (0, 1] of the grid where batches end and the GLRT is checked (default 1 %).
+    replan_growth : float
+        Relative step in (0, 1] of the grid where the oracle design is re-solved at theta_hat (default 10 %).
+    solver_mode : str
+        ``"fast"`` (certified barrier method per solve; default) or ``"model"`` (one cvxpy model built at
+        start, re-solved with new parameter values).
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown threshold, tracking or solver mode, or a growth or replan_growth outside (0, 1].
+    """
 
     threshold: str | Threshold = "practical"
     tracking: str = "C"
@@ -91,7 +117,7 @@ class LinearTrackAndStop(Algorithm):
     solver_mode: str = "fast"
     delta_independent = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_threshold_option(self.threshold)
         check_choice(self.tracking, "tracking", TRACKINGS)
         check_choice(self.solver_mode, "solver_mode", SOLVER_MODES)
@@ -105,16 +131,26 @@ class LinearTrackAndStop(Algorithm):
 
     @property
     def name(self) -> str:
+        """``lin-tas``."""
         return "lin-tas"
 
-    def start(self, env, delta: float, rng: np.random.Generator) -> LinearTrackAndStopPolicy:
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> LinearTrackAndStopPolicy:
+        """A Track-and-Stop policy; its sampling ignores ``delta`` and ``rng`` (deterministic tracking)."""
         return LinearTrackAndStopPolicy(self, env)
 
 
 class LinearTrackAndStopPolicy(LinearGLRPolicy):
-    """State of one run of :class:`LinearTrackAndStop`."""
+    """State of one run of :class:`LinearTrackAndStop`.
 
-    def __init__(self, algo: LinearTrackAndStop, env):
+    Parameters
+    ----------
+    algo : LinearTrackAndStop
+        The configuration.
+    env : LinearModel
+        The instance (arms, items, noise level; theta is never read).
+    """
+
+    def __init__(self, algo: LinearTrackAndStop, env: LinearModel) -> None:
         super().__init__(env, algo.threshold)
         self.algo = algo
         start = time.perf_counter()
@@ -129,7 +165,20 @@ class LinearTrackAndStopPolicy(LinearGLRPolicy):
         self._next_replan = 0
 
     def oracle_design(self, theta: np.ndarray) -> od.DesignResult:
-        """argmin_w max_{z != z_hat} ||z_hat - z||^2_{A(w)^-1} / ((z_hat - z)^T theta)^2 (raises on a tie)."""
+        """argmin_w max_{z != z_hat} ||z_hat - z||^2_{A(w)^-1} / ((z_hat - z)^T theta)^2, its time added to
+        ``solve_time``.
+
+        Parameters
+        ----------
+        theta : numpy.ndarray, shape (d,)
+            The parameter at which to solve (the plug-in estimate).
+
+        Returns
+        -------
+        optdesign.DesignResult
+            The oracle design on the arms and its value rho(theta). optdesign raises InvalidInputError on a
+            tie for the best item.
+        """
         start = time.perf_counter()
         try:
             if self.model is not None:
@@ -149,6 +198,8 @@ class LinearTrackAndStopPolicy(LinearGLRPolicy):
         self._next_replan = next_checkpoint(self.n, self.algo.replan_growth)
 
     def next_batch(self, budget: int) -> np.ndarray:
+        """The spanning pulls first; then, re-solving on the re-plan grid, pulls tracking the mixture of the
+        oracle design and the G-optimal exploration up to the next checkpoint."""
         if self.n == 0:
             counts = self.initial_batch()
             self.cumulative += counts
@@ -163,5 +214,6 @@ class LinearTrackAndStopPolicy(LinearGLRPolicy):
             return track(self.stats.counts, self.cumulative / (self.n + size), size)
         return track(self.stats.counts, target, size)
 
-    def stop_statistic(self) -> dict:
+    def stop_statistic(self) -> dict[str, Any]:
+        """The GLR entries and ``design_value``, the value of the current oracle design."""
         return {**super().stop_statistic(), "design_value": self.design_value}

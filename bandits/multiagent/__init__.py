@@ -3,7 +3,9 @@
 Modules, one concept each:
 
 * :mod:`.environment` — :class:`FactoredBandit`: semi-bandit Gaussian feedback per factor, batched
-  through group counts (the runner's arms are the Abar group actions); :class:`GroupIndexer`.
+  through group counts (the runner's arms are the Abar group actions).
+* :mod:`.joint_actions` — mixed-radix codes of joint actions and :class:`GroupIndexer` (group-action
+  positions and counts of a batch).
 * :mod:`.antenna` — antenna-tilt instances (App. I) on a synthetic network.
 * :mod:`.exploration` — covering sets A0 (the paper's BUILD-A0 and a max-sum greedy cover) and forced
   exploration.
@@ -18,9 +20,10 @@ Modules, one concept each:
 """
 
 from .algorithms import ExactTaS, MFTaS, MFTaSOracle, UniformSampling
-from .environment import FactoredBandit, GroupIndexer
+from .environment import FactoredBandit
 from .exploration import build_a0, covering_set, greedy_cover
 from .glrt import FactoredGLRT, FactoredStatistics
+from .joint_actions import GroupIndexer
 from .mab import GKTrackAndStop, gk_optimal_weights
 from .thresholds import FactoredTheoryThreshold
 

@@ -33,26 +33,33 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError, SolverError
 from optdesign.factored.char_time_generated import characteristic_time_generated
 from optdesign.factored.characteristic_time import MeanFieldModel
+from optdesign.factored.elimination import EliminationPlan
 from optdesign.factored.marginals import sample_joint_actions
 
 from ..algorithm import Algorithm
 from ..linear.common import check_growth
 from ..stopping import Threshold
 from ..tracking import next_checkpoint
+from .environment import FactoredBandit
 from .exploration import check_cover, check_exploration
 from .glrt import check_glrt_mode
-from .policy import FactoredPolicy, check_env
+from .policy import FactoredPolicy, _shared_doc, check_env
 from .thresholds import check_threshold
 from .tracking import sample_product, uniform_local
 
-_MODELS: dict[tuple, MeanFieldModel] = {}  # (action counts, scopes) -> solved MF model, least recently used first
+__all__ = ["ExactTaS", "MFTaS", "MFTaSOracle", "UniformSampling", "mean_field_model"]
+
+# (action counts, scopes) -> solved MF model, least recently used first
+_MODELS: dict[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], MeanFieldModel] = {}
 #: solved MF models kept: a study worker rebuilds the instance (a new structure object) for every run
 MODEL_CACHE = 16
 # seconds one exact re-solve may take; past it the allocation reached so far (certified gap above tol) is used
@@ -61,7 +68,20 @@ RESOLVE_TIME_LIMIT = 120.0
 
 def mean_field_model(structure: FactorGraph) -> MeanFieldModel:
     """The MF program (m = 1) of a structure, built and solved once per (action counts, scopes): the program does
-    not read the mean tables (T^MF = t* / Delta_min^2, v relabelled to a*), so equal structures share it."""
+    not read the mean tables (T^MF = t* / Delta_min^2, v relabelled to a*), so equal structures share it.
+
+    The last ``MODEL_CACHE`` models are kept, least recently used dropped first.
+
+    Parameters
+    ----------
+    structure : FactorGraph
+        Agents, action counts and scopes (the tables are not read).
+
+    Returns
+    -------
+    MeanFieldModel
+        The solved model: ``solve()["t"]`` is t*, ``local_allocations(a)`` the allocation relabelled to a.
+    """
     key = (tuple(int(k) for k in structure.n_actions), tuple(tuple(int(i) for i in s) for s in structure.scopes))
     model = _MODELS.pop(key, None)
     if model is None:
@@ -74,7 +94,7 @@ def mean_field_model(structure: FactorGraph) -> MeanFieldModel:
 
 
 @dataclass(frozen=True)
-class _FactoredConfig(Algorithm):
+class _FactoredConfig(Algorithm[FactoredBandit]):
     """Options shared by the factored algorithms."""
 
     threshold: str | Threshold = "practical"
@@ -84,32 +104,49 @@ class _FactoredConfig(Algorithm):
     growth: float = 0.01
     delta_independent = True  # no sampling rule here reads delta
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_threshold(self.threshold)
         check_glrt_mode(self.glrt)
         check_cover(self.cover)
         check_exploration(self.exploration)
         check_growth(self.growth)
 
-    def _options(self) -> dict:
+    def _options(self) -> dict[str, Any]:
         return {"threshold": self.threshold, "glrt": self.glrt, "cover": self.cover,
                 "exploration": self.exploration, "growth": self.growth}
 
 
+@_shared_doc
 @dataclass(frozen=True)
 class MFTaS(_FactoredConfig):
-    """MF-TaS: track the relabelled mean-field allocation, factored GLRT stop (module docstring)."""
+    """MF-TaS: track the relabelled mean-field allocation, factored GLRT stop (module docstring).
+
+    Vannella, Proutiere, Jeong (ICML 2023), Alg. 2, with independent per-agent draws a_i ~ v_hat_i
+    instead of per-agent D-tracking (:mod:`bandits.multiagent.tracking`).
+
+    Parameters
+    ----------
+%(threshold)s
+%(glrt)s
+%(cover)s
+%(exploration)s Default ``"paper"``.
+%(growth)s
+
+%(raises)s
+    """
 
     @property
     def name(self) -> str:
+        """``"mf-tas"``."""
         return "mf-tas"
 
-    def start(self, env, delta, rng):
+    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
+        """The policy: the MF program of ``env.structure`` is solved once (cached), then relabelled to a_hat."""
         return _MFPolicy(env, rng, **self._options())
 
 
 class _MFPolicy(FactoredPolicy):
-    def __init__(self, env, rng, **options):
+    def __init__(self, env: FactoredBandit, rng: np.random.Generator, **options: Any) -> None:
         super().__init__(env, rng, **options)
         start = time.perf_counter()
         self.model = mean_field_model(self.structure)
@@ -119,9 +156,9 @@ class _MFPolicy(FactoredPolicy):
         self._local_for: np.ndarray | None = None
         self.relabels = 0
 
-    def _track(self, rounds: int) -> np.ndarray:
+    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
         best = self.state().best
-        if self._local_for is None or not np.array_equal(best, self._local_for):
+        if self.local is None or self._local_for is None or not np.array_equal(best, self._local_for):
             start = time.perf_counter()
             self.local = self.model.local_allocations(best)
             self._local_for = best.copy()
@@ -129,7 +166,7 @@ class _MFPolicy(FactoredPolicy):
             self.solve_time += time.perf_counter() - start
         return self.indexer.counts(sample_product(self.local, rounds, self.rng))
 
-    def stop_statistic(self) -> dict:
+    def stop_statistic(self) -> dict[str, Any]:
         out = super().stop_statistic()
         if out:
             d = self.state().d_min()
@@ -137,24 +174,37 @@ class _MFPolicy(FactoredPolicy):
         return out
 
 
+@_shared_doc
 @dataclass(frozen=True)
 class MFTaSOracle(_FactoredConfig):
     """The paper's "Oracle" (§7.1): MF-TaS with theta_hat replaced by the true theta in the sampling rule.
 
     Tracks v* = argmin of T^MF_theta (eqs. 2-3) at the true a*, relabelled once; the initial pass over A0,
     the forced exploration and the factored GLRT stop on the estimates are MF-TaS's. Reads ``env.fg``.
+
+    Parameters
+    ----------
+%(threshold)s
+%(glrt)s
+%(cover)s
+%(exploration)s Default ``"paper"``.
+%(growth)s
+
+%(raises)s
     """
 
     @property
     def name(self) -> str:
+        """``"mf-tas-oracle"``."""
         return "mf-tas-oracle"
 
-    def start(self, env, delta, rng):
+    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
+        """The policy, tracking the MF allocation at the true a* of ``env`` from the first tracked round."""
         return _MFOraclePolicy(check_env(env), rng, **self._options())
 
 
 class _MFOraclePolicy(_MFPolicy):
-    def __init__(self, env, rng, **options):
+    def __init__(self, env: FactoredBandit, rng: np.random.Generator, **options: Any) -> None:
         super().__init__(env, rng, **options)
         start = time.perf_counter()
         self.local = self.model.local_allocations(env.best_action)
@@ -162,47 +212,88 @@ class _MFOraclePolicy(_MFPolicy):
         self.t_mf = self.t_star / env.gap_min**2  # T^MF at the true theta
         self.solve_time += time.perf_counter() - start
 
-    def _track(self, rounds: int) -> np.ndarray:
+    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
+        assert self.local is not None  # set in __init__ and never relabelled
         return self.indexer.counts(sample_product(self.local, rounds, self.rng))
 
-    def stop_statistic(self) -> dict:
+    def stop_statistic(self) -> dict[str, Any]:
         out = super().stop_statistic()
         if out:
             out["t_mf"] = self.t_mf
         return out
 
 
+@_shared_doc
 @dataclass(frozen=True)
 class UniformSampling(_FactoredConfig):
-    """Every agent samples uniformly and independently; factored GLRT stop."""
+    """Every agent samples uniformly and independently; factored GLRT stop.
+
+    The uniform baseline of MF-TaS App. H (expected cost about 2 Abar / Delta_min^2 log(1/delta)).
+
+    Parameters
+    ----------
+%(threshold)s
+%(glrt)s
+%(cover)s
+%(exploration)s Default ``"none"``: uniform draws explore every group action.
+%(growth)s
+
+%(raises)s
+    """
 
     exploration: str = "none"
 
     @property
     def name(self) -> str:
+        """``"uniform"``."""
         return "uniform"
 
-    def start(self, env, delta, rng):
+    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
+        """The policy: after the pass over A0, every round draws each a_i uniformly."""
         return _UniformPolicy(env, rng, **self._options())
 
 
 class _UniformPolicy(FactoredPolicy):
-    def __init__(self, env, rng, **options):
+    def __init__(self, env: FactoredBandit, rng: np.random.Generator, **options: Any) -> None:
         super().__init__(env, rng, **options)
         self.local = uniform_local(self.structure.n_actions)
 
-    def _track(self, rounds: int) -> np.ndarray:
+    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
         return self.indexer.counts(sample_product(self.local, rounds, self.rng))
 
 
+@_shared_doc
 @dataclass(frozen=True)
 class ExactTaS(_FactoredConfig):
-    """Track-and-Stop on the exact T* allocation, re-solved by constraint generation (module docstring)."""
+    """Track-and-Stop on the exact T* allocation, re-solved by constraint generation (module docstring).
+
+    The allocation of T*(theta_hat) (MF-TaS eq. 1) is tracked by ancestral sampling of joint actions. Until a
+    solve succeeds the agents draw uniformly; a failed re-solve (empirical tie, solver failure) keeps the last
+    allocation. A re-solve is capped at ``RESOLVE_TIME_LIMIT`` seconds (then its best allocation is used).
+
+    Parameters
+    ----------
+%(threshold)s
+%(glrt)s
+%(cover)s
+%(exploration)s Default ``"paper"``.
+%(growth)s
+    resolve_growth : float
+        Relative step in (0, 1] of the grid of rounds on which T*(theta_hat) is re-solved (0.1: every 10 percent).
+    tol : float
+        Certified relative gap in (0, 1) at which a re-solve stops (tracking a plug-in allocation needs no more).
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown threshold, glrt, cover or exploration option, a growth or resolve_growth outside (0, 1],
+        or a tol outside (0, 1).
+    """
 
     resolve_growth: float = 0.1
     tol: float = 1e-2  # certified relative gap of each re-solve: tracking a plug-in allocation needs no more
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         super().__post_init__()
         check_growth(self.resolve_growth)
         if not (isinstance(self.tol, (int, float)) and not isinstance(self.tol, bool) and 0 < self.tol < 1):
@@ -210,17 +301,21 @@ class ExactTaS(_FactoredConfig):
 
     @property
     def name(self) -> str:
+        """``"tas"``."""
         return "tas"
 
-    def start(self, env, delta, rng):
+    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
+        """The policy; T*(theta_hat) is first solved at the first tracked batch, after the pass over A0."""
         return _ExactPolicy(check_env(env), rng, self.resolve_growth, self.tol, **self._options())
 
 
 class _ExactPolicy(FactoredPolicy):
-    def __init__(self, env, rng, resolve_growth: float, tol: float, **options):
+    def __init__(self, env: FactoredBandit, rng: np.random.Generator, resolve_growth: float, tol: float,
+                 **options: Any) -> None:
         super().__init__(env, rng, **options)
         self.resolve_growth, self.tol = resolve_growth, tol
-        self.plan = None  # elimination plan and consistent clique tables of the last solve (None: uniform)
+        # elimination plan and consistent clique tables of the last solve (None: uniform)
+        self.plan: EliminationPlan | None = None
         self.clique_weights: np.ndarray | None = None
         self.working_set: np.ndarray | None = None
         self._next_solve = 0
@@ -244,10 +339,10 @@ class _ExactPolicy(FactoredPolicy):
             self.failed_solves += 1
         self.solve_time += time.perf_counter() - start
 
-    def _track(self, rounds: int) -> np.ndarray:
+    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
         if self._rounds >= self._next_solve:
             self._resolve()
             self._next_solve = next_checkpoint(self._rounds, self.resolve_growth)
-        if self.clique_weights is None:
+        if self.plan is None or self.clique_weights is None:
             return self.indexer.counts(sample_product(uniform_local(self.structure.n_actions), rounds, self.rng))
         return self.indexer.counts(sample_joint_actions(self.plan, self.clique_weights, rounds, self.rng))

@@ -17,7 +17,7 @@ The paper ran a proprietary simulator. This generator follows its model with a s
 * Groups: cell i and its ``interferers`` strongest interferers N_i (ranked by the power they send to
   U_i at the reference tilt). The factor has scope {i} ∪ N_i.
 * Group reward (App. I): the mean user throughput of cell i,
-  theta_i(a_e) = (1/|U_i|) sum_{u in U_i} omega_B n_PRB log2(1 + SINR_{i,u}(a_e)), in Mbit/s, where
+  theta_i(a_e) = (1/abs(U_i)) sum_{u in U_i} omega_B n_PRB log2(1 + SINR_{i,u}(a_e)), in Mbit/s, where
   SINR_{i,u} = P G_{i,u}(a_i) L_{i,u} / (sum_{k in N_i} P G_{k,u}(a_k) L_{k,u} + noise). Each user is
   served on all PRBs when scheduled, a full-buffer round robin.
 * Scale: the tables are divided by the largest group mean and multiplied by ``scale`` (default 1). With
@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
@@ -37,19 +38,48 @@ from optdesign.validation import check_array_size
 
 from ..validation import check_choice, check_int, check_positive
 
+__all__ = ["antenna_tilt", "received_power_mw", "site_positions", "tilt_values"]
+
 HEIGHT, UE_HEIGHT = 32.0, 1.5  # m
 POWER_DBM, MAX_GAIN_DBI, HPBW_DEG, SIDE_LOBE_DB = 46.0, 17.0, 10.0, 20.0
 N_PRB, PRB_HZ, NOISE_FIGURE_DB = 50, 180e3, 7.0
 LAYOUTS = ("line", "hex")
 
 
-def tilt_values(K: int) -> np.ndarray:
-    """K electrical tilts in degrees, geometric from 3 to 12 (the paper's {3, 6, 12} for K = 3)."""
+def tilt_values(K: int) -> npt.NDArray[np.float64]:
+    """K electrical tilts in degrees, geometric from 3 to 12 (the paper's {3, 6, 12} for K = 3).
+
+    Parameters
+    ----------
+    K : int
+        Number of tilts.
+
+    Returns
+    -------
+    ndarray, shape (K,)
+        3 * 4^(k / (K - 1)) degrees for k = 0..K-1.
+    """
     return 3.0 * 4.0 ** (np.arange(K) / max(K - 1, 1))
 
 
-def site_positions(N: int, layout: str, isd: float) -> np.ndarray:
-    """(N, 2) site coordinates in metres."""
+def site_positions(N: int, layout: str, isd: float) -> npt.NDArray[np.float64]:
+    """(N, 2) site coordinates in metres.
+
+    Parameters
+    ----------
+    N : int
+        Number of sites.
+    layout : str
+        ``"line"``: on the x axis; any other value (``"hex"``): a triangular lattice of ceil(sqrt(N)) columns,
+        filled row by row, odd rows shifted by isd/2.
+    isd : float
+        Inter-site distance in metres.
+
+    Returns
+    -------
+    ndarray, shape (N, 2)
+        The (x, y) coordinates of every site.
+    """
     if layout == "line":
         return np.c_[np.arange(N) * isd, np.zeros(N)]
     cols = int(np.ceil(np.sqrt(N)))
@@ -57,8 +87,27 @@ def site_positions(N: int, layout: str, isd: float) -> np.ndarray:
     return np.c_[(c + 0.5 * (r % 2)) * isd, r * isd * np.sqrt(3.0) / 2.0]
 
 
-def received_power_mw(sites: np.ndarray, users: np.ndarray, tilts: np.ndarray) -> np.ndarray:
-    """(K, N, U) received power in mW of cell k's pilot at user u for every tilt."""
+def received_power_mw(sites: npt.NDArray[np.float64], users: npt.NDArray[np.float64],
+                      tilts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """(K, N, U) received power in mW of cell k's pilot at user u for every tilt.
+
+    The path loss and vertical antenna pattern of the module docstring; horizontal distances are floored
+    at 10 m.
+
+    Parameters
+    ----------
+    sites : ndarray, shape (N, 2)
+        Site coordinates in metres (antennas at 32 m).
+    users : ndarray, shape (U, 2)
+        User coordinates in metres (at 1.5 m).
+    tilts : ndarray, shape (K,)
+        Electrical tilts in degrees.
+
+    Returns
+    -------
+    ndarray, shape (K, N, U)
+        Entry (k, i, u): power received by user u from cell i at tilt ``tilts[k]``, in mW.
+    """
     d2 = np.maximum(np.linalg.norm(users[None, :, :] - sites[:, None, :], axis=2), 10.0)
     d3 = np.hypot(d2, HEIGHT - UE_HEIGHT)
     elevation = np.degrees(np.arctan2(HEIGHT - UE_HEIGHT, d2))
@@ -80,9 +129,42 @@ def check_antenna_size(N: int, K: int, users: int, interferers: int) -> None:
                      instead="use fewer cells, users, tilts or interferers")
 
 
-def antenna_tilt(N: int = 6, K: int = 3, seed=0, *, users: int = 1000, layout: str = "line",
+def antenna_tilt(N: int = 6, K: int = 3, seed: int | None = 0, *, users: int = 1000, layout: str = "line",
                  interferers: int = 2, scale: float = 1.0, isd: float = 500.0) -> FactorGraph:
-    """A FactorGraph of the antenna-tilt problem (module docstring); one factor per cell."""
+    """A FactorGraph of the antenna-tilt problem (module docstring); one factor per cell.
+
+    Parameters
+    ----------
+    N : int
+        Number of cells (agents), at least 2.
+    K : int
+        Number of tilts per cell (:func:`tilt_values`), at least 2.
+    seed : int or None
+        Seed of the user positions.
+    users : int
+        Number of users dropped uniformly (1000 as in the paper's Table 4).
+    layout : str
+        ``"line"`` or ``"hex"`` (:func:`site_positions`).
+    interferers : int
+        Strongest interferers in every cell's factor (scope size interferers + 1), at most N - 1.
+    scale : float
+        The largest group mean after normalisation (> 0).
+    isd : float
+        Inter-site distance in metres (> 0).
+
+    Returns
+    -------
+    FactorGraph
+        N factors over K tilts per agent; ``metadata`` holds the settings, the tilts, the throughput scale
+        in Mbit/s and the users per cell.
+
+    Raises
+    ------
+    InvalidInputError
+        A parameter out of range, an unknown layout, or more interferers than N - 1.
+    InstanceTooLargeError
+        Arrays above the size limit (``check_antenna_size``).
+    """
     N, K = check_int(N, "N", 2), check_int(K, "K", 2)
     users = check_int(users, "users", 1)
     interferers = check_int(interferers, "interferers", 1)

@@ -8,8 +8,8 @@ Batch interface (what :func:`bandits.run.run` drives). The runner's "arms" are t
 (e, b), flattened in :attr:`optdesign.FactorGraph.means` order (factor by factor, each table in C order
 over its scope), as the bilinear environment's arms are edge arms:
 
-* a policy turns the joint actions of a batch into group counts N_{e,b} with :meth:`GroupIndexer.counts`
-  (one vectorised gather and one ``np.bincount``);
+* a policy turns the joint actions of a batch into group counts N_{e,b} with
+  :meth:`~bandits.multiagent.joint_actions.GroupIndexer.counts` (one vectorised gather and one ``np.bincount``);
 * ``pull(counts, rng)`` returns, for every (e, b), the sum of its ``counts[e, b]`` observations in one
   Gaussian draw, counts * theta_e(b) + sigma sqrt(counts) xi. This is exact in law: the observations of
   (e, b) are i.i.d. N(theta_e(b), sigma^2) whatever joint actions produced them, and distinct (e, b) are
@@ -25,151 +25,20 @@ code back into the joint action.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 from optdesign.validation import count_text
 
 from ..environments import as_counts, check_sigma, gaussian_sums
+from .joint_actions import GroupIndexer, decode, encode_joint
 
-#: entries of the (rounds x factors x scope) index array held at once when indexing a batch
-INDEX_CHUNK = 2**22
-
-
-class GroupIndexer:
-    """Flat group-action positions of joint actions, vectorised over a whole batch.
-
-    ``flat(actions)`` maps an (R, N) array of joint actions to the (R, rho) array of positions
-    offset_e + ravel(a_{S_e}) in the layout of :attr:`optdesign.FactorGraph.means`; the same as
-    ``FactorGraph.group_indices`` but one gather for all factors at once (scopes padded with a
-    dummy agent of stride 0).
-    """
-
-    def __init__(self, fg: FactorGraph):
-        self.n_agents = fg.n_agents
-        self.n_factors = fg.n_factors
-        self.n_actions = np.asarray(fg.n_actions, dtype=np.int64)
-        self.abar = fg.abar
-        width = max(len(s) for s in fg.scopes)
-        self.scopes = np.full((fg.n_factors, width), fg.n_agents, dtype=np.int64)  # padded with the dummy agent
-        self.strides = np.zeros((fg.n_factors, width), dtype=np.int64)
-        for e, (scope, table) in enumerate(zip(fg.scopes, fg.tables, strict=True)):
-            self.scopes[e, : len(scope)] = scope
-            shape = table.shape
-            self.strides[e, : len(scope)] = [int(np.prod(shape[p + 1:], dtype=np.int64)) for p in range(len(shape))]
-        self.offsets = np.asarray(fg.plan().factor_offsets[:-1], dtype=np.int64)
-        #: factor of every flat group action
-        self.factor_of = np.repeat(np.arange(fg.n_factors), fg.table_sizes)
-        self._first = int(fg.table_sizes[0])
-
-    def check(self, actions) -> np.ndarray:
-        """Joint actions as an (R, N) int64 array (one row per round), or InvalidInputError."""
-        a = np.asarray(actions)
-        if a.ndim == 1:
-            a = a[None, :]
-        if a.ndim != 2 or a.shape[1] != self.n_agents:
-            raise InvalidInputError(f"joint actions must have shape (R, {self.n_agents}) (one action per agent), "
-                                    f"got {np.shape(actions)}")
-        if not np.issubdtype(a.dtype, np.integer):
-            raise InvalidInputError("joint actions must be integers")
-        if a.size and (np.any(a < 0) or np.any(a >= self.n_actions)):
-            raise InvalidInputError("joint action out of range: a_i must lie in 0..K_i-1")
-        return a.astype(np.int64, copy=False)
-
-    def flat(self, actions: np.ndarray) -> np.ndarray:
-        """(R, rho) flat positions of the group actions of each row of ``actions`` (unchecked)."""
-        R = actions.shape[0]
-        ext = np.concatenate([actions, np.zeros((R, 1), dtype=np.int64)], axis=1)
-        return self.offsets + (ext[:, self.scopes] * self.strides).sum(axis=2)
-
-    def counts(self, actions: np.ndarray, reps: np.ndarray | None = None) -> np.ndarray:
-        """Group counts N_{e,b} of a batch: row r of ``actions`` played ``reps[r]`` times (default once)."""
-        R = actions.shape[0]
-        out = np.zeros(self.abar, dtype=np.int64)
-        step = max(1, INDEX_CHUNK // max(1, self.scopes.size))
-        for lo in range(0, R, step):
-            idx = self.flat(actions[lo:lo + step]).ravel()
-            w = None if reps is None else np.repeat(np.asarray(reps[lo:lo + step], dtype=np.int64), self.n_factors)
-            out += np.bincount(idx, weights=w, minlength=self.abar).astype(np.int64)
-        return out
-
-    def rounds_in(self, counts: np.ndarray) -> int:
-        """Rounds in a batch of group counts: every round adds one count to factor 0."""
-        return int(counts[: self._first].sum())
-
-
-def joint_strides(n_actions) -> list[int]:
-    """Mixed-radix place values (Python ints, exact for any N): agent 0 most significant."""
-    strides, place = [], 1
-    for k in reversed(list(n_actions)):
-        strides.append(place)
-        place *= int(k)
-    return strides[::-1]
-
-
-def encode(action, strides: list[int]) -> int:
-    """Joint action -> its index among all joint actions in C order (a Python int)."""
-    return int(sum(int(a) * s for a, s in zip(np.asarray(action).tolist(), strides, strict=True)))
-
-
-#: digits handled one by one below this many agents; above, the halves are combined (divide and conquer)
-_RADIX_LEAF = 32
-
-
-def encode_joint(action, n_actions) -> int:
-    """:func:`encode` from the action counts K_i: halves combined as code(left) * prod K(right) + code(right), so
-    the cost is a few big-integer products instead of one N-digit integer per agent (strides are quadratic in N)."""
-    digits = [int(a) for a in np.asarray(action).tolist()]
-    radices = [int(k) for k in n_actions]
-
-    def part(lo: int, hi: int) -> tuple[int, int]:  # (code of digits[lo:hi], product of radices[lo:hi])
-        if hi - lo <= _RADIX_LEAF:
-            code, size = 0, 1
-            for a, k in zip(digits[lo:hi], radices[lo:hi], strict=True):
-                code, size = code * k + a, size * k
-            return code, size
-        mid = (lo + hi) // 2
-        (left, left_size), (right, right_size) = part(lo, mid), part(mid, hi)
-        return left * right_size + right, left_size * right_size
-
-    return part(0, len(digits))[0]
-
-
-def decode(code: int, n_actions) -> np.ndarray:
-    """Inverse of :func:`encode` (by halves, like :func:`encode_joint`)."""
-    code = int(code)
-    radices = [int(k) for k in n_actions]
-    out = np.zeros(len(radices), dtype=np.int64)
-
-    def size_of(lo: int, hi: int) -> int:
-        return _product(radices[lo:hi])
-
-    def part(value: int, lo: int, hi: int) -> None:
-        if hi - lo <= _RADIX_LEAF:
-            for i in range(hi - 1, lo - 1, -1):
-                value, out[i] = divmod(value, radices[i])
-            return
-        mid = (lo + hi) // 2
-        left, right = divmod(value, size_of(mid, hi))
-        part(left, lo, mid)
-        part(right, mid, hi)
-
-    if not 0 <= code < size_of(0, len(radices)):
-        raise InvalidInputError("code exceeds the number of joint actions")
-    part(code, 0, len(radices))
-    return out
-
-
-def _product(values: list[int]) -> int:
-    """prod(values) as a Python int, by halves (balanced big-integer products)."""
-    if len(values) <= _RADIX_LEAF:
-        return math.prod(values)
-    mid = len(values) // 2
-    return _product(values[:mid]) * _product(values[mid:])
+__all__ = ["FactoredBandit"]
 
 
 def structure_of(fg: FactorGraph) -> FactorGraph:
@@ -184,18 +53,31 @@ class FactoredBandit:
 
     A learner may read ``structure`` (agents, actions, scopes; zero tables), ``indexer``, ``sigma``,
     ``n_agents``/``n_factors``/``n_arms``; only oracle algorithms read ``fg`` (the true means).
+
+    Raises
+    ------
+    InvalidInputError
+        ``fg`` is not a FactorGraph, its best joint action is not unique, or sigma is not positive.
     """
 
+    #: the instance: agents, action counts, scopes and the true mean tables theta_e
     fg: FactorGraph
+    #: standard deviation of the Gaussian noise of every factor observation
     sigma: float = 1.0
+    #: label in result tables
     name: str = "factored"
+    #: a*, the best joint action (N,)
     best_action: np.ndarray = field(init=False)
+    #: the code of a* (:func:`~bandits.multiagent.joint_actions.encode_joint`)
     best_item: int = field(init=False)
+    #: Delta_min, the gap between a* and the second-best joint action
     gap_min: float = field(init=False)
+    #: the learner's view: ``fg`` with all-zero tables
     structure: FactorGraph = field(init=False)
+    #: the batch indexer of the group actions
     indexer: GroupIndexer = field(init=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.fg, FactorGraph):
             raise InvalidInputError(f"fg must be an optdesign FactorGraph, got {type(self.fg).__name__}")
         gap = self.fg.gap_min()  # raises InvalidInputError when the best joint action is not unique
@@ -214,6 +96,7 @@ class FactoredBandit:
 
     @property
     def n_agents(self) -> int:
+        """N, the number of agents."""
         return self.fg.n_agents
 
     @property
@@ -226,30 +109,125 @@ class FactoredBandit:
         """theta_e(b) for every group action, flat (the arms of ``pull``)."""
         return self.fg.means
 
-    def encode(self, action) -> int:
+    def encode(self, action: npt.ArrayLike) -> int:
+        """The code of a joint action (:func:`.joint_actions.encode_joint`), after checking it.
+
+        Parameters
+        ----------
+        action : array_like of int, shape (N,)
+            The joint action.
+
+        Returns
+        -------
+        int
+            Its index among all joint actions in C order (comparable with ``best_item``).
+
+        Raises
+        ------
+        InvalidInputError
+            Wrong shape, non-integer entries or an action out of range.
+        """
         return encode_joint(self.indexer.check(action)[0], self.fg.n_actions)
 
-    def decode(self, code: int) -> np.ndarray:
+    def decode(self, code: int) -> npt.NDArray[np.int64]:
+        """The joint action of a code, e.g. of a run's recommendation (:func:`.joint_actions.decode`).
+
+        Parameters
+        ----------
+        code : int
+            Index of a joint action in C order.
+
+        Returns
+        -------
+        ndarray of int64, shape (N,)
+            The joint action.
+
+        Raises
+        ------
+        InvalidInputError
+            ``code`` out of range.
+        """
         return decode(code, self.fg.n_actions)
 
-    def group_counts(self, actions, reps=None) -> np.ndarray:
-        """Counts N_{e,b} of the joint actions ``actions`` (R x N), row r played ``reps[r]`` times."""
+    def group_counts(self, actions: npt.ArrayLike, reps: npt.ArrayLike | None = None) -> npt.NDArray[np.int64]:
+        """Counts N_{e,b} of the joint actions ``actions`` (R x N), row r played ``reps[r]`` times.
+
+        Parameters
+        ----------
+        actions : array_like of int, shape (R, N) or (N,)
+            Joint actions.
+        reps : array_like of int, shape (R,), optional
+            Nonnegative plays of every row; None plays each once.
+
+        Returns
+        -------
+        ndarray of int64, shape (Abar,)
+            The counts ``pull`` takes.
+
+        Raises
+        ------
+        InvalidInputError
+            Bad actions, or reps of the wrong shape, negative or not integers.
+        """
         a = self.indexer.check(actions)
         if reps is not None:
             reps = as_counts(reps, a.shape[0])
         return self.indexer.counts(a, reps)
 
-    def pull(self, counts, rng: np.random.Generator) -> np.ndarray:
-        """Observation sums of a batch of group counts, one Gaussian draw per (e, b) (module docstring)."""
+    def pull(self, counts: npt.ArrayLike, rng: np.random.Generator) -> npt.NDArray[np.float64]:
+        """Observation sums of a batch of group counts, one Gaussian draw per (e, b) (module docstring).
+
+        Parameters
+        ----------
+        counts : array_like of int, shape (Abar,)
+            Observations N_{e,b} of every group action in the batch (:meth:`group_counts`).
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------
+        ndarray, shape (Abar,)
+            Sum of the observations of every group action (0 where its count is 0).
+
+        Raises
+        ------
+        InvalidInputError
+            Counts of the wrong shape, negative or not integers.
+        """
         return gaussian_sums(self.means, as_counts(counts, self.n_arms), self.sigma, rng)
 
-    def play(self, actions, rng: np.random.Generator) -> np.ndarray:
+    def play(self, actions: npt.ArrayLike, rng: np.random.Generator) -> npt.NDArray[np.float64]:
         """Per-round, per-factor noisy rewards (R x rho) of the joint actions (R x N): the plain
-        simulator, one Gaussian per observation (for checks and small runs)."""
+        simulator, one Gaussian per observation (for checks and small runs).
+
+        Parameters
+        ----------
+        actions : array_like of int, shape (R, N) or (N,)
+            Joint actions, one per round.
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------
+        ndarray, shape (R, rho)
+            Entry (r, e) is theta_e(a_{r, S_e}) + sigma xi.
+
+        Raises
+        ------
+        InvalidInputError
+            Wrong shape, non-integer entries or an action out of range.
+        """
         a = self.indexer.check(actions)
         mean = self.means[self.indexer.flat(a)]
         return mean + self.sigma * rng.standard_normal(mean.shape)
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
+        """The instance's summary for result tables (name, N, factors, Abar, joint actions, sigma, gap_min).
+
+        Returns
+        -------
+        dict
+            JSON-ready values keyed by those names (the joint-action count as text).
+        """
         return {"name": self.name, "N": self.n_agents, "factors": self.n_factors, "Abar": self.n_arms,
                 "joint_actions": count_text(self.fg.n_joint_actions), "sigma": self.sigma, "gap_min": self.gap_min}

@@ -45,35 +45,61 @@ single-factor instance (one agent: plain best-arm identification) takes a vector
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 from optdesign.factored.inference import MaxSum
 
 from ..validation import check_choice
-from .environment import GroupIndexer
+from .joint_actions import GroupIndexer
 
+__all__ = ["FactoredGLRT", "FactoredStatistics", "GLRState", "GLRValue"]
+
+#: the ``glrt`` options of the factored algorithms
 GLRT_MODES = ("exact", "conservative")
 #: relative safety margin on the enumeration bound (gaps from summed regrets vs direct sums)
 BOUND_MARGIN = 1e-9
 
 
 class FactoredStatistics:
-    """Counts N_{e,b} and reward sums per flat group action; theta_hat = sums / counts."""
+    """Counts N_{e,b} and reward sums per flat group action; theta_hat = sums / counts.
 
-    def __init__(self, abar: int):
+    Parameters
+    ----------
+    abar : int
+        Number of group actions Abar (the layout of :attr:`optdesign.FactorGraph.means`).
+    """
+
+    def __init__(self, abar: int) -> None:
         self.counts = np.zeros(abar, dtype=np.int64)
         self.sums = np.zeros(abar)
 
-    def add(self, counts: np.ndarray, sums: np.ndarray) -> None:
+    def add(self, counts: npt.NDArray[np.int64], sums: npt.NDArray[np.float64]) -> None:
+        """Add a batch of observations.
+
+        Parameters
+        ----------
+        counts : ndarray of int, shape (Abar,)
+            Observations of every group action in the batch.
+        sums : ndarray of float, shape (Abar,)
+            Their reward sums.
+        """
         self.counts += counts
         self.sums += sums
 
-    def theta_hat(self) -> np.ndarray:
-        """Empirical means (0 where a group action has not been observed)."""
+    def theta_hat(self) -> npt.NDArray[np.float64]:
+        """Empirical means (0 where a group action has not been observed).
+
+        Returns
+        -------
+        ndarray, shape (Abar,)
+            sums / counts per group action.
+        """
         return np.divide(self.sums, self.counts, out=np.zeros_like(self.sums), where=self.counts > 0)
 
 
@@ -81,17 +107,40 @@ class FactoredStatistics:
 class GLRValue:
     """Lambda_t with its certificate: ``value`` is exact when ``exact``, else a certified lower bound."""
 
+    #: Lambda_t, or a certified lower bound on it
     value: float
+    #: whether ``value`` is Lambda_t itself (the search closed within ``max_enumerated``)
     exact: bool
+    #: alternatives listed by the best-first enumeration
     enumerated: int
+    #: Lagrangian cuts added
     cuts: int
 
 
 class FactoredGLRT:
-    """The factored GLRT for one structure (see the module docstring); call it on (theta_hat, counts)."""
+    """The factored GLRT for one structure (module docstring): ``glrt(theta_hat, counts)`` is a :class:`GLRState`.
+
+    Parameters
+    ----------
+    structure : FactorGraph
+        Agents, action counts and scopes (the mean tables are not read).
+    indexer : GroupIndexer, optional
+        The structure's indexer, when one exists already (built otherwise).
+    sigma : float
+        Noise standard deviation of every observation.
+    max_enumerated : int
+        Cap on the alternatives a search lists; past it the statistic is a certified lower bound.
+    max_cuts : int
+        Cap on the Lagrangian cuts of a search (0: the H_max bound alone).
+
+    Raises
+    ------
+    InvalidInputError
+        ``max_enumerated`` < 1 or ``max_cuts`` < 0.
+    """
 
     def __init__(self, structure: FactorGraph, indexer: GroupIndexer | None = None, *, sigma: float = 1.0,
-                 max_enumerated: int = 20_000, max_cuts: int = 8):
+                 max_enumerated: int = 20_000, max_cuts: int = 8) -> None:
         if max_enumerated < 1 or max_cuts < 0:
             raise InvalidInputError("max_enumerated must be >= 1 and max_cuts >= 0")
         self.plan = structure.plan()
@@ -102,14 +151,26 @@ class FactoredGLRT:
         # one factor over every agent: joint actions are group actions (plain best-arm identification)
         self.single = structure.n_factors == 1 and len(structure.scopes[0]) == structure.n_agents
 
-    def __call__(self, theta: np.ndarray, counts: np.ndarray) -> GLRState:
+    def __call__(self, theta: npt.ArrayLike, counts: npt.ArrayLike) -> GLRState:
         return GLRState(self, np.asarray(theta, dtype=float), np.asarray(counts))
 
 
 class GLRState:
-    """Lambda_t for one (theta_hat, N): the empirical best ``best`` and a resumable search."""
+    """Lambda_t for one (theta_hat, N): the empirical best ``best`` and a resumable search.
 
-    def __init__(self, glrt: FactoredGLRT, theta: np.ndarray, counts: np.ndarray):
+    The answers share one search, resumed where the last stopped; ``found`` is the smallest ratio listed so far.
+
+    Parameters
+    ----------
+    glrt : FactoredGLRT
+        The test (structure, sigma, caps).
+    theta : ndarray, shape (Abar,)
+        theta_hat, the empirical means.
+    counts : ndarray of int, shape (Abar,)
+        N_{e,b}, the observation counts.
+    """
+
+    def __init__(self, glrt: FactoredGLRT, theta: npt.NDArray[np.float64], counts: np.ndarray) -> None:
         self.glrt = glrt
         self.theta = theta
         ix = glrt.indexer
@@ -130,8 +191,8 @@ class GLRState:
         self.truncated = False
         self._cuts: list[tuple[float, float]] = []
         self._hmax: float | None = None
-        self._iter = None
-        self._pending = None
+        self._iter: Iterator[tuple[float, np.ndarray]] | None = None
+        self._pending: tuple[float, np.ndarray] | None = None
         self._dmin: float | None = None
         if self.unobserved:  # an alternative can move an unobserved mean at no cost
             self.found, self.exhausted = 0.0, True
@@ -158,7 +219,7 @@ class GLRState:
             self._hmax = MaxSum(self.glrt.plan, self.h).value
         return self._hmax
 
-    def _peek(self):
+    def _peek(self) -> tuple[float, np.ndarray] | None:
         """The next (gap, action) of the best-first enumeration (a_hat itself skipped), or None."""
         if self._pending is None and not self.exhausted:
             if self._iter is None:
@@ -190,7 +251,18 @@ class GLRState:
                 return
 
     def lower_bound(self, D: float) -> float:
-        """Lower bound on the ratio of every alternative with gap >= D (both bounds of the docstring)."""
+        """Lower bound on the ratio of every alternative with gap >= D (both bounds of the docstring).
+
+        Parameters
+        ----------
+        D : float
+            A gap D(a) = theta_hat(a_hat) - theta_hat(a) >= 0.
+
+        Returns
+        -------
+        float
+            max of D^2 / (2 sigma^2 H_max) and the cuts' bounds, shrunk by ``BOUND_MARGIN``.
+        """
         s2 = 2.0 * self.glrt.sigma2
         lb = D * D / (s2 * self.h_max) if self.h_max > 0 else np.inf
         for c, g in self._cuts:
@@ -242,20 +314,38 @@ class GLRState:
 
     # ------------------------------------------------------------------ public answers
     def d_min(self) -> float:
-        """Empirical second-best gap D_min = theta_hat(a_hat) - theta_hat(a_(2))."""
+        """Empirical second-best gap D_min = theta_hat(a_hat) - theta_hat(a_(2)).
+
+        Returns
+        -------
+        float
+            D_min (inf when a_hat is the only joint action or some group action is unobserved).
+        """
         if self._dmin is None:
             self._peek()
         return np.inf if self._dmin is None else self._dmin
 
     def conservative(self) -> float:
-        """D_min^2 / (2 sigma^2 H_max) <= Lambda_t."""
+        """D_min^2 / (2 sigma^2 H_max) <= Lambda_t.
+
+        Returns
+        -------
+        float
+            The conservative statistic (0 when some group action is unobserved).
+        """
         if self.unobserved:
             return 0.0
         d = self.d_min()
         return np.inf if not np.isfinite(d) else self._ratio(d, self.h_max)
 
     def exact(self) -> GLRValue:
-        """Lambda_t (exact unless the enumeration cap was hit: then a certified lower bound)."""
+        """Lambda_t (exact unless the enumeration cap was hit: then a certified lower bound).
+
+        Returns
+        -------
+        GLRValue
+            The statistic, whether it is exact, and the search's effort.
+        """
         self._search(None)
         if self.exhausted:
             return GLRValue(self.found, True, self.enumerated, len(self._cuts))
@@ -264,7 +354,18 @@ class GLRState:
         return GLRValue(bound, False, self.enumerated, len(self._cuts))
 
     def exceeds(self, beta: float) -> bool:
-        """The threshold test Lambda_t > beta, decided with as little enumeration as possible."""
+        """The threshold test Lambda_t > beta, decided with as little enumeration as possible.
+
+        Parameters
+        ----------
+        beta : float
+            The threshold beta(t, delta).
+
+        Returns
+        -------
+        bool
+            True when Lambda_t > beta is certified (past the cap: its lower bound exceeds beta).
+        """
         if self.found <= beta:
             return False
         self._search(beta)
@@ -276,9 +377,22 @@ class GLRState:
         return item is None or self.lower_bound(item[0]) > beta
 
     def value(self, mode: str) -> float:
+        """The statistic of a ``glrt`` option.
+
+        Parameters
+        ----------
+        mode : str
+            ``"exact"`` (:meth:`exact`, its value) or ``"conservative"`` (:meth:`conservative`).
+
+        Returns
+        -------
+        float
+            Lambda_t or its certified lower bound.
+        """
         return self.exact().value if mode == "exact" else self.conservative()
 
 
 def check_glrt_mode(mode: str) -> str:
+    """``mode`` when it is one of :data:`GLRT_MODES`, else InvalidInputError."""
     check_choice(mode, "glrt", GLRT_MODES)
     return mode

@@ -32,6 +32,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from scipy.optimize import brentq
 
 from optdesign.errors import InvalidInputError
@@ -43,15 +44,39 @@ from ..linear.common import check_growth
 from ..stopping import Threshold
 from ..tracking import track
 from ..validation import check_choice
+from .environment import FactoredBandit
 from .glrt import check_glrt_mode
-from .policy import FactoredPolicy, check_env
+from .policy import FactoredPolicy, _shared_doc, check_env
 from .thresholds import check_threshold
 
+__all__ = ["GKTrackAndStop", "gk_optimal_weights", "project_floor"]
+
+#: the ``tracking`` options of :class:`GKTrackAndStop`
 TRACKING = ("D", "C")
 
 
-def gk_optimal_weights(mu, sigma: float = 1.0) -> tuple[np.ndarray, float]:
-    """Garivier–Kaufmann optimal weights w* and T*_GK for Gaussian arms (module docstring)."""
+def gk_optimal_weights(mu: npt.ArrayLike, sigma: float = 1.0) -> tuple[npt.NDArray[np.float64], float]:
+    """Garivier–Kaufmann optimal weights w* and T*_GK for Gaussian arms (module docstring).
+
+    Parameters
+    ----------
+    mu : array_like, shape (K,)
+        Arm means (K >= 2) with a unique best.
+    sigma : float
+        Noise standard deviation (common to the arms).
+
+    Returns
+    -------
+    w : ndarray, shape (K,)
+        The optimal proportions w* (GK16 Thm 5), summing to 1.
+    t_star : float
+        T*_GK, with d(x, y) = (x - y)^2 / (2 sigma^2): twice the MF-TaS convention's T* at unit variance.
+
+    Raises
+    ------
+    InvalidInputError
+        Fewer than two means, non-finite means, a tie for the best, or sigma not positive.
+    """
     mu = as_vector(mu, "mu")
     if mu.size < 2:
         raise InvalidInputError("mu must hold at least two arm means")
@@ -74,8 +99,23 @@ def gk_optimal_weights(mu, sigma: float = 1.0) -> tuple[np.ndarray, float]:
     return w, float((1.0 + x.sum()) / y_star)
 
 
-def project_floor(w: np.ndarray, eps: float) -> np.ndarray:
-    """L-infinity projection of w onto {w in simplex, w >= eps}: w' = max(w - c, eps) with sum w' = 1."""
+def project_floor(w: npt.NDArray[np.float64], eps: float) -> npt.NDArray[np.float64]:
+    """L-infinity projection of w onto {w in simplex, w >= eps}: w' = max(w - c, eps) with sum w' = 1.
+
+    The shift c is found by bisection on [-1, 1] (the w^eps of C-tracking).
+
+    Parameters
+    ----------
+    w : ndarray, shape (K,)
+        A point of the simplex.
+    eps : float
+        The floor; with eps K >= 1 the result is uniform.
+
+    Returns
+    -------
+    ndarray, shape (K,)
+        The projection, renormalised to sum 1.
+    """
     if eps * w.size >= 1.0:
         return np.full(w.size, 1.0 / w.size)
     lo, hi = -1.0, 1.0  # sum max(w - c, eps) is nonincreasing in c
@@ -89,9 +129,28 @@ def project_floor(w: np.ndarray, eps: float) -> np.ndarray:
     return out / out.sum()
 
 
+@_shared_doc
 @dataclass(frozen=True)
-class GKTrackAndStop(Algorithm):
-    """Garivier–Kaufmann Track-and-Stop (D- or C-tracking) for one agent (module docstring)."""
+class GKTrackAndStop(Algorithm[FactoredBandit]):
+    """Garivier–Kaufmann Track-and-Stop (D- or C-tracking) for one agent (module docstring).
+
+    Runs on single-agent instances (``mab``): the plug-in weights w*(mu_hat) are re-solved after every
+    batch, and the stopping rule is the factored GLRT, GK's Chernoff statistic for one factor.
+
+    Parameters
+    ----------
+    tracking : str
+        ``"D"`` (default): D-tracking with forced exploration below sqrt(t) - K/2; ``"C"``:
+        C-tracking of the cumulated projections w^eps_s, no forced exploration.
+%(threshold)s
+%(glrt)s
+%(growth)s
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown tracking, threshold or glrt option, or a growth outside (0, 1].
+    """
 
     tracking: str = "D"
     threshold: str | Threshold = "practical"
@@ -99,7 +158,7 @@ class GKTrackAndStop(Algorithm):
     growth: float = 0.01
     delta_independent = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_choice(self.tracking, "tracking", TRACKING)
         check_threshold(self.threshold)
         check_glrt_mode(self.glrt)
@@ -109,7 +168,14 @@ class GKTrackAndStop(Algorithm):
     def name(self) -> str:
         return "gk-tas"
 
-    def start(self, env, delta, rng):
+    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
+        """The policy; it plays the K arms once, then tracks w*(mu_hat) on the grid of rounds.
+
+        Raises
+        ------
+        InvalidInputError
+            ``env`` is not a single-agent, single-factor :class:`~bandits.multiagent.environment.FactoredBandit`.
+        """
         env = check_env(env)
         if env.n_agents != 1 or env.n_factors != 1:
             raise InvalidInputError(f"gk-tas needs a single-agent instance (one agent, one factor); {env.name} has "
@@ -118,7 +184,7 @@ class GKTrackAndStop(Algorithm):
 
 
 class _GKPolicy(FactoredPolicy):
-    def __init__(self, algo: GKTrackAndStop, env, rng):
+    def __init__(self, algo: GKTrackAndStop, env: FactoredBandit, rng: np.random.Generator) -> None:
         super().__init__(env, rng, threshold=algo.threshold, glrt=algo.glrt, cover="greedy",
                          exploration="dtracking" if algo.tracking == "D" else "none", growth=algo.growth)
         self.tracking = algo.tracking
@@ -126,7 +192,7 @@ class _GKPolicy(FactoredPolicy):
         self.cumulative: np.ndarray | None = None  # C-tracking target sum_s w^{eps_s}
         self.weights = np.full(self.K, 1.0 / self.K)
 
-    def _weights(self) -> np.ndarray:
+    def _weights(self) -> npt.NDArray[np.float64]:
         start = time.perf_counter()
         try:
             self.weights, _ = gk_optimal_weights(self.stats.theta_hat(), self.sigma)
@@ -135,7 +201,7 @@ class _GKPolicy(FactoredPolicy):
         self.solve_time += time.perf_counter() - start
         return self.weights
 
-    def _track(self, rounds: int) -> np.ndarray:
+    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
         counts = self.stats.counts
         w = self._weights()
         if self.tracking == "D":

@@ -16,31 +16,92 @@ happens only at the very end of a budget-limited run, and the statistics stay va
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from optdesign.docstrings import shared_doc
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Policy
+from ..stopping import Threshold
 from ..tracking import next_checkpoint
-from .environment import FactoredBandit, encode_joint
+from .environment import FactoredBandit
 from .exploration import covering_set, exploration_level, forced_plays
 from .glrt import FactoredGLRT, FactoredStatistics, GLRState
+from .joint_actions import encode_joint
 from .thresholds import make_threshold
 
+__all__ = ["FactoredPolicy"]
 
-def check_env(env) -> FactoredBandit:
+
+# the options of the factored algorithms, documented once (substituted by _shared_doc)
+_DOC = {
+    "threshold": """    threshold : str or Threshold
+        The stopping threshold beta(t, delta), t in rounds: ``"practical"`` (default), GK16's
+        log((1 + log t) / delta) used in MF-TaS's experiments (§7.1), not proven delta-correct; ``"theory"``,
+        the delta-correct :class:`~bandits.multiagent.thresholds.FactoredTheoryThreshold`; or an instance,
+        called as ``beta(t, delta, counts)``.""",
+    "glrt": """    glrt : str
+        The GLR statistic of the stopping rule (:mod:`bandits.multiagent.glrt`): ``"exact"`` (default), the
+        test Lambda_t > beta by best-first enumeration with certified bounds, or ``"conservative"``, the lower
+        bound D_min^2 / (2 sigma^2 H_max) (one max-sum; stops later, still delta-PAC).""",
+    "cover": """    cover : str
+        The covering set A0 played once first and by forced exploration: ``"greedy"`` (default), the max-sum
+        greedy cover, or ``"build-a0"``, the paper's Alg. 4 (:mod:`bandits.multiagent.exploration`).""",
+    "exploration": """    exploration : str
+        Forced exploration (MF-TaS §6.2): ``"paper"``, A0 plays while some N_{e,b} < sqrt(t / abs(A0));
+        ``"dtracking"``, the level sqrt(t) - Abar/2 of GK16's D-tracking; ``"none"``.""",
+    "growth": """    growth : float
+        Relative step in (0, 1] of the grid of rounds t -> max(t + 1, ceil(t (1 + growth))) on which batches
+        end: the stopping rule is checked and the sampling rule re-planned at each (0.01: every 1 percent).""",
+    "raises": """    Raises
+    ------
+    InvalidInputError
+        An unknown threshold, glrt, cover or exploration option, or a growth outside (0, 1].""",
+}
+
+
+_shared_doc = shared_doc(_DOC)
+
+
+def check_env(env: object) -> FactoredBandit:
+    """``env`` itself when it is a :class:`FactoredBandit`, else InvalidInputError."""
     if not isinstance(env, FactoredBandit):
         raise InvalidInputError(f"this algorithm runs on factored multi-agent instances (FactoredBandit), "
                                 f"got {type(env).__name__}")
     return env
 
 
+@_shared_doc
 class FactoredPolicy(Policy):
-    """Policy state shared by MF-TaS, uniform sampling, exact Track-and-Stop and GK Track-and-Stop."""
+    """Policy state shared by MF-TaS, uniform sampling, exact Track-and-Stop and GK Track-and-Stop.
 
-    def __init__(self, env, rng: np.random.Generator, *, threshold, glrt: str, cover: str, exploration: str,
-                 growth: float):
+    The loop of the module docstring; a subclass supplies the sampling rule (``_track``). ``rounds`` counts
+    joint actions played (the paper's tau), ``forced_rounds`` those of forced exploration, ``glrt_time``
+    the seconds spent in the stopping rule. The options are required here; their defaults are the algorithms'.
+
+    Parameters
+    ----------
+    env : FactoredBandit
+        The instance; the policy reads its structure, indexer and sigma only.
+    rng : numpy.random.Generator
+        The policy's randomness (its joint-action draws).
+%(threshold)s
+%(glrt)s
+%(cover)s
+%(exploration)s
+%(growth)s
+
+    Raises
+    ------
+    InvalidInputError
+        ``env`` is not a :class:`~bandits.multiagent.environment.FactoredBandit`.
+    """
+
+    def __init__(self, env: FactoredBandit, rng: np.random.Generator, *, threshold: str | Threshold, glrt: str,
+                 cover: str, exploration: str, growth: float) -> None:
         env = check_env(env)
         self.structure = env.structure
         self.indexer = env.indexer
@@ -65,16 +126,19 @@ class FactoredPolicy(Policy):
     # ------------------------------------------------------------------ sampling
     @property
     def rounds(self) -> int:
+        """Joint actions played so far (a partial round is not counted)."""
         return self._rounds
 
-    def _track(self, rounds: int) -> np.ndarray:
+    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
         """Group counts of ``rounds`` tracked rounds (the algorithm's sampling rule)."""
         raise NotImplementedError
 
-    def _record_joint(self, actions: np.ndarray, reps: np.ndarray) -> None:
+    def _record_joint(self, actions: npt.NDArray[np.int64], reps: npt.NDArray[np.int64]) -> None:
         """Hook: joint actions played by initialisation or forced exploration."""
 
-    def next_batch(self, budget: int) -> np.ndarray:
+    def next_batch(self, budget: int) -> npt.NDArray[np.int64]:
+        """Group counts of the next batch: the pass over A0, forced exploration or tracked rounds up to the next
+        checkpoint; the batch fits in ``budget`` observations (rho per round, a partial round below one)."""
         per_round = self.n_factors
         if self._rounds == 0:
             return self._play(self.cover.actions, np.ones(self.cover.size, dtype=np.int64), budget)
@@ -89,7 +153,8 @@ class FactoredPolicy(Policy):
             return self._partial(budget)
         return self._track(rounds)
 
-    def _play(self, actions: np.ndarray, reps: np.ndarray, budget: int) -> np.ndarray:
+    def _play(self, actions: npt.NDArray[np.int64], reps: npt.NDArray[np.int64],
+              budget: int) -> npt.NDArray[np.int64]:
         cap = budget // self.n_factors
         if reps.sum() > cap:  # keep a prefix of the plays within the budget
             before = np.cumsum(reps) - reps
@@ -100,19 +165,26 @@ class FactoredPolicy(Policy):
         self._record_joint(actions[keep], reps[keep])
         return self.indexer.counts(actions[keep], reps[keep])
 
-    def _partial(self, budget: int) -> np.ndarray:
+    def _partial(self, budget: int) -> npt.NDArray[np.int64]:
         idx = self.indexer.flat(self.cover.actions[:1])[0][:budget]
         return np.bincount(idx, minlength=self.abar).astype(np.int64)
 
     # ------------------------------------------------------------------ statistics and stopping
-    def observe(self, counts, sums) -> None:
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        """Add the batch to the group statistics; ``counts`` are group counts N_{e,b} and advance the rounds."""
         self.stats.add(counts, sums)
         self._rounds += self.indexer.rounds_in(counts)
         self._state = None
         self._decided = {}
 
     def state(self) -> GLRState:
-        """The GLR state at the current statistics (computed once per batch)."""
+        """The GLR state at the current statistics (computed once per batch).
+
+        Returns
+        -------
+        GLRState
+            The empirical best a_hat and the resumable search for Lambda_t.
+        """
         if self._state is None:
             start = time.perf_counter()
             self._state = self.glrt(self.stats.theta_hat(), self.stats.counts)
@@ -120,6 +192,7 @@ class FactoredPolicy(Policy):
         return self._state
 
     def stopped(self, delta: float) -> bool:
+        """The factored GLRT Lambda_t > beta(t, delta), t in rounds; False until every N_{e,b} >= 1."""
         if self._rounds == 0 or np.any(self.stats.counts == 0):
             return False
         if delta not in self._decided:
@@ -131,11 +204,13 @@ class FactoredPolicy(Policy):
         return self._decided[delta]
 
     def recommend(self) -> int:
+        """The code (:func:`~bandits.multiagent.joint_actions.encode_joint`) of a_hat, the max-sum argmax."""
         if self._rounds == 0:
             return 0
         return encode_joint(self.state().best, self.radices)
 
-    def stop_statistic(self) -> dict:
+    def stop_statistic(self) -> dict[str, Any]:
+        """Rounds, forced rounds, the conservative GLR and the smallest ratio listed (empty before any round)."""
         if self._rounds == 0:
             return {}
         state = self.state()

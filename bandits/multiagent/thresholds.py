@@ -5,7 +5,7 @@
   proven delta-correct; it is the default, as in every Track-and-Stop experiment.
 * ``"theory"`` — :class:`FactoredTheoryThreshold`, delta-correct under any adaptive sampling:
 
-      beta = (1 + eta) [ log(1/delta) + log(|A| - 1) + sum_e max_b log(1 + N_{e,b} / eta) ],
+      beta = (1 + eta) [ log(1/delta) + log(abs(A) - 1) + sum_e max_b log(1 + N_{e,b} / eta) ],
 
   with eta > 0 (default 1). The test only runs once every N_{e,b} >= 1, after the pass over A0.
 
@@ -20,8 +20,8 @@
       sum_S N (theta_hat - theta)^2 / (2 sigma^2) <= (1 + eta)(log(1/delta') + 1/2 sum_S log(1 + N / eta)).
 
   The sum over S is at most sum_e 2 max_b (...), since S takes two coordinates per factor at most. The set
-  S is determined by a_hat once a* is fixed, so a union bound over the |A| - 1 candidates for a_hat, with
-  delta' = delta / (|A| - 1), makes P(error) <= delta. Cost: log|A| = sum_i log K_i (linear in N, where
+  S is determined by a_hat once a* is fixed, so a union bound over the abs(A) - 1 candidates for a_hat, with
+  delta' = delta / (abs(A) - 1), makes P(error) <= delta. Cost: log abs(A) = sum_i log K_i (linear in N, where
   a union over every coordinate would cost Abar), plus about (1 + eta) rho log t.
 
   This is the semi-bandit (diagonal) form of :class:`bandits.stopping.LinearTheoryThreshold`,
@@ -32,41 +32,87 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 
 from ..stopping import PracticalThreshold, Threshold, check_threshold_option
 
+__all__ = ["FactoredTheoryThreshold", "make_threshold"]
+
+#: the threshold names of the factored algorithms
 THRESHOLDS = ("practical", "theory")
 
 
 @dataclass(frozen=True, eq=False)
 class FactoredTheoryThreshold(Threshold):
-    """beta = (1 + eta)(log(1/delta) + log(|A| - 1) + sum_e max_b log(1 + N_{e,b} / eta)); ``A`` = the counts."""
+    """beta = (1 + eta)(log(1/delta) + log(abs(A) - 1) + sum_e max_b log(1 + N_{e,b} / eta)), A the joint actions.
 
-    log_alternatives: float  # log(|A| - 1)
-    block_starts: np.ndarray  # first flat index of every factor's block
+    Called as ``beta(t, delta, counts)``: the third argument (``A`` of the :class:`~bandits.stopping.Threshold`
+    interface) is the group counts N_{e,b}, and t is not read. :func:`make_threshold` builds it from a structure.
+
+    Raises
+    ------
+    InvalidInputError
+        ``eta`` not a positive finite number.
+    """
+
+    #: log(abs(A) - 1), the union bound over the candidate a_hat
+    log_alternatives: float
+    #: first flat index of every factor's block of group actions (rho,)
+    block_starts: npt.NDArray[np.int64]
+    #: the regulariser eta > 0 of the self-normalised bound
     eta: float = 1.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not (np.isfinite(self.eta) and self.eta > 0):
             raise InvalidInputError(f"eta must be positive, got {self.eta}")
 
-    def __call__(self, t, delta, A=None):
+    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         if A is None:
             raise InvalidInputError("FactoredTheoryThreshold needs the current counts N_{e,b} (argument A)")
         growth = np.log1p(np.asarray(A, dtype=float) / self.eta)
         per_factor = np.maximum.reduceat(growth, self.block_starts)
         return float((1.0 + self.eta) * (np.log(1.0 / delta) + self.log_alternatives + per_factor.sum()))
 
-    def describe(self) -> dict:
+    def describe(self) -> dict[str, Any]:
+        """The threshold's name and eta (the structure's constants are left out).
+
+        Returns
+        -------
+        dict
+            ``{"threshold": "factoredtheory", "eta": eta}``.
+        """
         return {"threshold": self.name, "eta": self.eta}
 
 
-def make_threshold(name, structure, eta: float = 1.0) -> Threshold:
-    """A threshold by name (``practical``, ``theory``) or a :class:`Threshold` given as is."""
+def make_threshold(name: str | Threshold, structure: FactorGraph, eta: float = 1.0) -> Threshold:
+    """A threshold by name (``practical``, ``theory``) or a :class:`Threshold` given as is.
+
+    Parameters
+    ----------
+    name : str or Threshold
+        ``"practical"`` (:class:`~bandits.stopping.PracticalThreshold`), ``"theory"``
+        (:class:`FactoredTheoryThreshold` for ``structure``) or an instance, returned as is.
+    structure : FactorGraph
+        The structure (joint-action count and factor blocks; tables not read).
+    eta : float
+        eta of the theory threshold.
+
+    Returns
+    -------
+    Threshold
+        The threshold, called as ``beta(t, delta, counts)``.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown name, or eta not positive.
+    """
     if isinstance(name, Threshold):
         return name
     if name == "practical":
@@ -77,5 +123,6 @@ def make_threshold(name, structure, eta: float = 1.0) -> Threshold:
     raise InvalidInputError(f"threshold must be one of {', '.join(THRESHOLDS)}; got {name!r}")
 
 
-def check_threshold(name) -> None:
+def check_threshold(name: str | Threshold) -> None:
+    """InvalidInputError unless ``name`` is a :class:`Threshold` or one of :data:`THRESHOLDS`."""
     check_threshold_option(name, THRESHOLDS)

@@ -17,14 +17,36 @@ cannot fall into that lockstep; they cost only a vanishing relative variance.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
+import numpy.typing as npt
+
+__all__ = ["sample_product", "uniform_local"]
 
 #: entries of the R x N x K comparison array held at once
 SAMPLE_CHUNK = 2**22
 
 
-def sample_product(local: list[np.ndarray], rounds: int, rng: np.random.Generator) -> np.ndarray:
-    """``rounds`` x N joint actions with a_{r,i} ~ local[i] independently (inverse-CDF sampling)."""
+def sample_product(local: list[npt.NDArray[np.float64]], rounds: int,
+                   rng: np.random.Generator) -> npt.NDArray[np.int64]:
+    """``rounds`` x N joint actions with a_{r,i} ~ local[i] independently (inverse-CDF sampling).
+
+    Parameters
+    ----------
+    local : list of ndarray
+        v_i for every agent i: K_i nonnegative weights (normalised here; the last action takes any
+        rounding leftover).
+    rounds : int
+        Number of joint actions R to draw (in chunks of ``SAMPLE_CHUNK`` comparisons).
+    rng : numpy.random.Generator
+        Source of the R N uniforms.
+
+    Returns
+    -------
+    ndarray of int64, shape (rounds, N)
+        One joint action per row.
+    """
     n = len(local)
     kmax = max(v.size for v in local)
     cdf = np.ones((n, kmax))
@@ -42,6 +64,17 @@ def sample_product(local: list[np.ndarray], rounds: int, rng: np.random.Generato
     return out
 
 
-def uniform_local(n_actions) -> list[np.ndarray]:
-    """v_i uniform on every agent's actions (uniform product sampling)."""
+def uniform_local(n_actions: Iterable[int]) -> list[npt.NDArray[np.float64]]:
+    """v_i uniform on every agent's actions (uniform product sampling).
+
+    Parameters
+    ----------
+    n_actions : iterable of int
+        K_i for every agent.
+
+    Returns
+    -------
+    list of ndarray
+        The vector of K_i entries 1/K_i for every agent.
+    """
     return [np.full(int(k), 1.0 / int(k)) for k in n_actions]

@@ -2,6 +2,7 @@
 
     spec        load_study(path) -> Study: the validated list of RunSpec (per-run SeedSequence seeds)
     store       ResultStore: results directory (meta.json provenance, runs.jsonl appended as runs finish)
+    directory_lock  the store's single-writer lock (an exclusive flock on DIR/.lock, released if the holder dies)
     execute     run_study(study, out, jobs, backend="joblib"|"dask") with a rich progress bar
     worker      execute_run(spec): one run -> its store entry (the task the workers import and run)
     pool        the reusable local joblib (loky) workers; prestart() warms them before the study is read
@@ -11,6 +12,7 @@
 """
 
 import importlib
+from typing import Any
 
 # Attributes load their module on first use: a worker process that only runs ``worker.execute_run``
 # does not import pandas' statistics or matplotlib (about 0.4 s per worker start).
@@ -25,7 +27,7 @@ _HOMES = {
 __all__ = sorted(_HOMES)
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name not in _HOMES:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,12 +25,28 @@ from scipy.stats import binomtest
 from .bounds import characteristic_times, kl_delta
 from .store import read_entries, read_meta
 
+__all__ = ["error_curves", "records_frame", "summarize", "write_tables"]
+
 WARNING = "error rate above delta"
 SIGNIFICANCE = 0.05
 
 
 def records_frame(out: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(one row per result record of the finished runs, one row per failed run)."""
+    """(one row per result record of the finished runs, one row per failed run).
+
+    Parameters
+    ----------
+    out : str or Path
+        The results directory to read (its ``runs.jsonl``).
+
+    Returns
+    -------
+    records : pandas.DataFrame
+        One row per record: the run's cell, family, label, instance, replicate and seconds, its instance
+        parameters as ``param_<name>`` columns, and the record's fields (samples, correct, delta, T, error, ...).
+    failures : pandas.DataFrame
+        One row per failed run: cell, family, label, instance, replicate, run_seconds and the error.
+    """
     rows, failures = [], []
     for entry in read_entries(out):
         head = {"cell": entry["cell"], "family": entry.get("family"), "label": entry["label"],
@@ -49,7 +66,19 @@ def records_frame(out: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def summarize(out: str | Path) -> pd.DataFrame:
-    """The summary table of a results directory (see the module docstring)."""
+    """The summary table of a results directory (see the module docstring).
+
+    Parameters
+    ----------
+    out : str or Path
+        The results directory; its ``bounds.json`` caches the characteristic times (fixed confidence).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (cell, algorithm, delta) or (cell, algorithm, T), in the study's algorithm order; empty
+        when no run has finished.
+    """
     frame, failures = records_frame(out)
     if frame.empty:
         return pd.DataFrame()
@@ -71,7 +100,7 @@ def summarize(out: str | Path) -> pd.DataFrame:
     return table.sort_values(["cell", keys[2], "_order"], kind="stable").drop(columns="_order").reset_index(drop=True)
 
 
-def _confidence_row(group: pd.DataFrame, delta: float, bounds: dict) -> dict:
+def _confidence_row(group: pd.DataFrame, delta: float, bounds: dict[str, dict[str, Any]]) -> dict[str, Any]:
     samples = group["samples"].to_numpy(float)
     n = samples.size
     errors = int((~group["correct"].astype(bool)).sum())
@@ -92,7 +121,7 @@ def _confidence_row(group: pd.DataFrame, delta: float, bounds: dict) -> dict:
             "warning": WARNING if above else ""}
 
 
-def _budget_row(group: pd.DataFrame) -> dict:
+def _budget_row(group: pd.DataFrame) -> dict[str, Any]:
     err = group["error"].to_numpy(float)
     n = err.size
     losses = int(group["loss"].astype(bool).sum())
@@ -103,7 +132,18 @@ def _budget_row(group: pd.DataFrame) -> dict:
 
 
 def error_curves(out: str | Path) -> pd.DataFrame:
-    """Mean E(t) over the runs, per (cell, algorithm, t), from the thresholding records."""
+    """Mean E(t) over the runs, per (cell, algorithm, t), from the thresholding records.
+
+    Parameters
+    ----------
+    out : str or Path
+        The results directory of a fixed-budget study.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns cell, algorithm, t, mean_error, se_error (standard error) and runs; empty without curves.
+    """
     rows = []
     for entry in read_entries(out):
         if entry["status"] != "ok":
@@ -119,7 +159,25 @@ def error_curves(out: str | Path) -> pd.DataFrame:
 
 
 def write_tables(out: str | Path) -> pd.DataFrame:
-    """Write summary.csv (+ summary.parquet when pyarrow is installed) and runs.csv; return the summary."""
+    """Write summary.csv (+ summary.parquet when pyarrow is installed) and runs.csv; return the summary.
+
+    failures.csv is written too when some run failed. Existing tables are replaced.
+
+    Parameters
+    ----------
+    out : str or Path
+        The results directory, where the tables are written.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The summary (:func:`summarize`).
+
+    Raises
+    ------
+    InvalidInputError
+        ``out`` holds no study results (no ``meta.json``).
+    """
     out = Path(out)
     meta = read_meta(out)
     summary = summarize(out)
@@ -143,7 +201,8 @@ def write_tables(out: str | Path) -> pd.DataFrame:
     return summary
 
 
-def provenance_lines(meta: dict) -> list[str]:
+def provenance_lines(meta: dict[str, Any]) -> list[str]:
+    """The header lines of summary.csv: the study file and hash, the seeding, the versions and platform."""
     study = meta["study"]
     versions = ", ".join(f"{k} {v}" for k, v in meta["versions"].items() if v)
     return [f"study {study['name']} ({study['path']}, sha256 {study['sha256']}, quick={study['quick']})",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import optdesign as od
 from optdesign.errors import InstanceTooLargeError
@@ -21,18 +22,43 @@ from optdesign.errors import InstanceTooLargeError
 from ..environments import LinearBandit
 from ..instances import parse_instance
 
+__all__ = ["characteristic_time", "characteristic_times", "kl_delta"]
+
 BOUNDS_FILE = "bounds.json"
 # seconds the certified exact T* of one instance may take before the T^MF reference is used instead
 EXACT_TIME_LIMIT = 120.0
 
 
 def kl_delta(delta: float) -> float:
-    """kl(delta, 1 - delta) = (1 - 2 delta) log((1 - delta) / delta), the Bernoulli relative entropy."""
+    """kl(delta, 1 - delta) = (1 - 2 delta) log((1 - delta) / delta), the Bernoulli relative entropy.
+
+    Parameters
+    ----------
+    delta : float
+        The confidence level, in (0, 1).
+
+    Returns
+    -------
+    float
+        The factor of the lower bound c kl(delta, 1 - delta) on E[tau] (about log(1/delta) for small delta).
+    """
     return (1 - 2 * delta) * math.log((1 - delta) / delta)
 
 
-def characteristic_time(instance: str) -> dict:
-    """``{"kind", "value": c, "unit": "samples" | "rounds"}`` of an instance text (NaN where none applies)."""
+def characteristic_time(instance: str) -> dict[str, Any]:
+    """``{"kind", "value": c, "unit": "samples" | "rounds"}`` of an instance text (NaN where none applies).
+
+    Parameters
+    ----------
+    instance : str
+        An instance text as the CLI takes it (``family:key=value,...``).
+
+    Returns
+    -------
+    dict
+        ``kind`` (how c was obtained, e.g. ``"2 T*"`` or ``"2 T^MF (reference)"``; empty where none applies),
+        ``value`` (c, NaN for bilinear and thresholding instances) and ``unit`` (``"samples"`` or ``"rounds"``).
+    """
     from ..multiagent.environment import FactoredBandit
 
     env = parse_instance(instance)
@@ -53,8 +79,22 @@ def characteristic_time(instance: str) -> dict:
     return {"kind": "", "value": float("nan"), "unit": "samples"}
 
 
-def characteristic_times(instances: list[str], out: str | Path | None = None) -> dict[str, dict]:
-    """:func:`characteristic_time` of each instance, cached in ``out/bounds.json``."""
+def characteristic_times(instances: list[str], out: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """:func:`characteristic_time` of each instance, cached in ``out/bounds.json``.
+
+    Parameters
+    ----------
+    instances : list of str
+        Instance texts (repeats are computed once).
+    out : str or Path, optional
+        A results directory whose ``bounds.json`` caches the values (read, then extended); None computes
+        every value without a cache.
+
+    Returns
+    -------
+    dict
+        Instance text to its :func:`characteristic_time` entry, for every given instance.
+    """
     path = None if out is None else Path(out) / BOUNDS_FILE
     cache = json.loads(path.read_text()) if path is not None and path.exists() else {}
     missing = [i for i in dict.fromkeys(instances) if i not in cache]

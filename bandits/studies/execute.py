@@ -20,8 +20,11 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -35,7 +38,11 @@ from .spec import RunSpec, Study
 from .store import ResultStore
 from .worker import entry_head, execute_run
 
+__all__ = ["StudyReport", "run_study"]
+
 BACKENDS = ("joblib", "dask")
+#: what the scheduler does with a finished run's store entry (store it, count it)
+Sink = Callable[[dict[str, Any]], None]
 
 
 #: BLAS threads per run: runs, not BLAS calls, are the unit of parallelism (the matrices are small)
@@ -46,12 +53,18 @@ RUN_BLAS_THREADS = 1
 class StudyReport:
     """What one call of :func:`run_study` did: runs finished ok / failed now, skipped (stored before)."""
 
+    #: the results directory
     out: Path
+    #: runs finished with status "ok" in this call
     done: int
+    #: runs that failed in this call (stored with their error)
     failed: int
+    #: runs skipped because they were stored before (``resume``)
     skipped: int
+    #: seconds of the call
     wall_time: float
-    run_time: float  # sum of the runs' own times (for the overhead of the machinery)
+    #: sum of the runs' own times (for the overhead of the machinery)
+    run_time: float
 
 
 def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "joblib", scheduler: str | None = None,
@@ -95,7 +108,8 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
     start = time.perf_counter()
     with ResultStore(out, study, resume=resume) as store:
         todo = [r for r in study.runs if r.key not in store.done]
-        counts = {"ok": 0, "failed": 0, "seconds": 0.0}
+        counts = {"ok": 0, "failed": 0}
+        run_time = [0.0]  # the runs' own seconds, summed by the sink below
         lock = threading.Lock()
         columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("failed {task.fields[failed]} · running {task.fields[running]}"),
@@ -103,11 +117,11 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
         with Progress(*columns, console=console, disable=not progress, transient=False) as bar:
             task = bar.add_task(study.name, total=len(todo), failed=0, running=min(jobs, len(todo)))
 
-            def sink(entry: dict) -> None:  # called from worker-result threads too: one writer at a time
+            def sink(entry: dict[str, Any]) -> None:  # called from worker-result threads too: one writer at a time
                 with lock:
                     store.append(entry)
                     counts["ok" if entry["status"] == "ok" else "failed"] += 1
-                    counts["seconds"] += entry["seconds"]
+                    run_time[0] += entry["seconds"]
                     left = len(todo) - counts["ok"] - counts["failed"]
                     bar.update(task, advance=1, failed=counts["failed"], running=min(jobs, left))
 
@@ -117,10 +131,10 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
                 with threadpool_limits(RUN_BLAS_THREADS):  # this process runs too; restored afterwards
                     _joblib(todo, jobs, sink, RUN_BLAS_THREADS)
     return StudyReport(Path(out), counts["ok"], counts["failed"], len(study.runs) - len(todo),
-                       time.perf_counter() - start, counts["seconds"])
+                       time.perf_counter() - start, run_time[0])
 
 
-def _joblib(todo: list[RunSpec], jobs: int, sink, blas: int) -> None:
+def _joblib(todo: list[RunSpec], jobs: int, sink: Sink, blas: int) -> None:
     """This process plus ``jobs - 1`` joblib (loky) worker processes take runs from one queue; a worker's
     result is stored the moment it arrives (from the executor's result thread). The parent is warm (its
     imports are done), so it works while the workers start."""
@@ -130,11 +144,11 @@ def _joblib(todo: list[RunSpec], jobs: int, sink, blas: int) -> None:
             sink(execute_run(queue.popleft()))
         return
     pool = local_pool(jobs)
-    pending: set = set()
+    pending: set[Future[dict[str, Any]]] = set()
     finished = threading.Condition()
     errors: list[BaseException] = []
 
-    specs: dict = {}
+    specs: dict[Future[dict[str, Any]], RunSpec] = {}
 
     def feed() -> None:  # keep each worker busy: one run in hand per worker
         with finished:
@@ -145,7 +159,7 @@ def _joblib(todo: list[RunSpec], jobs: int, sink, blas: int) -> None:
                 pending.add(future)
                 future.add_done_callback(collect)
 
-    def collect(future) -> None:
+    def collect(future: Future[dict[str, Any]]) -> None:
         if future.cancelled():
             return
         try:
@@ -183,7 +197,9 @@ def _joblib(todo: list[RunSpec], jobs: int, sink, blas: int) -> None:
         raise
 
 
-def _dask(todo: list[RunSpec], jobs: int, scheduler: str | None, sink, blas: int) -> None:
+def _dask(todo: list[RunSpec], jobs: int, scheduler: str | None, sink: Sink, blas: int) -> None:
+    """Run ``todo`` on the Dask cluster at ``scheduler``, or on a local one of ``jobs`` workers, storing each
+    entry (through ``sink``) as it completes."""
     try:
         from dask.distributed import Client, LocalCluster, as_completed
     except ImportError:

@@ -11,22 +11,47 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+from matplotlib.figure import Figure
 
 from optdesign.errors import InvalidInputError
 
 from .aggregate import error_curves, summarize
 from .store import read_meta
 
+__all__ = ["plot_study"]
+
 PLOT_FILE = "plot.png"
 
 
 def plot_study(out: str | Path, path: str | Path | None = None) -> Path:
-    """Draw the study in ``out`` to ``path`` (default ``out/plot.png``); returns the file written."""
+    """Draw the study in ``out`` to ``path`` (default ``out/plot.png``); returns the file written.
+
+    Parameters
+    ----------
+    out : str or Path
+        The results directory to draw (its ``meta.json`` gives the axes and scales).
+    path : str or Path, optional
+        The image to write (its suffix picks the format); None writes ``out/plot.png``.
+
+    Returns
+    -------
+    Path
+        The file written.
+
+    Raises
+    ------
+    InvalidInputError
+        ``out`` holds no study results, or no finished run.
+    """
     out = Path(out)
     meta = read_meta(out)["study"]
     summary = summarize(out)
@@ -42,7 +67,8 @@ def plot_study(out: str | Path, path: str | Path | None = None) -> Path:
     return target
 
 
-def _panels(n: int):
+def _panels(n: int) -> tuple[Figure, npt.NDArray[np.object_]]:
+    """A figure of ``n`` panels, three per row, and its axes (flattened; the spare ones hidden)."""
     cols = min(n, 3)
     rows = math.ceil(n / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
@@ -51,7 +77,8 @@ def _panels(n: int):
     return fig, axes.ravel()
 
 
-def _sample_complexity(summary, meta):
+def _sample_complexity(summary: pd.DataFrame, meta: dict[str, Any]) -> Figure:
+    """Mean samples (or rounds) against the study's axis, one panel per delta and other varying parameters."""
     x = meta.get("x")
     unit = "mean_rounds" if meta.get("y") == "rounds" else "mean"
     xcol = f"param_{x}" if x else "cell"
@@ -90,7 +117,7 @@ def _sample_complexity(summary, meta):
     return fig
 
 
-def _label(key: str, value) -> str:
+def _label(key: str, value: object) -> str:
     """A panel title item: the family name, or ``name=value`` of a parameter."""
     if key == "family":
         return str(value)
@@ -98,7 +125,8 @@ def _label(key: str, value) -> str:
     return f"{name}={value:g}" if isinstance(value, float) else f"{name}={value}"
 
 
-def _error_curves(out: Path):
+def _error_curves(out: Path) -> Figure:
+    """The mean error curves E(t) +- s.e., one panel per cell."""
     curves = error_curves(out)
     cells = list(dict.fromkeys(curves["cell"]))
     fig, axes = _panels(len(cells))

@@ -39,8 +39,10 @@ import itertools
 import math
 import sys
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -57,6 +59,8 @@ from ..run import DEFAULT_MAX_SAMPLES
 from ..stopping import check_delta
 from ..validation import check_int
 
+__all__ = ["RunSpec", "Study", "load_study", "parse_study"]
+
 STUDY_KEYS = {"name", "description", "seed", "runs", "delta", "budget", "max_samples", "free_warmup", "x", "series",
               "y", "log_x", "log_y"}
 QUICK_KEYS = STUDY_KEYS - {"name", "description", "seed"} | {"instances", "algorithms"}
@@ -70,17 +74,29 @@ RUN_SPEC_BYTES = 400
 class RunSpec:
     """One run of a study: what ``bandits.studies.worker.execute_run`` needs, picklable for workers."""
 
+    #: the concrete instance text (``family:key=value,...``, a ``seed = "run"`` replaced by the replicate)
     instance: str
+    #: the algorithm text (``name:key=value,...``)
     algorithm: str
+    #: the algorithm's label in tables and legends
     label: str
+    #: the replicate index r
     replicate: int
+    #: the instance family
     family: str
-    params: dict
+    #: the instance parameters as written in the study (``seed = "run"`` kept)
+    params: dict[str, Any]
+    #: confidence levels (fixed confidence; empty for a budget)
     deltas: tuple[float, ...]
+    #: the budget T of a thresholding run, or None
     budget: int | None
+    #: the study's root seed
     entropy: int
+    #: (crc32 of the instance text, replicate): the run's SeedSequence spawn key
     spawn_key: tuple[int, ...]
+    #: the per-run sample cap
     max_samples: int
+    #: give the warm-up pulls free before t = 0 (thresholding runs)
     free_warmup: bool
 
     @property
@@ -94,6 +110,13 @@ class RunSpec:
         return f"{self.instance}|{self.label}|{self.replicate}"
 
     def experiment(self) -> Experiment:
+        """The run as an :class:`~bandits.experiment.Experiment`, seeded by ``SeedSequence(entropy, spawn_key)``.
+
+        Returns
+        -------
+        Experiment
+            Ready to ``check()`` or ``execute()``.
+        """
         seed = np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key)
         return Experiment(self.algorithm, self.instance, deltas=self.deltas, budget=self.budget, seed=seed,
                           max_samples=self.max_samples, free_warmup=self.free_warmup)
@@ -103,19 +126,33 @@ class RunSpec:
 class Study:
     """A parsed, validated study; ``runs`` lists every run in a fixed order."""
 
+    #: the study's name (default: the file's stem)
     name: str
+    #: free text from ``[study]``
     description: str
+    #: the study file (``"<memory>"`` for a parsed document)
     path: str
+    #: the file's SHA-256, for provenance and resume checks
     sha256: str
+    #: whether the ``[quick]`` preset was applied
     quick: bool
+    #: the root entropy of every run's SeedSequence
     seed: int
+    #: replicates per (instance, algorithm) cell
     replicates: int
+    #: the plot axis: an instance parameter, or None
     x: str | None
-    series: str | None  # an instance parameter drawn as separate lines (e.g. the graph type)
+    #: an instance parameter drawn as separate lines (e.g. the graph type), or None
+    series: str | None
+    #: the plotted column: ``"samples"``, ``"rounds"`` or ``"error"``
     y: str
+    #: log scale of the x axis
     log_x: bool
+    #: log scale of the y axis
     log_y: bool
-    labels: tuple[str, ...]  # the algorithms' labels in the file's order (tables and legends follow it)
+    #: the algorithms' labels in the file's order (tables and legends follow it)
+    labels: tuple[str, ...]
+    #: every run, cells x algorithms x replicates
     runs: list[RunSpec] = field(repr=False)
 
 
@@ -155,8 +192,33 @@ def load_study(path: str | Path, *, quick: bool = False, runs: int | None = None
     return parse_study(doc, path=str(path), sha256=hashlib.sha256(raw).hexdigest(), quick=quick, runs=runs)
 
 
-def parse_study(doc: dict, *, path: str = "<memory>", sha256: str = "", quick: bool = False,
+def parse_study(doc: dict[str, Any], *, path: str = "<memory>", sha256: str = "", quick: bool = False,
                 runs: int | None = None) -> Study:
+    """Validate a study document already read from TOML (what :func:`load_study` does after reading).
+
+    Parameters
+    ----------
+    doc : dict
+        The TOML document: ``study``, ``instances``, ``algorithms`` and ``quick`` tables.
+    path : str
+        The file it came from, for messages and provenance.
+    sha256 : str
+        The file's hash, stored for provenance and resume checks.
+    quick, runs
+        As in :func:`load_study`.
+
+    Returns
+    -------
+    Study
+        Every run with its seed.
+
+    Raises
+    ------
+    InvalidInputError
+        An invalid document (see :func:`load_study`).
+    InstanceTooLargeError
+        More than MAX_STUDY_RUNS runs, or an instance above the size limits.
+    """
     where = path
     if not isinstance(doc, dict):
         raise InvalidInputError(f"{where}: a study must be a TOML document (a table), got {type(doc).__name__}")
@@ -230,7 +292,7 @@ def parse_study(doc: dict, *, path: str = "<memory>", sha256: str = "", quick: b
                  runs=specs)
 
 
-def _check_run_count(instances: list[dict], n_algorithms: int, replicates: int, where: str) -> None:
+def _check_run_count(instances: list[dict[str, Any]], n_algorithms: int, replicates: int, where: str) -> None:
     """Refuse, before listing any run, a study of more than MAX_STUDY_RUNS runs (cells x algorithms x replicates;
     a cell count is the product of its block's sweep lengths)."""
     cells = sum(math.prod(len(v) if isinstance(v, list) else 1 for k, v in b.items() if k != "family")
@@ -255,7 +317,7 @@ def _validate(spec: RunSpec, where: str, build: bool) -> None:
         raise type(exc)(f"{where}: {spec.label} on {spec.instance}: {exc}") from None
 
 
-def _expand(block: dict, where: str):
+def _expand(block: dict[str, Any], where: str) -> Iterator[tuple[str, dict[str, Any]]]:
     """An [[instances]] block -> (family, params) for every point of its sweep (product of list values)."""
     if "family" not in block:
         raise InvalidInputError(f"{where}: an [[instances]] block has no 'family' (e.g. family = \"soare\")")
@@ -270,22 +332,22 @@ def _expand(block: dict, where: str):
         yield family, dict(zip(keys, combo, strict=True))
 
 
-def _text(name: str, options: dict) -> str:
+def _text(name: str, options: dict[str, Any]) -> str:
     """``name:key=value,...`` as the CLI writes it (str of a float is its shortest round-trip form)."""
     if not options:
         return str(name)
     return f"{name}:" + ",".join(f"{k}={_value(v)}" for k, v in options.items())
 
 
-def _value(v) -> str:
+def _value(v: object) -> str:
     return str(v).lower() if isinstance(v, bool) else str(v)
 
 
-def _label(algo: dict) -> str:
+def _label(algo: dict[str, Any]) -> str:
     return str(algo.get("label", algo.get("name", "?")))
 
 
-def _blocks(value, name: str, where: str) -> list[dict]:
+def _blocks(value: object, name: str, where: str) -> list[dict[str, Any]]:
     if value is None:
         raise InvalidInputError(f"{where}: no [[{name}]] blocks")
     if not isinstance(value, list) or not all(isinstance(b, dict) for b in value):
@@ -295,19 +357,19 @@ def _blocks(value, name: str, where: str) -> list[dict]:
     return value
 
 
-def _table(value, name: str, where: str) -> dict:
+def _table(value: object, name: str, where: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidInputError(f"{where}: {name} must be a table")
     return value
 
 
-def _no_unknown(table: dict, allowed: set, name: str, where: str) -> None:
+def _no_unknown(table: dict[str, Any], allowed: set[str], name: str, where: str) -> None:
     unknown = set(table) - allowed
     if unknown:
         raise InvalidInputError(f"{where}: unknown key(s) {sorted(unknown)} in {name}; allowed: {sorted(allowed)}")
 
 
-def _deltas(delta, where: str) -> tuple[float, ...]:
+def _deltas(delta: float | list[float], where: str) -> tuple[float, ...]:
     """``delta``: one confidence level or a list of them, each checked by :func:`check_delta`."""
     try:
         return tuple(check_delta(d) for d in (delta if isinstance(delta, list) else [delta]))
@@ -315,7 +377,7 @@ def _deltas(delta, where: str) -> tuple[float, ...]:
         raise InvalidInputError(f"{where}: {exc}") from None
 
 
-def _integer(value, name: str, where: str, low: int) -> int:
+def _integer(value: object, name: str, where: str, low: int) -> int:
     """:func:`check_int` (integral floats such as 1e9 allowed), its error prefixed with the file."""
     try:
         return check_int(value, name, low)

@@ -15,7 +15,8 @@ run again. A line that cannot be read *followed by* readable ones is damage from
 reported (:class:`~optdesign.errors.InvalidInputError` naming the line), never skipped.
 
 Single writer: a :class:`ResultStore` holds an exclusive, non-blocking ``flock`` on ``DIR/.lock`` from its
-opening to its closing; a second writer is refused with the holder's pid and host. The operating system
+opening to its closing (:mod:`bandits.studies.directory_lock`); a second writer is refused with the holder's
+pid and host. The operating system
 releases the lock when the holder dies, so a killed study never leaves a stale lock. Readers
 (:func:`read_entries`, :func:`read_meta`) take no lock.
 
@@ -25,35 +26,42 @@ written from a different study file or preset, so a table never mixes two studie
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import platform
 import re
 import shutil
-import socket
 import sys
 import time
 import warnings
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from optdesign.errors import InvalidInputError
 
+from .directory_lock import _lock, _unlock
 from .spec import Study
 
-RUNS_FILE, META_FILE, STUDY_FILE, LOCK_FILE = "runs.jsonl", "meta.json", "study.toml", ".lock"
+__all__ = ["ResultStore", "provenance", "read_entries", "read_meta"]
+
+RUNS_FILE, META_FILE, STUDY_FILE = "runs.jsonl", "meta.json", "study.toml"
 VERSIONED = ("optdesign-bandits", "numpy", "scipy", "cvxpy", "clarabel", "scs", "networkx", "pandas", "joblib",
              "distributed")
 PREVIEW = 60  # bytes of a damaged line quoted in messages
 _KEY = re.compile(rb'"key": ("(?:[^"\\]|\\.)*")')
 
 
-def provenance() -> dict:
-    """Versions of the package, the solvers and the numerical stack, and the platform."""
-    versions = {}
+def provenance() -> dict[str, Any]:
+    """Versions of the package, the solvers and the numerical stack, and the platform.
+
+    Returns
+    -------
+    dict
+        ``versions`` (distribution name to version, None when not installed), ``python`` and ``platform``.
+    """
+    versions: dict[str, str | None] = {}
     for name in VERSIONED:
         try:
             versions[name] = metadata.version(name)
@@ -71,12 +79,28 @@ def check_out(out: str | Path) -> Path:
     return path
 
 
-def read_entries(out: str | Path) -> list[dict]:
+def read_entries(out: str | Path) -> list[dict[str, Any]]:
     """The stored runs of ``out``, the latest entry of each key (a retried run replaces its failure).
 
     Reads every complete line of ``runs.jsonl``. A damaged tail (what a crash during a write leaves) is
     ignored with a warning; a damaged line followed by readable ones raises :class:`InvalidInputError`
-    naming the line. Never modifies the file (the next writer repairs the tail)."""
+    naming the line. Never modifies the file (the next writer repairs the tail).
+
+    Parameters
+    ----------
+    out : str or Path
+        The results directory holding ``runs.jsonl``.
+
+    Returns
+    -------
+    list of dict
+        One store entry per run key (none when ``runs.jsonl`` does not exist yet).
+
+    Raises
+    ------
+    InvalidInputError
+        A damaged line followed by readable ones.
+    """
     path = Path(out) / RUNS_FILE
     if not path.exists():
         return []
@@ -87,8 +111,25 @@ def read_entries(out: str | Path) -> list[dict]:
     return list(scan.entries.values())
 
 
-def read_meta(out: str | Path) -> dict:
-    """The provenance of ``out`` (``meta.json``), or :class:`InvalidInputError` if it is missing or unreadable."""
+def read_meta(out: str | Path) -> dict[str, Any]:
+    """The provenance of ``out`` (``meta.json``), or :class:`InvalidInputError` if it is missing or unreadable.
+
+    Parameters
+    ----------
+    out : str or Path
+        The results directory holding ``meta.json``.
+
+    Returns
+    -------
+    dict
+        ``study`` (name, path, sha256, preset, seed, axes, algorithms), ``seeding``, ``started``, ``command``,
+        the versions and platform of :func:`provenance`, and ``resumed`` times if any.
+
+    Raises
+    ------
+    InvalidInputError
+        ``meta.json`` missing (no study results in ``out``) or not valid JSON.
+    """
     path = Path(out) / META_FILE
     if not path.exists():
         raise InvalidInputError(f"{out} holds no study results ({META_FILE} missing)")
@@ -105,7 +146,23 @@ class ResultStore:
     holder if another process has it), checks ``meta.json`` against ``study`` and ``resume``, and removes
     a damaged tail of ``runs.jsonl`` (with a warning). ``done`` is the set of keys stored with status "ok".
     Use it as a context manager, or call :meth:`close`; the lock is released on closing or when the
-    process dies, whichever comes first."""
+    process dies, whichever comes first.
+
+    Parameters
+    ----------
+    out : str or Path
+        The results directory (created if needed; it must not be a file).
+    study : Study
+        The study whose runs are stored; a directory holding another study (file hash or preset) is refused.
+    resume : bool
+        Continue a directory that already holds results of this study; without it such a directory is refused.
+
+    Raises
+    ------
+    InvalidInputError
+        ``out`` a file or not creatable, held by another writer, holding results without ``resume`` or of
+        another study, or damaged (see :func:`read_entries`).
+    """
 
     def __init__(self, out: str | Path, study: Study, *, resume: bool = False):
         self.out = check_out(out)
@@ -129,10 +186,24 @@ class ResultStore:
             self._lock = None
             raise
 
-    def append(self, entry: dict) -> None:
+    def append(self, entry: dict[str, Any]) -> None:
         """Store one finished run durably before returning: one complete line, written by a single write
         call and synced to the disk. If the write fails (disk full), the file is cut back to its previous
-        end, so it never holds a partial record, and the error is raised."""
+        end, so it never holds a partial record, and the error is raised.
+
+        Parameters
+        ----------
+        entry : dict
+            A store entry (:func:`bandits.studies.worker.execute_run`): at least ``key`` and ``status``; numpy
+            values are written as lists or numbers.
+
+        Raises
+        ------
+        InvalidInputError
+            The store is closed.
+        OSError
+            The write or the sync failed (also a short write); the file is cut back first.
+        """
         if self._runs is None:
             raise InvalidInputError(f"the result store of {self.out} is closed")
         data = (json.dumps(entry, default=_plain) + "\n").encode("utf-8")
@@ -288,51 +359,6 @@ def _write_atomic(path: Path, text: str) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
-
-
-# -- the directory lock -------------------------------------------------------------------------------------
-
-
-def _lock(out: Path) -> BinaryIO:
-    """The open ``out/.lock``, holding its exclusive ``flock`` and naming this process (pid, host, since).
-    Never waits: :class:`InvalidInputError` naming the holder and ``out`` if another process holds it."""
-    fh = open(out / LOCK_FILE, "a+b", buffering=0)  # open for the lifetime of the store
-    try:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = _holder(fh)
-        fh.close()
-        raise InvalidInputError(f"{out} is in use by another study ({holder}): wait for it to finish or stop "
-                                "it, or choose another --out") from None
-    except OSError as exc:
-        fh.close()
-        raise InvalidInputError(f"cannot lock {out / LOCK_FILE}: {exc.strerror}") from None
-    fh.truncate(0)
-    fh.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                         "since": time.strftime("%Y-%m-%dT%H:%M:%S")}).encode("utf-8") + b"\n")
-    return fh
-
-
-def _holder(fh: BinaryIO, attempts: int = 20) -> str:
-    """Who holds the lock, as written in the lock file (``pid 123 on host, since ...``); waits up to
-    ``attempts`` x 10 ms for a holder that has the lock but has not written its name yet."""
-    for _ in range(attempts):
-        fh.seek(0)
-        try:
-            who = json.loads(fh.read())
-            return f"pid {who['pid']} on {who['host']}, since {who['since']}"
-        except (ValueError, KeyError, TypeError):
-            time.sleep(0.01)
-    return "pid unknown"
-
-
-def _unlock(fh: BinaryIO) -> None:
-    """Erase this process's name from the lock file, release the lock and close the file."""
-    try:
-        fh.truncate(0)
-        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-    finally:
-        fh.close()
 
 
 def _plain(value: object) -> object:

@@ -10,18 +10,35 @@ from __future__ import annotations
 
 import time
 import traceback
+from typing import Any
 
 from threadpoolctl import threadpool_limits
 
 from .spec import RunSpec
 
+__all__ = ["execute_run"]
+
 _PROCESS_BLAS: int | None = None  # the BLAS thread cap this worker process was given
 
 
-def execute_run(spec: RunSpec, blas_threads: int | None = None) -> dict:
+def execute_run(spec: RunSpec, blas_threads: int | None = None) -> dict[str, Any]:
     """One run -> its store entry (never raises: a failure becomes ``status = "failed"`` with the error).
-    ``blas_threads`` caps the BLAS/OpenMP threads of the process (studies use one per run: two runs with
-    two BLAS threads each on two cores made a GBB study 6x slower)."""
+
+    Parameters
+    ----------
+    spec : RunSpec
+        The run: instance, algorithm, delta(s) or budget, and seed.
+    blas_threads : int, optional
+        Caps the BLAS/OpenMP threads of this process (once per process; studies use one per run: two runs
+        with two BLAS threads each on two cores made a GBB study 6x slower); None leaves them.
+
+    Returns
+    -------
+    dict
+        The run's identity and seed (key, cell, instance, family, params, algorithm, label, replicate, seed),
+        ``status`` ("ok" or "failed"), ``records`` (one result record per delta) or ``error`` and
+        ``traceback``, and ``seconds``.
+    """
     global _PROCESS_BLAS
     start = time.perf_counter()
     entry = entry_head(spec)
@@ -37,7 +54,7 @@ def execute_run(spec: RunSpec, blas_threads: int | None = None) -> dict:
     return entry
 
 
-def entry_head(spec: RunSpec) -> dict:
+def entry_head(spec: RunSpec) -> dict[str, Any]:
     """The fields of a store entry that identify the run and its seed."""
     return {"key": spec.key, "cell": spec.cell, "instance": spec.instance, "family": spec.family,
             "params": spec.params, "algorithm": spec.algorithm, "label": spec.label, "replicate": spec.replicate,

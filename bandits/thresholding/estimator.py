@@ -45,6 +45,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.linalg import blas
 from scipy.sparse.csgraph import connected_components
@@ -55,13 +56,15 @@ from optdesign.errors import InvalidInputError
 from ..environments import as_counts
 from ..validation import check_choice, check_positive
 
+__all__ = ["LaplacianEstimator"]
+
 SOLVERS = ("auto", "cg", "direct", "sherman-morrison")
 #: ``solver="auto"`` keeps the dense inverse (Sherman–Morrison) up to this many arms, CG above
 AUTO_DENSE_MAX_N = 2000
 SHERMAN_MORRISON_MAX_N = 5000
 
 
-def check_lambda(lam, laplacian: sp.spmatrix | None = None) -> float:
+def check_lambda(lam: object, laplacian: sp.spmatrix | None = None) -> float:
     """lambda > 0 (ridge of L_lambda = L + lambda I); lambda = 0 leaves V singular on unsampled components."""
     if isinstance(lam, bool) or not isinstance(lam, (int, float, np.integer, np.floating)) or not np.isfinite(lam):
         raise InvalidInputError(f"lam must be a positive number, got {lam!r}")
@@ -86,9 +89,32 @@ class LaplacianEstimator:
     ``add_batch(counts, sums)`` a batch; ``mean()`` returns the current estimate. ``iterations``
     counts CG iterations, ``unconverged`` the CG solves that hit ``maxiter`` (default 10 N; the
     estimate is then the last iterate), ``solve_time`` the seconds spent updating and solving.
+
+    Parameters
+    ----------
+    laplacian : scipy.sparse matrix, shape (N, N)
+        The graph Laplacian L (symmetric positive semidefinite).
+    tau : float
+        The threshold: the prior mean of every arm, so mu_hat_0 = tau 1.
+    gamma : float
+        Weight gamma > 0 of the Laplacian penalty (the paper's gamma).
+    lam : float
+        Ridge lambda > 0 of L_lambda = L + lambda I.
+    solver : str
+        ``"cg"``, ``"direct"``, ``"sherman-morrison"`` or ``"auto"`` (see the module docstring).
+    rtol : float
+        Relative tolerance in (0, 1) of the CG solves, on the Jacobi-scaled residual.
+    maxiter : int, optional
+        CG iterations per solve; None means 10 N.
+
+    Raises
+    ------
+    InvalidInputError
+        A laplacian that is not a square sparse matrix, gamma or lam not positive, an unknown solver, rtol
+        outside (0, 1), or ``"sherman-morrison"`` above SHERMAN_MORRISON_MAX_N arms.
     """
 
-    def __init__(self, laplacian, tau: float, gamma: float, lam: float = 1e-3, *, solver: str = "cg",
+    def __init__(self, laplacian: sp.spmatrix, tau: float, gamma: float, lam: float = 1e-3, *, solver: str = "cg",
                  rtol: float = 1e-9, maxiter: int | None = None):
         if not sp.issparse(laplacian) or laplacian.shape[0] != laplacian.shape[1]:
             raise InvalidInputError("laplacian must be a square scipy sparse matrix")
@@ -127,7 +153,17 @@ class LaplacianEstimator:
             self._Vinv = np.asfortranarray(np.linalg.inv(self._L_lam.toarray()))  # full; dsyr keeps the upper half
 
     def add(self, arm: int, total: float, count: int = 1) -> None:
-        """Record ``count`` pulls of ``arm`` whose rewards sum to ``total``."""
+        """Record ``count`` pulls of ``arm`` whose rewards sum to ``total``.
+
+        Parameters
+        ----------
+        arm : int
+            The arm's index in 0..N-1.
+        total : float
+            The sum of the ``count`` rewards.
+        count : int
+            The number of pulls (at least 1).
+        """
         start = time.perf_counter()
         a = (float(total) - count * self.tau)
         if self.solver != "sherman-morrison":
@@ -144,8 +180,16 @@ class LaplacianEstimator:
         self.counts[arm] += count
         self.solve_time += time.perf_counter() - start
 
-    def add_batch(self, counts, sums) -> None:
-        """Record a batch: ``counts[k]`` pulls of arm k with reward sum ``sums[k]``."""
+    def add_batch(self, counts: npt.ArrayLike, sums: npt.ArrayLike) -> None:
+        """Record a batch: ``counts[k]`` pulls of arm k with reward sum ``sums[k]``.
+
+        Parameters
+        ----------
+        counts : array_like of int, shape (N,)
+            The batch's pulls of each arm (nonnegative).
+        sums : array_like of float, shape (N,)
+            The reward sum of each arm's pulls.
+        """
         counts = as_counts(counts, self.n_arms)
         sums = np.asarray(sums, dtype=float)
         if self.solver == "sherman-morrison":
@@ -157,16 +201,30 @@ class LaplacianEstimator:
         self.counts += counts
         self._dirty = True
 
-    def mean(self) -> np.ndarray:
-        """The current estimate mu_hat = tau + V^{-1} xvec (solved now if pulls arrived since the last call)."""
+    def mean(self) -> npt.NDArray[np.float64]:
+        """The current estimate mu_hat = tau + V^{-1} xvec (solved now if pulls arrived since the last call).
+
+        Returns
+        -------
+        numpy.ndarray of float, shape (N,)
+            mu_hat (a new array).
+        """
         if self._dirty:
             start = time.perf_counter()
             self._solve()
             self.solve_time += time.perf_counter() - start
         return self.tau + self._y
 
-    def system(self) -> tuple[sp.csr_matrix, np.ndarray]:
-        """(V_t, xvec_t), copies: for checks and dense baselines."""
+    def system(self) -> tuple[sp.csr_matrix, npt.NDArray[np.float64]]:
+        """(V_t, xvec_t), copies: for checks and dense baselines.
+
+        Returns
+        -------
+        V : scipy.sparse.csr_matrix, shape (N, N)
+            V_t = L + lambda I + diag(n_t) / gamma.
+        xvec : numpy.ndarray of float, shape (N,)
+            xvec_t = sum_s (x_s - tau) e_{pi_s} / gamma.
+        """
         V = self._L_lam + sp.diags(self.counts / self.gamma, format="csr")
         return V.tocsr(), self.xvec.copy()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import networkx as nx
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
@@ -20,6 +21,8 @@ from optdesign.errors import InstanceTooLargeError, InvalidInputError
 
 from ..validation import check_graph_size, check_int, check_positive
 from .environment import GraphThresholdingBandit, graph_laplacian
+
+__all__ = ["nws", "sbm", "smooth_means"]
 
 #: networkx's stochastic_block_model draws one random number per node pair in Python (about 50 ns each)
 SBM_MAX_PAIRS = 5e8
@@ -33,7 +36,37 @@ def _seeds(seed: int, k: int) -> list[int]:
 
 def sbm(n: int = 500, blocks: int = 2, sigma: float = 2.0, tau: float = 0.0, eps: float = 0.01,
         seed: int = 0) -> GraphThresholdingBandit:
-    """Stochastic block model of LeJeune et al. Sec. 4.1 (see module docstring); nodes in block order."""
+    """Stochastic block model of LeJeune et al. Sec. 4.1 (see module docstring); nodes in block order.
+
+    The parameters are also the CLI's ``sbm:key=value`` keys; the defaults are the paper's.
+
+    Parameters
+    ----------
+    n : int
+        Nodes per block (at least 2); p_in = log(n)/n, p_out = p_in/sqrt(n).
+    blocks : int
+        Number of blocks; their means alternate +1, -1, +1, ...
+    sigma : float
+        Gaussian noise level sigma > 0.
+    tau : float
+        The threshold; the default 0 puts the +1 and -1 blocks on either side.
+    eps : float
+        The tolerance: arms within eps of tau are not judged (none is, with tau = 0 and eps < 1).
+    seed : int
+        Seeds the graph (the noise is seeded by the run).
+
+    Returns
+    -------
+    GraphThresholdingBandit
+        Gaussian rewards, named ``sbm(n=...,blocks=...,sigma=...,seed=...)``.
+
+    Raises
+    ------
+    InstanceTooLargeError
+        More than SBM_MAX_PAIRS node pairs, or a graph above the size limits.
+    InvalidInputError
+        A bad n, blocks or sigma (and a bad tau or eps, from the environment).
+    """
     n, blocks = check_int(n, "n", 2), check_int(blocks, "blocks", 1)
     sigma = check_positive(sigma, "sigma", " (noise level)")
     nodes = float(n) * blocks
@@ -54,12 +87,27 @@ def sbm(n: int = 500, blocks: int = 2, sigma: float = 2.0, tau: float = 0.0, eps
                                    name=f"sbm(n={n},blocks={blocks},sigma={sigma:g},seed={seed})")
 
 
-def smooth_means(laplacian, rng: np.random.Generator, shift: float) -> np.ndarray:
+def smooth_means(laplacian: sp.spmatrix, rng: np.random.Generator, shift: float) -> npt.NDArray[np.float64]:
     """(L + shift I)^{-1} g, g ~ N(0, I), centred on its median, divided by 5 std, + 0.5, clipped to [0, 1].
 
     Solved exactly (sparse LU) for g - mean(g): since L 1 = 0, the constant part mean(g)/shift of the
     solution is removed by the median centring anyway, and dropping it avoids cancelling a 1/shift-sized
-    constant (the notebook used an approximate CG solve instead)."""
+    constant (the notebook used an approximate CG solve instead).
+
+    Parameters
+    ----------
+    laplacian : scipy.sparse matrix, shape (N, N)
+        The Laplacian L of the graph the means are smooth on.
+    rng : numpy.random.Generator
+        Draws g.
+    shift : float
+        The ridge shift > 0 (nws uses 1 / (1000 N)); smaller gives smoother means.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (N,)
+        Means in [0, 1] with median 1/2 (before clipping), suited to Bernoulli rewards.
+    """
     g = rng.standard_normal(laplacian.shape[0])
     A = sp.csc_matrix(laplacian + shift * sp.eye(laplacian.shape[0]))
     mu = spsolve(A, g - g.mean())
@@ -70,7 +118,37 @@ def smooth_means(laplacian, rng: np.random.Generator, shift: float) -> np.ndarra
 
 def nws(n: int = 1000, k: int = 4, p: float = 0.01, tau: float = 0.5, eps: float = 0.01,
         seed: int = 0) -> GraphThresholdingBandit:
-    """Newman–Watts–Strogatz small world of LeJeune et al. Sec. 4.2 with smooth Bernoulli means."""
+    """Newman–Watts–Strogatz small world of LeJeune et al. Sec. 4.2 with smooth Bernoulli means.
+
+    The parameters are also the CLI's ``nws:key=value`` keys; the defaults are the paper's.
+
+    Parameters
+    ----------
+    n : int
+        Nodes (at least 3).
+    k : int
+        Each node is joined to its k nearest neighbours in the ring (k // 2 on each side); 2 <= k < n.
+    p : float
+        Probability p > 0 of adding a shortcut for each ring edge.
+    tau : float
+        The threshold; the default 1/2 is the median of the means.
+    eps : float
+        Arms with means within eps of tau are not judged.
+    seed : int
+        Seeds the graph and the means (:func:`smooth_means`); the noise is seeded by the run.
+
+    Returns
+    -------
+    GraphThresholdingBandit
+        Bernoulli rewards, named ``nws(n=...,k=...,p=...,seed=...)``.
+
+    Raises
+    ------
+    InvalidInputError
+        A bad n, k or p, or k >= n (and a bad tau or eps, from the environment).
+    InstanceTooLargeError
+        More than NWS_MAX_SHORTCUTS expected shortcuts, or a graph above the size limits.
+    """
     n, k = check_int(n, "n", 3), check_int(k, "k", 2)
     if k >= n:
         raise InvalidInputError(f"k (neighbours of each node in the ring) must be smaller than n = {n}, got k = {k}")

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from optdesign.errors import InvalidInputError
 
@@ -27,6 +29,8 @@ from ..environments import as_counts
 from ..run import split_seed
 from .algorithms import ThresholdingAlgorithm
 from .environment import GraphThresholdingBandit
+
+__all__ = ["ThresholdingResult", "run_thresholding"]
 
 
 @dataclass
@@ -36,37 +40,75 @@ class ThresholdingResult:
     ``samples`` counts every pull (T plus a free warm-up); ``superlevel`` lists S_hat at T;
     ``loss`` is L_T; ``diagnostics`` holds algorithm counters (CG iterations, gamma used, ...)."""
 
+    #: the algorithm's name (``ThresholdingAlgorithm.name``)
     algorithm: str
+    #: the environment's name
     instance: str
+    #: the run's seed when it is an int (None for a SeedSequence or no seed)
     seed: int | None
+    #: the budget: pulls of the run, warm-up included when it counts
     T: int
+    #: every pull made, a free warm-up included
     samples: int
-    times: np.ndarray
-    errors: np.ndarray
-    errors_notebook: np.ndarray
+    #: the times t at which E(t) was recorded (integers in [0, T], T last)
+    times: npt.NDArray[np.int64]
+    #: E(t) on ``times`` (:meth:`GraphThresholdingBandit.error`)
+    errors: npt.NDArray[np.float64]
+    #: the notebook metric on ``times`` (:meth:`GraphThresholdingBandit.error_notebook`)
+    errors_notebook: npt.NDArray[np.float64]
+    #: E at T
     error: float
+    #: L_T: whether some judged arm is misclassified at T
     loss: bool
-    superlevel: np.ndarray
+    #: S_hat at T: indices of the arms with mu_hat_i >= tau
+    superlevel: npt.NDArray[np.int64]
+    #: seconds of the run
     wall_time: float
+    #: whether the warm-up pulls were charged to the budget
     count_warmup: bool
-    config: dict = field(default_factory=dict)
-    diagnostics: dict = field(default_factory=dict)
+    #: the algorithm's configuration (``ThresholdingAlgorithm.describe``)
+    config: dict[str, Any] = field(default_factory=dict)
+    #: the policy's counters (``ThresholdingPolicy.diagnostics``)
+    diagnostics: dict[str, Any] = field(default_factory=dict)
 
     def error_at(self, t: int) -> float:
-        """E(t) at a recorded time t."""
+        """E(t) at a recorded time t.
+
+        Parameters
+        ----------
+        t : int
+            A time of ``times``.
+
+        Returns
+        -------
+        float
+            The error E(t).
+
+        Raises
+        ------
+        InvalidInputError
+            ``t`` is not on the recorded grid.
+        """
         hit = np.flatnonzero(self.times == t)
         if hit.size == 0:
             raise InvalidInputError(f"t = {t} is not on the recorded grid")
         return float(self.errors[hit[0]])
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
+        """The result as plain JSON-ready data (arrays as lists).
+
+        Returns
+        -------
+        dict
+            Every field by name.
+        """
         out = asdict(self)
         for key in ("times", "errors", "errors_notebook", "superlevel"):
             out[key] = np.asarray(out[key]).tolist()
         return out
 
 
-def record_grid(T: int, record) -> np.ndarray:
+def record_grid(T: int, record: int | npt.ArrayLike | None) -> npt.NDArray[np.int64]:
     """Times at which E(t) is recorded: ``None`` -> 101 evenly spaced points of [0, T]; an int k -> k + 1
     evenly spaced points; a sequence -> those times (integers in [0, T]). T is always included."""
     if record is None:
@@ -86,9 +128,42 @@ def record_grid(T: int, record) -> np.ndarray:
     return np.unique(np.append(grid, T))
 
 
-def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBandit, T: int, seed=None, *,
-                     record=None, count_warmup: bool = True) -> ThresholdingResult:
-    """Run ``algorithm`` on ``env`` for a budget of ``T`` pulls (see the module docstring)."""
+def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBandit, T: int,
+                     seed: int | np.integer | np.random.SeedSequence | None = None, *,
+                     record: int | npt.ArrayLike | None = None, count_warmup: bool = True) -> ThresholdingResult:
+    """Run ``algorithm`` on ``env`` for a budget of ``T`` pulls (see the module docstring).
+
+    Parameters
+    ----------
+    algorithm : ThresholdingAlgorithm
+        A configured algorithm (GrAPL, APT, RandomLaplacian).
+    env : GraphThresholdingBandit
+        The instance (:func:`sbm`, :func:`nws`, or one built directly).
+    T : int
+        The budget: the number of pulls (at least 1).
+    seed : int, SeedSequence or None
+        Seeds the environment's noise and the algorithm's randomness (two independent streams, as
+        :func:`bandits.run.run`).
+    record : int, sequence of int or None
+        Times of the error curve: None for 101 evenly spaced points of [0, T], an int k for k + 1, or the
+        times themselves (integers in [0, T]); T is always added.
+    count_warmup : bool
+        Charge the warm-up pulls (APT's ``init_pulls`` per arm) to the budget (True), or give them free before
+        t = 0 (False, the axis of the paper's Figs. 1-2).
+
+    Returns
+    -------
+    ThresholdingResult
+        The error curve, E, L_T and S_hat at T, the pulls made, times and the policy's diagnostics.
+
+    Raises
+    ------
+    InvalidInputError
+        An algorithm or environment of the wrong type, T not a positive integer, a bad ``record``, or a
+        warm-up larger than T when it counts.
+    RuntimeError
+        The policy proposed a batch outside 1 to the pulls left (a bug of the policy).
+    """
     if not isinstance(algorithm, ThresholdingAlgorithm):
         raise InvalidInputError(f"algorithm must be a ThresholdingAlgorithm, got {type(algorithm).__name__}")
     if not isinstance(env, GraphThresholdingBandit):
@@ -138,7 +213,7 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
     mu_hat = policy.estimate()
     return ThresholdingResult(
         algorithm=algorithm.name, instance=env.name,
-        seed=seed if isinstance(seed, (int, np.integer, type(None))) else None,
+        seed=int(seed) if isinstance(seed, (int, np.integer)) else None,
         T=T, samples=samples, times=grid, errors=errors, errors_notebook=errors_nb, error=env.error(mu_hat),
         loss=env.loss(mu_hat),
         superlevel=np.flatnonzero(mu_hat >= env.tau), wall_time=time.perf_counter() - start,

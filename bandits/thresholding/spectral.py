@@ -13,27 +13,49 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.sparse.linalg import eigsh
 
 from optdesign.errors import InvalidInputError
 
 from ..validation import check_choice, check_positive
+from .environment import GraphThresholdingBandit
 from .estimator import check_lambda
+
+__all__ = ["OptimalGamma", "Spectrum", "effective_dimension", "optimal_gamma", "smoothness"]
 
 DENSE_LIMIT = 2000
 
 
 class Spectrum:
-    """Smallest eigenvalues of L_lambda, computed lazily and cached (see module docstring)."""
+    """Smallest eigenvalues of L_lambda, computed lazily and cached (see module docstring).
 
-    def __init__(self, laplacian, lam: float):
+    Parameters
+    ----------
+    laplacian : scipy.sparse matrix, shape (N, N)
+        The graph Laplacian L whose spectrum is computed.
+    lam : float
+        Ridge lambda > 0 of L_lambda = L + lambda I.
+
+    Attributes
+    ----------
+    values : numpy.ndarray of float
+        The smallest eigenvalues found so far, ascending (all N of them when N <= DENSE_LIMIT).
+
+    Raises
+    ------
+    InvalidInputError
+        A laplacian that is not a square sparse matrix, or lam not positive.
+    """
+
+    def __init__(self, laplacian: sp.spmatrix, lam: float):
         if not sp.issparse(laplacian) or laplacian.shape[0] != laplacian.shape[1]:
             raise InvalidInputError("laplacian must be a square scipy sparse matrix")
         self.lam = check_lambda(lam, laplacian)
         self.L_lam = sp.csc_matrix(laplacian + self.lam * sp.eye(laplacian.shape[0]), dtype=float)
         self.n = laplacian.shape[0]
-        self.values = np.empty(0)  # the smallest len(values) eigenvalues, ascending
+        self.values: npt.NDArray[np.float64] = np.empty(0)  # the smallest len(values) eigenvalues, ascending
         if self.n <= DENSE_LIMIT:
             self.values = np.linalg.eigvalsh(self.L_lam.toarray())
 
@@ -46,7 +68,18 @@ class Spectrum:
         self.values = np.sort(vals)
 
     def largest_d(self, bound: float) -> int:
-        """The largest d in 1..N with (d - 1) lambda_d <= bound (d = 1 always qualifies)."""
+        """The largest d in 1..N with (d - 1) lambda_d <= bound (d = 1 always qualifies).
+
+        Parameters
+        ----------
+        bound : float
+            The right-hand side b of (d - 1) lambda_d <= b.
+
+        Returns
+        -------
+        int
+            That d, computing more eigenvalues when the known ones do not bracket it.
+        """
         while True:
             ok = np.arange(self.values.size) * self.values <= bound
             if self.values.size == self.n or (self.values.size and not ok[-1]):
@@ -54,10 +87,36 @@ class Spectrum:
             self._extend()
 
 
-def effective_dimension(laplacian, gamma: float, lam: float, T: float, *, cap: bool = True,
+def effective_dimension(laplacian: sp.spmatrix, gamma: float, lam: float, T: float, *, cap: bool = True,
                         spectrum: Spectrum | None = None) -> int:
     """d_T = largest d with (d - 1) gamma lambda_d <= T / log(1 + T / (gamma lambda)) (paper eq. 4),
-    lambda_d the d-th smallest eigenvalue of L + lambda I; T is replaced by N when T > N (``cap``)."""
+    lambda_d the d-th smallest eigenvalue of L + lambda I; T is replaced by N when T > N (``cap``).
+
+    Parameters
+    ----------
+    laplacian : scipy.sparse matrix, shape (N, N)
+        The graph Laplacian L (its spectrum is computed unless ``spectrum`` is given).
+    gamma : float
+        GrAPL's penalty weight gamma > 0.
+    lam : float
+        Ridge lambda > 0 (ignored when ``spectrum`` is given: its own lambda is used).
+    T : float
+        The horizon T > 0.
+    cap : bool
+        Replace T by N when T > N (the paper's definition); False keeps T.
+    spectrum : Spectrum, optional
+        A cached spectrum of the same L_lambda, to reuse across calls.
+
+    Returns
+    -------
+    int
+        d_T, between 1 and N.
+
+    Raises
+    ------
+    InvalidInputError
+        gamma, T or lam not positive, or a laplacian that is not a square sparse matrix.
+    """
     gamma = check_positive(gamma, "gamma")
     T = check_positive(T, "T", " (the horizon)")
     spec = spectrum if spectrum is not None else Spectrum(laplacian, lam)
@@ -67,8 +126,30 @@ def effective_dimension(laplacian, gamma: float, lam: float, T: float, *, cap: b
     return spec.largest_d(rhs / gamma)
 
 
-def smoothness(laplacian, means, tau: float, lam: float) -> float:
-    """||mu - tau 1||_{L_lambda} = sqrt((mu - tau 1)^T (L + lambda I) (mu - tau 1)) (Remark 3.5's norm)."""
+def smoothness(laplacian: sp.spmatrix, means: npt.ArrayLike, tau: float, lam: float) -> float:
+    """||mu - tau 1||_{L_lambda} = sqrt((mu - tau 1)^T (L + lambda I) (mu - tau 1)) (Remark 3.5's norm).
+
+    Parameters
+    ----------
+    laplacian : scipy.sparse matrix, shape (N, N)
+        The graph Laplacian L of the norm.
+    means : array_like, shape (N,)
+        The means mu.
+    tau : float
+        The threshold.
+    lam : float
+        Ridge lambda >= 0 (0 gives the Laplacian seminorm).
+
+    Returns
+    -------
+    float
+        The norm.
+
+    Raises
+    ------
+    InvalidInputError
+        lam negative or not finite.
+    """
     if not (np.isfinite(lam) and lam >= 0):
         raise InvalidInputError(f"lam must be a nonnegative number, got {lam!r}")
     v = np.asarray(means, dtype=float) - tau
@@ -84,16 +165,22 @@ class OptimalGamma:
     """Fixed point of the optimal-gamma iteration: gamma, the effective dimension d and M at it, the
     theory's burn-in T0 = gamma H (3M + 1)^2 ||mu||^2 (eq. 15), and the iterations used."""
 
+    #: gamma* (the last iterate when not converged)
     gamma: float
+    #: the effective dimension d at the last iteration
     d: int
+    #: M = max(sqrt(1 + alpha), sqrt(alpha / (gamma lambda))) at gamma
     M: float
+    #: the burn-in T0 at gamma (eq. 15)
     T0: float
+    #: fixed-point iterations used
     iterations: int
+    #: whether gamma repeated before ``max_iter``
     converged: bool
 
 
-def optimal_gamma(env, alpha: float, lam: float = 1e-3, *, gamma0: float = 10.0, variant: str = "code",
-                  max_iter: int = 100) -> OptimalGamma:
+def optimal_gamma(env: GraphThresholdingBandit, alpha: float, lam: float = 1e-3, *, gamma0: float = 10.0,
+                  variant: str = "code", max_iter: int = 100) -> OptimalGamma:
     """The "optimal gamma" of Sec. 3.3, by fixed-point iteration from ``gamma0`` (spec §3.3):
 
         M = max(sqrt(1 + alpha), sqrt(alpha / (gamma lambda))),  q = c_q H (3M + 1)^2 ||mu - tau 1||^2_{L_lambda},
@@ -107,6 +194,31 @@ def optimal_gamma(env, alpha: float, lam: float = 1e-3, *, gamma0: float = 10.0,
     eq. (22) from eq. (16) with T_1 = 8 T_0 gives c_g = 1/sqrt 2 rather than 2; we keep the two published
     forms. d is the effective dimension at T/gamma = q, not capped at N (as in the code). Stops when gamma
     repeats (d is an integer, so the map is piecewise smooth) or after ``max_iter`` iterations.
+
+    Parameters
+    ----------
+    env : GraphThresholdingBandit
+        The instance; its true means are used (gamma* is an oracle choice).
+    alpha : float
+        GrAPL's pseudo-count alpha > 0.
+    lam : float
+        Ridge lambda > 0 of L_lambda.
+    gamma0 : float
+        The starting gamma > 0.
+    variant : str
+        ``"code"`` (the authors' notebook constants) or ``"paper"`` (the printed eq. 22).
+    max_iter : int
+        The most fixed-point iterations.
+
+    Returns
+    -------
+    OptimalGamma
+        gamma*, d, M and T0 at it, the iterations and whether they converged.
+
+    Raises
+    ------
+    InvalidInputError
+        Every mean equal to tau (gamma* is infinite), an unknown variant, or alpha, gamma0 or lam not positive.
     """
     check_choice(variant, "variant", GAMMA_VARIANTS)
     alpha = check_positive(alpha, "alpha")

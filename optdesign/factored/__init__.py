@@ -4,7 +4,9 @@ Every program here has one constraint per joint action; variable elimination alo
 makes each polynomial, O(N K^{w+1}), instead of prod_i K_i.
 
 =====================  ==============================================================================
-factorgraph            FactorGraph: agents, K_i, factors (scope, mean table); seeded generators; JSON format
+factorgraph            FactorGraph: agents, K_i, factors (scope, mean table); values, gaps, m best joint actions
+generators             its seeded named structures (line, ring, star, grid, edge lists, networkx) and mean models
+json_format            its JSON format (to_dict, from_dict, save, load)
 construction           input checks of factor graphs (action counts, scopes, mean tables)
 elimination            elimination orders (networkx treewidth heuristics) and the shared index plan
 inference              max-sum: a*, gaps Delta(a) = sum of local regrets, joint actions in gap order (m best)

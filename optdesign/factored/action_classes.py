@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+__all__ = ["ActionClasses"]
+
 
 @dataclass(frozen=True)
 class ActionClasses:
@@ -22,27 +24,58 @@ class ActionClasses:
     relabelled order that swaps a*_i and 0.
     """
 
+    #: K_i for every agent
     n_actions: tuple[int, ...]
+    #: per agent, the actions with a class of their own (empty with ``full``)
     named: tuple[tuple[int, ...], ...]
+    #: one class per action (the unreduced program)
     full: bool
 
     @classmethod
     def reduced(cls, n_actions: Sequence[int], named: Sequence[Sequence[int]] | None = None) -> ActionClasses:
+        """The reduced classes: a*_i, the ``named`` actions one by one, then the rest together.
+
+        Parameters
+        ----------
+        n_actions : sequence of int
+            K_i for every agent.
+        named : sequence of sequence of int, optional
+            Per agent, the actions given a class of their own (none by default).
+
+        Returns
+        -------
+        ActionClasses
+            The classes with ``full=False``.
+        """
         named = named or [()] * len(n_actions)
         return cls(tuple(n_actions), tuple(tuple(int(k) for k in a) for a in named), False)
 
     @classmethod
     def identity(cls, n_actions: Sequence[int]) -> ActionClasses:
+        """One class per action (no reduction), a*_i relabelled as class 0.
+
+        Parameters
+        ----------
+        n_actions : sequence of int
+            K_i for every agent.
+
+        Returns
+        -------
+        ActionClasses
+            The classes with ``full=True``.
+        """
         return cls(tuple(n_actions), tuple(() for _ in n_actions), True)
 
     @property
     def n_classes(self) -> tuple[int, ...]:
+        """Classes per agent: K_i with ``full``, else 1 + len(named[i]) + 1 if any action is left for the rest."""
         if self.full:
             return self.n_actions
         return tuple(1 + len(nm) + int(k - 1 - len(nm) > 0) for k, nm in zip(self.n_actions, self.named, strict=True))
 
     @property
     def multiplicities(self) -> list[np.ndarray]:
+        """Per agent, the number of actions in each class (1, except the rest class)."""
         out = []
         for k, nm, c in zip(self.n_actions, self.named, self.n_classes, strict=True):
             mult = np.ones(c)
@@ -52,7 +85,18 @@ class ActionClasses:
         return out
 
     def class_maps(self, best_action: np.ndarray | Sequence[int]) -> list[np.ndarray]:
-        """For every agent, the class of each action given a*."""
+        """For every agent, the class of each action given a*.
+
+        Parameters
+        ----------
+        best_action : array_like of int, shape (N,)
+            a*, the joint action whose entries form class 0.
+
+        Returns
+        -------
+        list of numpy.ndarray of int64
+            Per agent, an array of length K_i mapping each action to its class.
+        """
         out = []
         for i, (k, c) in enumerate(zip(self.n_actions, self.n_classes, strict=True)):
             star = int(best_action[i])

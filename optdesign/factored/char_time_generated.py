@@ -23,17 +23,18 @@ from .constraint_generation import (
     MASTER_SOLVER_OPTIONS,
     MAX_ITERATIONS,
     TIME_LIMIT,
-    CuttingPlaneMaster,
-    Iterate,
     check_limits,
     run_extras,
     warm_generate,
 )
+from .cutting_plane_master import CuttingPlaneMaster, Iterate
 from .factorgraph import FactorGraph
 from .inference import MaxSum
 from .marginals import consistent_clique_weights
 from .rescaling import Reference, ScaledAllocation
 from .separation import Separation
+
+__all__ = ["characteristic_time_generated"]
 
 
 class CharTimeMaster(CuttingPlaneMaster):
@@ -90,8 +91,8 @@ def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual: ArrayL
 def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, solver: str | None = None,
                                   max_iterations: int = MAX_ITERATIONS, time_limit: float = TIME_LIMIT,
                                   add_per_iteration: int | None = None,
-                                  initial: np.ndarray | None = None) -> CharTimeResult:
-    """Exact T* with a certified bracket, by constraint generation (module docstring); no limit on |A|.
+                                  initial: ArrayLike | None = None) -> CharTimeResult:
+    """Exact T* with a certified bracket by constraint generation (module docstring), for any number of joint actions.
 
     Stops when value / lower_bound - 1 <= ``tol``, or after ``max_iterations`` / ``time_limit`` seconds with
     status ``"not_converged"`` (the bracket still holds: ``gap`` says how far it got; ``extras["stopped"]`` says
@@ -99,6 +100,40 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
     ``working_set`` (the joint actions whose rows carry its optimum) on a nearby instance.
     The result's ``clique_weights`` define a distribution with the returned marginals
     (:func:`optdesign.factored.marginals.sample_joint_actions` draws from it).
+    :func:`optdesign.factored.characteristic_time.characteristic_time` calls it for ``method="generate"``.
+
+    Parameters
+    ----------
+    fg : FactorGraph
+        The instance; a* must be unique.
+    tol : float
+        Certified relative gap ``value / lower_bound - 1`` at which to stop.
+    solver : str, optional
+        Conic solver of the master (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
+    max_iterations : int
+        Largest number of master solves.
+    time_limit : float
+        Seconds; past them the bracket reached is returned.
+    add_per_iteration : int, optional
+        Most violated joint actions added to the working set per iteration; 5 N by default.
+    initial : array_like, shape (M, N), optional
+        Joint actions added to the starting working set (a warm start).
+
+    Returns
+    -------
+    CharTimeResult
+        ``value`` (T*, attained by ``marginals``; convention E[tau] >= 2 T* kl(delta, 1 - delta)), certified
+        ``lower_bound`` and ``gap``, ``clique_weights``, ``working_set``, ``status`` and ``extras`` (iterations,
+        working-set size, master and separation times, why it stopped, elimination order and width).
+
+    Raises
+    ------
+    InvalidInputError
+        A tie for a*, bad limits, a malformed ``initial``.
+    InstanceTooLargeError
+        Exact separation out of its state budget at the first iterate.
+    SolverError
+        A master solve failed before the time was up.
     """
     max_iterations, add_per_iteration = check_limits(tol, time_limit, max_iterations, add_per_iteration)
     start = time.perf_counter()

@@ -31,8 +31,11 @@ from .char_time_generated import certified_lower_bound, characteristic_time_gene
 from .constraint_generation import MASTER_SOLVER_OPTIONS, check_time_limit
 from .factorgraph import FactorGraph
 from .marginals import consistent_clique_weights, marginal_maps
-from .mean_field import MeanFieldModel, mf_characteristic_time
+from .mean_field import MeanFieldModel
+from .mean_field_time import mf_characteristic_time
 from .rescaling import Reference, ScaledAllocation, solve_in_passes
+
+__all__ = ["EXACT_MAX_JOINT_ACTIONS", "MeanFieldModel", "characteristic_time", "mf_characteristic_time"]
 
 # method="enumerate" has one constraint per joint action: refused beyond this (3^9 = 19,683 fits); "auto" switches
 # to constraint generation there
@@ -214,5 +217,3 @@ def _enumerated(fg: FactorGraph, formulation: str, solver: str | None, max_joint
         lower_bound=lower, gap=relative_gap(best_pass.value, lower),
     )
 
-
-__all__ = ["EXACT_MAX_JOINT_ACTIONS", "MeanFieldModel", "characteristic_time", "mf_characteristic_time"]

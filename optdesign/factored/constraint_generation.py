@@ -4,7 +4,8 @@ T* = inf over the marginal polytope of max_{a != a*} H_w(a) / Delta(a)^2 (MF-TaS
 bound (:mod:`optdesign.factored.regret`) both have one constraint per joint action a != a*. Keeping only a working
 set W gives the *master* (a relaxation), solved over junction-tree clique tables
 (:mod:`optdesign.factored.marginals`) and re-centred on the previous iterate (:mod:`optdesign.factored.rescaling`).
-:func:`generate` runs the loop for any :class:`CuttingPlaneMaster`; every iteration brackets the optimum without
+:func:`generate` runs the loop for any :class:`~optdesign.factored.cutting_plane_master.CuttingPlaneMaster`
+(the master's interface, in its own module); every iteration brackets the optimum without
 trusting the solver:
 
 * **upper bound**: the solver's clique tables are repaired to exactly consistent ones
@@ -26,12 +27,10 @@ through it.
 from __future__ import annotations
 
 import time
-from abc import ABC, abstractmethod
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
 from ..deadline import Deadline, as_time_limit, stop_reason, stop_requested, time_budget
@@ -40,28 +39,38 @@ from ..progress import listening, report
 from ..result import relative_gap
 from ..solvers import SolveInfo
 from ..validation import as_count, as_tolerance
+from .cutting_plane_master import CuttingPlaneMaster, Iterate
 from .factorgraph import FactorGraph
 from .inference import MaxSum
-from .marginals import marginal_maps
-from .rescaling import Reference, ScaledAllocation
-from .separation import MAX_STATES, Separation, most_violated
+
+__all__ = ["DEFAULT_TOL", "MAX_ITERATIONS", "TIME_LIMIT", "GenerationRun", "generate", "initial_working_set",
+           "warm_generate"]
 
 DEFAULT_TOL = 1e-4
 MAX_ITERATIONS = 100
 TIME_LIMIT = 600.0
 # re-centred re-solves without a new joint action before giving up
 MAX_STALLS = 3
-# the top-k separation's state budget; past it, violated joint actions come from this upper share of the range
-# [master value, exact maximum] (the exact maximum itself gets the full budget, separation.MAX_STATES)
-TOP_K_STATES = 2_000_000
-TOP_SHARE = 0.5
 # the lower bound is only as good as the master's multipliers: CLARABEL at 1e-10 instead of its default 1e-8
 MASTER_SOLVER_OPTIONS = {"CLARABEL": {"tol_feas": 1e-10, "tol_gap_rel": 1e-10, "tol_gap_abs": 1e-10}}
 
 
 def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.ndarray:
     """Joint actions to start from: the ``n_best`` (default 20 N) smallest gaps, the single deviations from a*,
-    and for every factor e and group action b the best joint action with a_e = b (one max-sum each)."""
+    and for every factor e and group action b the best joint action with a_e = b (one max-sum each).
+
+    Parameters
+    ----------
+    fg : FactorGraph
+        The instance; a* must be unique.
+    n_best : int, optional
+        How many joint actions after a* in gap order to include; 20 N by default.
+
+    Returns
+    -------
+    numpy.ndarray, shape (M, N)
+        Distinct joint actions other than a*, in lexicographic order.
+    """
     best = fg.best_action()
     n_best = 20 * fg.n_agents if n_best is None else n_best
     rows = [a for a, _ in fg.m_best(min(n_best + 1, fg.n_joint_actions))]
@@ -95,146 +104,31 @@ def check_initial(fg: FactorGraph, initial: ArrayLike) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Iterate:
-    """One master solve: raw clique tables ``y`` (the next reference), exactly consistent ones ``exact`` with factor
-    marginals ``wbar``, multipliers ``lam`` of the working-set rows (summing to one), the solver's optimum ``z``."""
-
-    y: np.ndarray
-    exact: np.ndarray
-    wbar: np.ndarray
-    lam: np.ndarray
-    z: float
-    info: SolveInfo
-
-
-class CuttingPlaneMaster(ABC):
-    """A program with one row per joint action a != a*, restricted to a working set W (module docstring).
-
-    Subclasses give the scaled rows of joint actions, the master solve, the value over all joint actions at an
-    iterate (with the most violated joint actions) and the two weak-duality bounds."""
-
-    def __init__(self, fg: FactorGraph, solver: str | None):
-        self.fg, self.solver = fg, solver
-        self.plan = fg.plan()
-        self.F, self.C, self.R = marginal_maps(self.plan)
-        self.best = fg.best_action()
-        self.star = fg.group_indices(self.best)[0]
-        self.dmin = fg.gap_min()  # raises if a* is not unique
-        factor_of = np.repeat(np.arange(fg.n_factors), fg.table_sizes)
-        self.gap_terms = fg.means[self.star][factor_of] - fg.means  # Delta(a) = sum_e gap_terms[a_e]
-        self.factor_of = factor_of
-        self.actions = np.zeros((0, fg.n_agents), dtype=np.int64)
-        self.rows = sp.csr_matrix((0, self.n_columns))
-
-    @property
-    def n_columns(self) -> int:
-        return self.fg.abar
-
-    @abstractmethod
-    def scaled_rows(self, actions: np.ndarray) -> sp.csr_matrix:
-        """One row per joint action, in the units the master's constraints use."""
-
-    @abstractmethod
-    def solve(self, reference: Reference) -> Iterate:
-        """Solve the master on W centred on ``reference``."""
-
-    @abstractmethod
-    def separate(self, it: Iterate, k: int) -> tuple[float, Separation]:
-        """(objective at ``it.wbar`` over all joint actions, the separation with the k most violated)."""
-
-    @abstractmethod
-    def dual_bound(self, c: np.ndarray, wbar: np.ndarray) -> float:
-        """Cauchy–Schwarz lower bound with s = c / wbar^2."""
-
-    @abstractmethod
-    def minimiser_bound(self, c: np.ndarray, reference: Reference) -> float:
-        """The same bound at the minimiser of sum c / w (one smooth solve)."""
-
-    def start(self) -> Reference:
-        """Reference of the first solve: uniform clique tables."""
-        sizes = np.asarray([step.n_rows for step in self.plan.steps])
-        return self.reference(1.0 / np.repeat(sizes, sizes))
-
-    def reference(self, y: np.ndarray) -> Reference:
-        """The reference centred on clique tables ``y``."""
-        return Reference.around(y, self.F)
-
-    def add(self, actions: np.ndarray) -> int:
-        """Add the joint actions not yet in W; returns how many were new."""
-        actions = np.asarray(actions, dtype=np.int64).reshape(-1, self.fg.n_agents)
-        if self.actions.shape[0]:
-            known = {a.tobytes() for a in self.actions}
-            actions = np.asarray([a for a in actions if a.tobytes() not in known], dtype=np.int64)
-        if actions.size == 0:
-            return 0
-        actions = np.unique(actions, axis=0)
-        self.actions = np.vstack([self.actions, actions])
-        self.rows = sp.vstack([self.rows, self.scaled_rows(actions)]).tocsr()
-        return actions.shape[0]
-
-    def violated(self, h: np.ndarray, k: int, threshold: float) -> Separation:
-        """Exact separation of H(a) / Delta(a)^2 for per-entry costs ``h`` and the k most violated joint actions.
-
-        Near-ties just above ``threshold`` can make the top-k search explode (ring N = 50, K = 10: 60-76 s per
-        call). So the top-k search gets a small state budget; past it, the exact maximum is found alone (k = 1,
-        the strongest pruning) and the k actions are taken from the upper part of the violation range,
-        [threshold + TOP_SHARE (max - threshold), max], with k / 10, ..., 1 if that still overflows.
-        """
-        def run(k: int, floor: float, max_states: int = MAX_STATES) -> Separation:
-            return most_violated(self.plan, h, self.gap_terms, delta_min=self.dmin, k=k, threshold=floor,
-                                 candidates=self.actions[-k:], max_states=max_states)
-        if k > 1:
-            try:
-                return run(k, threshold, TOP_K_STATES)
-            except InstanceTooLargeError:
-                pass
-        best = run(1, threshold)
-        if k == 1 or not best.exact or best.max_ratio <= threshold:
-            return best
-        floor = threshold + TOP_SHARE * (best.max_ratio - threshold)
-        while k > 1:
-            try:
-                return replace(run(k, floor, TOP_K_STATES), max_ratio=best.max_ratio, exact=best.exact,
-                               upper_bound=best.upper_bound)
-            except InstanceTooLargeError:
-                k = max(1, k // 10)
-        return best
-
-    def support(self, it: Iterate) -> np.ndarray:
-        """The joint actions whose rows carry ``it``: positive multipliers (W only grows, so rows keep their index)."""
-        return self.actions[:it.lam.size][it.lam > 1e-9 * it.lam.max()]
-
-    def multipliers(self, dual: ArrayLike | None) -> np.ndarray:
-        """The rows' multipliers as a distribution over W (uniform if the solver gave none)."""
-        lam = np.clip(np.asarray(dual if dual is not None else np.zeros(0), dtype=float).ravel(), 0.0, None)
-        if lam.size != self.actions.shape[0] or lam.sum() <= 0:
-            return np.full(self.actions.shape[0], 1.0 / max(self.actions.shape[0], 1))
-        return lam / lam.sum()
-
-    def polytope(self, alloc: ScaledAllocation) -> list:
-        """Clique tables of one distribution: one unit of mass per root, consistent on separators."""
-        constraints = [*alloc.constraints, alloc.linear(self.R) == 1]
-        if self.C.shape[0]:
-            constraints.append(alloc.linear(self.C, normalise=True) == 0)
-        return constraints
-
-
-@dataclass(frozen=True)
 class GenerationRun:
     """What :func:`generate` reached: the bracket, the iterate attaining ``upper``, the work done."""
 
+    #: The best value over all joint actions at an iterate (attained by ``kept``).
     upper: float
+    #: The best weak-duality lower bound.
     lower: float
+    #: The iterate attaining ``upper``.
     kept: Iterate
+    #: ``"optimal"`` once certified to ``tol``, else ``"not_converged"`` or ``"interrupted"``.
     status: str
+    #: Master solves run.
     iterations: int
+    #: Seconds in the master solves (and the minimiser bounds).
     master_time: float
+    #: Seconds in the separation oracle.
     separation_time: float
+    #: The last master solve's solver, status and time.
     info: SolveInfo
-    stopped: str  # why the loop ended: "certified", "iterations", "time", "stalled" or "separation"
+    #: Why the loop ended: "certified", "iterations", "time", "interrupted", "stalled" or "separation".
+    stopped: str
 
     @property
     def gap(self) -> float:
+        """The certified relative gap ``upper / lower - 1`` (inf when ``lower`` is 0)."""
         return relative_gap(self.upper, self.lower)
 
 
@@ -262,7 +156,37 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
     """Constraint generation until upper / lower - 1 <= ``tol``, or the iteration / time limits (status
     ``"not_converged"``, or ``"interrupted"`` after Ctrl-C under :func:`optdesign.deadline.graceful_interrupt`:
     the bracket still holds). The first iteration always completes; each later master solve gets the time left
-    (:mod:`optdesign.solvers`), and one stopped by it ends the run with the bracket of the previous iterations."""
+    (:mod:`optdesign.solvers`), and one stopped by it ends the run with the bracket of the previous iterations.
+
+    Every iteration adds up to ``add_per_iteration`` of the most violated joint actions to W; after MAX_STALLS
+    re-solves that add none, or when exact separation runs out of its state budget, the run stops with the bracket
+    reached.
+
+    Parameters
+    ----------
+    master : CuttingPlaneMaster
+        The program, with its starting working set already added (:meth:`CuttingPlaneMaster.add`).
+    tol : float
+        Certified relative gap ``upper / lower - 1`` at which to stop.
+    max_iterations : int
+        Largest number of master solves.
+    time_limit : float
+        Seconds, checked after each iteration and passed to the later master solves.
+    add_per_iteration : int
+        Most violated joint actions added to W per iteration.
+
+    Returns
+    -------
+    GenerationRun
+        The bracket, the iterate attaining its upper end, status, why it stopped and the time spent.
+
+    Raises
+    ------
+    SolverError
+        A master solve failed before the time was up (or the first one failed).
+    InstanceTooLargeError
+        Exact separation ran out of its state budget at the first iterate.
+    """
     deadline = Deadline(time_limit)
     reference = master.start()
     upper, lower, kept = np.inf, 0.0, None
@@ -324,7 +248,33 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
 def warm_generate(master: CuttingPlaneMaster, initial: ArrayLike | None, *, tol: float, max_iterations: int,
                   time_limit: float, add_per_iteration: int | None) -> GenerationRun:
     """:func:`generate` from the initial working set plus the ``initial`` joint actions (a warm start, or None);
-    ``add_per_iteration`` defaults to 5 N."""
+    ``add_per_iteration`` defaults to 5 N.
+
+    Parameters
+    ----------
+    master : CuttingPlaneMaster
+        The program; :func:`initial_working_set` of its instance is added to its working set.
+    initial : array_like, shape (M, N), optional
+        Extra joint actions for the working set (a previous result's ``working_set``); a* is dropped.
+    tol, max_iterations, time_limit : float, int, float
+        The stopping rules of :func:`generate`.
+    add_per_iteration : int, optional
+        Most violated joint actions added per iteration; 5 N by default.
+
+    Returns
+    -------
+    GenerationRun
+        What :func:`generate` reached.
+
+    Raises
+    ------
+    InvalidInputError
+        ``initial`` is not an integer array of joint actions of the instance.
+    SolverError
+        As in :func:`generate`.
+    InstanceTooLargeError
+        As in :func:`generate`.
+    """
     fg = master.fg
     master.add(initial_working_set(fg))
     if initial is not None:

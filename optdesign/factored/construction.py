@@ -1,14 +1,21 @@
 """Input checks of factor graphs: action counts, factor scopes and mean tables, generator arguments.
 
-Every check raises :class:`~optdesign.errors.InvalidInputError` naming the argument and what was expected.
+Every check raises :class:`~optdesign.errors.InvalidInputError` naming the argument and what was expected. These
+are the package's own helpers (the constructors and generators of FactorGraph call them); the module has no public
+API of its own.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from ..errors import InvalidInputError
 from ..validation import check_array_size, real_array
+
+__all__: list[str] = []
 
 # what a generated instance holds per factor (scope tuple, table view: 34 float64 entries measured with tracemalloc
 # on rings, rounded up) and per agent, beyond the tables; counted by the generators' size check. The elimination plan
@@ -19,12 +26,13 @@ AGENT_OVERHEAD_ENTRIES = 4
 MAX_ABS_MEAN = 1e100
 
 
-def check_count(n, name: str, minimum: int) -> None:
+def check_count(n: object, name: str, minimum: int) -> None:
+    """Refuse ``n`` unless it is an integer >= ``minimum`` (``name`` names it in the message)."""
     if not isinstance(n, (int, np.integer)) or n < minimum:
         raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {n!r}")
 
 
-def broadcast_actions(K, n_agents: int) -> tuple[int, ...]:
+def broadcast_actions(K: object, n_agents: int) -> tuple[int, ...]:
     """K (one count for every agent, or one per agent) as N checked action counts (:func:`check_actions`)."""
     check_count(n_agents, "N", 1)
     message = f"K must be a positive integer or a sequence of N={n_agents} of them, got {K!r}"
@@ -38,7 +46,7 @@ def broadcast_actions(K, n_agents: int) -> tuple[int, ...]:
     return check_actions(ks)
 
 
-def check_scope(scope, e: int, n: int) -> tuple[int, ...]:
+def check_scope(scope: Any, e: int, n: int) -> tuple[int, ...]:
     """Factor e's scope: a nonempty tuple of distinct agent indices (integers in 0..n-1)."""
     try:
         scope = tuple(scope)
@@ -53,7 +61,7 @@ def check_scope(scope, e: int, n: int) -> tuple[int, ...]:
     return tuple(int(i) for i in scope)
 
 
-def check_scopes(edges, n: int) -> list[tuple[int, ...]]:
+def check_scopes(edges: object, n: int) -> list[tuple[int, ...]]:
     """A nonempty sequence of factor scopes over agents 0..n-1 (:func:`check_scope`)."""
     if isinstance(edges, str):
         raise InvalidInputError(f"edges must be a sequence of agent-index tuples, got {edges!r}")
@@ -61,7 +69,7 @@ def check_scopes(edges, n: int) -> list[tuple[int, ...]]:
     return [check_scope(scope, e, n) for e, scope in enumerate(items)]
 
 
-def make_rng(seed) -> np.random.Generator:
+def make_rng(seed: Any) -> np.random.Generator:
     """``numpy.random.default_rng(seed)``; a seed numpy refuses (negative, fractional, text) is an input error."""
     try:
         return np.random.default_rng(seed)
@@ -69,28 +77,30 @@ def make_rng(seed) -> np.random.Generator:
         raise InvalidInputError(f"seed must be None or a nonnegative integer, got {seed!r}") from None
 
 
-def check_metadata(metadata) -> dict:
+def check_metadata(metadata: object) -> dict[str, Any]:
     """Free-form metadata: None or a dict (copied)."""
     if metadata is not None and not isinstance(metadata, dict):
         raise InvalidInputError(f"metadata must be a dict, got {type(metadata).__name__}")
     return dict(metadata or {})
 
 
-def check_gap(gap) -> float:
+def check_gap(gap: object) -> float:
     """The planted Delta_min: a finite number > 0 (default 0.1)."""
     if gap is None:
         return 0.1
-    number = isinstance(gap, (int, float, np.integer, np.floating)) and not isinstance(gap, bool)
-    try:
-        value = float(gap) if number else np.nan
-    except OverflowError:  # an integer beyond the float range
-        value = np.inf
+    value = np.nan
+    if isinstance(gap, (int, float, np.integer, np.floating)) and not isinstance(gap, bool):
+        try:
+            value = float(gap)
+        except OverflowError:  # an integer beyond the float range
+            value = np.inf
     if not np.isfinite(value) or value <= 0:
         raise InvalidInputError(f"gap must be a positive number, got {gap!r}")
     return value
 
 
-def nonempty_sequence(value, message: str) -> tuple:
+def nonempty_sequence(value: Any, message: str) -> tuple[Any, ...]:
+    """``value`` as a nonempty tuple; anything not iterable, or empty, is refused with ``message``."""
     try:
         items = tuple(value)
     except TypeError:
@@ -100,7 +110,8 @@ def nonempty_sequence(value, message: str) -> tuple:
     return items
 
 
-def check_actions(n_actions) -> tuple[int, ...]:
+def check_actions(n_actions: object) -> tuple[int, ...]:
+    """The action counts K_i: positive integers, one per agent, not all 1."""
     ks = nonempty_sequence(n_actions, "n_actions must be a sequence of action counts K_i, one per agent")
     for i, k in enumerate(ks):
         if not isinstance(k, (int, np.integer)) or k < 1:
@@ -110,7 +121,9 @@ def check_actions(n_actions) -> tuple[int, ...]:
     return tuple(int(k) for k in ks)
 
 
-def check_factors(n_actions, factors) -> tuple[tuple[tuple[int, ...], ...], tuple[np.ndarray, ...]]:
+def check_factors(n_actions: Sequence[int],
+                  factors: object) -> tuple[tuple[tuple[int, ...], ...], tuple[np.ndarray, ...]]:
+    """The (scope, means) pairs as checked scopes and finite real tables of their shapes, covering every agent."""
     n = len(n_actions)
     scopes, tables = [], []
     covered = np.zeros(n, dtype=bool)
@@ -145,7 +158,7 @@ def check_factors(n_actions, factors) -> tuple[tuple[tuple[int, ...], ...], tupl
     return tuple(scopes), tuple(tables)
 
 
-def table_bound(K) -> float:
+def table_bound(K: object) -> float:
     """Entries of a pairwise table: K^2 for one action count K; 1 when K is a sequence (its tables are counted
     exactly once drawn) or not a count (refused later)."""
     if isinstance(K, (int, np.integer)) and not isinstance(K, bool) and K >= 1:
@@ -153,12 +166,12 @@ def table_bound(K) -> float:
     return 1.0
 
 
-def as_size(count) -> float:
+def as_size(count: float | np.integer) -> float:
     """An integer count as a float for size estimates, capped at 1e150 (its square still fits in a float)."""
     return float(count) if count < 1e150 else 1e150
 
 
-def scope_arrays(scopes) -> list[tuple[np.ndarray, np.ndarray]]:
+def scope_arrays(scopes: Sequence[Sequence[int]]) -> list[tuple[np.ndarray, np.ndarray]]:
     """The scopes grouped by arity: (factor indices, (n, arity) array of their agents) per arity."""
     arity = np.fromiter(map(len, scopes), dtype=np.int64, count=len(scopes))
     groups = []
@@ -177,3 +190,9 @@ def check_generated_size(n_agents: float, n_factors: float, abar: float, what: s
     entries = 2.0 * abar + FACTOR_OVERHEAD_ENTRIES * n_factors + AGENT_OVERHEAD_ENTRIES * n_agents
     check_array_size(entries, f"{what} (N = {n_agents:.3g} agents, {n_factors:.3g} factors, "
                               f"A-bar = {abar:.3g} group actions)", instead="use fewer agents or actions")
+
+
+def _brief(action: np.ndarray, shown: int = 20) -> str:
+    """A joint action for a message: its first ``shown`` entries, and how many more there are."""
+    head = action[:shown].tolist()
+    return str(head) if action.size <= shown else f"{str(head)[:-1]}, ... ({action.size - shown} more)]"

@@ -22,6 +22,7 @@ natural order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -30,15 +31,22 @@ from .._lazy import cp
 from ..errors import InvalidInputError
 from .elimination import EliminationPlan
 
+__all__ = ["FactoredMax", "elimination_matrices", "enumerated_max", "factored_max"]
+
 
 @dataclass(frozen=True)
 class FactoredMax:
     """Epigraph variable ``t`` and the ``constraints`` that make ``t >= max_a sum_e f_e(a_e)``."""
 
+    #: the epigraph variable (scalar): minimising it makes it equal to the max
     t: cp.Variable
-    constraints: list
+    #: cvxpy constraints to add to the program (vectorised: a few objects, many scalar rows)
+    constraints: list[Any]
+    #: scalar rows of ``constraints``
     n_constraints: int
+    #: auxiliary variables (message entries; 0 for the enumerated form)
     n_auxiliary: int
+    #: width of the elimination order (for the enumerated form, the number of factors)
     width: int
 
 
@@ -48,6 +56,18 @@ def elimination_matrices(plan: EliminationPlan) -> tuple[sp.csr_matrix, sp.csr_m
     ``u`` stacks every message entry (length ``plan.n_messages_flat``), ``f`` the factor terms
     (length ``plan.table_size``). Row r of step l has +1 at its target message entry and -1
     (moved to the other side) at each input function's entry.
+
+    Parameters
+    ----------
+    plan : EliminationPlan
+        The elimination order and index structure.
+
+    Returns
+    -------
+    C_u : scipy.sparse.csr_matrix, shape (plan.n_rows, plan.n_messages_flat)
+        Message coefficients.
+    C_f : scipy.sparse.csr_matrix, shape (plan.n_rows, plan.table_size)
+        0/1 factor-term coefficients (the right-hand side is ``C_f @ f``).
     """
     n_tab = plan.table_size
     rows_u, cols_u, vals_u, rows_f, cols_f = [], [], [], [], []
@@ -87,6 +107,27 @@ def factored_max(terms: cp.Expression, plan: EliminationPlan, *, row_terms: np.n
     terms are exact in FCR too: row (z, k) of step l gets its constant added to the right-hand
     side. Max-sum regrets (:class:`optdesign.factored.inference.MaxSum`) are such a function: they add up
     to the gap Delta(a).
+
+    Parameters
+    ----------
+    terms : cvxpy.Expression, shape (plan.table_size,)
+        f_e(b) for every group action, convex in the program's variables.
+    plan : EliminationPlan
+        The elimination order (its width sets the size of the constraints).
+    row_terms : numpy.ndarray, shape (plan.n_rows,), optional
+        Constants added per elimination row (above); finite.
+    name : str
+        Prefix of the variables' names (``name_messages``, ``name_max``).
+
+    Returns
+    -------
+    FactoredMax
+        ``t``, the constraints, ``n_constraints`` = plan.n_rows + 1 scalar rows, the auxiliary count and width.
+
+    Raises
+    ------
+    InvalidInputError
+        ``terms`` not a vector of length ``plan.table_size``, or ``row_terms`` of the wrong length or not finite.
     """
     if terms.ndim != 1 or terms.shape[0] != plan.table_size:
         raise InvalidInputError(
@@ -112,6 +153,20 @@ def enumerated_max(terms: cp.Expression, group_indices: np.ndarray, *, name: str
 
     ``group_indices`` is the (M, n_factors) array of flat group-action positions of each joint
     action (``FactorGraph.group_indices``); used to verify FCR and on tiny instances.
+
+    Parameters
+    ----------
+    terms : cvxpy.Expression, shape (table_size,)
+        f_e(b) for every group action, laid out as in :func:`factored_max`.
+    group_indices : numpy.ndarray of int, shape (M, n_factors)
+        The listed joint actions' group-action positions.
+    name : str
+        Prefix of the variable's name (``name_max``).
+
+    Returns
+    -------
+    FactoredMax
+        ``t`` and one vectorised constraint of M rows, t >= sum_e terms[e, a_e] for each listed a.
     """
     M, n_f = group_indices.shape
     B = sp.csr_matrix((np.ones(M * n_f), (np.repeat(np.arange(M), n_f), group_indices.ravel())),

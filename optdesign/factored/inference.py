@@ -26,9 +26,23 @@ import numpy as np
 
 from .elimination import EliminationPlan
 
+__all__ = ["MaxSum", "batched_max_sum"]
+
 
 class MaxSum:
-    """Max-sum variable elimination for the flat factor values ``values`` under ``plan``."""
+    """Max-sum variable elimination for the flat factor values ``values`` under ``plan``.
+
+    The pass runs at construction. Attributes: ``value`` (max_a sum_e values_e(a_e)), ``best_action`` (a
+    maximiser, ties broken by the lowest action index at each step), ``regrets`` and ``choices`` (per step, the
+    local regrets r_l(z, k) in row order and the argmax k for every z).
+
+    Parameters
+    ----------
+    plan : EliminationPlan
+        The elimination order and index structure.
+    values : numpy.ndarray, shape (plan.table_size,)
+        The factor values (e.g. ``FactorGraph.means`` or estimates), flat as in the plan.
+    """
 
     def __init__(self, plan: EliminationPlan, values: np.ndarray):
         self.plan = plan
@@ -89,6 +103,12 @@ class MaxSum:
         """Yield (gap, joint action) for every joint action in nondecreasing gap, a* first.
 
         Gaps are sums of local regrets; they agree with theta(a*) - theta(a) to rounding.
+
+        Yields
+        ------
+        tuple of (float, numpy.ndarray)
+            The gap and a fresh copy of the joint action (int64, shape (N,)); the generator is lazy and lists
+            every joint action exactly once if run to the end.
         """
         counter = itertools.count()
         # heap entries: (gap, tiebreak, parent node, rank of this child among the parent's)
@@ -116,6 +136,20 @@ def batched_max_sum(plan: EliminationPlan, values: np.ndarray) -> tuple[np.ndarr
 
     One elimination pass serves all B columns (the per-step numpy overhead, which dominates on long chains, is
     paid once); the maximisers are read back in reverse elimination order. Returns ((B,) maxima, (B, N) actions).
+
+    Parameters
+    ----------
+    plan : EliminationPlan
+        The elimination order and index structure.
+    values : numpy.ndarray, shape (plan.table_size, B)
+        B sets of flat factor values, one per column.
+
+    Returns
+    -------
+    maxima : numpy.ndarray, shape (B,)
+        max_a sum_e values_e(a_e) for every column.
+    actions : numpy.ndarray of int64, shape (B, N)
+        A maximising joint action for every column.
     """
     batch = values.shape[1]
     flat = np.empty((plan.n_functions_flat, batch))

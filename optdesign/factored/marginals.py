@@ -19,12 +19,28 @@ from ..errors import InvalidInputError
 from ..validation import as_count, as_vector
 from .elimination import EliminationPlan
 
+__all__ = ["consistent_clique_weights", "marginal_maps", "marginal_polytope", "sample_joint_actions"]
+
 
 def marginal_maps(plan: EliminationPlan) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matrix]:
     """Sparse (F, C, R) over the stacked clique variables mu (length ``plan.n_rows``).
 
     ``F @ mu`` is the flat vector of factor marginals wbar; ``C @ mu == 0`` the separator
     consistency rows; ``R @ mu == 1`` one row per root (connected component).
+
+    Parameters
+    ----------
+    plan : EliminationPlan
+        The elimination order; its steps' rows are the clique entries.
+
+    Returns
+    -------
+    F : scipy.sparse.csr_matrix, shape (plan.table_size, plan.n_rows)
+        Clique distributions to factor marginals.
+    C : scipy.sparse.csr_matrix, shape (consumed message entries, plan.n_rows)
+        Separator consistency (each message entry seen from its own clique and from the clique consuming it).
+    R : scipy.sparse.csr_matrix, shape (len(plan.roots), plan.n_rows)
+        Total mass of every root clique.
     """
     n_tab = plan.table_size
     starts = np.concatenate([[0], np.cumsum([s.n_rows for s in plan.steps])])
@@ -61,7 +77,24 @@ def marginal_maps(plan: EliminationPlan) -> tuple[sp.csr_matrix, sp.csr_matrix, 
 
 
 def marginal_polytope(plan: EliminationPlan, *, name: str = "mu") -> tuple[cp.Variable, cp.Expression, list]:
-    """Clique variables mu, the factor marginals wbar (affine in mu), and the constraints."""
+    """Clique variables mu, the factor marginals wbar (affine in mu), and the constraints.
+
+    Parameters
+    ----------
+    plan : EliminationPlan
+        The elimination order; its width sets the size, O(N K^{w+1}) variables.
+    name : str
+        The cvxpy name of mu.
+
+    Returns
+    -------
+    mu : cvxpy.Variable, shape (plan.n_rows,)
+        Nonnegative clique distributions, stacked step by step.
+    wbar : cvxpy.Expression, shape (plan.table_size,)
+        The factor marginals ``F @ mu`` (flat, laid out like ``FactorGraph.means``).
+    constraints : list
+        ``R @ mu == 1`` and, when there are separators, ``C @ mu == 0`` (:func:`marginal_maps`).
+    """
     F, C, R = marginal_maps(plan)
     mu = cp.Variable(plan.n_rows, nonneg=True, name=name)
     constraints = [R @ mu == 1]
@@ -77,6 +110,20 @@ def consistent_clique_weights(plan: EliminationPlan, lam: np.ndarray, root_mass:
     entry (l, z) (each message is consumed by exactly one later step), and every root step carries
     ``root_mass``. Steps are repaired from the roots down, rescaling the solver's weights (uniform where they
     vanish).
+
+    Parameters
+    ----------
+    plan : EliminationPlan
+        The elimination order.
+    lam : numpy.ndarray, shape (plan.n_rows,)
+        Approximate weights (e.g. a solver's dual values of the FCR rows); negative entries count as 0.
+    root_mass : float
+        The total weight of every root clique (1 for probability tables).
+
+    Returns
+    -------
+    numpy.ndarray, shape (plan.n_rows,)
+        Nonnegative, exactly consistent clique weights.
     """
     n_tab = plan.table_size
     out = np.zeros(plan.n_rows)
@@ -109,6 +156,28 @@ def sample_joint_actions(plan: EliminationPlan, clique_weights: np.ndarray, n: i
     ``clique_weights`` must be consistent (:func:`consistent_clique_weights`). Ancestral sampling down the clique
     tree: steps from the roots down, each draws its eliminated agent from its clique table conditioned on its
     separator, whose agents are eliminated later and so are already drawn. O(n N K) work.
+
+    Parameters
+    ----------
+    plan : EliminationPlan
+        The elimination order the weights are laid out in.
+    clique_weights : array_like, shape (plan.n_rows,)
+        Nonnegative consistent clique tables; a table row with zero mass draws uniformly.
+    n : int
+        Number of joint actions drawn, at least 0.
+    rng : numpy.random.Generator
+        The random stream (one ``rng.random(n)`` per step).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n, N)
+        The joint actions, one per row.
+
+    Raises
+    ------
+    InvalidInputError
+        ``n`` not a nonnegative integer, weights of the wrong length, not finite or negative, or ``rng`` not a
+        numpy Generator.
     """
     n = as_count(n, "n", minimum=0)
     clique_weights = as_vector(clique_weights, "clique_weights", length=plan.n_rows)

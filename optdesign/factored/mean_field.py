@@ -7,8 +7,9 @@ prod_{i in S_e} 1/v_{i,a*_i}),
 
 with a^(1), ..., a^(m) the joint actions after a* in gap order. The program is convex in v itself: every term
 prod_{i in S_e} 1/v_{i,b_i} is (a posynomial with negative exponents), written with second-order and power cones
-(:func:`inverse_products`; the paper's log coordinates y = log v need exponential cones, on which CLARABEL stalls
-at scale), the simplex rows are linear, and FCR compiles the max over joint actions.
+(:func:`~optdesign.factored.posynomials.inverse_products`; the paper's log coordinates y = log v need exponential
+cones, on which CLARABEL stalls at scale), the simplex rows are linear, and FCR compiles the max over joint actions.
+:func:`optdesign.factored.mean_field_time.mf_characteristic_time` solves it for an instance.
 
 **Symmetry reduction** (``reduce=True``, ../shared/spec/factored.md §1). The program is convex and invariant under
 every permutation of an agent's actions that fixes a*_i and the actions named by the explicit rows, so averaging
@@ -24,14 +25,13 @@ returned, normalised allocation. The lower bound is Lagrangian weak duality with
 repaired so that they are exactly dual feasible: the FCR multipliers become consistent clique weights summing
 to one (with the explicit rows' multipliers), which fixes alpha = D^T (C_f^T lambda + B^T gamma) >= 0 as the weight
 of each term exp(-(P y)_j); the remaining inner problem min_y sum_j alpha_j exp(-(P y)_j) over the simplex rows is
-bounded below by geometric-programming duality, valid for any delta >= 0 (:func:`gp_lower_bound`). No step
-trusts the solver's accuracy, so an ``optimal_inaccurate`` answer whose certified gap meets ``tol`` is accepted.
+bounded below by geometric-programming duality, valid for any delta >= 0
+(:func:`~optdesign.factored.posynomials.gp_lower_bound`). No step trusts the solver's accuracy, so an
+``optimal_inaccurate`` answer whose certified gap meets ``tol`` is accepted.
 """
 
 from __future__ import annotations
 
-import time
-import warnings
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -40,9 +40,10 @@ import scipy.sparse as sp
 
 from .. import solvers
 from .._lazy import cp
+from ..docstrings import shared_doc
 from ..errors import InstanceTooLargeError, InvalidInputError
-from ..result import CharTimeResult, relative_gap
-from ..validation import as_count, as_tolerance, check_m_best
+from ..result import relative_gap
+from ..validation import as_count
 from .action_classes import ActionClasses
 from .elimination import EliminationPlan
 from .factorgraph import FactorGraph
@@ -50,26 +51,70 @@ from .fcr import elimination_matrices, enumerated_max, factored_max
 from .inference import MaxSum
 from .marginals import consistent_clique_weights
 from .mean_field_orbits import MAX_ORBITS, OrbitMeanField
+from .posynomials import gp_lower_bound, inverse_products
 from .symmetry import agent_orbits
+
+__all__ = ["MeanFieldModel"]
 
 # fcr=False lists one constraint per class pattern
 ENUMERATED_MAX_JOINT_ACTIONS = 200_000
 DEFAULT_TOL = 1e-6
-# a RuntimeWarning when the certified gap is wider than this, whatever the solver's status
-WARN_GAP = 1e-4
 # CLARABEL at 1e-9 instead of its default 1e-8 (the simplex rows, violated by ~1e-7 at 1e-8, set the gap of the
 # normalised allocation). Measured on the cone form of :func:`inverse_products`: certified gaps 1.6e-8 / 2.9e-8 on
 # rings N = 1,000 / 10,000 (K = 10), against 1.5e-7 / 1.6e-7 at 1e-8; at 1e-10 small instances stopped
 # optimal_inaccurate and fell back to SCS (lines N <= 4 with m = 2)
 MEAN_FIELD_SOLVER_OPTIONS = {"CLARABEL": {"tol_feas": 1e-9, "tol_gap_rel": 1e-9, "tol_gap_abs": 1e-9}}
 
+# the parameters MeanFieldModel and mf_characteristic_time share (substituted by _shared_doc)
+_DOC = {
+    "options": """    fcr : bool
+        Factored Constraint Reduction of the max over joint actions (``False`` enumerates class patterns).
+    reduce : bool
+        Symmetry reduction to action classes (``False``: one class per action, the reference).
+    order : str or sequence of int
+        Elimination order of FCR (``"auto"``: networkx treewidth heuristics).
+    solver : str, optional
+        Conic solver (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.""",
+    "symmetry": """    symmetry : "auto", None or sequence of permutations
+        m = 1: ``"auto"`` ties the agents of each orbit of the structure's automorphisms and, with at most
+        MAX_ORBITS orbits, solves by Kelley's cutting planes; agent permutations give the generators instead;
+        ``None`` (or ``False``) always solves the conic program.""",
+    "too_large": """    InstanceTooLargeError
+        ``fcr=False`` above ENUMERATED_MAX_JOINT_ACTIONS class patterns, or an elimination order too wide.""",
+}
 
+
+_shared_doc = shared_doc(_DOC)
+
+
+@_shared_doc
 class MeanFieldModel:
     """The T^MF(m) program on action classes, built once (for m = 1 one model serves every instance of a structure).
 
     The model is written with a* = class 0. For m = 1 it depends on the instance not at all (only on the
     graph and the K_i), so a bandit loop re-using plug-in estimates solves it once; for m > 1 the explicit rows
     (``ranked``: the next m joint actions with their gaps) are constants of the instance.
+    :func:`~optdesign.factored.mean_field_time.mf_characteristic_time` builds and solves one; its values are in
+    units of Delta_m^2 (t* = T^MF(m) Delta_m^2).
+
+    Parameters
+    ----------
+    fg : FactorGraph
+        The structure (agents, K_i, scopes); for m > 1 also the instance.
+    m : int
+        The m of T^MF(m) (App. H).
+    ranked : list of (joint action, gap), optional
+        For m > 1: the m joint actions after a* in gap order with their gaps (``fg.m_best(m + 1)[1:]``).
+    best_action : array_like, shape (N,), optional
+        a*, required for m > 1 (for m = 1 the model holds for every a*).
+%(options)s
+%(symmetry)s
+
+    Raises
+    ------
+    InvalidInputError
+        m > 1 without ``ranked`` (of length m) and ``best_action``; m not a positive integer.
+%(too_large)s
     """
 
     def __init__(self, fg: FactorGraph, *, m: int = 1, ranked: list | None = None, best_action: Any = None,
@@ -160,7 +205,25 @@ class MeanFieldModel:
 
     # ------------------------------------------------------------------------------------------ solve
     def solve(self, tol: float = DEFAULT_TOL) -> dict:
-        """Solve once (cached): class allocations, the certified bracket [lower, upper] of t*, solver info."""
+        """Solve once (cached): class allocations, the certified bracket [lower, upper] of t*, solver info.
+
+        Parameters
+        ----------
+        tol : float
+            Certified relative gap at which an ``optimal_inaccurate`` solve is accepted (the orbit search stops).
+
+        Returns
+        -------
+        dict
+            ``class_v`` (normalised class allocations), ``upper`` (attained), ``lower``, ``gap``, ``t`` (the
+            solver's optimum), ``info`` (SolveInfo) and ``compile_time``; the orbit search adds ``passes``,
+            ``cuts`` and ``orbit_point``. Values are t* = T^MF(m) Delta_m^2.
+
+        Raises
+        ------
+        SolverError
+            Every conic solver of the chain failed.
+        """
         if self._solution is None and self.orbits is not None:
             self._solution = self._search.solve(tol)
         if self._solution is None:
@@ -228,152 +291,54 @@ class MeanFieldModel:
 
     # ------------------------------------------------------------------------------------------ allocations
     def local_allocations(self, best_action: np.ndarray) -> list[np.ndarray]:
-        """The optimal local allocations v_i (over actions, each summing to one) for the instance with a*."""
+        """The optimal local allocations v_i (over actions, each summing to one) for the instance with a*.
+
+        Parameters
+        ----------
+        best_action : numpy.ndarray, shape (N,)
+            a* of the instance (class 0 of each agent is its a*_i).
+
+        Returns
+        -------
+        list of numpy.ndarray
+            v_i, shape (K_i,), per agent.
+        """
         v = self.solve()["class_v"]
         maps = self.classes.class_maps(best_action)
         return [v[self.class_offsets[i] + cmap] for i, cmap in enumerate(maps)]
 
     def marginals_at(self, local: list[np.ndarray]) -> np.ndarray:
-        """Flat factor marginals wbar_{e,b} = prod_{i in S_e} v_{i,b_i} of product allocations (full tables)."""
+        """Flat factor marginals wbar_{e,b} = prod_{i in S_e} v_{i,b_i} of product allocations (full tables).
+
+        Parameters
+        ----------
+        local : list of numpy.ndarray
+            Local allocations v_i, shape (K_i,), positive.
+
+        Returns
+        -------
+        numpy.ndarray, shape (fg.abar,)
+            The marginals, flat over the factor tables.
+        """
         return np.exp(self.plan.group_selection() @ np.log(np.concatenate(local)))
 
     def terms_at(self, local: list[np.ndarray], best_action: np.ndarray) -> np.ndarray:
-        """Numeric f_e(b; v) = 1{b != a*_e}(prod 1/v_{i,b_i} + prod 1/v_{i,a*_i}) for all full group actions (e, b)."""
+        """Numeric f_e(b; v) = 1{b != a*_e}(prod 1/v_{i,b_i} + prod 1/v_{i,a*_i}) for all full group actions (e, b).
+
+        Parameters
+        ----------
+        local : list of numpy.ndarray
+            Local allocations v_i, shape (K_i,), positive.
+        best_action : array_like, shape (N,)
+            a* of the instance.
+
+        Returns
+        -------
+        numpy.ndarray, shape (fg.abar,)
+            The terms, flat over the factor tables (0 at a*_e).
+        """
         s = 1.0 / self.marginals_at(local)
         star = self.fg.group_indices(np.asarray(best_action))[0]
         terms = s + s[star][np.repeat(np.arange(self.fg.n_factors), self.fg.table_sizes)]
         terms[star] = 0.0
         return terms
-
-
-def inverse_products(P: sp.csr_matrix, v: cp.Variable, s: cp.Variable, scale: float) -> list:
-    """Constraints s_j >= prod_{c in row j of P} 1 / v_c / scale (0/1 rows), convex in v > 0, without exponential
-    cones: 1 / (scale v_a) for one agent (inv_pos), and for two agents u^2 <= v_a v_b (a rotated second-order
-    cone) with s >= u^-2 / scale (a power cone). Measured on rings with K = 10: the exponential-cone form of
-    the same program stalled in CLARABEL from N = 3,000 agents (InsufficientProgress at relative gap 8e-5 at
-    N = 10,000), this one solves N = 10,000 to gap 3e-9 in 11 s. Larger scopes use one geometric mean each.
-    """
-    P = sp.csr_matrix(P)
-    size = np.diff(P.indptr)
-    out = []
-    one = np.flatnonzero(size == 1)
-    if one.size:
-        out.append(cp.inv_pos(v[P.indices[P.indptr[one]]]) / scale <= s[one])
-    two = np.flatnonzero(size == 2)
-    if two.size:
-        a, b = v[P.indices[P.indptr[two]]], v[P.indices[P.indptr[two] + 1]]
-        u = cp.Variable(two.size, nonneg=True, name="sqrt_product")
-        out += [cp.SOC(a + b, cp.vstack([2 * u, a - b]), axis=0), cp.power(u, -2) / scale <= s[two]]
-    for j in np.flatnonzero(size > 2):  # s_j scale prod v >= 1
-        cols = P.indices[P.indptr[j]:P.indptr[j + 1]]
-        out.append(cp.geo_mean(cp.hstack([v[cols], scale * s[j]])) >= 1)
-    return out
-
-
-def gp_lower_bound(alpha: np.ndarray, delta: np.ndarray, P: sp.csr_matrix, agent_of_class: np.ndarray,
-                   multiplicity: np.ndarray) -> float:
-    """Lower bound on min_y sum_j alpha_j exp(-(P y)_j) s.t. sum_c m_c exp(y_c) <= 1 per agent, from any delta >= 0.
-
-    Tangents of exp give, with delta_c = (P^T delta)_c, D_i = sum_{c of i} delta_c and the simplex multiplier
-    chosen optimally (beta_i = D_i), the geometric-programming dual value
-    sum_j delta_j (1 + log(alpha_j / delta_j)) + sum_c delta_c log(m_c D_i / delta_c); the best scaling of delta
-    is closed form, giving S exp((A + B - S) / S) with S = sum_j delta_j. Tight at delta_j = alpha_j exp(-(P y*)_j).
-    """
-    keep = (delta > 0) & (alpha > 0)
-    if not keep.any():
-        return 0.0
-    d, a = delta[keep], alpha[keep]
-    first = float(np.sum(d * (1.0 + np.log(a / d))))
-    dc = P[keep].T @ d
-    Di = np.bincount(agent_of_class, dc, minlength=int(agent_of_class.max()) + 1)
-    pos = dc > 0
-    second = float(np.sum(dc[pos] * np.log(multiplicity[pos] * Di[agent_of_class[pos]] / dc[pos])))
-    S = float(d.sum())
-    return S * float(np.exp((first + second - S) / S))
-
-
-def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, reduce: bool = True,
-                           order: str | Sequence[int] = "auto", solver: str | None = None, tol: float = DEFAULT_TOL,
-                           symmetry: str | bool | Sequence[Sequence[int]] | None = "auto") -> CharTimeResult:
-    """T^MF(m) (MF-TaS eqs. 2-3 and App. H) over product allocations, with a certified bracket.
-
-    ``value`` (= ``upper``) is attained by the returned allocation; ``lower_bound`` <= T^MF(m) <= ``value``
-    holds whatever the solver's accuracy, and ``gap`` = value / lower_bound - 1. ``reduce=False`` solves the
-    full program (one class per action) instead of the symmetry-reduced one; ``fcr=False`` enumerates every class
-    pattern instead of FCR (verification, small instances). ``tol`` is the certified relative gap at which an
-    ``optimal_inaccurate`` solve is accepted without trying the next solver.
-
-    ``symmetry`` (m = 1): ``"auto"`` ties the allocations of agents in one orbit of the structure's automorphisms
-    (twins, the rotation of a cycle; :mod:`.symmetry`) and, with at most ``MAX_ORBITS`` orbits, solves by Kelley's
-    cutting planes instead of the conic program (:mod:`.mean_field_orbits`); a sequence of agent permutations
-    gives the generators instead (each is checked); ``None`` always solves the conic program.
-
-    Parameters
-    ----------
-    fg : FactorGraph
-        The instance; a* must be unique.
-    m : int
-        The m of T^MF(m): rows for the m joint actions after a* in gap order (App. H), T^MF(1) = T^MF.
-    fcr : bool
-        Factored Constraint Reduction of the max over joint actions (``False`` enumerates class patterns).
-    reduce : bool
-        Symmetry reduction to action classes (``False``: one class per action, the reference).
-    order : str or sequence of int
-        Elimination order of FCR (``"auto"``: networkx treewidth heuristics).
-    solver : str, optional
-        Conic solver (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
-    tol : float
-        Certified relative gap at which an ``optimal_inaccurate`` solve is accepted.
-    symmetry : "auto", None or sequence of permutations
-        The automorphisms used to tie agents (above).
-
-    Returns
-    -------
-    CharTimeResult
-        ``value`` (T^MF(m) >= T*, attained by ``local_allocations``; MF-TaS's rate is 2 T^MF kl(delta, 1 - delta)),
-        certified ``lower_bound`` and ``gap``, factor ``marginals``, ``best_action``, the ``gaps`` used, and ``extras``
-        (classes, order, orbits, cutting-plane passes).
-
-    Raises
-    ------
-    InvalidInputError
-        Not a FactorGraph, a tie for a*, m out of range, unknown solver, a symmetry that is not an automorphism.
-    InstanceTooLargeError
-        ``fcr=False`` above ENUMERATED_MAX_JOINT_ACTIONS class patterns, or an elimination order too wide.
-    SolverError
-        Every conic solver of the chain failed (the message names each status).
-    """
-    if not isinstance(fg, FactorGraph):
-        raise InvalidInputError("fg must be a FactorGraph")
-    tol = as_tolerance(tol)
-    solvers.solver_chain(solver)  # an unknown solver name is an error even when the orbit search needs none
-    m = check_m_best(m, fg.n_joint_actions)
-    ranked = fg.m_best(m + 1)  # raises if a* is not unique
-    best = ranked[0][0]
-    gaps = np.asarray([g for _, g in ranked[1:]])
-    start = time.perf_counter()
-    model = MeanFieldModel(fg, m=m, ranked=ranked[1:], best_action=best, fcr=fcr, reduce=reduce, order=order,
-                           solver=solver, symmetry=symmetry)
-    build = time.perf_counter() - start
-    out = model.solve(tol)
-    if out["gap"] > WARN_GAP:  # the certificate, not the solver's status, says how good the value is
-        info = out["info"]
-        warnings.warn(f"T^MF({m}): certified relative gap {out['gap']:.2e} ({info.solver} status {info.status}); "
-                      f"the value is attained, the lower bound is {out['lower'] / gaps[-1] ** 2:.6g}",
-                      RuntimeWarning, stacklevel=2)
-    local = model.local_allocations(best)
-    scale = gaps[-1] ** 2
-    marginals = fg.split_tables(model.marginals_at(local))
-    info = out["info"]
-    return CharTimeResult(
-        value=out["upper"] / scale, solver_value=out["t"] / scale, method="mean-field", m=int(m),
-        best_action=best, gaps=gaps, marginals=marginals, local_allocations=local, global_allocation=None,
-        n_constraints=out.get("cuts", model.n_constraints), n_variables=model.n_variables,
-        width=model.plan.width if fcr else None, status=info.status, solver=info.solver,
-        solve_time=info.solve_time, compile_time=out["compile_time"],
-        extras={"fcr": fcr, "reduce": model.reduce, "n_classes": list(model.classes.n_classes),
-                "build_time": build, "order": list(model.plan.order) if fcr else None,
-                "orbits": None if model.orbits is None else int(model.orbits.max()) + 1,
-                "passes": out.get("passes")},
-        lower_bound=out["lower"] / scale, gap=out["gap"],
-    )

@@ -27,6 +27,9 @@ from ..solvers import SolveInfo
 from .elimination import EliminationPlan
 from .inference import batched_max_sum
 
+# OrbitMeanField is the solver of MeanFieldModel (it takes that model's class maps): reached through it
+__all__ = ["MAX_ORBITS"]
+
 # the Kelley search is used when the structure has at most this many orbits with K_i >= 2
 MAX_ORBITS = 4
 MAX_PASSES = 200
@@ -96,6 +99,7 @@ class OrbitMeanField:
         return values, grads
 
     def class_values(self, point: np.ndarray) -> np.ndarray:
+        """Class values v (p for a*, (1 - p)/(K - 1) for the rest) at one orbit point (r,)."""
         return np.exp(self.log_values(point[None, :])[:, 0])
 
     def solve(self, tol: float, *, max_passes: int = MAX_PASSES) -> dict:

@@ -14,10 +14,10 @@ counts mu >= 0 consistent on separators (:func:`optdesign.factored.marginals.mar
 common total mass over the connected components, but no normalisation. Its size is O(N K^{w+1}).
 The objective is written r @ mu with the max-sum regrets r >= 0 of the cliques
 (Delta(a) = sum_l r_l(clique row of a), :mod:`optdesign.factored.inference`): equal on the cone, and free
-of the cancellation between signed local gaps that costs percents when Delta_min << |theta_e|.
+of the cancellation between signed local gaps that costs percents when Delta_min << abs(theta_e).
 
 * ``method="exact"``: one constraint row per joint action a != a*, enumerated up to ``max_joint_actions``
-  (default 20,000) joint actions and by constraint generation beyond (:class:`RegretMaster`, the engine of
+  (default 20,000) joint actions and by constraint generation beyond (``RegretMaster``, the engine of
   :mod:`optdesign.factored.constraint_generation`). Certified either way: ``lower_bound`` by weak duality from
   the rows' multipliers lambda (a distribution over joint actions, c = sum_a lambda_a (2 / Delta(a)^2) 1{a_e = b}):
   on the cone, min r.mu + c.(1/wbar) - 1.lambda maximised over the scale of lambda is min_{r.mu = 1} c.(1/wbar)
@@ -43,6 +43,7 @@ from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from .. import solvers
 from .._lazy import cp
@@ -55,12 +56,11 @@ from .constraint_generation import (
     MASTER_SOLVER_OPTIONS,
     MAX_ITERATIONS,
     TIME_LIMIT,
-    CuttingPlaneMaster,
-    Iterate,
     check_limits,
     run_extras,
     warm_generate,
 )
+from .cutting_plane_master import CuttingPlaneMaster, Iterate
 from .elimination import EliminationPlan
 from .factorgraph import FactorGraph
 from .fcr import factored_max
@@ -70,15 +70,15 @@ from .regret_cone import Cone
 from .rescaling import Reference, solve_in_passes
 from .separation import Separation
 
+__all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
+           "regret_lower_bound"]
+
 METHODS = ("exact", "mf")
 RESTRICTIONS = ("secant", "constant")
 STRATEGIES = ("auto", "enumerate", "generate")
 # method="exact" enumerates up to this many joint actions (3^9 = 19,683 fits) and generates constraints beyond
 EXACT_MAX_JOINT_ACTIONS = 20_000
 REGULARISED_OPTIONS = {"CLARABEL": {**MASTER_SOLVER_OPTIONS["CLARABEL"], "static_regularization_constant": 1e-6}}
-
-__all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
-           "regret_lower_bound"]
 
 
 class RegretMaster(CuttingPlaneMaster):
@@ -156,7 +156,7 @@ class RegretMaster(CuttingPlaneMaster):
 def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | None = None, m: int = 1,
                        max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS, restriction: str = "secant",
                        order: str | Sequence[int] = "auto", strategy: str = "auto", tol: float = DEFAULT_TOL,
-                       time_limit: float = TIME_LIMIT, initial: np.ndarray | None = None) -> RegretBoundResult:
+                       time_limit: float = TIME_LIMIT, initial: ArrayLike | None = None) -> RegretBoundResult:
     """c_theta = min_w sum_a w_a Delta(a) s.t. sum_{e: a_e != a*_e} 1/wbar_{e,a_e} <= Delta(a)^2/2, a != a*.
 
     ``method="exact"``: one row per joint action a != a*, certified (``lower_bound``, ``gap``). ``strategy``
@@ -182,7 +182,7 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
       Never better than "secant" (Delta_m Delta(a) >= Delta_m^2), kept for comparison.
 
     The feasible set shrinks, so c^MF(m) >= c_theta, nonincreasing in m, with equality when all
-    gaps are equal or m = |A| - 1. The allocation stays the exact cone of clique marginals: a product
+    gaps are equal or m = fg.n_joint_actions - 1. The allocation stays the exact cone of clique marginals: a product
     (mean-field) allocation w_a = prod_i v_{i,a_i} would make the objective sum_e sum_b
     wbar_{e,b} (theta_e(a*_e) - theta_e(b)) a signed polynomial in v (local gaps may be
     negative), non-convex even in log coordinates, whereas the clique cone keeps it linear and
@@ -196,8 +196,23 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
         ``"exact"`` (certified c_theta) or ``"mf"`` (the upper bound c^MF(m)).
     solver : str, optional
         Conic solver (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
-    m, restriction, order, strategy, max_joint_actions, tol, time_limit, initial
-        As described above.
+    m : int
+        ``"mf"``: the m of c^MF(m), explicit rows for a_1..a_{m-1} and Delta_m in the restriction; checked only
+        (1 <= m < number of joint actions) for ``"exact"``.
+    max_joint_actions : int
+        Largest number of joint actions ``strategy="enumerate"`` accepts (and where ``"auto"`` switches to generation).
+    restriction : str
+        ``"secant"`` (default) or ``"constant"``, the lower estimate of Delta(a)^2 of ``"mf"`` (above).
+    order : str or sequence of int
+        Elimination order of the junction tree and FCR (``"auto"``: networkx treewidth heuristics).
+    strategy : str
+        ``"auto"`` (default), ``"enumerate"`` or ``"generate"``: how ``"exact"`` handles its rows.
+    tol : float
+        Certified relative gap ``value / lower_bound - 1`` at which constraint generation stops.
+    time_limit : float
+        Seconds for constraint generation; past them its bracket is returned (status ``"not_converged"``).
+    initial : array_like, shape (M, N), optional
+        Joint actions added to the starting working set of constraint generation (a warm start).
 
     Returns
     -------
@@ -322,7 +337,7 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
 
 
 def _generated(fg: FactorGraph, *, solver: str | None, tol: float, time_limit: float,
-               initial: np.ndarray | None) -> RegretBoundResult:
+               initial: ArrayLike | None) -> RegretBoundResult:
     """The exact bound by constraint generation (:func:`optdesign.factored.constraint_generation.generate`)."""
     start = time.perf_counter()
     master = RegretMaster(fg, solver)

@@ -18,6 +18,9 @@ from .inference import MaxSum
 from .marginals import marginal_maps
 from .rescaling import Reference, ScaledAllocation
 
+# Cone is the feasible set of regret_lower_bound's program, built and used there only
+__all__: list[str] = []
+
 
 @dataclass(frozen=True)
 class Cone:
@@ -26,7 +29,7 @@ class Cone:
     ``regrets`` are the max-sum clique regrets / ``unit`` (r . mu = sum_a w_a Delta(a) / unit), ``dev`` the group
     actions b != a*_e, ``homogeneous`` the rows == 0 (separators, equal component masses) and the last row <= 0
     (the cut of the zero-cost ray w_{a*} -> infinity), ``mu0`` a uniform feasible start of total mass
-    2 n_f max|table| / Delta_min^2 (a != a* deviates in at most n_f factors, each costing
+    2 n_f max(table sizes) / Delta_min^2 (a != a* deviates in at most n_f factors, each costing
     1/wbar <= Delta_min^2 / 2 n_f).
     """
 
@@ -40,6 +43,7 @@ class Cone:
 
     @classmethod
     def of(cls, fg: FactorGraph, plan: EliminationPlan) -> Cone:
+        """The cone of the instance ``fg`` over the clique tables of ``plan``."""
         # every gap is in units of the largest gap Delta_max = theta(a*) - min_a theta(a): the program solved is
         # then the same whatever the scale of theta (with counts ~ 1/Delta^2 in the units of theta, theta * 1e-4
         # gave counts ~1e8, optimal_inaccurate and a 1% error, measured)

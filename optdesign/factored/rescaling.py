@@ -39,6 +39,8 @@ from .._lazy import cp
 from ..errors import SolverError
 from ..solvers import SolveInfo
 
+__all__ = ["Pass", "PassesResult", "Reference", "ScaledAllocation", "solve_in_passes"]
+
 # passes at most (each costs one solve); two passes agree when their values differ by at most PASS_TOL
 MAX_PASSES = 5
 PASS_TOL = 1e-7
@@ -56,14 +58,32 @@ def _floored(v: np.ndarray, fraction: float) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Reference:
-    """Where a pass is centred: ``allocation`` y_ref > 0 and ``marginals`` w_ref = W y_ref > 0 (both floored)."""
+    """Where a pass is centred: ``allocation`` y_ref > 0 and ``marginals`` w_ref = W y_ref > 0 (both floored).
 
+    Build it with :meth:`around`, which floors small entries (FLOOR_ALLOCATION, FLOOR_MARGINALS of the largest).
+    """
+
+    #: y_ref, shape (n,): the allocation (clique distributions or counts) the pass is centred on, > 0.
     allocation: np.ndarray
+    #: w_ref, shape (m,): its marginals W y_ref, > 0.
     marginals: np.ndarray
 
     @classmethod
     def around(cls, allocation: np.ndarray, W: sp.spmatrix) -> Reference:
-        """The reference of the point ``allocation`` (>= 0), with marginals W @ allocation."""
+        """The reference of the point ``allocation`` (>= 0), with marginals W @ allocation.
+
+        Parameters
+        ----------
+        allocation : numpy.ndarray, shape (n,)
+            The point y (negative rounding is clipped to 0).
+        W : scipy.sparse matrix, shape (m, n)
+            The map from the allocation to its marginals.
+
+        Returns
+        -------
+        Reference
+            y and W y, each floored at a small fraction of its largest entry.
+        """
         allocation = np.clip(np.asarray(allocation, dtype=float), 0.0, None)
         return cls(_floored(allocation, FLOOR_ALLOCATION), _floored(W @ allocation, FLOOR_MARGINALS))
 
@@ -74,6 +94,15 @@ class ScaledAllocation:
     ``constraints`` (the cones) must be added to the program. Use :meth:`linear` for rows M y,
     :meth:`inverse` for H s (an upper estimate of H (1/w), tight at the optimum of a program
     increasing in s), :meth:`cost` for a linear objective and :attr:`value` for y after the solve.
+
+    Parameters
+    ----------
+    W : scipy.sparse matrix, shape (m, n)
+        The map from the allocation y to its marginals w = W y.
+    reference : Reference
+        The centre of the pass: y = y_ref * nu, and the cones are scaled by w_ref.
+    name : str
+        Prefix of the cvxpy variables' names (``NAME_scaled``, ``NAME_scaled_inverse``).
     """
 
     def __init__(self, W: sp.spmatrix, reference: Reference, *, name: str = "allocation"):
@@ -85,8 +114,20 @@ class ScaledAllocation:
         self.constraints = [cp.inv_pos(X @ self.nu) <= self.sigma]
 
     def linear(self, M: sp.spmatrix, *, normalise: bool = False) -> cp.Expression:
-        """M @ y in terms of nu; with ``normalise`` every row is scaled to max |coefficient| 1
-        (only for rows compared with 0)."""
+        """M @ y in terms of nu; with ``normalise`` every row is scaled to max abs(coefficient) 1.
+
+        Parameters
+        ----------
+        M : scipy.sparse matrix, shape (r, n)
+            Rows over the allocation y.
+        normalise : bool
+            Scale each row to a largest coefficient of 1: only for rows compared with 0 (``== 0``, ``<= 0``).
+
+        Returns
+        -------
+        cvxpy.Expression
+            The r affine expressions of nu.
+        """
         Mn = sp.csr_matrix(M) @ sp.diags(self.reference.allocation)
         if normalise:
             top = np.asarray(abs(Mn).max(axis=1).todense()).ravel()
@@ -94,11 +135,35 @@ class ScaledAllocation:
         return Mn @ self.nu
 
     def inverse(self, H: sp.spmatrix) -> cp.Expression:
-        """H @ s, with s >= 1 / (W y) entrywise."""
+        """H @ s, with s >= 1 / (W y) entrywise.
+
+        Parameters
+        ----------
+        H : scipy.sparse matrix, shape (r, m)
+            Nonnegative rows over the marginals (a constraint or cost in 1 / w).
+
+        Returns
+        -------
+        cvxpy.Expression
+            H s, an upper estimate of H (1 / w), tight at the optimum of a program increasing in s.
+        """
         return (sp.csr_matrix(H) @ sp.diags(1.0 / self.reference.marginals)) @ self.sigma
 
     def cost(self, c: np.ndarray) -> tuple[cp.Expression, float]:
-        """(c @ y / ref, ref): the linear cost normalised to a unit 2-norm coefficient vector."""
+        """(c @ y / ref, ref): the linear cost normalised to a unit 2-norm coefficient vector.
+
+        Parameters
+        ----------
+        c : numpy.ndarray, shape (n,)
+            Cost per entry of the allocation y.
+
+        Returns
+        -------
+        expression : cvxpy.Expression
+            c @ y / ref in terms of nu.
+        ref : float
+            The 2-norm of c * y_ref (1 if that is 0): multiply the solved value by it.
+        """
         coef = np.asarray(c, dtype=float) * self.reference.allocation
         ref = float(np.linalg.norm(coef)) or 1.0
         return (coef / ref) @ self.nu, ref
@@ -113,10 +178,15 @@ class ScaledAllocation:
 class Pass:
     """One solve: the attained ``value`` at ``point``, the solver's optimum, and the solve's info."""
 
+    #: The objective evaluated exactly at the pass's point (attained).
     value: float
+    #: The solver's optimum, in the same units.
     solver_value: float
+    #: Whatever the caller's ``evaluate`` returns for the kept pass (allocation, multipliers, ...).
     point: Any
+    #: Solver, status and time of the solve.
     info: SolveInfo
+    #: The pass's number, from 1.
     index: int
 
 
@@ -124,11 +194,17 @@ class Pass:
 class PassesResult:
     """The kept (smallest-value) pass, the passes run, total solve and cvxpy compile times, the compiled size."""
 
+    #: The pass with the smallest value.
     best: Pass
+    #: The number of passes solved.
     passes: int
+    #: Seconds in the solvers, summed over the passes.
     solve_time: float
+    #: Seconds of cvxpy compilation, summed over the passes.
     compile_time: float
+    #: Scalar variables of the last compiled program.
     n_variables: int
+    #: Whether some ``optimal`` pass agreed with its own solver optimum and with the kept value to ``accept_tol``.
     confirmed: bool
 
 
@@ -157,6 +233,45 @@ def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], 
     ``accept_tol`` (the kept value is attained either way, but then not confirmed optimal). ``solver_options``
     are passed to :func:`optdesign.solvers.solve` (per-solver tolerances). ``warn=False`` leaves the warning to
     a caller that certifies the kept pass itself (``confirmed`` is set either way).
+
+    Parameters
+    ----------
+    build : callable
+        ``build(reference) -> (problem, evaluate)``, as above: the cvxpy problem of one pass and its evaluation.
+    reference : Reference
+        The centre of pass 1 (a uniform feasible allocation).
+    solver : str, optional
+        Conic solver of pass 1 (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
+    label : str
+        Name of the program in the warning (``"exact T*"``).
+    max_passes : int
+        Largest number of passes.
+    min_passes : int
+        Passes to run before a settled ``optimal`` pass may stop the loop.
+    tol : float
+        Relative agreement of two consecutive values at which the passes have settled.
+    accept_tol : float
+        Relative agreement with which an ``optimal`` pass confirms the kept value (no warning).
+    solver_options : dict, optional
+        Per-solver keyword arguments, ``{"CLARABEL": {...}}``, passed to :func:`optdesign.solvers.solve`.
+    warn : bool
+        Issue the RuntimeWarning when the kept value is not confirmed.
+
+    Returns
+    -------
+    PassesResult
+        The kept pass (smallest value), the number of passes, solve and compile times, the compiled size and
+        ``confirmed``.
+
+    Raises
+    ------
+    SolverError
+        Every solver of the chain failed on pass 1 (later failures end the passes instead).
+
+    Warns
+    -----
+    RuntimeWarning
+        With ``warn``, when no ``optimal`` pass confirms the kept value to ``accept_tol``.
     """
     best: Pass | None = None
     history: list[Pass] = []

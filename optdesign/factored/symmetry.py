@@ -24,9 +24,22 @@ from scipy.sparse.csgraph import connected_components
 from ..errors import InvalidInputError
 from .elimination import interaction_graph
 
+__all__ = ["Structure", "agent_orbits", "cycle_rotation", "twin_swaps"]
+
 
 class Structure:
-    """The K_i and the factor scopes of a factored instance, with the checks that permutations respect them."""
+    """The K_i and the factor scopes of a factored instance, with the checks that permutations respect them.
+
+    Attributes: ``n_actions`` (int64 array), ``scopes`` (each as a sorted tuple) and ``touching`` (per agent, the
+    factors whose scope holds it).
+
+    Parameters
+    ----------
+    n_actions : sequence of int
+        K_i for every agent.
+    scopes : sequence of sequence of int
+        The factor scopes (their order within a scope does not matter here).
+    """
 
     def __init__(self, n_actions: Sequence[int], scopes: Sequence[Sequence[int]]):
         self.n_actions = np.asarray(n_actions, dtype=np.int64)
@@ -39,10 +52,22 @@ class Structure:
 
     @property
     def n_agents(self) -> int:
+        """N, the number of agents."""
         return int(self.n_actions.size)
 
     def is_automorphism(self, perm: np.ndarray) -> bool:
-        """True when ``perm`` (agent i -> perm[i]) preserves the K_i and the multiset of scopes."""
+        """True when ``perm`` (agent i -> perm[i]) preserves the K_i and the multiset of scopes.
+
+        Parameters
+        ----------
+        perm : numpy.ndarray of int, shape (N,)
+            The candidate permutation; anything that is not a permutation of 0..N-1 gives False.
+
+        Returns
+        -------
+        bool
+            Whether ``perm`` is an automorphism of the structure.
+        """
         if perm.shape != (self.n_agents,) or not np.array_equal(np.sort(perm), np.arange(self.n_agents)):
             return False
         if not np.array_equal(self.n_actions[perm], self.n_actions):
@@ -50,7 +75,18 @@ class Structure:
         return Counter(tuple(sorted(int(perm[i]) for i in s)) for s in self.scopes) == self._counts
 
     def swap_is_automorphism(self, i: int, j: int) -> bool:
-        """The transposition (i j), checked on the factors touching i or j only (the others are fixed)."""
+        """The transposition (i j), checked on the factors touching i or j only (the others are fixed).
+
+        Parameters
+        ----------
+        i, j : int
+            The two agents swapped.
+
+        Returns
+        -------
+        bool
+            Whether swapping i and j is an automorphism.
+        """
         if self.n_actions[i] != self.n_actions[j]:
             return False
         swap = {i: j, j: i}
@@ -63,7 +99,18 @@ class Structure:
 
 def twin_swaps(structure: Structure) -> list[tuple[int, int]]:
     """Transpositions of agents with the same K and the same factors up to the swap (e.g. the leaves of a star,
-    the agents of a complete graph), each checked; agents are grouped by their open and closed neighbourhoods."""
+    the agents of a complete graph), each checked; agents are grouped by their open and closed neighbourhoods.
+
+    Parameters
+    ----------
+    structure : Structure
+        The K_i and scopes.
+
+    Returns
+    -------
+    list of (int, int)
+        Checked transpositions (first member of a group, other member); they generate the twin symmetries found.
+    """
     groups: dict = defaultdict(list)
     for i in range(structure.n_agents):
         scopes = [structure.scopes[e] for e in structure.touching[i]]
@@ -79,7 +126,18 @@ def twin_swaps(structure: Structure) -> list[tuple[int, int]]:
 
 def cycle_rotation(structure: Structure) -> np.ndarray | None:
     """The rotation of the agents along their cycle when the interaction graph is one cycle and it is an
-    automorphism (every scope is then an edge of the cycle or a single agent), else None."""
+    automorphism (every scope is then an edge of the cycle or a single agent), else None.
+
+    Parameters
+    ----------
+    structure : Structure
+        The K_i and scopes.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (N,), or None
+        The rotation (agent i -> perm[i]) one step along the cycle starting at agent 0, if it is an automorphism.
+    """
     g = interaction_graph(structure.n_agents, structure.scopes)
     n = structure.n_agents
     if n < 3 or any(d != 2 for _, d in g.degree()) or not nx.is_connected(g):
@@ -99,6 +157,25 @@ def agent_orbits(n_actions: Sequence[int], scopes: Sequence[Sequence[int]], gene
 
     ``generators=None`` proposes them from the structure (:func:`twin_swaps`, :func:`cycle_rotation`); otherwise
     it is a sequence of permutations (agent i -> perm[i]), each of which must be an automorphism.
+
+    Parameters
+    ----------
+    n_actions : sequence of int
+        K_i for every agent.
+    scopes : sequence of sequence of int
+        The factor scopes.
+    generators : sequence of sequence of int, optional
+        Agent permutations generating the group; None proposes them from the structure.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (N,)
+        The orbit label of every agent; agents with one label can share their allocation.
+
+    Raises
+    ------
+    InvalidInputError
+        ``generators`` not a sequence of permutations, or one that is not an automorphism.
     """
     structure = Structure(n_actions, scopes)
     n = structure.n_agents

@@ -10,9 +10,11 @@ designs         public entry points: ``g_optimal`` (Y = X, value d), ``d_optimal
 dispatch        how they are solved: ``method="auto"`` picks the certified fast path, falls back to cvxpy when its
                 model fits, honours ``time_limit`` and Ctrl-C
 models          the cvxpy models (an SOCP: y^T A^{-1} y = min {sum_k u_k^2 / w_k : X^T u = y}; log det)
+socp            that SOCP and the certified solve step of its models (certificate, barrier polish)
 directions      direction sets: pairwise differences, oracle directions (z* - z) / gap
 criteria        F(w) in numpy and its dual certificate F* >= f_p(w)^2 / max_k h_k(w)
 barrier         certified log-barrier Newton method for every min-max design (the fast path)
+certificate_lp  the barrier's certificate LP: the dual p that (nearly) maximises a design's lower bound
 firstorder      Frank–Wolfe with away steps and the multiplicative algorithm for G/D (certified by max_k h_k / d)
 exchange        G/D on 10^5-10^6 arms: Frank–Wolfe on an active set, one blocked pricing pass h_k over all arms a round
 generation      min-max designs over very many directions: working set, one pricing pass, certified on all

@@ -25,7 +25,8 @@ is large; the band keeps all of them when many tie, e.g. d (d - 1) / 2 differenc
 The gradient is exact and an Armijo search safeguards each step, so iterates still converge on
 the full problem. tau stops growing once 1 / tau nears the rounding of max_y v_y.
 Near the end the dual p is sharpened by a small LP (scipy HiGHS) over near-active directions:
-p = argmin max_k h_k(w, p), which (nearly) maximises the certificate for the current w.
+p = argmin max_k h_k(w, p), which (nearly) maximises the certificate for the current w
+(:mod:`optdesign.linear.certificate_lp`).
 
 For K > ``max_arms`` the barrier runs on an arm subset (picked by a smoothed multiplicative warm
 start), and arms that violate the certificate (h_k > f_p) are added, up to a quarter of the subset per
@@ -42,19 +43,18 @@ not certify a 1e-3 gap within the same budget, so the fast path is second order.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import cast
 
 import numpy as np
-from scipy.optimize import linprog
 
 from ..deadline import Deadline
 from ..errors import InvalidInputError
 from ..progress import listening, report
 from ..result import FastPathResult
-from .criteria import Certificate, certificate, cholesky_factor, whiten
+from .certificate_lp import _best_certificate
+from .criteria import Certificate, cholesky_factor, whiten
 
-LP_CHUNK_ENTRIES = 4_000_000  # arm-direction products held at once by the certificate LP (32 MB)
+__all__ = ["minmax_barrier"]
 
 
 def _epigraph_level(v: np.ndarray, tau: float) -> float:
@@ -96,82 +96,6 @@ def _hessian_directions(s: np.ndarray, q: int, cap: int) -> np.ndarray:
         return np.arange(m)
     k = min(max(q, int(np.count_nonzero(s <= SLACK_BAND * s.min()))), cap, m)
     return np.arange(m) if k == m else np.argpartition(s, k - 1)[:k]
-
-
-def _squared_products(X: np.ndarray, L: np.ndarray, Zt: np.ndarray,
-                      rows: slice | np.ndarray = slice(None)) -> np.ndarray:
-    """G2[k, t] = (z_k^T Z_t)^2 for the arms ``rows`` (z_k = L^{-1} x_k; Zt the whitened directions, d x q)."""
-    return (whiten(L, X[rows]).T @ Zt) ** 2
-
-
-def _chunks(K: int, q: int) -> Iterator[slice]:
-    """Arm slices holding about LP_CHUNK_ENTRIES products each, so no K x q array is ever held."""
-    step = max(1, LP_CHUNK_ENTRIES // max(q, 1))
-    return (slice(a, min(a + step, K)) for a in range(0, K, step))
-
-
-def _lp_dual(X: np.ndarray, Y: np.ndarray, L: np.ndarray, T: np.ndarray) -> np.ndarray | None:
-    """p supported on directions T minimising max_k h_k(w, p) (an LP), as a full-length vector.
-
-    Row generation over the arms: the LP is solved on the arms with the largest h_k, and every arm whose h_k
-    exceeds the LP's level joins until none does, which is the LP over all K arms (the dense K x |T| LP cost
-    16 of 26 s of an XY-allocation on 20,000 arms in R^20; the optimum uses about the design's support). The
-    products are formed in chunks of arms (memory O(LP_CHUNK_ENTRIES), not K x |T|).
-    """
-    K, q = X.shape[0], T.size
-    Zt = whiten(L, Y[T])
-    row_max = np.concatenate([_squared_products(X, L, Zt, c).max(axis=1) for c in _chunks(K, q)])
-    scale = float(row_max.max())
-    c = np.zeros(q + 1)
-    c[-1] = 1.0
-    n_start = min(K, max(4 * q, 64))
-    rows = np.argpartition(-row_max, n_start - 1)[:n_start] if n_start < K else np.arange(K)
-    for _ in range(50):
-        res = linprog(
-            c,
-            A_ub=np.hstack([_squared_products(X, L, Zt, rows) / scale, -np.ones((rows.size, 1))]),
-            b_ub=np.zeros(rows.size),
-            A_eq=np.concatenate([np.ones(q), [0.0]])[None, :],
-            b_eq=[1.0],
-            bounds=[(0, None)] * q + [(None, None)],
-            method="highs",
-        )
-        if res.status != 0:
-            return None
-        p_T = np.maximum(res.x[:q], 0.0)
-        h = np.concatenate([_squared_products(X, L, Zt, c) @ p_T / scale for c in _chunks(K, q)])
-        above = np.setdiff1d(np.flatnonzero(h > res.x[-1] * (1 + 1e-9)), rows)
-        if above.size == 0:
-            break
-        rows = np.concatenate([rows, above[np.argsort(-h[above])[:max(4 * q, 64)]]])
-    p = np.zeros(Y.shape[0])
-    p[T] = p_T
-    return p / p.sum() if p.sum() > 0 else None
-
-
-def _best_certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray, L: np.ndarray, v: np.ndarray,
-                      gap_hint: float, use_lp: bool) -> tuple[Certificate, np.ndarray] | None:
-    """Best certificate among the barrier p, p truncated to near-active directions and the LP p."""
-    upper = v.max()
-    candidates = [p]
-    for thr in (1e-3, 1e-5):
-        q = np.where(v < upper * (1 - thr), 0.0, p)
-        if q.sum() > 0:
-            candidates.append(q)
-    if use_lp:
-        delta = min(0.05, max(5 * gap_hint, 1e-7))
-        T = np.flatnonzero(v >= upper * (1 - delta))
-        if len(T) > 400:
-            T = T[np.argsort(-v[T])[:400]]
-        q_lp = _lp_dual(X, Y, L, T)
-        if q_lp is not None:
-            candidates.append(q_lp)
-    best: tuple[Certificate, np.ndarray] | None = None
-    for q in candidates:
-        cert = certificate(X, Y, w, q, L)
-        if cert is not None and (best is None or cert.lower > best[0].lower):
-            best = (cert, q / q.sum())
-    return best
 
 
 def _warm_start_arms(X: np.ndarray, Y: np.ndarray, n_iter: int = 30,
@@ -217,6 +141,40 @@ def minmax_barrier(
     lower bound is the best certificate seen (valid whatever the iterate) and ``converged`` says
     whether the gap was met. Cost per Newton step O(m d^2 + n^2 (d + q) + n^3) with n the number
     of arms in the barrier and q = ``hessian_directions``.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms; finite and spanning R^d (only singularity is checked here).
+    Y : array_like, shape (m, d)
+        The directions (rescaled internally: F(cY) = c^2 F(Y)).
+    tol : float
+        Certified relative gap ``value / lower_bound - 1`` to reach.
+    max_iter : int
+        Most Newton steps.
+    time_limit : float
+        Seconds, capped by the enclosing :func:`optdesign.deadline.time_budget`.
+    w0 : array_like, shape (K,), optional
+        Warm start (mixed with 10 % of the uniform design so that every weight is positive); uniform by default.
+    max_arms : int
+        Above this many arms the barrier runs on an arm subset grown by the certificate (module doc).
+    hessian_directions : int, optional
+        Directions q of smallest slack in the Hessian; max(60, 12 d) by default.
+    mu_factor : float
+        Growth of tau between centring stages.
+    centring_tol : float
+        Newton decrement at which a stage counts as centred.
+
+    Returns
+    -------
+    FastPathResult
+        The design of smallest F(w) seen, its value, the best certified ``lower_bound``, Newton steps,
+        ``converged`` and the ``dual`` p behind the bound.
+
+    Raises
+    ------
+    InvalidInputError
+        A(w) of the starting design is numerically singular (the rows of X do not span R^d).
     """
     deadline = Deadline(time_limit)
     X = np.asarray(X, float)

@@ -14,16 +14,35 @@ from numpy.typing import ArrayLike
 
 from ..result import BilinearDesign
 from ..validation import as_arms
-from .designs import DEFAULT_TOL, g_optimal
+from .designs import DEFAULT_TOL, _shared_doc, g_optimal
+
+__all__ = ["bilinear_design", "edge_arms"]
 
 
 def edge_arms(X: ArrayLike) -> np.ndarray:
-    """K^2 x d^2 array whose row i*K + j is vec(x_i x_j^T) (row-major)."""
+    """K^2 x d^2 array whose row i*K + j is vec(x_i x_j^T) (row-major).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The node arms, one per row; they must span R^d.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K * K, d * d)
+        The edge arms; row i K + j is ``np.outer(X[i], X[j]).ravel()``.
+
+    Raises
+    ------
+    InvalidInputError
+        What :func:`optdesign.validation.as_arms` refuses (rank below d, NaN/inf, wrong shape).
+    """
     arms = as_arms(X)
     K, d = arms.shape
     return np.einsum("ia,jb->ijab", arms, arms).reshape(K * K, d * d)
 
 
+@_shared_doc
 def bilinear_design(
     X: ArrayLike, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL,
     time_limit: float | None = None,
@@ -31,6 +50,24 @@ def bilinear_design(
     """Node G-optimal design mu on X and the edge design mu (x) mu; value = its G-value on Z (d^2).
 
     ``time_limit`` bounds the node design (:func:`optdesign.linear.g_optimal`).
+
+    Parameters
+    ----------
+%(arms)s
+%(options_gd)s
+
+    Returns
+    -------
+    BilinearDesign
+        ``node_weights`` mu, ``edge_weights`` mu mu^T, ``value`` (the edge G-value, the node G-value squared:
+        d^2 at the optimum), its certified ``gap`` and ``node``, the node design's
+        :class:`~optdesign.result.DesignResult`.
+
+    Raises
+    ------
+    InvalidInputError
+%(invalid)s.
+%(raises)s
     """
     node = g_optimal(X, solver=solver, method=method, tol=tol, time_limit=time_limit)
     mu = node.weights

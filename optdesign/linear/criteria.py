@@ -27,9 +27,35 @@ from scipy.linalg.lapack import dtrcon
 from ..errors import InvalidInputError
 from ..validation import as_matrix, check_weights
 
+__all__ = [
+    "Certificate",
+    "certificate",
+    "cholesky_factor",
+    "direction_variances",
+    "g_value",
+    "information_matrix",
+    "inverse_information",
+    "minmax_lower_bound",
+    "minmax_value",
+    "whiten",
+]
+
 
 def information_matrix(X: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """A(w) = X^T diag(w) X (symmetrised)."""
+    """A(w) = X^T diag(w) X (symmetrised).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms, one per row (not validated, as for every array helper of this module).
+    w : numpy.ndarray, shape (K,)
+        The weights.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d)
+        The information matrix, exactly symmetric.
+    """
     A = (X * w[:, None]).T @ X
     return (A + A.T) / 2
 
@@ -62,6 +88,18 @@ def cholesky_factor(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     from the QR factorisation of diag(sqrt w) X instead (:func:`triangular_factor`, rounding about
     cond(diag(sqrt w) X) eps), so nearly dependent arms (condition 1e8) still get accurate leverages and
     certificates.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms.
+    w : numpy.ndarray, shape (K,)
+        Nonnegative weights (any scale).
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d), or None
+        L, lower triangular; None for non-finite weights or a numerically singular A(w).
     """
     if not np.all(np.isfinite(w)):
         return None
@@ -80,12 +118,38 @@ def cholesky_factor(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
 
 
 def whiten(L: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """L^{-1} V^T (d x n): column j has squared norm v_j^T A^{-1} v_j."""
+    """L^{-1} V^T (d x n): column j has squared norm v_j^T A^{-1} v_j.
+
+    Parameters
+    ----------
+    L : numpy.ndarray, shape (d, d)
+        Lower-triangular factor of A = L L^T (:func:`cholesky_factor`).
+    V : numpy.ndarray, shape (n, d)
+        Vectors, one per row.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, n)
+        The whitened vectors, one per column.
+    """
     return solve_triangular(L, V.T, lower=True, check_finite=False)
 
 
 def inverse_information(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
-    """A(w)^{-1}, or None when A(w) is numerically singular."""
+    """A(w)^{-1}, or None when A(w) is numerically singular.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms.
+    w : numpy.ndarray, shape (K,)
+        Nonnegative weights.
+
+    Returns
+    -------
+    numpy.ndarray, shape (d, d), or None
+        The inverse, computed from the triangular factor of :func:`cholesky_factor`.
+    """
     L = cholesky_factor(X, w)
     if L is None:
         return None
@@ -94,7 +158,22 @@ def inverse_information(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
 
 
 def direction_variances(X: np.ndarray, w: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """v_y = y^T A(w)^{-1} y for each row of Y (inf when A(w) is singular)."""
+    """v_y = y^T A(w)^{-1} y for each row of Y (inf when A(w) is singular).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms.
+    w : numpy.ndarray, shape (K,)
+        Nonnegative weights.
+    Y : numpy.ndarray, shape (m, d)
+        The directions.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m,)
+        The variances, all inf when A(w) is numerically singular.
+    """
     L = cholesky_factor(X, w)
     if L is None:
         return np.full(Y.shape[0], np.inf)
@@ -119,13 +198,51 @@ def _checked(X: ArrayLike, w: ArrayLike, Y: ArrayLike | None = None,
 
 
 def minmax_value(X: ArrayLike, w: ArrayLike, Y: ArrayLike) -> float:
-    """F(w) = max_y y^T A(w)^{-1} y (inf when A(w) is singular)."""
+    """F(w) = max_y y^T A(w)^{-1} y (inf when A(w) is singular).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms.
+    w : array_like, shape (K,)
+        A design: nonnegative weights with a positive sum (A(w) scales with it: normalise to compare designs).
+    Y : array_like, shape (m, d)
+        The directions.
+
+    Returns
+    -------
+    float
+        The criterion; inf when A(w) is numerically singular.
+
+    Raises
+    ------
+    InvalidInputError
+        Shapes that do not match, NaN/inf, negative or all-zero weights.
+    """
     Xa, wa, Ya, _ = _checked(X, w, Y)
     return float(np.max(direction_variances(Xa, wa, Ya)))
 
 
 def g_value(X: ArrayLike, w: ArrayLike) -> float:
-    """G-criterion max_k x_k^T A(w)^{-1} x_k (equals d at the optimum, Kiefer–Wolfowitz)."""
+    """G-criterion max_k x_k^T A(w)^{-1} x_k (equals d at the optimum, Kiefer–Wolfowitz).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms.
+    w : array_like, shape (K,)
+        A design over the arms (nonnegative, summing to 1 for the G-value proper).
+
+    Returns
+    -------
+    float
+        :func:`minmax_value` with Y = X; at least d for a design summing to 1.
+
+    Raises
+    ------
+    InvalidInputError
+        Shapes that do not match, NaN/inf, negative or all-zero weights.
+    """
     return minmax_value(X, w, X)
 
 
@@ -133,16 +250,40 @@ def g_value(X: ArrayLike, w: ArrayLike) -> float:
 class Certificate:
     """Upper bound F(w), lower bound f_p^2 / max_k h_k, and the pieces they are made of."""
 
+    #: F(w) = max_y v_y
     upper: float
+    #: the certified lower bound f_p(w)^2 / max_k h_k(w) on F*
     lower: float
-    v: np.ndarray  # y^T A^{-1} y for every direction
-    h: np.ndarray  # x_k^T A^{-1} B_p A^{-1} x_k for every arm
-    f: float  # tr(B_p A^{-1})
+    #: y^T A^{-1} y for every direction
+    v: np.ndarray
+    #: x_k^T A^{-1} B_p A^{-1} x_k for every arm
+    h: np.ndarray
+    #: f_p(w) = tr(B_p A^{-1}) = sum_y p_y v_y
+    f: float
 
 
 def certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray,
                 L: np.ndarray | None = None) -> Certificate | None:
-    """Certificate of (w, p) on the full sets X and Y (see module doc); None if A(w) is singular."""
+    """Certificate of (w, p) on the full sets X and Y (see module doc); None if A(w) is singular.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms.
+    Y : numpy.ndarray, shape (m, d)
+        The directions.
+    w : numpy.ndarray, shape (K,)
+        The design.
+    p : numpy.ndarray, shape (m,)
+        A distribution over the directions (negative entries are clipped, the rest normalised).
+    L : numpy.ndarray, shape (d, d), optional
+        The factor of A(w) from :func:`cholesky_factor`, when the caller has it.
+
+    Returns
+    -------
+    Certificate or None
+        None when A(w) is numerically singular or p has no positive entry.
+    """
     if L is None:
         L = cholesky_factor(X, w)
     if L is None:
@@ -161,7 +302,31 @@ def certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray,
 
 
 def minmax_lower_bound(X: ArrayLike, w: ArrayLike, Y: ArrayLike, p: ArrayLike) -> float:
-    """Certified lower bound f_p(w)^2 / max_k h_k(w) on min_w max_y y^T A(w)^{-1} y (0 if none)."""
+    """Certified lower bound f_p(w)^2 / max_k h_k(w) on min_w max_y y^T A(w)^{-1} y (0 if none).
+
+    Valid for every design w and every distribution p; tight at a saddle point (w*, p*).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms.
+    w : array_like, shape (K,)
+        A design over the arms (nonnegative, positive sum).
+    Y : array_like, shape (m, d)
+        The directions.
+    p : array_like, shape (m,)
+        Nonnegative weights over the directions (normalised here), e.g. the dual of a solve.
+
+    Returns
+    -------
+    float
+        The lower bound on F*; 0 when A(w) is numerically singular.
+
+    Raises
+    ------
+    InvalidInputError
+        Shapes that do not match, NaN/inf, negative or all-zero ``w`` or ``p``.
+    """
     Xa, wa, Ya, pa = _checked(X, w, Y, p)
     cert = certificate(Xa, Ya, wa, cast(np.ndarray, pa))  # pa is None only when p is
 

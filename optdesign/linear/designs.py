@@ -7,12 +7,10 @@ listed: :mod:`optdesign.linear.pairs` generates the pairs that bind and certifie
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
-
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..docstrings import shared_doc
 from ..errors import InvalidInputError
 from ..result import DesignResult
 from ..validation import as_arms, as_matrix, as_tolerance, as_vector, check_direction_scale
@@ -28,6 +26,8 @@ from .dispatch import (
 from .models import DOptimalModel, MinMaxDesignModel, d_optimal_model_fits, minmax_model_fits
 from .pairs import pair_count, pairwise_design
 
+__all__ = ["d_optimal", "g_optimal", "transductive", "xy_allocation", "xy_oracle"]
+
 OPTIONS_DOC = """    solver : str, optional
         Conic solver of the cvxpy path (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
     method : str
@@ -39,7 +39,6 @@ OPTIONS_DOC = """    solver : str, optional
         :func:`optdesign.deadline.graceful_interrupt`, the best certified design so far is returned (status
         ``"not_converged"`` or ``"interrupted"``, RuntimeWarning if its gap exceeds ``tol``)."""
 
-F = TypeVar("F", bound=Callable[..., Any])
 
 # the parameter, return and error descriptions every public design shares (substituted by _shared_doc)
 _DOC = {
@@ -57,10 +56,7 @@ _DOC = {
 }
 
 
-def _shared_doc(design: F) -> F:
-    """Fill the shared ``%(name)s`` sections of a public design's docstring."""
-    design.__doc__ = (design.__doc__ or "") % _DOC
-    return design
+_shared_doc = shared_doc(_DOC)
 
 
 @_shared_doc

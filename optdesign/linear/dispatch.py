@@ -31,6 +31,8 @@ from .exchange import d_optimal_exchange, spanning_arms
 from .generation import RowPricer, generate_directions
 from .models import MinMaxDesignModel
 
+__all__ = ["DEFAULT_TOL", "METHODS", "minmax_design"]
+
 METHODS = ("auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative", "exchange")
 MINMAX_METHODS = ("auto", "cvxpy", "barrier")
 DEFAULT_TOL = 1e-4
@@ -49,6 +51,7 @@ EXCHANGE_TIME_LIMIT = 120.0  # seconds, without a caller's time_limit; past it t
 
 
 def check_method(method: str) -> str:
+    """``method`` if it is one of METHODS, else InvalidInputError."""
     if method not in METHODS:
         raise InvalidInputError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
     return method
@@ -60,6 +63,7 @@ def within_time_limit(time_limit: float | None, tol: float, solve: Callable[[], 
     Every iterative path inside stops by the limit, or at the first Ctrl-C inside
     :func:`optdesign.deadline.graceful_interrupt`, and the best certified design is returned with status
     ``"not_converged"`` or ``"interrupted"``, its certified ``gap`` and a RuntimeWarning when the gap exceeds ``tol``.
+    Returns ``solve()``'s result.
     """
     with time_budget(as_time_limit(time_limit)):
         result = solve()
@@ -110,6 +114,40 @@ def minmax_design(
     Above AUTO_FALLBACK_CONES (arms x directions) ``auto`` does not build the cvxpy model; it
     continues the barrier for up to LONG_BARRIER_TIME_LIMIT seconds and returns its best certified
     design (``status`` "not_converged" and the certified ``gap`` if ``tol`` is still not met).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms, one per row; they must span R^d.
+    Y : array_like, shape (m, d)
+        The directions y of (*) (each row counts, y and -y alike).
+    solver : str, optional
+        Conic solver of the cvxpy path; the default chain otherwise.
+    method : str
+        ``"auto"`` (default), ``"barrier"`` (fast path only) or ``"cvxpy"`` (:class:`MinMaxDesignModel` only).
+    tol : float
+        Certified relative gap ``value / lower_bound - 1`` at which the barrier stops.
+    criterion : str
+        Label stored in the result's ``criterion`` (e.g. ``"xy"``); it does not change the problem.
+    w0 : array_like, shape (K,), optional
+        Warm start of the barrier (nonnegative weights); the uniform design by default.
+
+    Returns
+    -------
+    DesignResult
+        ``weights``, ``value`` F(w), certified ``lower_bound`` and ``gap``, ``status``, ``method``
+        (``"barrier"`` or ``"cvxpy"``); ``extras['directions']`` and ``extras['working_directions']`` when
+        the directions were generated.
+
+    Raises
+    ------
+    InvalidInputError
+        Arms that do not span R^d, NaN/inf, shapes that do not match, a method of G/D designs only, a bad
+        ``tol`` or ``w0``.
+    InstanceTooLargeError
+        ``method="cvxpy"`` above MINMAX_MAX_CONES arm-direction pairs.
+    SolverError
+        Every conic solver of the chain failed.
     """
     X = as_arms(X)
     Y = check_direction_scale(as_matrix(Y, "Y", n_cols=X.shape[1]), X)
@@ -172,7 +210,7 @@ def kiefer_wolfowitz_design(X: ArrayLike, solver: str | None, method: str, tol: 
     ``auto`` on EXCHANGE_MIN_ARMS arms or more returns the exchange design even when its time limit stops it
     (status "not_converged" and its certified gap) instead of building the cvxpy model, and so does any path
     once the caller's time limit is spent or Ctrl-C was pressed, or when the cvxpy model would be too large
-    (``model_fits(K, d)`` is False).
+    (``model_fits(K, d)`` is False). ``cvxpy_model(arms, solver)`` builds and solves the conic model.
     """
     check_method(method)
     try:
@@ -191,4 +229,5 @@ def kiefer_wolfowitz_design(X: ArrayLike, solver: str | None, method: str, tol: 
 
 
 def replace_bound(res: DesignResult, lower: float) -> DesignResult:
+    """``res`` with lower bound ``lower`` and the matching gap (Kiefer–Wolfowitz: d is the exact optimum)."""
     return replace(res, lower_bound=lower, gap=relative_gap(res.value, lower))

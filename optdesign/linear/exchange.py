@@ -34,6 +34,8 @@ from ..validation import as_matrix, check_scale
 from .criteria import cholesky_factor, triangular_factor, whiten
 from .firstorder import d_optimal_fw
 
+__all__ = ["d_optimal_exchange"]
+
 CHUNK_ENTRIES = 1 << 21  # rows per pricing chunk = CHUNK_ENTRIES / d (16 MiB of whitened rows)
 
 
@@ -44,7 +46,10 @@ def _chunks(n: int, d: int, chunk: int | None) -> Iterator[tuple[int, int]]:
 
 
 def price(X: np.ndarray, L: np.ndarray, *, chunk: int | None = None) -> np.ndarray:
-    """Leverages h_k = ||L^{-1} x_k||^2 = x_k^T A^{-1} x_k of every row of X, for A = L L^T (chunked solves)."""
+    """Leverages h_k = ||L^{-1} x_k||^2 = x_k^T A^{-1} x_k of every row of X, for A = L L^T (chunked solves).
+
+    Returns them as an array of shape (K,); ``chunk`` rows are whitened at once (CHUNK_ENTRIES / d by default).
+    """
     n, d = X.shape
     h = np.empty(n)
     for a, b in _chunks(n, d, chunk):
@@ -103,6 +108,33 @@ def d_optimal_exchange(
     pass h_k = x_k^T A^{-1} x_k over all arms, then the ``batch`` arms (default 2d, at least 32) with the largest
     h_k > d (1 + tol) join the support. Stops when max_k h_k <= d (1 + tol) or at ``time_limit`` seconds.
     ``iterations`` counts pricing passes (outer rounds).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms, finite and spanning R^d, not validated (``optdesign.d_optimal(X, method="exchange")``
+        checks them without a copy); never copied here.
+    tol : float
+        Certified relative gap: stop when max_k h_k <= d (1 + tol).
+    time_limit : float
+        Seconds for the whole run (inner Frank–Wolfe solves included), capped by the enclosing time budget.
+    batch : int, optional
+        Arms added to the support per pricing pass; max(32, 2 d) by default.
+    chunk : int, optional
+        Rows per pricing block; CHUNK_ENTRIES / d (16 MiB of whitened rows) by default.
+    max_rounds : int
+        Most pricing passes.
+
+    Returns
+    -------
+    FastPathResult
+        The best design priced over all arms (weights on all K rows, zero off the support), its G-value,
+        ``lower_bound`` d, the pricing passes and ``converged``.
+
+    Raises
+    ------
+    InvalidInputError
+        The rows of X do not span R^d (A(w) of the uniform design is numerically singular).
     """
     n, d = X.shape
     deadline = Deadline(time_limit)

@@ -21,6 +21,8 @@ from ..progress import listening, report
 from ..result import FastPathResult
 from .criteria import direction_variances, inverse_information
 
+__all__ = ["d_optimal_fw", "d_optimal_multiplicative"]
+
 
 def _initial_weights(K: int, w0: np.ndarray | None) -> np.ndarray:
     if w0 is None:
@@ -44,7 +46,26 @@ def d_optimal_multiplicative(
     time_limit: float = 60.0,
     w0: np.ndarray | None = None,
 ) -> FastPathResult:
-    """Multiplicative algorithm w_k <- w_k h_k / d for the D-criterion (G-value gap as certificate)."""
+    """Multiplicative algorithm w_k <- w_k h_k / d for the D-criterion (G-value gap as certificate).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms, finite and spanning R^d (not validated: :func:`optdesign.d_optimal` checks them).
+    tol : float
+        Stop once max_k h_k <= d (1 + tol), the certified relative gap of the G-value.
+    max_iter : int
+        Most multiplicative steps.
+    time_limit : float
+        Seconds, capped by an enclosing :func:`optdesign.deadline.time_budget`.
+    w0 : numpy.ndarray, shape (K,), optional
+        Starting weights (normalised, mixed with 1 % of the uniform design); uniform by default.
+
+    Returns
+    -------
+    FastPathResult
+        The last design, its G-value max_k h_k, ``lower_bound`` d, the steps taken and whether ``tol`` was met.
+    """
     K, d = X.shape
     w = _initial_weights(K, w0)
     deadline = Deadline(time_limit)
@@ -70,7 +91,37 @@ def d_optimal_fw(
     warm_start_steps: int = 10,
     refresh_every: int = 500,
 ) -> FastPathResult:
-    """Frank–Wolfe with away steps and exact line search for D/G-optimal design (see module doc)."""
+    """Frank–Wolfe with away steps and exact line search for D/G-optimal design (see module doc).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms, unchecked (finite, rank d); :func:`optdesign.g_optimal` and :func:`optdesign.d_optimal`
+        validate them first.
+    tol : float
+        Target certified gap: stop once every leverage h_k is at most d (1 + tol).
+    max_iter : int
+        Most Frank–Wolfe iterations (toward or away steps).
+    time_limit : float
+        Wall-clock seconds (checked every 64 iterations), capped by the enclosing time budget.
+    w0 : numpy.ndarray, shape (K,), optional
+        Initial design before the warm start (mixed with 1 % of uniform weight); uniform by default.
+    warm_start_steps : int
+        Multiplicative steps before the first Frank–Wolfe iteration.
+    refresh_every : int
+        Iterations between recomputations of A^{-1} and the leverages from scratch (drift control).
+
+    Returns
+    -------
+    FastPathResult
+        The design, its G-value (leverages recomputed from a fresh factorisation), ``lower_bound`` d, the
+        iterations and ``converged``.
+
+    Raises
+    ------
+    SolverError
+        A(w) of the warm-started design is numerically singular (nearly dependent arms).
+    """
     K, d = X.shape
     w = _initial_weights(K, w0)
     for _ in range(warm_start_steps):

@@ -30,31 +30,77 @@ from ..progress import listening, report
 from ..result import DesignResult, relative_gap
 from .criteria import cholesky_factor, whiten
 
+__all__ = ["Pricer", "RowPricer", "generate_directions"]
+
 MAX_ROUNDS = 60
 TIE_RTOL = 1e-9
 ROW_CHUNK = 1_000_000  # directions whitened at once by the row pricer (d numbers each)
 
 
 class Pricer(Protocol):
-    """A direction set priced at a design: keys name directions, ``rows`` turns keys into vectors."""
+    """A direction set priced at a design: keys name directions, ``rows`` turns keys into vectors.
+
+    The interface :func:`generate_directions` needs (a structural Protocol: any class with these members fits);
+    :class:`RowPricer` and :class:`optdesign.linear.pairs.PairPricer` derive from it.
+
+    Attributes
+    ----------
+    count : int
+        Number of directions in the set.
+    """
 
     count: int
 
     def price(self, L: np.ndarray, k: int, floor: float = -np.inf) -> tuple[float, np.ndarray]:
-        """max over all directions of ||L^{-1} y||^2 and up to k keys (largest first) of directions above floor."""
+        """max over all directions of ||L^{-1} y||^2 and up to k keys (largest first) of directions above floor.
+
+        Parameters
+        ----------
+        L : numpy.ndarray, shape (d, d)
+            Lower-triangular factor of A(w) = L L^T at the current design.
+        k : int
+            Most keys to return (0: only the maximum).
+        floor : float
+            Only directions with ||L^{-1} y||^2 > floor are returned.
+
+        Returns
+        -------
+        max_value : float
+            F(w) = max_y y^T A(w)^{-1} y over the whole set (exact).
+        keys : numpy.ndarray
+            Up to ``k`` keys of the largest directions above ``floor``, largest first (indices or index rows).
+        """
 
     def rows(self, keys: np.ndarray) -> np.ndarray:
-        """The directions named by ``keys`` (one row each)."""
+        """The directions named by ``keys`` (one row each).
+
+        Parameters
+        ----------
+        keys : numpy.ndarray
+            Keys returned by :meth:`price`.
+
+        Returns
+        -------
+        numpy.ndarray, shape (len(keys), d)
+            The directions, in the order of ``keys``.
+        """
 
 
-class RowPricer:
-    """An explicit list of directions Y (rows), priced in chunks of ROW_CHUNK."""
+class RowPricer(Pricer):
+    """An explicit list of directions Y (rows), priced in chunks of ROW_CHUNK.
+
+    Parameters
+    ----------
+    Y : numpy.ndarray, shape (m, d)
+        The directions, one per row; keys are row indices.
+    """
 
     def __init__(self, Y: np.ndarray):
         self.Y = Y
         self.count = Y.shape[0]
 
     def price(self, L: np.ndarray, k: int, floor: float = -np.inf) -> tuple[float, np.ndarray]:
+        """Whiten ROW_CHUNK rows at a time; keys are row indices of Y."""
         best, keys, values = -np.inf, [], []
         for a in range(0, self.count, ROW_CHUNK):
             Z = whiten(L, self.Y[a : a + ROW_CHUNK])
@@ -69,6 +115,7 @@ class RowPricer:
         return best, keys_a[np.argsort(-values_a)[:k]]
 
     def rows(self, keys: np.ndarray) -> np.ndarray:
+        """The rows ``Y[keys]``."""
         return self.Y[keys]
 
 
@@ -95,6 +142,39 @@ def generate_directions(
     ``extras`` records the number of directions, the working-set size and the rounds. ``explicit()``, when
     given, solves on the full list instead when a whole batch of directions ties at the uniform design
     (symmetric sets: a working set would grow to most of them).
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms (validated by the caller: finite, spanning R^d).
+    pricer : Pricer
+        The direction set.
+    solve : callable
+        ``solve(Y, w0, tol)`` -> DesignResult with a certified ``lower_bound``; ``w0`` is None at first.
+    tol : float
+        Certified relative gap over all directions at which to stop (inner solves get ``tol / 2``).
+    batch : int
+        Directions in the first working set and most added per round.
+    time_limit : float
+        Seconds for the whole loop, capped by the enclosing time budget (the inner solves have their own).
+    explicit : callable, optional
+        ``explicit()`` -> DesignResult on the full list, for tied sets (above).
+    nothing : str
+        Error message when every direction is zero.
+
+    Returns
+    -------
+    DesignResult
+        The inner result of smallest F(w) over all directions, with ``value`` that F(w), the best certified
+        ``lower_bound`` and its ``gap``, ``status`` ``"optimal"`` or why it stopped, and ``extras``
+        ``directions``, ``working_directions`` and ``rounds``.
+
+    Raises
+    ------
+    InvalidInputError
+        Every direction is zero (message ``nothing``).
+    SolverError
+        A(w) of the uniform design, or of every design on the working set, is numerically singular.
     """
     start = time.perf_counter()
     deadline = Deadline(time_limit)

@@ -17,6 +17,8 @@ from numpy.typing import ArrayLike
 from ..errors import InvalidInputError
 from ..validation import as_matrix
 
+__all__ = ["greedy_allocation", "greedy_choice", "greedy_scores"]
+
 _CHUNK_ENTRIES = 4_000_000  # bound on the K x m score block held in memory at once
 
 
@@ -35,7 +37,27 @@ def _inverse(A_in: ArrayLike, d: int) -> np.ndarray:
 
 
 def greedy_scores(X: ArrayLike, Y: ArrayLike, A: ArrayLike) -> np.ndarray:
-    """s_x = max_y y^T (A + x x^T)^{-1} y for every arm x (row of X)."""
+    """s_x = max_y y^T (A + x x^T)^{-1} y for every arm x (row of X).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms, one per row.
+    Y : array_like, shape (m, d)
+        The directions (Y = X for the G rule, differences of arms for the XY rule).
+    A : array_like, shape (d, d)
+        The current information matrix, symmetric positive definite (e.g. the sum of x x^T over past pulls).
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        The worst-direction variance after one more pull of each arm.
+
+    Raises
+    ------
+    InvalidInputError
+        Shapes that do not match, NaN/inf, or ``A`` not positive definite.
+    """
     X = as_matrix(X, "X")
     Y = as_matrix(Y, "Y", n_cols=X.shape[1])
     M = _inverse(A, X.shape[1])
@@ -71,7 +93,30 @@ def _choose(X: np.ndarray, Y: np.ndarray, M: np.ndarray) -> int:
 
 
 def greedy_choice(X: ArrayLike, Y: ArrayLike, A: ArrayLike) -> int:
-    """Index of the arm chosen by the greedy rule argmin_x max_y y^T (A + x x^T)^{-1} y (ties: see _choose)."""
+    """Index of the arm chosen by the greedy rule argmin_x max_y y^T (A + x x^T)^{-1} y.
+
+    Exact ties (common from A = I) go to the arm with the smallest sum over y of the variances, then to the
+    lowest index.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms, one per row.
+    Y : array_like, shape (m, d)
+        The directions whose worst variance the pull should reduce most.
+    A : array_like, shape (d, d)
+        The current information matrix, symmetric positive definite.
+
+    Returns
+    -------
+    int
+        Row index in ``X`` of the arm to pull next.
+
+    Raises
+    ------
+    InvalidInputError
+        Shapes that do not match, NaN/inf, or ``A`` not positive definite.
+    """
     X = as_matrix(X, "X")
     Y = as_matrix(Y, "Y", n_cols=X.shape[1])
     return _choose(X, Y, _inverse(A, X.shape[1]))
@@ -80,7 +125,30 @@ def greedy_choice(X: ArrayLike, Y: ArrayLike, A: ArrayLike) -> int:
 def greedy_allocation(X: ArrayLike, Y: ArrayLike, n: int, A0: ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Run the greedy rule for ``n`` pulls from A0 (default: identity, i.e. A0 = I).
 
-    Returns (sequence of arm indices, final information matrix A0 + sum x_t x_t^T).
+    Each step pulls :func:`greedy_choice` and updates A^{-1} by Sherman–Morrison (O(K m d) per pull).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms, one per row.
+    Y : array_like, shape (m, d)
+        The directions (Y = X: Soare et al.'s G-allocation; pairwise differences: XY-allocation).
+    n : int
+        Number of pulls, nonnegative.
+    A0 : array_like, shape (d, d), optional
+        Initial information matrix, symmetric positive definite; the identity by default.
+
+    Returns
+    -------
+    sequence : numpy.ndarray of int64, shape (n,)
+        The pulled arms' row indices, in order.
+    A : numpy.ndarray, shape (d, d)
+        The final information matrix A0 + sum_t x_t x_t^T.
+
+    Raises
+    ------
+    InvalidInputError
+        ``n`` not a nonnegative integer, shapes that do not match, NaN/inf, or ``A0`` not positive definite.
     """
     X = as_matrix(X, "X")
     Y = as_matrix(Y, "Y", n_cols=X.shape[1])

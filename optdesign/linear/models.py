@@ -1,137 +1,38 @@
 """cvxpy models of the linear design problems, built once and re-solved.
 
 * :class:`MinMaxDesignModel`: min_w max_{y in Y} y^T A(w)^{-1} y for fixed arms and directions, an SOCP with
-  y^T A^{-1} y = min { sum_k u_k^2 / w_k : X^T u = y } (one rotated cone per direction and arm);
+  y^T A^{-1} y = min { sum_k u_k^2 / w_k : X^T u = y } (one rotated cone per direction and arm,
+  :mod:`optdesign.linear.socp`);
 * :class:`OracleDesignModel`: the oracle design with weights 1 / gap^2, re-solved for a new theta through
   Parameters (Soare et al. 2014 eq. 6, Fiez et al. 2019 rho*);
 * :class:`DOptimalModel`: max_w log det A(w).
 
-Each solve is certified on the true directions (:func:`optdesign.linear.criteria.certificate`) and polished by
-the barrier method when its gap is loose.
+Each min-max solve is certified on the true directions (:func:`optdesign.linear.criteria.certificate`) and
+polished by the barrier method when its gap is loose (:class:`optdesign.linear.socp.CertifiedSOCP`).
+The ``*_model_fits`` and :func:`oracle_model_size` functions state the size limits of the models.
 """
 
 from __future__ import annotations
-
-import time
-from dataclasses import replace
-from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .. import solvers
 from .._lazy import cp
-from ..blas import single_threaded_blas
 from ..errors import InstanceTooLargeError, InvalidInputError
 from ..result import DesignResult, relative_gap
-from ..session import ClarabelSession
 from ..validation import as_arms, as_matrix, as_vector, check_direction_scale, unique_argmax
-from .barrier import minmax_barrier
-from .criteria import certificate, minmax_value
+from .criteria import minmax_value
+from .socp import CertifiedSOCP, _weights_from, minmax_socp
 
-POLISH_TOL = 1e-6  # cvxpy designs whose certified gap exceeds this are polished by the barrier method
-
-
-def _weights_from(var: cp.Variable) -> np.ndarray:
-    w = np.clip(np.asarray(var.value, dtype=float).ravel(), 0.0, None)
-    return w / w.sum()
-
-
-def minmax_socp(X: np.ndarray, rhs: np.ndarray | cp.Expression, m: int,
-                weighted: bool) -> tuple[cp.Problem, cp.Variable, cp.Parameter | None, cp.Constraint]:
-    """SOCP of min_w max_j q_j y_j^T A(w)^{-1} y_j where ``rhs`` (m x d, constant or affine in
-    Parameters) holds the directions y_j: y^T A^{-1} y = min { sum_k u_k^2 / w_k : X^T u = y }.
-
-    Returns (problem, w, q, epigraph constraint); q is a nonnegative Parameter when ``weighted``
-    (else None, q = 1) and the epigraph constraint's dual is a distribution over directions.
-    cvxpy's DPP compilation of this cone costs about (cone rows) x (parameter entries), so
-    parameters are kept to O(m + d) entries.
-    """
-    K = X.shape[0]
-    w = cp.Variable(K, nonneg=True, name="w")
-    q = cp.Parameter(m, nonneg=True, name="direction_weights") if weighted else None
-    U = cp.Variable((m, K), name="u")  # row j: coefficients with X^T u_j = y_j
-    S = cp.Variable((m, K), name="s")  # s_jk >= u_jk^2 / w_k  (rotated cone)
-    t = cp.Variable(name="t")
-    W = np.ones((m, 1)) @ cp.reshape(w, (1, K), order="F")
-    cone = cp.SOC(
-        cp.vec(S + W, order="F"),
-        cp.vstack([2 * cp.vec(U, order="F"), cp.vec(S - W, order="F")]),
-        axis=0,
-    )
-    epigraph = (cp.multiply(q, cp.sum(S, axis=1)) if weighted else cp.sum(S, axis=1)) <= t
-    problem = cp.Problem(cp.Minimize(t), [cp.sum(w) == 1, U @ X == rhs, cone, epigraph])
-    return problem, w, q, epigraph
-
-
-class CertifiedSOCP:
-    """Shared solve step: normalise q, solve, certify on the true directions, polish if loose.
-
-    The conic solve goes through :class:`ClarabelSession` when CLARABEL heads the solver chain
-    (no MOSEK licence, or ``solver="CLARABEL"``); any status other than clarabel's ``Solved``
-    (or an error) hands the solve to :func:`optdesign.solvers.solve`, whose status policy and
-    fallback chain then apply as before. ``last_solver_seconds`` is the wall time of the last
-    interior-point solve on that path (None when the solve went through ``problem.solve``).
-    """
-
-    # set by the subclass: the problem of :func:`minmax_socp`, its weights, direction weights and epigraph
-    problem: cp.Problem
-    w: cp.Variable
-    q: cp.Parameter | None
-    _epigraph: cp.Constraint
-
-    def __init__(self, X: np.ndarray, solver: str | None, polish: bool):
-        self.X, self.solver, self.polish = X, solver, polish
-        self._session: ClarabelSession | None = None
-        self._use_session: bool | None = None  # decided at the first solve (the solver chain)
-        self.last_solver_seconds: float | None = None  # wall time of the last clarabel solve() call
-
-    def _conic_solve(self) -> solvers.SolveInfo:
-        start = time.perf_counter()
-        self.last_solver_seconds = None
-        if self._use_session is None:
-            self._use_session = solvers.solver_chain(self.solver)[0] == "CLARABEL"
-        if self._use_session:
-            try:
-                if self._session is None:
-                    self._session = ClarabelSession(self.problem)
-                status = self._session.solve()
-            except Exception:  # an incompatible cvxpy/clarabel: use cvxpy's own path from now on
-                self._use_session, self._session, status = False, None, None
-            if status == "Solved":
-                self.last_solver_seconds = cast(ClarabelSession, self._session).solver_seconds
-                return solvers.SolveInfo(cp.OPTIMAL, "CLARABEL", time.perf_counter() - start)
-        info = solvers.solve(self.problem, self.solver)
-        return replace(info, solve_time=time.perf_counter() - start)
-
-    def _solve(self, Y_eff: np.ndarray, q: np.ndarray, criterion: str, extras: dict) -> DesignResult:
-        if self.q is not None:
-            self.q.value = q / q.max()  # F*(cq) = c F*(q): keep the conic data at unit scale
-        info = self._conic_solve()
-        w = _weights_from(self.w)
-        dual = self._epigraph.dual_value
-        p = np.ones(len(q)) if dual is None else np.clip(np.asarray(dual, dtype=float).ravel(), 0.0, None)
-        with single_threaded_blas():  # d x m triangular solves: threads only add latency
-            cert = certificate(self.X, Y_eff, w, p)
-        value = cert.upper if cert is not None else float("inf")
-        lower = 0.0 if cert is None else cert.lower
-        extras = {**extras, "polished": False}
-        elapsed = info.solve_time
-        if self.polish and relative_gap(value, lower) > POLISH_TOL:
-            start = time.perf_counter()
-            with single_threaded_blas():
-                fine = minmax_barrier(self.X, Y_eff, tol=POLISH_TOL, w0=w, time_limit=60.0)
-            elapsed += time.perf_counter() - start
-            if fine.value < value:
-                w, value = fine.weights, fine.value
-                extras["polished"] = True
-            lower = max(lower, fine.lower_bound)
-        return DesignResult(
-            weights=w, value=value, status=info.status, solver=info.solver, solve_time=elapsed,
-            gap=relative_gap(value, lower), method="cvxpy", criterion=criterion, lower_bound=lower,
-            extras=extras,
-        )
-
+__all__ = [
+    "DOptimalModel",
+    "MinMaxDesignModel",
+    "OracleDesignModel",
+    "d_optimal_model_fits",
+    "minmax_model_fits",
+    "oracle_model_size",
+]
 
 MINMAX_MAX_CONES = 2_000_000  # one rotated cone per (direction, arm): 2e6 cones is a multi-GiB conic problem
 D_OPTIMAL_MAX_DIM = 150  # d of the log det cone: the solver's Newton systems have (d(d+1)/2)^2 entries (1.3e8 at 150)
@@ -139,12 +40,38 @@ D_OPTIMAL_MAX_ENTRIES = 50_000_000  # K d^2 coefficients of the affine map w -> 
 
 
 def minmax_model_fits(n_arms: int, n_directions: int) -> bool:
-    """Whether :class:`MinMaxDesignModel` accepts K arms and m directions (K m rotated cones)."""
+    """Whether :class:`MinMaxDesignModel` accepts K arms and m directions (K m rotated cones).
+
+    Parameters
+    ----------
+    n_arms : int
+        K, the number of arms.
+    n_directions : int
+        m, the number of directions.
+
+    Returns
+    -------
+    bool
+        Whether K m <= MINMAX_MAX_CONES (2e6).
+    """
     return n_arms * n_directions <= MINMAX_MAX_CONES
 
 
 def d_optimal_model_fits(n_arms: int, dim: int) -> bool:
-    """Whether :class:`DOptimalModel` accepts K arms in R^d (the log det cone and the K d^2 coefficients)."""
+    """Whether :class:`DOptimalModel` accepts K arms in R^d (the log det cone and the K d^2 coefficients).
+
+    Parameters
+    ----------
+    n_arms : int
+        K, the number of arms.
+    dim : int
+        d, the dimension of the arms.
+
+    Returns
+    -------
+    bool
+        Whether d <= D_OPTIMAL_MAX_DIM (150) and K d^2 <= D_OPTIMAL_MAX_ENTRIES (5e7).
+    """
     return dim <= D_OPTIMAL_MAX_DIM and n_arms * dim * dim <= D_OPTIMAL_MAX_ENTRIES
 
 
@@ -162,6 +89,24 @@ class MinMaxDesignModel(CertifiedSOCP):
     d = 5 and 10, in the benchmark). With ``polish=True`` (default) a design whose certified gap
     exceeds POLISH_TOL is refined by the barrier method warm-started at the solver's design;
     ``extras["polished"]`` records it.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms; they must span R^d.
+    Y : array_like, shape (m, d)
+        The directions.
+    solver : str, optional
+        Forced conic solver (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
+    polish : bool
+        Refine a loose design by the barrier method (above).
+
+    Raises
+    ------
+    InvalidInputError
+        Arms that do not span R^d, NaN/inf, shapes that do not match, directions at an unrepresentable scale.
+    InstanceTooLargeError
+        K m above MINMAX_MAX_CONES rotated cones.
     """
 
     def __init__(self, X: np.ndarray, Y: np.ndarray, *, solver: str | None = None, polish: bool = True):
@@ -183,7 +128,24 @@ class MinMaxDesignModel(CertifiedSOCP):
         self.problem, self.w, self.q, self._epigraph = minmax_socp(Xs, Y / scale, Y.shape[0], weighted=False)
 
     def solve(self, *, criterion: str = "minmax") -> DesignResult:
-        """Solve (a second call re-uses cvxpy's cached compilation)."""
+        """Solve (a second call re-uses cvxpy's cached compilation).
+
+        Parameters
+        ----------
+        criterion : str
+            Label stored in the result's ``criterion``.
+
+        Returns
+        -------
+        DesignResult
+            ``method="cvxpy"``, the solver's ``status``, ``value`` and certified ``lower_bound`` on Y, and
+            ``extras['polished']``.
+
+        Raises
+        ------
+        SolverError
+            Every conic solver of the chain failed.
+        """
         return self._solve(self.Y, np.ones(self.Y.shape[0]), criterion, {})
 
 
@@ -198,6 +160,22 @@ def oracle_model_size(n_arms: int, n_items: int, dim: int) -> tuple[int, int]:
     (variables + 1) (parameter entries + 1) = (2 |Z| K + K + 2) (|Z| + d + 1): cvxpy's DPP
     compilation reshapes the parameter tensor into a sparse matrix with that many columns and
     allocates index arrays of that length (about 17 bytes per entry measured at peak).
+
+    Parameters
+    ----------
+    n_arms : int
+        K, the number of measurement arms.
+    n_items : int
+        The number of items n.
+    dim : int
+        d, their dimension.
+
+    Returns
+    -------
+    cones : int
+        ``n_items * n_arms`` rotated cones (limit ORACLE_MAX_CONES).
+    compile_entries : int
+        DPP compilation entries (limit ORACLE_MAX_COMPILE_ENTRIES).
     """
     return n_items * n_arms, (2 * n_items * n_arms + n_arms + 2) * (n_items + dim + 1)
 
@@ -236,6 +214,24 @@ class OracleDesignModel(CertifiedSOCP):
     entries (about 4 GiB, e.g. |Z| = 3,500 items for K = d = 10); use the certified barrier fast
     path, ``optdesign.xy_oracle(X, theta)`` or ``optdesign.transductive(X, Z, theta)``
     (``method="barrier"``), instead.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The measurement arms; they must span R^d.
+    Z : array_like, shape (n, d), optional
+        The items, n >= 2; X by default.
+    solver : str, optional
+        Forced conic solver; the default chain otherwise.
+    polish : bool
+        Refine a design whose certified gap exceeds POLISH_TOL by the barrier method.
+
+    Raises
+    ------
+    InvalidInputError
+        Arms that do not span R^d, fewer than two items, NaN/inf, shapes that do not match.
+    InstanceTooLargeError
+        Above ORACLE_MAX_CONES cones or ORACLE_MAX_COMPILE_ENTRIES compile entries (above).
     """
 
     def __init__(self, X: np.ndarray, Z: np.ndarray | None = None, *, solver: str | None = None,
@@ -263,7 +259,29 @@ class OracleDesignModel(CertifiedSOCP):
         self.problem, self.w, self.q, self._epigraph = minmax_socp(X, rhs, m, weighted=True)
 
     def solve(self, theta: ArrayLike, *, criterion: str = "oracle") -> DesignResult:
-        """Solve for parameter ``theta``; ``extras['best']`` is the index of z* (must be unique)."""
+        """Solve for parameter ``theta``; ``extras['best']`` is the index of z* (must be unique).
+
+        Parameters
+        ----------
+        theta : array_like, shape (d,)
+            The parameter (e.g. a plug-in estimate); z* = argmax_z z^T theta.
+        criterion : str
+            Label stored in the result's ``criterion``.
+
+        Returns
+        -------
+        DesignResult
+            The design, its value (H_LB or rho*) and certified ``lower_bound`` on the oracle directions,
+            ``extras['best']`` and ``extras['polished']``.
+
+        Raises
+        ------
+        InvalidInputError
+            ``theta`` of the wrong length or not finite, a tie for z*, or oracle directions at an
+            unrepresentable scale.
+        SolverError
+            Every conic solver of the chain failed.
+        """
         theta = as_vector(theta, "theta", length=self.X.shape[1])
         scores = self.Z @ theta
         best = unique_argmax(scores, "Z @ theta")
@@ -278,7 +296,22 @@ class OracleDesignModel(CertifiedSOCP):
 
 
 class DOptimalModel:
-    """cvxpy model max_w log det A(w) over the simplex (A(w) one affine expression in w)."""
+    """cvxpy model max_w log det A(w) over the simplex (A(w) one affine expression in w).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms; they must span R^d.
+    solver : str, optional
+        Forced conic solver (log det needs the PSD and exponential cones); the default chain otherwise.
+
+    Raises
+    ------
+    InvalidInputError
+        Arms that do not span R^d, NaN/inf, a wrong shape.
+    InstanceTooLargeError
+        d above D_OPTIMAL_MAX_DIM or K d^2 above D_OPTIMAL_MAX_ENTRIES (:func:`d_optimal_model_fits`).
+    """
 
     def __init__(self, X: np.ndarray, *, solver: str | None = None):
         X = as_arms(X)
@@ -297,6 +330,18 @@ class DOptimalModel:
         self.problem = cp.Problem(cp.Maximize(cp.log_det(A)), [cp.sum(self.w) == 1])
 
     def solve(self) -> DesignResult:
+        """Solve; the design is certified by Kiefer–Wolfowitz (lower bound d, gap = G-value / d - 1).
+
+        Returns
+        -------
+        DesignResult
+            ``criterion="d-optimal"``, ``value`` the G-value, ``lower_bound`` d and ``extras['log_det']``.
+
+        Raises
+        ------
+        SolverError
+            Every conic solver of the chain failed.
+        """
         info = solvers.solve(self.problem, self.solver)
         w = _weights_from(self.w)
         d = self.X.shape[1]

@@ -25,7 +25,9 @@ from ..errors import InvalidInputError
 from ..result import DesignResult
 from ..validation import as_arms, as_count, as_matrix, as_tolerance
 from .criteria import whiten
-from .generation import generate_directions
+from .generation import Pricer, generate_directions
+
+__all__ = ["PairPricer", "max_pair_variance", "pairwise_design", "top_pairs"]
 
 PAIR_CHUNK_ENTRIES = 2_000_000  # pair values held at once by the scan (16 MB)
 
@@ -44,6 +46,27 @@ def top_pairs(V: np.ndarray, k: int = 0, floor: float = -np.inf) -> tuple[float,
     largest distance found so far and cannot enter the requested top-k (above ``floor`` and the k-th value
     kept so far). Near an optimal design only the few largest-norm items pair up (at n = 20,000 in R^20,
     about 1 % of the pairs are scanned).
+
+    Parameters
+    ----------
+    V : array_like, shape (d, n)
+        The (whitened) items, one per column.
+    k : int
+        Most pairs to return (0: only the maximum).
+    floor : float
+        Only pairs with squared distance above it are returned.
+
+    Returns
+    -------
+    max_value : float
+        The largest squared distance (0 for fewer than two items).
+    pairs : numpy.ndarray of int64, shape (at most k, 2)
+        Column indices (i, j), i < j, largest distance first.
+
+    Raises
+    ------
+    InvalidInputError
+        ``V`` is not a finite 2-D array, or ``k`` is not a nonnegative integer.
     """
     V = as_matrix(V, "V")
     k = as_count(k, "k", minimum=0)
@@ -97,7 +120,29 @@ def top_pairs(V: np.ndarray, k: int = 0, floor: float = -np.inf) -> tuple[float,
 
 def max_pair_variance(A: np.ndarray, Z: np.ndarray, *, rcond: float = 1e-12) -> float:
     """max_{i<j} (z_i - z_j)^T A^+ (z_i - z_j) for a PSD information matrix A (pseudo-inverse), or
-    inf when some difference has a component in the null space of A (it cannot be estimated)."""
+    inf when some difference has a component in the null space of A (it cannot be estimated).
+
+    Exact over all n (n - 1) / 2 pairs by :func:`top_pairs` on the whitened items, without listing them.
+
+    Parameters
+    ----------
+    A : array_like, shape (d, d)
+        Symmetric positive semidefinite information matrix (symmetrised here).
+    Z : array_like, shape (n, d)
+        The items, one per row.
+    rcond : float
+        Eigenvalues below ``rcond`` times the largest count as zero.
+
+    Returns
+    -------
+    float
+        The largest variance of a difference; inf when one is not estimable (or A is zero).
+
+    Raises
+    ------
+    InvalidInputError
+        ``A`` not square, shapes that do not match, NaN/inf, or ``rcond`` negative or not finite.
+    """
     A = as_matrix(A, "A")
     if A.shape[0] != A.shape[1]:
         raise InvalidInputError(f"A must be a square information matrix, got shape {A.shape}")
@@ -116,17 +161,25 @@ def max_pair_variance(A: np.ndarray, Z: np.ndarray, *, rcond: float = 1e-12) -> 
     return top_pairs(V)[0]
 
 
-class PairPricer:
-    """All pairwise differences z_i - z_j (i < j) of the items Z, priced by :func:`top_pairs`; keys are (i, j)."""
+class PairPricer(Pricer):
+    """All pairwise differences z_i - z_j (i < j) of the items Z, priced by :func:`top_pairs`; keys are (i, j).
+
+    Parameters
+    ----------
+    Z : numpy.ndarray, shape (n, d)
+        The items, one per row; the n (n - 1) / 2 differences are never listed.
+    """
 
     def __init__(self, Z: np.ndarray):
         self.Z = Z
         self.count = pair_count(Z.shape[0])
 
     def price(self, L: np.ndarray, k: int, floor: float = -np.inf) -> tuple[float, np.ndarray]:
+        """:func:`top_pairs` of the whitened items L^{-1} z_i; keys are rows (i, j) with i < j."""
         return top_pairs(whiten(L, self.Z), k, floor)
 
     def rows(self, keys: np.ndarray) -> np.ndarray:
+        """The differences z_i - z_j of the key rows (i, j)."""
         return self.Z[keys[:, 0]] - self.Z[keys[:, 1]]
 
 
@@ -146,6 +199,36 @@ def pairwise_design(
     ``solve(Y, w0, tol)`` solves the min-max design on an explicit direction set (warm-started at w0).
     ``explicit()``, when given, solves the problem on the full list of differences: it is used instead when a
     whole batch of pairs ties at the uniform design (symmetric item sets).
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms; they must span R^d.
+    Z : array_like, shape (n, d)
+        The items whose differences are the directions.
+    solve : callable
+        ``solve(Y, w0, tol)`` -> DesignResult: the certified min-max design on explicit directions Y.
+    tol : float
+        Certified relative gap over all pairs.
+    batch : int, optional
+        Pairs in the first working set and most added per round; max(50, 40 d) by default.
+    time_limit : float
+        Seconds for the constraint-generation loop.
+    explicit : callable, optional
+        ``explicit()`` -> DesignResult on the full list of differences, for tied item sets.
+
+    Returns
+    -------
+    DesignResult
+        As :func:`optdesign.linear.generation.generate_directions`: F(w) over all pairs, certified bounds and
+        ``extras`` ``directions`` (all pairs), ``working_directions`` and ``rounds``.
+
+    Raises
+    ------
+    InvalidInputError
+        Arms that do not span R^d, bad ``Z``, ``tol`` or ``batch``, or a single distinct item.
+    SolverError
+        A(w) on the working set stays numerically singular.
     """
     X = as_arms(X)
     Z = as_matrix(Z, "Z", n_cols=X.shape[1])

@@ -15,12 +15,31 @@ from numpy.typing import ArrayLike
 from ..errors import InvalidInputError
 from ..validation import check_weights
 
+__all__ = ["round_design"]
+
 
 def round_design(weights: ArrayLike, n: int) -> np.ndarray:
     """Integer counts (same length as ``weights``) summing to ``n`` (see module doc).
 
     When n is smaller than the support some support arms get zero pulls; weights need not sum
     to one (they are normalised).
+
+    Parameters
+    ----------
+    weights : array_like, shape (K,)
+        A continuous design: nonnegative, with a positive sum.
+    n : int
+        Total number of pulls, positive.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (K,)
+        Pull counts summing to ``n``, zero outside the support of ``weights``.
+
+    Raises
+    ------
+    InvalidInputError
+        Negative, non-finite or all-zero weights, or ``n`` not a positive integer.
     """
     w = check_weights(weights, "weights")
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
