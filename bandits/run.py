@@ -168,6 +168,15 @@ def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tupl
         or an algorithm that does not run on this kind of instance.
     RuntimeError
         The policy proposed an empty batch (a bug of the algorithm).
+
+    Examples
+    --------
+    >>> from bandits.instances import parse_instance
+    >>> from bandits.registry import make_algorithm
+    >>> from bandits.run import run
+    >>> result = run(make_algorithm("xy-adaptive"), parse_instance("soare:d=2,omega=0.3"), delta=0.05, seed=0)
+    >>> print(result.correct, result.stopped_by)
+    True stopping_rule
     """
     if not isinstance(algorithm, Algorithm):
         raise InvalidInputError(f"algorithm must be a bandits Algorithm, got {type(algorithm).__name__}")

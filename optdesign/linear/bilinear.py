@@ -68,6 +68,16 @@ def bilinear_design(
     InvalidInputError
 %(invalid)s.
 %(raises)s
+
+    Examples
+    --------
+    The edge design's G-value is d^2, the square of the node design's (Kronecker identity):
+
+    >>> import numpy as np
+    >>> import optdesign as od
+    >>> res = od.bilinear_design(np.eye(2))
+    >>> print(round(res.value, 6), res.node_weights)
+    4.0 [0.5 0.5]
     """
     node = g_optimal(X, solver=solver, method=method, tol=tol, time_limit=time_limit)
     mu = node.weights

@@ -127,6 +127,17 @@ def d_optimal(X: ArrayLike, *, solver: str | None = None, method: str = "auto",
     InvalidInputError
 %(invalid)s.
 %(raises)s
+
+    Examples
+    --------
+    The D-optimal design is also G-optimal (Kiefer–Wolfowitz): its G-value is d.
+
+    >>> import numpy as np
+    >>> import optdesign as od
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> res = od.d_optimal(X)
+    >>> print(round(res.value, 3), res.gap <= 1e-4)
+    2.0 True
     """
     return within_time_limit(time_limit, tol, lambda: kiefer_wolfowitz_design(
         X, solver, method, tol, "d-optimal", lambda X, solver: DOptimalModel(X, solver=solver).solve(),
@@ -248,6 +259,15 @@ def xy_oracle(X: ArrayLike, theta: ArrayLike, *, solver: str | None = None, meth
     InvalidInputError
 %(invalid)s, a tie for the best arm.
 %(raises)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import optdesign as od
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> res = od.xy_oracle(X, theta=np.array([1.0, 0.5]))
+    >>> print(round(res.value, 2), res.extras["best_arm"], res.lower_bound <= res.value)
+    4.79 2 True
     """
     def solve() -> DesignResult:
         arms = as_arms(X)
@@ -289,6 +309,18 @@ def transductive(
     InvalidInputError
 %(invalid)s, a tie for the best item.
 %(raises)s
+
+    Examples
+    --------
+    Measure on the three arms to tell apart two items that differ along (0.2, -0.2):
+
+    >>> import numpy as np
+    >>> import optdesign as od
+    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> Z = np.array([[1.0, 0.0], [0.8, 0.2]])
+    >>> res = od.transductive(X, Z, theta=np.array([1.0, 0.5]))
+    >>> print(round(res.value, 2), res.extras["best_item"])
+    16.0 0
     """
     def solve() -> DesignResult:
         arms = as_arms(X)
