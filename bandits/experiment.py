@@ -123,7 +123,7 @@ class Experiment:
         Parameters
         ----------
         progress : callable, optional
-            ``progress(samples, batches)`` after every batch of a fixed-confidence run.
+            ``progress(samples, batches)`` after every batch of the run.
         interruptible : bool
             Ctrl-C ends a fixed-confidence run with ``stopped_by == "interrupted"`` instead of raising.
 
@@ -139,7 +139,8 @@ class Experiment:
             from .thresholding import run_thresholding
 
             res = run_thresholding(cast("ThresholdingAlgorithm", algo), cast("GraphThresholdingBandit", env),
-                                   int(cast(int, self.budget)), seed, count_warmup=not self.free_warmup)
+                                   int(cast(int, self.budget)), seed, count_warmup=not self.free_warmup,
+                                   progress=progress)
             return [{"algorithm": res.algorithm, "instance": res.instance, "delta": None, "T": res.T,
                      "samples": res.samples, "rounds": res.samples, "error": res.error, "loss": bool(res.loss),
                      "superlevel_size": int(res.superlevel.size), "correct": not res.loss,

@@ -3,6 +3,7 @@
     python benchmarks/bench_thresholding.py                       # all parts, 10 runs (about 6 min on 2 cores)
     python benchmarks/bench_thresholding.py --parts sbm --runs 100 --jobs 2
     python benchmarks/bench_thresholding.py --parts speed
+    python benchmarks/bench_thresholding.py --parts scale         # GrAPL at N = 10^3 .. 10^5 (about 3 min)
 
 (a) ``sbm``: two-block SBM (2 x 500, p_in = log 500/500, p_out = p_in/sqrt 500, mu = +-1, Gaussian sigma = 2,
     tau = 0, eps = 0.01), T = 5000: GrAPL (alpha = 1, lambda = 1e-3) for gamma in {1, 10, 100} and the oracle
@@ -17,10 +18,17 @@
     the NWS table is printed for both E and that metric.
 (c) ``speed``: seconds per round of the estimator update (record a pull, re-solve mu_hat) along the
     first rounds of a GrAPL run, on SBM-type and NWS-type graphs with N = 1000 and 10,000: sparse CG
-    warm start, sparse LU, Sherman–Morrison (N = 1000 only) and a dense Cholesky solve per round (the
-    baseline, measured in the same run), as a ratio dense / method. BLAS runs single-threaded
+    warm start, sparse LU with Woodbury updates, sparse LU afresh, Sherman–Morrison (N = 1000 only) and a
+    dense Cholesky solve per round (the baseline, measured in the same run), as a ratio dense / method.
+    BLAS runs single-threaded
     (``--blas-threads``): every method gets the same hardware, and threaded level-2 BLAS (the
     Sherman–Morrison update) slows down 10-40x when the two cores of a small host are shared.
+(d) ``scale``: GrAPL (gamma = 10, alpha = 1) on NWS small worlds of N = 10^3, 10^4, 10^5 and the SBM of
+    N = 10^4, seconds per pull (index, pull and estimate) over its first pulls (``--scale-pulls``, each
+    solver stopped after ``--scale-seconds``) for every estimator solver, with the CG iterations per
+    solve, the LU factorisations, the distance of the final estimate to a fresh sparse direct solve, and
+    the ratio to CG (the solver of ``"auto"`` above 2000 arms before it could switch to the LU), all in the
+    same process. The LU solvers are not run on the SBM (heavy fill-in: its CG needs few iterations).
 """
 
 from __future__ import annotations
@@ -31,8 +39,10 @@ from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 from rich.console import Console
 from rich.table import Table
+from scipy.sparse.linalg import spsolve
 from threadpoolctl import threadpool_limits
 
 from bandits.thresholding import (
@@ -173,7 +183,7 @@ def speed(console: Console, rounds: int, max_seconds: float) -> None:
             arms.append(arm)
             rewards.append(sums[arm])
         base, kb = dense_times(env.laplacian, gamma, lam, env.tau, arms, rewards, rounds, max_seconds)
-        methods = ["cg", "direct"] + (["sherman-morrison"] if n_total <= 2000 else [])
+        methods = ["cg", "lu-update", "direct"] + (["sherman-morrison"] if n_total <= 2000 else [])
         rows = []
         for method in methods:
             def factory(env=env, method=method, gamma=gamma, lam=lam):
@@ -189,12 +199,51 @@ def speed(console: Console, rounds: int, max_seconds: float) -> None:
     for col in ("algorithm", "graph", "N", "estimator solver", "wall (s)", "rounds/s", "E(T)"):
         whole.add_column(col, justify="left" if col in ("algorithm", "graph", "estimator solver") else "right")
     for family, env in (("SBM", sbm(n=500, seed=0)), ("NWS", nws(n=1000, seed=0))):
-        algos = [GrAPL(gamma=10.0, alpha=1.0, solver=s) for s in ("auto", "cg", "direct")] + [APT()]
+        algos = [GrAPL(gamma=10.0, alpha=1.0, solver=s) for s in ("auto", "cg", "lu-update", "direct")] + [APT()]
         for algo in algos:
             res = run_thresholding(algo, env, 5000, seed=0, record=1)
             whole.add_row(algo.name, family, f"{env.n_arms:,}", res.diagnostics.get("solver", "-"),
                           f"{res.wall_time:.2f}", f"{5000 / res.wall_time:,.0f}", f"{res.error:.4g}")
     console.print(whole)
+
+
+def grapl_pulls(env, solver: str, pulls: int, max_seconds: float):
+    """GrAPL's first pulls with one estimator solver: (pulls made, seconds per pull, policy, max |mu_hat - exact|)."""
+    policy = GrAPL(gamma=10.0, alpha=1.0, solver=solver).start(env, np.random.default_rng(0))
+    rng = np.random.default_rng(1)
+    start, k = time.perf_counter(), 0
+    while k < pulls and time.perf_counter() - start < max_seconds:
+        counts = policy.next_batch(1)
+        policy.observe(counts, env.pull(counts, rng))
+        k += 1
+    per = (time.perf_counter() - start) / k
+    V, xvec = policy.est.system()
+    exact = env.tau + spsolve(sp.csc_matrix(V), xvec)
+    return k, per, policy, float(np.max(np.abs(policy.estimate() - exact)))
+
+
+def scale(console: Console, pulls: int, max_seconds: float) -> None:
+    table = Table(title=f"GrAPL (gamma = 10, alpha = 1), seconds per pull over the first <= {pulls} pulls "
+                        f"(<= {max_seconds:g} s per solver), ratio to CG in the same run")
+    for col in ("graph", "N", "solver", "pulls", "ms/pull", "CG it./solve", "LU factor.", "max |mu - exact|",
+                "CG / solver"):
+        table.add_column(col, justify="left" if col in ("graph", "solver") else "right")
+    cases = [("NWS", 1000), ("NWS", 10_000), ("NWS", 100_000), ("SBM", 10_000)]
+    for family, n in cases:
+        env = nws(n=n, seed=0) if family == "NWS" else sbm(n=n // 2, seed=0)
+        solvers = ("cg", "direct", "lu-update", "auto") if family == "NWS" else ("cg", "auto")
+        rows = []
+        for solver in solvers:
+            k, per, policy, err = grapl_pulls(env, solver, pulls, max_seconds)
+            e = policy.est
+            shown = solver if solver != "auto" else f"auto ({e.solver})"
+            rows.append((shown, k, per, e.iterations / max(e.solves, 1), e.factorizations, err))
+        base = rows[0][2]
+        for shown, k, per, its, fact, err in rows:
+            table.add_row(family, f"{n:,}", shown, str(k), f"{1e3 * per:.3g}", f"{its:.3g}", str(fact), f"{err:.1e}",
+                          f"{base / per:.3g}")
+        console.print(f"{family} N = {n:,} done", style="dim")
+    console.print(table)
 
 
 def main() -> None:
@@ -204,9 +253,11 @@ def main() -> None:
     parser.add_argument("--parts", default="sbm,nws,speed")
     parser.add_argument("--jobs", type=int, default=1, help="processes for the runs of (a) and (b)")
     parser.add_argument("--sbm-solver", default="cg", help="estimator solver on the SBM (expander: CG is fastest)")
-    parser.add_argument("--nws-solver", default="direct", help="estimator solver on the NWS (little fill: sparse LU)")
+    parser.add_argument("--nws-solver", default="lu-update", help="estimator solver on the NWS (little fill: LU)")
     parser.add_argument("--speed-rounds", type=int, default=300)
     parser.add_argument("--speed-seconds", type=float, default=10.0, help="time cap per method and graph in (c)")
+    parser.add_argument("--scale-pulls", type=int, default=200, help="GrAPL pulls per solver and graph in (d)")
+    parser.add_argument("--scale-seconds", type=float, default=15.0, help="time cap per solver and graph in (d)")
     parser.add_argument("--blas-threads", type=int, default=1, help="BLAS threads (every method alike)")
     args = parser.parse_args()
     console = Console(width=220)
@@ -218,6 +269,8 @@ def main() -> None:
             experiment(console, "nws", args.runs, args.T, args.nws_solver, args.jobs)
         if "speed" in parts:
             speed(console, args.speed_rounds, args.speed_seconds)
+        if "scale" in parts:
+            scale(console, args.scale_pulls, args.scale_seconds)
 
 
 if __name__ == "__main__":

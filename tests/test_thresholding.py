@@ -74,7 +74,7 @@ def test_estimator_is_the_dense_argmin_of_the_laplacian_objective(solver):
     np.testing.assert_allclose(batch.mean(), dense, rtol=0, atol=1e-8)
 
 
-@pytest.mark.parametrize("solver", ["cg", "sherman-morrison"])
+@pytest.mark.parametrize("solver", ["cg", "lu-update", "sherman-morrison"])
 def test_incremental_solvers_match_dense_solve_along_a_grapl_run(solver):
     """CG at its default tolerance, and 300 rank-one updates without drift, against a fresh dense solve."""
     env = sbm(n=60, seed=3)
@@ -86,6 +86,103 @@ def test_incremental_solvers_match_dense_solve_along_a_grapl_run(solver):
     V, xvec = policy.est.system()
     dense = env.tau + np.linalg.solve(V.toarray(), xvec)
     np.testing.assert_allclose(policy.estimate(), dense, rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("solver", SOLVERS)
+@pytest.mark.parametrize("seed", [0, 1])
+def test_every_solver_equals_the_sparse_direct_solve_on_random_graphs(solver, seed, monkeypatch):
+    """Pulls one at a time, repeated arms, batches and estimates every few pulls on a random weighted small
+    world (N = 2100 for "auto", above its dense threshold): every estimate equals spsolve(V_t, xvec_t)
+    built from scratch; "lu-update" refactorises at its rank cap (16 here) and CG runs at its default rtol."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import spsolve
+
+    from bandits.thresholding import lowrank
+
+    monkeypatch.setattr(lowrank, "RANK_MAX", 16)
+    n = 2100 if solver == "auto" else 800
+    rng = np.random.default_rng(seed)
+    G = nx.newman_watts_strogatz_graph(n, 4, 0.02, seed=seed)
+    for u, v in G.edges:
+        G.edges[u, v]["weight"] = rng.uniform(0.2, 2.0)
+    L = nx.laplacian_matrix(G, weight="weight").astype(float)
+    tau, gamma, lam = 0.5, 10.0, 1e-3
+    est = LaplacianEstimator(L, tau, gamma, lam, solver=solver)
+    counts, sums = np.zeros(n, dtype=np.int64), np.zeros(n)
+    hot = rng.integers(0, n, size=20)  # a few arms pulled again and again: repeated Woodbury columns
+    steps = 150
+    for step in range(steps):
+        if step % 50 == 49:  # a batch of many arms
+            c = rng.poisson(0.05, size=n)
+            x = rng.normal(c * 0.6, np.sqrt(c))
+            est.add_batch(c, x)
+        else:
+            arm = int(hot[step % 20] if step % 3 else rng.integers(n))
+            c, x = np.zeros(n, dtype=np.int64), np.zeros(n)
+            c[arm], x[arm] = 1 + step % 2, rng.normal(0.6, 1.0)
+            est.add(arm, x[arm], int(c[arm]))
+        counts += c
+        sums += x
+        if step % 4 == 0 or step == steps - 1:
+            V = L + lam * sp.eye(n) + sp.diags(counts / gamma)
+            exact = tau + spsolve(sp.csc_matrix(V), (sums - counts * tau) / gamma)
+            np.testing.assert_allclose(est.mean(), exact, rtol=0, atol=1e-7)
+    if solver == "lu-update":
+        assert est.factorizations > 1 and est.solves > est.factorizations
+    if solver == "direct":
+        assert est.factorizations == est.solves
+
+
+def test_woodbury_update_of_the_lu_is_the_solve_of_the_updated_matrix():
+    """(V_f + diag(d)) y = b by Woodbury on the LU of V_f, d >= 0 on k <= max_rank arms (b may also move where d
+    is 0), against a dense solve; one arm too many asks for a new factorisation (None)."""
+    import scipy.sparse as sp
+
+    from bandits.thresholding.lowrank import UpdatedLU
+
+    rng = np.random.default_rng(4)
+    n = 60
+    L = nx.laplacian_matrix(random_weighted_graph(n, seed=2), weight="weight").astype(float)
+    V = sp.csr_matrix(L + 0.05 * sp.eye(n))
+    V.sort_indices()
+    b_f = rng.normal(size=n)
+    lu = UpdatedLU(V, b_f, max_rank=6)
+    np.testing.assert_allclose(V @ lu.solve(V.diagonal(), b_f), b_f, atol=1e-12)  # k = 0: the LU alone
+    d, b = np.zeros(n), b_f.copy()
+    for step, arm in enumerate([3, 17, 3, 40, 41]):
+        d[arm] += rng.uniform(0.1, 5.0)
+        b[arm] += rng.normal()
+        if step == 2:
+            b[55] += 1.0  # a right-hand side moved where the diagonal did not
+        y = lu.solve(V.diagonal() + d, b)
+        np.testing.assert_allclose(y, np.linalg.solve(V.toarray() + np.diag(d), b), rtol=0, atol=1e-10)
+    assert lu.rank == 5  # arms 3, 17, 55, 40, 41
+    d[7] += 1.0
+    assert lu.solve(V.diagonal() + d, b) is not None and lu.rank == 6
+    d[8] += 1.0
+    assert lu.solve(V.diagonal() + d, b) is None
+
+
+def test_auto_switches_to_the_lu_when_cg_is_slow_and_stays_on_cg_on_expanders():
+    from bandits.thresholding.estimator import AUTO_CG_ITERATIONS
+
+    ring = nx.laplacian_matrix(nx.cycle_graph(3000)).astype(float)  # condition number ~ N^2 / lam
+    est = LaplacianEstimator(ring, 0.0, 10.0, solver="auto")
+    est.add(0, 1.0)
+    mu = est.mean()
+    assert est.solver == "lu-update" and est.factorizations == 1 and est.iterations == AUTO_CG_ITERATIONS
+    V, xvec = est.system()
+    np.testing.assert_allclose(mu, spsolve_dense(V, xvec), rtol=0, atol=1e-9)
+    expander = sbm(n=1100, seed=0)
+    est = LaplacianEstimator(expander.laplacian, 0.0, 10.0, solver="auto")
+    for arm in range(0, 2200, 37):
+        est.add(arm, 1.0)
+        est.mean()
+    assert est.solver == "cg" and est.factorizations == 0
+
+
+def spsolve_dense(V, xvec):
+    return np.linalg.solve(V.toarray(), xvec)
 
 
 def test_auto_solver_keeps_a_dense_inverse_only_for_small_graphs():
@@ -336,6 +433,19 @@ def test_runner_grid_reproducibility_and_budget():
         run_thresholding(APT(), env, 200, record=[300])
     with pytest.raises(InvalidInputError, match="algorithm"):
         run_thresholding("grapl", env, 200)
+
+
+def test_runner_reports_progress_after_every_batch():
+    env = sbm(n=30, seed=1)
+    calls: list[tuple[int, int]] = []
+    run_thresholding(GrAPL(gamma=10, alpha=1), env, 50, seed=0, progress=lambda s, b: calls.append((s, b)))
+    assert calls == [(t, t) for t in range(1, 51)]  # an index rule: one pull per batch
+    calls.clear()
+    run_thresholding(RandomLaplacian(), env, 100, seed=0, record=[40], progress=lambda s, b: calls.append((s, b)))
+    assert calls == [(40, 1), (100, 2)]  # the non-adaptive rule: one batch per recorded interval
+    calls.clear()
+    run_thresholding(APT(), env, 3, seed=0, count_warmup=False, progress=lambda s, b: calls.append((s, b)))
+    assert calls == [(121, 1), (122, 2), (123, 3)]  # the free warm-up (2 x 60 arms) counts in the samples
 
 
 def test_permutation_order_pulls_every_arm_once_per_cycle():

@@ -19,16 +19,19 @@ from .listing import catalogue
 
 
 def execute_with_progress(experiment: Experiment) -> list[dict]:
-    """Run the experiment; on a terminal a live line shows the samples and batches so far, and Ctrl-C ends the
-    run with what it has (``stopped by: interrupted``) instead of a traceback."""
+    """Run the experiment; on a terminal a live line shows the samples and batches so far. Ctrl-C ends a
+    fixed-confidence run with what it has (``stopped by: interrupted``) instead of a traceback; a fixed-budget
+    (thresholding) run has no partial result, so there it aborts."""
     if not sys.stderr.isatty():
         return experiment.execute(interruptible=True)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task("solving the first design", total=None)
+        budgeted = experiment.kind == "thresholding"
+        task = bar.add_task("first pulls" if budgeted else "solving the first design", total=None)
+        hint = "Ctrl-C aborts" if budgeted else "Ctrl-C stops with what it has"
 
         def show(samples: int, batches: int) -> None:
-            bar.update(task, description=f"{samples:,} samples, {batches:,} batches (Ctrl-C stops with what it has)")
+            bar.update(task, description=f"{samples:,} samples, {batches:,} batches ({hint})")
 
         return experiment.execute(progress=show, interruptible=True)
 

@@ -185,7 +185,8 @@ class _LaplacianPolicy(ThresholdingPolicy):
     def diagnostics(self) -> dict[str, Any]:
         e = self.est
         return {"gamma": e.gamma, "solver": e.solver, "solves": e.solves, "cg_iterations": e.iterations,
-                "cg_unconverged": e.unconverged, "estimator_time": e.solve_time}
+                "cg_unconverged": e.unconverged, "lu_factorizations": e.factorizations,
+                "estimator_time": e.solve_time}
 
 
 @dataclass(frozen=True)
@@ -210,8 +211,8 @@ class GrAPL(ThresholdingAlgorithm):
     ties : str
         ``"random"`` breaks exact ties of the index uniformly at random, ``"first"`` by the lowest index.
     solver : str
-        How the estimate is updated: ``"auto"``, ``"cg"``, ``"direct"`` or ``"sherman-morrison"``
-        (see :class:`LaplacianEstimator`).
+        How the estimate is updated: ``"auto"``, ``"cg"``, ``"lu-update"``, ``"direct"`` or
+        ``"sherman-morrison"`` (see :class:`LaplacianEstimator`).
     rtol : float
         Relative tolerance in (0, 1) of the CG solves.
 
@@ -275,7 +276,8 @@ class RandomLaplacian(ThresholdingAlgorithm):
         ``"uniform"`` draws every pull uniformly at random; ``"permutation"`` cycles through one random
         permutation of the arms.
     solver : str
-        How the estimate is solved: ``"auto"``, ``"cg"`` (default), ``"direct"`` or ``"sherman-morrison"``.
+        How the estimate is solved: ``"auto"``, ``"cg"`` (default), ``"lu-update"``, ``"direct"`` or
+        ``"sherman-morrison"``.
     rtol : float
         Relative tolerance in (0, 1) of the CG solves.
 

@@ -11,22 +11,27 @@ authors' code uses (``use_tau_offset=True``): the prior mean is tau, so an arm w
 put *at* the threshold (mu_hat_0 = tau 1) and the bounds involve ||mu - tau 1||_{L_lambda}. It is the
 Gaussian posterior mean under the prior N(tau 1, (gamma L_lambda)^{-1}) and unit-variance likelihood.
 
-Two exact update methods (``solver``):
+Update methods (``solver``):
 
 * ``"cg"`` (default): V_t is kept as a sparse CSR matrix whose diagonal is updated in place; each
   estimate solves V_t y = xvec_t by Jacobi-preconditioned conjugate gradients warm-started at the
   previous y (the authors' code uses warm-started CG too). A pull changes one diagonal entry and one
-  entry of xvec, so the warm start's residual is a single spike and few iterations are needed; the
-  cost is O(iterations x nnz(L)) per estimate and O(nnz) memory, which scales to N = 10^4-10^5.
+  entry of xvec, so the warm start's residual is a single spike; but the correction it calls for,
+  V^{-1} e_i, spreads over the graph, and the iterations grow with the condition number of the
+  Jacobi-scaled V: few on expanders (SBM), hundreds on small worlds, whatever N. The cost is
+  O(iterations x nnz(L)) per estimate and O(nnz) memory.
   Stops when ||xvec - V y||_{D^-1} <= rtol ||xvec||_{D^-1}, D = diag(V) (the Jacobi-scaled residual,
   invariant to the scale of the pull counts; ``rtol``, default 1e-9). Solving is lazy: pulls are
   accumulated and the system is solved when :meth:`LaplacianEstimator.mean` is called, so a
   non-adaptive sampler only solves at the times it is asked for an estimate.
-* ``"direct"``: the same lazily updated sparse V_t, factorised afresh by sparse LU (SuperLU,
-  minimum-degree ordering on V + V^T) at each estimate; exact, no tolerance. Much faster than CG on
-  graphs with little fill and a badly conditioned V (ring lattices, small worlds, grids: 0.5 ms per
-  estimate on the N = 1000 small world vs ~3 ms for CG), much slower on expanders such as the SBM
-  (12 ms at N = 1000 vs 0.4 ms), where fill-in is heavy. Choose per graph family.
+* ``"lu-update"``: sparse LU of V (SuperLU, minimum-degree ordering on V + V^T) at some time f, and
+  between factorisations the exact Woodbury correction for the diagonal entries pulled since
+  (:mod:`.lowrank`): one LU solve per newly pulled arm and O(N k) for k arms pulled since f; V is
+  factorised afresh once k would exceed min(128, 2^23 / N). Exact, no tolerance. The solver of graphs
+  where CG needs many iterations and the LU little fill (ring lattices, small worlds, grids): see
+  ``benchmarks/bench_thresholding.py --parts scale`` for GrAPL on small worlds of N = 10^3 to 10^5. On
+  expanders such as the SBM the LU fills in heavily while CG needs few iterations.
+* ``"direct"``: the same sparse LU of V_t, factorised afresh at each estimate (k = 0 above).
 * ``"sherman-morrison"``: keeps the dense V_t^{-1} (O(N^2) memory, N <= 5000) and applies the rank-one
   update V^{-1} <- V^{-1} - c u u^T / (gamma + c u_i), u = V^{-1} e_i, with
   y <- y + u (a - c y_i) / (gamma + c u_i) for c pulls of arm i with reward sum tau c + a. O(N^2) per
@@ -34,7 +39,12 @@ Two exact update methods (``solver``):
 
 * ``"auto"``: Sherman–Morrison up to N = 2000 arms (an adaptive rule estimates after every pull, and
   one O(N^2) update beats both iterative and sparse direct solves there: GrAPL on the N = 1000 small
-  world runs 3x faster than with ``"direct"`` and 7x faster than with CG), CG above.
+  world runs 3x faster than with ``"direct"`` and 7x faster than with CG); above, CG while its solves
+  converge within AUTO_CG_ITERATIONS = 100 iterations, and ``"lu-update"`` from the first solve that
+  does not (that solve is finished by the LU). A graph whose Jacobi-scaled V is badly conditioned has a
+  small spectral gap, so poor expansion and, as a rule, small separators: little fill. In
+  ``benchmarks/bench_thresholding.py --parts scale`` the SBM's CG solves take about 30 iterations and
+  stay on CG, the small worlds' take hundreds and switch.
 
 No dense inverse or dense solve is ever formed per round. lambda must be > 0: with lambda = 0, V_t is
 singular as long as a connected component of the graph has no sample (and V_0 = L always is).
@@ -49,18 +59,20 @@ import numpy.typing as npt
 import scipy.sparse as sp
 from scipy.linalg import blas
 from scipy.sparse.csgraph import connected_components
-from scipy.sparse.linalg import splu
 
 from optdesign.errors import InvalidInputError
 
 from ..environments import as_counts
 from ..validation import check_choice, check_positive
+from .lowrank import UpdatedLU, default_rank
 
 __all__ = ["LaplacianEstimator"]
 
-SOLVERS = ("auto", "cg", "direct", "sherman-morrison")
+SOLVERS = ("auto", "cg", "lu-update", "direct", "sherman-morrison")
 #: ``solver="auto"`` keeps the dense inverse (Sherman–Morrison) up to this many arms, CG above
 AUTO_DENSE_MAX_N = 2000
+#: ``solver="auto"`` above AUTO_DENSE_MAX_N: a CG solve longer than this switches to ``"lu-update"`` for good
+AUTO_CG_ITERATIONS = 100
 SHERMAN_MORRISON_MAX_N = 5000
 
 
@@ -88,7 +100,8 @@ class LaplacianEstimator:
     ``add(arm, total, count)`` records ``count`` pulls of ``arm`` with reward sum ``total``;
     ``add_batch(counts, sums)`` a batch; ``mean()`` returns the current estimate. ``iterations``
     counts CG iterations, ``unconverged`` the CG solves that hit ``maxiter`` (default 10 N; the
-    estimate is then the last iterate), ``solve_time`` the seconds spent updating and solving.
+    estimate is then the last iterate), ``factorizations`` the sparse LU factorisations, ``solve_time``
+    the seconds spent updating and solving.
 
     Parameters
     ----------
@@ -101,11 +114,13 @@ class LaplacianEstimator:
     lam : float
         Ridge lambda > 0 of L_lambda = L + lambda I.
     solver : str
-        ``"cg"``, ``"direct"``, ``"sherman-morrison"`` or ``"auto"`` (see the module docstring).
+        ``"cg"``, ``"lu-update"``, ``"direct"``, ``"sherman-morrison"`` or ``"auto"`` (see the module
+        docstring). After an ``"auto"`` switch, the attribute ``solver`` reads ``"lu-update"``.
     rtol : float
         Relative tolerance in (0, 1) of the CG solves, on the Jacobi-scaled residual.
     maxiter : int, optional
-        CG iterations per solve; None means 10 N.
+        CG iterations per solve; None means 10 N (``"auto"`` hands a solve to the LU after
+        AUTO_CG_ITERATIONS).
 
     Raises
     ------
@@ -124,15 +139,18 @@ class LaplacianEstimator:
         if not (np.isfinite(rtol) and 0 < rtol < 1):
             raise InvalidInputError(f"rtol must be in (0, 1), got {rtol!r}")
         n = laplacian.shape[0]
+        self._auto = solver == "auto" and n > AUTO_DENSE_MAX_N  # CG, until a solve needs the LU
         if solver == "auto":
             solver = "sherman-morrison" if n <= AUTO_DENSE_MAX_N else "cg"
         if solver == "sherman-morrison" and n > SHERMAN_MORRISON_MAX_N:
             raise InvalidInputError(f"solver='sherman-morrison' keeps a dense N x N inverse; N = {n} exceeds "
-                                    f"{SHERMAN_MORRISON_MAX_N}: use solver='cg'")
+                                    f"{SHERMAN_MORRISON_MAX_N}: use solver='lu-update' (sparse, exact) or 'cg'")
         self.tau = float(tau)
         self.solver = solver
         self.rtol = float(rtol)
         self.maxiter = 10 * n if maxiter is None else int(maxiter)
+        self._factor: UpdatedLU | None = None
+        self.factorizations = 0
         self.n_arms = n
         self.counts = np.zeros(n, dtype=np.int64)
         self.xvec = np.zeros(n)
@@ -229,26 +247,39 @@ class LaplacianEstimator:
         return V.tocsr(), self.xvec.copy()
 
     def _solve(self) -> None:
-        """V y = xvec: sparse LU (``direct``) or Jacobi-preconditioned CG from the previous y (``cg``)."""
-        V, b, y = self._V, self.xvec, self._y
+        """V y = xvec: sparse LU (``lu-update``, ``direct``) or Jacobi-preconditioned CG from the previous y."""
         self._dirty = False
         self.solves += 1
-        if self.solver == "direct":  # V is symmetric: its CSR arrays are those of a CSC matrix
-            csc = sp.csc_matrix((V.data, V.indices, V.indptr), shape=V.shape)
-            y[:] = splu(csc, permc_spec="MMD_AT_PLUS_A").solve(b)
-            return
+        if self.solver != "cg" or not self._cg():
+            self._lu_solve()
+
+    def _lu_solve(self) -> None:
+        """y = V^{-1} xvec from the LU of an earlier V and a Woodbury correction, or a new LU (:mod:`.lowrank`)."""
+        V, b = self._V, self.xvec
+        diag = V.data[self._diag_pos]
+        y = None if self._factor is None else self._factor.solve(diag, b)
+        if y is None:
+            self._factor = UpdatedLU(V, b, default_rank(self.n_arms) if self.solver == "lu-update" else 0)
+            self.factorizations += 1
+            y = self._factor.z_f
+        self._y[:] = y
+
+    def _cg(self) -> bool:
+        """Jacobi-preconditioned CG from the previous y; False when ``"auto"`` hands the solve to the LU."""
+        V, b, y = self._V, self.xvec, self._y
+        maxiter = min(self.maxiter, AUTO_CG_ITERATIONS) if self._auto else self.maxiter
         inv_diag = 1.0 / V.data[self._diag_pos]
         tol2 = self.rtol**2 * (b @ (b * inv_diag))  # stop on the Jacobi-scaled residual: sqrt(r^T D^-1 r)
         if tol2 == 0.0:
             y[:] = 0.0
-            return
+            return True
         r = b - V @ y
         z = r * inv_diag
         rz = r @ z
         if rz <= tol2:
-            return
+            return True
         p = z.copy()
-        for k in range(1, self.maxiter + 1):
+        for k in range(1, maxiter + 1):
             Ap = V @ p
             step = rz / (p @ Ap)
             y += step * p
@@ -257,9 +288,14 @@ class LaplacianEstimator:
             rz_new = r @ z
             if rz_new <= tol2:
                 self.iterations += k
-                return
+                return True
             p *= rz_new / rz
             p += z
             rz = rz_new
-        self.iterations += self.maxiter
+        self.iterations += maxiter
+        if self._auto:  # CG is slow on this graph: the sparse LU from now on
+            self._auto = False
+            self.solver = "lu-update"
+            return False
         self.unconverged += 1
+        return True

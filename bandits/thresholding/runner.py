@@ -17,6 +17,7 @@ paper's Figs. 1-2 ("APT is initialized with an additional 2N samples before its 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -130,7 +131,8 @@ def record_grid(T: int, record: int | npt.ArrayLike | None) -> npt.NDArray[np.in
 
 def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBandit, T: int,
                      seed: int | np.integer | np.random.SeedSequence | None = None, *,
-                     record: int | npt.ArrayLike | None = None, count_warmup: bool = True) -> ThresholdingResult:
+                     record: int | npt.ArrayLike | None = None, count_warmup: bool = True,
+                     progress: Callable[[int, int], None] | None = None) -> ThresholdingResult:
     """Run ``algorithm`` on ``env`` for a budget of ``T`` pulls (see the module docstring).
 
     Parameters
@@ -150,6 +152,9 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
     count_warmup : bool
         Charge the warm-up pulls (APT's ``init_pulls`` per arm) to the budget (True), or give them free before
         t = 0 (False, the axis of the paper's Figs. 1-2).
+    progress : callable, optional
+        ``progress(samples, batches)`` after every batch (as :func:`bandits.run.run`): the pulls made so far,
+        a free warm-up included, and the batches observed (one pull each for the index rules).
 
     Returns
     -------
@@ -194,7 +199,7 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
         mu_hat = policy.estimate()
         errors[g], errors_nb[g] = env.error(mu_hat), env.error_notebook(mu_hat)
 
-    t, g = 0, 0
+    t, g, batches = 0, 0, 0
     if grid[0] == 0:
         note(0)
         g = 1
@@ -207,6 +212,9 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
         policy.observe(counts, env.pull(counts, env_rng))
         t += size
         samples += size
+        batches += 1
+        if progress is not None:
+            progress(samples, batches)
         if t == grid[g]:
             note(g)
             g += 1
