@@ -1,7 +1,8 @@
 """Designs at scale: 10^4..10^6 arms or 10^8 pairwise directions, as ratios against baselines run in the same process.
 
     python benchmarks/bench_designs_scale.py                  # every table (about 10 minutes, ~1 GiB)
-    python benchmarks/bench_designs_scale.py --only gd        # one table: gd, xy-gaussian, pairs, oracle-many-arms
+    python benchmarks/bench_designs_scale.py --only gd        # one table: gd, xy-gaussian, pairs, oracle-many-arms,
+    python benchmarks/bench_designs_scale.py --only corank    #   or corank (--corank-big adds d = 5000)
     python benchmarks/bench_designs_scale.py --max-n 100000   # a quick G/D run
 
 Tables (one BLAS thread):
@@ -16,6 +17,11 @@ Tables (one BLAS thread):
    a working set), then generated only at n = 10k and 30k.
 4. oracle-many-arms: XY-oracle on Fiez et al.'s many arms (n directions, n nearly active arms): the barrier's
    column generation on arms with a working set of directions, n = 3k .. 10^6.
+5. corank: G/D-optimal with K = d + r arms, r small (optdesign.linear.corank: variances from the left null space
+   of X, O(K r^2) each after one QR of X) against the path ``auto`` took before (Frank–Wolfe below
+   EXCHANGE_MIN_ARMS arms, the exchange above), same process: Soare et al.'s instance (r = 1) at d = 500..2000
+   (d = 5000 with --corank-big: the new path only, the old one takes minutes there) and Gaussian arms with some
+   shortened (zero weights at the optimum) for r from 1 to past the dispatch rule r^2 <= CORANK_RATIO d.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from rich.table import Table
 import optdesign as od
 from optdesign.blas import single_threaded_blas
 from optdesign.linear import dispatch, pairs
+from optdesign.linear.corank import d_optimal_corank, left_null_basis
 from optdesign.linear.criteria import cholesky_factor, whiten
 from optdesign.linear.exchange import d_optimal_exchange
 from optdesign.linear.firstorder import d_optimal_fw, d_optimal_multiplicative
@@ -168,7 +175,44 @@ def table_scale(console: Console, max_n: int = 1_000_000, time_limit: float = 20
                   f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**10:.0f} MiB")
 
 
-TABLES = ("gd", "xy-gaussian", "pairs", "oracle-many-arms")
+def table_corank(console: Console, big: bool) -> None:
+    from bandits.instances import soare
+
+    t = Table(title="G/D-optimal with K = d + r arms, tol 1e-4, one BLAS thread: co-rank path vs the previous auto "
+                    "path (Frank–Wolfe below 2000 arms, exchange above), same process")
+    for col in ("instance", "K x d", "r^2 / d", "auto path", "null basis [s]", "co-rank [s]", "iters", "gap",
+                "previous path", "previous [s]", "previous gap", "speed-up"):
+        t.add_column(escape(col), justify="right")
+    cases = [(f"soare d = {d}", soare(d=d).X) for d in (500, 1000, 2000)]
+    for d in (500, 1000):
+        for r in sorted({1, 5, *(int(np.sqrt(ratio * d)) for ratio in (1, 4, 16, 64, 128))}):
+            rng = np.random.default_rng(d + r)
+            X = rng.standard_normal((d + r, d))
+            X[: 2 * r] *= rng.uniform(0.2, 1.0, (2 * r, 1))  # shortened arms: weights 0 at the optimum
+            cases.append((f"gaussian r = {r}", X))
+    if big:
+        cases.append(("soare d = 5000", soare(d=5000).X))
+    with single_threaded_blas():
+        for name, X in cases:
+            K, d = X.shape
+            L, t_null = timed(left_null_basis, X)
+            res, t_new = timed(d_optimal_corank, X, tol=1e-4, L=L)
+            t_new += t_null
+            auto = "corank" if dispatch.corank_applies(K, d) else "previous"
+            cells = ["-", "-", "-", "-"]
+            if d < 5000:
+                old_fn, old_name = ((d_optimal_exchange, "exchange") if K >= dispatch.EXCHANGE_MIN_ARMS
+                                    else (d_optimal_fw, "frank-wolfe"))
+                old, t_old = timed(old_fn, X, tol=1e-4, time_limit=600.0)
+                cells = [old_name, f"{t_old:.2f}", f"{old.value / d - 1:.1e}", f"{t_old / t_new:.1f}x"]
+            t.add_row(name, f"{K:,} x {d:,}", f"{(K - d) ** 2 / d:.2f}", auto, f"{t_null:.2f}", f"{t_new:.2f}",
+                      str(res.iterations), f"{res.value / d - 1:.1e}", *cells)
+    console.print(t)
+    console.print(f"auto takes the co-rank path when r^2 / d <= CORANK_RATIO = {dispatch.CORANK_RATIO:g}; "
+                  "'co-rank \\[s]' includes the null basis.")
+
+
+TABLES = ("gd", "xy-gaussian", "pairs", "oracle-many-arms", "corank")
 
 
 def main() -> None:
@@ -176,6 +220,7 @@ def main() -> None:
     parser.add_argument("--only", choices=TABLES, action="append", help="run only these tables")
     parser.add_argument("--max-n", type=int, default=1_000_000, help="largest n of the gd and xy-gaussian tables")
     parser.add_argument("--time-limit", type=float, default=20.0, help="seconds per solver run of the gd table")
+    parser.add_argument("--corank-big", action="store_true", help="add Soare's d = 5000 to the corank table")
     args = parser.parse_args()
     console = Console(width=200)
     console.print(f"optdesign {od.__version__}")
@@ -188,6 +233,8 @@ def main() -> None:
         table_pairs(console)
     if "oracle-many-arms" in chosen:
         table_oracle_many_arms(console)
+    if "corank" in chosen:
+        table_corank(console, args.corank_big)
 
 
 if __name__ == "__main__":

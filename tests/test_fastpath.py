@@ -171,3 +171,154 @@ def test_fast_paths_and_study_workers_do_not_load_cvxpy():
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# K close to d: the co-rank variances (optdesign.linear.corank)
+
+
+def _naive_corank_variances(L, w):
+    """1 / w_k - l_k^T G^{-1} l_k / w_k^2, G = L^T W^{-1} L: exact in exact arithmetic, cancels as w_k -> 0."""
+    G = (L / w[:, None]).T @ L
+    q = np.einsum("ij,ij->i", L @ np.linalg.inv(G), L)
+    return 1.0 / w - q / w**2
+
+
+@pytest.mark.parametrize("d,r", [(5, 1), (30, 3), (200, 5)])
+def test_corank_variances_match_the_d_dimensional_factor(d, r):
+    """v_k = x_k^T A(w)^{-1} x_k from the left null basis equals ||R^{-T} x_k||^2 for the QR factor R of
+    diag(sqrt w) X (rounding cond(diag(sqrt w) X) eps), for positive, tiny (down to 1e-15) and zero weights; the
+    naive formula loses digits as w_k -> 0."""
+    from scipy.linalg import solve_triangular
+
+    from optdesign.linear.corank import corank_variances, left_null_basis
+    from optdesign.linear.criteria import triangular_factor
+
+    rng = np.random.default_rng(d + r)
+    X = rng.standard_normal((d + r, d))
+    L = left_null_basis(X)
+    assert L.shape == (d + r, r)
+    assert np.abs(X.T @ L).max() < 1e-13 * np.abs(X).max() * d
+    assert L.T @ L == pytest.approx(np.eye(r), abs=1e-14)
+    for tiny in (None, 1e-4, 5e-6, 1e-6, 1e-9, 1e-12, 1e-15, 0.0):  # both sides of TINY_WEIGHT / K
+        w = rng.random(d + r)
+        if tiny is not None:
+            w[rng.choice(d + r, r, replace=False)] = tiny  # at most r zeros: A(w) stays nonsingular
+        w /= w.sum()
+        Z = solve_triangular(triangular_factor(X, w), X.T, trans="T")
+        ref = np.einsum("ij,ij->j", Z, Z)
+        err = np.max(np.abs(corank_variances(L, w) / ref - 1))
+        assert err <= 1e-11
+        if tiny == 1e-12:  # the stable formula is needed: the naive one loses about eps / w_k
+            assert np.max(np.abs(_naive_corank_variances(L, w) / ref - 1)) > 1e3 * max(err, 1e-16)
+
+
+def test_corank_variance_at_weight_zero_is_the_variance_without_the_arm():
+    """At w_k = 0, v_k = x_k^T A_{-k}^{-1} x_k with A_{-k} built from the other arms (brute force)."""
+    from optdesign.linear.corank import corank_variances, left_null_basis
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((9, 6))
+    w = rng.random(9)
+    w[[2, 7]] = 0.0
+    w /= w.sum()
+    A = X.T @ (w[:, None] * X)
+    brute = np.einsum("ij,ij->i", X, np.linalg.solve(A, X.T).T)
+    assert corank_variances(left_null_basis(X), w) == pytest.approx(brute, rel=1e-10)
+
+
+@pytest.mark.parametrize("d", [2, 7, 60])
+def test_square_arms_are_the_uniform_closed_form(d):
+    """K = d: every arm is needed (leverage 1, v_k = 1 / w_k), so w = 1/d with every variance d is optimal."""
+    X = np.random.default_rng(d).standard_normal((d, d))
+    for fn in (od.g_optimal, od.d_optimal):
+        res = fn(X)
+        assert res.method == "corank" and res.iterations == 0 and res.gap == 0.0
+        assert res.weights == pytest.approx(np.full(d, 1.0 / d), rel=1e-15)
+        assert od.g_value(X, res.weights) == pytest.approx(d, rel=1e-10)
+
+
+@pytest.mark.parametrize("d", [2, 5, 50])
+@pytest.mark.parametrize("omega", [0.1, 1.0])
+def test_soare_instance_g_optimal_closed_form(d, omega):
+    """Soare's e_1..e_d and x_{d+1} = (cos w, sin w, 0, ...): A = I/d gives v_k = d ||x_k||^2 = d for every arm,
+    so the uniform design on e_1..e_d (weight 0 on x_{d+1}) is optimal, and unique (A* = I/d needs
+    w_{d+1} cos w sin w = 0). The extra arm has variance d at weight 0 (no strict complementarity)."""
+    X = soare_arms(d, omega)
+    res = od.g_optimal(X, tol=1e-10)
+    assert res.method == "corank" and res.status == "optimal"
+    assert res.value == pytest.approx(d, rel=1e-9) and res.lower_bound == d
+    exact = np.r_[np.full(d, 1.0 / d), 0.0]
+    assert np.abs(res.weights - exact).max() <= 1e-4 / d
+    logdet = np.linalg.slogdet(X.T @ (res.weights[:, None] * X))[1]
+    assert logdet <= -d * np.log(d) + 1e-12  # log det A* = log det (I/d): no design does better
+    assert od.g_value(X, res.weights) == pytest.approx(res.value, rel=1e-9)
+
+
+@pytest.mark.parametrize("r", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("d", [8, 12, 40])
+def test_corank_agrees_with_frank_wolfe_and_multiplicative(d, r):
+    """Random K = d + r: the co-rank path is chosen by ``auto``, reaches G-value d (Kiefer–Wolfowitz) and the same
+    log det as the existing Frank–Wolfe and multiplicative paths (D-efficiency >= d / max v_k)."""
+    rng = np.random.default_rng(100 * d + r)
+    X = rng.standard_normal((d + r, d))
+    m = min(2 * r, d)
+    X[:m] *= rng.uniform(0.2, 1.0, (m, 1))  # short arms: some weights are 0 at the optimum
+    res = od.d_optimal(X)
+    assert res.method == "corank" and res.status == "optimal" and res.lower_bound == d
+    assert d <= res.value <= d * (1 + 1e-4)
+    assert od.g_value(X, res.weights) == pytest.approx(res.value, rel=1e-9)  # the value is the true G-value
+    logdet = np.linalg.slogdet(X.T @ (res.weights[:, None] * X))[1]
+    for method in ("frank-wolfe", "multiplicative"):
+        ref = od.d_optimal(X, method=method)
+        assert ref.method == method
+        assert logdet == pytest.approx(np.linalg.slogdet(X.T @ (ref.weights[:, None] * X))[1], abs=2 * d * 1e-4)
+
+
+@pytest.mark.parametrize("eps", [1e-6, 1e-9])
+def test_corank_nearly_dependent_arms(eps):
+    """e_1..e_d, a near copy of e_1 and e_1 + e_2: the near copy and e_1 share weight, the G-value is still d
+    (checked by the QR leverages) and matches Frank–Wolfe."""
+    d = 6
+    X = np.vstack([np.eye(d), [1.0, eps, 0, 0, 0, 0], [1.0, 1.0, 0, 0, 0, 0]])
+    res = od.g_optimal(X)
+    assert res.method == "corank" and res.status == "optimal"
+    assert od.g_value(X, res.weights) == pytest.approx(res.value, rel=1e-6)
+    assert res.value == pytest.approx(d, rel=1e-4)
+    assert res.value == pytest.approx(od.g_optimal(X, method="frank-wolfe").value, rel=1e-4)
+
+
+def test_corank_exact_duplicates_and_large_scale():
+    """An arm repeated, at scale 1e8: the variances do not depend on the scale of X (L is orthonormal)."""
+    d = 5
+    X = 1e8 * np.vstack([np.eye(d), np.eye(d)[:2]])
+    res = od.g_optimal(X)
+    assert res.method == "corank" and res.value == pytest.approx(d, rel=1e-4)
+    assert res.weights[[0, 5]].sum() == pytest.approx(1 / d, rel=1e-3)
+    assert res.weights[2:5] == pytest.approx(np.full(3, 1 / d), rel=1e-3)
+
+
+def test_corank_dispatch_rule_and_stopped_run_is_certified():
+    """``auto`` takes the co-rank path iff (K - d)^2 <= CORANK_RATIO d; a run stopped early still reports the true
+    G-value of its design."""
+    from optdesign.linear.corank import d_optimal_corank
+
+    d = 25
+    r_max = int(np.sqrt(dispatch.CORANK_RATIO * d))
+    rng = np.random.default_rng(3)
+    assert od.g_optimal(rng.standard_normal((d + r_max, d))).method == "corank"
+    assert od.g_optimal(rng.standard_normal((d + r_max + 1, d))).method == "frank-wolfe"
+    X = soare_arms(8, 0.1)
+    res = d_optimal_corank(X, tol=1e-10, max_iter=0, max_multiplicative=1)
+    assert not res.converged and res.value > 8 * (1 + 1e-10)
+    assert od.g_value(X, res.weights) == pytest.approx(res.value, rel=1e-9)
+
+
+def test_corank_respects_the_time_limit():
+    """A spent budget stops the co-rank Frank–Wolfe after its warm start: best design, its true G-value, a
+    warning, and no cvxpy fallback."""
+    X = soare_arms(30, 0.05)
+    with pytest.warns(RuntimeWarning, match="time limit"):
+        res = od.g_optimal(X, tol=1e-12, time_limit=1e-9)
+    assert res.method == "corank" and res.status == "not_converged" and res.gap > 1e-12
+    assert od.g_value(X, res.weights) == pytest.approx(res.value, rel=1e-9)

@@ -185,3 +185,19 @@ def test_auto_keeps_the_fast_design_when_the_cvxpy_model_would_not_fit(monkeypat
         assert res.lower_bound == 8 < res.value == pytest.approx(od.g_value(X, res.weights), rel=1e-9)
     with pytest.raises(InstanceTooLargeError, match="log det cone"):
         models.DOptimalModel(X)
+
+
+def test_k_close_to_d_takes_the_corank_path_above_exchange_min_arms():
+    """Soare's instance with d = 2000 (K = 2001 >= EXCHANGE_MIN_ARMS): ``auto`` takes the co-rank path (not the
+    exchange) and its value is the true G-value. The closed form A* = I/d (1/d on e_1..e_d) bounds its log det
+    from above, and the D-efficiency bound det(A(w) / A*)^{1/d} >= d / value from below."""
+    from bandits.instances import soare
+
+    d = 2000
+    X = soare(d=d).X
+    res = od.g_optimal(X)
+    assert X.shape[0] >= dispatch.EXCHANGE_MIN_ARMS and res.method == "corank"
+    _check_kiefer_wolfowitz(X, res)
+    logdet = np.linalg.slogdet(X.T @ (res.weights[:, None] * X))[1]
+    optimum = -d * np.log(d)
+    assert optimum + d * np.log(d / res.value) - 1e-9 <= logdet <= optimum + 1e-9

@@ -17,6 +17,7 @@ barrier         certified log-barrier Newton method for every min-max design (th
 certificate_lp  the barrier's certificate LP: the dual p that (nearly) maximises a design's lower bound
 firstorder      Frank–Wolfe with away steps and the multiplicative algorithm for G/D (certified by max_k h_k / d)
 exchange        G/D on 10^5-10^6 arms: Frank–Wolfe on an active set, one blocked pricing pass h_k over all arms a round
+corank          G/D when K - d is small: variances from the left null space of X, O(K (K-d)^2) a step
 generation      min-max designs over very many directions: working set, one pricing pass, certified on all
 pairs           the pricer of all n(n-1)/2 pairwise differences (never listed)
 greedy          Soare et al.'s greedy incremental G/XY rules (Sherman–Morrison)

@@ -66,7 +66,9 @@ def g_optimal(X: ArrayLike, *, solver: str | None = None, method: str = "auto",
 
     The fast path is the D-optimal Frank–Wolfe (same optimum by Kiefer–Wolfowitz, certified by
     max_k x_k^T A^{-1} x_k / d - 1), on an active set with full pricing (``"exchange"``) from
-    EXCHANGE_MIN_ARMS arms; ``method="cvxpy"`` solves the min-max SOCP (*) with Y = X.
+    EXCHANGE_MIN_ARMS arms; when K - d = r is small (r^2 <= CORANK_RATIO d) ``auto`` takes the co-rank path
+    (``"corank"``: variances from the left null space of X, O(K r^2) a step; w = 1/d when K = d).
+    ``method="cvxpy"`` solves the min-max SOCP (*) with Y = X.
 
     Parameters
     ----------

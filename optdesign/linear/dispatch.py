@@ -4,8 +4,10 @@ Every min-max problem is F* = min_w max_{y in Y} y^T A(w)^{-1} y with A(w) = X^T
 its direction set Y (:mod:`optdesign.linear.directions`). ``method="auto"`` (default) runs the certified fast path
 (:mod:`optdesign.linear.barrier`; G/D designs also :mod:`optdesign.linear.firstorder`) and returns it when its
 certified gap meets ``tol``, else falls back to the cvxpy model of :mod:`optdesign.linear.models` when that model
-fits. G/D designs on EXCHANGE_MIN_ARMS arms or more use the active-set Frank–Wolfe of
-:mod:`optdesign.linear.exchange` and never fall back to cvxpy. Above DIRECTION_LIST_LIMIT listed directions the
+fits. G/D designs with K close to d, (K - d)^2 <= CORANK_RATIO d, use the co-rank variances of
+:mod:`optdesign.linear.corank` (O(K (K - d)^2) per step after one QR of X; K = d is the closed form w = 1/d);
+the others, on EXCHANGE_MIN_ARMS arms or more, use the active-set Frank–Wolfe of :mod:`optdesign.linear.exchange`
+and never fall back to cvxpy. Above DIRECTION_LIST_LIMIT listed directions the
 min-max designs work on a working set priced over all of them (:mod:`optdesign.linear.generation`).
 """
 
@@ -27,6 +29,7 @@ from ..result import DesignResult, FastPathResult, relative_gap
 from ..validation import as_arms, as_matrix, as_tolerance, check_direction_scale, check_weights
 from . import firstorder
 from .barrier import minmax_barrier
+from .corank import d_optimal_corank
 from .exchange import d_optimal_exchange, spanning_arms
 from .generation import RowPricer, generate_directions
 from .models import MinMaxDesignModel
@@ -44,6 +47,10 @@ LONG_BARRIER_TIME_LIMIT = 300.0  # continued barrier run when the cvxpy model is
 # Frank–Wolfe at K = 2000 (d = 4..20) and 100x at K = 20,000, equal at K = 500 (benchmarks/bench_designs.py)
 EXCHANGE_MIN_ARMS = 2_000
 EXCHANGE_TIME_LIMIT = 120.0  # seconds, without a caller's time_limit; past it the best priced design is returned
+# ``auto`` G/D designs use the co-rank variances when r^2 = (K - d)^2 <= CORANK_RATIO d. Measured against the
+# previous path (benchmarks/bench_designs_scale.py --only corank, Gaussian arms, d = 500 and 1000): faster up to
+# r^2 / d = 64, slower at d = 500 from r^2 / d = 128 (an O(K r^2) step against an O(K d) rank-one update)
+CORANK_RATIO = 32.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -186,7 +193,14 @@ def _listed_minmax(X: np.ndarray, Y: np.ndarray, solver: str | None, method: str
     return MinMaxDesignModel(X, Y, solver=solver).solve(criterion=criterion)
 
 
+def corank_applies(K: int, d: int) -> bool:
+    """Whether ``auto`` G/D designs on K arms in R^d take the co-rank path: (K - d)^2 <= CORANK_RATIO d."""
+    return (K - d) ** 2 <= CORANK_RATIO * d
+
+
 def _d_fast(X: np.ndarray, method: str, tol: float, criterion: str) -> DesignResult:
+    if method == "auto" and corank_applies(*X.shape):
+        return _run_fast(d_optimal_corank, "corank", criterion, X, tol=tol)
     if method == "barrier":  # Kiefer–Wolfowitz: the optimum is exactly d, sharper than the dual bound
         res = _run_fast(minmax_barrier, "barrier", criterion, X, X, tol=tol)
         return replace_bound(res, float(X.shape[1]))

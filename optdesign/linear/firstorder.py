@@ -21,7 +21,7 @@ from ..progress import listening, report
 from ..result import FastPathResult
 from .criteria import direction_variances, inverse_information
 
-__all__ = ["d_optimal_fw", "d_optimal_multiplicative"]
+__all__ = ["d_optimal_fw", "d_optimal_multiplicative", "frank_wolfe_step"]
 
 
 def _initial_weights(K: int, w0: np.ndarray | None) -> np.ndarray:
@@ -36,6 +36,47 @@ def _whitened_leverages(X: np.ndarray, w: np.ndarray) -> np.ndarray:
     """h_k = ||L^{-1} x_k||^2 from the QR factor of diag(sqrt w) X: accurate where x^T A^{-1} x from an explicit
     A^{-1} is not (its rounding grows with cond(A) = cond(X)^2); every certificate here uses it."""
     return direction_variances(X, w, X)
+
+
+def frank_wolfe_step(w: np.ndarray, h: np.ndarray, j: int, d: int) -> tuple[float, float, int]:
+    """One toward or away step with the exact line search of log det A(w), on ``w`` in place.
+
+    The toward step on the arm j of largest variance h_j gives A' = (1 - g) A + g x_j x_j^T with
+    g = (h_j - d) / (d (h_j - 1)); the away step from the support arm i of smallest variance gives
+    A' = (1 + g) A - g x_i x_i^T with g = (d - h_i) / (d (h_i - 1)), at most w_i / (1 - w_i) (w_i drops to 0
+    there). The away step is taken when d - h_i > h_j - d.
+
+    Parameters
+    ----------
+    w : numpy.ndarray, shape (K,)
+        The design, updated in place.
+    h : numpy.ndarray, shape (K,)
+        The variances x_k^T A(w)^{-1} x_k.
+    j : int
+        The arm of largest variance.
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    tuple of (float, float, int)
+        (a, b, k) with A(w') = a A(w) + b x_k x_k^T, for a rank-one update of A^{-1}.
+    """
+    hj = float(h[j])
+    i = int(np.argmin(np.where(w > 0, h, np.inf)))
+    hi = float(h[i])
+    if hj - d >= d - hi:  # toward step on arm j: A' = (1-g) A + g x_j x_j^T
+        g = (hj - d) / (d * (hj - 1.0))
+        w *= 1.0 - g
+        w[j] += g
+        return 1.0 - g, g, j
+    g_max = w[i] / (1.0 - w[i])  # away step from arm i: A' = (1+g) A - g x_i x_i^T, g <= w_i / (1 - w_i)
+    g = min((d - hi) / (d * (hi - 1.0)), g_max) if hi > 1.0 else g_max
+    w *= 1.0 + g
+    w[i] -= g
+    if g == g_max:
+        w[i] = 0.0
+    return 1.0 + g, -g, i
 
 
 def d_optimal_multiplicative(
@@ -146,24 +187,7 @@ def d_optimal_fw(
                 break
             if it % 4096 == 0 and listening():
                 report(f"frank-wolfe: iteration {it}, gap {hj / d - 1:.1e} (certified at the end)")
-        support = w > 0
-        hs = np.where(support, h, np.inf)
-        i = int(np.argmin(hs))
-        hi = h[i]
-        if hj - d >= d - hi:  # toward step on arm j: A' = (1-g) A + g x_j x_j^T
-            g = (hj - d) / (d * (hj - 1.0))
-            a, b, k = 1.0 - g, g, j
-            w *= a
-            w[j] += g
-        else:  # away step from arm i: A' = (1+g) A - g x_i x_i^T, g <= w_i / (1 - w_i)
-            g_max = w[i] / (1.0 - w[i])
-            g = (d - hi) / (d * (hi - 1.0)) if hi > 1.0 else g_max
-            g = min(g, g_max)
-            a, b, k = 1.0 + g, -g, i
-            w *= a
-            w[i] -= g
-            if g == g_max:
-                w[i] = 0.0
+        a, b, k = frank_wolfe_step(w, h, j, d)
         # Sherman–Morrison: (aA + b x x^T)^{-1} = (M - c Mx x^T M) / a with c = (b/a) / (1 + (b/a) h_k)
         Mx = M @ X[k]
         c = (b / a) / (1.0 + (b / a) * h[k])
