@@ -1,7 +1,8 @@
 """Factored lower bounds at and past the MF-TaS paper's scale: T^MF reduced by symmetry, certified.
 
-Run ``python benchmarks/bench_factored.py`` (a few minutes) or ``--full`` for the largest sizes (ring N = 10^5,
-the full-K reference at N = 10, exact T* at N = 50 and at K = 20; about half an hour). Every figure is measured
+Run ``python benchmarks/bench_factored.py`` (a few minutes; ``--only NAME`` for one table, e.g. ``--only
+regret-scale``) or ``--full`` for the largest sizes (ring N = 10^5, the full-K reference at N = 10, exact T* at
+N = 50 and at K = 20; about half an hour). Every figure is measured
 in this run, on one BLAS thread.
 
 Tables:
@@ -18,11 +19,16 @@ Tables:
    where it fits and beside the FCR upper bound c^MF.
 3. The exact separation oracle of T* (max over ALL joint actions of H_w(a) / Delta(a)^2 by Pareto variable
    elimination) at the mean-field allocation's marginals, against enumerating every joint action where that fits.
+6. The regret constant c_theta at scale (rings N = 5..20, K = 10 and 3, by generation; ring N = 9, K = 3 and with
+   --full N = 4, K = 10 enumerated; ``--only regret-scale``): iterations or passes, working set, time per master
+   solve and in separation, against the first master or pass centred on uniform counts (before), in the same run.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import resource
 import time
 
@@ -204,19 +210,90 @@ def table_regret(console: Console, full: bool) -> None:
     console.print(t)
 
 
+OLD_TIME_LIMIT = 120.0  # seconds for constraint generation from the uniform start (the "before" columns)
+
+
+@contextlib.contextmanager
+def uniform_start():
+    """c_theta started from the cone's uniform feasible counts ``mu0`` (scaled to the worst row like the mixture)
+    instead of the mixture of the best joint actions through every entry: the "before" columns."""
+    from optdesign.factored.regret_cone import Cone
+
+    mixture = Cone.mixture
+    Cone.mixture = lambda self, fg, plan: self.mu0  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        Cone.mixture = mixture  # type: ignore[method-assign]
+
+
+def table_regret_scale(console: Console, full: bool) -> None:
+    """c_theta on rings N = 5..20 (K = 10 and K = 3) by constraint generation, and enumerated where that fits: the
+    mixture start against the uniform one (before), in the same process; the uniform start gets OLD_TIME_LIMIT
+    seconds (generation) and ring N = 20, K = 10 and the enumerated ring N = 4, K = 10 run only with --full."""
+    import warnings
+
+    from optdesign.factored.regret import regret_lower_bound
+
+    t = Table(title=f"c_theta at scale (ring, seed 0, tol 1e-4): first master or pass centred on the mixture of "
+              f"the best joint actions through every entry vs on uniform counts (before; time limit "
+              f"{OLD_TIME_LIMIT:g} s)")
+    for col in ("instance", "|A|", "strategy", "c_theta", "gap", "status", "iterations / passes", "working set",
+                "master (s)", "per master (s)", "separation (s)", "total (s)", "before: total (s)",
+                "before: status", "before: gap", "speed-up"):
+        t.add_column(col, justify="right", no_wrap=col in ("instance", "status", "before: status"))
+    cases = [(N, K, "generate", K == 3 or N <= 15 or full) for K in (10, 3) for N in (5, 10, 15, 20)]
+    cases += [(9, 3, "enumerate", True)] + ([(4, 10, "enumerate", True)] if full else [])
+    for N, K, strategy, before in cases:
+        fg = FactorGraph.ring(N, K, seed=0)
+        fg.gap_min()
+        run = functools.partial(regret_lower_bound, fg, strategy=strategy, tol=1e-4)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res, total = timed(run, time_limit=1800.0)
+            old = None
+            if before:
+                with uniform_start():
+                    try:
+                        old = timed(run, time_limit=OLD_TIME_LIMIT)
+                    except od.SolverError as err:
+                        old = (str(err)[:40], None)
+        x = res.extras
+        if old is None:
+            cells = ["(--full)", "", "", ""]
+        elif old[1] is None:
+            cells = ["-", f"SolverError: {old[0]}", "", ""]
+        else:
+            sign = "" if old[0].status == "optimal" else ">"
+            cells = [f"{old[1]:.1f}", old[0].status, f"{old[0].gap:.1e}", f"{sign}{old[1] / total:.1f}x"]
+        if strategy == "generate":
+            work = [str(x["iterations"]), f"{x['working_set']:,}", f"{x['master_time']:.1f}",
+                    f"{x['master_time'] / x['iterations']:.2f}", f"{x['separation_time']:.2f}"]
+        else:
+            work = [f"{x['passes']} passes", "all", f"{res.solve_time:.1f}", f"{res.solve_time / x['passes']:.2f}",
+                    "-"]
+        t.add_row(f"ring N={N} K={K}", f"{fg.n_joint_actions:.0e}", strategy, f"{res.value:,.2f}",
+                  f"{res.gap:.1e}", res.status, *work, f"{total:.1f}", *cells)
+    console.print(t)
+
+
+TABLES = {"paper": table_paper, "large": table_large, "separation": table_separation, "exact": table_exact,
+          "regret": table_regret, "regret-scale": table_regret_scale}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--full", action="store_true", help="largest sizes and the full-K reference at N = 10")
+    parser.add_argument("--only", choices=sorted(TABLES), action="append",
+                        help="run only these tables (repeatable); all of them by default")
     args = parser.parse_args()
-    console = Console(width=200)
+    console = Console(width=220)
     with threadpool_limits(1):
         for symmetry in ("auto", None):  # imports and solver start-up, not timed
             od.mf_characteristic_time(FactorGraph.ring(3, 2, seed=0), solver="CLARABEL", symmetry=symmetry)
-        table_paper(console, args.full)
-        table_large(console, args.full)
-        table_separation(console, args.full)
-        table_exact(console, args.full)
-        table_regret(console, args.full)
+        for name, table in TABLES.items():
+            if args.only is None or name in args.only:
+                table(console, args.full)
 
 
 if __name__ == "__main__":

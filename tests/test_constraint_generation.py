@@ -8,7 +8,7 @@ import pytest
 
 import optdesign as od
 from optdesign import FactorGraph, InvalidInputError
-from optdesign.factored.constraint_generation import initial_working_set
+from optdesign.factored.constraint_generation import best_through_entries, initial_working_set
 
 
 def instances():
@@ -149,3 +149,18 @@ def test_every_tolerance_is_checked_the_same_way(tol):
                  lambda: od.g_optimal(np.eye(2), tol=tol)):
         with pytest.raises(InvalidInputError, match="tol must be a positive number"):
             call()
+
+
+@pytest.mark.parametrize("fg", [FactorGraph.ring(5, 3, seed=1), FactorGraph.star(5, [2, 3, 4, 3, 2], seed=2),
+                                FactorGraph.grid(2, 3, 3, seed=3)], ids=repr)
+def test_best_through_entries_is_the_best_joint_action_through_every_entry(fg):
+    """Against enumeration: row i passes through entry i and no joint action through entry i is better."""
+    A = fg.joint_actions()
+    idx = fg.group_indices(A)
+    value = fg.means[idx].sum(axis=1)
+    through = best_through_entries(fg)
+    assert through.shape == (fg.abar, fg.n_agents)
+    got = fg.group_indices(through)
+    for i in range(fg.abar):
+        assert i in got[i]
+        assert fg.means[got[i]].sum() == pytest.approx(value[np.any(idx == i, axis=1)].max(), abs=1e-12)

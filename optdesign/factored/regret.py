@@ -28,7 +28,7 @@ of the cancellation between signed local gaps that costs percents when Delta_min
 Numerics: the program is solved for theta / Delta_max (every gap <= 1, Delta_max the largest gap;
 c scales as 1/theta and the counts as 1/theta^2, so value and allocation are scaled back), in passes
 (:func:`optdesign.factored.rescaling.solve_in_passes`, as exact T*): each pass is centred on the
-allocation of the previous one (pass 1 on a uniform feasible allocation), so that clique counts,
+allocation of the previous one (pass 1 on a feasible mixture of joint actions, ``Cone.mixture``), so that clique counts,
 the cone entries of s_{e,b} >= 1/wbar_{e,b} (:class:`~optdesign.factored.rescaling.ScaledAllocation`) and
 the cost are all O(1). The zero-cost ray w_{a*} -> infinity is cut by a valid linear row. The
 reported value is the objective at the pass's allocation, scaled up if needed to satisfy every
@@ -95,7 +95,16 @@ class RegretMaster(CuttingPlaneMaster):
         return self.fg.abar - self.fg.n_factors
 
     def start(self) -> Reference:
-        return self.reference(self.cone.mu0)
+        """Centred on :meth:`start_counts`: the optimum's shape, unlike the uniform ``Cone.mu0`` (from which
+        the masters of rings with K = 10 stop far above the optimum or fail: bench_factored.py --only regret-scale)."""
+        return self.reference(self.start_counts())
+
+    def start_counts(self) -> np.ndarray:
+        """:meth:`Cone.mixture` scaled so that the worst row over all joint actions holds with equality (a feasible
+        point of the cone)."""
+        mu = self.cone.mixture(self.fg, self.plan)
+        worst, _ = self._worst_row(self.F @ mu, 1)  # every row is homogeneous of degree -1 in mu
+        return mu * worst
 
     def reference(self, y: np.ndarray) -> Reference:
         return Reference.around(y, self.F[self.cone.dev])
@@ -126,11 +135,15 @@ class RegretMaster(CuttingPlaneMaster):
 
     def separate(self, it: Iterate, k: int) -> tuple[float, Separation]:
         """Scaled so that every row holds: v = max_a (2 / Delta(a)^2) H(a), value v r . mu (attained at mu v)."""
+        worst, sep = self._worst_row(it.wbar, k)
+        return worst * float(self.cone.regrets @ it.exact), sep
+
+    def _worst_row(self, wbar: np.ndarray, k: int) -> tuple[float, Separation]:
+        """(max over ALL joint actions a != a* of (2 / Delta(a)^2) H(a) at ``wbar``, the separation)."""
         h = np.zeros(self.fg.abar)
-        h[self.cone.dev] = 1.0 / np.maximum(it.wbar[self.cone.dev], 1e-300)
+        h[self.cone.dev] = 1.0 / np.maximum(wbar[self.cone.dev], 1e-300)
         sep = self.violated(h, k, 0.5)
-        ratio = sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)
-        return 2.0 * ratio * float(self.cone.regrets @ it.exact), sep
+        return 2.0 * (sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)), sep
 
     def dual_bound(self, c: np.ndarray, wbar: np.ndarray) -> float:
         """(sum c / wbar)^2 / max_{a != a*} S(a) / Delta(a), S = c / wbar^2 on the group actions b != a*_e."""
@@ -320,7 +333,9 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
 
         return problem, evaluate
 
-    out = solve_in_passes(build, Reference.around(cone.mu0, F[dev]), solver, label=f"regret bound ({method})")
+    mix = cone.mixture(fg, plan)  # scaled to satisfy every row (RegretMaster.start_counts)
+    reference = Reference.around(mix * violation((F @ mix)[dev]), F[dev])
+    out = solve_in_passes(build, reference, solver, label=f"regret bound ({method})")
     kept = out.best
     wbar, scale, dual, mu = kept.point
     lower = None

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from .constraint_generation import best_through_entries
 from .elimination import EliminationPlan
 from .factorgraph import FactorGraph
 from .inference import MaxSum
@@ -28,9 +29,10 @@ class Cone:
 
     ``regrets`` are the max-sum clique regrets / ``unit`` (r . mu = sum_a w_a Delta(a) / unit), ``dev`` the group
     actions b != a*_e, ``homogeneous`` the rows == 0 (separators, equal component masses) and the last row <= 0
-    (the cut of the zero-cost ray w_{a*} -> infinity), ``mu0`` a uniform feasible start of total mass
+    (the cut of the zero-cost ray w_{a*} -> infinity), ``mu0`` uniform feasible counts of total mass
     2 n_f max(table sizes) / Delta_min^2 (a != a* deviates in at most n_f factors, each costing
-    1/wbar <= Delta_min^2 / 2 n_f).
+    1/wbar <= Delta_min^2 / 2 n_f): far from the optimum's shape, which :meth:`mixture` has (benchmarks compare
+    the two starts).
     """
 
     unit: float
@@ -71,6 +73,31 @@ class Cone:
         if self.homogeneous.shape[0] > 1:
             constraints.append(lin[:-1] == 0)
         return counts, constraints
+
+    def mixture(self, fg: FactorGraph, plan: EliminationPlan) -> np.ndarray:
+        """Clique counts (unit / Delta_{e,b})^2 on the best joint action through each entry (e, b), b != a*_e, with
+        Delta_{e,b} its gap: the shape of the optimum, every wbar_{e,b} > 0; scale it to satisfy the rows.
+
+        Every row holds at this mixture times 2 n_f (a != a* deviates in at most n_f factors and
+        Delta(a) >= Delta_{e,a_e}); the callers scale it by the exact worst row instead.
+        """
+        A = best_through_entries(fg)[self.dev]
+        A = np.unique(A[np.any(A != fg.best_action(), axis=1)], axis=0)
+        return self.point_masses(plan, A, (self.unit / np.asarray(fg.gap(A))) ** 2)
+
+    def point_masses(self, plan: EliminationPlan, actions: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Clique counts of the allocation putting ``weights[j]`` on joint action ``actions[j]`` (exactly consistent).
+
+        Row (z, k) of step l is hit by a iff a agrees with z on the separator and a_{i_l} = k.
+        """
+        starts = np.concatenate([[0], np.cumsum([step.n_rows for step in plan.steps])]).astype(np.int64)
+        mu = np.zeros(plan.n_rows)
+        for n, step in enumerate(plan.steps):
+            k = plan.n_actions[step.variable]
+            z = (np.ravel_multi_index(tuple(actions[:, j] for j in step.scope), step.shape) if step.scope
+                 else np.zeros(actions.shape[0], dtype=np.int64))
+            np.add.at(mu, starts[n] + z * k + actions[:, step.variable], weights)
+        return mu
 
     def rows(self, fg: FactorGraph, actions: np.ndarray) -> sp.csr_matrix:
         """(2 / Delta(a)^2) sum_{e: a_e != a*_e} s_{e,a_e} <= 1 as rows over the group actions b != a*_e."""
