@@ -10,7 +10,7 @@ Tables (one BLAS thread):
    (optdesign.linear.exchange; time to gap 1e-4, pricing passes, peak resident memory added beyond X,
    certified gap) against the multiplicative algorithm and full Frank–Wolfe with the same time limit.
 2. xy-gaussian: XY-allocation over all n(n-1)/2 pairwise differences of n Gaussian arms (n up to 5 * 10^4,
-   d = 10, 20): time to gap 1e-4, and one pricing pass at the returned design by the norm-pruned scan
+   d = 10, 20): time to gap 1e-4, and one pricing pass at the returned design by the pruned scan
    (optdesign.linear.pairs.top_pairs) against the scan of every pair (the baseline, same blocks).
 3. pairs: XY-allocation on Fiez et al.'s many arms in R^2 and Gaussian arms in R^5: pairs generated as they bind
    against the barrier on the explicit list of n(n-1)/2 differences (up to n = 2000; the list is not split into
@@ -62,7 +62,7 @@ def scan_every_pair(V: np.ndarray) -> float:
 
 def table_xy_gaussian(console: Console, max_n: int) -> None:
     t = Table(title="XY-allocation over all pairs of n Gaussian arms (tol 1e-4): the design, and one pricing pass "
-                    "at it: norm-pruned scan vs every pair")
+                    "at it: pruned scan vs every pair")
     for col in ("n x d", "pairs", "design [s]", "rounds", "working pairs", "gap", "pruned pass [s]",
                 "every-pair pass [s]", "pass speed-up", "same max"):
         t.add_column(escape(col), justify="right")

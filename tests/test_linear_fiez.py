@@ -11,7 +11,7 @@ import optdesign as od
 from bandits.instances import soare, transductive
 from bandits.linear import StaticAllocation, XYAdaptive
 from bandits.linear.fiez_adaptive import fiez_log, fiez_phase, ridge_value
-from bandits.linear.static import farthest_pair, fiez_frank_wolfe
+from bandits.linear.static import fiez_frank_wolfe
 from bandits.registry import make_algorithm
 from bandits.run import run
 
@@ -75,14 +75,16 @@ def test_frank_wolfe_design_is_near_the_certified_optimum():
                                atol=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_farthest_pair_equals_the_full_scan(seed):
-    rng = np.random.default_rng(seed)
-    V = rng.standard_normal((3, 700)) * rng.uniform(0.1, 3.0, size=(3, 1))
-    order = rng.permutation(700) if seed % 2 else None
-    i, j = farthest_pair(V, order)
-    brute = max(np.sum((V[:, a] - V[:, b]) ** 2) for a in range(700) for b in range(a))
-    assert np.sum((V[:, i] - V[:, j]) ** 2) == pytest.approx(brute, rel=1e-12)
+def test_frank_wolfe_over_unlisted_pairs_of_many_arms_equals_the_explicit_list():
+    """Fiez et al.'s many arms (an arc of nearly equal directions: the norm bound alone prunes nothing) and points
+    on a sphere: the farthest-pair scan gives the iterates of the explicit list of differences."""
+    from bandits.instances import many_arms, sphere
+
+    for env in (many_arms(150), sphere(120, 3)):
+        np.testing.assert_allclose(fiez_frank_wolfe(env.X, None, env.X),
+                                   fiez_frank_wolfe(env.X, od.pairwise_differences(env.X)), atol=1e-12)
+    with pytest.raises(od.InvalidInputError, match="two items"):
+        fiez_frank_wolfe(np.eye(2), None, np.ones((1, 2)))
 
 
 def test_adaptive_phases_end_at_the_authors_rule():

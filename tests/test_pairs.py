@@ -58,6 +58,59 @@ def test_pruned_scan_equals_brute_force_on_spread_norms(monkeypatch, chunk, k):
         assert len(above) == min(k, 30)
 
 
+def _check_against_brute_force(V, k, floor=-np.inf):
+    values, _ = _brute_pairs(V)
+    best, top = pairs.top_pairs(V, k, floor)
+    assert best == pytest.approx(values.max(), rel=1e-12)
+    expected = np.sort(values[values > floor])[::-1][:k]
+    got = np.sum((V[:, top[:, 0]] - V[:, top[:, 1]]) ** 2, axis=0)
+    assert np.sort(got)[::-1] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert len({tuple(p) for p in top.tolist()}) == len(top) and np.all(top[:, 0] < top[:, 1])
+
+
+def _item_sets(rng):
+    """Items where each bound alone fails somewhere: equal norms (circle, sphere: the norm bound prunes nothing),
+    norms over orders of magnitude, an arc of nearly equal directions (Fiez et al.'s many arms), lattice points
+    (ties and duplicates) and a cloud far from the origin."""
+    angles = 0.78 + rng.uniform(0.0, 0.1, 300)
+    sphere = rng.standard_normal((3, 300))
+    yield "circle", np.stack([np.cos(angles * 8), np.sin(angles * 8)]) * np.array([[3.0], [0.2]])
+    yield "sphere", sphere / np.linalg.norm(sphere, axis=0)
+    yield "spread norms", rng.standard_normal((4, 300)) * np.exp(rng.uniform(-5, 2, 300))
+    yield "arc", np.c_[[1.0, 0.0], [-np.sqrt(0.5), np.sqrt(0.5)], np.stack([np.cos(angles), np.sin(angles)])]
+    yield "lattice", rng.integers(-2, 3, (2, 300)).astype(float)
+    yield "far cloud", rng.standard_normal((3, 300)) + 50.0
+
+
+@pytest.mark.parametrize("block,chunk,partition", [(4, 7, 0), (16, 1000, 0), (16, 1000, 10**9), (128, 2_000_000, 64)])
+@pytest.mark.parametrize("k", [0, 1, 2, 60])
+def test_one_scan_equals_brute_force_where_either_bound_fails(monkeypatch, block, chunk, partition, k):
+    """Block-centre and norm bounds together, in blocks small enough that both prune, with blocks by norm only
+    (``partition`` large) or the better of norm and principal-axis blocks: the maximum and the top-k pairs
+    (with and without a floor) are those of the full list, whatever bound does the pruning."""
+    monkeypatch.setattr(pairs, "PAIR_BLOCK", block)
+    monkeypatch.setattr(pairs, "PAIR_CHUNK_ENTRIES", chunk)
+    monkeypatch.setattr(pairs, "PARTITION_PAIRS", partition)
+    rng = np.random.default_rng(block + k)
+    for _, V in _item_sets(rng):
+        _check_against_brute_force(V, k)
+        distinct = np.unique(np.round(_brute_pairs(V)[0], 9))[::-1]
+        _check_against_brute_force(V, k, floor=(distinct[7] + distinct[8]) / 2)  # the 8 largest distinct values
+
+
+def test_scan_of_tied_items():
+    """All items equal (every pair at 0), two items, one item, and many copies of two antipodal points."""
+    assert pairs.top_pairs(np.ones((2, 50)), 3)[0] == 0.0
+    assert len(pairs.top_pairs(np.ones((2, 50)), 3)[1]) == 3
+    best, top = pairs.top_pairs(np.array([[0.0, 3.0], [0.0, 4.0]]), 5)
+    assert best == pytest.approx(25.0) and top.tolist() == [[0, 1]]
+    assert pairs.top_pairs(np.ones((3, 1)), 2)[0] == 0.0
+    V = np.repeat(np.array([[1.0, -1.0], [0.0, 0.0]]), 200, axis=1)  # 200 copies of each: 40,000 pairs at 4
+    best, top = pairs.top_pairs(V, 10)
+    assert best == pytest.approx(4.0) and len(top) == 10
+    assert np.allclose(np.sum((V[:, top[:, 0]] - V[:, top[:, 1]]) ** 2, axis=0), 4.0)
+
+
 def test_max_pair_variance_matches_pseudo_inverse_and_detects_unestimable_pairs():
     rng = np.random.default_rng(1)
     Z = rng.standard_normal((30, 4))

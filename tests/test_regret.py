@@ -285,8 +285,8 @@ def test_bad_input():
 
 @pytest.mark.slow
 def test_generated_master_stays_on_clarabel_where_it_stops_with_a_numerical_error():
-    """Ring N = 6, K = 10: the regret master stops CLARABEL with a NumericalError at its default regularisation;
-    the regularised retry keeps it off SCS (112 s before, about 6 s after)."""
+    """Ring N = 6, K = 10: from the old uniform start the regret master stopped CLARABEL with a NumericalError and
+    fell back to SCS; the regularised retry and the mixture start keep it on CLARABEL and certified."""
     fg = FactorGraph.ring(6, 10, seed=0)
     res = regret_lower_bound(fg, strategy="generate")
     assert res.status == "optimal" and res.gap <= 1e-4 and res.solver == "CLARABEL"

@@ -1,8 +1,10 @@
 """Pieces shared by the linear best-arm-identification algorithms: initial spanning pulls, the
-threshold by name, and a policy base class whose stopping rule is the linear GLRT."""
+threshold by name, a policy base class holding the GLR statistic (computed once per time), and one whose
+stopping rule is the linear GLRT."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any, Protocol
 
 import numpy as np
@@ -14,7 +16,7 @@ from ..algorithm import Policy
 from ..statistics import GLR, LinearStatistics
 from ..stopping import THRESHOLDS, LinearTheoryThreshold, PracticalThreshold, SoareThreshold, Threshold
 
-__all__ = ["LinearGLRPolicy", "LinearModel", "linear_items", "spanning_arms"]
+__all__ = ["GLRPolicy", "LinearGLRPolicy", "LinearModel", "linear_items", "spanning_arms"]
 
 
 class LinearModel(Protocol):
@@ -94,7 +96,58 @@ def check_growth(growth: float) -> float:
     return float(growth)
 
 
-class LinearGLRPolicy(Policy):
+class GLRPolicy(Policy):
+    """Policy state with linear sufficient statistics over the arms and the GLR statistic over the items, computed
+    once per time (every observation clears it); :meth:`glr_ready` says when the statistic exists.
+
+    Parameters
+    ----------
+    env : LinearModel
+        The instance (its arms, items and noise level).
+    """
+
+    def __init__(self, env: LinearModel) -> None:
+        self.X, self.Z, self.sigma = env.X, linear_items(env), env.sigma
+        self.stats = LinearStatistics(self.X)
+        self.solve_time = 0.0
+        self._glr: GLR | None = None
+
+    @property
+    def n(self) -> int:
+        """Observations so far."""
+        return self.stats.n
+
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        """Add the batch to the sufficient statistics."""
+        self.stats.add(counts, sums)
+        self._glr = None
+
+    @abstractmethod
+    def glr_ready(self) -> bool:
+        """Whether the GLR statistic is computed now (the pulls must make A invertible).
+
+        Returns
+        -------
+        bool
+            True when :meth:`glr` returns the statistic.
+        """
+
+    def glr(self) -> GLR | None:
+        """The GLR statistic over the items at the current time (computed once per time).
+
+        Returns
+        -------
+        GLR or None
+            None while :meth:`glr_ready` is false.
+        """
+        if not self.glr_ready():
+            return None
+        if self._glr is None:
+            self._glr = self.stats.glr(self.Z, self.sigma)
+        return self._glr
+
+
+class LinearGLRPolicy(GLRPolicy):
     """Policy state with linear sufficient statistics and the GLRT stopping rule
     Lambda_t > beta(t, delta) over the items Z (recommendation: argmax_z z^T theta_hat).
 
@@ -111,18 +164,10 @@ class LinearGLRPolicy(Policy):
     """
 
     def __init__(self, env: LinearModel, threshold: str | Threshold) -> None:
-        self.X, self.Z, self.sigma = env.X, linear_items(env), env.sigma
-        self.stats = LinearStatistics(self.X)
+        super().__init__(env)
         self.initial = spanning_arms(self.X)
         A0 = self.X[self.initial].T @ self.X[self.initial]
         self.threshold = make_threshold(threshold, env, A0)
-        self.solve_time = 0.0
-        self._glr: GLR | None = None
-
-    @property
-    def n(self) -> int:
-        """Observations so far."""
-        return self.stats.n
 
     def initial_batch(self) -> np.ndarray:
         """One pull of each of the d spanning arms (:func:`spanning_arms`), which makes A invertible.
@@ -136,24 +181,15 @@ class LinearGLRPolicy(Policy):
         counts[self.initial] = 1
         return counts
 
-    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        """Add the batch to the sufficient statistics."""
-        self.stats.add(counts, sums)
-        self._glr = None
-
-    def glr(self) -> GLR | None:
-        """The GLR statistic over the items at the current time (computed once per time).
+    def glr_ready(self) -> bool:
+        """True once the d spanning pulls are made (the first batch).
 
         Returns
         -------
-        GLR or None
-            None before the spanning pulls are complete.
+        bool
+            Whether :meth:`glr` returns the statistic.
         """
-        if self.n < len(self.initial):
-            return None
-        if self._glr is None:
-            self._glr = self.stats.glr(self.Z, self.sigma)
-        return self._glr
+        return self.n >= len(self.initial)
 
     def stopped(self, delta: float) -> bool:
         """Lambda_t > beta(t, delta, A_t); never before the spanning pulls."""

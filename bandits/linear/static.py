@@ -44,16 +44,16 @@ import numpy as np
 
 import optdesign as od
 from optdesign.errors import InvalidInputError
+from optdesign.linear.pairs import top_pairs
 
 from ..algorithm import Algorithm, Policy
 from ..environments import LinearBandit
-from ..statistics import GLR, LinearStatistics
 from ..stopping import Threshold, check_threshold_option
 from ..tracking import next_checkpoint, portion, track
 from ..validation import check_choice
-from .common import LinearGLRPolicy, check_growth, linear_items
+from .common import GLRPolicy, LinearGLRPolicy, check_growth, linear_items
 
-__all__ = ["StaticAllocation", "farthest_pair", "fiez_frank_wolfe", "static_design"]
+__all__ = ["StaticAllocation", "fiez_frank_wolfe", "static_design"]
 
 DESIGNS = {"g": "g-static", "xy": "xy-static", "oracle": "xy-oracle"}
 RULES = ("design", "greedy")
@@ -189,7 +189,7 @@ def fiez_frank_wolfe(X: np.ndarray, Y: np.ndarray | None, Z: np.ndarray | None =
     ||w_{t+1} - w_t|| < 0.01 ||w_t||; weights below 1e-5 are then moved to the largest one.
 
     Directions: the rows of ``Y``, or (``Y`` None) all differences z_i - z_j of the rows of ``Z``, never listed:
-    the largest is the farthest pair of the whitened items (:func:`farthest_pair`).
+    the largest is the farthest pair of the whitened items (:func:`optdesign.linear.pairs.top_pairs`).
 
     Parameters
     ----------
@@ -208,21 +208,19 @@ def fiez_frank_wolfe(X: np.ndarray, Y: np.ndarray | None, Z: np.ndarray | None =
     Raises
     ------
     InvalidInputError
-        ``Y`` and ``Z`` both None.
+        ``Y`` and ``Z`` both None, or fewer than two items.
     """
     w = np.full(X.shape[0], 1.0 / X.shape[0])
-    if Y is None:  # items sorted along their principal axis: neighbours in this order are close after whitening
-        if Z is None:
-            raise InvalidInputError("fiez_frank_wolfe needs the items Z when the directions Y are not given")
+    if Y is None:
+        if Z is None or Z.shape[0] < 2:
+            raise InvalidInputError("fiez_frank_wolfe needs at least two items Z when the directions Y are not given")
         items = Z
-        centred = items - items.mean(axis=0)
-        order = np.argsort(centred @ np.linalg.svd(centred, full_matrices=False)[2][0])
     for t in range(1, FW_MAX_ITER):
         eigval, eigvec = np.linalg.eigh(X.T @ (w[:, None] * X))
         keep = eigval > 1e-12 * eigval.max()
         root = eigvec[:, keep] / np.sqrt(eigval[keep])  # A^+ = root root^T
         if Y is None:
-            i, j = farthest_pair(root.T @ items.T, order)
+            i, j = top_pairs(root.T @ items.T, 1)[1][0]
             y = items[i] - items[j]
         else:
             y = Y[int(np.argmax(np.sum((Y @ root) ** 2, axis=1)))]
@@ -238,49 +236,6 @@ def fiez_frank_wolfe(X: np.ndarray, Y: np.ndarray | None, Z: np.ndarray | None =
     w[int(np.argmax(w))] += w[small].sum()
     w[small] = 0.0
     return w / w.sum()
-
-
-FARTHEST_BLOCK = 128  # items per block of farthest_pair
-
-
-def farthest_pair(V: np.ndarray, order: np.ndarray | None = None) -> tuple[int, int]:
-    """Indices (i, j) of the columns of V (d x n) at the largest distance, exactly, scanning few pairs.
-
-    The columns, taken in ``order`` (items close to each other in it should be close in V: then blocks are
-    small), are cut into blocks of FARTHEST_BLOCK with centre c_a and radius r_a. A pair in blocks a, b is at
-    most ||c_a - c_b|| + r_a + r_b long, so only block pairs whose bound reaches D_0, the length of one pair
-    (the column farthest from the centroid and the column farthest from it), are scanned.
-
-    Parameters
-    ----------
-    V : numpy.ndarray, shape (d, n)
-        The points, one per column.
-    order : array_like of int, shape (n,), optional
-        A permutation of the columns placing near points together (default: the given order).
-
-    Returns
-    -------
-    tuple of (int, int)
-        Column indices of a farthest pair.
-    """
-    n = V.shape[1]
-    order = np.arange(n) if order is None else np.asarray(order)
-    r = np.linalg.norm(V - V.mean(axis=1, keepdims=True), axis=0)
-    i0 = int(np.argmax(r))
-    reach = np.sum((V - V[:, i0 : i0 + 1]) ** 2, axis=0)
-    j0 = int(np.argmax(reach))
-    best, pair = float(reach[j0]), (i0, j0)
-    blocks = [order[lo : lo + FARTHEST_BLOCK] for lo in range(0, n, FARTHEST_BLOCK)]
-    centres = np.stack([V[:, idx].mean(axis=1) for idx in blocks], axis=1)
-    radii = np.array([np.linalg.norm(V[:, idx] - centres[:, a : a + 1], axis=0).max() for a, idx in enumerate(blocks)])
-    gaps = np.linalg.norm(centres[:, :, None] - centres[:, None, :], axis=0) + radii[:, None] + radii[None, :]
-    for a, b in zip(*np.nonzero(np.triu(gaps >= np.sqrt(best) * (1 - 1e-12))), strict=True):
-        P, Q = V[:, blocks[a]], V[:, blocks[b]]
-        D = np.sum(P**2, axis=0)[:, None] + np.sum(Q**2, axis=0)[None, :] - 2.0 * (P.T @ Q)
-        k = int(np.argmax(D))
-        if D.flat[k] > best:
-            best, pair = float(D.flat[k]), (int(blocks[a][k // D.shape[1]]), int(blocks[b][k % D.shape[1]]))
-    return pair
 
 
 def _solve_static_design(design: str, env: LinearBandit) -> od.DesignResult:
@@ -327,13 +282,12 @@ class _StaticPolicy(LinearGLRPolicy):
         return self._check_now and super().stopped(delta)
 
 
-class _FiezStaticPolicy(Policy):
+class _FiezStaticPolicy(GLRPolicy):
     """Batches of ceil(u^k) i.i.d. draws from the design, k = 1, 3, 5, ...; GLR > log(1 / delta_k) stops."""
 
     def __init__(self, algo: StaticAllocation, env: LinearBandit, rng: np.random.Generator) -> None:
-        self.X, self.Z, self.sigma = env.X, linear_items(env), env.sigma
+        super().__init__(env)
         self.rng = rng
-        self.stats = LinearStatistics(self.X)
         self.growth, self.power = FIEZ_SCHEDULE[algo.design]
         start = time.perf_counter()
         weights = np.clip(static_design(algo.design, env, "fiez"), 0.0, None)
@@ -342,7 +296,6 @@ class _FiezStaticPolicy(Policy):
         self.batches = 0  # completed batches
         self._owed: np.ndarray | None = None  # pulls of the batch under way not yet made
         self._spanning = False
-        self._glr: GLR | None = None
 
     @property
     def k(self) -> int:
@@ -360,26 +313,22 @@ class _FiezStaticPolicy(Policy):
         return portion(self._owed, budget)
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        self.stats.add(counts, sums)
+        super().observe(counts, sums)
         if self._owed is None:  # observe always follows next_batch, which plans the batch
             raise RuntimeError("observe() before next_batch()")
         self._owed = self._owed - counts
         if self._owed.sum() == 0:
             self._owed = None
             self.batches += 1
-            self._glr = None
 
-    def glr(self) -> GLR | None:
+    def glr_ready(self) -> bool:
+        """After each completed batch, once the pulls span R^d."""
         if self.batches == 0 or self._owed is not None:
-            return None
+            return False
         if not self._spanning:
             pulled = self.X[np.flatnonzero(self.stats.counts)]
-            self._spanning = np.linalg.matrix_rank(pulled) == self.X.shape[1]
-            if not self._spanning:
-                return None
-        if self._glr is None:
-            self._glr = self.stats.glr(self.Z, self.sigma)
-        return self._glr
+            self._spanning = bool(np.linalg.matrix_rank(pulled) == self.X.shape[1])
+        return self._spanning
 
     def stopped(self, delta: float) -> bool:
         glr = self.glr()

@@ -5,7 +5,8 @@ over n(n-1)/2 directions: 5e7 of them for Fiez et al.'s n = 10,000 arms in R^2, 
 solver. Two facts make the full set unnecessary:
 
 * for fixed w, F(w) is the squared diameter of the whitened items L^{-1} z_i (A(w) = L L^T), found
-  exactly by a chunked O(n^2 d) scan that holds about PAIR_CHUNK_ENTRIES numbers at a time;
+  exactly by :func:`top_pairs`, a scan that skips the blocks of pairs its bounds exclude and holds about
+  PAIR_CHUNK_ENTRIES numbers at a time;
 * the dual certificate F* >= f_p(w)^2 / max_k h_k(w) of :mod:`optdesign.linear.criteria` holds for any
   distribution p over directions, in particular one supported on a subset of the pairs.
 
@@ -30,6 +31,9 @@ from .generation import Pricer, generate_directions
 __all__ = ["PairPricer", "max_pair_variance", "pairwise_design", "top_pairs"]
 
 PAIR_CHUNK_ENTRIES = 2_000_000  # pair values held at once by the scan (16 MB)
+PAIR_BLOCK = 128  # items per block of the scan (more when n > PAIR_BLOCK * MAX_PAIR_BLOCKS)
+MAX_PAIR_BLOCKS = 1024  # blocks at most: the block-pair bounds hold MAX_PAIR_BLOCKS^2 numbers
+PARTITION_PAIRS = 64  # pair values per item about as costly as building a block partition
 
 
 def pair_count(n: int) -> int:
@@ -37,15 +41,56 @@ def pair_count(n: int) -> int:
     return n * (n - 1) // 2
 
 
+def _partition(C: np.ndarray, norms: np.ndarray, along: np.ndarray, size: int) -> tuple[np.ndarray, ...]:
+    """Blocks of ``size`` consecutive items of the centred items C (d x n) taken in the order ``along``, each
+    block sorted by decreasing norm.
+
+    Returns (the order of the items, the block-pair bounds, C in that order, the norms of block b in row b,
+    padded with -inf). The bound of blocks a <= b (upper triangle; -inf below) is
+    min(||c_a - c_b|| + r_a + r_b, m_a + m_b) for block centres c, radii r about them and largest norms m: no
+    pair of the two blocks is farther apart."""
+    d, n = C.shape
+    blocks = -(-n // size)
+    padded = np.full(blocks * size, -np.inf)
+    padded[:n] = norms[along]
+    within = np.argsort(-padded.reshape(blocks, size), axis=1, kind="stable")
+    padded = np.take_along_axis(padded.reshape(blocks, size), within, axis=1)  # the padding sorts last
+    flat = (within + np.arange(0, blocks * size, size)[:, None]).ravel()
+    order = along[flat[flat < n]]
+    ordered = C[:, order]
+    full = np.zeros((d, blocks * size))
+    full[:, :n] = ordered
+    full = full.reshape(d, blocks, size)
+    centres = full.sum(axis=2) / np.minimum(size, n - np.arange(0, n, size))
+    spread = full - centres[:, :, None]
+    radii = np.sqrt(np.where(padded > -np.inf, np.einsum("ijk,ijk->jk", spread, spread), 0.0).max(axis=1))
+    top = padded[:, 0]  # the largest norm of each block comes first
+    sq = np.einsum("ij,ij->j", centres, centres)
+    gaps = sq[:, None] + sq[None, :] - 2.0 * (centres.T @ centres)
+    bounds = np.sqrt(np.maximum(gaps, 0.0, out=gaps), out=gaps) + radii[:, None] + radii[None, :]
+    np.minimum(bounds, top[:, None] + top[None, :], out=bounds)
+    bounds[np.arange(blocks)[:, None] > np.arange(blocks)] = -np.inf
+    return order, bounds, ordered, padded
+
+
 def top_pairs(V: np.ndarray, k: int = 0, floor: float = -np.inf) -> tuple[float, np.ndarray]:
     """Largest squared distance max_{i<j} ||v_i - v_j||^2 between the columns of V (d x n), and
     up to ``k`` pairs (rows (i, j), i < j, largest first) whose squared distance exceeds ``floor``.
 
-    Exact, without scanning all n(n-1)/2 pairs: the items are taken by decreasing norm, and since
-    ||v_i - v_j||^2 <= (||v_i|| + ||v_j||)^2, a block of pairs is skipped once that bound cannot beat the
-    largest distance found so far and cannot enter the requested top-k (above ``floor`` and the k-th value
-    kept so far). Near an optimal design only the few largest-norm items pair up (at n = 20,000 in R^20,
-    about 1 % of the pairs are scanned).
+    Exact, without scanning all n(n-1)/2 pairs. The items, centred, are cut into blocks of PAIR_BLOCK items,
+    and two bounds skip the pairs that cannot beat the largest distance found so far and cannot enter the
+    requested top-k (above ``floor`` and the k-th value kept so far):
+
+    * block centres: a pair of blocks a, b is at most ||c_a - c_b|| + r_a + r_b apart (centres c, radii r);
+      it prunes items spread along a curve or a surface with similar norms (Fiez et al.'s many arms, a sphere);
+    * norms: ||v_i - v_j|| <= ||v_i|| + ||v_j|| (about the centroid), per block pair and per item (each block
+      is sorted by decreasing norm, so the items that may still pair up are a prefix of it); it prunes when
+      only a few large-norm items pair up, as near an optimal design.
+
+    A first pair (the item farthest from the centroid, and the item farthest from it) gives a first cutoff.
+    The blocks are consecutive items by decreasing norm, or along the principal axis when the norm blocks
+    leave more than PARTITION_PAIRS n pairs at that cutoff and the axis blocks leave fewer. The blocks with
+    the largest bounds are scanned first, in slices that grow up to PAIR_CHUNK_ENTRIES pair values.
 
     Parameters
     ----------
@@ -73,44 +118,97 @@ def top_pairs(V: np.ndarray, k: int = 0, floor: float = -np.inf) -> tuple[float,
     n = V.shape[1]
     if n < 2:
         return 0.0, np.empty((0, 2), dtype=np.int64)
-    squared = np.einsum("ij,ij->j", V, V)
-    order = np.argsort(-squared, kind="stable")
-    squared = squared[order]
-    norms = np.sqrt(squared)
-    Vs = V[:, order]
-    best = -np.inf
-    kth = -np.inf  # the k-th largest value kept so far (-inf until k are kept)
-    kept_values = np.empty(0)
-    kept_pairs = np.empty((0, 2), dtype=np.int64)
-    a = 0
-    while a < n - 1:
-        # pairs whose bound does not exceed the cutoff cannot change the result (rounding margin 1e-9)
+    C = V - V.mean(axis=1, keepdims=True)  # distances do not move; norms about the centroid bound them tighter
+    norms = np.sqrt(np.einsum("ij,ij->j", C, C))
+    # first pair: the item farthest from the centroid and the item farthest from it
+    i0 = int(np.argmax(norms))
+    reach = norms**2 + norms[i0] ** 2 - 2.0 * (C.T @ C[:, i0])
+    reach[i0] = -np.inf
+    j0 = int(np.argmax(reach))
+    best = float(reach[j0])
+    # blocks by decreasing norm, or along the principal axis: the one whose bounds leave fewer pairs at that pair
+    # (the second is not built when the first leaves about as many pair values as building it costs)
+    size = max(PAIR_BLOCK, -(-n // MAX_PAIR_BLOCKS))
+    counts = np.minimum(size, n - np.arange(0, n, size))
+
+    def pairs_left(bounds: np.ndarray) -> float:
+        return float(np.outer(counts, counts)[bounds >= np.sqrt(best)].sum())
+
+    order, bounds, C, padded = _partition(C, norms, np.argsort(-norms), size)
+    if pairs_left(bounds) > PARTITION_PAIRS * n:
+        axis = np.linalg.eigh(C @ C.T)[1][:, -1]
+        along = _partition(C, norms[order], np.argsort(axis @ C), size)
+        if pairs_left(along[1]) < pairs_left(bounds):
+            order, bounds, C, padded = order[along[0]], along[1], along[2], along[3]
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n)
+    i0, j0 = int(position[i0]), int(position[j0])
+    norms = norms[order]
+    squared = norms**2
+    seed = min(i0, j0) * n + max(i0, j0)
+    keep = k > 0 and best > floor
+    kept_values = np.array([best] if keep else [])
+    kept_pairs = np.array([[min(i0, j0), max(i0, j0)]] if keep else np.empty((0, 2)), dtype=np.int64)
+    kth = best if keep and k == 1 else -np.inf  # the k-th largest value kept so far (-inf until k are kept)
+    margin = 4e-12 * squared[i0]  # rounding of the computed distances, at most (2 max norm)^2
+
+    def reach_of() -> float:
+        """Bounds at or below this distance cannot change the result (rounding margin)."""
         cutoff = best if k == 0 else min(best, max(floor, kth))
-        reach = np.sqrt(max(cutoff, 0.0)) * (1 + 1e-9) - norms[a] if cutoff > -np.inf else -np.inf
-        if norms[a + 1] <= reach:  # every later pair is bounded by this one: done
-            break
-        stop = n if reach == -np.inf else a + 1 + int(np.searchsorted(-norms[a + 1:], -reach, side="left"))
-        width = stop - (a + 1)
-        b = min(a + max(1, PAIR_CHUNK_ENTRIES // width), n - 1, stop)
-        # block: items a..b-1 against items a+1..stop-1; entry (r, c) is the pair (a + r, a + 1 + c)
-        block = squared[a:b, None] + squared[None, a + 1 : stop] - 2.0 * (Vs[:, a:b].T @ Vs[:, a + 1 : stop])
-        m = b - a  # pairs with j <= i, i.e. c < r, all lie in the first m columns
-        block[:, :m][np.tril_indices(m, -1)] = -np.inf
-        flat = block.ravel()
-        best = max(best, float(flat.max()))
-        if k > 0:
-            idx = np.flatnonzero(flat > max(floor, kth))  # usually few: the floor is the working set's value
-            if idx.size > k:
-                idx = idx[np.argpartition(flat[idx], idx.size - k)[idx.size - k :]]
-            r, c = np.divmod(idx, block.shape[1])
-            kept_values = np.concatenate([kept_values, flat[idx]])
-            kept_pairs = np.concatenate([kept_pairs, np.stack([a + r, a + 1 + c], axis=1)])
-            if kept_values.size > k:
-                top = np.argpartition(kept_values, kept_values.size - k)[kept_values.size - k :]
-                kept_values, kept_pairs = kept_values[top], kept_pairs[top]
-            if kept_values.size == k:
-                kth = float(kept_values.min())
-        a = b
+        cut = cutoff * (1 - 1e-9) - margin
+        return float(np.sqrt(cut)) if cut > 0 else -np.inf
+
+    row_reach = bounds.max(axis=1)
+    budget = PAIR_CHUNK_ENTRIES // 32  # pair values of the next block: small first, while the cutoff is low
+    for a in np.argsort(-row_reach, kind="stable"):
+        if row_reach[a] <= reach_of():
+            break  # the rows are taken by decreasing bound: the later ones are bounded too
+        cand = np.flatnonzero(bounds[a] > reach_of())
+        cand = cand[np.argsort(-bounds[a, cand], kind="stable")]
+        lo = a * size
+        while cand.size:
+            s = reach_of()
+            cand = cand[bounds[a, cand] > s]
+            if not cand.size:
+                break
+            rows = lo + int(np.count_nonzero(padded[a] > s - padded[cand, 0].max()))
+            cols_mask = padded[cand] > s - norms[lo]
+            widths = cols_mask.sum(axis=1)
+            take = max(1, int(np.searchsorted(np.cumsum(widths), budget // max(rows - lo, 1), "right")))
+            budget = min(2 * budget, PAIR_CHUNK_ENTRIES)
+            if rows == lo:
+                break  # no item of block a reaches the farthest remaining column
+            taken, cand = cand[:take], cand[take:]
+            cols = (taken[:, None] * size + np.arange(size))[cols_mask[:take]]
+            if not cols.size:
+                continue
+            block = squared[lo:rows, None] + squared[None, cols] - 2.0 * (C[:, lo:rows].T @ C[:, cols])
+            if a in taken:  # pairs within block a (its columns are consecutive): i < j only
+                at = int(np.argmax(taken == a))
+                start = int(widths[:at].sum())
+                own = block[:, start : start + int(widths[at])]
+                own[cols[start : start + own.shape[1]][None, :] <= np.arange(lo, rows)[:, None]] = -np.inf
+            flat = block.ravel()
+            largest = int(np.argmax(flat))
+            best = max(best, float(flat[largest]))
+            if k > 0:
+                above = max(floor, kth)
+                if k > 1:
+                    idx = np.flatnonzero(flat > above)
+                else:  # the largest value only: no second pass
+                    idx = np.array([largest] if flat[largest] > above else [], dtype=np.int64)
+                if idx.size > k:
+                    idx = idx[np.argpartition(flat[idx], idx.size - k)[idx.size - k :]]
+                r, c = np.divmod(idx, block.shape[1])
+                found = np.stack([lo + r, cols[c]], axis=1)
+                new = found[:, 0] * n + found[:, 1] != seed
+                kept_values = np.concatenate([kept_values, flat[idx][new]])
+                kept_pairs = np.concatenate([kept_pairs, found[new]])
+                if kept_values.size > k:
+                    top = np.argpartition(kept_values, kept_values.size - k)[kept_values.size - k :]
+                    kept_values, kept_pairs = kept_values[top], kept_pairs[top]
+                if kept_values.size == k:
+                    kth = float(kept_values.min())
     if kept_values.size == 0:
         return best, np.empty((0, 2), dtype=np.int64)
     ranked = np.argsort(-kept_values, kind="stable")[:k]
