@@ -308,6 +308,11 @@ def test_corank_dispatch_rule_and_stopped_run_is_certified():
     rng = np.random.default_rng(3)
     assert od.g_optimal(rng.standard_normal((d + r_max, d))).method == "corank"
     assert od.g_optimal(rng.standard_normal((d + r_max + 1, d))).method == "frank-wolfe"
+    many = rng.standard_normal((4 * d, d))  # by name outside the rule: slower, still exact (Kiefer–Wolfowitz)
+    for design in (od.g_optimal, od.d_optimal):
+        res = design(many, method="corank")
+        assert res.method == "corank" and res.status == "optimal"
+        assert d <= res.value <= d * (1 + 1e-4) and od.g_value(many, res.weights) == pytest.approx(res.value)
     X = soare_arms(8, 0.1)
     res = d_optimal_corank(X, tol=1e-10, max_iter=0, max_multiplicative=1)
     assert not res.converged and res.value > 8 * (1 + 1e-10)

@@ -97,8 +97,10 @@ def mutated(draw, document, max_changes: int = 3):
 
 # linear designs -------------------------------------------------------------------------------------------------------
 
-METHODS = mostly(["auto", "auto", "barrier", "cvxpy", "frank-wolfe", "multiplicative", "exchange"], ["", None, 3])
-MINMAX_METHODS = mostly(["auto", "barrier", "cvxpy"], ["frank-wolfe", "multiplicative", "exchange", "", None, 3])
+METHODS = mostly(["auto", "auto", "barrier", "cvxpy", "frank-wolfe", "multiplicative", "exchange", "corank"],
+                 ["", None, 3])
+MINMAX_METHODS = mostly(["auto", "barrier", "cvxpy"],
+                        ["frank-wolfe", "multiplicative", "exchange", "corank", "", None, 3])
 # no tol below 1e-6: the fast paths would then run to their 30 s time limits, which is not a refusal
 TOLS = mostly([1e-4, 1e-2, 1e-6], [1, 0, -1e-3, "1e-3", np.nan, np.inf, True, None])
 

@@ -45,7 +45,7 @@ _DOC = {
     "arms": """    X : array_like
         The arms, K x d, one per row; they must span R^d.""",
     "options": OPTIONS_DOC.format(gd=""),
-    "options_gd": OPTIONS_DOC.format(gd=', ``"frank-wolfe"``, ``"multiplicative"``, ``"exchange"``'),
+    "options_gd": OPTIONS_DOC.format(gd=', ``"frank-wolfe"``, ``"multiplicative"``, ``"exchange"``, ``"corank"``'),
     "returns": "        ``weights`` on the rows of X, ``value`` (the criterion at the weights), ``lower_bound`` and "
                "``gap``\n        (certified), ``status``, ``method``",
     "invalid": "        Arms that do not span R^d, NaN/inf entries, wrong shapes, an unknown method",

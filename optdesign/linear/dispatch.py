@@ -36,7 +36,7 @@ from .models import MinMaxDesignModel
 
 __all__ = ["DEFAULT_TOL", "METHODS", "minmax_design"]
 
-METHODS = ("auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative", "exchange")
+METHODS = ("auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative", "exchange", "corank")
 MINMAX_METHODS = ("auto", "cvxpy", "barrier")
 DEFAULT_TOL = 1e-4
 DIRECTION_LIST_LIMIT = 2_000  # above this many directions, min-max designs generate the ones that bind
@@ -199,7 +199,7 @@ def corank_applies(K: int, d: int) -> bool:
 
 
 def _d_fast(X: np.ndarray, method: str, tol: float, criterion: str) -> DesignResult:
-    if method == "auto" and corank_applies(*X.shape):
+    if method == "corank" or (method == "auto" and corank_applies(*X.shape)):
         return _run_fast(d_optimal_corank, "corank", criterion, X, tol=tol)
     if method == "barrier":  # Kiefer–Wolfowitz: the optimum is exactly d, sharper than the dual bound
         res = _run_fast(minmax_barrier, "barrier", criterion, X, X, tol=tol)
