@@ -10,6 +10,7 @@ import pytest
 import optdesign as od
 from optdesign.linear import dispatch
 from optdesign.linear.exchange import d_optimal_exchange, price, spanning_arms
+from optdesign.validation import RANK_QR_MIN, as_arms
 
 TOL = 1e-4
 
@@ -108,6 +109,25 @@ def test_spanning_arms_matches_as_arms():
     Y[:, 6] = Y[:, 0] - 2 * Y[:, 3]
     with pytest.raises(od.InvalidInputError, match="found rank 6"):
         spanning_arms(Y, chunk=777)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1e-9, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15, 1e-16, 0.0])
+@pytest.mark.parametrize(("check", "shape"), [(spanning_arms, (2_500, 12)), (as_arms, (400, 210))],
+                         ids=["spanning_arms", "as_arms"])
+def test_rank_checks_decide_as_matrix_rank_across_its_tolerance(scale, check, shape):
+    """The condition-estimate shortcut of triangular_rank and its SVD give numpy's matrix_rank decision, including
+    next to its tolerance sigma_max max(K, d) eps, where only the SVD may decide (as_arms takes the QR route
+    from RANK_QR_MIN rows and columns)."""
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal(shape)
+    d = shape[1]
+    assert check is spanning_arms or min(shape) >= RANK_QR_MIN
+    X[:, d - 1] = X[:, 2] - X[:, 5] + scale * rng.standard_normal(X.shape[0])
+    if np.linalg.matrix_rank(X) == d:
+        assert np.array_equal(check(X), X)
+    else:
+        with pytest.raises(od.InvalidInputError, match=f"found rank {d - 1}"):
+            check(X)
 
 
 def test_pricing_is_chunk_independent():

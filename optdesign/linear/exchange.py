@@ -24,13 +24,12 @@ from collections.abc import Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.linalg import svd
 
 from ..deadline import Deadline
 from ..errors import InvalidInputError
 from ..progress import listening, report
 from ..result import FastPathResult
-from ..validation import as_matrix, check_scale
+from ..validation import as_matrix, check_scale, triangular_rank
 from .criteria import cholesky_factor, triangular_factor, whiten
 from .firstorder import d_optimal_fw
 
@@ -64,14 +63,12 @@ def spanning_arms(X: ArrayLike, name: str = "X",
     without copying X (large-K ``as_arms``).
 
     The rank is that of the triangular factor R of X = QR, built chunk by chunk (TSQR,
-    :func:`optdesign.linear.criteria.triangular_factor`: the singular values of R are those of X), with numpy's
-    ``matrix_rank`` tolerance sigma_max * max(K, d) * eps.
+    :func:`optdesign.linear.criteria.triangular_factor`), decided as numpy's ``matrix_rank`` would by
+    :func:`optdesign.validation.triangular_rank`.
     """
     X = as_matrix(X, name)
     n, d = X.shape
-    R = triangular_factor(X, chunk=chunk)
-    s = svd(R, compute_uv=False, check_finite=False) if R.size else np.zeros(1)
-    rank = int(np.sum(s > s.max() * max(n, d) * np.finfo(float).eps))
+    rank = triangular_rank(triangular_factor(X, chunk=chunk), n)
     if rank < d:
         raise InvalidInputError(f"the rows of {name} must span R^{d} (A(w) is singular otherwise); found rank {rank}")
     return check_scale(X, name)
