@@ -164,3 +164,30 @@ def test_best_through_entries_is_the_best_joint_action_through_every_entry(fg):
     for i in range(fg.abar):
         assert i in got[i]
         assert fg.means[got[i]].sum() == pytest.approx(value[np.any(idx == i, axis=1)].max(), abs=1e-12)
+
+
+@pytest.mark.parametrize(("share", "shrink"), [(0.0, 2), (0.5, 10)])  # the T* and the regret masters' choices
+@pytest.mark.parametrize("budget", [1, 40, 400, 10**6])
+def test_violated_joint_actions_past_the_state_budget_are_the_most_violated(monkeypatch, share, shrink, budget):
+    """Against enumeration, whatever top-k budget and share of the violation range: the exact maximum, and the
+    returned joint actions are violated and carry the largest ratios H(a) / Delta(a)^2 over all a != a*."""
+    from optdesign.factored import cutting_plane_master
+    from optdesign.factored.char_time_generated import CharTimeMaster
+
+    monkeypatch.setattr(cutting_plane_master, "TOP_K_STATES", budget)
+    fg = FactorGraph.ring(5, 3, seed=7)
+    master = CharTimeMaster(fg, None)
+    master.top_share, master.top_shrink = share, shrink
+    wbar = np.concatenate([np.full(n, 1.0 / n) for n in fg.table_sizes])
+    h = 1.0 / wbar + 1.0 / wbar[master.star][master.factor_of]
+    h[master.star] = 0.0
+    A = fg.joint_actions()
+    A = A[np.any(A != fg.best_action(), axis=1)]
+    ratios = h[fg.group_indices(A)].sum(axis=1) / fg.gap(A) ** 2
+    threshold = float(np.quantile(ratios, 0.9))
+    sep = master.violated(h, 30, threshold)
+    assert sep.exact and sep.max_ratio == pytest.approx(ratios.max(), rel=1e-10)
+    n = sep.actions.shape[0]
+    assert 1 <= n <= 30 and np.all(sep.ratios >= threshold * (1 - 1e-12))
+    got = h[fg.group_indices(sep.actions)].sum(axis=1) / fg.gap(sep.actions) ** 2
+    np.testing.assert_allclose(np.sort(got)[::-1], np.sort(ratios)[::-1][:n], rtol=1e-10)

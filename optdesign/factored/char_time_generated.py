@@ -38,7 +38,18 @@ __all__ = ["characteristic_time_generated"]
 
 
 class CharTimeMaster(CuttingPlaneMaster):
-    """T* on W: min z s.t. H_W(a) (1/wbar) (Delta_min / Delta(a))^2 <= z, wbar in the marginal polytope."""
+    """T* on W: min z s.t. H_W(a) (1/wbar) (Delta_min / Delta(a))^2 <= z, wbar in the marginal polytope.
+
+    Its master reaches T* within a few iterations on large rings but sits on a wide optimal face (most rows
+    tight); the later iterations only move the iterate within that face, off the joint actions outside W that it
+    violates. So when the top-k separation overflows its budget, the most violated joint actions are taken from
+    the whole violation range (``top_share`` 0), and k is halved (``top_shrink`` 2), not divided by 10, while
+    that still overflows (``python benchmarks/bench_factored.py --only tstar-scale`` against the regret master's
+    upper half and division by 10).
+    """
+
+    top_share = 0.0
+    top_shrink = 2
 
     def scaled_rows(self, actions: np.ndarray) -> sp.csr_matrix:
         scale = (self.dmin / self.fg.gap(actions)) ** 2

@@ -27,7 +27,7 @@ from .separation import MAX_STATES, Separation, most_violated
 __all__ = ["CuttingPlaneMaster", "Iterate"]
 
 # the top-k separation's state budget; past it, violated joint actions come from this upper share of the range
-# [master value, exact maximum] (the exact maximum itself gets the full budget, separation.MAX_STATES)
+# [master value, exact maximum] by default (the exact maximum itself gets the full budget, separation.MAX_STATES)
 TOP_K_STATES = 2_000_000
 TOP_SHARE = 0.5
 
@@ -69,6 +69,11 @@ class CuttingPlaneMaster(ABC):
     InvalidInputError
         A tie for the best joint action (from ``fg.gap_min``).
     """
+
+    #: Past the top-k state budget, violated joint actions come from [threshold + top_share (max - threshold), max].
+    top_share: float = TOP_SHARE
+    #: ... and k is divided by this while that search still overflows.
+    top_shrink: int = 10
 
     def __init__(self, fg: FactorGraph, solver: str | None):
         self.fg, self.solver = fg, solver
@@ -227,7 +232,8 @@ class CuttingPlaneMaster(ABC):
         Near-ties just above ``threshold`` can make the top-k search explode (ring N = 50, K = 10: 60-76 s per
         call). So the top-k search gets a small state budget; past it, the exact maximum is found alone (k = 1,
         the strongest pruning) and the k actions are taken from the upper part of the violation range,
-        [threshold + TOP_SHARE (max - threshold), max], with k / 10, ..., 1 if that still overflows.
+        [threshold + top_share (max - threshold), max], with k / s, k / s^2, ..., 1 (s = ``top_shrink``) if that
+        still overflows, starting at k / s when ``top_share`` is 0 (the range whose top-k search overflowed).
 
         Parameters
         ----------
@@ -254,13 +260,15 @@ class CuttingPlaneMaster(ABC):
         best = run(1, threshold)
         if k == 1 or not best.exact or best.max_ratio <= threshold:
             return best
-        floor = threshold + TOP_SHARE * (best.max_ratio - threshold)
+        floor = threshold + self.top_share * (best.max_ratio - threshold)
+        if floor <= threshold:  # run(k, threshold) overflowed above
+            k = max(1, k // self.top_shrink)
         while k > 1:
             try:
                 return replace(run(k, floor, TOP_K_STATES), max_ratio=best.max_ratio, exact=best.exact,
                                upper_bound=best.upper_bound)
             except InstanceTooLargeError:
-                k = max(1, k // 10)
+                k = max(1, k // self.top_shrink)
         return best
 
     def support(self, it: Iterate) -> np.ndarray:
