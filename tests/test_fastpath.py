@@ -327,3 +327,14 @@ def test_corank_respects_the_time_limit():
         res = od.g_optimal(X, tol=1e-12, time_limit=1e-9)
     assert res.method == "corank" and res.status == "not_converged" and res.gap > 1e-12
     assert od.g_value(X, res.weights) == pytest.approx(res.value, rel=1e-9)
+
+
+@pytest.mark.parametrize("X", [np.zeros((3, 3)), np.vstack([np.eye(3), [1.0, np.nan, 0.0]]), np.ones((4, 2)),
+                               np.eye(3)[:2]], ids=["zero-square", "nan", "rank-1", "fewer-arms-than-d"])
+def test_corank_called_directly_refuses_bad_arms(X):
+    """Without a null basis from the caller, the co-rank path checks the arms itself: the K = d closed form must
+    not certify a singular square X."""
+    from optdesign.linear.corank import d_optimal_corank
+
+    with pytest.raises(od.InvalidInputError):
+        d_optimal_corank(X)

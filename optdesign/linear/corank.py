@@ -37,8 +37,10 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve, qr, solve_triangula
 from scipy.linalg.lapack import dormqr
 
 from ..deadline import Deadline
+from ..errors import InvalidInputError
 from ..progress import listening, report
 from ..result import FastPathResult
+from ..validation import as_matrix, triangular_rank
 from .firstorder import frank_wolfe_step
 
 __all__ = ["corank_variances", "d_optimal_corank", "left_null_basis"]
@@ -52,18 +54,27 @@ def left_null_basis(X: np.ndarray) -> np.ndarray:
     Parameters
     ----------
     X : numpy.ndarray, shape (K, d)
-        The arms, of rank d (not validated).
+        The arms: finite, K >= d, of rank d (decided from the same QR, as numpy's ``matrix_rank`` would).
 
     Returns
     -------
     numpy.ndarray, shape (K, K - d)
         The last K - d columns of the orthogonal factor Q of X = QR (empty when K = d).
+
+    Raises
+    ------
+    InvalidInputError
+        NaN/inf entries, a wrong shape, or rows that do not span R^d.
     """
+    X = as_matrix(X, "X")
     K, d = X.shape
     r = K - d
-    if r <= 0:
-        return np.zeros((K, 0))
     (a, tau), _ = qr(X, mode="raw", check_finite=False)
+    rank = triangular_rank(np.triu(a[: min(K, d)]), K)
+    if rank < d:
+        raise InvalidInputError(f"the rows of X must span R^{d} (A(w) is singular otherwise); found rank {rank}")
+    if r == 0:
+        return np.zeros((K, 0))
     C = np.zeros((K, r), order="F")
     C[d:, :] = np.eye(r)
     Q, _, _ = dormqr("L", "N", a, tau, C, max(1, r) * 64)  # Q [0; I_r], without forming Q (info: arguments only)
@@ -167,7 +178,8 @@ def d_optimal_corank(
     Parameters
     ----------
     X : numpy.ndarray, shape (K, d)
-        The arms, finite and of rank d (not validated: :func:`optdesign.d_optimal` checks them).
+        The arms; without ``L`` they are checked by :func:`left_null_basis` (finite, rank d), with ``L`` they are
+        the caller's to check.
     tol : float
         Target certified gap: stop once every variance v_k is at most d (1 + tol).
     max_iter : int
@@ -184,6 +196,11 @@ def d_optimal_corank(
     FastPathResult
         The best design met, its G-value max_k v_k, ``lower_bound`` d, the multiplicative and Frank–Wolfe steps
         and ``converged``; K = d returns the closed form w = 1/d (G-value d, gap 0, no step).
+
+    Raises
+    ------
+    InvalidInputError
+        Without ``L``: what :func:`left_null_basis` refuses.
     """
     K, d = X.shape
     if L is None:
