@@ -128,7 +128,7 @@ def enumerated_max_ratio(fg: FactorGraph, h, gap) -> float:
 
 def table_separation(console: Console, full: bool) -> None:
 
-    from optdesign.factored.separation import most_violated
+    from optdesign.factored.exact.separation import most_violated
 
     t = Table(title="Exact separation max_a H_w(a)/Delta(a)^2 (ring, K = 10, seed 0, w = T^MF marginals)")
     for col in ("N", "|A|", "k = 1 (ms)", "k = 20 (ms)", "frontier points (k = 20)", "enumeration (ms)",
@@ -193,7 +193,7 @@ def table_exact(console: Console, full: bool) -> None:
 
 def table_regret(console: Console, full: bool) -> None:
     """The Graves–Lai regret constant by the same constraint generation, against enumeration where it fits."""
-    from optdesign.factored.regret import regret_lower_bound
+    from optdesign.factored.regret.lower_bound import regret_lower_bound
 
     t = Table(title="Exact regret constant c_theta by constraint generation (seed 0, tol 1e-4)")
     for col in ("instance", "|A|", "c_theta", "gap", "status", "iterations", "working set", "total (s)",
@@ -221,7 +221,7 @@ OLD_TIME_LIMIT = 120.0  # seconds for constraint generation from the uniform sta
 def uniform_start():
     """c_theta started from the cone's uniform feasible counts ``mu0`` (scaled to the worst row like the mixture)
     instead of the mixture of the best joint actions through every entry: the "before" columns."""
-    from optdesign.factored.regret_cone import Cone
+    from optdesign.factored.regret.cone import Cone
 
     mixture = Cone.mixture
     Cone.mixture = lambda self, fg, plan: self.mu0  # type: ignore[method-assign]
@@ -237,7 +237,7 @@ def table_regret_scale(console: Console, full: bool) -> None:
     seconds (generation) and ring N = 20, K = 10 and the enumerated ring N = 4, K = 10 run only with --full."""
     import warnings
 
-    from optdesign.factored.regret import regret_lower_bound
+    from optdesign.factored.regret.lower_bound import regret_lower_bound
 
     t = Table(title=f"c_theta at scale (ring, seed 0, tol 1e-4): first master or pass centred on the mixture of "
               f"the best joint actions through every entry vs on uniform counts (before; time limit "
@@ -286,8 +286,8 @@ def upper_half_share():
     """T* with the violated joint actions past the top-k state budget taken as the regret master takes them (upper
     half of the violation range, k divided by 10 while that overflows) instead of from the whole range with k
     halved: the "before" columns."""
-    from optdesign.factored.char_time_generated import CharTimeMaster
-    from optdesign.factored.cutting_plane_master import CuttingPlaneMaster
+    from optdesign.factored.exact.cutting_plane_master import CuttingPlaneMaster
+    from optdesign.factored.exact.generated import CharTimeMaster
 
     share, shrink = CharTimeMaster.top_share, CharTimeMaster.top_shrink
     CharTimeMaster.top_share, CharTimeMaster.top_shrink = CuttingPlaneMaster.top_share, CuttingPlaneMaster.top_shrink
@@ -301,7 +301,7 @@ def table_tstar_scale(console: Console, full: bool) -> None:
     """Exact T* on rings N = 20, 30 (--full: 50), K = 10, by constraint generation: violated joint actions from the
     whole violation range, k halved, against its upper half, k / 10 (before), once the top-k separation overflows,
     in the same process."""
-    from optdesign.factored.char_time_generated import characteristic_time_generated
+    from optdesign.factored.exact.generated import characteristic_time_generated
 
     t = Table(title="Exact T* at scale (ring, K = 10, seed 0, tol 1e-4): violated joint actions past the top-k "
               "budget from the whole range, k halved, vs its upper half, k / 10 (before)")

@@ -43,7 +43,7 @@ from bandits.multiagent.antenna import antenna_tilt
 from bandits.multiagent.mab import gk_optimal_weights
 from bandits.run import run
 from optdesign import FactorGraph
-from optdesign.factored.characteristic_time import MeanFieldModel
+from optdesign.factored import MeanFieldModel
 
 CAPTURED: list = []
 

@@ -102,8 +102,11 @@ def _numpy_sections(app, what, name, obj, options, lines) -> None:
 
 def _reexports() -> dict[str, str]:
     mapping: dict[str, str] = {}
-    for package in ("optdesign", "optdesign.linear", "optdesign.factored", "bandits", "bandits.linear",
-                    "bandits.bilinear", "bandits.multiagent", "bandits.thresholding", "bandits.studies"):
+    packages = ["optdesign", "bandits"]
+    for top in ("optdesign", "bandits"):
+        root = importlib.import_module(top)
+        packages += [info.name for info in pkgutil.walk_packages(root.__path__, prefix=f"{top}.") if info.ispkg]
+    for package in packages:
         module = importlib.import_module(package)
         for name in getattr(module, "__all__", []):
             obj = getattr(module, name, None)
@@ -134,7 +137,7 @@ REEXPORTS = _reexports()
 autosummary_module.WELL_KNOWN_ABBREVIATIONS = (*autosummary_module.WELL_KNOWN_ABBREVIATIONS,
                                                "eq.", "eqs.", "Eq.", "Sec.", "App.", "Fig.", "Alg.", "Thm.", "cf.")
 SUBMODULES = _submodules()
-# A module that its package's namespace shadows (optdesign.factored.characteristic_time is also the name of a
+# A module that its package's namespace shadows (optdesign.factored.exact.characteristic_time is also the name of a
 # re-exported function) cannot be named to autosummary, which would document the function instead: its page is
 # written by _write_shadowed_pages and listed in a plain toctree by the template.
 SHADOWED = sorted(name for children in SUBMODULES.values() for name in children
@@ -155,7 +158,7 @@ def _write_shadowed_pages(app) -> None:
 
 
 def _resolve_reexport(app, env, node, contnode):
-    """Resolve ``optdesign.FactorGraph.ring`` as ``optdesign.factored.factorgraph.FactorGraph.ring``, and a bare
+    """Resolve ``optdesign.FactorGraph.ring`` as ``optdesign.factored.FactorGraph.ring``, and a bare
     name that the docstrings use without its module (``InvalidInputError``) when exactly one object has it."""
     target = node.get("reftarget", "")
     if node.get("refdomain") != "py":

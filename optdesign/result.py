@@ -245,7 +245,7 @@ class CharTimeResult:
 
 @dataclass(frozen=True)
 class RegretBoundResult:
-    """A Graves–Lai constant: liminf R(T) / log T >= c_theta (:func:`optdesign.factored.regret.regret_lower_bound`).
+    """A Graves–Lai constant: liminf R(T) / log T >= c_theta (:func:`optdesign.factored.regret_lower_bound`).
 
     ``value`` is the objective sum_a w_a Delta(a) at ``marginals``, an allocation that satisfies
     the program's constraints exactly (the solver's point, scaled up by
@@ -253,7 +253,7 @@ class RegretBoundResult:
     ``solver_value`` is the conic optimum (they differ only through that scale). For
     ``method="mf"`` both bound c_theta from above. ``status`` may be ``optimal_inaccurate`` on
     ill-conditioned instances: accepted silently when the value and the solver optimum agree to
-    1e-6, else with a RuntimeWarning (:func:`optdesign.factored.rescaling.solve_in_passes`).
+    1e-6, else with a RuntimeWarning (:func:`optdesign.factored.exact.rescaling.solve_in_passes`).
     ``marginals[e]`` has the shape of table e; its entries at a*_e are arbitrary (w_{a*} is free).
     ``m`` is the number of m-best rows of ``"mf"`` (0 for ``"exact"``).
     """

@@ -11,7 +11,7 @@ from scipy.optimize import brentq
 
 import optdesign as od
 from optdesign import FactorGraph, InstanceTooLargeError, InvalidInputError
-from optdesign.factored.fcr import enumerated_max, factored_max
+from optdesign.factored.inference.constraint_reduction import enumerated_max, factored_max
 
 
 def instances():
@@ -41,7 +41,7 @@ def test_fcr_of_constant_terms_is_the_max_over_joint_actions(fg):
 def test_fcr_with_clique_terms_is_the_max_over_joint_actions(fg):
     """row_terms add a function of the elimination cliques; the max-sum regrets are one that adds up to
     the gap, so the FCR LP returns max_a [sum_e f_e(a_e) + Delta(a)] (brute force)."""
-    from optdesign.factored.inference import MaxSum
+    from optdesign.factored.inference.max_sum import MaxSum
 
     plan = fg.plan()
     terms = np.random.default_rng(1).standard_normal(fg.abar)
@@ -143,7 +143,7 @@ def test_mean_field_model_relabels_for_any_best_action():
     other = np.array([2, 0, 1, 1, 2])
     local = model.local_allocations(other)
     terms = model.terms_at(local, other)
-    from optdesign.factored.inference import MaxSum
+    from optdesign.factored.inference.max_sum import MaxSum
 
     assert MaxSum(model.plan, terms).value == pytest.approx(model.solve()["t"], rel=1e-5)
 

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from optdesign.cli import app
-from optdesign.factored.characteristic_time import characteristic_time, mf_characteristic_time
-from optdesign.factored.factorgraph import FactorGraph
+from optdesign.factored import characteristic_time, mf_characteristic_time
+from optdesign.factored.graph.factor_graph import FactorGraph
 
 runner = CliRunner()
 TINY = ["compare", "--agents", "3:4", "--actions", "2:3", "--seeds", "2", "--m", "1,2"]
@@ -111,7 +111,7 @@ def test_exact_beyond_enumeration_is_generated_and_certified(large):
 
 
 def test_regret_json_and_table(small, large):
-    from optdesign.factored.regret import regret_lower_bound
+    from optdesign.factored.regret.lower_bound import regret_lower_bound
 
     path, fg = small
     exact = json.loads(invoke("solve", "regret", "--instance", path, "--json").stdout)

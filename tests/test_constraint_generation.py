@@ -8,7 +8,7 @@ import pytest
 
 import optdesign as od
 from optdesign import FactorGraph, InvalidInputError
-from optdesign.factored.constraint_generation import best_through_entries, initial_working_set
+from optdesign.factored.exact.constraint_generation import best_through_entries, initial_working_set
 
 
 def instances():
@@ -66,7 +66,7 @@ def test_bad_requests():
     for tol in (0.0, -1.0, float("nan")):
         with pytest.raises(InvalidInputError, match="tol"):
             od.characteristic_time(fg, method="generate", tol=tol)
-    from optdesign.factored.char_time_generated import characteristic_time_generated
+    from optdesign.factored.exact.generated import characteristic_time_generated
 
     for bad in ({"max_iterations": 0}, {"time_limit": -1.0}, {"add_per_iteration": 0}):
         with pytest.raises(InvalidInputError):
@@ -75,7 +75,7 @@ def test_bad_requests():
     tied = FactorGraph([2, 2], [((0, 1), np.array([[1.0, 0.0], [0.0, 1.0]]))])
     with pytest.raises(InvalidInputError, match=r"tie|unique"):
         characteristic_time_generated(tied)
-    from optdesign.factored.regret import regret_lower_bound
+    from optdesign.factored.regret.lower_bound import regret_lower_bound
 
     with pytest.raises(InvalidInputError, match=r"tie|unique"):
         regret_lower_bound(tied, strategy="generate")
@@ -94,7 +94,7 @@ def test_auto_generates_beyond_the_enumeration_limit_and_stays_below_mean_field(
 def test_warm_start_from_a_working_set_gives_the_same_value():
     fg = FactorGraph.ring(5, 3, seed=2)
     cold = od.characteristic_time(fg, method="generate", tol=1e-6)
-    from optdesign.factored.char_time_generated import characteristic_time_generated
+    from optdesign.factored.exact.generated import characteristic_time_generated
 
     warm = characteristic_time_generated(fg, tol=1e-6, initial=cold.working_set)
     assert warm.value == pytest.approx(cold.value, rel=2e-6)
@@ -114,7 +114,7 @@ def test_time_limit_returns_the_bracket_reached():
 
 @pytest.mark.parametrize("fg", [FactorGraph.ring(4, 3, seed=0), FactorGraph.star(4, [2, 3, 2, 4], seed=1)], ids=repr)
 def test_joint_actions_sampled_from_the_clique_tables_have_the_returned_marginals(fg):
-    from optdesign.factored.marginals import sample_joint_actions
+    from optdesign.factored.inference.marginals import sample_joint_actions
 
     res = od.characteristic_time(fg, method="generate")
     n = 400_000
@@ -126,7 +126,7 @@ def test_joint_actions_sampled_from_the_clique_tables_have_the_returned_marginal
 
 
 def test_sampling_rejects_bad_clique_tables():
-    from optdesign.factored.marginals import sample_joint_actions
+    from optdesign.factored.inference.marginals import sample_joint_actions
 
     fg = FactorGraph.ring(4, 3, seed=0)
     plan, rng = fg.plan(), np.random.default_rng(0)
@@ -171,8 +171,8 @@ def test_best_through_entries_is_the_best_joint_action_through_every_entry(fg):
 def test_violated_joint_actions_past_the_state_budget_are_the_most_violated(monkeypatch, share, shrink, budget):
     """Against enumeration, whatever top-k budget and share of the violation range: the exact maximum, and the
     returned joint actions are violated and carry the largest ratios H(a) / Delta(a)^2 over all a != a*."""
-    from optdesign.factored import cutting_plane_master
-    from optdesign.factored.char_time_generated import CharTimeMaster
+    from optdesign.factored.exact import cutting_plane_master
+    from optdesign.factored.exact.generated import CharTimeMaster
 
     monkeypatch.setattr(cutting_plane_master, "TOP_K_STATES", budget)
     fg = FactorGraph.ring(5, 3, seed=7)

@@ -163,7 +163,7 @@ def test_conic_solves_get_the_time_left_and_refuse_a_spent_budget():
 def test_master_solve_cut_short_keeps_the_bracket(monkeypatch):
     """A master solve that fails once the time is up ends the run with the previous iterations' bracket."""
     from optdesign.errors import SolverError
-    from optdesign.factored.char_time_generated import CharTimeMaster
+    from optdesign.factored.exact.generated import CharTimeMaster
 
     fg = FactorGraph.ring(6, 3, seed=0)
     exact = od.characteristic_time(fg, method="enumerate")

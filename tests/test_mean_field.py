@@ -16,10 +16,10 @@ import pytest
 
 import optdesign as od
 from optdesign import FactorGraph, InvalidInputError
-from optdesign.factored.action_classes import ActionClasses
-from optdesign.factored.elimination import EliminationPlan
-from optdesign.factored.mean_field import MeanFieldModel
-from optdesign.factored.posynomials import gp_lower_bound
+from optdesign.factored.inference.elimination import EliminationPlan
+from optdesign.factored.mean_field.action_classes import ActionClasses
+from optdesign.factored.mean_field.model import MeanFieldModel
+from optdesign.factored.mean_field.posynomial_bound import gp_lower_bound
 
 
 def heterogeneous_instances():
@@ -79,7 +79,7 @@ def test_class_allocations_expand_to_symmetric_local_allocations():
         np.testing.assert_allclose(others, others[0], rtol=1e-12)
     # the value is the objective at these allocations over ALL joint actions (max-sum on the full tables)
     model = MeanFieldModel(fg, reduce=False)
-    from optdesign.factored.inference import MaxSum
+    from optdesign.factored.inference.max_sum import MaxSum
 
     full_value = MaxSum(model.plan, model.terms_at(res.local_allocations, best)).value / fg.gap_min() ** 2
     assert full_value == pytest.approx(res.value, rel=1e-12)

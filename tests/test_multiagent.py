@@ -38,7 +38,7 @@ from bandits.multiagent.tracking import sample_product
 from bandits.run import run
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
-from optdesign.factored.inference import MaxSum
+from optdesign.factored.inference.max_sum import MaxSum
 
 GRAPHS = (FactorGraph.line, FactorGraph.ring, FactorGraph.star)
 

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 import optdesign as od
 from optdesign import FactorGraph, InstanceTooLargeError, InvalidInputError
-from optdesign.factored.regret import RegretBoundResult, regret_lower_bound
+from optdesign.factored.regret.lower_bound import RegretBoundResult, regret_lower_bound
 
 
 def global_bound(fg: FactorGraph) -> float:
@@ -297,7 +297,7 @@ def test_generated_master_stays_on_clarabel_where_it_stops_with_a_numerical_erro
 def test_generation_starts_from_feasible_counts_of_a_mixture_of_joint_actions(fg):
     """The first master's centre: point masses on joint actions, scaled so that the worst row over ALL joint
     actions is tight, with the factor marginals of that mixture and in the cone (consistent, w_{a*} cut)."""
-    from optdesign.factored.regret import RegretMaster
+    from optdesign.factored.regret.lower_bound import RegretMaster
 
     master = RegretMaster(fg, None)
     cone = master.cone

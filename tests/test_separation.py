@@ -6,10 +6,10 @@ import networkx as nx
 import numpy as np
 import pytest
 
-import optdesign.factored.separation as separation
+import optdesign.factored.exact.separation as separation
 from optdesign import FactorGraph, InstanceTooLargeError, InvalidInputError
 from optdesign.factored import characteristic_time
-from optdesign.factored.separation import most_violated
+from optdesign.factored.exact.separation import most_violated
 
 
 def instances() -> list[FactorGraph]:

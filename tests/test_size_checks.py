@@ -23,7 +23,7 @@ from bandits.thresholding.instances import NWS_MAX_SHORTCUTS, SBM_MAX_PAIRS, nws
 from bandits.validation import check_graph_size
 from optdesign import FactorGraph
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
-from optdesign.factored.construction import (
+from optdesign.factored.graph.checks import (
     AGENT_OVERHEAD_ENTRIES,
     FACTOR_OVERHEAD_ENTRIES,
     check_generated_size,
@@ -243,7 +243,7 @@ def test_time_limit_accepts_numbers():
 # what a factored bandit builds on top of its graph
 
 def test_elimination_plan_refuses_too_many_agents_before_ordering():
-    from optdesign.factored.elimination import PLAN_AGENT_ENTRIES, PLAN_FACTOR_ENTRIES, EliminationPlan
+    from optdesign.factored.inference.elimination import PLAN_AGENT_ENTRIES, PLAN_FACTOR_ENTRIES, EliminationPlan
 
     n = 10**6  # the min-degree heuristic and the steps took minutes and over 20 GB here
     with pytest.raises(InstanceTooLargeError, match="elimination plan"):

@@ -14,10 +14,10 @@ import pytest
 
 import optdesign as od
 from optdesign import FactorGraph, InvalidInputError
-from optdesign.factored.inference import MaxSum, batched_max_sum
-from optdesign.factored.mean_field import MeanFieldModel
-from optdesign.factored.mean_field_orbits import MAX_ORBITS
-from optdesign.factored.symmetry import Structure, agent_orbits
+from optdesign.factored.inference.max_sum import MaxSum, batched_max_sum
+from optdesign.factored.mean_field.model import MeanFieldModel
+from optdesign.factored.mean_field.orbits import MAX_ORBITS
+from optdesign.factored.mean_field.symmetry import Structure, agent_orbits
 
 
 def complete(n, K, seed=0):

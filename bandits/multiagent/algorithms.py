@@ -5,7 +5,7 @@ forced exploration, batches on a 1 % geometric grid of rounds, the factored GLRT
 recommendation. They differ only in the sampling rule:
 
 * :class:`MFTaS` (``mf-tas``): tracks the mean-field allocation at the plug-in estimate. The MF program
-  depends on theta only through a* and Delta_min (m = 1). :class:`optdesign.factored.characteristic_time.MeanFieldModel`
+  depends on theta only through a* and Delta_min (m = 1). :class:`optdesign.factored.MeanFieldModel`
   is built and solved ONCE per structure, for a* = 0, and its solution is relabelled to a_hat:
   T^MF(theta_hat) = t* / Delta_hat_min^2, v_hat = relabel(v*, a_hat). So "re-solving" at a checkpoint is a
   relabelling (microseconds). It happens only when a_hat has changed since the last checkpoint, and
@@ -21,11 +21,11 @@ recommendation. They differ only in the sampling rule:
   2 Abar / Delta_min^2 log(1/delta), App. H), same stopping rule, no forced exploration needed.
 * :class:`ExactTaS` (``tas``): follows the exact optimal allocation of T* (eq. 1), re-solved at theta_hat on
   its own geometric grid (``resolve_growth``, 10 %) by constraint generation
-  (:func:`optdesign.factored.char_time_generated.characteristic_time_generated`, certified to relative gap
+  (:func:`optdesign.factored.exact.generated.characteristic_time_generated`, certified to relative gap
   ``tol``), each re-solve warm-started from the previous working set of joint actions. The solve returns
   clique tables of a distribution over joint actions whose group marginals are the optimal wbar; every round
   draws a joint action from it by ancestral sampling down the clique tree
-  (:func:`optdesign.factored.marginals.sample_joint_actions`), so the group frequencies converge to wbar, as
+  (:func:`optdesign.factored.inference.marginals.sample_joint_actions`), so the group frequencies converge to wbar, as
   MF-TaS's independent draws do. Any number of joint actions: the cost is the re-solves.
 """
 
@@ -40,10 +40,10 @@ import numpy.typing as npt
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError, SolverError
-from optdesign.factored.char_time_generated import characteristic_time_generated
-from optdesign.factored.characteristic_time import MeanFieldModel
-from optdesign.factored.elimination import EliminationPlan
-from optdesign.factored.marginals import sample_joint_actions
+from optdesign.factored import MeanFieldModel
+from optdesign.factored.exact.generated import characteristic_time_generated
+from optdesign.factored.inference.elimination import EliminationPlan
+from optdesign.factored.inference.marginals import sample_joint_actions
 
 from ..algorithm import Algorithm
 from ..linear.common import check_growth

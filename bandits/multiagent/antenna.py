@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
-from optdesign.factored.construction import FACTOR_OVERHEAD_ENTRIES
+from optdesign.factored.graph.checks import FACTOR_OVERHEAD_ENTRIES
 from optdesign.validation import check_array_size
 
 from ..validation import check_choice, check_int, check_positive

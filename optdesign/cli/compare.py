@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    from ..factored.factorgraph import FactorGraph
+    from ..factored.graph.factor_graph import FactorGraph
 
 _T = TypeVar("_T")
 
@@ -61,7 +61,7 @@ def _timed(fn: Callable[..., _T], *args: Any, notes: list[str], label: str, **kw
 def _compare_instance(fg: FactorGraph, ms: list[int], *, exact_limit: int | None, solver: str | None,
                       failures: list[str], notes: list[str]) -> dict:
     """One grid point: T* (unless above ``exact_limit``), T^MF and T^MF(m); wall times include model building."""
-    from ..factored.characteristic_time import characteristic_time, mf_characteristic_time
+    from ..factored import characteristic_time, mf_characteristic_time
 
     n_joint = fg.n_joint_actions
     label = f"N={fg.n_agents} K={fg.n_actions[0]} seed={fg.metadata.get('seed')}"
@@ -209,7 +209,7 @@ def _print_compare_tables(summary: pd.DataFrame, ms: list[int], *, graph: str, m
         console = Console(width=max(80, *widths))
     console.print(ratios)
     console.print(cost)
-    from ..factored.characteristic_time import EXACT_MAX_JOINT_ACTIONS
+    from ..factored.exact.characteristic_time import EXACT_MAX_JOINT_ACTIONS
 
     skipped = "computed for every instance" if exact_limit is None else f"skipped when |A| > {exact_limit}"
     console.print(f"exact T* is {skipped} (enumerated up to {EXACT_MAX_JOINT_ACTIONS:,} joint actions, by certified "
@@ -323,7 +323,7 @@ def compare(
     import pandas as pd
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ..factored.factorgraph import FactorGraph
+    from ..factored.graph.factor_graph import FactorGraph
 
     Ns = parse_int_range(agents, "agents", 3 if graph is GraphKind.ring else 2)
     Ks = parse_int_range(actions, "actions", 2)

@@ -11,7 +11,7 @@ from ..errors import InstanceTooLargeError, InvalidInputError
 from ..validation import real_array
 
 if TYPE_CHECKING:
-    from ..factored.factorgraph import FactorGraph
+    from ..factored.graph.factor_graph import FactorGraph
 
 
 def load_array(path: Path, name: str, *, ndim: int) -> np.ndarray:
@@ -38,7 +38,7 @@ def load_array(path: Path, name: str, *, ndim: int) -> np.ndarray:
 
 def load_instance(path: Path) -> FactorGraph:
     """Read a factor-graph JSON document (written by ``FactorGraph.save``)."""
-    from ..factored.factorgraph import FactorGraph
+    from ..factored.graph.factor_graph import FactorGraph
 
     if not path.exists():
         raise InvalidInputError(f"--instance: file not found: {path}")

@@ -33,7 +33,7 @@ from ..validation import count_text
 from .inputs import load_array, load_instance
 
 if TYPE_CHECKING:
-    from ..factored.factorgraph import FactorGraph
+    from ..factored.graph.factor_graph import FactorGraph
 
 CHAR_TIME_CONVENTION = "E[tau] >= 2 T kl(delta,1-delta)"
 REGRET_CONVENTION = "liminf R(T) / log T >= c_theta"
@@ -107,11 +107,11 @@ def _solve_factor_graph(problem: Problem, fg: FactorGraph, *, m: int, regret_met
     """T* (char-time), T^MF(m) (mf-char-time) or the Graves–Lai constant (regret) of ``fg``."""
     limit: dict[str, Any] = {} if time_limit is None else {"time_limit": time_limit}
     if problem is Problem.regret:
-        from ..factored.regret import regret_lower_bound
+        from ..factored.regret.lower_bound import regret_lower_bound
 
         # exact: generated beyond 20,000 joint actions
         return regret_lower_bound(fg, regret_method.value, solver=solver, m=m, **limit)
-    from ..factored.characteristic_time import characteristic_time, mf_characteristic_time
+    from ..factored import characteristic_time, mf_characteristic_time
 
     if problem is Problem.mf_char_time:
         return mf_characteristic_time(fg, m, solver=solver)

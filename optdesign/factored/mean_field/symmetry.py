@@ -21,8 +21,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from ..errors import InvalidInputError
-from .elimination import interaction_graph
+from ...errors import InvalidInputError
+from ..inference.elimination import interaction_graph
 
 __all__ = ["Structure", "agent_orbits", "cycle_rotation", "twin_swaps"]
 

@@ -10,15 +10,15 @@ with wbar_{e,b} = sum_{a: a_e = b} w_a. The terms 1/wbar_{e,a*_e} of the pure-ex
 program are absent: w_{a*} costs nothing, so it is sent to infinity. The objective depends on w
 only through its factor marginals, sum_a w_a Delta(a) = sum_{e,b} wbar_{e,b} (theta_e(a*_e) -
 theta_e(b)), so w is replaced by the exact *cone* of factor marginals: junction-tree clique
-counts mu >= 0 consistent on separators (:func:`optdesign.factored.marginals.marginal_maps`) with one
+counts mu >= 0 consistent on separators (:func:`optdesign.factored.inference.marginals.marginal_maps`) with one
 common total mass over the connected components, but no normalisation. Its size is O(N K^{w+1}).
 The objective is written r @ mu with the max-sum regrets r >= 0 of the cliques
-(Delta(a) = sum_l r_l(clique row of a), :mod:`optdesign.factored.inference`): equal on the cone, and free
+(Delta(a) = sum_l r_l(clique row of a), :mod:`optdesign.factored.inference.max_sum`): equal on the cone, and free
 of the cancellation between signed local gaps that costs percents when Delta_min << abs(theta_e).
 
 * ``method="exact"``: one constraint row per joint action a != a*, enumerated up to ``max_joint_actions``
   (default 20,000) joint actions and by constraint generation beyond (``RegretMaster``, the engine of
-  :mod:`optdesign.factored.constraint_generation`). Certified either way: ``lower_bound`` by weak duality from
+  :mod:`optdesign.factored.exact.constraint_generation`). Certified either way: ``lower_bound`` by weak duality from
   the rows' multipliers lambda (a distribution over joint actions, c = sum_a lambda_a (2 / Delta(a)^2) 1{a_e = b}):
   on the cone, min r.mu + c.(1/wbar) - 1.lambda maximised over the scale of lambda is min_{r.mu = 1} c.(1/wbar)
   >= (sum c / wbar)^2 / max_{a != a*} S(a) / Delta(a) with S(a) = sum_e (c / wbar^2)_{e,a_e} (Cauchy–Schwarz;
@@ -27,9 +27,9 @@ of the cancellation between signed local gaps that costs percents when Delta_min
 
 Numerics: the program is solved for theta / Delta_max (every gap <= 1, Delta_max the largest gap;
 c scales as 1/theta and the counts as 1/theta^2, so value and allocation are scaled back), in passes
-(:func:`optdesign.factored.rescaling.solve_in_passes`, as exact T*): each pass is centred on the
+(:func:`optdesign.factored.exact.rescaling.solve_in_passes`, as exact T*): each pass is centred on the
 allocation of the previous one (pass 1 on a feasible mixture of joint actions, ``Cone.mixture``), so that clique counts,
-the cone entries of s_{e,b} >= 1/wbar_{e,b} (:class:`~optdesign.factored.rescaling.ScaledAllocation`) and
+the cone entries of s_{e,b} >= 1/wbar_{e,b} (:class:`~optdesign.factored.exact.rescaling.ScaledAllocation`) and
 the cost are all O(1). The zero-cost ray w_{a*} -> infinity is cut by a valid linear row. The
 reported value is the objective at the pass's allocation, scaled up if needed to satisfy every
 constraint exactly; the pass with the smallest value is kept.
@@ -45,13 +45,13 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from .. import solvers
-from .._lazy import cp
-from ..errors import InvalidInputError, SolverError
-from ..result import RegretBoundResult, relative_gap
-from ..solvers import SolveInfo
-from ..validation import as_count, check_enumerable, check_m_best
-from .constraint_generation import (
+from ... import solvers
+from ..._lazy import cp
+from ...errors import InvalidInputError, SolverError
+from ...result import RegretBoundResult, relative_gap
+from ...solvers import SolveInfo
+from ...validation import as_count, check_enumerable, check_m_best
+from ..exact.constraint_generation import (
     DEFAULT_TOL,
     MASTER_SOLVER_OPTIONS,
     MAX_ITERATIONS,
@@ -60,15 +60,15 @@ from .constraint_generation import (
     run_extras,
     warm_generate,
 )
-from .cutting_plane_master import CuttingPlaneMaster, Iterate
-from .elimination import EliminationPlan
-from .factorgraph import FactorGraph
-from .fcr import factored_max
-from .inference import MaxSum
-from .marginals import consistent_clique_weights
-from .regret_cone import Cone
-from .rescaling import Reference, solve_in_passes
-from .separation import Separation
+from ..exact.cutting_plane_master import CuttingPlaneMaster, Iterate
+from ..exact.rescaling import Reference, solve_in_passes
+from ..exact.separation import Separation
+from ..graph.factor_graph import FactorGraph
+from ..inference.constraint_reduction import factored_max
+from ..inference.elimination import EliminationPlan
+from ..inference.marginals import consistent_clique_weights
+from ..inference.max_sum import MaxSum
+from .cone import Cone
 
 __all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
            "regret_lower_bound"]
@@ -184,7 +184,7 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
     <= Delta_m), rows a_1..a_{m-1} keep their own Delta_j^2 and every a gets a lower estimate of
     Delta(a)^2 that is exact at Delta(a) = Delta_m and decomposes over factors, so that with
     G(a) = sum_e g_e(a_e), g_e(b) = 1{b != a*_e} s_{e,b}, one FCR block
-    (:func:`optdesign.factored.fcr.factored_max`) covers every joint action:
+    (:func:`optdesign.factored.inference.constraint_reduction.factored_max`) covers every joint action:
 
     * ``restriction="secant"`` (default): Delta(a)^2 >= Delta_m Delta(a) for Delta(a) >= Delta_m,
       i.e. max_a [G(a) - Delta_m Delta(a)/2] <= 0, with Delta(a) the sum of the clique regrets
@@ -361,7 +361,7 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
 
 def _generated(fg: FactorGraph, *, solver: str | None, tol: float, time_limit: float,
                initial: ArrayLike | None) -> RegretBoundResult:
-    """The exact bound by constraint generation (:func:`optdesign.factored.constraint_generation.generate`)."""
+    """The exact bound by constraint generation (:func:`optdesign.factored.exact.constraint_generation.generate`)."""
     start = time.perf_counter()
     master = RegretMaster(fg, solver)
     run = warm_generate(master, initial, tol=tol, max_iterations=MAX_ITERATIONS, time_limit=time_limit,

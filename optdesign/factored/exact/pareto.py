@@ -1,9 +1,9 @@
-"""Pareto variable elimination: the pass of :func:`optdesign.factored.separation.most_violated` at one threshold.
+"""Pareto variable elimination: the pass of :func:`optdesign.factored.exact.separation.most_violated` at one threshold.
 
-Variable elimination along an :class:`~optdesign.factored.elimination.EliminationPlan` that keeps, per separator
+Variable elimination along an :class:`~optdesign.factored.EliminationPlan` that keeps, per separator
 state, the first k Pareto layers of the (Delta, H) pairs of the eliminated agents (small Delta, large H) in place of
 the single maximum of max-sum, and drops a pair once no completion can reach the threshold tau (bounds from max-sum
-over the completions, both ways, and tangents of Delta^2; :mod:`optdesign.factored.separation` states them). Back
+over the completions, both ways, and tangents of Delta^2; :mod:`optdesign.factored.exact.separation` states them). Back
 pointers give the surviving complete joint actions.
 """
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InstanceTooLargeError
-from .elimination import EliminationPlan
+from ...errors import InstanceTooLargeError
+from ..inference.elimination import EliminationPlan
 
 __all__: list[str] = []  # the machinery of separation.most_violated, its only caller
 

@@ -1,8 +1,8 @@
 """Symbolic variable elimination over a factored function sum_e f_e(a_e).
 
 An :class:`EliminationPlan` fixes an elimination order of the agents and, for every step, the
-index arithmetic that max-sum inference (:mod:`optdesign.factored.inference`) and Factored Constraint
-Reduction (:mod:`optdesign.factored.fcr`) share. Step ``l`` eliminates agent ``i_l``: it gathers every
+index arithmetic that max-sum inference (:mod:`.max_sum`) and Factored Constraint
+Reduction (:mod:`.constraint_reduction`) share. Step ``l`` eliminates agent ``i_l``: it gathers every
 function (original factor or earlier message) whose scope holds ``i_l``, and defines the message
 
     u_l(z) = max_k  sum_{g in F_l} g(z, i_l = k),     z in prod_{j in Z_l} [K_j],
@@ -29,8 +29,8 @@ import numpy as np
 import scipy.sparse as sp
 from networkx.algorithms.approximation import treewidth_min_fill_in
 
-from ..errors import InstanceTooLargeError, InvalidInputError
-from ..validation import check_array_size
+from ...errors import InstanceTooLargeError, InvalidInputError
+from ...validation import check_array_size
 
 __all__ = ["EliminationPlan", "EliminationStep", "interaction_graph", "min_degree_order", "order_from_heuristic"]
 

@@ -1,7 +1,7 @@
 """Multi-pass solves of allocation programs with inverse cones s >= 1/w, each pass centred on the previous one.
 
-Shared by exact T* (:func:`optdesign.factored.characteristic_time.characteristic_time`) and the regret
-lower bound (:func:`optdesign.factored.regret.regret_lower_bound`). Both minimise over an allocation y >= 0
+Shared by exact T* (:func:`optdesign.factored.characteristic_time`) and the regret
+lower bound (:func:`optdesign.factored.regret_lower_bound`). Both minimise over an allocation y >= 0
 (clique distributions or counts) with marginals w = W y and constraints on s >= 1/w. Interior-point
 solvers handle this badly when the entries of y and w span orders of magnitude: their tolerances
 are absolute below 1, so small marginals lose 1e-6..1e-3 relative accuracy, or the solver stalls.
@@ -34,10 +34,10 @@ from typing import Any, cast
 import numpy as np
 import scipy.sparse as sp
 
-from .. import solvers
-from .._lazy import cp
-from ..errors import SolverError
-from ..solvers import SolveInfo
+from ... import solvers
+from ..._lazy import cp
+from ...errors import SolverError
+from ...solvers import SolveInfo
 
 __all__ = ["Pass", "PassesResult", "Reference", "ScaledAllocation", "solve_in_passes"]
 

@@ -2,9 +2,9 @@
 
 N agents, agent i has K_i actions; factor e has a scope S_e (agents, no repeats) and a mean table
 theta_e of shape (K_i for i in S_e). Best joint action, m best joint actions and gaps come from
-max-sum variable elimination (:mod:`optdesign.factored.inference`), so their cost is exponential only in
+max-sum variable elimination (:mod:`optdesign.factored.inference.max_sum`), so their cost is exponential only in
 the width of the elimination order, never in N. FactorGraph inherits its seeded generators (``FactorGraph.ring``
-...) from :mod:`optdesign.factored.generators` and its JSON format from :mod:`optdesign.factored.json_format`.
+...) from :mod:`.generators` and its JSON format from :mod:`.json_format`.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from ..errors import InstanceTooLargeError, InvalidInputError
-from ..validation import as_count, count_text
-from .construction import _brief, broadcast_actions, check_actions, check_factors, check_metadata, make_rng
-from .elimination import EliminationPlan
+from ...errors import InstanceTooLargeError, InvalidInputError
+from ...validation import as_count, count_text
+from ..inference.elimination import EliminationPlan
+from ..inference.max_sum import MaxSum
+from .checks import _brief, broadcast_actions, check_actions, check_factors, check_metadata, make_rng
 from .generators import FactorGraphGenerators, draw_tables
-from .inference import MaxSum
 from .json_format import FactorGraphJSON
 
 __all__ = ["FactorGraph"]
@@ -383,7 +383,7 @@ class FactorGraph(FactorGraphGenerators, FactorGraphJSON):
 
 def draw_means(n_actions: Sequence[int], scopes: Sequence[tuple[int, ...]], rng: np.random.Generator, *,
                means: str = "uniform", gap: float | None = None) -> FactorGraph:
-    """Seeded mean tables on checked scopes (the mean models of :mod:`optdesign.factored.generators`); planted
+    """Seeded mean tables on checked scopes (the mean models of :mod:`optdesign.factored.graph.generators`); planted
     tables (a* at 1) are scaled so that Delta_min equals ``gap`` (default 0.1), ``metadata["planted_best"]`` = a*."""
     flat, tables, star, planted_gap = draw_tables(n_actions, scopes, rng, means=means, gap=gap)
     fg = FactorGraph._from_checked(n_actions, scopes, tables)

@@ -3,22 +3,22 @@
 T* = inf over the marginal polytope of max_{a != a*} H_w(a) / Delta(a)^2 (MF-TaS eq. 1) and the Graves–Lai regret
 bound (:mod:`optdesign.factored.regret`) both have one constraint per joint action a != a*. Keeping only a working
 set W gives the *master* (a relaxation), solved over junction-tree clique tables
-(:mod:`optdesign.factored.marginals`) and re-centred on the previous iterate (:mod:`optdesign.factored.rescaling`).
-:func:`generate` runs the loop for any :class:`~optdesign.factored.cutting_plane_master.CuttingPlaneMaster`
+(:mod:`optdesign.factored.inference.marginals`) and re-centred on the previous iterate (:mod:`.rescaling`).
+:func:`generate` runs the loop for any :class:`~optdesign.factored.exact.cutting_plane_master.CuttingPlaneMaster`
 (the master's interface, in its own module); every iteration brackets the optimum without
 trusting the solver:
 
 * **upper bound**: the solver's clique tables are repaired to exactly consistent ones
-  (:func:`~optdesign.factored.marginals.consistent_clique_weights`, so their factor marginals wbar lie in the
+  (:func:`~optdesign.factored.inference.marginals.consistent_clique_weights`, so their factor marginals wbar lie in the
   polytope or cone) and the objective at wbar is evaluated over ALL joint
-  actions by the Pareto separation oracle (:func:`optdesign.factored.separation.most_violated`), which also returns
+  actions by the Pareto separation oracle (:func:`.separation.most_violated`), which also returns
   the most violated joint actions to add to W;
 * **lower bound** (weak duality): the master's multipliers lambda (a distribution over W) give c = sum_a lambda_a
   (scaled row of a) >= 0, and the dual function min_w sum c / w over the polytope is bounded below by Cauchy–Schwarz,
   (sum sqrt(c s))^2 / max_w s . wbar for any s >= 0, the max being one max-sum (T*) or one max-ratio (regret);
   s = c / wbar^2 at the current iterate, then at the minimiser of sum c / w (one smooth solve), where it is tight.
 
-Exact T* (:mod:`optdesign.factored.char_time_generated`) and the regret bound (:mod:`optdesign.factored.regret`)
+Exact T* (:mod:`optdesign.factored.exact.generated`) and the regret bound (:mod:`optdesign.factored.regret.lower_bound`)
 are the two masters. The initial working set decides the iteration count (../shared/spec/factored.md §3): the
 joint actions in gap order, every single deviation from a*, and per factor and group action the best joint action
 through it.
@@ -33,15 +33,15 @@ from typing import cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..deadline import Deadline, as_time_limit, stop_reason, stop_requested, time_budget
-from ..errors import InstanceTooLargeError, InvalidInputError, SolverError
-from ..progress import listening, report
-from ..result import relative_gap
-from ..solvers import SolveInfo
-from ..validation import as_count, as_tolerance
+from ...deadline import Deadline, as_time_limit, stop_reason, stop_requested, time_budget
+from ...errors import InstanceTooLargeError, InvalidInputError, SolverError
+from ...progress import listening, report
+from ...result import relative_gap
+from ...solvers import SolveInfo
+from ...validation import as_count, as_tolerance
+from ..graph.factor_graph import FactorGraph
+from ..inference.max_sum import batched_max_sum
 from .cutting_plane_master import CuttingPlaneMaster, Iterate
-from .factorgraph import FactorGraph
-from .inference import batched_max_sum
 
 __all__ = ["DEFAULT_TOL", "MAX_ITERATIONS", "TIME_LIMIT", "GenerationRun", "best_through_entries", "generate",
            "initial_working_set", "warm_generate"]

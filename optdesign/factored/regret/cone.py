@@ -1,4 +1,4 @@
-"""The exact cone of factor marginals of the Graves–Lai regret program (:mod:`optdesign.factored.regret`).
+"""The exact cone of factor marginals of the Graves–Lai regret program (:mod:`optdesign.factored.regret.lower_bound`).
 
 Clique counts mu of a junction tree (consistent on separators, equal component masses) in units of the largest
 gap, with the cut of the zero-cost ray w_{a*} -> infinity; its rows (2 / Delta(a)^2) sum_{e: a_e != a*_e}
@@ -12,12 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .constraint_generation import best_through_entries
-from .elimination import EliminationPlan
-from .factorgraph import FactorGraph
-from .inference import MaxSum
-from .marginals import marginal_maps
-from .rescaling import Reference, ScaledAllocation
+from ..exact.constraint_generation import best_through_entries
+from ..exact.rescaling import Reference, ScaledAllocation
+from ..graph.factor_graph import FactorGraph
+from ..inference.elimination import EliminationPlan
+from ..inference.marginals import marginal_maps
+from ..inference.max_sum import MaxSum
 
 # Cone is the feasible set of regret_lower_bound's program, built and used there only
 __all__: list[str] = []

@@ -22,10 +22,10 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
-from ..result import relative_gap
-from ..solvers import SolveInfo
-from .elimination import EliminationPlan
-from .inference import batched_max_sum
+from ...result import relative_gap
+from ...solvers import SolveInfo
+from ..inference.elimination import EliminationPlan
+from ..inference.max_sum import batched_max_sum
 
 # OrbitMeanField is the solver of MeanFieldModel (it takes that model's class maps): reached through it
 __all__ = ["MAX_ORBITS"]

@@ -12,14 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidInputError
-from ..validation import check_array_size, real_array
+from ...errors import InvalidInputError
+from ...validation import check_array_size, real_array
 
 __all__: list[str] = []
 
 # what a generated instance holds per factor (scope tuple, table view: 34 float64 entries measured with tracemalloc
 # on rings, rounded up) and per agent, beyond the tables; counted by the generators' size check. The elimination plan
-# built on first use is checked on its own (optdesign.factored.elimination.PLAN_AGENT_ENTRIES)
+# built on first use is checked on its own (optdesign.factored.inference.elimination.PLAN_AGENT_ENTRIES)
 FACTOR_OVERHEAD_ENTRIES = 64
 AGENT_OVERHEAD_ENTRIES = 4
 # larger means make characteristic times (about Abar / Delta_min^2) underflow in floating point

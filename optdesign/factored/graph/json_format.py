@@ -1,4 +1,4 @@
-"""The JSON format of factor graphs: :class:`~optdesign.factored.factorgraph.FactorGraph` to and from a document.
+"""The JSON format of factor graphs: :class:`~optdesign.factored.FactorGraph` to and from a document.
 
 The format (``FORMAT``, version ``FORMAT_VERSION``)::
 
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..errors import InvalidInputError
+from ...errors import InvalidInputError
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -31,7 +31,7 @@ FORMAT_VERSION = 1
 
 
 class FactorGraphJSON:
-    """JSON conversion of :class:`~optdesign.factored.factorgraph.FactorGraph` (a base class: call the methods
+    """JSON conversion of :class:`~optdesign.factored.FactorGraph` (a base class: call the methods
     on a FactorGraph, e.g. ``fg.save("ring.json")`` and ``FactorGraph.load("ring.json")``)."""
 
     # set by FactorGraph

@@ -1,6 +1,6 @@
 """The mean-field characteristic time T^MF(m) of an instance (MF-TaS paper eqs. 2-3 and App. H), certified.
 
-:func:`mf_characteristic_time` builds the program on action classes (:class:`~optdesign.factored.mean_field.
+:func:`mf_characteristic_time` builds the program on action classes (:class:`~optdesign.factored.mean_field.model.
 MeanFieldModel`, where the reductions and the certificate are described) for the instance's a* and m best joint
 actions, solves it and reports T^MF(m) with its certified bracket and the product allocation attaining it.
 """
@@ -13,12 +13,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import solvers
-from ..errors import InvalidInputError
-from ..result import CharTimeResult
-from ..validation import as_tolerance, check_m_best
-from .factorgraph import FactorGraph
-from .mean_field import DEFAULT_TOL, MeanFieldModel, _shared_doc
+from ... import solvers
+from ...errors import InvalidInputError
+from ...result import CharTimeResult
+from ...validation import as_tolerance, check_m_best
+from ..graph.factor_graph import FactorGraph
+from .model import DEFAULT_TOL, MeanFieldModel, _shared_doc
 
 __all__ = ["mf_characteristic_time"]
 

@@ -15,9 +15,12 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from .. import solvers
-from .._lazy import cp
-from ..result import CharTimeResult
+from ... import solvers
+from ..._lazy import cp
+from ...result import CharTimeResult
+from ..graph.factor_graph import FactorGraph
+from ..inference.marginals import consistent_clique_weights
+from ..inference.max_sum import MaxSum
 from .constraint_generation import (
     DEFAULT_TOL,
     MASTER_SOLVER_OPTIONS,
@@ -28,9 +31,6 @@ from .constraint_generation import (
     warm_generate,
 )
 from .cutting_plane_master import CuttingPlaneMaster, Iterate
-from .factorgraph import FactorGraph
-from .inference import MaxSum
-from .marginals import consistent_clique_weights
 from .rescaling import Reference, ScaledAllocation
 from .separation import Separation
 
@@ -110,8 +110,8 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
     why). ``initial`` joint actions join the starting working set: a warm start from the previous result's
     ``working_set`` (the joint actions whose rows carry its optimum) on a nearby instance.
     The result's ``clique_weights`` define a distribution with the returned marginals
-    (:func:`optdesign.factored.marginals.sample_joint_actions` draws from it).
-    :func:`optdesign.factored.characteristic_time.characteristic_time` calls it for ``method="generate"``.
+    (:func:`optdesign.factored.inference.marginals.sample_joint_actions` draws from it).
+    :func:`optdesign.factored.characteristic_time` calls it for ``method="generate"``.
 
     Parameters
     ----------

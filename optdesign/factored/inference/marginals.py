@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._lazy import cp
-from ..errors import InvalidInputError
-from ..validation import as_count, as_vector
+from ..._lazy import cp
+from ...errors import InvalidInputError
+from ...validation import as_count, as_vector
 from .elimination import EliminationPlan
 
 __all__ = ["consistent_clique_weights", "marginal_maps", "marginal_polytope", "sample_joint_actions"]

@@ -2,10 +2,10 @@
 
 :class:`CuttingPlaneMaster` holds the working set W of joint actions a != a* and their scaled rows, solves the
 master (the program on W: a relaxation) over junction-tree clique tables, evaluates the objective over ALL joint
-actions at an iterate by exact separation (:func:`optdesign.factored.separation.most_violated`) and gives the two
-weak-duality lower bounds; :func:`optdesign.factored.constraint_generation.generate` runs the loop on it. Exact T*
-(``CharTimeMaster`` in :mod:`optdesign.factored.char_time_generated`) and the regret bound (``RegretMaster`` in
-:mod:`optdesign.factored.regret`) are its two subclasses.
+actions at an iterate by exact separation (:func:`optdesign.factored.exact.separation.most_violated`) and gives the two
+weak-duality lower bounds; :func:`optdesign.factored.exact.constraint_generation.generate` runs the loop on it. Exact T*
+(``CharTimeMaster`` in :mod:`optdesign.factored.exact.generated`) and the regret bound (``RegretMaster`` in
+:mod:`optdesign.factored.regret.lower_bound`) are its two subclasses.
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from ..errors import InstanceTooLargeError
-from ..solvers import SolveInfo
-from .factorgraph import FactorGraph
-from .marginals import marginal_maps
+from ...errors import InstanceTooLargeError
+from ...solvers import SolveInfo
+from ..graph.factor_graph import FactorGraph
+from ..inference.marginals import marginal_maps
 from .rescaling import Reference, ScaledAllocation
 from .separation import MAX_STATES, Separation, most_violated
 
@@ -39,7 +39,7 @@ class Iterate:
 
     #: The solver's clique tables (or counts), flat over the junction tree's cliques: the next pass's centre.
     y: np.ndarray
-    #: The same repaired to exactly consistent tables (:func:`~optdesign.factored.marginals.consistent_clique_weights`).
+    #: The same repaired to exactly consistent tables (:func:`~.marginals.consistent_clique_weights`).
     exact: np.ndarray
     #: The factor marginals of ``exact``, flat over the factor tables (``fg.abar`` entries).
     wbar: np.ndarray
@@ -115,7 +115,7 @@ class CuttingPlaneMaster(ABC):
         Parameters
         ----------
         reference : Reference
-            The centre of the solve's scaled allocation (:mod:`optdesign.factored.rescaling`).
+            The centre of the solve's scaled allocation (:mod:`optdesign.factored.exact.rescaling`).
 
         Returns
         -------

@@ -9,8 +9,7 @@ twice this T*. With H_w(a) = sum_{e: a_e != a*_e} (1/wbar_{e,a*_e} + 1/wbar_{e,a
   replaced by Delta_m (the m-th smallest gap) for every a outside the m + 1 best joint actions
   (App. H; m = 1 is eqs. 2-3). T* <= T^MF(m+1) <= T^MF(m) <= T^MF(1) = T^MF <= 2 Abar / Delta_min^2.
 
-The mean-field program, reduced by symmetry and certified, is in :mod:`optdesign.factored.mean_field`;
-this module re-exports it.
+The mean-field program, reduced by symmetry and certified, is in :mod:`optdesign.factored.mean_field`.
 """
 
 from __future__ import annotations
@@ -23,19 +22,17 @@ from typing import Any, cast
 import numpy as np
 import scipy.sparse as sp
 
-from .._lazy import cp
-from ..errors import InvalidInputError
-from ..result import CharTimeResult, relative_gap
-from ..validation import as_count, as_tolerance, check_enumerable
-from .char_time_generated import certified_lower_bound, characteristic_time_generated
+from ..._lazy import cp
+from ...errors import InvalidInputError
+from ...result import CharTimeResult, relative_gap
+from ...validation import as_count, as_tolerance, check_enumerable
+from ..graph.factor_graph import FactorGraph
+from ..inference.marginals import consistent_clique_weights, marginal_maps
 from .constraint_generation import MASTER_SOLVER_OPTIONS, check_time_limit
-from .factorgraph import FactorGraph
-from .marginals import consistent_clique_weights, marginal_maps
-from .mean_field import MeanFieldModel
-from .mean_field_time import mf_characteristic_time
+from .generated import certified_lower_bound, characteristic_time_generated
 from .rescaling import Reference, ScaledAllocation, solve_in_passes
 
-__all__ = ["EXACT_MAX_JOINT_ACTIONS", "MeanFieldModel", "characteristic_time", "mf_characteristic_time"]
+__all__ = ["EXACT_MAX_JOINT_ACTIONS", "characteristic_time"]
 
 # method="enumerate" has one constraint per joint action: refused beyond this (3^9 = 19,683 fits); "auto" switches
 # to constraint generation there
@@ -52,7 +49,7 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
     """Exact T* (MF-TaS eq. 1): inf over the marginal polytope of max_{a != a*} H_w(a) / Delta(a)^2.
 
     ``method="generate"`` solves it by constraint generation with exact separation, for any number of joint
-    actions, and certifies the result to relative gap ``tol`` (:mod:`optdesign.factored.constraint_generation`);
+    actions, and certifies the result to relative gap ``tol`` (:mod:`optdesign.factored.exact.constraint_generation`);
     after ``time_limit`` seconds it returns status ``"not_converged"`` with the bracket reached.
     ``method="enumerate"`` lists every joint action, as follows; ``"auto"`` (default) enumerates up to
     ``max_joint_actions`` joint actions (and generates when that solve's certified gap exceeds ``tol``) and
@@ -62,11 +59,11 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
     ``max_joint_actions`` joint actions (InstanceTooLargeError). ``formulation`` describes the marginal polytope:
 
     * ``"junction-tree"`` (default): clique distributions of an elimination order, consistent on
-      separators (:mod:`optdesign.factored.marginals`), exact and O(N K^{w+1}) variables;
+      separators (:mod:`optdesign.factored.inference.marginals`), exact and O(N K^{w+1}) variables;
     * ``"global"``: the paper's global simplex over all prod_i K_i joint actions (a cross-check;
       its many equivalent optima make interior-point solvers stall earlier).
 
-    Solved in passes centred on the previous allocation (:func:`optdesign.factored.rescaling.solve_in_passes`,
+    Solved in passes centred on the previous allocation (:func:`optdesign.factored.exact.rescaling.solve_in_passes`,
     shared with the regret bound); ``value`` is the objective at the kept pass's marginals, ``lower_bound`` comes
     from the rows' multipliers by weak duality, and a RuntimeWarning says when their gap exceeds ``tol``.
 
@@ -164,7 +161,7 @@ def _enumerated(fg: FactorGraph, formulation: str, solver: str | None, max_joint
         W, consistency, total = marginal_maps(fg.plan())
         sizes = np.asarray([step.n_rows for step in fg.plan().steps])
         uniform = 1.0 / np.repeat(sizes, sizes)
-    # s_{e,b} >= 1 / wbar_{e,b} around a reference (optdesign.factored.rescaling): unscaled cones mix entries from 1
+    # s_{e,b} >= 1 / wbar_{e,b} around a reference (exact.rescaling): unscaled cones mix entries from 1
     # to 1e5 and the solver's absolute tolerances then cost percents on small marginals (measured), and an
     # unscaled pass 1 can leave a point the next pass fails on (line N=7, K=4, seed 0: 300 s in SCS). Pass
     # 1 is centred on the uniform allocation, every later pass on the previous one.

@@ -1,7 +1,7 @@
 """Factored Constraint Reduction (FCR): compile t >= max_a sum_e f_e(a_e) into compact constraints.
 
 Given convex cvxpy expressions f_e(b) for every group action (one flat vector ``terms`` laid out
-as in :class:`~optdesign.factored.elimination.EliminationPlan`), variable elimination introduces one
+as in :class:`~optdesign.factored.EliminationPlan`), variable elimination introduces one
 auxiliary variable u_l(z) per message entry and the constraints
 
     u_l(z) >= sum_{g in F_l} g(z, k)     for every z and every action k of the eliminated agent,
@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._lazy import cp
-from ..errors import InvalidInputError
+from ..._lazy import cp
+from ...errors import InvalidInputError
 from .elimination import EliminationPlan
 
 __all__ = ["FactoredMax", "elimination_matrices", "enumerated_max", "factored_max"]
@@ -105,7 +105,7 @@ def factored_max(terms: cp.Expression, plan: EliminationPlan, *, row_terms: np.n
     elimination cliques: the max becomes max_a [sum_e terms[e, a_e] + sum_l row_terms[l, row_l(a)]]
     with row_l(a) the row (z, k) of step l that a selects (steps stacked in plan order). These
     terms are exact in FCR too: row (z, k) of step l gets its constant added to the right-hand
-    side. Max-sum regrets (:class:`optdesign.factored.inference.MaxSum`) are such a function: they add up
+    side. Max-sum regrets (:class:`optdesign.factored.MaxSum`) are such a function: they add up
     to the gap Delta(a).
 
     Parameters

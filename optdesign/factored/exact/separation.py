@@ -23,11 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import InvalidInputError
-from ..validation import as_count, as_vector
-from .elimination import EliminationPlan
-from .inference import MaxSum
-from .pareto_elimination import _Bounds, _Elimination
+from ...errors import InvalidInputError
+from ...validation import as_count, as_vector
+from ..inference.elimination import EliminationPlan
+from ..inference.max_sum import MaxSum
+from .pareto import _Bounds, _Elimination
 
 __all__ = ["MAX_STATES", "Separation", "most_violated"]
 

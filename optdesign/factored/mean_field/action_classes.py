@@ -2,7 +2,7 @@
 
 Class 0 is a*_i, then one class per action named by the explicit rows of T^MF(m), then "the rest" (one class with
 multiplicity): the program is invariant under permutations of an agent's other actions, so an optimum can be
-averaged over them (:mod:`optdesign.factored.mean_field`, symmetry reduction).
+averaged over them (:mod:`optdesign.factored.mean_field.model`, symmetry reduction).
 """
 
 from __future__ import annotations

@@ -7,9 +7,9 @@ prod_{i in S_e} 1/v_{i,a*_i}),
 
 with a^(1), ..., a^(m) the joint actions after a* in gap order. The program is convex in v itself: every term
 prod_{i in S_e} 1/v_{i,b_i} is (a posynomial with negative exponents), written with second-order and power cones
-(:func:`~optdesign.factored.posynomials.inverse_products`; the paper's log coordinates y = log v need exponential
+(:func:`~.posynomial_bound.inverse_products`; the paper's log coordinates y = log v need exponential
 cones, on which CLARABEL stalls at scale), the simplex rows are linear, and FCR compiles the max over joint actions.
-:func:`optdesign.factored.mean_field_time.mf_characteristic_time` solves it for an instance.
+:func:`optdesign.factored.mf_characteristic_time` solves it for an instance.
 
 **Symmetry reduction** (``reduce=True``, ../shared/spec/factored.md §1). The program is convex and invariant under
 every permutation of an agent's actions that fixes a*_i and the actions named by the explicit rows, so averaging
@@ -26,7 +26,7 @@ repaired so that they are exactly dual feasible: the FCR multipliers become cons
 to one (with the explicit rows' multipliers), which fixes alpha = D^T (C_f^T lambda + B^T gamma) >= 0 as the weight
 of each term exp(-(P y)_j); the remaining inner problem min_y sum_j alpha_j exp(-(P y)_j) over the simplex rows is
 bounded below by geometric-programming duality, valid for any delta >= 0
-(:func:`~optdesign.factored.posynomials.gp_lower_bound`). No step trusts the solver's accuracy, so an
+(:func:`~optdesign.factored.mean_field.posynomial_bound.gp_lower_bound`). No step trusts the solver's accuracy, so an
 ``optimal_inaccurate`` answer whose certified gap meets ``tol`` is accepted.
 """
 
@@ -38,20 +38,20 @@ from typing import Any, cast
 import numpy as np
 import scipy.sparse as sp
 
-from .. import solvers
-from .._lazy import cp
-from ..docstrings import shared_doc
-from ..errors import InstanceTooLargeError, InvalidInputError
-from ..result import relative_gap
-from ..validation import as_count
+from ... import solvers
+from ..._lazy import cp
+from ...docstrings import shared_doc
+from ...errors import InstanceTooLargeError, InvalidInputError
+from ...result import relative_gap
+from ...validation import as_count
+from ..graph.factor_graph import FactorGraph
+from ..inference.constraint_reduction import elimination_matrices, enumerated_max, factored_max
+from ..inference.elimination import EliminationPlan
+from ..inference.marginals import consistent_clique_weights
+from ..inference.max_sum import MaxSum
 from .action_classes import ActionClasses
-from .elimination import EliminationPlan
-from .factorgraph import FactorGraph
-from .fcr import elimination_matrices, enumerated_max, factored_max
-from .inference import MaxSum
-from .marginals import consistent_clique_weights
-from .mean_field_orbits import MAX_ORBITS, OrbitMeanField
-from .posynomials import gp_lower_bound, inverse_products
+from .orbits import MAX_ORBITS, OrbitMeanField
+from .posynomial_bound import gp_lower_bound, inverse_products
 from .symmetry import agent_orbits
 
 __all__ = ["MeanFieldModel"]
@@ -94,7 +94,7 @@ class MeanFieldModel:
     The model is written with a* = class 0. For m = 1 it depends on the instance not at all (only on the
     graph and the K_i), so a bandit loop re-using plug-in estimates solves it once; for m > 1 the explicit rows
     (``ranked``: the next m joint actions with their gaps) are constants of the instance.
-    :func:`~optdesign.factored.mean_field_time.mf_characteristic_time` builds and solves one; its values are in
+    :func:`~optdesign.factored.mf_characteristic_time` builds and solves one; its values are in
     units of Delta_m^2 (t* = T^MF(m) Delta_m^2).
 
     Parameters

@@ -1,6 +1,6 @@
 """Products of inverse allocations, the terms of the mean-field program: their cones and a certified lower bound.
 
-The terms of T^MF (:mod:`optdesign.factored.mean_field`) are products prod_{c in S} 1 / v_c of class allocations
+The terms of T^MF (:mod:`optdesign.factored.mean_field.model`) are products prod_{c in S} 1 / v_c of class allocations
 v > 0, with the sets S the rows of a 0/1 matrix P: sum_j alpha_j exp(-(P y)_j) in log coordinates y = log v.
 :func:`inverse_products` writes s_j >= prod_{c in row j} 1 / v_c with second-order and power cones (convex in v
 itself, no exponential cone); :func:`gp_lower_bound` bounds min_y sum_j alpha_j exp(-(P y)_j) over the simplex rows
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._lazy import cp
+from ..._lazy import cp
 
 __all__ = ["gp_lower_bound", "inverse_products"]
 

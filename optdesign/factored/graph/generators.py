@@ -1,7 +1,7 @@
 """Seeded factor-graph generators: named structures (line, ring, star, grid, edge lists, networkx graphs) with
 mean tables drawn from a mean model.
 
-The structures are the named constructors of :class:`~optdesign.factored.factorgraph.FactorGraph`, which inherits
+The structures are the named constructors of :class:`~optdesign.factored.FactorGraph`, which inherits
 them from :class:`FactorGraphGenerators` (call them as ``FactorGraph.ring(...)``). Every generator checks its
 arguments and the size of what it would allocate first, then draws all the tables from one
 ``numpy.random.default_rng(seed)`` stream, and records how the instance was made in its ``metadata``
@@ -25,9 +25,9 @@ import networkx as nx
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..docstrings import shared_doc
-from ..errors import InvalidInputError
-from .construction import (
+from ...docstrings import shared_doc
+from ...errors import InvalidInputError
+from .checks import (
     _brief,
     as_size,
     check_count,
@@ -65,7 +65,7 @@ _DOC = {
     "kw": """**kw : optional
             The seeded draw, the same keys for every generator: ``seed`` (int or None) seeds
             ``numpy.random.default_rng``, None draws fresh OS entropy; ``means`` is the mean model,
-            ``"uniform"`` (default) or ``"planted"`` (:mod:`optdesign.factored.generators`); ``gap`` (float,
+            ``"uniform"`` (default) or ``"planted"`` (:mod:`optdesign.factored.graph.generators`); ``gap`` (float,
             planted model only) is the planted Delta_min, default 0.1.""",
     "returns": """FactorGraph
             The instance, its ``metadata`` recording the generator, ``seed``, ``means`` and ``gap`` (and with
@@ -81,7 +81,7 @@ _shared_doc = shared_doc(_DOC)
 
 
 class FactorGraphGenerators:
-    """The seeded named constructors of :class:`~optdesign.factored.factorgraph.FactorGraph` (a base class:
+    """The seeded named constructors of :class:`~optdesign.factored.FactorGraph` (a base class:
     call them on FactorGraph, e.g. ``FactorGraph.ring(10, 3, seed=0)``)."""
 
     metadata: dict[str, Any]  # set by FactorGraph
@@ -91,7 +91,7 @@ class FactorGraphGenerators:
     def from_edges(cls, n_agents: int, edges: Sequence[Sequence[int]], K: int | Sequence[int] = 2, *,
                    seed: int | np.integer | None = None, means: str = "uniform", gap: float | None = None,
                    name: str = "graph") -> Self:
-        """One factor per edge (i, j) with seeded means (mean models: :mod:`optdesign.factored.generators`).
+        """One factor per edge (i, j) with seeded means (mean models: :mod:`optdesign.factored.graph.generators`).
 
         Parameters
         ----------
@@ -103,7 +103,7 @@ class FactorGraphGenerators:
         seed : int or None
             Seeds ``numpy.random.default_rng``; None draws fresh OS entropy.
         means : str
-            The mean model, ``"uniform"`` or ``"planted"`` (:mod:`optdesign.factored.generators`).
+            The mean model, ``"uniform"`` or ``"planted"`` (:mod:`optdesign.factored.graph.generators`).
         gap : float, optional
             The planted Delta_min (planted model only; default 0.1).
         name : str

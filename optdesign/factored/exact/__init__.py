@@ -1,0 +1,17 @@
+"""The exact characteristic time T* (MF-TaS paper eq. 1), enumerated or by constraint generation, certified.
+
+=====================  ==============================================================================
+characteristic_time    :func:`characteristic_time`: T* over clique marginals; N = 1 is Garivier–Kaufmann's
+generated              T* at any number of joint actions, on the constraint-generation engine
+constraint_generation  one row per joint action without listing them: working set, exact separation, certified
+                       bracket (the engine of exact T* and of the regret bound)
+cutting_plane_master   the master program of that engine (Kelley cuts over the working set)
+separation             max over ALL joint actions of H_w(a) / Delta(a)^2 by Pareto variable elimination
+pareto                 the Pareto layers and bounds that elimination keeps per variable
+rescaling              multi-pass solves of programs with s >= 1/w, each centred on the previous pass
+=====================  ==============================================================================
+"""
+
+from .characteristic_time import EXACT_MAX_JOINT_ACTIONS, characteristic_time
+
+__all__ = ["EXACT_MAX_JOINT_ACTIONS", "characteristic_time"]

@@ -1,0 +1,13 @@
+"""Factor graphs: N agents, K_i actions each, factors e with a scope S_e and a mean table theta_e.
+
+===============  ==================================================================================
+factor_graph     :class:`FactorGraph`: values theta(a) = sum_e theta_e(a_e), gaps, best and m best joint actions
+generators       its seeded named structures (line, ring, star, grid, edge lists, networkx) and mean models
+json_format      its JSON format (to_dict, from_dict, save, load)
+checks           input checks of factor graphs (action counts, scopes, mean tables)
+===============  ==================================================================================
+"""
+
+from .factor_graph import FactorGraph
+
+__all__ = ["FactorGraph"]

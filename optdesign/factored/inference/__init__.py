@@ -1,0 +1,25 @@
+"""Variable elimination on a factored function sum_e f_e(a_e): cost O(N K^{w+1}) for an order of width w.
+
+=====================  ==============================================================================
+elimination            elimination orders (networkx treewidth heuristics) and the shared index plan
+max_sum                max-sum: a*, gaps Delta(a) = sum of local regrets, joint actions in gap order (m best)
+constraint_reduction   Factored Constraint Reduction (FCR): t >= max_a sum_e f_e(a_e) as compact cvxpy constraints
+marginals              the marginal polytope as junction-tree clique distributions; sampling joint actions from them
+=====================  ==============================================================================
+"""
+
+from .constraint_reduction import FactoredMax, enumerated_max, factored_max
+from .elimination import EliminationPlan
+from .marginals import marginal_polytope, sample_joint_actions
+from .max_sum import MaxSum, batched_max_sum
+
+__all__ = [
+    "EliminationPlan",
+    "FactoredMax",
+    "MaxSum",
+    "batched_max_sum",
+    "enumerated_max",
+    "factored_max",
+    "marginal_polytope",
+    "sample_joint_actions",
+]
