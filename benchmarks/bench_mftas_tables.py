@@ -58,11 +58,12 @@ TABLE2 = {0.1: (79.1, 154, (223.5, 82.4), (635.5, 135.5)),
           0.0001: (316.5, 384, (493.9, 153.8), (695.5, 141.4)),
           1e-05: (395.7, 464, (535.4, 154.2), (793.4, 190.8))}
 #: Table 3 (antenna tilts, K = 3 tilts; delta not restated, 0.01 assumed as in §7.1): N -> the same columns, no std
-#: (the seed text's columns are partly garbled: N | |A| | Abar | T^MF log 1/delta | Oracle | MF-TaS | Random | CPU)
+#: (no standard deviations are printed; columns read in header order: N | |A| | Abar | T^MF log 1/delta | Oracle |
+#: MF-TaS | Random | CPU)
 TABLE3 = {6: (129.2, 203, (286.4, None), (341.1, None)),
           12: (472.1, 524, (623.5, None), (813.9, None)),
           15: (568.9, 729, (913.7, None), (1262.1, None))}
-#: Table 1's column 2 Abar / Delta_min^2 log(1/delta) (printed with a 4 in the seed text's header)
+#: Table 1's column 2 Abar / Delta_min^2 log(1/delta) (its header prints a factor 4)
 UNIFORM_BOUND = {3: 209.0, 5: 358.0, 10: 405.0}
 #: the instances of mftas_table1.toml (one per N; M from the ``scale`` command, 4 significant digits)
 SCALES = {3: 104.2, 5: 666.9, 10: 208.8}

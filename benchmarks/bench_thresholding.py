@@ -12,7 +12,7 @@
     tau = 0.5, eps = 0.01, alpha = 1e-8: gamma in {1, 100, 1e4} and gamma*, APT, random + Laplacian.
     Run r uses instance seed r (a new graph and new means per run, as the paper) and run seed r.
     Tables: median [25%, 75%] of E(t) over the runs, next to the values read off the paper's figures
-    (spec §3.4, log scale, +-30 %). APT appears twice: "+2N free" gives it 2N warm-up pulls before
+    (log scale, +-30 %). APT appears twice: "+2N free" gives it 2N warm-up pulls before
     t = 0 (the paper's axis), "2N in budget" charges them. For the NWS the paper's curves use the
     notebook metric (unjudged arms |mu_i - tau| <= eps and ties mu_hat_i = tau count as errors), so
     the NWS table is printed for both E and that metric.

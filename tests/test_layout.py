@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib
 import re
+import subprocess
 from pathlib import Path
 
 import networkx as nx
@@ -138,3 +139,34 @@ def test_every_name_the_readme_uses_exists():
 def test_subpackages_document_their_modules(name):
     module = importlib.import_module(name)
     assert module.__doc__ and len(module.__doc__.splitlines()) >= 3
+
+
+# Project files cite the papers and the project's own documentation only, never working notes outside the repository.
+# The needles are assembled so that this file does not match them itself.
+_OUTSIDE_REFERENCES = ("../" + "shared", "shared" + "/spec", "shared" + "/seeds", "spec" + " §")
+_SCANNED = ("optdesign", "bandits", "benchmarks", "tests", "docs", "notebooks", "examples", "README.md")
+
+
+def _tracked_files() -> list[Path]:
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--", *_SCANNED], cwd=ROOT, capture_output=True,
+                                check=True).stdout.decode().split("\0")
+    except (OSError, subprocess.CalledProcessError):  # not a git checkout (an sdist): scan the folders instead
+        listed = [str(p.relative_to(ROOT)) for name in _SCANNED for p in sorted((ROOT / name).rglob("*"))
+                  if p.is_file()] + (["README.md"] if (ROOT / "README.md").exists() else [])
+    return [ROOT / name for name in listed if name and (ROOT / name).is_file()]
+
+
+def test_no_references_outside_the_repository():
+    files = _tracked_files()
+    assert any(p.name == "README.md" for p in files) and len(files) > 50
+    hits = []
+    for path in files:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:  # binary files
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if any(needle in line for needle in _OUTSIDE_REFERENCES):
+                hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
+    assert not hits, "references to files outside the repository:\n" + "\n".join(hits)

@@ -1,9 +1,10 @@
 """T^MF(m) reduced by symmetry, against the full program, enumeration, closed forms and its own certificate.
 
-Truths used: the reduced program is equivalent to the full one (the argument of ../shared/spec/factored.md §1), so
-both optima agree to solver accuracy on graphs with heterogeneous K; every certified bracket contains the other
-model's optimum; T* <= T^MF(m) <= T^MF(1); for N = 1 T^MF is half the Garivier–Kaufmann time; the lower bound is
-weak duality and holds for any multipliers (checked with deliberately wrong ones).
+Truths used: the reduced program is equivalent to the full one (the argument is on the *Notes* page of the
+documentation, section "Symmetry reduction of the mean-field program"), so both optima agree to solver accuracy on
+graphs with heterogeneous K; every certified bracket contains the other model's optimum; T* <= T^MF(m) <= T^MF(1);
+for N = 1 T^MF is half the Garivier–Kaufmann time; the lower bound is weak duality and holds for any multipliers
+(checked with deliberately wrong ones).
 """
 
 from __future__ import annotations
@@ -100,9 +101,9 @@ def test_ring_optimum_is_one_number_for_every_size(K):
 
 
 def test_reference_value_of_the_paper_ring():
-    """Ring N = 10, K = 10, seed 0: T^MF = 2,896,594.13 (../shared/spec/factored.md §1). On a ring with one K
-    every term peaks when all agents deviate, so t* = N min_p (1/p^2 + (K-1)^2/(1-p)^2), minimised at
-    (1 - p)/p = (K - 1)^(2/3): a closed form to check the solver against."""
+    """Ring N = 10, K = 10, seed 0: T^MF = 2,896,594.13. On a ring with one K every term peaks when all agents
+    deviate, so t* = N min_p (1/p^2 + (K-1)^2/(1-p)^2), minimised at (1 - p)/p = (K - 1)^(2/3): a closed form to
+    check the solver against (derivation: the *Notes* page, section "Symmetry reduction")."""
     fg = FactorGraph.ring(10, 10, seed=0)
     res = od.mf_characteristic_time(fg)
     p = 1 / (1 + 9 ** (2 / 3))

@@ -110,7 +110,7 @@ def test_orbit_search_on_a_line_with_its_reflection():
 
 
 def test_large_ring_matches_its_closed_form():
-    """On a ring with one K every term peaks when all agents deviate (../shared/spec/factored.md §1), so
+    """On a ring with one K every term peaks when all agents deviate (*Notes* page, "Symmetry reduction"), so
     T^MF Delta_min^2 = N min_p (1/p^2 + (K-1)^2/(1-p)^2) at (1-p)/p = (K-1)^(2/3); the search gets it at N = 3,000."""
     N, K = 3000, 7
     fg = FactorGraph.ring(N, K, seed=1)

@@ -1,6 +1,6 @@
 """The graphical bilinear bandit environment (Rizk, Thomas, Colin, Laraki, Chevaleyre, ICML 2021).
 
-Setting (their Sec. 2, spec Sec. 2.1). A graph G = (V, E) with n nodes and m *directed* edges; every
+Setting (their Sec. 3). A graph G = (V, E) with n nodes and m *directed* edges; every
 round each node i plays a node arm x^(i) in X (K x d, spanning R^d) and every directed edge (i, j)
 reports r = x^(i)T M x^(j) + sigma N(0, 1) = z^T theta + noise, with z = vec(x^(i) x^(j)T) (row-major)
 and theta = vec(M) in R^{d^2}. An undirected networkx graph stands for its symmetric directed

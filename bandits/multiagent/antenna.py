@@ -1,4 +1,4 @@
-"""Antenna-tilt instances (MF-TaS §7.2 and App. I; spec §1.8) on a synthetic network described here.
+"""Antenna-tilt instances (MF-TaS §7.2 and App. I) on a synthetic network described here.
 
 The paper ran a proprietary simulator. This generator follows its model with a simple geometry:
 

@@ -1,4 +1,4 @@
-"""Multi-agent bandits with a factored mean reward and semi-bandit Gaussian feedback (MF-TaS §3, spec §1.1).
+"""Multi-agent bandits with a factored mean reward and semi-bandit Gaussian feedback (MF-TaS §3).
 
 N agents, factor e with scope S_e and mean table theta_e (an :class:`optdesign.FactorGraph`). Playing the
 joint action a = (a_1..a_N) returns one observation r_e ~ N(theta_e(a_e), sigma^2) for EVERY factor e,

@@ -20,7 +20,8 @@ max_e A_e joint actions are needed. Two constructions:
 
 Forced exploration (paper §6.2): U_{t,e} = {b : N_{e,b}(t) < sqrt(t / abs(A0))}; if some U_{t,e} is
 non-empty, play an A0 action covering the least-sampled under-explored (e, b). ``exploration="dtracking"``
-uses the Garivier–Kaufmann level sqrt(t) - Abar/2 instead (the spec's D-tracking analogue). In batches
+uses sqrt(t) - Abar/2 instead: the forced-exploration level of Garivier & Kaufmann's D-tracking (COLT 2016),
+sqrt(t) - K/2, with the Abar group actions in the place of the K arms. In batches
 (:func:`forced_plays`) the rule looks at the level at the batch's end time t': every (e, b) below it gets
 its deficit ceil(level) - N_{e,b} through the A0 action assigned to it (``cover_of``, the first
 member that covers it), and an A0 action is played as often as the largest deficit it is assigned.

@@ -1,4 +1,4 @@
-"""Track-and-Stop for one agent (Garivier & Kaufmann, COLT 2016; spec §6) with Gaussian arms.
+"""Track-and-Stop for one agent (Garivier & Kaufmann, COLT 2016) with Gaussian arms.
 
 Optimal weights (GK16 Thm 5) by 1-D root finding, written out for d(x, y) = (x - y)^2 / (2 sigma^2). Let
 arm 1 be the best and Delta_a = mu_1 - mu_a. Then

@@ -2,10 +2,10 @@
 
 The MF program (MF-TaS eqs. 2-3) gives local allocations v_i in the simplex. Its constraints are
 written on the PRODUCT group marginals wbar_{e,b} = prod_{i in S_e} v_{i,b_i}, so what must converge is
-N_{e,b}(t) / t -> prod_i v_{i,b_i}, not only the per-agent frequencies. The rule here is the spec's
-option (a): every round each agent draws a_{t,i} ~ v_i independently (inverse-CDF draws, a whole batch
-of R rounds at once). Given v_hat(t) -> v*, the group frequencies then converge almost surely to the
-product marginals (martingale strong law), with O(sqrt(t)) fluctuations.
+N_{e,b}(t) / t -> prod_i v_{i,b_i}, not only the per-agent frequencies. The rule here: every round
+each agent draws a_{t,i} ~ v_i independently (inverse-CDF draws, a whole batch of R rounds at once). Given
+v_hat(t) -> v*, the group frequencies then converge almost surely to the product marginals (martingale strong
+law), with O(sqrt(t)) fluctuations.
 
 Why not the paper's per-agent D-tracking a_{t,i} = argmax_k (t v_{i,k} - N_{i,k}(t)) (Alg. 2)? It makes
 each agent's frequencies converge to v_i, but it says nothing about the joint frequencies. Deterministic

@@ -5,10 +5,10 @@ nu_i with mean mu_i (Gaussian N(mu_i, sigma^2), or Bernoulli(mu_i), 1/2-sub-Gaus
 budget T the learner outputs S_hat = {i : mu_hat_i >= tau}, an estimate of S_tau = {i : mu_i >= tau}.
 Arms with |mu_i - tau| <= eps are not judged ("eps-tolerance"):
 
-* loss (spec §3.1): L_T = 1{some arm with |mu_i - tau| > eps is on the wrong side of tau};
-* error (spec §3.4, the paper's Fig. 1-3): E = #{misclassified arms with |mu_i - tau| > eps} / N, with
-  "misclassified" read on S_hat (mu_hat_i = tau counts as above). ``error_notebook`` is the variant the
-  authors' notebooks plot (see there).
+* loss (their eq. 2, Sec. 2.1): L_T = 1{some arm with |mu_i - tau| > eps is on the wrong side of tau};
+* error (the metric of the paper's Figs. 1-3, Sec. 4):
+  E = #{misclassified arms with |mu_i - tau| > eps} / N, with "misclassified" read on S_hat (mu_hat_i = tau
+  counts as above). ``error_notebook`` is the variant the authors' notebooks plot (see there).
 
 Arm i is node ``list(graph.nodes)[i]``; ``graph=None`` means no edges (plain thresholding bandit, W = 0).
 Pulls come in batches of counts and return per-arm reward sums (sufficient statistics), as in
@@ -210,7 +210,7 @@ class GraphThresholdingBandit:
         return self.checked & ((mu_hat >= self.tau) != self.above)
 
     def error(self, mu_hat: npt.ArrayLike) -> float:
-        """E = #misclassified judged arms / N (fraction of all N arms, spec §3.4).
+        """E = #misclassified judged arms / N (fraction of all N arms, as in the paper's Figs. 1-3).
 
         Parameters
         ----------
@@ -245,7 +245,7 @@ class GraphThresholdingBandit:
         return float(self.n_arms - np.count_nonzero(right)) / self.n_arms
 
     def loss(self, mu_hat: npt.ArrayLike) -> bool:
-        """L_T = 1{some judged arm is misclassified} (spec §3.1).
+        """L_T = 1{some judged arm is misclassified} (LeJeune et al. 2020, eq. 2).
 
         Parameters
         ----------

@@ -1,6 +1,6 @@
-"""The graph thresholding instances of LeJeune et al. (2020, Sec. 4; parameters from the authors' notebooks,
-spec §3.4). Each is seeded: ``seed`` fixes the graph and the means (the paper draws both anew per trial);
-the noise is seeded separately by the run.
+"""The graph thresholding instances of LeJeune et al. (2020, Sec. 4; parameters from the authors' notebooks in
+their public repository ``dlej/grapl``). Each is seeded: ``seed`` fixes the graph and the means (the paper
+draws both anew per trial); the noise is seeded separately by the run.
 
 * ``sbm``: two-block stochastic block model, blocks of n nodes, p_in = log(n)/n, p_out = p_in/sqrt(n);
   mu = +1 on block 0, -1 on block 1 (alternating for more blocks); Gaussian noise sigma = 2; tau = 0, eps = 0.01.

@@ -2,7 +2,7 @@
 
 Unlike :func:`bandits.run.run` (fixed confidence, runs until a stopping rule fires) the run lasts exactly
 T pulls and is judged at the end, and along the way on a grid of times: the error curve
-E(t) = #{judged arms misclassified by S_hat_t} / N (spec §3.4) and, at T, the loss
+E(t) = #{judged arms misclassified by S_hat_t} / N (the metric of the paper's Figs. 1-3) and, at T, the loss
 L_T = 1{some arm with |mu_i - tau| > eps is misclassified} and S_hat = {i : mu_hat_i >= tau}.
 
 The seed feeds ``numpy.random.SeedSequence`` exactly as in :mod:`bandits.run`: one child drives the

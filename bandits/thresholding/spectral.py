@@ -181,7 +181,7 @@ class OptimalGamma:
 
 def optimal_gamma(env: GraphThresholdingBandit, alpha: float, lam: float = 1e-3, *, gamma0: float = 10.0,
                   variant: str = "code", max_iter: int = 100) -> OptimalGamma:
-    """The "optimal gamma" of Sec. 3.3, by fixed-point iteration from ``gamma0`` (spec §3.3):
+    """The "optimal gamma" of LeJeune et al. (2020, Sec. 3.3, eq. 22), by fixed-point iteration from ``gamma0``:
 
         M = max(sqrt(1 + alpha), sqrt(alpha / (gamma lambda))),  q = c_q H (3M + 1)^2 ||mu - tau 1||^2_{L_lambda},
         d = largest d with (d - 1) lambda_d <= q / log(1 + q / lambda),

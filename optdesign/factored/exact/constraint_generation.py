@@ -16,10 +16,11 @@ trusting the solver:
 * **lower bound** (weak duality): the master's multipliers lambda (a distribution over W) give c = sum_a lambda_a
   (scaled row of a) >= 0, and the dual function min_w sum c / w over the polytope is bounded below by Cauchy–Schwarz,
   (sum sqrt(c s))^2 / max_w s . wbar for any s >= 0, the max being one max-sum (T*) or one max-ratio (regret);
-  s = c / wbar^2 at the current iterate, then at the minimiser of sum c / w (one smooth solve), where it is tight.
+  s = c / wbar^2 at the current iterate, then at the minimiser of sum c / w (one smooth solve), where it is tight
+  (derivation: the *Notes* page of the documentation, section "Constraint generation for the exact T*").
 
 Exact T* (:mod:`optdesign.factored.exact.generated`) and the regret bound (:mod:`optdesign.factored.regret.lower_bound`)
-are the two masters. The initial working set decides the iteration count (../shared/spec/factored.md §3): the
+are the two masters. The initial working set matters for the iteration count (same section of the *Notes*): the
 joint actions in gap order, every single deviation from a*, and per factor and group action the best joint action
 through it.
 """

@@ -11,14 +11,12 @@ prod_{i in S_e} 1/v_{i,b_i} is (a posynomial with negative exponents), written w
 cones, on which CLARABEL stalls at scale), the simplex rows are linear, and FCR compiles the max over joint actions.
 :func:`optdesign.factored.mf_characteristic_time` solves it for an instance.
 
-**Symmetry reduction** (``reduce=True``, ../shared/spec/factored.md §1). The program is convex and invariant under
-every permutation of an agent's actions that fixes a*_i and the actions named by the explicit rows, so averaging
-an optimum over that group keeps it optimal: the actions of agent i fall into *classes* -- a*_i, each named
-action, and "the rest" with multiplicity c -- that share one value of v. f_e then depends on a joint action only
-through its class pattern, every pattern is realised, so the max over joint actions is a max over class patterns
-and the simplex row becomes sum_c c_{i,c} exp(y_{i,c}) <= 1. For m = 1 every agent has two classes: FCR runs on
-binary tables (ring, K = 10: 8 rows per agent instead of 1,000). ``reduce=False`` keeps one class per action
-(the reference in tests).
+**Symmetry reduction** (``reduce=True``). The actions of agent i fall into *classes* -- a*_i, each action named
+by an explicit row, and "the rest" with multiplicity c -- and there is an optimum that gives one value of v to
+each class, so the max over joint actions becomes a max over class patterns and the simplex row becomes
+sum_c c_{i,c} exp(y_{i,c}) <= 1 (derivation: the *Notes* page of the documentation, section "Symmetry reduction
+of the mean-field program"). For m = 1 every agent has two classes: FCR runs on binary tables (ring, K = 10:
+8 rows per agent instead of 1,000). ``reduce=False`` keeps one class per action (the reference in tests).
 
 **Certificate.** The upper bound is the objective evaluated exactly (max-sum over class patterns) at the
 returned, normalised allocation. The lower bound is Lagrangian weak duality with the solver's multipliers,
