@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from optdesign.docstrings import shared_doc
+from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
 from optdesign.validation import check_array_size
 

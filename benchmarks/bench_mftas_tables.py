@@ -42,9 +42,9 @@ import optdesign as od
 from bandits.instances import parse_instance
 from bandits.multiagent import FactoredGLRT, MFTaS, MFTaSOracle, UniformSampling
 from bandits.multiagent import instances as inst
-from bandits.multiagent.algorithms import mean_field_model
 from bandits.multiagent.tracking import uniform_local
 from bandits.run import run
+from optdesign.factored import MeanFieldModel
 
 K = 10
 #: Table 1 (delta = 0.01): N -> (T^MF log 1/delta, Oracle, (MF-TaS mean, std), (Random mean, std))
@@ -73,7 +73,7 @@ DELTAS = (0.1, 0.01, 0.001, 0.0001, 1e-05)
 
 def t_mf(env) -> float:
     """T^MF(theta) = t* / Delta_min^2 (the m = 1 MF program solved once per structure)."""
-    return mean_field_model(env.structure).solve()["t"] / env.gap_min**2
+    return MeanFieldModel.for_structure(env.structure).solve()["t"] / env.gap_min**2
 
 
 def product_marginals(env, local: list[np.ndarray]) -> np.ndarray:
@@ -111,7 +111,7 @@ def scale_command(args) -> None:
           "T^MF log(1/delta) / (2 Abar / Delta_min^2 log(1/delta))")
     for N in (3, 5, 10):
         env = inst.ring(N, K, seed=0)
-        ours = mean_field_model(env.structure).solve()["t"] / (2 * env.n_arms)
+        ours = MeanFieldModel.for_structure(env.structure).solve()["t"] / (2 * env.n_arms)
         print(f"  N = {N:2d}: ours {ours:.4f}, paper {TABLE1[N][0]} / {UNIFORM_BOUND[N]} = "
               f"{TABLE1[N][0] / UNIFORM_BOUND[N]:.4f}")
     print("M for seed 0: M = sqrt(T^MF(M=1) log(1/delta) / target); check: T^MF log(1/delta) at M rounded")
@@ -135,7 +135,7 @@ def rates_command(args) -> None:
         env = parse_instance(text)
         start = time.perf_counter()
         tmf = t_mf(env)
-        model = mean_field_model(env.structure)
+        model = MeanFieldModel.for_structure(env.structure)
         w_mf = product_marginals(env, model.local_allocations(env.best_action))
         w_unif = product_marginals(env, uniform_local(env.structure.n_actions))
         t_w, ex1 = allocation_time(env, w_mf)

@@ -5,16 +5,24 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 
 * :mod:`optdesign.linear`: designs on arm sets (G, D, XY, XY-oracle, transductive, bilinear);
 * :mod:`optdesign.factored`: lower bounds of multi-agent bandits on factor graphs (T*, T^MF, regret);
-* the shared ground in this package: ``errors``, ``validation``, ``solvers`` (which solver runs and its
-  status policy), ``session`` (a persistent CLARABEL solver), ``result`` (result dataclasses), ``blas``
-  (single-threaded BLAS), ``exits`` (the command lines' exit policy) and ``_lazy`` (cvxpy on first use);
+* the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
+  ``validation``, ``solvers`` (which solver runs and its status policy), ``session`` (a persistent CLARABEL
+  solver), ``result`` (result dataclasses), ``blas`` (single-threaded BLAS), ``docstrings`` (shared numpydoc
+  entries) and ``_lazy`` (cvxpy on first use);
 * :mod:`optdesign.cli`: the ``optdesign`` command line.
+
+Code built on the toolkit (such as ``bandits``) imports from this top level, from ``optdesign.linear``,
+``optdesign.factored``, ``optdesign.errors`` and ``optdesign.validation`` only, and only names in their
+``__all__``; everything else may change without notice. ``single_threaded_blas`` and ``shared_doc`` are
+re-exported here for that reason.
 """
 
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
+from .blas import single_threaded_blas
+from .docstrings import shared_doc
 from .errors import InstanceTooLargeError, InvalidInputError, OptDesignError, SolverError
 from .factored import (
     EliminationPlan,
@@ -97,6 +105,8 @@ __all__ = [
     "pairwise_differences",
     "regret_lower_bound",
     "round_design",
+    "shared_doc",
+    "single_threaded_blas",
     "transductive",
     "xy_allocation",
     "xy_oracle",

@@ -2,6 +2,9 @@
 multi-threaded BLAS spends more time synchronising than computing (7x slower on 2 cores for
 XY-allocation at K = 100, d = 10 in ``benchmarks/bench_designs.py``).
 The controller is created once (it scans loaded libraries).
+
+Re-exported at the top level (``optdesign.single_threaded_blas``): bandit loops built on the fast paths run their
+own small linear algebra between solves under the same limit, and import only the public surface of optdesign.
 """
 
 from __future__ import annotations

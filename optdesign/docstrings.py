@@ -2,6 +2,9 @@
 
 A docstring holds ``%(name)s`` placeholders; :func:`shared_doc` fills them from one mapping of texts, so every
 member of the family renders the full Parameters/Returns/Raises sections without a pasted copy.
+
+It is re-exported at the top level (``optdesign.shared_doc``): code built on the toolkit (``bandits``) documents
+its own families of functions the same way and imports only the public surface of optdesign.
 """
 
 from __future__ import annotations

@@ -1,13 +1,40 @@
-"""The project's exception types.
+"""The project's exception types, and the exit policy of the command lines built on them.
 
 Every error raised on purpose by :mod:`optdesign` (and :mod:`bandits`) derives from
 :class:`OptDesignError`, so callers can catch one type; the subclasses also derive
 from the matching built-in so that ``except ValueError`` keeps working.
+
+:func:`exit_on_project_errors` is how a command line turns these errors into an exit status: a project error
+becomes one line ``error: ...`` on stderr and exit status ``USAGE_ERROR`` (2); Ctrl-C that a command does not
+handle itself becomes ``interrupted`` and ``INTERRUPTED`` (130, the shell's convention for SIGINT); anything else
+is a bug and keeps its traceback. It lives here, next to the types it maps, because both the ``optdesign`` and
+the ``bandits`` command lines need it and this module is shared ground both may import; typer is imported only
+when an error is reported, so importing the error types stays free of it.
 """
 
 from __future__ import annotations
 
-__all__ = ["InstanceTooLargeError", "InvalidInputError", "OptDesignError", "SolverError"]
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+__all__ = [
+    "INTERRUPTED",
+    "USAGE_ERROR",
+    "InstanceTooLargeError",
+    "InvalidInputError",
+    "OptDesignError",
+    "SolverError",
+    "exit_on_project_errors",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: the exit status of every refused input, as for a typer/click usage error
+USAGE_ERROR = 2
+#: the exit status after an unhandled Ctrl-C (128 + SIGINT)
+INTERRUPTED = 130
 
 
 class OptDesignError(Exception):
@@ -39,3 +66,38 @@ class SolverError(OptDesignError, RuntimeError):
 
 class InstanceTooLargeError(OptDesignError):
     """An exact method was asked to solve an instance above its documented size limit."""
+
+
+def exit_on_project_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Decorator for CLI commands: a project error becomes ``error: ...`` on stderr and exit status 2.
+
+    Ctrl-C that the command does not handle becomes ``interrupted`` on stderr and exit status 130; any other
+    exception propagates with its traceback.
+
+    Parameters
+    ----------
+    command : callable
+        A typer command function.
+
+    Returns
+    -------
+    callable
+        The wrapped command, with the same signature and ``--help`` text (``functools.wraps``).
+    """
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except OptDesignError as exc:
+            import typer
+
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(USAGE_ERROR) from None
+        except KeyboardInterrupt:
+            import typer
+
+            typer.echo("interrupted", err=True)
+            raise typer.Exit(INTERRUPTED) from None
+
+    return wrapper

@@ -211,6 +211,8 @@ class CharTimeResult:
     clique_weights: np.ndarray | None = None
     #: constraint generation only: the joint actions whose rows carry the optimum (a warm start)
     working_set: np.ndarray | None = None
+    #: constraint generation only: (action counts, scopes) of the instance, which a warm start must share
+    structure: tuple | None = None
 
     @property
     def gap_min(self) -> float:
@@ -233,14 +235,14 @@ class CharTimeResult:
         return 2.0 * self.value * bernoulli_kl(delta, 1.0 - delta)
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary (arrays as lists; global allocation, clique tables and working set left out).
+        """JSON-ready dictionary (arrays as lists; global allocation, clique tables, working set, structure left out).
 
         Returns
         -------
         dict
-            Every field but those three, then the entries of ``extras`` (order, orbits, ...).
+            Every field but those four, then the entries of ``extras`` (order, orbits, ...).
         """
-        return _fields_dict(self, exclude=("global_allocation", "clique_weights", "working_set"))
+        return _fields_dict(self, exclude=("global_allocation", "clique_weights", "working_set", "structure"))
 
 
 @dataclass(frozen=True)

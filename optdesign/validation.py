@@ -1,7 +1,8 @@
 """Input checks shared by every public function: they raise InvalidInputError naming the argument.
 
 ``__all__`` lists the validators that code built on the toolkit (new designs, bandit instances) uses to refuse
-bad input the same way; the others are size and scale checks specific to one family of programs.
+bad input the same way (and ``count_text``, which writes counts in their messages); the others are size and
+scale checks specific to one family of programs.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "as_vector",
     "check_array_size",
     "check_weights",
+    "count_text",
     "unique_argmax",
 ]
 
@@ -328,8 +330,20 @@ def check_m_best(m: int, n_joint_actions: int) -> int:
 
 
 def count_text(n: int) -> str:
-    """An exact integer up to 12 digits, else its order of magnitude (``3.98e6020``, digits truncated); never the
-    str() of an integer beyond 4000 digits, which Python refuses."""
+    """A count for a message: the exact integer up to 12 digits, else its order of magnitude (``3.98e6020``).
+
+    The digits are truncated, not rounded; never the str() of an integer beyond 4000 digits, which Python refuses.
+
+    Parameters
+    ----------
+    n : int
+        A nonnegative count (numbers of joint actions reach far beyond a float).
+
+    Returns
+    -------
+    str
+        ``str(n)`` below 10^12, else ``"d.dde<exponent>"``.
+    """
     n = int(n)
     if n < 10**12:
         return str(n)

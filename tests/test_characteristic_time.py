@@ -148,6 +148,27 @@ def test_mean_field_model_relabels_for_any_best_action():
     assert MaxSum(model.plan, terms).value == pytest.approx(model.solve()["t"], rel=1e-5)
 
 
+def test_mean_field_model_for_structure_is_shared_by_equal_structures(monkeypatch):
+    from optdesign.factored.mean_field import model as mf_model
+
+    monkeypatch.setattr(od.MeanFieldModel, "_shared", {})
+    monkeypatch.setattr(mf_model, "MODEL_CACHE", 2)
+    ring, other_means = FactorGraph.ring(4, 3, seed=0), FactorGraph.ring(4, 3, seed=5)
+    model = od.MeanFieldModel.for_structure(ring)
+    assert model.solve() is model.solve()  # solved once, when built
+    assert od.MeanFieldModel.for_structure(other_means) is model
+    assert model.solve()["t"] / other_means.gap_min() ** 2 == pytest.approx(
+        od.mf_characteristic_time(other_means).value, rel=1e-5)
+    line, star = FactorGraph.line(4, 3, seed=0), FactorGraph.star(4, 3, seed=0)
+    assert od.MeanFieldModel.for_structure(line) is not model
+    od.MeanFieldModel.for_structure(ring)  # most recently used: the line goes first
+    od.MeanFieldModel.for_structure(star)
+    assert len(od.MeanFieldModel._shared) == 2
+    assert od.MeanFieldModel.for_structure(ring) is model
+    with pytest.raises(InvalidInputError, match="FactorGraph"):
+        od.MeanFieldModel.for_structure("ring")
+
+
 def test_bad_requests():
     fg = FactorGraph.line(12, 3, seed=0)
     with pytest.raises(InstanceTooLargeError, match="method='generate'"):

@@ -103,6 +103,38 @@ def test_warm_start_from_a_working_set_gives_the_same_value():
         characteristic_time_generated(fg, initial=np.full((2, 5), 7))
 
 
+def test_public_warm_start_certifies_the_value_of_a_cold_solve():
+    fg = FactorGraph.ring(5, 3, seed=2)
+    cold = od.characteristic_time(fg, method="generate", tol=1e-6)
+    assert cold.structure == (fg.n_actions, fg.scopes) and "structure" not in cold.to_dict()
+    warm = od.characteristic_time(fg, tol=1e-6, warm_start=cold)  # "auto" generates from a warm start
+    assert warm.status == "optimal" and warm.gap <= 1e-6
+    assert warm.value == pytest.approx(cold.value, rel=2e-6)
+    assert warm.extras["iterations"] <= cold.extras["iterations"]
+    # the same structure with other means (a bandit's next plug-in estimate): still the cold value
+    moved = FactorGraph(fg.n_actions, [(s, t * 1.1 + 0.05) for s, t in zip(fg.scopes, fg.tables, strict=True)])
+    warm_moved = od.characteristic_time(moved, method="generate", tol=1e-6, warm_start=cold)
+    cold_moved = od.characteristic_time(moved, method="generate", tol=1e-6)
+    assert warm_moved.value == pytest.approx(cold_moved.value, rel=2e-6)
+    assert warm_moved.lower_bound <= cold_moved.value * (1 + 1e-9)
+
+
+def test_warm_start_from_another_structure_or_not_from_generation_is_refused():
+    fg = FactorGraph.ring(5, 3, seed=2)
+    res = od.characteristic_time(fg, method="generate", tol=1e-3)
+    other_scopes = FactorGraph(fg.n_actions, [((0, 2), fg.tables[0]), *zip(fg.scopes[1:], fg.tables[1:], strict=True)])
+    for other in (FactorGraph.ring(6, 3, seed=2), FactorGraph.ring(5, 2, seed=2), FactorGraph.line(5, 3, seed=2),
+                  other_scopes):
+        with pytest.raises(InvalidInputError, match="another structure"):
+            od.characteristic_time(other, warm_start=res)
+    enumerated = od.characteristic_time(fg, method="enumerate")
+    for bad in (enumerated, od.mf_characteristic_time(fg), res.working_set, "warm"):
+        with pytest.raises(InvalidInputError, match="constraint generation"):
+            od.characteristic_time(fg, warm_start=bad)
+    with pytest.raises(InvalidInputError, match="warm_start"):
+        od.characteristic_time(fg, method="enumerate", warm_start=res)
+
+
 def test_time_limit_returns_the_bracket_reached():
     fg = FactorGraph.ring(6, 4, seed=3)
     res = od.characteristic_time(fg, method="generate", tol=1e-9, time_limit=1e-3)

@@ -170,3 +170,41 @@ def test_no_references_outside_the_repository():
             if any(needle in line for needle in _OUTSIDE_REFERENCES):
                 hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
     assert not hits, "references to files outside the repository:\n" + "\n".join(hits)
+
+
+#: the optdesign modules bandits may import from: the top level, the subpackages' top level, the shared errors and
+#: input checks; everything else in optdesign is its inside and may change without notice
+BANDITS_MAY_IMPORT = ("optdesign", "optdesign.linear", "optdesign.factored", "optdesign.errors", "optdesign.validation")
+
+
+def _dunder(name: str) -> bool:
+    """Module metadata such as ``__version__``: public without being listed in ``__all__``."""
+    return name.startswith("__") and name.endswith("__")
+
+
+def test_bandits_import_only_the_public_surface_of_optdesign():
+    """Every import of optdesign in bandits names one of ``BANDITS_MAY_IMPORT`` and a name in its ``__all__``."""
+    bad = []
+    for module in MODULES:
+        if not module.startswith("bandits"):
+            continue
+        for target, name, line in _imports(module):
+            if not target.startswith("optdesign"):
+                continue
+            if target not in BANDITS_MAY_IMPORT:
+                bad.append(f"{module}:{line} imports {target}" + (f".{name}" if name else ""))
+            elif name is not None and not _dunder(name) and name not in importlib.import_module(target).__all__:
+                bad.append(f"{module}:{line} imports {name}, not in {target}.__all__")
+        bad += _attributes_outside_all(module)
+    assert not bad, bad
+
+
+def _attributes_outside_all(module: str) -> list[str]:
+    """``od.name`` after ``import optdesign as od`` (or of a subpackage) where ``name`` is not in its ``__all__``."""
+    tree = ast.parse(MODULES[module].read_text())
+    aliases = {alias.asname or alias.name: alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+               for alias in node.names if alias.name in BANDITS_MAY_IMPORT}
+    return [f"{module}:{node.lineno} uses {aliases[node.value.id]}.{node.attr}, not in its __all__"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
+            and not _dunder(node.attr) and node.attr not in importlib.import_module(aliases[node.value.id]).__all__]

@@ -17,10 +17,10 @@ import optdesign as od
 from bandits.instances import parse_instance
 from bandits.multiagent import MFTaS, MFTaSOracle, UniformSampling
 from bandits.multiagent import instances as inst
-from bandits.multiagent.algorithms import mean_field_model
 from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign.errors import InvalidInputError
+from optdesign.factored import MeanFieldModel
 
 
 def product_marginals(env, local) -> np.ndarray:
@@ -50,7 +50,7 @@ def test_oracle_tracks_the_mean_field_allocation_at_the_true_theta():
     env = inst.ring(3, 3, seed=1)
     other = next(e for e in (inst.ring(3, 3, seed=s) for s in range(2, 20))
                  if not np.array_equal(e.best_action, env.best_action))
-    model = mean_field_model(env.structure)
+    model = MeanFieldModel.for_structure(env.structure)
     at_true = product_marginals(env, model.local_allocations(env.best_action))
     at_other = product_marginals(env, model.local_allocations(other.best_action))
     assert np.abs(at_true - at_other).max() > 0.05  # ten times the tolerance below
@@ -120,10 +120,11 @@ def test_uniform_is_the_random_baseline():
 
 def test_mean_field_models_are_shared_by_structures_with_equal_scopes():
     a, b = inst.ring(4, 3, seed=0), inst.ring(4, 3, seed=1, scale=3.0)  # other means, other objects
+    shared = MeanFieldModel.for_structure
     assert a.structure is not b.structure
-    assert mean_field_model(a.structure) is mean_field_model(b.structure)
-    assert mean_field_model(inst.line(4, 3, seed=0).structure) is not mean_field_model(a.structure)
+    assert shared(a.structure) is shared(b.structure)
+    assert shared(inst.line(4, 3, seed=0).structure) is not shared(a.structure)
     # the shared model gives each instance its own T^MF = t* / Delta_min^2
     for env in (a, b):
-        assert mean_field_model(env.structure).solve()["t"] / env.gap_min**2 == pytest.approx(
+        assert shared(env.structure).solve()["t"] / env.gap_min**2 == pytest.approx(
             od.mf_characteristic_time(env.fg).value, rel=1e-5)

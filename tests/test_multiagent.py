@@ -30,7 +30,6 @@ from bandits.multiagent import (
     greedy_cover,
 )
 from bandits.multiagent import instances as inst
-from bandits.multiagent.algorithms import mean_field_model
 from bandits.multiagent.antenna import antenna_tilt, received_power_mw, site_positions, tilt_values
 from bandits.multiagent.exploration import forced_plays
 from bandits.multiagent.mab import project_floor
@@ -38,6 +37,7 @@ from bandits.multiagent.tracking import sample_product
 from bandits.run import run
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
+from optdesign.factored import MeanFieldModel
 from optdesign.factored.inference.max_sum import MaxSum
 
 GRAPHS = (FactorGraph.line, FactorGraph.ring, FactorGraph.star)
@@ -297,8 +297,8 @@ def test_independent_draws_have_product_group_frequencies():
 def test_relabelled_mean_field_solution_is_the_mean_field_optimum_at_every_best_action():
     for fg in (FactorGraph.line(6, 3, seed=1), FactorGraph.ring(5, 3, seed=4)):
         env = FactoredBandit(fg)
-        model = mean_field_model(env.structure)
-        assert mean_field_model(env.structure) is model  # built and solved once per structure
+        model = MeanFieldModel.for_structure(env.structure)
+        assert MeanFieldModel.for_structure(env.structure) is model  # built and solved once per structure
         direct = od.mf_characteristic_time(fg)
         local = model.local_allocations(fg.best_action())
         value = MaxSum(model.plan, model.terms_at(local, fg.best_action())).value / fg.gap_min() ** 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from optdesign.exits import exit_on_project_errors
+from optdesign.errors import exit_on_project_errors
 
 from .summary import print_summary
 

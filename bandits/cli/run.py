@@ -10,8 +10,7 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from optdesign.errors import InvalidInputError
-from optdesign.exits import INTERRUPTED, exit_on_project_errors
+from optdesign.errors import INTERRUPTED, InvalidInputError, exit_on_project_errors
 
 from ..experiment import Experiment
 from ..run import DEFAULT_MAX_SAMPLES

@@ -11,7 +11,7 @@ import sys
 import typer
 from rich.console import Console
 
-from optdesign.exits import exit_on_project_errors
+from optdesign.errors import exit_on_project_errors
 
 from .summary import print_summary
 

@@ -61,7 +61,7 @@ from typing import Any
 import numpy as np
 
 import optdesign as od
-from optdesign.blas import single_threaded_blas
+from optdesign import single_threaded_blas
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from optdesign.blas import single_threaded_blas
+from optdesign import single_threaded_blas
 
 from ..algorithm import Policy
 from ..statistics import LinearStatistics

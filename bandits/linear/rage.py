@@ -38,7 +38,7 @@ import numpy as np
 
 import optdesign as od
 from optdesign.errors import InvalidInputError
-from optdesign.linear.pairs import max_pair_variance
+from optdesign.linear import max_pair_variance
 
 from ..algorithm import Algorithm
 from ..environments import LinearBandit

@@ -44,7 +44,7 @@ import numpy as np
 
 import optdesign as od
 from optdesign.errors import InvalidInputError
-from optdesign.linear.pairs import top_pairs
+from optdesign.linear import top_pairs
 
 from ..algorithm import Algorithm, Policy
 from ..environments import LinearBandit
@@ -189,7 +189,7 @@ def fiez_frank_wolfe(X: np.ndarray, Y: np.ndarray | None, Z: np.ndarray | None =
     ||w_{t+1} - w_t|| < 0.01 ||w_t||; weights below 1e-5 are then moved to the largest one.
 
     Directions: the rows of ``Y``, or (``Y`` None) all differences z_i - z_j of the rows of ``Z``, never listed:
-    the largest is the farthest pair of the whitened items (:func:`optdesign.linear.pairs.top_pairs`).
+    the largest is the farthest pair of the whitened items (:func:`optdesign.linear.top_pairs`).
 
     Parameters
     ----------

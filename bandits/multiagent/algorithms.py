@@ -10,8 +10,9 @@ recommendation. They differ only in the sampling rule:
   T^MF(theta_hat) = t* / Delta_hat_min^2, v_hat = relabel(v*, a_hat). So "re-solving" at a checkpoint is a
   relabelling (microseconds). It happens only when a_hat has changed since the last checkpoint, and
   a_hat is computed anyway by the GLRT. The schedule is the stopping grid: after every batch, i.e. at
-  rounds t_{k+1} = max(t_k + 1, ceil(1.01 t_k)). Solved models are cached per (action counts, scopes), so
-  repeated runs on one structure solve once, even when each run rebuilds the instance. Tracking: independent
+  rounds t_{k+1} = max(t_k + 1, ceil(1.01 t_k)). Solved models are shared per (action counts, scopes)
+  (:meth:`optdesign.factored.MeanFieldModel.for_structure`), so repeated runs on one structure solve once, even
+  when each run rebuilds the instance. Tracking: independent
   per-agent draws a_i ~ v_hat_i (:mod:`bandits.multiagent.tracking` says why, not the paper's per-agent
   D-tracking).
 * :class:`MFTaSOracle` (``mf-tas-oracle``): the paper's "Oracle" baseline (§7.1), MF-TaS with theta_hat replaced
@@ -21,11 +22,11 @@ recommendation. They differ only in the sampling rule:
   2 Abar / Delta_min^2 log(1/delta), App. H), same stopping rule, no forced exploration needed.
 * :class:`ExactTaS` (``tas``): follows the exact optimal allocation of T* (eq. 1), re-solved at theta_hat on
   its own geometric grid (``resolve_growth``, 10 %) by constraint generation
-  (:func:`optdesign.factored.exact.generated.characteristic_time_generated`, certified to relative gap
-  ``tol``), each re-solve warm-started from the previous working set of joint actions. The solve returns
+  (:func:`optdesign.factored.characteristic_time` with ``method="generate"``, certified to relative gap
+  ``tol``), each re-solve warm-started from the previous result (its working set of joint actions). The solve returns
   clique tables of a distribution over joint actions whose group marginals are the optimal wbar; every round
   draws a joint action from it by ancestral sampling down the clique tree
-  (:func:`optdesign.factored.inference.marginals.sample_joint_actions`), so the group frequencies converge to wbar, as
+  (:func:`optdesign.factored.sample_joint_actions`), so the group frequencies converge to wbar, as
   MF-TaS's independent draws do. Any number of joint actions: the cost is the re-solves.
 """
 
@@ -38,12 +39,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from optdesign import FactorGraph
+from optdesign import CharTimeResult, FactorGraph
 from optdesign.errors import InvalidInputError, SolverError
-from optdesign.factored import MeanFieldModel
-from optdesign.factored.exact.generated import characteristic_time_generated
-from optdesign.factored.inference.elimination import EliminationPlan
-from optdesign.factored.inference.marginals import sample_joint_actions
+from optdesign.factored import EliminationPlan, MeanFieldModel, characteristic_time, sample_joint_actions
 
 from ..algorithm import Algorithm
 from ..linear.common import check_growth
@@ -56,41 +54,10 @@ from .policy import FactoredPolicy, _shared_doc, check_env
 from .thresholds import check_threshold
 from .tracking import sample_product, uniform_local
 
-__all__ = ["ExactTaS", "MFTaS", "MFTaSOracle", "UniformSampling", "mean_field_model"]
+__all__ = ["ExactTaS", "MFTaS", "MFTaSOracle", "UniformSampling"]
 
-# (action counts, scopes) -> solved MF model, least recently used first
-_MODELS: dict[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], MeanFieldModel] = {}
-#: solved MF models kept: a study worker rebuilds the instance (a new structure object) for every run
-MODEL_CACHE = 16
 # seconds one exact re-solve may take; past it the allocation reached so far (certified gap above tol) is used
 RESOLVE_TIME_LIMIT = 120.0
-
-
-def mean_field_model(structure: FactorGraph) -> MeanFieldModel:
-    """The MF program (m = 1) of a structure, built and solved once per (action counts, scopes): the program does
-    not read the mean tables (T^MF = t* / Delta_min^2, v relabelled to a*), so equal structures share it.
-
-    The last ``MODEL_CACHE`` models are kept, least recently used dropped first.
-
-    Parameters
-    ----------
-    structure : FactorGraph
-        Agents, action counts and scopes (the tables are not read).
-
-    Returns
-    -------
-    MeanFieldModel
-        The solved model: ``solve()["t"]`` is t*, ``local_allocations(a)`` the allocation relabelled to a.
-    """
-    key = (tuple(int(k) for k in structure.n_actions), tuple(tuple(int(i) for i in s) for s in structure.scopes))
-    model = _MODELS.pop(key, None)
-    if model is None:
-        model = MeanFieldModel(structure)
-        model.solve()
-    _MODELS[key] = model  # most recently used last
-    while len(_MODELS) > MODEL_CACHE:
-        del _MODELS[next(iter(_MODELS))]
-    return model
 
 
 @dataclass(frozen=True)
@@ -149,7 +116,7 @@ class _MFPolicy(FactoredPolicy):
     def __init__(self, env: FactoredBandit, rng: np.random.Generator, **options: Any) -> None:
         super().__init__(env, rng, **options)
         start = time.perf_counter()
-        self.model = mean_field_model(self.structure)
+        self.model: MeanFieldModel = MeanFieldModel.for_structure(self.structure)
         self.t_star = self.model.solve()["t"]  # T^MF(theta) = t* / Delta_min^2 for every theta
         self.solve_time += time.perf_counter() - start
         self.local: list[np.ndarray] | None = None
@@ -317,22 +284,22 @@ class _ExactPolicy(FactoredPolicy):
         # elimination plan and consistent clique tables of the last solve (None: uniform)
         self.plan: EliminationPlan | None = None
         self.clique_weights: np.ndarray | None = None
-        self.working_set: np.ndarray | None = None
+        self.last: CharTimeResult | None = None  # the last solve, the warm start of the next
         self._next_solve = 0
         self.solves = 0
         self.failed_solves = 0
         self.inaccurate_solves = 0  # re-solves that stopped before the certified gap tol
 
     def _resolve(self) -> None:
-        """T*(theta_hat) by constraint generation, warm-started from the last working set; the last allocation is
-        kept on an empirical tie or a solver failure."""
+        """T*(theta_hat) by constraint generation, warm-started from the last solve; the last allocation is kept on
+        an empirical tie or a solver failure."""
         start = time.perf_counter()
         tables = self.structure.split_tables(self.stats.theta_hat())
         fg_hat = FactorGraph(self.structure.n_actions, list(zip(self.structure.scopes, tables, strict=True)))
         try:
-            res = characteristic_time_generated(fg_hat, tol=self.tol, solver="CLARABEL", initial=self.working_set,
-                                                time_limit=RESOLVE_TIME_LIMIT)
-            self.plan, self.clique_weights, self.working_set = fg_hat.plan(), res.clique_weights, res.working_set
+            res = characteristic_time(fg_hat, method="generate", tol=self.tol, solver="CLARABEL",
+                                      time_limit=RESOLVE_TIME_LIMIT, warm_start=self.last)
+            self.plan, self.clique_weights, self.last = fg_hat.plan(), res.clique_weights, res
             self.inaccurate_solves += res.status != "optimal"
             self.solves += 1
         except (InvalidInputError, SolverError):  # tie in theta_hat or solver failure: keep the last allocation

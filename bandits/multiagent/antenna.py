@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
-from optdesign.factored.graph.checks import FACTOR_OVERHEAD_ENTRIES
+from optdesign.factored import factor_graph_entries
 from optdesign.validation import check_array_size
 
 from ..validation import check_choice, check_int, check_positive
@@ -119,11 +119,12 @@ def received_power_mw(sites: npt.NDArray[np.float64], users: npt.NDArray[np.floa
 def check_antenna_size(N: int, K: int, users: int, interferers: int) -> None:
     """Refuse, before allocating, a network whose arrays exceed the array limit: the (K, N, users) received powers
     and their (N, users) temporaries, one cell's K^(interferers+1) x users rates (all users in one cell at
-    worst) and the N tables of K^(interferers+1) means (:func:`optdesign.validation.check_array_size`)."""
+    worst) and the FactorGraph of N tables of K^(interferers+1) means (:func:`optdesign.factored.factor_graph_entries`,
+    :func:`optdesign.validation.check_array_size`)."""
     scope = interferers + 1
     table = float(K**scope) if scope * math.log10(K) < 300 else 1e300
     entries = ((3.0 * K + 5.0) * N * users + 4.0 * table * users + scope * table
-               + 2.0 * N * table + FACTOR_OVERHEAD_ENTRIES * float(N))
+               + factor_graph_entries(N, N, N * table))
     check_array_size(entries, f"antenna instance (N = {N} cells, K = {K} tilts, {users} users, tables of "
                               f"K^{scope} = {table:.3g} means)",
                      instead="use fewer cells, users, tilts or interferers")

@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
-from optdesign.factored.inference.max_sum import MaxSum
+from optdesign.factored import MaxSum
 
 from ..validation import check_choice
 from .joint_actions import GroupIndexer

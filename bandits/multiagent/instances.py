@@ -17,8 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from optdesign import FactorGraph
-from optdesign.docstrings import shared_doc
+from optdesign import FactorGraph, shared_doc
 from optdesign.errors import InvalidInputError
 
 from ..validation import check_int

@@ -9,7 +9,7 @@ arm 1 be the best and Delta_a = mu_1 - mu_a. Then
 
 F rises from 0 to infinity on (0, min_a Delta_a^2 / (2 sigma^2)), so F(y*) = 1 has one root, found by
 Brent's method. Then w_1 = 1 / (1 + sum_a x_a(y*)), w_a = x_a(y*) w_1 and T*_GK = (1 + sum_a x_a(y*)) / y*.
-With unit variance T*_GK is twice the MF-TaS convention's T* (``optdesign.factored.exact.characteristic_time`` on
+With unit variance T*_GK is twice the MF-TaS convention's T* (``optdesign.factored.characteristic_time`` on
 ``FactorGraph.single_agent``).
 
 Sampling rules (batch forms on the shared grid; t in samples, which are rounds here):

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from optdesign.docstrings import shared_doc
+from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Policy

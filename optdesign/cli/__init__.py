@@ -1,7 +1,7 @@
 """The ``optdesign`` command line: ``solve`` (:mod:`.solve`), ``compare`` (:mod:`.compare`), ``version``.
 
 Prints tables by default and JSON with ``--json``; bad input exits with status 2 and a one-line message on
-stderr (:mod:`optdesign.exits`).
+stderr (:func:`optdesign.errors.exit_on_project_errors`).
 """
 
 from __future__ import annotations

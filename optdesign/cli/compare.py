@@ -21,8 +21,7 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from ..errors import InstanceTooLargeError, InvalidInputError, SolverError
-from ..exits import exit_on_project_errors
+from ..errors import InstanceTooLargeError, InvalidInputError, SolverError, exit_on_project_errors
 from .inputs import parse_int_range
 
 if TYPE_CHECKING:

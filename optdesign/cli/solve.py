@@ -24,8 +24,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..deadline import as_time_limit, graceful_interrupt
-from ..errors import InvalidInputError
-from ..exits import INTERRUPTED, exit_on_project_errors
+from ..errors import INTERRUPTED, InvalidInputError, exit_on_project_errors
 from ..linear import METHODS, bilinear_design, d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
 from ..progress import reporting
 from ..result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult

@@ -20,7 +20,7 @@ Convention (MF-TaS paper): E[tau] >= 2 T* kl(delta, 1 - delta) for unit-variance
 """
 
 from .exact import EXACT_MAX_JOINT_ACTIONS, characteristic_time
-from .graph import FactorGraph
+from .graph import FactorGraph, factor_graph_entries
 from .inference import (
     EliminationPlan,
     FactoredMax,
@@ -42,6 +42,7 @@ __all__ = [
     "MeanFieldModel",
     "characteristic_time",
     "enumerated_max",
+    "factor_graph_entries",
     "factored_max",
     "marginal_polytope",
     "mf_characteristic_time",

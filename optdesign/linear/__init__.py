@@ -19,7 +19,8 @@ firstorder      Frank–Wolfe with away steps and the multiplicative algorithm f
 exchange        G/D on 10^5-10^6 arms: Frank–Wolfe on an active set, one blocked pricing pass h_k over all arms a round
 corank          G/D when K - d is small: variances from the left null space of X, O(K (K-d)^2) a step
 generation      min-max designs over very many directions: working set, one pricing pass, certified on all
-pairs           the pricer of all n(n-1)/2 pairwise differences (never listed)
+pairs           the pricer of all n(n-1)/2 pairwise differences (never listed); ``top_pairs`` (the farthest
+                pairs of a point set, exact) and ``max_pair_variance`` (max_{i<j} ||z_i - z_j||^2 in A^+)
 greedy          Soare et al.'s greedy incremental G/XY rules (Sherman–Morrison)
 rounding        continuous design -> integer pulls (efficient apportionment, Pukelsheim & Rieder 1992)
 bilinear        graphical bilinear bandits: edge arms vec(x x'^T) and the product design mu (x) mu (value d^2)
@@ -33,6 +34,7 @@ from .directions import oracle_directions, pairwise_differences
 from .dispatch import DEFAULT_TOL, METHODS, minmax_design
 from .greedy import greedy_allocation, greedy_choice, greedy_scores
 from .models import DOptimalModel, MinMaxDesignModel, OracleDesignModel
+from .pairs import max_pair_variance, top_pairs
 from .rounding import round_design
 
 __all__ = [
@@ -49,12 +51,14 @@ __all__ = [
     "greedy_allocation",
     "greedy_choice",
     "greedy_scores",
+    "max_pair_variance",
     "minmax_design",
     "minmax_lower_bound",
     "minmax_value",
     "oracle_directions",
     "pairwise_differences",
     "round_design",
+    "top_pairs",
     "transductive",
     "xy_allocation",
     "xy_oracle",

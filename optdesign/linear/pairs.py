@@ -14,6 +14,9 @@ So :func:`pairwise_design` solves the design on a working set of pairs, scans al
 weights (an upper bound F(w)), adds the pairs above the working-set value, and stops when the
 upper bound over all pairs and the working set's certified lower bound are within ``tol``
 (constraint generation; the certificate is on the full problem).
+
+:func:`top_pairs` and :func:`max_pair_variance` are public (``optdesign.linear``): elimination bandits (RAGE,
+the static XY rules) scan pairs of arms the same way between designs.
 """
 
 from __future__ import annotations
@@ -74,12 +77,12 @@ def _partition(C: np.ndarray, norms: np.ndarray, along: np.ndarray, size: int) -
 
 
 def top_pairs(V: np.ndarray, k: int = 0, floor: float = -np.inf) -> tuple[float, np.ndarray]:
-    """Largest squared distance max_{i<j} ||v_i - v_j||^2 between the columns of V (d x n), and
-    up to ``k`` pairs (rows (i, j), i < j, largest first) whose squared distance exceeds ``floor``.
+    """The farthest pairs of columns of V: max_{i<j} ||v_i - v_j||^2 and the top ``k`` pairs above ``floor``.
 
-    Exact, without scanning all n(n-1)/2 pairs. The items, centred, are cut into blocks of PAIR_BLOCK items,
-    and two bounds skip the pairs that cannot beat the largest distance found so far and cannot enter the
-    requested top-k (above ``floor`` and the k-th value kept so far):
+    V is d x n; the pairs are rows (i, j), i < j, largest squared distance first. Exact, without scanning all
+    n(n-1)/2 pairs. The items, centred, are cut into blocks of PAIR_BLOCK items, and two bounds skip the pairs
+    that cannot beat the largest distance found so far and cannot enter the requested top-k (above ``floor`` and
+    the k-th value kept so far):
 
     * block centres: a pair of blocks a, b is at most ||c_a - c_b|| + r_a + r_b apart (centres c, radii r);
       it prunes items spread along a curve or a surface with similar norms (Fiez et al.'s many arms, a sphere);
@@ -217,10 +220,11 @@ def top_pairs(V: np.ndarray, k: int = 0, floor: float = -np.inf) -> tuple[float,
 
 
 def max_pair_variance(A: np.ndarray, Z: np.ndarray, *, rcond: float = 1e-12) -> float:
-    """max_{i<j} (z_i - z_j)^T A^+ (z_i - z_j) for a PSD information matrix A (pseudo-inverse), or
-    inf when some difference has a component in the null space of A (it cannot be estimated).
+    """The largest variance of a pairwise difference: max_{i<j} (z_i - z_j)^T A^+ (z_i - z_j).
 
-    Exact over all n (n - 1) / 2 pairs by :func:`top_pairs` on the whitened items, without listing them.
+    A is a PSD information matrix (A^+ its pseudo-inverse); the value is inf when some difference has a component
+    in the null space of A (it cannot be estimated). Exact over all n (n - 1) / 2 pairs by :func:`top_pairs` on the
+    whitened items, without listing them.
 
     Parameters
     ----------

@@ -26,6 +26,7 @@ from ..._lazy import cp
 from ...errors import InvalidInputError
 from ...result import CharTimeResult, relative_gap
 from ...validation import as_count, as_tolerance, check_enumerable
+from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
 from ..inference.marginals import consistent_clique_weights, marginal_maps
 from .constraint_generation import MASTER_SOLVER_OPTIONS, check_time_limit
@@ -45,7 +46,8 @@ EXACT_FORMULATIONS = ("junction-tree", "global")
 
 def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: str = "junction-tree",
                         solver: str | None = None, max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS,
-                        tol: float = 1e-4, time_limit: float | None = None) -> CharTimeResult:
+                        tol: float = 1e-4, time_limit: float | None = None,
+                        warm_start: CharTimeResult | None = None) -> CharTimeResult:
     """Exact T* (MF-TaS eq. 1): inf over the marginal polytope of max_{a != a*} H_w(a) / Delta(a)^2.
 
     ``method="generate"`` solves it by constraint generation with exact separation, for any number of joint
@@ -54,6 +56,12 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
     ``method="enumerate"`` lists every joint action, as follows; ``"auto"`` (default) enumerates up to
     ``max_joint_actions`` joint actions (and generates when that solve's certified gap exceeds ``tol``) and
     generates beyond.
+
+    ``warm_start``, a previous result of constraint generation on an instance of the same structure (agents,
+    action counts, scopes; the means may differ), seeds the generation's working set with that result's
+    ``working_set``, the joint actions whose rows carried its optimum: a bandit re-solving T* at its plug-in
+    estimates converges in fewer iterations. A warm start changes where the search starts, not what is certified.
+    It only serves constraint generation: with one, ``"auto"`` generates and ``"enumerate"`` refuses it.
 
     One constraint per joint action a != a*, so ``"enumerate"`` refuses instances with more than
     ``max_joint_actions`` joint actions (InstanceTooLargeError). ``formulation`` describes the marginal polytope:
@@ -83,6 +91,8 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
         Certified relative gap ``value / lower_bound - 1`` to reach.
     time_limit : float, optional
         Seconds for constraint generation; past them its bracket so far is returned (status ``"not_converged"``).
+    warm_start : CharTimeResult, optional
+        A result of constraint generation (it has a ``working_set``) on an instance of the same structure.
 
     Returns
     -------
@@ -93,7 +103,9 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
     Raises
     ------
     InvalidInputError
-        Not a FactorGraph, a tie for the best joint action, unknown method or formulation, bad limits.
+        Not a FactorGraph, a tie for the best joint action, unknown method or formulation, bad limits; a
+        ``warm_start`` that is not a result of constraint generation, comes from an instance of another structure,
+        or comes with ``method="enumerate"``.
     InstanceTooLargeError
         ``"enumerate"`` above ``max_joint_actions``, or an elimination order too wide for generation.
     SolverError
@@ -115,6 +127,14 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
     >>> res = od.characteristic_time(fg)
     >>> print(res.lower_bound <= res.value <= od.mf_characteristic_time(fg).value)
     True
+
+    Re-solving after the means moved, warm-started from the previous solve of the same structure:
+
+    >>> first = od.characteristic_time(fg, method="generate")
+    >>> moved = od.FactorGraph(fg.n_actions, [(s, t + 0.01) for s, t in zip(fg.scopes, fg.tables)])
+    >>> again = od.characteristic_time(moved, method="generate", warm_start=first)
+    >>> print(again.status)
+    optimal
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
@@ -124,6 +144,11 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
     if formulation not in EXACT_FORMULATIONS:
         raise InvalidInputError(f"formulation must be one of {EXACT_FORMULATIONS}, got {formulation!r}")
     limits: dict[str, Any] = {} if time_limit is None else {"time_limit": check_time_limit(time_limit)}
+    if warm_start is not None:
+        if method == "enumerate":
+            raise InvalidInputError("warm_start seeds constraint generation: use method='generate' or 'auto'")
+        return characteristic_time_generated(fg, tol=tol, solver=solver, initial=_warm_actions(fg, warm_start),
+                                             **limits)
     if method == "auto":
         if fg.n_joint_actions > as_count(max_joint_actions, "max_joint_actions", minimum=0):
             return characteristic_time_generated(fg, tol=tol, solver=solver, **limits)
@@ -137,6 +162,17 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
     if method == "generate":
         return characteristic_time_generated(fg, tol=tol, solver=solver, **limits)
     return _enumerated(fg, formulation, solver, max_joint_actions, tol, warn=True)
+
+
+def _warm_actions(fg: FactorGraph, warm_start: object) -> np.ndarray:
+    """The working set of ``warm_start``, a result of constraint generation on an instance of ``fg``'s structure."""
+    if not isinstance(warm_start, CharTimeResult) or warm_start.working_set is None or warm_start.structure is None:
+        raise InvalidInputError("warm_start must be a CharTimeResult of constraint generation (method='generate'), "
+                                f"which carries its working set; got {type(warm_start).__name__}")
+    if warm_start.structure != structure_key(fg.n_actions, fg.scopes):
+        raise InvalidInputError("warm_start comes from an instance of another structure (agents, action counts or "
+                                "factor scopes differ); its working set does not apply")
+    return warm_start.working_set
 
 
 def _enumerated(fg: FactorGraph, formulation: str, solver: str | None, max_joint_actions: int, tol: float, *,

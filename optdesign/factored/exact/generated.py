@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from ... import solvers
 from ..._lazy import cp
 from ...result import CharTimeResult
+from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
 from ..inference.marginals import consistent_clique_weights
 from ..inference.max_sum import MaxSum
@@ -108,7 +109,8 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
     Stops when value / lower_bound - 1 <= ``tol``, or after ``max_iterations`` / ``time_limit`` seconds with
     status ``"not_converged"`` (the bracket still holds: ``gap`` says how far it got; ``extras["stopped"]`` says
     why). ``initial`` joint actions join the starting working set: a warm start from the previous result's
-    ``working_set`` (the joint actions whose rows carry its optimum) on a nearby instance.
+    ``working_set`` (the joint actions whose rows carry its optimum) on a nearby instance
+(:func:`optdesign.factored.characteristic_time` with ``warm_start``, which checks that the structures match).
     The result's ``clique_weights`` define a distribution with the returned marginals
     (:func:`optdesign.factored.inference.marginals.sample_joint_actions` draws from it).
     :func:`optdesign.factored.characteristic_time` calls it for ``method="generate"``.
@@ -134,8 +136,8 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
     -------
     CharTimeResult
         ``value`` (T*, attained by ``marginals``; convention E[tau] >= 2 T* kl(delta, 1 - delta)), certified
-        ``lower_bound`` and ``gap``, ``clique_weights``, ``working_set``, ``status`` and ``extras`` (iterations,
-        working-set size, master and separation times, why it stopped, elimination order and width).
+        ``lower_bound`` and ``gap``, ``clique_weights``, ``working_set``, ``structure``, ``status`` and ``extras``
+        (iterations, working-set size, master and separation times, why it stopped, elimination order and width).
 
     Raises
     ------
@@ -158,5 +160,5 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
         width=master.plan.width, status=run.status, solver=run.info.solver, solve_time=time.perf_counter() - start,
         compile_time=0.0,
         extras=run_extras(run, master), lower_bound=run.lower, gap=run.gap, clique_weights=run.kept.exact,
-        working_set=master.support(run.kept),
+        working_set=master.support(run.kept), structure=structure_key(fg.n_actions, fg.scopes),
     )

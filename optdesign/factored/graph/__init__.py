@@ -4,10 +4,11 @@
 factor_graph     :class:`FactorGraph`: values theta(a) = sum_e theta_e(a_e), gaps, best and m best joint actions
 generators       its seeded named structures (line, ring, star, grid, edge lists, networkx) and mean models
 json_format      its JSON format (to_dict, from_dict, save, load)
-checks           input checks of factor graphs (action counts, scopes, mean tables)
+checks           input checks of factor graphs (action counts, scopes, mean tables), the size of one
 ===============  ==================================================================================
 """
 
+from .checks import factor_graph_entries
 from .factor_graph import FactorGraph
 
-__all__ = ["FactorGraph"]
+__all__ = ["FactorGraph", "factor_graph_entries"]

@@ -1,8 +1,9 @@
 """Input checks of factor graphs: action counts, factor scopes and mean tables, generator arguments.
 
 Every check raises :class:`~optdesign.errors.InvalidInputError` naming the argument and what was expected. These
-are the package's own helpers (the constructors and generators of FactorGraph call them); the module has no public
-API of its own.
+are the package's own helpers (the constructors and generators of FactorGraph call them). The one public name,
+:func:`factor_graph_entries` (exported by :mod:`optdesign.factored`), lets code that generates its own instances
+(bandits' antenna networks) count a FactorGraph in its size check before building it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ import numpy as np
 from ...errors import InvalidInputError
 from ...validation import check_array_size, real_array
 
-__all__: list[str] = []
+__all__ = ["factor_graph_entries"]
+
+#: (action counts, scopes): what instances that differ only in their means share (:func:`structure_key`)
+Structure = tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]
 
 # what a generated instance holds per factor (scope tuple, table view: 34 float64 entries measured with tracemalloc
 # on rings, rounded up) and per agent, beyond the tables; counted by the generators' size check. The elimination plan
@@ -182,12 +186,52 @@ def scope_arrays(scopes: Sequence[Sequence[int]]) -> list[tuple[np.ndarray, np.n
     return groups
 
 
-def check_generated_size(n_agents: float, n_factors: float, abar: float, what: str) -> None:
-    """Refuse, before allocating, a generated instance whose tables (held twice: the tables and their flat copy
-    :attr:`FactorGraph.means`) and per-factor and per-agent bookkeeping exceed the array limit
-    (:func:`optdesign.validation.check_array_size`)."""
+def factor_graph_entries(n_agents: float, n_factors: float, abar: float) -> float:
+    """The float64 entries a FactorGraph of this size holds: its tables twice, plus per-factor and per-agent overhead.
+
+    The tables are held twice (the tables and their flat copy :attr:`FactorGraph.means`); each factor adds
+    FACTOR_OVERHEAD_ENTRIES (its scope and table view, measured) and each agent AGENT_OVERHEAD_ENTRIES. The
+    elimination plan, built on first use, is checked on its own. Counts beyond 1e150 are capped there, so the
+    estimate stays finite for :func:`optdesign.validation.check_array_size`.
+
+    Parameters
+    ----------
+    n_agents : float
+        Number of agents N.
+    n_factors : float
+        Number of factors.
+    abar : float
+        Total number of mean-table entries (group actions) over all factors.
+
+    Returns
+    -------
+    float
+        The estimated number of float64 entries.
+
+    Examples
+    --------
+    >>> from optdesign.factored import factor_graph_entries
+    >>> factor_graph_entries(4, 4, 16)
+    304.0
+    """
     n_agents, n_factors, abar = as_size(n_agents), as_size(n_factors), as_size(abar)
-    entries = 2.0 * abar + FACTOR_OVERHEAD_ENTRIES * n_factors + AGENT_OVERHEAD_ENTRIES * n_agents
+    return 2.0 * abar + FACTOR_OVERHEAD_ENTRIES * n_factors + AGENT_OVERHEAD_ENTRIES * n_agents
+
+
+def structure_key(n_actions: Sequence[int], scopes: Sequence[Sequence[int]]) -> Structure:
+    """The structure of an instance as a hashable key: its action counts and factor scopes, as Python ints.
+
+    Instances with equal keys differ only in their mean tables: they share the mean-field model (m = 1) and a
+    constraint-generation working set is a valid warm start from one to the other.
+    """
+    return tuple(int(k) for k in n_actions), tuple(tuple(int(i) for i in s) for s in scopes)
+
+
+def check_generated_size(n_agents: float, n_factors: float, abar: float, what: str) -> None:
+    """Refuse, before allocating, a generated instance whose tables and bookkeeping (:func:`factor_graph_entries`)
+    exceed the array limit (:func:`optdesign.validation.check_array_size`)."""
+    entries = factor_graph_entries(n_agents, n_factors, abar)
+    n_agents, n_factors, abar = as_size(n_agents), as_size(n_factors), as_size(abar)
     check_array_size(entries, f"{what} (N = {n_agents:.3g} agents, {n_factors:.3g} factors, "
                               f"A-bar = {abar:.3g} group actions)", instead="use fewer agents or actions")
 

@@ -30,8 +30,9 @@ bounded below by geometric-programming duality, valid for any delta >= 0
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -42,6 +43,7 @@ from ...docstrings import shared_doc
 from ...errors import InstanceTooLargeError, InvalidInputError
 from ...result import relative_gap
 from ...validation import as_count
+from ..graph.checks import Structure, structure_key
 from ..graph.factor_graph import FactorGraph
 from ..inference.constraint_reduction import elimination_matrices, enumerated_max, factored_max
 from ..inference.elimination import EliminationPlan
@@ -61,6 +63,8 @@ DEFAULT_TOL = 1e-6
 # normalised allocation). Measured on the cone form of :func:`inverse_products`: certified gaps 1.6e-8 / 2.9e-8 on
 # rings N = 1,000 / 10,000 (K = 10), against 1.5e-7 / 1.6e-7 at 1e-8; at 1e-10 small instances stopped
 # optimal_inaccurate and fell back to SCS (lines N <= 4 with m = 2)
+#: solved m = 1 models that :meth:`MeanFieldModel.for_structure` keeps
+MODEL_CACHE = 16
 MEAN_FIELD_SOLVER_OPTIONS = {"CLARABEL": {"tol_feas": 1e-9, "tol_gap_rel": 1e-9, "tol_gap_abs": 1e-9}}
 
 # the parameters MeanFieldModel and mf_characteristic_time share (substituted by _shared_doc)
@@ -93,7 +97,8 @@ class MeanFieldModel:
     graph and the K_i), so a bandit loop re-using plug-in estimates solves it once; for m > 1 the explicit rows
     (``ranked``: the next m joint actions with their gaps) are constants of the instance.
     :func:`~optdesign.factored.mf_characteristic_time` builds and solves one; its values are in
-    units of Delta_m^2 (t* = T^MF(m) Delta_m^2).
+    units of Delta_m^2 (t* = T^MF(m) Delta_m^2). :meth:`for_structure` keeps the solved m = 1 models of the last
+    structures asked for.
 
     Parameters
     ----------
@@ -200,6 +205,48 @@ class MeanFieldModel:
         self.problem = cp.Problem(cp.Minimize(self.max.t), constraints)
         self.n_constraints = self.max.n_constraints + self.m - 1
         self.n_variables = self.problem.size_metrics.num_scalar_variables
+
+    # (action counts, scopes) -> solved m = 1 model, least recently used first
+    _shared: ClassVar[dict[Structure, MeanFieldModel]] = {}
+    _shared_lock: ClassVar[threading.Lock] = threading.Lock()
+
+    @classmethod
+    def for_structure(cls, fg: FactorGraph) -> MeanFieldModel:
+        """The solved m = 1 model of ``fg``'s structure, built and solved once per (action counts, scopes).
+
+        For m = 1 the program does not read the means (T^MF = t* / Delta_min^2, the allocation relabelled to a* by
+        :meth:`local_allocations`), so instances with equal structures share one model, solved with the default
+        options: a bandit loop that rebuilds its instance for every run solves once. The last ``MODEL_CACHE``
+        models are kept, the least recently used dropped first (two threads may both solve a new structure).
+
+        Parameters
+        ----------
+        fg : FactorGraph
+            Agents, action counts and scopes (the tables are not read).
+
+        Returns
+        -------
+        MeanFieldModel
+            The solved model: ``solve()["t"]`` is t*, ``local_allocations(a)`` the allocation relabelled to a.
+
+        Raises
+        ------
+        InvalidInputError
+            ``fg`` is not a FactorGraph.
+        """
+        if not isinstance(fg, FactorGraph):
+            raise InvalidInputError(f"fg must be a FactorGraph, got {type(fg).__name__}")
+        key = structure_key(fg.n_actions, fg.scopes)
+        with cls._shared_lock:
+            model = cls._shared.pop(key, None)
+        if model is None:
+            model = cls(fg)
+            model.solve()
+        with cls._shared_lock:
+            cls._shared[key] = model  # most recently used last
+            while len(cls._shared) > MODEL_CACHE:
+                del cls._shared[next(iter(cls._shared))]
+        return model
 
     # ------------------------------------------------------------------------------------------ solve
     def solve(self, tol: float = DEFAULT_TOL) -> dict:
