@@ -23,7 +23,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from .algorithm import Algorithm, EnvT
+from .algorithm import Algorithm, Environment, EnvT, Policy
 from .environments import as_counts
 from .stopping import check_delta
 from .tracking import portion
@@ -111,6 +111,77 @@ def split_seed(
     env_ss, alg_ss = ss.spawn(2)
     return np.random.default_rng(env_ss), np.random.default_rng(alg_ss)
 
+@dataclass
+class _Outcome:
+    """What is known when one delta stops: the counters, the recommendation, why it stopped and the times."""
+
+    samples: int
+    rounds: int | None
+    batches: int
+    recommendation: int
+    stopped_by: str
+    solve_time: float
+    elapsed: float
+
+
+@dataclass
+class _Trajectory:
+    """A run in progress: the policy, its counters, the deltas still pending and the outcomes of the settled ones."""
+
+    policy: Policy
+    deltas: list[float]
+    start: float
+    samples: int = 0
+    batches: int = 0
+    pending: dict[int, None] = field(default_factory=dict)  # index -> None until that delta stops
+    outcomes: dict[int, _Outcome] = field(default_factory=dict)
+    log: list[dict[str, Any]] | None = None
+
+    def __post_init__(self) -> None:
+        """Every delta starts pending."""
+        self.pending = dict.fromkeys(range(len(self.deltas)))
+
+    def settle(self, i: int, how: str) -> None:
+        """Record what is known when delta i stops."""
+        policy = self.policy
+        elapsed = time.perf_counter() - self.start
+        self.outcomes[i] = _Outcome(self.samples, policy.rounds, self.batches, policy.recommend(), how,
+                                    policy.solve_time, elapsed)
+        self.pending.pop(i, None)
+
+    def settle_all(self, how: str) -> None:
+        """Stop every pending delta for the same reason (budget, interruption)."""
+        for i in list(self.pending):
+            self.settle(i, how)
+
+    def settle_stopped(self) -> None:
+        """Stop the pending deltas whose stopping rule fires now."""
+        for i in list(self.pending):
+            if self.policy.stopped(self.deltas[i]):
+                self.settle(i, "stopping_rule")
+
+    def play_batch(self, env: Environment, env_rng: np.random.Generator, max_samples: int, name: str,
+                   progress: Callable[[int, int], None] | None) -> bool:
+        """Ask the policy for a batch (cut to the budget left), pull it and feed it back; True when it was cut."""
+        left = max_samples - self.samples
+        counts = as_counts(self.policy.next_batch(left), env.n_arms)
+        size = int(counts.sum())
+        if size < 1:
+            raise RuntimeError(f"{name} proposed an empty batch with {left} pulls left")
+        cut = size > left  # a batch the budget cannot hold (e.g. a first pass over more arms than the budget)
+        if cut:
+            counts = portion(counts, left)
+            size = int(counts.sum())
+        self.policy.observe(counts, env.pull(counts, env_rng))
+        self.samples += size
+        self.batches += 1
+        if self.log is not None:
+            self.log.append({"samples": self.samples, **self.policy.stop_statistic()})
+        if progress is not None:
+            progress(self.samples, self.batches)
+        return cut
+
+
 
 @overload
 def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float,
@@ -178,6 +249,33 @@ def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tupl
     >>> print(result.correct, result.stopped_by)
     True stopping_rule
     """
+    deltas, many = _checked_deltas(algorithm, delta, max_samples)
+    env_rng, alg_rng = split_seed(seed)
+    start = time.perf_counter()
+    policy = algorithm.start(env, min(deltas), alg_rng)
+    trajectory = _Trajectory(policy, deltas, start, log=[] if trace else None)
+    trajectory.settle_stopped()
+    try:
+        while trajectory.pending:
+            if trajectory.samples >= max_samples:
+                trajectory.settle_all("budget")
+                break
+            # a cut batch ends the run: the algorithm's guarantees hold for the batches it planned
+            if trajectory.play_batch(env, env_rng, max_samples, algorithm.name, progress):
+                trajectory.settle_all("budget")
+                break
+            trajectory.settle_stopped()
+    except KeyboardInterrupt:
+        if not interruptible:
+            raise
+        trajectory.settle_all("interrupted")
+    results = _results(algorithm, env, seed, trajectory)
+    return results if many else results[0]
+
+
+def _checked_deltas(algorithm: Algorithm[EnvT], delta: float | list[float] | tuple[float, ...] | np.ndarray,
+                    max_samples: int) -> tuple[list[float], bool]:
+    """The checked deltas and whether several were asked for; the algorithm and the budget are checked too."""
     if not isinstance(algorithm, Algorithm):
         raise InvalidInputError(f"algorithm must be a bandits Algorithm, got {type(algorithm).__name__}")
     many = isinstance(delta, (list, tuple, np.ndarray))
@@ -190,66 +288,22 @@ def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tupl
         )
     if isinstance(max_samples, bool) or not isinstance(max_samples, (int, np.integer)) or max_samples < 1:
         raise InvalidInputError(f"max_samples must be a positive integer, got {max_samples!r}")
-    env_rng, alg_rng = split_seed(seed)
-    start = time.perf_counter()
-    policy = algorithm.start(env, min(deltas), alg_rng)
-    n_arms = env.n_arms
-    samples, batches = 0, 0
-    pending = dict.fromkeys(range(len(deltas)))  # index -> None until that delta stops
-    outcomes: dict[int, tuple[int, int | None, int, int, str, float, float]] = {}
-    log: list[dict[str, Any]] | None = [] if trace else None
+    return deltas, many
 
-    def settle(i: int, how: str) -> None:  # what is known when delta i stops
-        elapsed = time.perf_counter() - start
-        outcomes[i] = (samples, policy.rounds, batches, policy.recommend(), how, policy.solve_time, elapsed)
-        pending.pop(i, None)
 
-    for i in list(pending):
-        if policy.stopped(deltas[i]):
-            settle(i, "stopping_rule")
-    try:
-        while pending:
-            if samples >= max_samples:
-                for i in list(pending):
-                    settle(i, "budget")
-                break
-            left = max_samples - samples
-            counts = as_counts(policy.next_batch(left), n_arms)
-            size = int(counts.sum())
-            if size < 1:
-                raise RuntimeError(f"{algorithm.name} proposed an empty batch with {left} pulls left")
-            cut = size > left  # a batch the budget cannot hold (e.g. a first pass over more arms than the budget)
-            if cut:
-                counts = portion(counts, left)
-                size = int(counts.sum())
-            policy.observe(counts, env.pull(counts, env_rng))
-            samples += size
-            batches += 1
-            if log is not None:
-                log.append({"samples": samples, **policy.stop_statistic()})
-            if progress is not None:
-                progress(samples, batches)
-            if cut:  # the algorithm's guarantees hold for the batches it planned, not for a cut one
-                for i in list(pending):
-                    settle(i, "budget")
-                break
-            for i in list(pending):
-                if policy.stopped(deltas[i]):
-                    settle(i, "stopping_rule")
-    except KeyboardInterrupt:
-        if not interruptible:
-            raise
-        for i in list(pending):
-            settle(i, "interrupted")
+def _results(algorithm: Algorithm[EnvT], env: EnvT, seed: int | np.integer | np.random.SeedSequence | None,
+             run: _Trajectory) -> list[RunResult]:
+    """One RunResult per delta, in the given order, from the outcomes of the settled run."""
     best = int(env.best_item)
     results = []
-    for i, d in enumerate(deltas):
-        n, rounds, nb, rec, how, solve_time, elapsed = outcomes[i]
+    for i, d in enumerate(run.deltas):
+        out = run.outcomes[i]
+        n, rounds, rec = out.samples, out.rounds, out.recommendation
         results.append(RunResult(
             algorithm=algorithm.name, instance=getattr(env, "name", type(env).__name__), delta=d,
             seed=seed if isinstance(seed, (int, np.integer, type(None))) else None,
-            samples=int(n), rounds=int(n if rounds is None else rounds), batches=nb, recommendation=int(rec),
-            best=best, correct=int(rec) == best, stopped_by=how, solve_time=solve_time,
-            other_time=elapsed - solve_time, config=algorithm.describe(), trace=log,
+            samples=int(n), rounds=int(n if rounds is None else rounds), batches=out.batches, recommendation=int(rec),
+            best=best, correct=int(rec) == best, stopped_by=out.stopped_by, solve_time=out.solve_time,
+            other_time=out.elapsed - out.solve_time, config=algorithm.describe(), trace=run.log,
         ))
-    return results if many else results[0]
+    return results

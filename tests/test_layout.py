@@ -1,4 +1,5 @@
-"""The package layout: no import cycles, no private names across packages, short modules, README names exist.
+"""The package layout: no import cycles, no private names across packages, short modules and routines, README names
+exist.
 
 Imports are read from the source (ast), function-level ones included, so a cycle that only closes at run time
 is caught too.
@@ -11,6 +12,7 @@ import importlib
 import re
 import subprocess
 from pathlib import Path
+from typing import cast
 
 import networkx as nx
 import pytest
@@ -18,6 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("optdesign", "bandits")
 MAX_LINES = 400
+MAX_ROUTINE_LINES = 60
 
 
 def _modules() -> dict[str, Path]:
@@ -103,6 +106,26 @@ def test_no_private_names_across_packages():
 def test_modules_are_short():
     long = {m: n for m, p in MODULES.items() if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+def _code_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """Lines of a function from its ``def`` line (decorators not counted) to its last line, less its docstring's."""
+    lines = cast(int, node.end_lineno) - node.lineno + 1
+    first = node.body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        lines -= cast(int, first.end_lineno) - first.lineno + 1
+    return lines
+
+
+def test_routines_are_short():
+    """Every function and method (nested ones too) of optdesign and bandits has at most MAX_ROUTINE_LINES lines of
+    code, its docstring excluded: end_lineno - lineno + 1 of the def, less the docstring's lines."""
+    long = {}
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _code_lines(node) > MAX_ROUTINE_LINES:
+                long[f"{module}:{node.lineno} {node.name}"] = _code_lines(node)
+    assert not long, f"functions over {MAX_ROUTINE_LINES} lines of code (docstring excluded): {long}"
 
 
 def _readme_python() -> str:

@@ -1,6 +1,7 @@
 """Sample-complexity studies: a TOML grid of instances x algorithms x seeds, run in parallel, resumable.
 
     spec        load_study(path) -> Study: the validated list of RunSpec (per-run SeedSequence seeds)
+    document    the checks and sweep expansion of a study's TOML tables and values (used by spec)
     store       ResultStore: results directory (meta.json provenance, runs.jsonl appended as runs finish)
     directory_lock  the store's single-writer lock (an exclusive flock on DIR/.lock, released if the holder dies)
     execute     run_study(study, out, jobs, backend="joblib"|"dask") with a rich progress bar

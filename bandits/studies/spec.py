@@ -35,11 +35,9 @@ backend, job count or order; every algorithm sees the same noise stream on the s
 from __future__ import annotations
 
 import hashlib
-import itertools
 import math
 import sys
 import zlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,8 +54,7 @@ from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from ..experiment import Experiment
 from ..instances import parse_instance
 from ..run import DEFAULT_MAX_SAMPLES
-from ..stopping import check_delta
-from ..validation import check_int
+from .document import _blocks, _deltas, _expand, _integer, _label, _no_unknown, _table, _text
 
 __all__ = ["RunSpec", "Study", "load_study", "parse_study"]
 
@@ -220,6 +217,40 @@ def parse_study(doc: dict[str, Any], *, path: str = "<memory>", sha256: str = ""
         More than MAX_STUDY_RUNS runs, or an instance above the size limits.
     """
     where = path
+    study, instances, algorithms = _tables_of(doc, where, quick)
+    seed = _integer(study.get("seed", 0), "seed", where, 0)
+    replicates = _integer(runs if runs is not None else study.get("runs", 10), "runs", where, 1)
+    max_samples = _integer(study.get("max_samples", DEFAULT_MAX_SAMPLES), "max_samples", where, 1)
+    budget = study.get("budget")
+    budget = None if budget is None else _integer(budget, "budget", where, 1)
+    delta = study.get("delta", 0.05 if budget is None else None)
+    deltas = () if delta is None else _deltas(delta, where)
+    y = study.get("y", "error" if budget is not None else "samples")
+    if y not in Y_COLUMNS:
+        raise InvalidInputError(f"{where}: y must be one of {', '.join(Y_COLUMNS)}; got {y!r}")
+    labels = [_label(a) for a in algorithms]
+    if len(set(labels)) != len(labels):
+        raise InvalidInputError(f"{where}: two [[algorithms]] share a label; give each a distinct 'label'")
+    _check_run_count(instances, len(algorithms), replicates, where)
+    cells = [(family, params) for block in instances for family, params in _expand(block, where)]
+    x, series = study.get("x"), study.get("series")
+    for key, what in ((x, "plot axis x"), (series, "plot series")):
+        if key is not None and not isinstance(key, str):
+            raise InvalidInputError(f"{where}: {what} must name an instance parameter (a string), got {key!r}")
+        if key is not None and not all(key in params for _, params in cells):
+            raise InvalidInputError(f"{where}: {what} = {key!r} is not a parameter of every instance")
+    common = {"deltas": deltas, "budget": budget, "entropy": seed, "max_samples": max_samples,
+              "free_warmup": bool(study.get("free_warmup", False))}
+    specs = _run_specs(cells, algorithms, labels, replicates, common, where)
+    return Study(name=str(study.get("name", Path(path).stem)), description=str(study.get("description", "")),
+                 path=path, sha256=sha256, quick=quick, seed=seed, replicates=replicates, x=x, series=series, y=y,
+                 log_x=bool(study.get("log_x", False)), log_y=bool(study.get("log_y", True)), labels=tuple(labels),
+                 runs=specs)
+
+
+def _tables_of(doc: dict[str, Any], where: str,
+               quick: bool) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The checked [study] table, [[instances]] and [[algorithms]] blocks, with the [quick] overrides if asked."""
     if not isinstance(doc, dict):
         raise InvalidInputError(f"{where}: a study must be a TOML document (a table), got {type(doc).__name__}")
     unknown = set(doc) - {"study", "instances", "algorithms", "quick"}
@@ -245,29 +276,13 @@ def parse_study(doc: dict[str, Any], *, path: str = "<memory>", sha256: str = ""
             if missing:
                 raise InvalidInputError(f"{where}: [quick] algorithms {missing} are not labels of [[algorithms]]")
             algorithms = [a for a, lab in zip(algorithms, labels, strict=True) if lab in keep]
-    seed = _integer(study.get("seed", 0), "seed", where, 0)
-    replicates = _integer(runs if runs is not None else study.get("runs", 10), "runs", where, 1)
-    max_samples = _integer(study.get("max_samples", DEFAULT_MAX_SAMPLES), "max_samples", where, 1)
-    budget = study.get("budget")
-    budget = None if budget is None else _integer(budget, "budget", where, 1)
-    delta = study.get("delta", 0.05 if budget is None else None)
-    deltas = () if delta is None else _deltas(delta, where)
-    y = study.get("y", "error" if budget is not None else "samples")
-    if y not in Y_COLUMNS:
-        raise InvalidInputError(f"{where}: y must be one of {', '.join(Y_COLUMNS)}; got {y!r}")
-    labels = [_label(a) for a in algorithms]
-    if len(set(labels)) != len(labels):
-        raise InvalidInputError(f"{where}: two [[algorithms]] share a label; give each a distinct 'label'")
-    _check_run_count(instances, len(algorithms), replicates, where)
-    cells = [(family, params) for block in instances for family, params in _expand(block, where)]
-    x, series = study.get("x"), study.get("series")
-    for key, what in ((x, "plot axis x"), (series, "plot series")):
-        if key is not None and not isinstance(key, str):
-            raise InvalidInputError(f"{where}: {what} must name an instance parameter (a string), got {key!r}")
-        if key is not None and not all(key in params for _, params in cells):
-            raise InvalidInputError(f"{where}: {what} = {key!r} is not a parameter of every instance")
-    free_warmup = bool(study.get("free_warmup", False))
+    return study, instances, algorithms
 
+
+def _run_specs(cells: list[tuple[str, dict[str, Any]]], algorithms: list[dict[str, Any]], labels: list[str],
+               replicates: int, common: dict[str, Any], where: str) -> list[RunSpec]:
+    """Every run of the grid (cells x algorithms x replicates) with its seed and the ``common`` RunSpec fields; the
+    first replicate of each cell is validated (its instance built once)."""
     specs: list[RunSpec] = []
     built: set[str] = set()
     for family, params in cells:
@@ -277,19 +292,14 @@ def parse_study(doc: dict[str, Any], *, path: str = "<memory>", sha256: str = ""
                 concrete = {k: (r if v == "run" else v) for k, v in params.items()}
                 instance = _text(family, concrete)
                 spec = RunSpec(instance=instance, algorithm=algo_text, label=label, replicate=r, family=family,
-                               params=params, deltas=deltas, budget=budget, entropy=seed,
-                               spawn_key=(zlib.crc32(instance.encode()), r), max_samples=max_samples,
-                               free_warmup=free_warmup)
+                               params=params, spawn_key=(zlib.crc32(instance.encode()), r), **common)
                 if r == 0:
                     _validate(spec, where, build=instance not in built)
                     built.add(instance)
                 specs.append(spec)
     if not specs:
         raise InvalidInputError(f"{where}: the study has no runs (no instances or no algorithms)")
-    return Study(name=str(study.get("name", Path(path).stem)), description=str(study.get("description", "")),
-                 path=path, sha256=sha256, quick=quick, seed=seed, replicates=replicates, x=x, series=series, y=y,
-                 log_x=bool(study.get("log_x", False)), log_y=bool(study.get("log_y", True)), labels=tuple(labels),
-                 runs=specs)
+    return specs
 
 
 def _check_run_count(instances: list[dict[str, Any]], n_algorithms: int, replicates: int, where: str) -> None:
@@ -315,71 +325,3 @@ def _validate(spec: RunSpec, where: str, build: bool) -> None:
             parse_instance(spec.instance)
     except (InvalidInputError, InstanceTooLargeError) as exc:
         raise type(exc)(f"{where}: {spec.label} on {spec.instance}: {exc}") from None
-
-
-def _expand(block: dict[str, Any], where: str) -> Iterator[tuple[str, dict[str, Any]]]:
-    """An [[instances]] block -> (family, params) for every point of its sweep (product of list values)."""
-    if "family" not in block:
-        raise InvalidInputError(f"{where}: an [[instances]] block has no 'family' (e.g. family = \"soare\")")
-    family = block["family"]
-    params = {k: v for k, v in block.items() if k != "family"}
-    keys = list(params)
-    values = [v if isinstance(v, list) else [v] for v in params.values()]
-    for k, v in zip(keys, values, strict=True):
-        if not v:
-            raise InvalidInputError(f"{where}: instance parameter {k} of {family} is an empty list")
-    for combo in itertools.product(*values):
-        yield family, dict(zip(keys, combo, strict=True))
-
-
-def _text(name: str, options: dict[str, Any]) -> str:
-    """``name:key=value,...`` as the CLI writes it (str of a float is its shortest round-trip form)."""
-    if not options:
-        return str(name)
-    return f"{name}:" + ",".join(f"{k}={_value(v)}" for k, v in options.items())
-
-
-def _value(v: object) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
-
-
-def _label(algo: dict[str, Any]) -> str:
-    return str(algo.get("label", algo.get("name", "?")))
-
-
-def _blocks(value: object, name: str, where: str) -> list[dict[str, Any]]:
-    if value is None:
-        raise InvalidInputError(f"{where}: no [[{name}]] blocks")
-    if not isinstance(value, list) or not all(isinstance(b, dict) for b in value):
-        raise InvalidInputError(f"{where}: '{name}' must be an array of tables ([[{name}]])")
-    if name == "algorithms" and not all("name" in b for b in value):
-        raise InvalidInputError(f"{where}: an [[algorithms]] block has no 'name'")
-    return value
-
-
-def _table(value: object, name: str, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise InvalidInputError(f"{where}: {name} must be a table")
-    return value
-
-
-def _no_unknown(table: dict[str, Any], allowed: set[str], name: str, where: str) -> None:
-    unknown = set(table) - allowed
-    if unknown:
-        raise InvalidInputError(f"{where}: unknown key(s) {sorted(unknown)} in {name}; allowed: {sorted(allowed)}")
-
-
-def _deltas(delta: float | list[float], where: str) -> tuple[float, ...]:
-    """``delta``: one confidence level or a list of them, each checked by :func:`check_delta`."""
-    try:
-        return tuple(check_delta(d) for d in (delta if isinstance(delta, list) else [delta]))
-    except InvalidInputError as exc:
-        raise InvalidInputError(f"{where}: {exc}") from None
-
-
-def _integer(value: object, name: str, where: str, low: int) -> int:
-    """:func:`check_int` (integral floats such as 1e9 allowed), its error prefixed with the file."""
-    try:
-        return check_int(value, name, low)
-    except InvalidInputError as exc:
-        raise InvalidInputError(f"{where}: {exc}") from None

@@ -28,7 +28,7 @@ from optdesign.errors import InvalidInputError
 
 from ..environments import as_counts
 from ..run import split_seed
-from .algorithms import ThresholdingAlgorithm
+from .algorithms import ThresholdingAlgorithm, ThresholdingPolicy
 from .environment import GraphThresholdingBandit
 
 __all__ = ["ThresholdingResult", "run_thresholding"]
@@ -169,30 +169,13 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
     RuntimeError
         The policy proposed a batch outside 1 to the pulls left (a bug of the policy).
     """
-    if not isinstance(algorithm, ThresholdingAlgorithm):
-        raise InvalidInputError(f"algorithm must be a ThresholdingAlgorithm, got {type(algorithm).__name__}")
-    if not isinstance(env, GraphThresholdingBandit):
-        raise InvalidInputError(f"env must be a GraphThresholdingBandit, got {type(env).__name__}")
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise InvalidInputError(f"T must be a positive integer (the budget), got {T!r}")
-    T = int(T)
+    T = _checked_budget(algorithm, env, T)
     grid = record_grid(T, record)
     env_rng, alg_rng = split_seed(seed)
     start = time.perf_counter()
     policy = algorithm.start(env, alg_rng)
     n = env.n_arms
-    samples = 0
-    warm = policy.warmup()
-    if warm is not None and warm.sum() > 0:
-        warm = as_counts(warm, n)
-        if count_warmup:
-            if warm.sum() > T:
-                raise InvalidInputError(
-                    f"T = {T} is smaller than the warm-up of {algorithm.name} ({int(warm.sum())} pulls, "
-                    f"e.g. init_pulls x N arms); raise T or run with count_warmup=False")
-        else:
-            policy.observe(warm, env.pull(warm, env_rng))
-            samples += int(warm.sum())
+    samples = _warm_up(policy, env, env_rng, T, count_warmup, algorithm.name)
     errors, errors_nb = np.empty(grid.size), np.empty(grid.size)
 
     def note(g: int) -> None:
@@ -227,3 +210,32 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
         superlevel=np.flatnonzero(mu_hat >= env.tau), wall_time=time.perf_counter() - start,
         count_warmup=count_warmup, config=algorithm.describe(), diagnostics=policy.diagnostics(),
     )
+
+
+def _checked_budget(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBandit, T: int) -> int:
+    """The budget T as an int, after checking the types of the algorithm and the environment."""
+    if not isinstance(algorithm, ThresholdingAlgorithm):
+        raise InvalidInputError(f"algorithm must be a ThresholdingAlgorithm, got {type(algorithm).__name__}")
+    if not isinstance(env, GraphThresholdingBandit):
+        raise InvalidInputError(f"env must be a GraphThresholdingBandit, got {type(env).__name__}")
+    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
+        raise InvalidInputError(f"T must be a positive integer (the budget), got {T!r}")
+    return int(T)
+
+
+def _warm_up(policy: ThresholdingPolicy, env: GraphThresholdingBandit, env_rng: np.random.Generator, T: int,
+             count_warmup: bool, name: str) -> int:
+    """The pulls of the policy's warm-up made free before t = 0 (0 when it counts against T, after checking it fits)."""
+    samples = 0
+    warm = policy.warmup()
+    if warm is not None and warm.sum() > 0:
+        warm = as_counts(warm, env.n_arms)
+        if count_warmup:
+            if warm.sum() > T:
+                raise InvalidInputError(
+                    f"T = {T} is smaller than the warm-up of {name} ({int(warm.sum())} pulls, "
+                    f"e.g. init_pulls x N arms); raise T or run with count_warmup=False")
+        else:
+            policy.observe(warm, env.pull(warm, env_rng))
+            samples += int(warm.sum())
+    return samples

@@ -1,4 +1,5 @@
-"""The ``optdesign`` command line: ``solve`` (:mod:`.solve`), ``compare`` (:mod:`.compare`), ``version``.
+"""The ``optdesign`` command line: ``solve`` (:mod:`.solve`), ``compare`` (:mod:`.compare`, its tables and figures
+in :mod:`.compare_report`), ``version``.
 
 Prints tables by default and JSON with ``--json``; bad input exits with status 2 and a one-line message on
 stderr (:func:`optdesign.errors.exit_on_project_errors`).

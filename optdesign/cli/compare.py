@@ -1,7 +1,7 @@
 """``optdesign compare``: exact T* against the mean-field T^MF(m) over a grid of seeded instances.
 
 Checks the MF-TaS paper's claims instance by instance (T* <= T^MF(m), T^MF(m) nonincreasing in m,
-T^MF / T* <= 4 Abar / rho) and draws its App. J figures.
+T^MF / T* <= 4 Abar / rho) and draws its App. J figures (tables and figures: :mod:`optdesign.cli.compare_report`).
 """
 
 from __future__ import annotations
@@ -13,22 +13,18 @@ import warnings
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import typer
 from rich.console import Console
-from rich.measure import Measurement
-from rich.table import Table
 
 from ..errors import InstanceTooLargeError, InvalidInputError, SolverError, exit_on_project_errors
+from .compare_report import _load_matplotlib, _plot_compare, _print_compare_tables
 from .inputs import parse_int_range
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     from ..factored.graph.factor_graph import FactorGraph
 
@@ -163,139 +159,6 @@ def _records(df: pd.DataFrame) -> list[dict]:
     return records
 
 
-def _mean_std(row: dict, col: str, fmt: str = "{:.4f}") -> str:
-    mean, std = row.get(f"{col}_mean"), row.get(f"{col}_std")
-    if mean is None or not np.isfinite(mean):
-        return "-"
-    if std is None or not np.isfinite(std):
-        return fmt.format(mean)
-    return f"{fmt.format(mean)} ± {fmt.format(std)}"
-
-
-def _mean(row: dict, col: str, fmt: str) -> str:
-    mean = row.get(f"{col}_mean")
-    return "-" if mean is None or not np.isfinite(mean) else fmt.format(mean)
-
-
-def _print_compare_tables(summary: pd.DataFrame, ms: list[int], *, graph: str, means: str, exact_limit: int | None,
-                          n_ties: int, checks: dict[str, list[str]], n_instances: int) -> None:
-    ratios = Table(title=f"{graph} instances ({means} means): T^MF / T* and T^MF(m) / T^MF, mean ± std over seeds")
-    for col in ("N", "K", "seeds", "exact"):
-        ratios.add_column(col, justify="right")
-    ratios.add_column("T^MF/T*", justify="right")
-    ratios.add_column("4Abar/rho", justify="right")
-    shown_m = [m for m in ms if m != 1]
-    for m in shown_m:
-        ratios.add_column(f"T^MF({m})/T^MF", justify="right")
-    cost = Table(title="cost, mean over seeds: constraints (FCR rows vs one per joint action a != a*), wall times (s)")
-    for col in ("N", "K", "|A|", "exact rows", "FCR rows", "t T*", "t MF"):
-        cost.add_column(col, justify="right")
-    for m in shown_m:
-        cost.add_column(f"t MF({m})", justify="right")
-    for row in summary.to_dict("records"):
-        nk = [str(row["N"]), str(row["K"])]
-        ratios.add_row(*nk, str(row["n_instances"]), str(row["n_exact"]), _mean_std(row, "ratio_mf_exact"),
-                       _mean(row, "ratio_bound", "{:.0f}"), *(_mean_std(row, f"ratio_m{m}") for m in shown_m))
-        n_joint = row["n_joint_actions_mean"]
-        exact_rows = "skipped" if row["n_exact"] == 0 else _mean(row, "T_star_constraints", "{:.0f}")
-        cost.add_row(*nk, "-" if not np.isfinite(n_joint) else f"{n_joint:.0f}", exact_rows,
-                     _mean(row, "T_mf_constraints", "{:.0f}"), _mean(row, "T_star_time", "{:.3f}"),
-                     _mean(row, "T_mf_time", "{:.3f}"), *(_mean(row, f"time_m{m}", "{:.3f}") for m in shown_m))
-    console = Console()
-    if not console.is_terminal:  # piped or captured: size to the tables, not to an 80-column default
-        wide = console.options.update_width(10_000)
-        widths = [max(Measurement.get(console, wide, t).maximum, len(cast(str, t.title))) for t in (ratios, cost)]
-        console = Console(width=max(80, *widths))
-    console.print(ratios)
-    console.print(cost)
-    from ..factored.exact.characteristic_time import EXACT_MAX_JOINT_ACTIONS
-
-    skipped = "computed for every instance" if exact_limit is None else f"skipped when |A| > {exact_limit}"
-    console.print(f"exact T* is {skipped} (enumerated up to {EXACT_MAX_JOINT_ACTIONS:,} joint actions, by certified "
-                  "constraint generation beyond); T^MF(m) is skipped when m >= |A| (columns 'exact', '-').",
-                  style="dim", markup=False)
-    for claim, violations in checks.items():
-        verdict = f"holds on all {n_instances} instances" if not violations else \
-            f"FAILS on {len(violations)}: " + "; ".join(violations)
-        console.print(f"check {claim}: {verdict}", markup=False, soft_wrap=True)
-    if n_ties:
-        console.print(f"{n_ties} instance(s) with a tie for the best joint action were skipped (not re-drawn).",
-                      style="dim", markup=False)
-
-
-def _load_matplotlib() -> tuple[type[Figure], type[FigureCanvasAgg],
-                                tuple[type[FuncFormatter], type[LogLocator], type[NullFormatter]]]:
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-        from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-    except ImportError:
-        raise InvalidInputError('--plot needs matplotlib: pip install ".[plots]"') from None
-    return Figure, FigureCanvasAgg, (FuncFormatter, LogLocator, NullFormatter)
-
-
-def _plot_compare(summary: pd.DataFrame, ms: list[int], Ns: list[int], Ks: list[int], path: Path, *,
-                  graph: str) -> None:
-    """MF-TaS App. J figures on the Agg canvas. Top, Fig. 7: T^MF(m) / T^MF against m, one panel per K,
-    one line per N (mean over seeds, shaded ± std). Bottom, Fig. 8: T^MF / T* against N, one line per K
-    (mean, ± std bars), each with its bound 4 Abar / rho dashed in the same colour (log scale)."""
-    Figure, FigureCanvasAgg, (FuncFormatter, LogLocator, NullFormatter) = _load_matplotlib()
-    fig = Figure(figsize=(max(8.0, 3.2 * len(Ks)), 7.5), layout="constrained")
-    FigureCanvasAgg(fig)
-    grid = fig.add_gridspec(2, len(Ks))
-    by_nk = {(row["N"], row["K"]): row for row in summary.to_dict("records")}
-    first = None
-    for j, K in enumerate(Ks):
-        ax = fig.add_subplot(grid[0, j], sharey=first)
-        first = first or ax
-        for N in Ns:
-            row = by_nk[(N, K)]
-            pts = [(m, row[f"ratio_m{m}_mean"], row[f"ratio_m{m}_std"]) for m in ms
-                   if np.isfinite(row[f"ratio_m{m}_mean"])]
-            if pts:
-                x, y, sd = (np.asarray(v, dtype=float) for v in zip(*pts, strict=True))
-                sd = np.nan_to_num(sd)
-                (line,) = ax.plot(x, y, marker="o", label=f"N={N}")
-                ax.fill_between(x, np.clip(y - sd, 0.0, None), y + sd, color=line.get_color(), alpha=0.12, lw=0)
-        ax.set_title(f"{graph}, K={K}")
-        ax.set_xlabel("m")
-        ax.set_xticks(ms)
-        ax.grid(alpha=0.3)
-        if j == 0:
-            ax.set_ylabel(r"$T^{MF}(m)\,/\,T^{MF}$ (mean ± std)")
-            ax.legend(fontsize="small")
-    ax = fig.add_subplot(grid[1, :])
-    plotted = False
-    for K in Ks:
-        rows = [by_nk[(N, K)] for N in Ns]
-        by_n = [(r["N"], r["ratio_mf_exact_mean"], r["ratio_mf_exact_std"], r["ratio_bound_mean"]) for r in rows
-                if np.isfinite(r["ratio_mf_exact_mean"])]
-        if by_n:
-            n_agents, ratio, err, bound = zip(*by_n, strict=True)
-            bar = ax.errorbar(n_agents, ratio, yerr=np.nan_to_num(err), marker="o", capsize=3, label=f"K={K}")
-            ax.plot(n_agents, bound, ls="--", color=bar.lines[0].get_color())
-            plotted = True
-    if not plotted:
-        ax.text(0.5, 0.5, "exact T* skipped for every instance (|A| above the exact limit)",
-                ha="center", va="center", transform=ax.transAxes)
-    else:
-        ax.set_yscale("log")
-        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.yaxis.set_minor_formatter(NullFormatter())
-        ax.plot([], [], ls="--", color="gray", label=r"bound $4\bar{A}/\rho$")
-        ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    ax.set_title(rf"{graph}: $T^{{MF}}/T^*$ (mean ± std over seeds) and its bound $4\bar{{A}}/\rho$ (dashed)")
-    ax.set_xlabel("N (agents)")
-    ax.set_xticks(Ns)
-    ax.set_ylabel(r"$T^{MF}\,/\,T^*$")
-    ax.grid(alpha=0.3, which="both")
-    try:
-        fig.savefig(path, dpi=120)
-    except (ValueError, OSError) as exc:
-        raise InvalidInputError(f"--plot: cannot write {path}: {exc}") from None
-
-
 @exit_on_project_errors
 def compare(
     graph: GraphKind = typer.Option(GraphKind.line, "--graph", help="Interaction graph of the instances."),
@@ -320,49 +183,14 @@ def compare(
     so the seeds stay 0..S-1. Times are wall clock of the library call (model build included).
     """
     import pandas as pd
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ..factored.graph.factor_graph import FactorGraph
 
-    Ns = parse_int_range(agents, "agents", 3 if graph is GraphKind.ring else 2)
-    Ks = parse_int_range(actions, "actions", 2)
-    ms = sorted({1, *parse_int_range(m_values, "m", 1)})
-    if seeds < 1:
-        raise InvalidInputError(f"--seeds must be >= 1, got {seeds}")
-    limit = exact_limit
-    if limit is not None and limit < 0:
-        raise InvalidInputError(f"--exact-limit must be >= 0, got {limit}")
-    if plot is not None:
-        if not plot.parent.exists():
-            raise InvalidInputError(f"--plot: directory not found: {plot.parent}")
-        _load_matplotlib()  # fail before the sweep, not after it
+    Ns, Ks, ms = _sweep_axes(graph, agents, actions, m_values, seeds, exact_limit, plot)
     build = {"line": FactorGraph.line, "ring": FactorGraph.ring, "star": FactorGraph.star}[graph.value]
-    if len(Ns) * len(Ks) * seeds > MAX_COMPARE_INSTANCES:
-        raise InstanceTooLargeError(f"the sweep has {len(Ns) * len(Ks) * seeds:,} instances ({len(Ns)} N x {len(Ks)} K "
-                                    f"x {seeds:,} seeds), above the limit of {MAX_COMPARE_INSTANCES:,}; lower --seeds "
-                                    "or give fewer --agents / --actions")
     grid = [(N, K, seed) for N in Ns for K in Ks for seed in range(seeds)]
-    records: list[dict] = []
-    failures: list[str] = []
-    notes: list[str] = []
-    ties: dict[tuple[int, int], int] = {}
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    err = Console(stderr=True)  # stdout stays clean for --json; no bar unless stderr is a terminal
-    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
-        task = progress.add_task("compare", total=len(grid))
-        for N, K, seed in grid:
-            progress.update(task, description=f"{graph.value} N={N} K={K} seed={seed}")
-            fg = build(N, K, seed=seed, means=means.value)
-            try:
-                fg.gap_min()  # N >= 2 and K >= 2, so the only possible failure is a tie for a*
-            except InvalidInputError:
-                ties[(N, K)] = ties.get((N, K), 0) + 1
-            else:
-                rec = {"graph": graph.value, "means": means.value, "N": N, "K": K, "seed": seed}
-                rec.update(_compare_instance(fg, ms, exact_limit=limit, solver=solver, failures=failures,
-                                             notes=notes))
-                records.append(rec)
-            progress.advance(task)
+    records, failures, notes, ties = _sweep(build, grid, ms, graph=graph.value, means=means.value,
+                                            exact_limit=exact_limit, solver=solver)
     df = pd.DataFrame(records, columns=None if records else ["graph", "means", "N", "K", "seed"])
     summary = _summarise(df.copy(), Ns, Ks, ms, ties)
     if plot is not None:
@@ -375,12 +203,63 @@ def compare(
         typer.echo(f"warning: {line}", err=True)
     if as_json:
         out = {"graph": graph.value, "means": means.value, "agents": Ns, "actions": Ks, "seeds": seeds, "m": ms,
-               "exact_limit": limit, "ties_skipped": n_ties, "failures": failures, "warnings": notes,
+               "exact_limit": exact_limit, "ties_skipped": n_ties, "failures": failures, "warnings": notes,
                "plot": None if plot is None else str(plot), "checks": checks,
                "instances": _records(df), "summary": _records(summary)}
         typer.echo(json.dumps(out, indent=2))
         return
-    _print_compare_tables(summary, ms, graph=graph.value, means=means.value, exact_limit=limit, n_ties=n_ties,
+    _print_compare_tables(summary, ms, graph=graph.value, means=means.value, exact_limit=exact_limit, n_ties=n_ties,
                           checks=checks, n_instances=len(records))
     if plot is not None:
         typer.echo(f"figure written to {plot}")
+
+
+def _sweep_axes(graph: GraphKind, agents: str, actions: str, m_values: str, seeds: int, exact_limit: int | None,
+                plot: Path | None) -> tuple[list[int], list[int], list[int]]:
+    """The checked N, K and m of the sweep (m = 1 always); raises on bad options, a missing plot folder, a huge grid."""
+    Ns = parse_int_range(agents, "agents", 3 if graph is GraphKind.ring else 2)
+    Ks = parse_int_range(actions, "actions", 2)
+    ms = sorted({1, *parse_int_range(m_values, "m", 1)})
+    if seeds < 1:
+        raise InvalidInputError(f"--seeds must be >= 1, got {seeds}")
+    if exact_limit is not None and exact_limit < 0:
+        raise InvalidInputError(f"--exact-limit must be >= 0, got {exact_limit}")
+    if plot is not None:
+        if not plot.parent.exists():
+            raise InvalidInputError(f"--plot: directory not found: {plot.parent}")
+        _load_matplotlib()  # fail before the sweep, not after it
+    if len(Ns) * len(Ks) * seeds > MAX_COMPARE_INSTANCES:
+        raise InstanceTooLargeError(f"the sweep has {len(Ns) * len(Ks) * seeds:,} instances ({len(Ns)} N x {len(Ks)} K "
+                                    f"x {seeds:,} seeds), above the limit of {MAX_COMPARE_INSTANCES:,}; lower --seeds "
+                                    "or give fewer --agents / --actions")
+    return Ns, Ks, ms
+
+
+def _sweep(build: Callable[..., FactorGraph], grid: list[tuple[int, int, int]], ms: list[int], *, graph: str,
+           means: str, exact_limit: int | None,
+           solver: str | None) -> tuple[list[dict], list[str], list[str], dict[tuple[int, int], int]]:
+    """Every grid point (N, K, seed) with a progress bar on a terminal: (records, solver failures, warnings, ties)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    records: list[dict] = []
+    failures: list[str] = []
+    notes: list[str] = []
+    ties: dict[tuple[int, int], int] = {}
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    err = Console(stderr=True)  # stdout stays clean for --json; no bar unless stderr is a terminal
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as progress:
+        task = progress.add_task("compare", total=len(grid))
+        for N, K, seed in grid:
+            progress.update(task, description=f"{graph} N={N} K={K} seed={seed}")
+            fg = build(N, K, seed=seed, means=means)
+            try:
+                fg.gap_min()  # N >= 2 and K >= 2, so the only possible failure is a tie for a*
+            except InvalidInputError:
+                ties[(N, K)] = ties.get((N, K), 0) + 1
+            else:
+                rec = {"graph": graph, "means": means, "N": N, "K": K, "seed": seed}
+                rec.update(_compare_instance(fg, ms, exact_limit=exact_limit, solver=solver, failures=failures,
+                                             notes=notes))
+                records.append(rec)
+            progress.advance(task)
+    return records, failures, notes, ties

@@ -209,7 +209,18 @@ def _value_label(problem: Problem, res: CharTimeResult | RegretBoundResult) -> s
 
 
 def _print_factor_graph_table(problem: Problem, res: CharTimeResult | RegretBoundResult, fg: FactorGraph) -> None:
+    """The summary of a multi-agent solve, then its local allocations (mean field) or its factor marginals."""
     console = Console()
+    console.print(_factor_graph_summary(problem, res, fg))
+    local = getattr(res, "local_allocations", None)
+    if local is not None:
+        console.print(_local_allocation_table(res, local))
+        return
+    console.print(_factor_marginal_table(res, fg, problem is Problem.regret))
+
+
+def _factor_graph_summary(problem: Problem, res: CharTimeResult | RegretBoundResult, fg: FactorGraph) -> Table:
+    """Value, certificate, sizes, solver and times of a multi-agent solve, one row each."""
     is_regret = problem is Problem.regret
     title = f"{problem.value}: N={fg.n_agents}, factors={fg.n_factors}, |A|={_format_count(fg.n_joint_actions)}"
     summary = Table(title=title, show_header=False)
@@ -240,21 +251,25 @@ def _print_factor_graph_table(problem: Problem, res: CharTimeResult | RegretBoun
     if compile_time is not None:
         summary.add_row("compile time", f"{compile_time:.4f} s")
     summary.add_row("best joint action a*", escape(_format_action(res.best_action)))
-    console.print(summary)
+    return summary
 
-    local = getattr(res, "local_allocations", None)
-    if local is not None:
-        table = Table(title="local allocations v_i (w_a = prod_i v_i(a_i))")
-        table.add_column("agent", justify="right")
-        table.add_column("K_i", justify="right")
-        table.add_column("v_i(a*_i)", justify="right")
-        table.add_column("v_i")
-        for i, v in enumerate(local[:MAX_ROWS]):
-            table.add_row(str(i), str(v.size), f"{v[int(res.best_action[i])]:.4g}", escape(_format_vector(v)))
-        if len(local) > MAX_ROWS:
-            table.caption = f"... {len(local) - MAX_ROWS} more agents (all of them in --json)"
-        console.print(table)
-        return
+
+def _local_allocation_table(res: CharTimeResult | RegretBoundResult, local: list[np.ndarray]) -> Table:
+    """The mean-field allocation v_i of each agent (the first MAX_ROWS agents)."""
+    table = Table(title="local allocations v_i (w_a = prod_i v_i(a_i))")
+    table.add_column("agent", justify="right")
+    table.add_column("K_i", justify="right")
+    table.add_column("v_i(a*_i)", justify="right")
+    table.add_column("v_i")
+    for i, v in enumerate(local[:MAX_ROWS]):
+        table.add_row(str(i), str(v.size), f"{v[int(res.best_action[i])]:.4g}", escape(_format_vector(v)))
+    if len(local) > MAX_ROWS:
+        table.caption = f"... {len(local) - MAX_ROWS} more agents (all of them in --json)"
+    return table
+
+
+def _factor_marginal_table(res: CharTimeResult | RegretBoundResult, fg: FactorGraph, is_regret: bool) -> Table:
+    """Each factor's marginal at a*_e and off it (the first MAX_ROWS factors); regret counts at a*_e are free."""
     title = "factor marginals: counts / log T (entries at a*_e are free)" if is_regret else "factor marginals wbar_e"
     table = Table(title=title)
     table.add_column("factor", justify="right")
@@ -275,7 +290,7 @@ def _print_factor_graph_table(problem: Problem, res: CharTimeResult | RegretBoun
         table.add_row(*row, f"{off.sum():.4g}", f"{off.max():.4g}")
     if len(res.marginals) > MAX_ROWS:
         table.caption = f"... {len(res.marginals) - MAX_ROWS} more factors (all of them in --json)"
-    console.print(table)
+    return table
 
 
 @exit_on_project_errors

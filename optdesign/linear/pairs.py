@@ -76,6 +76,114 @@ def _partition(C: np.ndarray, norms: np.ndarray, along: np.ndarray, size: int) -
     return order, bounds, ordered, padded
 
 
+def _first_pair(C: np.ndarray, norms: np.ndarray) -> tuple[int, int, float]:
+    """The item farthest from the centroid, the item farthest from it, and their squared distance."""
+    i0 = int(np.argmax(norms))
+    reach = norms**2 + norms[i0] ** 2 - 2.0 * (C.T @ C[:, i0])
+    reach[i0] = -np.inf
+    j0 = int(np.argmax(reach))
+    return i0, j0, float(reach[j0])
+
+
+def _blocks(C: np.ndarray, norms: np.ndarray, best: float, size: int) -> tuple[np.ndarray, ...]:
+    """:func:`_partition` by decreasing norm, or along the principal axis when its bounds leave fewer pairs at
+    ``best`` (the second is not built when the first leaves about as many pair values as building it costs)."""
+    n = C.shape[1]
+    counts = np.minimum(size, n - np.arange(0, n, size))
+
+    def pairs_left(bounds: np.ndarray) -> float:
+        """Pair values in the block pairs whose bound reaches ``best``."""
+        return float(np.outer(counts, counts)[bounds >= np.sqrt(best)].sum())
+
+    order, bounds, C, padded = _partition(C, norms, np.argsort(-norms), size)
+    if pairs_left(bounds) > PARTITION_PAIRS * n:
+        axis = np.linalg.eigh(C @ C.T)[1][:, -1]
+        along = _partition(C, norms[order], np.argsort(axis @ C), size)
+        if pairs_left(along[1]) < pairs_left(bounds):
+            order, bounds, C, padded = order[along[0]], along[1], along[2], along[3]
+    return order, bounds, C, padded
+
+
+class _PairScan:
+    """State of the block scan: the largest distance so far and the top-k pairs above ``floor`` kept so far."""
+
+    def __init__(self, n: int, k: int, floor: float, first: tuple[int, int], best: float, margin: float):
+        self.n, self.k, self.floor, self.best, self.margin = n, k, floor, best, margin
+        i, j = min(first), max(first)
+        self.seed = i * n + j
+        keep = k > 0 and best > floor
+        self.values = np.array([best] if keep else [])
+        self.pairs = np.array([[i, j]] if keep else np.empty((0, 2)), dtype=np.int64)
+        self.kth = best if keep and k == 1 else -np.inf  # the k-th largest value kept so far (-inf until k are kept)
+
+    def reach(self) -> float:
+        """Bounds at or below this distance cannot change the result (rounding margin)."""
+        cutoff = self.best if self.k == 0 else min(self.best, max(self.floor, self.kth))
+        cut = cutoff * (1 - 1e-9) - self.margin
+        return float(np.sqrt(cut)) if cut > 0 else -np.inf
+
+    def add(self, block: np.ndarray, lo: int, cols: np.ndarray) -> None:
+        """Take in the squared distances of rows lo.. against the columns ``cols``: the maximum and the top k."""
+        flat = block.ravel()
+        largest = int(np.argmax(flat))
+        self.best = max(self.best, float(flat[largest]))
+        k = self.k
+        if k == 0:
+            return
+        above = max(self.floor, self.kth)
+        if k > 1:
+            idx = np.flatnonzero(flat > above)
+        else:  # the largest value only: no second pass
+            idx = np.array([largest] if flat[largest] > above else [], dtype=np.int64)
+        if idx.size > k:
+            idx = idx[np.argpartition(flat[idx], idx.size - k)[idx.size - k :]]
+        r, c = np.divmod(idx, block.shape[1])
+        found = np.stack([lo + r, cols[c]], axis=1)
+        new = found[:, 0] * self.n + found[:, 1] != self.seed
+        self.values = np.concatenate([self.values, flat[idx][new]])
+        self.pairs = np.concatenate([self.pairs, found[new]])
+        if self.values.size > k:
+            top = np.argpartition(self.values, self.values.size - k)[self.values.size - k :]
+            self.values, self.pairs = self.values[top], self.pairs[top]
+        if self.values.size == k:
+            self.kth = float(self.values.min())
+
+
+def _scan_row(scan: _PairScan, a: int, budget: int, bounds: np.ndarray, padded: np.ndarray, C: np.ndarray,
+              norms: np.ndarray, squared: np.ndarray) -> int:
+    """Pairs of block a with the blocks its bound does not exclude, largest bound first, in slices of about
+    ``budget`` pair values (doubling up to PAIR_CHUNK_ENTRIES); returns the next budget. The items are the
+    columns of C in scan order, with their norms, squared norms and the norms of block b in row b of ``padded``."""
+    size = padded.shape[1]
+    cand = np.flatnonzero(bounds[a] > scan.reach())
+    cand = cand[np.argsort(-bounds[a, cand], kind="stable")]
+    lo = a * size
+    while cand.size:
+        s = scan.reach()
+        cand = cand[bounds[a, cand] > s]
+        if not cand.size:
+            break
+        rows = lo + int(np.count_nonzero(padded[a] > s - padded[cand, 0].max()))
+        cols_mask = padded[cand] > s - norms[lo]
+        widths = cols_mask.sum(axis=1)
+        take = max(1, int(np.searchsorted(np.cumsum(widths), budget // max(rows - lo, 1), "right")))
+        budget = min(2 * budget, PAIR_CHUNK_ENTRIES)
+        if rows == lo:
+            break  # no item of block a reaches the farthest remaining column
+        taken, cand = cand[:take], cand[take:]
+        cols = (taken[:, None] * size + np.arange(size))[cols_mask[:take]]
+        if not cols.size:
+            continue
+        block = squared[lo:rows, None] + squared[None, cols] - 2.0 * (C[:, lo:rows].T @ C[:, cols])
+        if a in taken:  # pairs within block a (its columns are consecutive): i < j only
+            at = int(np.argmax(taken == a))
+            start = int(widths[:at].sum())
+            own = block[:, start : start + int(widths[at])]
+            own[cols[start : start + own.shape[1]][None, :] <= np.arange(lo, rows)[:, None]] = -np.inf
+        scan.add(block, lo, cols)
+    return budget
+
+
 def top_pairs(V: np.ndarray, k: int = 0, floor: float = -np.inf) -> tuple[float, np.ndarray]:
     """The farthest pairs of columns of V: max_{i<j} ||v_i - v_j||^2 and the top ``k`` pairs above ``floor``.
 
@@ -123,100 +231,27 @@ def top_pairs(V: np.ndarray, k: int = 0, floor: float = -np.inf) -> tuple[float,
         return 0.0, np.empty((0, 2), dtype=np.int64)
     C = V - V.mean(axis=1, keepdims=True)  # distances do not move; norms about the centroid bound them tighter
     norms = np.sqrt(np.einsum("ij,ij->j", C, C))
-    # first pair: the item farthest from the centroid and the item farthest from it
-    i0 = int(np.argmax(norms))
-    reach = norms**2 + norms[i0] ** 2 - 2.0 * (C.T @ C[:, i0])
-    reach[i0] = -np.inf
-    j0 = int(np.argmax(reach))
-    best = float(reach[j0])
-    # blocks by decreasing norm, or along the principal axis: the one whose bounds leave fewer pairs at that pair
-    # (the second is not built when the first leaves about as many pair values as building it costs)
+    i0, j0, best = _first_pair(C, norms)
     size = max(PAIR_BLOCK, -(-n // MAX_PAIR_BLOCKS))
-    counts = np.minimum(size, n - np.arange(0, n, size))
-
-    def pairs_left(bounds: np.ndarray) -> float:
-        return float(np.outer(counts, counts)[bounds >= np.sqrt(best)].sum())
-
-    order, bounds, C, padded = _partition(C, norms, np.argsort(-norms), size)
-    if pairs_left(bounds) > PARTITION_PAIRS * n:
-        axis = np.linalg.eigh(C @ C.T)[1][:, -1]
-        along = _partition(C, norms[order], np.argsort(axis @ C), size)
-        if pairs_left(along[1]) < pairs_left(bounds):
-            order, bounds, C, padded = order[along[0]], along[1], along[2], along[3]
+    order, bounds, C, padded = _blocks(C, norms, best, size)
     position = np.empty(n, dtype=np.int64)
     position[order] = np.arange(n)
     i0, j0 = int(position[i0]), int(position[j0])
     norms = norms[order]
     squared = norms**2
-    seed = min(i0, j0) * n + max(i0, j0)
-    keep = k > 0 and best > floor
-    kept_values = np.array([best] if keep else [])
-    kept_pairs = np.array([[min(i0, j0), max(i0, j0)]] if keep else np.empty((0, 2)), dtype=np.int64)
-    kth = best if keep and k == 1 else -np.inf  # the k-th largest value kept so far (-inf until k are kept)
-    margin = 4e-12 * squared[i0]  # rounding of the computed distances, at most (2 max norm)^2
-
-    def reach_of() -> float:
-        """Bounds at or below this distance cannot change the result (rounding margin)."""
-        cutoff = best if k == 0 else min(best, max(floor, kth))
-        cut = cutoff * (1 - 1e-9) - margin
-        return float(np.sqrt(cut)) if cut > 0 else -np.inf
-
+    # rounding of the computed distances, at most (2 max norm)^2
+    scan = _PairScan(n, k, floor, (i0, j0), best, margin=4e-12 * squared[i0])
     row_reach = bounds.max(axis=1)
     budget = PAIR_CHUNK_ENTRIES // 32  # pair values of the next block: small first, while the cutoff is low
     for a in np.argsort(-row_reach, kind="stable"):
-        if row_reach[a] <= reach_of():
+        if row_reach[a] <= scan.reach():
             break  # the rows are taken by decreasing bound: the later ones are bounded too
-        cand = np.flatnonzero(bounds[a] > reach_of())
-        cand = cand[np.argsort(-bounds[a, cand], kind="stable")]
-        lo = a * size
-        while cand.size:
-            s = reach_of()
-            cand = cand[bounds[a, cand] > s]
-            if not cand.size:
-                break
-            rows = lo + int(np.count_nonzero(padded[a] > s - padded[cand, 0].max()))
-            cols_mask = padded[cand] > s - norms[lo]
-            widths = cols_mask.sum(axis=1)
-            take = max(1, int(np.searchsorted(np.cumsum(widths), budget // max(rows - lo, 1), "right")))
-            budget = min(2 * budget, PAIR_CHUNK_ENTRIES)
-            if rows == lo:
-                break  # no item of block a reaches the farthest remaining column
-            taken, cand = cand[:take], cand[take:]
-            cols = (taken[:, None] * size + np.arange(size))[cols_mask[:take]]
-            if not cols.size:
-                continue
-            block = squared[lo:rows, None] + squared[None, cols] - 2.0 * (C[:, lo:rows].T @ C[:, cols])
-            if a in taken:  # pairs within block a (its columns are consecutive): i < j only
-                at = int(np.argmax(taken == a))
-                start = int(widths[:at].sum())
-                own = block[:, start : start + int(widths[at])]
-                own[cols[start : start + own.shape[1]][None, :] <= np.arange(lo, rows)[:, None]] = -np.inf
-            flat = block.ravel()
-            largest = int(np.argmax(flat))
-            best = max(best, float(flat[largest]))
-            if k > 0:
-                above = max(floor, kth)
-                if k > 1:
-                    idx = np.flatnonzero(flat > above)
-                else:  # the largest value only: no second pass
-                    idx = np.array([largest] if flat[largest] > above else [], dtype=np.int64)
-                if idx.size > k:
-                    idx = idx[np.argpartition(flat[idx], idx.size - k)[idx.size - k :]]
-                r, c = np.divmod(idx, block.shape[1])
-                found = np.stack([lo + r, cols[c]], axis=1)
-                new = found[:, 0] * n + found[:, 1] != seed
-                kept_values = np.concatenate([kept_values, flat[idx][new]])
-                kept_pairs = np.concatenate([kept_pairs, found[new]])
-                if kept_values.size > k:
-                    top = np.argpartition(kept_values, kept_values.size - k)[kept_values.size - k :]
-                    kept_values, kept_pairs = kept_values[top], kept_pairs[top]
-                if kept_values.size == k:
-                    kth = float(kept_values.min())
-    if kept_values.size == 0:
-        return best, np.empty((0, 2), dtype=np.int64)
-    ranked = np.argsort(-kept_values, kind="stable")[:k]
-    pairs = np.sort(order[kept_pairs[ranked]], axis=1)  # back to the caller's indices, i < j
-    return best, pairs
+        budget = _scan_row(scan, a, budget, bounds, padded, C, norms, squared)
+    if scan.values.size == 0:
+        return scan.best, np.empty((0, 2), dtype=np.int64)
+    ranked = np.argsort(-scan.values, kind="stable")[:k]
+    pairs = np.sort(order[scan.pairs[ranked]], axis=1)  # back to the caller's indices, i < j
+    return scan.best, pairs
 
 
 def max_pair_variance(A: np.ndarray, Z: np.ndarray, *, rcond: float = 1e-12) -> float:

@@ -164,6 +164,63 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
     return _enumerated(fg, formulation, solver, max_joint_actions, tol, warn=True)
 
 
+def _allocation_maps(fg: FactorGraph, formulation: str,
+                     A: np.ndarray) -> tuple[sp.csr_matrix, sp.csr_matrix | None, sp.csr_matrix, np.ndarray]:
+    """(W mapping the allocation to factor marginals, the separator consistency rows or None, the total-mass row,
+    the uniform allocation) of the global distribution over the joint actions A or of the junction-tree cliques."""
+    if formulation == "global":  # W maps the global allocation to its factor marginals
+        idx = fg.group_indices(A)
+        W = sp.csr_matrix((np.ones(idx.size), (idx.ravel(), np.repeat(np.arange(A.shape[0]), fg.n_factors))),
+                          shape=(fg.abar, A.shape[0]))
+        total = sp.csr_matrix(np.ones((1, A.shape[0])))
+        return W, None, total, np.full(A.shape[0], 1.0 / A.shape[0])
+    # clique distributions of the junction tree, consistent on separators, one per root
+    W, consistency, total = marginal_maps(fg.plan())
+    sizes = np.asarray([step.n_rows for step in fg.plan().steps])
+    return W, consistency, total, 1.0 / np.repeat(sizes, sizes)
+
+
+class _TStarProgram:
+    """min z s.t. (Delta_min^2 / Delta(a)^2) sum_e 1 / wbar_{e,a_e} <= z for every a != a* (z = T* Delta_min^2), over
+    an allocation that W maps to factor marginals, rebuilt around each pass's reference."""
+
+    def __init__(self, fg: FactorGraph, formulation: str, maps: tuple, H: sp.spmatrix, gaps: np.ndarray, dmin: float):
+        self.fg, self.formulation, self.H, self.gaps, self.dmin = fg, formulation, H, gaps, dmin
+        self.W, self.consistency, self.total, _ = maps
+        # s_{e,b} >= 1 / wbar_{e,b} around a reference (exact.rescaling): unscaled cones mix entries from 1
+        # to 1e5 and the solver's absolute tolerances then cost percents on small marginals (measured), and an
+        # unscaled pass 1 can leave a point the next pass fails on (line N=7, K=4, seed 0: 300 s in SCS). Pass
+        # 1 is centred on the uniform allocation, every later pass on the previous one.
+        self.H_scaled = sp.diags((dmin / gaps) ** 2) @ H  # rows scaled by Delta_min^2 / Delta(a)^2
+
+    def marginals(self, y: np.ndarray) -> np.ndarray:
+        """Factor marginals of the distribution nearest to the allocation y (global, or consistent cliques)."""
+        if self.formulation == "global":
+            return self.W @ (y / y.sum())
+        return self.W @ consistent_clique_weights(self.fg.plan(), y, 1.0)
+
+    def build(self, reference: Reference) -> tuple[cp.Problem, Callable[[], tuple]]:
+        """The conic program of one pass around ``reference``, and the evaluation of its solution."""
+        alloc = ScaledAllocation(self.W, reference, name="w")
+        z = cp.Variable(name="z")
+        rows = alloc.inverse(self.H_scaled) <= z
+        constraints = [*alloc.constraints, alloc.linear(self.total) == 1, rows]
+        if self.consistency is not None and self.consistency.shape[0]:
+            constraints.append(alloc.linear(self.consistency, normalise=True) == 0)
+        problem = cp.Problem(cp.Minimize(z), constraints)
+
+        def evaluate() -> tuple:
+            """(T* at the marginals of an actual distribution, the solver's value, the pass's point, next reference)."""
+            y = alloc.value
+            wbar_val = self.marginals(y)  # marginals of an actual distribution: the value is attained
+            with np.errstate(divide="ignore"):
+                value = float(np.max((self.H @ (1.0 / wbar_val)) / self.gaps ** 2))
+            solved = float(cast(np.ndarray, z.value)) / self.dmin**2
+            return value, solved, (wbar_val, y, rows.dual_value), Reference.around(y, self.W)
+
+        return problem, evaluate
+
+
 def _warm_actions(fg: FactorGraph, warm_start: object) -> np.ndarray:
     """The working set of ``warm_start``, a result of constraint generation on an instance of ``fg``'s structure."""
     if not isinstance(warm_start, CharTimeResult) or warm_start.working_set is None or warm_start.structure is None:
@@ -187,53 +244,15 @@ def _enumerated(fg: FactorGraph, formulation: str, solver: str | None, max_joint
     gaps = cast(np.ndarray, fg.gap(A))  # an array for an array of actions
     others = np.flatnonzero(np.any(A != best, axis=1))
     H = fg.deviation_matrix(A[others], with_best=True)
-    if formulation == "global":  # W maps the global allocation to its factor marginals
-        idx = fg.group_indices(A)
-        W = sp.csr_matrix((np.ones(idx.size), (idx.ravel(), np.repeat(np.arange(A.shape[0]), fg.n_factors))),
-                          shape=(fg.abar, A.shape[0]))
-        total = sp.csr_matrix(np.ones((1, A.shape[0])))
-        uniform = np.full(A.shape[0], 1.0 / A.shape[0])
-    else:  # clique distributions of the junction tree, consistent on separators, one per root
-        W, consistency, total = marginal_maps(fg.plan())
-        sizes = np.asarray([step.n_rows for step in fg.plan().steps])
-        uniform = 1.0 / np.repeat(sizes, sizes)
-    # s_{e,b} >= 1 / wbar_{e,b} around a reference (exact.rescaling): unscaled cones mix entries from 1
-    # to 1e5 and the solver's absolute tolerances then cost percents on small marginals (measured), and an
-    # unscaled pass 1 can leave a point the next pass fails on (line N=7, K=4, seed 0: 300 s in SCS). Pass
-    # 1 is centred on the uniform allocation, every later pass on the previous one.
-    H_scaled = sp.diags((dmin / gaps[others]) ** 2) @ H  # rows scaled by Delta_min^2 / Delta(a)^2: z = T* Delta_min^2
-
-    def exact(y: np.ndarray) -> np.ndarray:
-        if formulation == "global":
-            return W @ (y / y.sum())
-        return W @ consistent_clique_weights(fg.plan(), y, 1.0)
-
-    def build(reference: Reference) -> tuple[cp.Problem, Callable[[], tuple]]:
-        alloc = ScaledAllocation(W, reference, name="w")
-        z = cp.Variable(name="z")
-        rows = alloc.inverse(H_scaled) <= z
-        constraints = [*alloc.constraints, alloc.linear(total) == 1, rows]
-        if formulation != "global" and consistency.shape[0]:
-            constraints.append(alloc.linear(consistency, normalise=True) == 0)
-        problem = cp.Problem(cp.Minimize(z), constraints)
-
-        def evaluate() -> tuple:
-            y = alloc.value
-            wbar_val = exact(y)  # marginals of an actual distribution: the value is attained
-            with np.errstate(divide="ignore"):
-                value = float(np.max((H @ (1.0 / wbar_val)) / gaps[others] ** 2))
-            solved = float(cast(np.ndarray, z.value)) / dmin**2
-            return value, solved, (wbar_val, y, rows.dual_value), Reference.around(y, W)
-
-        return problem, evaluate
-
+    maps = _allocation_maps(fg, formulation, A)
+    program = _TStarProgram(fg, formulation, maps, H, gaps[others], dmin)
     # the master's tolerance: the certified lower bound is only as good as the rows' multipliers
-    out = solve_in_passes(build, Reference.around(uniform, W), solver, label="exact T*",
+    out = solve_in_passes(program.build, Reference.around(maps[3], program.W), solver, label="exact T*",
                           solver_options=MASTER_SOLVER_OPTIONS, warn=False)
     best_pass = out.best
     wbar_val, y, dual = best_pass.point
     info = best_pass.info
-    lower = certified_lower_bound(fg, H_scaled, dual, wbar_val, solver)
+    lower = certified_lower_bound(fg, program.H_scaled, dual, wbar_val, solver)
     if warn and relative_gap(best_pass.value, lower) > tol:  # the certificate, not the solver's status, decides
         warnings.warn(f"exact T*: certified relative gap {relative_gap(best_pass.value, lower):.2e} above tol {tol:g} "
                       f"({info.solver} status {info.status} after {out.passes} passes); value {best_pass.value:.6g} is "
@@ -249,4 +268,3 @@ def _enumerated(fg: FactorGraph, formulation: str, solver: str | None, max_joint
         extras={"formulation": formulation, "passes": out.passes, "pass_used": best_pass.index},
         lower_bound=lower, gap=relative_gap(best_pass.value, lower),
     )
-

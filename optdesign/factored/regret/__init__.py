@@ -2,6 +2,7 @@
 
 ===========  ========================================================================================
 lower_bound  :func:`regret_lower_bound`: exact (enumerated or generated) and mean-field
+master       the constraint-generation master of the exact bound, and the Dinkelbach max-ratio certificate
 cone         the exact cone of factor marginals that program runs on (clique counts, cut ray)
 ===========  ========================================================================================
 """

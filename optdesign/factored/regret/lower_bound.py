@@ -17,9 +17,10 @@ The objective is written r @ mu with the max-sum regrets r >= 0 of the cliques
 of the cancellation between signed local gaps that costs percents when Delta_min << abs(theta_e).
 
 * ``method="exact"``: one constraint row per joint action a != a*, enumerated up to ``max_joint_actions``
-  (default 20,000) joint actions and by constraint generation beyond (``RegretMaster``, the engine of
-  :mod:`optdesign.factored.exact.constraint_generation`). Certified either way: ``lower_bound`` by weak duality from
-  the rows' multipliers lambda (a distribution over joint actions, c = sum_a lambda_a (2 / Delta(a)^2) 1{a_e = b}):
+  (default 20,000) joint actions and by constraint generation beyond (``RegretMaster`` of
+  :mod:`optdesign.factored.regret.master` on the engine of :mod:`optdesign.factored.exact.constraint_generation`).
+  Certified either way: ``lower_bound`` by weak duality from the rows' multipliers lambda (a distribution over
+  joint actions, c = sum_a lambda_a (2 / Delta(a)^2) 1{a_e = b}):
   on the cone, min r.mu + c.(1/wbar) - 1.lambda maximised over the scale of lambda is min_{r.mu = 1} c.(1/wbar)
   >= (sum c / wbar)^2 / max_{a != a*} S(a) / Delta(a) with S(a) = sum_e (c / wbar^2)_{e,a_e} (Cauchy–Schwarz;
   the max is one Dinkelbach max-ratio).
@@ -45,30 +46,25 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from ... import solvers
 from ..._lazy import cp
-from ...errors import InvalidInputError, SolverError
+from ...errors import InvalidInputError
 from ...result import RegretBoundResult, relative_gap
-from ...solvers import SolveInfo
 from ...validation import as_count, check_enumerable, check_m_best
 from ..exact.constraint_generation import (
     DEFAULT_TOL,
-    MASTER_SOLVER_OPTIONS,
     MAX_ITERATIONS,
     TIME_LIMIT,
     check_limits,
     run_extras,
     warm_generate,
 )
-from ..exact.cutting_plane_master import CuttingPlaneMaster, Iterate
-from ..exact.rescaling import Reference, solve_in_passes
-from ..exact.separation import Separation
+from ..exact.rescaling import Reference, ScaledAllocation, solve_in_passes
 from ..graph.factor_graph import FactorGraph
 from ..inference.constraint_reduction import factored_max
 from ..inference.elimination import EliminationPlan
-from ..inference.marginals import consistent_clique_weights
 from ..inference.max_sum import MaxSum
 from .cone import Cone
+from .master import RegretMaster, _max_ratio
 
 __all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
            "regret_lower_bound"]
@@ -78,92 +74,111 @@ RESTRICTIONS = ("secant", "constant")
 STRATEGIES = ("auto", "enumerate", "generate")
 # method="exact" enumerates up to this many joint actions (3^9 = 19,683 fits) and generates constraints beyond
 EXACT_MAX_JOINT_ACTIONS = 20_000
-REGULARISED_OPTIONS = {"CLARABEL": {**MASTER_SOLVER_OPTIONS["CLARABEL"], "static_regularization_constant": 1e-6}}
 
 
-class RegretMaster(CuttingPlaneMaster):
-    """c_theta on a working set W: min r . mu s.t. (2 / Delta(a)^2) sum_{e: a_e != a*_e} 1/wbar_{e,a_e} <= 1, a in W."""
+class _ConeProgram:
+    """min r . mu over the cone of clique counts with explicit rows (2 / Delta(a)^2) H s <= 1 (none if H is None),
+    rebuilt around each pass's reference (:func:`optdesign.factored.exact.rescaling.solve_in_passes`)."""
 
-    def __init__(self, fg: FactorGraph, solver: str | None):
-        super().__init__(fg, solver)
-        self.cone = Cone.of(fg, self.plan)
-        self.gap_terms = self.gap_terms / self.cone.unit
-        self.dmin = self.dmin / self.cone.unit
+    def __init__(self, fg: FactorGraph, plan: EliminationPlan, cone: Cone, H: sp.spmatrix | None,
+                 n_constraints: int | None):
+        self.fg, self.plan, self.cone, self.H = fg, plan, cone, H
+        self.n_constraints = n_constraints
 
-    @property
-    def n_columns(self) -> int:
-        return self.fg.abar - self.fg.n_factors
+    def worst_row(self, inv: np.ndarray) -> float:
+        """Largest left-hand side of the rows at inv = 1 / wbar on the group actions b != a*_e."""
+        return float(np.max(self.H @ inv)) if self.H is not None else 0.0
 
-    def start(self) -> Reference:
-        """Centred on :meth:`start_counts`: the optimum's shape, unlike the uniform ``Cone.mu0`` (from which
-        the masters of rings with K = 10 stop far above the optimum or fail: bench_factored.py --only regret-scale)."""
-        return self.reference(self.start_counts())
+    def violation(self, wdev: np.ndarray) -> float:
+        """max over the program's rows of (row sum of 1/wbar) / (allowed bound); <= 1 iff feasible."""
+        if np.any(wdev <= 0):
+            return np.inf
+        return self.worst_row(1.0 / wdev)
 
-    def start_counts(self) -> np.ndarray:
-        """:meth:`Cone.mixture` scaled so that the worst row over all joint actions holds with equality (a feasible
-        point of the cone)."""
-        mu = self.cone.mixture(self.fg, self.plan)
-        worst, _ = self._worst_row(self.F @ mu, 1)  # every row is homogeneous of degree -1 in mu
-        return mu * worst
+    def factored_rows(self, counts: ScaledAllocation) -> list:
+        """Constraints beyond the explicit rows (none here)."""
+        return []
 
-    def reference(self, y: np.ndarray) -> Reference:
-        return Reference.around(y, self.F[self.cone.dev])
+    def build(self, reference: Reference) -> tuple[cp.Problem, Callable[[], tuple]]:
+        """The conic program of one pass around ``reference``, and the evaluation of its solution."""
+        cone = self.cone
+        counts, constraints = cone.allocation(reference)  # mu, with s >= 1 / (F_dev mu)
+        rows = None
+        if self.H is not None:
+            rows = counts.inverse(self.H) <= 1
+            constraints.append(rows)
+        constraints += self.factored_rows(counts)
+        cost, ref = counts.cost(cone.regrets)
+        problem = cp.Problem(cp.Minimize(cost), constraints)
 
-    def scaled_rows(self, actions: np.ndarray) -> sp.csr_matrix:
-        return self.cone.rows(self.fg, actions)
+        def evaluate() -> tuple:
+            """(value at the allocation scaled to feasibility, solver value, the pass's point, next reference)."""
+            mu = counts.value
+            wbar = cone.F @ mu
+            scale = max(1.0, self.violation(wbar[cone.dev]))
+            point = (wbar, scale, None if rows is None else rows.dual_value, mu)
+            value = float(scale * (cone.regrets @ mu))
+            return value, float(problem.value) * ref, point, Reference.around(mu, cone.F[cone.dev])
 
-    def solve(self, reference: Reference) -> Iterate:
-        counts, constraints = self.cone.allocation(reference)
-        rows = counts.inverse(self.rows) <= 1
-        cost, ref = counts.cost(self.cone.regrets)
-        problem = cp.Problem(cp.Minimize(cost), [*constraints, rows])
-        info = self._solve(problem)
-        mu = counts.value
-        exact = consistent_clique_weights(self.plan, mu, float(np.mean(self.R @ mu)))
-        return Iterate(mu, exact, self.F @ exact, self.multipliers(rows.dual_value), float(problem.value) * ref, info)
+        return problem, evaluate
 
-    def _solve(self, problem: cp.Problem) -> SolveInfo:
-        """CLARABEL, then CLARABEL with more static regularisation, before the solver chain: on rings with K = 10
-        from N = 6 the master stops CLARABEL with a NumericalError and SCS took 20-45 s per master (measured)."""
-        if self.solver is None:
-            for options in (MASTER_SOLVER_OPTIONS, REGULARISED_OPTIONS):
-                try:
-                    return solvers.solve(problem, "CLARABEL", accept_inaccurate=True, solver_options=options)
-                except SolverError:
-                    pass
-        return solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
 
-    def separate(self, it: Iterate, k: int) -> tuple[float, Separation]:
-        """Scaled so that every row holds: v = max_a (2 / Delta(a)^2) H(a), value v r . mu (attained at mu v)."""
-        worst, sep = self._worst_row(it.wbar, k)
-        return worst * float(self.cone.regrets @ it.exact), sep
+class _EnumeratedProgram(_ConeProgram):
+    """``method="exact"``: one row per joint action a != a*, certified by weak duality (module docstring)."""
 
-    def _worst_row(self, wbar: np.ndarray, k: int) -> tuple[float, Separation]:
-        """(max over ALL joint actions a != a* of (2 / Delta(a)^2) H(a) at ``wbar``, the separation)."""
-        h = np.zeros(self.fg.abar)
-        h[self.cone.dev] = 1.0 / np.maximum(wbar[self.cone.dev], 1e-300)
-        sep = self.violated(h, k, 0.5)
-        return 2.0 * (sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)), sep
+    def __init__(self, fg: FactorGraph, plan: EliminationPlan, cone: Cone):
+        A = fg.joint_actions()
+        A = A[np.any(A != fg.best_action(), axis=1)]
+        # (2 / Delta(a)^2) H s <= 1, with s >= 1 / wbar on the group actions b != a*_e
+        super().__init__(fg, plan, cone, cone.rows(fg, A), A.shape[0])
 
-    def dual_bound(self, c: np.ndarray, wbar: np.ndarray) -> float:
-        """(sum c / wbar)^2 / max_{a != a*} S(a) / Delta(a), S = c / wbar^2 on the group actions b != a*_e."""
-        w = wbar[self.cone.dev]
-        if np.any(w <= 0):
-            return 0.0
-        s = np.zeros(self.fg.abar)
-        s[self.cone.dev] = c / w**2
-        top = _max_ratio(self.fg, self.plan, s, self.gap_terms, floor=0.0)
-        return 0.0 if top <= 0 else float(np.sum(c / w)) ** 2 / top
+    def lower_bound(self, solver: str | None, wbar: np.ndarray, dual: np.ndarray | None,
+                    mu: np.ndarray) -> float | None:
+        """Certified lower bound from the rows' multipliers (None without usable multipliers), scaled back."""
+        H = cast(sp.spmatrix, self.H)
+        master = RegretMaster(self.fg, solver)
+        if dual is not None and np.size(dual) == H.shape[0] and np.max(dual) > 0:
+            c = H.T @ (np.clip(dual, 0.0, None) / np.clip(dual, 0.0, None).sum())
+            return max(master.dual_bound(c, wbar), master.minimiser_bound(c, master.reference(mu))) / self.cone.unit
+        return None
 
-    def minimiser_bound(self, c: np.ndarray, reference: Reference) -> float:
-        y = reference.allocation
-        counts, constraints = self.cone.allocation(self.reference(y / float(self.cone.regrets @ y)))  # r . mu = 1
-        cost, ref = counts.cost(self.cone.regrets)
-        objective = counts.inverse(sp.csr_matrix(c / max(float(c.max()), 1e-300)))
-        problem = cp.Problem(cp.Minimize(cp.sum(objective)), [*constraints, cost == 1.0 / ref])
-        self._solve(problem)
-        mu = counts.value
-        return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, mu, float(np.mean(self.R @ mu))))
+
+class _MeanFieldProgram(_ConeProgram):
+    """``method="mf"``: explicit rows for a_1..a_{m-1} and one FCR block for the restriction of every other row."""
+
+    def __init__(self, fg: FactorGraph, plan: EliminationPlan, cone: Cone, m: int, restriction: str):
+        unit, dev = cone.unit, cone.dev
+        ranked = fg.m_best(m + 1)[1:]
+        self.m, self.restriction = m, restriction
+        self.gaps = np.asarray([g for _, g in ranked]) / unit
+        # (2 / Delta_m^2) G(a) over the flat group actions (zero at a*_e), as a map of s
+        self.G = sp.csr_matrix((np.full(dev.size, 2.0 / self.gaps[-1] ** 2), (dev, np.arange(dev.size))),
+                               shape=(fg.abar, dev.size))
+        H = None
+        if m > 1:
+            H = sp.diags(2.0 / self.gaps[:-1] ** 2) @ fg.deviation_matrix(np.stack([a for a, _ in ranked[:-1]]))[:, dev]
+        # the secant rows in closed form, for the feasibility check: Delta(a) / Delta_m factor by factor
+        star = fg.group_indices(fg.best_action())[0]
+        self.local_gap = (fg.means[star][np.repeat(np.arange(fg.n_factors), fg.table_sizes)] - fg.means) / unit
+        super().__init__(fg, plan, cone, H, None)  # FCR rows and the m - 1 explicit ones, counted when built
+
+    def worst_row(self, inv: np.ndarray) -> float:
+        """The explicit rows and the restricted ones, max_a over FCR's joint actions by max-sum."""
+        worst = super().worst_row(inv)
+        if self.restriction == "secant":  # max_{a != a*} (2 / Delta_m^2) G(a) / (Delta(a) / Delta_m)
+            return max(worst, _max_ratio(self.fg, self.plan, self.G @ inv, self.local_gap / self.gaps[-1]))
+        return max(worst, MaxSum(self.plan, self.G @ inv).value)
+
+    def factored_rows(self, counts: ScaledAllocation) -> list:
+        """The FCR block of the restriction, max_a [(2 / Delta_m^2) G(a) - bound(a)] <= 0."""
+        if self.restriction == "secant":  # (2 / Delta_m^2) G(a) - Delta(a) / Delta_m <= 0, every term O(1)
+            fcr_max = factored_max(counts.inverse(self.G), self.plan, row_terms=-self.cone.regrets / self.gaps[-1])
+            rows = [*fcr_max.constraints, fcr_max.t <= 0]
+        else:  # (2 / Delta_m^2) G(a) <= 1
+            fcr_max = factored_max(counts.inverse(self.G), self.plan)
+            rows = [*fcr_max.constraints, fcr_max.t <= 1]
+        self.n_constraints = fcr_max.n_constraints + self.m - 1
+        return rows
 
 
 def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | None = None, m: int = 1,
@@ -271,89 +286,27 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
     best = fg.best_action()
     plan = fg.plan(order)
     cone = Cone.of(fg, plan)
-    unit, regrets, dev, F = cone.unit, cone.regrets, cone.dev, cone.F
-    star = fg.group_indices(best)[0]
-
-    if method == "exact":
-        A = fg.joint_actions()
-        A = A[np.any(A != best, axis=1)]
-        H = cone.rows(fg, A)  # (2 / Delta(a)^2) H s <= 1, with s >= 1 / wbar on the group actions b != a*_e
-        n_constraints, gaps, G = A.shape[0], None, None
-    else:
-        ranked = fg.m_best(m + 1)[1:]
-        gaps = np.asarray([g for _, g in ranked]) / unit
-        # (2 / Delta_m^2) G(a) over the flat group actions (zero at a*_e), as a map of s
-        G = sp.csr_matrix((np.full(dev.size, 2.0 / gaps[-1] ** 2), (dev, np.arange(dev.size))),
-                          shape=(fg.abar, dev.size))
-        n_constraints = None  # FCR rows and the m - 1 explicit ones, counted when built
-        H = None
-        if m > 1:
-            H = sp.diags(2.0 / gaps[:-1] ** 2) @ fg.deviation_matrix(np.stack([a for a, _ in ranked[:-1]]))[:, dev]
-        # the secant rows in closed form, for the feasibility check: Delta(a) / Delta_m factor by factor
-        local_gap = (fg.means[star][np.repeat(np.arange(fg.n_factors), fg.table_sizes)] - fg.means) / unit
+    program: _ConeProgram = (_EnumeratedProgram(fg, plan, cone) if method == "exact"
+                             else _MeanFieldProgram(fg, plan, cone, m, restriction))
     build_time = time.perf_counter() - start
-
-    def violation(wdev: np.ndarray) -> float:
-        """max over the program's rows of (row sum of 1/wbar) / (allowed bound); <= 1 iff feasible."""
-        if np.any(wdev <= 0):
-            return np.inf
-        inv = 1.0 / wdev
-        worst = float(np.max(H @ inv)) if H is not None else 0.0
-        if G is not None:
-            if restriction == "secant":  # max_{a != a*} (2 / Delta_m^2) G(a) / (Delta(a) / Delta_m)
-                worst = max(worst, _max_ratio(fg, plan, G @ inv, local_gap / cast(np.ndarray, gaps)[-1]))
-            else:
-                worst = max(worst, MaxSum(plan, G @ inv).value)
-        return worst
-
-    def build(reference: Reference) -> tuple[cp.Problem, Callable[[], tuple]]:
-        nonlocal n_constraints
-        counts, constraints = cone.allocation(reference)  # mu, with s >= 1 / (F_dev mu)
-        rows = None
-        if H is not None:
-            rows = counts.inverse(H) <= 1
-            constraints.append(rows)
-        if G is not None:
-            if restriction == "secant":  # (2 / Delta_m^2) G(a) - Delta(a) / Delta_m <= 0, every term O(1)
-                fcr_max = factored_max(counts.inverse(G), plan, row_terms=-regrets / cast(np.ndarray, gaps)[-1])
-                constraints += [*fcr_max.constraints, fcr_max.t <= 0]
-            else:  # (2 / Delta_m^2) G(a) <= 1
-                fcr_max = factored_max(counts.inverse(G), plan)
-                constraints += [*fcr_max.constraints, fcr_max.t <= 1]
-            n_constraints = fcr_max.n_constraints + m - 1
-        cost, ref = counts.cost(regrets)
-        problem = cp.Problem(cp.Minimize(cost), constraints)
-
-        def evaluate() -> tuple:
-            mu = counts.value
-            wbar = F @ mu
-            scale = max(1.0, violation(wbar[dev]))
-            point = (wbar, scale, None if rows is None else rows.dual_value, mu)
-            return float(scale * (regrets @ mu)), float(problem.value) * ref, point, Reference.around(mu, F[dev])
-
-        return problem, evaluate
-
     mix = cone.mixture(fg, plan)  # scaled to satisfy every row (RegretMaster.start_counts)
-    reference = Reference.around(mix * violation((F @ mix)[dev]), F[dev])
-    out = solve_in_passes(build, reference, solver, label=f"regret bound ({method})")
+    reference = Reference.around(mix * program.violation((cone.F @ mix)[cone.dev]), cone.F[cone.dev])
+    out = solve_in_passes(program.build, reference, solver, label=f"regret bound ({method})")
     kept = out.best
     wbar, scale, dual, mu = kept.point
     lower = None
-    if method == "exact":  # weak duality from the rows' multipliers (module docstring)
-        master = RegretMaster(fg, solver)
-        if dual is not None and np.size(dual) == H.shape[0] and np.max(dual) > 0:
-            c = H.T @ (np.clip(dual, 0.0, None) / np.clip(dual, 0.0, None).sum())
-            lower = max(master.dual_bound(c, wbar), master.minimiser_bound(c, master.reference(mu))) / unit
+    if isinstance(program, _EnumeratedProgram):  # weak duality from the rows' multipliers (module docstring)
+        lower = program.lower_bound(solver, wbar, dual, mu)
     extras = {"formulation": "junction-tree", "passes": out.passes, "pass_used": kept.index,
               "feasibility_scale": scale, "build_time": build_time, "wall_time": time.perf_counter() - start,
               "order": list(plan.order), "width": plan.width}
-    if gaps is not None:
-        extras.update({"gaps": gaps * unit, "restriction": restriction})
-    value = kept.value / unit
+    if isinstance(program, _MeanFieldProgram):
+        extras.update({"gaps": program.gaps * cone.unit, "restriction": restriction})
+    value = kept.value / cone.unit
     return RegretBoundResult(
-        value=value, solver_value=kept.solver_value / unit, method=method,
-        m=m if method == "mf" else 0, best_action=best, marginals=fg.split_tables(scale * wbar / unit**2),
-        n_constraints=int(n_constraints), n_variables=out.n_variables,
+        value=value, solver_value=kept.solver_value / cone.unit, method=method,
+        m=m if method == "mf" else 0, best_action=best, marginals=fg.split_tables(scale * wbar / cone.unit**2),
+        n_constraints=int(cast(int, program.n_constraints)), n_variables=out.n_variables,
         status=kept.info.status, solver=kept.info.solver, solve_time=out.solve_time, extras=extras,
         lower_bound=lower, gap=None if lower is None else relative_gap(value, lower),
     )
@@ -376,23 +329,3 @@ def _generated(fg: FactorGraph, *, solver: str | None, tol: float, time_limit: f
         extras={**run_extras(run, master), "feasibility_scale": scale},
         lower_bound=run.lower / unit, gap=run.gap,
     )
-
-
-def _max_ratio(fg: FactorGraph, plan: EliminationPlan, num: np.ndarray, den: np.ndarray, *,
-               floor: float = 1.0) -> float:
-    """max(floor, max_{a != a*} num(a) / den(a)) for factored num, den with num(a*) = den(a*) = 0, den > 0 elsewhere.
-
-    Dinkelbach's iteration: rho <- num(a) / den(a) at a = argmax_a [num(a) - rho den(a)] (max-sum)
-    until that maximum is 0 (attained at a*); rho increases strictly, so it stops finitely.
-    """
-    rho = floor
-    for _ in range(1000):
-        ms = MaxSum(plan, num - rho * den)
-        if ms.value <= 1e-12 * rho * max(1.0, float(np.abs(den).max())):
-            return rho
-        idx = fg.group_indices(ms.best_action)[0]
-        new = float(num[idx].sum() / den[idx].sum())
-        if new <= rho * (1 + 1e-14):
-            return rho
-        rho = new
-    return rho
