@@ -8,7 +8,8 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 * the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
   ``validation``, ``solvers`` (which solver runs and its status policy), ``session`` (a persistent CLARABEL
   solver), ``result`` (result dataclasses), ``blas`` (single-threaded BLAS), ``docstrings`` (shared numpydoc
-  entries) and ``_lazy`` (cvxpy on first use);
+  entries), ``_lazy`` (cvxpy, and this package's re-exports, loaded on first use) and ``_version``
+  (``__version__``, read on first access);
 * :mod:`optdesign.cli`: the ``optdesign`` command line.
 
 Code built on the toolkit (such as ``bandits``) imports from this top level, from ``optdesign.linear``,
@@ -19,52 +20,70 @@ re-exported here for that reason.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-from .blas import single_threaded_blas
-from .docstrings import shared_doc
+from ._lazy import lazy_exports
 from .errors import InstanceTooLargeError, InvalidInputError, OptDesignError, SolverError
-from .factored import (
-    EliminationPlan,
-    FactoredMax,
-    FactorGraph,
-    MeanFieldModel,
-    characteristic_time,
-    enumerated_max,
-    factored_max,
-    marginal_polytope,
-    mf_characteristic_time,
-    regret_lower_bound,
-)
-from .linear import (
-    DOptimalModel,
-    MinMaxDesignModel,
-    OracleDesignModel,
-    bilinear_design,
-    d_optimal,
-    edge_arms,
-    g_optimal,
-    g_value,
-    greedy_allocation,
-    greedy_choice,
-    greedy_scores,
-    minmax_design,
-    minmax_lower_bound,
-    minmax_value,
-    oracle_directions,
-    pairwise_differences,
-    round_design,
-    transductive,
-    xy_allocation,
-    xy_oracle,
-)
-from .result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
-from .solvers import available_solvers, default_solver, mosek_usable
 
-try:
-    __version__ = version("optdesign-bandits")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0+unknown"
+if TYPE_CHECKING:
+    from ._version import __version__ as __version__
+    from .blas import single_threaded_blas
+    from .docstrings import shared_doc
+    from .factored import (
+        EliminationPlan,
+        FactoredMax,
+        FactorGraph,
+        MeanFieldModel,
+        characteristic_time,
+        enumerated_max,
+        factored_max,
+        marginal_polytope,
+        mf_characteristic_time,
+        regret_lower_bound,
+    )
+    from .linear import (
+        DOptimalModel,
+        MinMaxDesignModel,
+        OracleDesignModel,
+        bilinear_design,
+        d_optimal,
+        edge_arms,
+        g_optimal,
+        g_value,
+        greedy_allocation,
+        greedy_choice,
+        greedy_scores,
+        minmax_design,
+        minmax_lower_bound,
+        minmax_value,
+        oracle_directions,
+        pairwise_differences,
+        round_design,
+        transductive,
+        xy_allocation,
+        xy_oracle,
+    )
+    from .result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
+    from .solvers import available_solvers, default_solver, mosek_usable
+
+# every other name of __all__ is imported from its submodule on first access (``od.g_optimal``,
+# ``from optdesign import g_optimal``), so ``import optdesign`` loads neither scipy's solvers nor networkx
+_EXPORTS = {
+    ".factored": ("EliminationPlan", "FactoredMax", "FactorGraph", "MeanFieldModel", "characteristic_time",
+                  "enumerated_max", "factored_max", "marginal_polytope", "mf_characteristic_time",
+                  "regret_lower_bound"),
+    ".linear": ("DOptimalModel", "MinMaxDesignModel", "OracleDesignModel", "bilinear_design", "d_optimal",
+                "edge_arms", "g_optimal", "g_value", "greedy_allocation", "greedy_choice", "greedy_scores",
+                "minmax_design", "minmax_lower_bound", "minmax_value", "oracle_directions", "pairwise_differences",
+                "round_design", "transductive", "xy_allocation", "xy_oracle"),
+    ".result": ("BilinearDesign", "CharTimeResult", "DesignResult", "RegretBoundResult"),
+    ".solvers": ("available_solvers", "default_solver", "mosek_usable"),
+    "._version": ("__version__",),
+    ".blas": ("single_threaded_blas",),
+    ".docstrings": ("shared_doc",),
+}
+if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name stays an error for them
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "BilinearDesign",

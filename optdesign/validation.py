@@ -11,8 +11,6 @@ import math
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.linalg import qr, svd
-from scipy.linalg.lapack import dtrcon
 
 from .errors import InstanceTooLargeError, InvalidInputError
 
@@ -168,6 +166,8 @@ def as_arms(X: ArrayLike, name: str = "X") -> np.ndarray:
     if min(n, d) < RANK_QR_MIN:
         rank = int(np.linalg.matrix_rank(arr))
     else:  # the singular values of R (X = QR) are those of X; R decides at once when it is well conditioned
+        from scipy.linalg import qr  # here, not at the top: the command lines' help and bandit listings skip it
+
         rank = triangular_rank(qr(arr, mode="r", check_finite=False)[0][:d], n)
     if rank < d:
         raise InvalidInputError(f"the rows of {name} must span R^{d} (A(w) is singular otherwise); found rank {rank}")
@@ -193,6 +193,9 @@ def triangular_rank(R: np.ndarray, n_rows: int) -> int:
     int
         The numerical rank of X.
     """
+    from scipy.linalg import svd
+    from scipy.linalg.lapack import dtrcon
+
     d = int(R.shape[1])
     limit = 1.0 / (max(n_rows, d) * np.finfo(float).eps)  # kappa_2 above this: rank below d
     if R.shape == (d, d) and d and np.all(np.isfinite(R)):

@@ -109,13 +109,14 @@ def test_cli_time_limit_prints_the_best_design(tmp_path):
 
 
 def test_cli_ctrl_c_prints_the_best_design_and_exits_130(tmp_path, monkeypatch):
-    cli_solve = importlib.import_module("optdesign.cli.solve")  # the module (the package exports the command)
+    from optdesign.linear.designs import g_optimal
 
     def interrupted_g_optimal(X, **kwargs):
         os.kill(os.getpid(), signal.SIGINT)  # the user's first Ctrl-C, during the solve
-        return od.g_optimal(X, **kwargs)
+        return g_optimal(X, **kwargs)
 
-    monkeypatch.setattr(cli_solve, "g_optimal", interrupted_g_optimal)
+    # the command imports the designs from optdesign.linear when it runs (its help does not load them)
+    monkeypatch.setattr(importlib.import_module("optdesign.linear"), "g_optimal", interrupted_g_optimal)
     np.save(tmp_path / "X.npy", _gaussian(20_000, 12, 7))
     out = CliRunner().invoke(app, ["solve", "g-optimal", "--arms", str(tmp_path / "X.npy")])
     assert out.exit_code == 130, out.output

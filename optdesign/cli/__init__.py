@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import typer
 
-from .. import __version__
 from .compare import compare
 from .solve import solve
 
@@ -25,6 +24,7 @@ app.command()(compare)
 @app.command("version")
 def show_version() -> None:
     """Print the package version and the usable solvers."""
+    from .. import __version__
     from ..solvers import available_solvers
 
     typer.echo(f"optdesign {__version__}; solvers: {', '.join(available_solvers())}")

@@ -1,8 +1,8 @@
 """``optdesign solve PROBLEM``: one linear design or one multi-agent lower bound, as a table or JSON.
 
 A linear design problem reads arms (``--arms FILE``); a multi-agent problem (``char-time``, ``mf-char-time``,
-``regret``) reads a factor-graph JSON (``--instance FILE``). The multi-agent modules are imported inside the
-command, so the linear problems do not depend on them.
+``regret``) reads a factor-graph JSON (``--instance FILE``). The design and multi-agent modules are imported
+inside the command, so the linear problems do not depend on the multi-agent ones and ``--help`` loads neither.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from rich.table import Table
 
 from ..deadline import as_time_limit, graceful_interrupt
 from ..errors import INTERRUPTED, InvalidInputError, exit_on_project_errors
-from ..linear import METHODS, bilinear_design, d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
+from ..linear.methods import METHODS
 from ..progress import reporting
 from ..result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
 from ..validation import count_text
@@ -83,6 +83,8 @@ def _working(message: str) -> Iterator[None]:
 
 def _solve(problem: Problem, X: np.ndarray, Z: np.ndarray | None, theta: np.ndarray | None, solver: str | None,
            method: str, tol: float, time_limit: float | None) -> DesignResult | BilinearDesign:
+    from ..linear import bilinear_design, d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
+
     kw: dict[str, Any] = {"solver": solver, "method": method, "tol": tol, "time_limit": time_limit}
     if problem is Problem.g_optimal:
         return g_optimal(X, **kw)

@@ -19,19 +19,37 @@ and ``exact`` build on both, ``regret`` also on ``exact``'s engine.
 Convention (MF-TaS paper): E[tau] >= 2 T* kl(delta, 1 - delta) for unit-variance Gaussian rewards.
 """
 
-from .exact import EXACT_MAX_JOINT_ACTIONS, characteristic_time
-from .graph import FactorGraph, factor_graph_entries
-from .inference import (
-    EliminationPlan,
-    FactoredMax,
-    MaxSum,
-    enumerated_max,
-    factored_max,
-    marginal_polytope,
-    sample_joint_actions,
-)
-from .mean_field import MeanFieldModel, mf_characteristic_time
-from .regret import regret_lower_bound
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .exact.characteristic_time import EXACT_MAX_JOINT_ACTIONS, characteristic_time
+    from .graph import FactorGraph, factor_graph_entries
+    from .inference import (
+        EliminationPlan,
+        FactoredMax,
+        MaxSum,
+        enumerated_max,
+        factored_max,
+        marginal_polytope,
+        sample_joint_actions,
+    )
+    from .mean_field import MeanFieldModel, mf_characteristic_time
+    from .regret import regret_lower_bound
+
+# each name is imported from its subpackage on first access, so ``from optdesign.factored import FactorGraph``
+# does not load the exact, mean-field and regret programs
+_EXPORTS = {
+    ".exact": ("EXACT_MAX_JOINT_ACTIONS", "characteristic_time"),
+    ".graph": ("FactorGraph", "factor_graph_entries"),
+    ".inference": ("EliminationPlan", "FactoredMax", "MaxSum", "enumerated_max", "factored_max", "marginal_polytope",
+                   "sample_joint_actions"),
+    ".mean_field": ("MeanFieldModel", "mf_characteristic_time"),
+    ".regret": ("regret_lower_bound",),
+}
+if not TYPE_CHECKING:  # type checkers see the imports above
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "EXACT_MAX_JOINT_ACTIONS",

@@ -32,12 +32,11 @@ from .barrier import minmax_barrier
 from .corank import d_optimal_corank
 from .exchange import d_optimal_exchange, spanning_arms
 from .generation import RowPricer, generate_directions
+from .methods import METHODS, MINMAX_METHODS
 from .models import MinMaxDesignModel
 
 __all__ = ["DEFAULT_TOL", "METHODS", "minmax_design"]
 
-METHODS = ("auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative", "exchange", "corank")
-MINMAX_METHODS = ("auto", "cvxpy", "barrier")
 DEFAULT_TOL = 1e-4
 DIRECTION_LIST_LIMIT = 2_000  # above this many directions, min-max designs generate the ones that bind
 AUTO_FALLBACK_CONES = 200_000  # ``method="auto"`` hands an uncertified barrier design to cvxpy up to this size

@@ -1,0 +1,127 @@
+"""Start-up time: ``import optdesign``, ``import bandits`` and the command lines' ``--help``, each in a fresh process.
+
+    python benchmarks/bench_startup.py              # 7 runs of each command
+    python benchmarks/bench_startup.py --runs 15 --first-use
+
+Every command runs ``--runs`` times in a new subprocess (the interpreter of this process, the console scripts
+next to it); the table gives the median and the fastest wall time next to the target, and ``python -c "import
+numpy"`` in the same run as the floor (the packages need numpy as soon as they compute anything). The commands
+are interleaved, so a load change on the machine affects all of them alike.
+
+``--first-use`` adds one fresh process that times ``od.mf_characteristic_time`` on a ring of 8 agents (3 actions)
+three times: the first call pays for cvxpy's import (loaded on first use), the later ones only for the solve.
+
+With ``PYTHONDONTWRITEBYTECODE`` set (or a read-only source tree) the project's modules are compiled in every
+process: the times then include that, and the caption says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+FIRST_USE = """
+import time
+start = time.perf_counter()
+import optdesign as od
+fg = od.FactorGraph.ring(8, 3, seed=1)
+print(f"import optdesign + FactorGraph.ring: {time.perf_counter() - start:.3f} s")
+for call in range(3):
+    start = time.perf_counter()
+    od.mf_characteristic_time(fg, 2)
+    print(f"mf_characteristic_time call {call + 1}: {time.perf_counter() - start:.3f} s")
+"""
+
+
+def console_script(name: str) -> tuple[list[str], str]:
+    """The console script ``name`` next to this interpreter, or its entry point run by ``python -c``."""
+    script = Path(sys.executable).parent / name
+    if script.exists():
+        return [str(script)], name
+    return [sys.executable, "-c", f"from {name}.cli import main; main()"], f"{name} (python -c, no console script)"
+
+
+def commands() -> list[tuple[str, list[str], float | None]]:
+    """(label, argv, target in seconds or None) of every command measured; the floor first."""
+    python = sys.executable
+    optdesign, optdesign_label = console_script("optdesign")
+    bandits, bandits_label = console_script("bandits")
+    return [
+        ('python -c "import numpy" (floor)', [python, "-c", "import numpy"], None),
+        ('python -c "import optdesign"', [python, "-c", "import optdesign"], 0.3),
+        ('python -c "import bandits"', [python, "-c", "import bandits"], 0.3),
+        (f"{optdesign_label} --help", [*optdesign, "--help"], 0.5),
+        (f"{bandits_label} --help", [*bandits, "--help"], 0.5),
+        (f"{bandits_label} list", [*bandits, "list"], None),
+        (f"{optdesign_label} solve --help", [*optdesign, "solve", "--help"], None),
+        (f"{bandits_label} run --help", [*bandits, "run", "--help"], None),
+    ]
+
+
+def source_root() -> Path:
+    """The directory holding the ``optdesign`` package this interpreter imports (found without importing it)."""
+    spec = importlib.util.find_spec("optdesign")
+    if spec is None or spec.origin is None:
+        sys.exit("optdesign is not importable: install it or set PYTHONPATH")
+    return Path(spec.origin).parents[1]
+
+
+def wall_time(argv: list[str], root: Path) -> float:
+    """Wall time of one run of ``argv`` (its output discarded); a failing command stops the benchmark.
+
+    Every process starts in ``root`` with ``root`` first on PYTHONPATH, so ``python -c`` and the console scripts
+    import the same source tree (``python -c`` puts the working directory first on sys.path, a script does not).
+    """
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=7, help="fresh processes per command")
+    parser.add_argument("--first-use", action="store_true", help="also time the first mf_characteristic_time calls")
+    args = parser.parse_args()
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    root = source_root()
+    measured = commands()
+    times: dict[str, list[float]] = {label: [] for label, _, _ in measured}
+    for _, argv, _ in measured:  # one run each to fill the OS file cache; not counted
+        wall_time(argv, root)
+    for _ in range(args.runs):
+        for label, argv, _ in measured:
+            times[label].append(wall_time(argv, root))
+
+    floor = statistics.median(times[measured[0][0]])
+    uncached = bool(os.environ.get("PYTHONDONTWRITEBYTECODE")) or sys.flags.dont_write_bytecode
+    caption = (f"{args.runs} runs each, {sys.executable}, packages from {root}"
+               + ("; PYTHONDONTWRITEBYTECODE is set: the project's modules are compiled in every run" if uncached
+                  else ""))
+    table = Table(title="Start-up wall time, fresh process per run", caption=caption)
+    for col in ("command", "target (s)", "median (s)", "min (s)", "median - floor (s)", ""):
+        table.add_column(col, justify="left" if col in ("command", "") else "right")
+    for label, _, target in measured:
+        median = statistics.median(times[label])
+        verdict = "" if target is None else ("ok" if median <= target else "ABOVE TARGET")
+        table.add_row(label, "" if target is None else f"{target:.1f}", f"{median:.3f}", f"{min(times[label]):.3f}",
+                      f"{median - floor:+.3f}", verdict)
+    console.print(table)
+
+    if args.first_use:
+        out = subprocess.run([sys.executable, "-c", FIRST_USE], check=True, capture_output=True, text=True, cwd=root)
+        console.print("First use, one fresh process:")
+        console.print(out.stdout.rstrip())
+
+
+if __name__ == "__main__":
+    main()
