@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from .information import bernoulli_kl, kl_delta
+
 __all__ = [
     "BilinearDesign",
     "CharTimeResult",
@@ -230,7 +232,7 @@ class CharTimeResult:
         float
             2 ``value`` kl(delta, 1 - delta), in samples.
         """
-        return 2.0 * self.value * bernoulli_kl(delta, 1.0 - delta)
+        return 2.0 * self.value * kl_delta(delta)
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary (arrays as lists; global allocation, clique tables and working set left out).
@@ -296,22 +298,6 @@ class RegretBoundResult:
             Every field, then the entries of ``extras`` (iterations, feasibility scale, ...).
         """
         return _fields_dict(self)
-
-
-def bernoulli_kl(p: float, q: float) -> float:
-    """kl(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q)) for p, q in (0, 1).
-
-    Parameters
-    ----------
-    p, q : float
-        Means of the two Bernoulli distributions, in the open interval (0, 1).
-
-    Returns
-    -------
-    float
-        The Kullback–Leibler divergence in nats (not validated: NaN or inf outside (0, 1)).
-    """
-    return float(p * np.log(p / q) + (1 - p) * np.log((1 - p) / (1 - q)))
 
 
 def _jsonable(v: object) -> object:
