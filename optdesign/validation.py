@@ -265,17 +265,28 @@ def check_weights(weights: ArrayLike, name: str = "weights") -> np.ndarray:
     return arr
 
 
-def as_count(value: object, name: str, *, minimum: int = 1) -> int:
-    """``value`` as a Python int >= ``minimum``; bools, floats and other types are refused.
+#: counts at or above this do not fit numpy's int64 and are refused
+COUNT_LIMIT = 2**63
+
+
+def as_count(value: object, name: str, *, minimum: int = 1, floats: bool = False) -> int:
+    """``value`` as a Python int >= ``minimum``: the package's one check of counts, sizes and seeds.
+
+    The rule: a Python or numpy integer, never a bool, from ``minimum`` up to 2**63 (exclusive: numpy's int64
+    holds it). A float is refused, unless ``floats`` is set and it is integral (``2.0``, ``1e9``): a number read
+    from a TOML file or a command line, where large integers come as floats. ``2.5``, NaN and inf are refused
+    in every case.
 
     Parameters
     ----------
     value : object
-        A Python or numpy integer.
+        A Python or numpy integer (or, with ``floats``, an integral float).
     name : str
         The argument's name in the error message.
     minimum : int
         Smallest accepted value (1: a positive count).
+    floats : bool
+        Accept integral floats too (option values parsed from text).
 
     Returns
     -------
@@ -285,12 +296,21 @@ def as_count(value: object, name: str, *, minimum: int = 1) -> int:
     Raises
     ------
     InvalidInputError
-        ``value`` is a bool, not an integer, or below ``minimum``.
+        ``value`` is a bool, not an integer (nor, with ``floats``, an integral float), below ``minimum`` or
+        at least 2**63; the message names the argument.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+    kind = "a positive integer" if minimum == 1 and not floats else f"an integer >= {minimum}"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        count = int(value)
+    elif floats and isinstance(value, (float, np.floating)) and float(value).is_integer():  # NaN, inf: False
+        count = int(value)
+    else:
         raise InvalidInputError(f"{name} must be {kind}, got {value!r}")
-    return int(value)
+    if count < minimum:
+        raise InvalidInputError(f"{name} must be {kind}, got {value!r}")
+    if count >= COUNT_LIMIT:
+        raise InvalidInputError(f"{name} must be {kind} below 2**63, got {value!r}")
+    return count
 
 
 def as_tolerance(value: object, name: str = "tol") -> float:

@@ -145,7 +145,7 @@ def test_mean_field_model_relabels_for_any_best_action():
     terms = model.terms_at(local, other)
     from optdesign.factored.inference.max_sum import MaxSum
 
-    assert MaxSum(model.plan, terms).value == pytest.approx(model.solve()["t"], rel=1e-5)
+    assert MaxSum(model.plan, terms).value == pytest.approx(model.solve().t, rel=1e-5)
 
 
 def test_bad_requests():

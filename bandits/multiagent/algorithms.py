@@ -80,7 +80,7 @@ def mean_field_model(structure: FactorGraph) -> MeanFieldModel:
     Returns
     -------
     MeanFieldModel
-        The solved model: ``solve()["t"]`` is t*, ``local_allocations(a)`` the allocation relabelled to a.
+        The solved model: ``solve().t`` is t*, ``local_allocations(a)`` the allocation relabelled to a.
     """
     key = (tuple(int(k) for k in structure.n_actions), tuple(tuple(int(i) for i in s) for s in structure.scopes))
     model = _MODELS.pop(key, None)
@@ -150,7 +150,7 @@ class _MFPolicy(FactoredPolicy):
         super().__init__(env, rng, **options)
         start = time.perf_counter()
         self.model = mean_field_model(self.structure)
-        self.t_star = self.model.solve()["t"]  # T^MF(theta) = t* / Delta_min^2 for every theta
+        self.t_star = self.model.solve().t  # T^MF(theta) = t* / Delta_min^2 for every theta
         self.solve_time += time.perf_counter() - start
         self.local: list[np.ndarray] | None = None
         self._local_for: np.ndarray | None = None

@@ -52,12 +52,12 @@ else:  # Python 3.10: the same parser, as the tomli package
     import tomli as tomllib
 
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
+from optdesign.validation import as_count
 
 from ..experiment import Experiment
 from ..instances import parse_instance
 from ..run import DEFAULT_MAX_SAMPLES
 from ..stopping import check_delta
-from ..validation import check_int
 
 __all__ = ["RunSpec", "Study", "load_study", "parse_study"]
 
@@ -378,8 +378,9 @@ def _deltas(delta: float | list[float], where: str) -> tuple[float, ...]:
 
 
 def _integer(value: object, name: str, where: str, low: int) -> int:
-    """:func:`check_int` (integral floats such as 1e9 allowed), its error prefixed with the file."""
+    """:func:`optdesign.validation.as_count` (integral floats such as 1e9 allowed), its error prefixed with the
+    file."""
     try:
-        return check_int(value, name, low)
+        return as_count(value, name, minimum=low, floats=True)
     except InvalidInputError as exc:
         raise InvalidInputError(f"{where}: {exc}") from None

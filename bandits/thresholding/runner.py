@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
 
 from ..environments import as_counts
 from ..run import split_seed
@@ -173,9 +174,7 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
         raise InvalidInputError(f"algorithm must be a ThresholdingAlgorithm, got {type(algorithm).__name__}")
     if not isinstance(env, GraphThresholdingBandit):
         raise InvalidInputError(f"env must be a GraphThresholdingBandit, got {type(env).__name__}")
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise InvalidInputError(f"T must be a positive integer (the budget), got {T!r}")
-    T = int(T)
+    T = as_count(T, "T")  # the budget
     grid = record_grid(T, record)
     env_rng, alg_rng = split_seed(seed)
     start = time.perf_counter()
