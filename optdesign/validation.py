@@ -272,10 +272,9 @@ COUNT_LIMIT = 2**63
 def as_count(value: object, name: str, *, minimum: int = 1, floats: bool = False) -> int:
     """``value`` as a Python int >= ``minimum``: the package's one check of counts, sizes and seeds.
 
-    The rule: a Python or numpy integer, never a bool, from ``minimum`` up to 2**63 (exclusive: numpy's int64
-    holds it). A float is refused, unless ``floats`` is set and it is integral (``2.0``, ``1e9``): a number read
-    from a TOML file or a command line, where large integers come as floats. ``2.5``, NaN and inf are refused
-    in every case.
+    The rule: a Python or numpy integer, never a bool, from ``minimum`` to below 2**63 (numpy's int64). Floats
+    are refused, unless ``floats`` is set and the float is integral (``2.0``, ``1e9``: numbers read from TOML or
+    a command line); ``2.5``, NaN and inf always are.
 
     Parameters
     ----------
@@ -296,8 +295,7 @@ def as_count(value: object, name: str, *, minimum: int = 1, floats: bool = False
     Raises
     ------
     InvalidInputError
-        ``value`` is a bool, not an integer (nor, with ``floats``, an integral float), below ``minimum`` or
-        at least 2**63; the message names the argument.
+        ``value`` breaks the rule; the message names the argument.
     """
     kind = "a positive integer" if minimum == 1 and not floats else f"an integer >= {minimum}"
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):

@@ -46,20 +46,12 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
 from ... import solvers
+from ... import vocabulary as vocab
 from ..._lazy import cp
 from ...errors import InvalidInputError, SolverError
 from ...result import RegretBoundResult, relative_gap
 from ...solvers import SolveInfo
 from ...validation import as_count, check_enumerable, check_m_best
-from ...vocabulary import (
-    REGRET_METHODS,
-    REGRET_STRATEGIES,
-    RESTRICTIONS,
-    RegretMethod,
-    RegretStrategy,
-    Restriction,
-    check_option,
-)
 from ..exact.constraint_generation import (
     DEFAULT_TOL,
     MASTER_SOLVER_OPTIONS,
@@ -82,8 +74,8 @@ from .cone import Cone
 __all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
            "regret_lower_bound"]
 
-METHODS = REGRET_METHODS  # the options' tuples, from optdesign.vocabulary
-STRATEGIES = REGRET_STRATEGIES
+# the options' tuples, from optdesign.vocabulary
+METHODS, RESTRICTIONS, STRATEGIES = vocab.REGRET_METHODS, vocab.RESTRICTIONS, vocab.REGRET_STRATEGIES
 # method="exact" enumerates up to this many joint actions (3^9 = 19,683 fits) and generates constraints beyond
 EXACT_MAX_JOINT_ACTIONS = 20_000
 REGULARISED_OPTIONS = {"CLARABEL": {**MASTER_SOLVER_OPTIONS["CLARABEL"], "static_regularization_constant": 1e-6}}
@@ -174,9 +166,10 @@ class RegretMaster(CuttingPlaneMaster):
         return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, mu, float(np.mean(self.R @ mu))))
 
 
-def regret_lower_bound(fg: FactorGraph, method: RegretMethod = "exact", *, solver: str | None = None, m: int = 1,
-                       max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS, restriction: Restriction = "secant",
-                       order: str | Sequence[int] = "auto", strategy: RegretStrategy = "auto", tol: float = DEFAULT_TOL,
+def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *, solver: str | None = None, m: int = 1,
+                       max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS, restriction: vocab.Restriction = "secant",
+                       order: str | Sequence[int] = "auto", strategy: vocab.RegretStrategy = "auto",
+                       tol: float = DEFAULT_TOL,
                        time_limit: float = TIME_LIMIT, initial: ArrayLike | None = None) -> RegretBoundResult:
     """c_theta = min_w sum_a w_a Delta(a) s.t. sum_{e: a_e != a*_e} 1/wbar_{e,a_e} <= Delta(a)^2/2, a != a*.
 
@@ -260,9 +253,9 @@ def regret_lower_bound(fg: FactorGraph, method: RegretMethod = "exact", *, solve
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
-    method = check_option(method, "method", REGRET_METHODS)
-    restriction = check_option(restriction, "restriction", RESTRICTIONS)
-    strategy = check_option(strategy, "strategy", REGRET_STRATEGIES)
+    method = vocab.check_option(method, "method", METHODS)
+    restriction = vocab.check_option(restriction, "restriction", RESTRICTIONS)
+    strategy = vocab.check_option(strategy, "strategy", STRATEGIES)
     m = check_m_best(m, fg.n_joint_actions)
     limit = as_count(max_joint_actions, "max_joint_actions", minimum=0)
     check_limits(tol, time_limit, MAX_ITERATIONS, None)
