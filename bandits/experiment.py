@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
 
 from .algorithm import Algorithm
 from .instances import INSTANCES, parse_instance, split_options
 from .registry import ALGORITHMS, make_algorithm
 from .run import DEFAULT_MAX_SAMPLES, run
 from .stopping import check_delta
-from .validation import check_int
 
 if TYPE_CHECKING:
     from .thresholding.algorithms import ThresholdingAlgorithm
@@ -105,7 +105,7 @@ class Experiment:
         if wanted == "thresholding":
             if self.budget is None:
                 raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: give the budget T")
-            check_int(self.budget, "budget T", 1)
+            as_count(self.budget, "budget T", minimum=1, floats=True)
         else:
             if not self.deltas:
                 raise InvalidInputError(f"{algo.name} is a fixed-confidence algorithm: give delta")

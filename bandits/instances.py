@@ -18,11 +18,11 @@ import numpy as np
 
 from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
-from optdesign.validation import check_array_size
+from optdesign.validation import as_count, check_array_size
 
 from .algorithm import Environment
 from .environments import LinearBandit
-from .validation import check_int, check_positive
+from .validation import check_positive
 
 __all__ = ["INSTANCES", "InstanceSpec", "factorial", "many_arms", "parse_instance", "register", "soare", "sphere",
            "transductive"]
@@ -55,7 +55,7 @@ def soare(d: int = 2, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
 
 %(returns)s
     """
-    d = check_int(d, "d", 2)
+    d = as_count(d, "d", minimum=2, floats=True)
     check_array_size(float(d + 1) * d, f"soare with d = {d}")
     omega = check_positive(omega, "omega")
     extra = np.zeros(d)
@@ -80,7 +80,7 @@ def many_arms(n: int = 1000, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
 
 %(returns)s
     """
-    n = check_int(n, "n", 3)
+    n = as_count(n, "n", minimum=3, floats=True)
     check_array_size(2.0 * n, f"many-arms with n = {n}")
     rng = np.random.default_rng(seed)
     angles = 0.78 + rng.uniform(0.0, 0.1, n - 2)
@@ -104,7 +104,7 @@ def sphere(n: int = 250, d: int = 9, seed: int = 0, sigma: float = 1.0) -> Linea
 
 %(returns)s
     """
-    n, d = check_int(n, "n", 2), check_int(d, "d", 2)
+    n, d = as_count(n, "n", minimum=2, floats=True), as_count(d, "d", minimum=2, floats=True)
     check_array_size(float(n) * d, f"sphere with n = {n}, d = {d}")
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
@@ -142,7 +142,7 @@ def factorial(D: int = 3, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
 
 %(returns)s
     """
-    D = check_int(D, "D", 2)
+    D = as_count(D, "D", minimum=2, floats=True)
     n_points = 2.0**D if D < 1024 else float("inf")  # 2.0**D overflows beyond
     check_array_size(n_points * (1 + D + D * (D - 1) / 2), f"factorial with D = {D} (2^D points)")
     rng = np.random.default_rng(seed)
@@ -172,7 +172,7 @@ def transductive(d: int = 20, omega: float = 0.1, sigma: float = 1.0) -> LinearB
 
 %(returns)s
     """
-    d = check_int(d, "d", 1)
+    d = as_count(d, "d", minimum=1, floats=True)
     check_array_size(8.0 * d * d, f"transductive with d = {d} (X = I_2d and the items)")
     omega = check_positive(omega, "omega")
     X = np.eye(2 * d)
@@ -332,7 +332,7 @@ def parse_instance(text: str) -> Environment:
     spec = INSTANCES[name]
     check_options(resolve(spec.factory), kwargs, f"instance {name}")
     if "seed" in kwargs:  # every family's seed feeds numpy's SeedSequence, which refuses negative integers
-        kwargs["seed"] = check_int(kwargs["seed"], "seed", 0)
+        kwargs["seed"] = as_count(kwargs["seed"], "seed", minimum=0, floats=True)
     try:
         env: Environment = spec.build(**kwargs)
     except TypeError as exc:

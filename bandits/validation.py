@@ -1,4 +1,8 @@
-"""Option checks shared by every bandits module; each raises InvalidInputError naming the option."""
+"""Option checks shared by every bandits module; each raises InvalidInputError naming the option.
+
+Counts, sizes and seeds go through :func:`optdesign.validation.as_count` (with ``floats=True`` where the value may
+come from a TOML file or a command line).
+"""
 
 from __future__ import annotations
 
@@ -36,16 +40,6 @@ def check_positive(value: object, name: str, meaning: str = "") -> float:
     if isinstance(value, bool) or not isinstance(value, _NUMBER) or not (_finite(value) and value > 0):
         raise InvalidInputError(f"{name} must be a positive number{meaning}, got {value!r}")
     return float(value)
-
-
-def check_int(value: object, name: str, minimum: int) -> int:
-    """An integer (or integral float) >= ``minimum`` and below 2**63 (numpy's int64)."""
-    if (isinstance(value, bool) or not isinstance(value, _NUMBER) or not _finite(value) or int(value) != value
-            or value < minimum):
-        raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    if value >= 2**63:
-        raise InvalidInputError(f"{name} must be an integer >= {minimum} and below 2**63, got {value!r}")
-    return int(value)
 
 
 #: memory of a networkx graph (measured with tracemalloc), in float64 entries: per node and per undirected edge

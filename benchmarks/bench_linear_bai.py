@@ -32,7 +32,7 @@ import optdesign as od
 from bandits.instances import soare
 from bandits.registry import make_algorithm
 from bandits.run import run
-from optdesign.result import bernoulli_kl
+from optdesign.information import kl_delta
 
 ALGORITHMS = ("g-static", "xy-static", "xy-adaptive", "xy-oracle", "lin-tas:threshold=soare", "lin-tas", "rage",
               "xy-fully-adaptive")
@@ -72,7 +72,7 @@ def main() -> None:
         env = soare(d, args.omega)
         h_lb = od.xy_oracle(env.X, env.theta).value
         n_star = oracle_sample_complexity(h_lb, env.n_arms, args.delta)
-        lb = 2 * h_lb * bernoulli_kl(args.delta, 1 - args.delta)
+        lb = 2 * h_lb * kl_delta(args.delta)
         cells, times = [], []
         for name in names:
             algo = make_algorithm(name)

@@ -73,7 +73,7 @@ DELTAS = (0.1, 0.01, 0.001, 0.0001, 1e-05)
 
 def t_mf(env) -> float:
     """T^MF(theta) = t* / Delta_min^2 (the m = 1 MF program solved once per structure)."""
-    return MeanFieldModel.for_structure(env.structure).solve()["t"] / env.gap_min**2
+    return MeanFieldModel.for_structure(env.structure).solve().t / env.gap_min**2
 
 
 def product_marginals(env, local: list[np.ndarray]) -> np.ndarray:
@@ -111,7 +111,7 @@ def scale_command(args) -> None:
           "T^MF log(1/delta) / (2 Abar / Delta_min^2 log(1/delta))")
     for N in (3, 5, 10):
         env = inst.ring(N, K, seed=0)
-        ours = MeanFieldModel.for_structure(env.structure).solve()["t"] / (2 * env.n_arms)
+        ours = MeanFieldModel.for_structure(env.structure).solve().t / (2 * env.n_arms)
         print(f"  N = {N:2d}: ours {ours:.4f}, paper {TABLE1[N][0]} / {UNIFORM_BOUND[N]} = "
               f"{TABLE1[N][0] / UNIFORM_BOUND[N]:.4f}")
     print("M for seed 0: M = sqrt(T^MF(M=1) log(1/delta) / target); check: T^MF log(1/delta) at M rounded")

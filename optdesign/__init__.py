@@ -6,7 +6,8 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 * :mod:`optdesign.linear`: designs on arm sets (G, D, XY, XY-oracle, transductive, bilinear);
 * :mod:`optdesign.factored`: lower bounds of multi-agent bandits on factor graphs (T*, T^MF, regret);
 * the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
-  ``validation``, ``solvers`` (which solver runs and its status policy), ``session`` (a persistent CLARABEL
+  ``validation``, ``vocabulary`` (option and status strings as Literal types), ``information`` (Bernoulli
+  KL), ``solvers`` (which solver runs and its status policy), ``session`` (a persistent CLARABEL
   solver), ``result`` (result dataclasses), ``blas`` (single-threaded BLAS), ``docstrings`` (shared numpydoc
   entries), ``_lazy`` (cvxpy, and this package's re-exports, loaded on first use) and ``_version``
   (``__version__``, read on first access);
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
         mf_characteristic_time,
         regret_lower_bound,
     )
+    from .information import bernoulli_kl, kl_delta
     from .linear import (
         DOptimalModel,
         MinMaxDesignModel,
@@ -81,6 +83,7 @@ _EXPORTS = {
     "._version": ("__version__",),
     ".blas": ("single_threaded_blas",),
     ".docstrings": ("shared_doc",),
+    ".information": ("bernoulli_kl", "kl_delta"),
 }
 if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name stays an error for them
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -102,6 +105,7 @@ __all__ = [
     "RegretBoundResult",
     "SolverError",
     "available_solvers",
+    "bernoulli_kl",
     "bilinear_design",
     "characteristic_time",
     "d_optimal",
@@ -114,6 +118,7 @@ __all__ = [
     "greedy_allocation",
     "greedy_choice",
     "greedy_scores",
+    "kl_delta",
     "marginal_polytope",
     "mf_characteristic_time",
     "minmax_design",

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from types import FrameType
+from typing import Literal
 
 from .errors import InvalidInputError
 
@@ -206,7 +207,7 @@ class Deadline:
         return max(0.0, self.end - time.perf_counter())
 
 
-def stop_reason() -> str:
+def stop_reason() -> Literal["interrupted", "not_converged"]:
     """The status of a solve cut short: ``"interrupted"`` after Ctrl-C, else ``"not_converged"``.
 
     Returns

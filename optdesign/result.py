@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from .information import bernoulli_kl, kl_delta
+
+if TYPE_CHECKING:
+    from .solvers import SolveInfo
+    from .vocabulary import CharTimeKind, RegretMethod, Status
 
 __all__ = [
     "BilinearDesign",
     "CharTimeResult",
     "DesignResult",
     "FastPathResult",
+    "MeanFieldSolution",
     "RegretBoundResult",
     "bernoulli_kl",
 ]
@@ -34,7 +41,7 @@ class DesignResult:
     value: float
     #: ``"optimal"`` (gap within tol), ``"not_converged"`` (a limit stopped it), ``"interrupted"`` (Ctrl-C),
     #: or a conic solver's status
-    status: str
+    status: Status
     #: ``"numpy"`` for the fast paths, else the conic solver that produced the design
     solver: str
     #: seconds spent solving
@@ -111,6 +118,37 @@ class FastPathResult:
 
 
 @dataclass(frozen=True)
+class MeanFieldSolution:
+    """One solve of a mean-field program (:meth:`optdesign.factored.MeanFieldModel.solve`), in its own units.
+
+    The values are t* = T^MF(m) Delta_m^2 (divide by the m-th gap squared for T^MF(m)): ``upper`` is the
+    objective evaluated exactly at ``class_v`` (attained), ``lower`` a certified lower bound, and ``t`` the
+    solver's optimum. The orbit search (symmetric instances) also fills ``orbit_point``, ``passes`` and ``cuts``.
+    """
+
+    #: the allocation per action class, normalised so every agent's allocation sums to one
+    class_v: np.ndarray
+    #: the solver's optimum (the orbit search: ``upper``)
+    t: float
+    #: the objective at ``class_v``, evaluated exactly (attained)
+    upper: float
+    #: certified lower bound on the optimum
+    lower: float
+    #: certified relative gap ``upper / lower - 1``
+    gap: float
+    #: final status, the solver (or ``"orbit-kelley"``) and its seconds
+    info: SolveInfo
+    #: seconds compiling the conic program (0 for the orbit search)
+    compile_time: float
+    #: orbit search only: the point of the orbit coordinates that attains ``upper``
+    orbit_point: np.ndarray | None = None
+    #: orbit search only: passes of the cutting-plane search
+    passes: int | None = None
+    #: orbit search only: the cuts of its model (counted as the program's constraints)
+    cuts: int | None = None
+
+
+@dataclass(frozen=True)
 class BilinearDesign:
     """Node design mu over X and the induced edge design mu (x) mu over edge arms vec(x x'^T).
 
@@ -174,7 +212,7 @@ class CharTimeResult:
     #: the solver's optimum (agrees with ``value`` to solver accuracy)
     solver_value: float
     #: ``"exact"`` (T*) or ``"mean-field"`` (T^MF(m))
-    method: str
+    method: CharTimeKind
     #: the m of T^MF(m) (0 for T*)
     m: int
     #: the best joint action a*
@@ -194,7 +232,7 @@ class CharTimeResult:
     #: width of the elimination order of FCR or constraint generation (None otherwise)
     width: int | None
     #: ``"optimal"``, ``"not_converged"``, ``"interrupted"`` or the solver's status
-    status: str
+    status: Status
     #: the solver (or ``"orbit-kelley"``) that produced the allocation
     solver: str
     #: seconds solving
@@ -232,7 +270,7 @@ class CharTimeResult:
         float
             2 ``value`` kl(delta, 1 - delta), in samples.
         """
-        return 2.0 * self.value * bernoulli_kl(delta, 1.0 - delta)
+        return 2.0 * self.value * kl_delta(delta)
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary (arrays as lists; global allocation, clique tables, working set, structure left out).
@@ -265,7 +303,7 @@ class RegretBoundResult:
     #: the conic optimum (differs from ``value`` only through ``extras["feasibility_scale"]``)
     solver_value: float
     #: ``"exact"`` or ``"mf"``
-    method: str
+    method: RegretMethod
     #: m-best rows of ``"mf"`` (0 for ``"exact"``)
     m: int
     #: the best joint action a*
@@ -277,7 +315,7 @@ class RegretBoundResult:
     #: variables of the program solved
     n_variables: int
     #: ``"optimal"``, ``"not_converged"``, ``"interrupted"`` or the solver's status
-    status: str
+    status: Status
     #: the conic solver that produced the counts
     solver: str
     #: seconds solving
@@ -298,22 +336,6 @@ class RegretBoundResult:
             Every field, then the entries of ``extras`` (iterations, feasibility scale, ...).
         """
         return _fields_dict(self)
-
-
-def bernoulli_kl(p: float, q: float) -> float:
-    """kl(p, q) = p log(p/q) + (1-p) log((1-p)/(1-q)) for p, q in (0, 1).
-
-    Parameters
-    ----------
-    p, q : float
-        Means of the two Bernoulli distributions, in the open interval (0, 1).
-
-    Returns
-    -------
-    float
-        The Kullback–Leibler divergence in nats (not validated: NaN or inf outside (0, 1)).
-    """
-    return float(p * np.log(p / q) + (1 - p) * np.log((1 - p) / (1 - q)))
 
 
 def _jsonable(v: object) -> object:

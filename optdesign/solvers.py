@@ -30,10 +30,12 @@ import time
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 from ._lazy import cp
 from .deadline import remaining_budget
 from .errors import InvalidInputError, SolverError
+from .vocabulary import Status
 
 __all__ = ["SolveInfo", "available_solvers", "default_solver", "mosek_usable", "solve", "solver_chain"]
 
@@ -59,8 +61,9 @@ TIME_LIMIT_OPTIONS: dict[str, Callable[[float], dict]] = {
 class SolveInfo:
     """What a solve did: final status, the solver that produced it, and wall time in seconds."""
 
-    #: cvxpy's status of the accepted solve: ``"optimal"`` or ``"optimal_inaccurate"``
-    status: str
+    #: cvxpy's status of the accepted solve: ``"optimal"`` or ``"optimal_inaccurate"`` (the orbit search of
+    #: :mod:`optdesign.factored.mean_field` reports its own, see :data:`optdesign.vocabulary.Status`)
+    status: Status
     #: the solver that produced it (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``)
     solver: str
     #: wall-clock seconds of the solve
@@ -228,7 +231,7 @@ def solve(problem: cp.Problem, solver: str | None = None, *, accept_inaccurate: 
             tried.append(f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
             continue
         elapsed = time.perf_counter() - start
-        status = problem.status
+        status = cast(Status, problem.status)  # only the two optimal statuses are returned in a SolveInfo
         if status == cp.OPTIMAL or (accept_inaccurate and status == cp.OPTIMAL_INACCURATE):
             return SolveInfo(status, name, elapsed)
         if status == cp.OPTIMAL_INACCURATE and accept is not None and accept():

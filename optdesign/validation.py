@@ -1,18 +1,18 @@
 """Input checks shared by every public function: they raise InvalidInputError naming the argument.
 
 ``__all__`` lists the validators that code built on the toolkit (new designs, bandit instances) uses to refuse
-bad input the same way (and ``count_text``, which writes counts in their messages); the others are size and
-scale checks specific to one family of programs.
+bad input the same way (and, from :mod:`optdesign.sizes`, ``check_array_size`` and ``count_text``, which refuse
+and describe sizes before anything is allocated); the others are size and scale checks specific to one family of
+programs.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .errors import InstanceTooLargeError, InvalidInputError
+from .sizes import check_array_size, count_text
 
 __all__ = [
     "as_arms",
@@ -270,17 +270,27 @@ def check_weights(weights: ArrayLike, name: str = "weights") -> np.ndarray:
     return arr
 
 
-def as_count(value: object, name: str, *, minimum: int = 1) -> int:
-    """``value`` as a Python int >= ``minimum``; bools, floats and other types are refused.
+#: counts at or above this do not fit numpy's int64 and are refused
+COUNT_LIMIT = 2**63
+
+
+def as_count(value: object, name: str, *, minimum: int = 1, floats: bool = False) -> int:
+    """``value`` as a Python int >= ``minimum``: the package's one check of counts, sizes and seeds.
+
+    The rule: a Python or numpy integer, never a bool, from ``minimum`` to below 2**63 (numpy's int64). Floats
+    are refused, unless ``floats`` is set and the float is integral (``2.0``, ``1e9``: numbers read from TOML or
+    a command line); ``2.5``, NaN and inf always are.
 
     Parameters
     ----------
     value : object
-        A Python or numpy integer.
+        A Python or numpy integer (or, with ``floats``, an integral float).
     name : str
         The argument's name in the error message.
     minimum : int
         Smallest accepted value (1: a positive count).
+    floats : bool
+        Accept integral floats too (option values parsed from text).
 
     Returns
     -------
@@ -290,12 +300,20 @@ def as_count(value: object, name: str, *, minimum: int = 1) -> int:
     Raises
     ------
     InvalidInputError
-        ``value`` is a bool, not an integer, or below ``minimum``.
+        ``value`` breaks the rule; the message names the argument.
     """
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+    kind = "a positive integer" if minimum == 1 and not floats else f"an integer >= {minimum}"
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        count = int(value)
+    elif floats and isinstance(value, (float, np.floating)) and float(value).is_integer():  # NaN, inf: False
+        count = int(value)
+    else:
         raise InvalidInputError(f"{name} must be {kind}, got {value!r}")
-    return int(value)
+    if count < minimum:
+        raise InvalidInputError(f"{name} must be {kind}, got {value!r}")
+    if count >= COUNT_LIMIT:
+        raise InvalidInputError(f"{name} must be {kind} below 2**63, got {value!r}")
+    return count
 
 
 def as_tolerance(value: object, name: str = "tol") -> float:
@@ -332,68 +350,9 @@ def check_m_best(m: int, n_joint_actions: int) -> int:
     return m
 
 
-def count_text(n: int) -> str:
-    """A count for a message: the exact integer up to 12 digits, else its order of magnitude (``3.98e6020``).
-
-    The digits are truncated, not rounded; never the str() of an integer beyond 4000 digits, which Python refuses.
-
-    Parameters
-    ----------
-    n : int
-        A nonnegative count (numbers of joint actions reach far beyond a float).
-
-    Returns
-    -------
-    str
-        ``str(n)`` below 10^12, else ``"d.dde<exponent>"``.
-    """
-    n = int(n)
-    if n < 10**12:
-        return str(n)
-    if n < 10**4000:
-        digits = str(n)
-        return f"{digits[0]}.{digits[1:3]}e{len(digits) - 1}"
-    log = math.log10(n)
-    exponent = math.floor(log)
-    mantissa = math.floor(10 ** (log - exponent + 2)) / 100  # truncated, like the exact digits above
-    if mantissa >= 10:
-        mantissa, exponent = mantissa / 10, exponent + 1
-    return f"{mantissa:.2f}e{exponent}"
-
-
 def check_enumerable(n_joint_actions: int, limit: int, *, what: str, instead: str) -> None:
     """Refuse a program with one row per joint action above ``limit`` (an integer >= 0) joint actions."""
     limit = as_count(limit, "max_joint_actions", minimum=0)
     if n_joint_actions > limit:
         raise InstanceTooLargeError(f"{what} needs one constraint per joint action: {count_text(n_joint_actions)} "
                                     f"exceeds the limit {limit}; use {instead} instead")
-
-
-# arrays an instance or a design may allocate at once: 2.5e8 float64 entries is 2 GiB
-MAX_ARRAY_ENTRIES = 250_000_000
-
-
-def check_array_size(entries: float, what: str, *, instead: str | None = None,
-                     limit: float = MAX_ARRAY_ENTRIES) -> None:
-    """Refuse, before allocating, ``entries`` float64 numbers above ``limit``.
-
-    Parameters
-    ----------
-    entries : float
-        Number of float64 entries the caller is about to allocate.
-    what : str
-        What needs them, at the start of the error message (e.g. ``"the pairwise differences"``).
-    instead : str, optional
-        The alternative the error suggests.
-    limit : float
-        Largest accepted count (MAX_ARRAY_ENTRIES = 2.5e8, 2 GiB of float64).
-
-    Raises
-    ------
-    InstanceTooLargeError
-        ``entries > limit``; the message gives both sizes in GiB and ``instead``.
-    """
-    if entries > limit:
-        hint = f"; {instead}" if instead else ""
-        raise InstanceTooLargeError(f"{what} needs {entries:.3g} numbers ({entries * 8 / 2**30:.3g} GiB), above the "
-                                    f"limit of {limit:.3g} ({limit * 8 / 2**30:.3g} GiB){hint}")

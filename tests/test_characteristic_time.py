@@ -145,7 +145,7 @@ def test_mean_field_model_relabels_for_any_best_action():
     terms = model.terms_at(local, other)
     from optdesign.factored.inference.max_sum import MaxSum
 
-    assert MaxSum(model.plan, terms).value == pytest.approx(model.solve()["t"], rel=1e-5)
+    assert MaxSum(model.plan, terms).value == pytest.approx(model.solve().t, rel=1e-5)
 
 
 def test_mean_field_model_for_structure_is_shared_by_equal_structures(monkeypatch):
@@ -157,7 +157,7 @@ def test_mean_field_model_for_structure_is_shared_by_equal_structures(monkeypatc
     model = od.MeanFieldModel.for_structure(ring)
     assert model.solve() is model.solve()  # solved once, when built
     assert od.MeanFieldModel.for_structure(other_means) is model
-    assert model.solve()["t"] / other_means.gap_min() ** 2 == pytest.approx(
+    assert model.solve().t / other_means.gap_min() ** 2 == pytest.approx(
         od.mf_characteristic_time(other_means).value, rel=1e-5)
     line, star = FactorGraph.line(4, 3, seed=0), FactorGraph.star(4, 3, seed=0)
     assert od.MeanFieldModel.for_structure(line) is not model

@@ -12,11 +12,7 @@ from bandits.instances import soare
 from bandits.linear import LinearTrackAndStop
 from bandits.run import run
 from optdesign.errors import InvalidInputError
-
-
-def kl_delta(delta: float) -> float:
-    """kl(delta, 1 - delta) = (1 - 2 delta) log((1 - delta) / delta), exact for tiny delta."""
-    return (1 - 2 * delta) * (np.log1p(-delta) - np.log(delta))
+from optdesign.information import kl_delta
 
 
 def lower_bound(env, delta: float) -> float:

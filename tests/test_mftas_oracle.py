@@ -126,5 +126,5 @@ def test_mean_field_models_are_shared_by_structures_with_equal_scopes():
     assert shared(inst.line(4, 3, seed=0).structure) is not shared(a.structure)
     # the shared model gives each instance its own T^MF = t* / Delta_min^2
     for env in (a, b):
-        assert shared(env.structure).solve()["t"] / env.gap_min**2 == pytest.approx(
+        assert shared(env.structure).solve().t / env.gap_min**2 == pytest.approx(
             od.mf_characteristic_time(env.fg).value, rel=1e-5)

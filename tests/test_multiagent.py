@@ -303,7 +303,7 @@ def test_relabelled_mean_field_solution_is_the_mean_field_optimum_at_every_best_
         local = model.local_allocations(fg.best_action())
         value = MaxSum(model.plan, model.terms_at(local, fg.best_action())).value / fg.gap_min() ** 2
         assert value == pytest.approx(direct.value, rel=1e-5)
-        assert model.solve()["t"] / fg.gap_min() ** 2 == pytest.approx(direct.value, rel=1e-5)
+        assert model.solve().t / fg.gap_min() ** 2 == pytest.approx(direct.value, rel=1e-5)
 
 
 # -------------------------------------------------------------------------------------- runs

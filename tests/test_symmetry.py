@@ -127,9 +127,9 @@ def test_an_early_stop_keeps_a_valid_bracket():
     truth = N * (1 / p**2 + (K - 1) ** 2 / (1 - p) ** 2)  # T^MF Delta_min^2, the units of the search
     for passes in (1, 2, 3):
         out = search.solve(1e-12, max_passes=passes)
-        assert out["info"].status == "max_passes" and out["passes"] == passes
-        assert out["lower"] <= truth * (1 + 1e-12) and truth <= out["upper"] * (1 + 1e-12)
-    assert search.solve(1e-12)["upper"] == pytest.approx(truth, rel=1e-10)
+        assert out.info.status == "max_passes" and out.passes == passes
+        assert out.lower <= truth * (1 + 1e-12) and truth <= out.upper * (1 + 1e-12)
+    assert search.solve(1e-12).upper == pytest.approx(truth, rel=1e-10)
 
 
 def test_bad_symmetry_and_solver_arguments_are_project_errors():

@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
 
 from ..validation import check_choice, check_graph_size
 
@@ -89,10 +90,7 @@ def make_graph(kind: str, m: int) -> nx.Graph:
         A graph whose nodes and edges exceed the array size limit.
     """
     check_choice(kind, "graph", GRAPHS)
-    if (isinstance(m, bool) or not isinstance(m, (int, np.integer, float)) or not np.isfinite(m) or m != int(m)
-            or m < 2):
-        raise InvalidInputError(f"m (number of directed edges) must be an integer >= 2, got {m!r}")
-    m = int(m)
+    m = as_count(m, "m (number of directed edges)", minimum=2, floats=True)
     nodes = {"star": m / 2 + 1, "complete": (1 + np.sqrt(4.0 * m + 1)) / 2, "circle": m / 2}.get(kind, m)
     check_graph_size(nodes, m / 2 + m / 4, f"{kind} graph with m = {m} directed edges")  # + the m x 2 edge array
     if kind == "complete":

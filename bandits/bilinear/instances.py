@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from optdesign.errors import InvalidInputError
-from optdesign.validation import check_array_size
+from optdesign.validation import as_count, check_array_size
 
 from ..instances import soare
-from ..validation import check_int, check_positive
+from ..validation import check_positive
 from .environment import GraphicalBilinearBandit
 from .graphs import GRAPHS, make_graph
 
@@ -51,7 +51,7 @@ def gbb(d: int = 5, omega: float = 0.1, graph: str = "complete", m: int = 156,
     InstanceTooLargeError
         The edge arms and d^2 x d^2 information matrices exceed the array size limit.
     """
-    d = check_int(d, "d", 2)
+    d = as_count(d, "d", minimum=2, floats=True)
     # the K^2 edge arms vec(x_k x_k'^T) in R^{d^2} (K = d + 1), their means and gaps, M, and the d^2 x d^2
     # information matrix, its inverse and factor that every algorithm on this instance keeps
     check_array_size(float(d + 1) ** 2 * (float(d) ** 2 + 2) + float(d) ** 2 + 3 * float(d) ** 4,

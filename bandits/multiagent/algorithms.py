@@ -117,7 +117,7 @@ class _MFPolicy(FactoredPolicy):
         super().__init__(env, rng, **options)
         start = time.perf_counter()
         self.model: MeanFieldModel = MeanFieldModel.for_structure(self.structure)
-        self.t_star = self.model.solve()["t"]  # T^MF(theta) = t* / Delta_min^2 for every theta
+        self.t_star = self.model.solve().t  # T^MF(theta) = t* / Delta_min^2 for every theta
         self.solve_time += time.perf_counter() - start
         self.local: list[np.ndarray] | None = None
         self._local_for: np.ndarray | None = None

@@ -34,9 +34,9 @@ import numpy.typing as npt
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 from optdesign.factored import factor_graph_entries
-from optdesign.validation import check_array_size
+from optdesign.validation import as_count, check_array_size
 
-from ..validation import check_choice, check_int, check_positive
+from ..validation import check_choice, check_positive
 
 __all__ = ["antenna_tilt", "received_power_mw", "site_positions", "tilt_values"]
 
@@ -166,9 +166,9 @@ def antenna_tilt(N: int = 6, K: int = 3, seed: int | None = 0, *, users: int = 1
     InstanceTooLargeError
         Arrays above the size limit (``check_antenna_size``).
     """
-    N, K = check_int(N, "N", 2), check_int(K, "K", 2)
-    users = check_int(users, "users", 1)
-    interferers = check_int(interferers, "interferers", 1)
+    N, K = as_count(N, "N", minimum=2, floats=True), as_count(K, "K", minimum=2, floats=True)
+    users = as_count(users, "users", minimum=1, floats=True)
+    interferers = as_count(interferers, "interferers", minimum=1, floats=True)
     if interferers > N - 1:
         raise InvalidInputError(f"interferers must be at most N - 1 = {N - 1}, got {interferers}")
     check_choice(layout, "layout", LAYOUTS)

@@ -19,8 +19,8 @@ from collections.abc import Callable, Sequence
 
 from optdesign import FactorGraph, shared_doc
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
 
-from ..validation import check_int
 from .antenna import antenna_tilt
 from .environment import FactoredBandit
 
@@ -69,7 +69,7 @@ def _label(kind: str, **opts: object) -> str:
 
 def _actions(K: int | Sequence[int]) -> int | tuple[int, ...]:
     """K: an integer >= 2 (every agent) or a sequence of per-agent action counts (checked by FactorGraph)."""
-    return check_int(K, "K", 2) if isinstance(K, (int, float, str)) else tuple(K)
+    return as_count(K, "K", minimum=2, floats=True) if isinstance(K, (int, float, str)) else tuple(K)
 
 
 def _scaled(fg: FactorGraph, scale: float, means: str) -> FactorGraph:
@@ -109,7 +109,8 @@ def line(N: int = 6, K: int | Sequence[int] = 3, seed: int | None = 0, means: st
 
 %(raises)s
     """
-    return _pairwise("line", FactorGraph.line, check_int(N, "N", 2), _actions(K), seed, means, gap, sigma, scale)
+    N = as_count(N, "N", minimum=2, floats=True)
+    return _pairwise("line", FactorGraph.line, N, _actions(K), seed, means, gap, sigma, scale)
 
 
 @_shared_doc
@@ -130,7 +131,8 @@ def ring(N: int = 5, K: int | Sequence[int] = 3, seed: int | None = 0, means: st
 
 %(raises)s
     """
-    return _pairwise("ring", FactorGraph.ring, check_int(N, "N", 3), _actions(K), seed, means, gap, sigma, scale)
+    N = as_count(N, "N", minimum=3, floats=True)
+    return _pairwise("ring", FactorGraph.ring, N, _actions(K), seed, means, gap, sigma, scale)
 
 
 @_shared_doc
@@ -150,7 +152,8 @@ def star(N: int = 5, K: int | Sequence[int] = 3, seed: int | None = 0, means: st
 
 %(raises)s
     """
-    return _pairwise("star", FactorGraph.star, check_int(N, "N", 2), _actions(K), seed, means, gap, sigma)
+    N = as_count(N, "N", minimum=2, floats=True)
+    return _pairwise("star", FactorGraph.star, N, _actions(K), seed, means, gap, sigma)
 
 
 @_shared_doc
@@ -173,7 +176,8 @@ def grid(rows: int = 2, cols: int = 3, K: int | Sequence[int] = 3, seed: int | N
 
 %(raises)s
     """
-    rows, cols, K = check_int(rows, "rows", 1), check_int(cols, "cols", 1), _actions(K)
+    rows, cols = as_count(rows, "rows", floats=True), as_count(cols, "cols", floats=True)
+    K = _actions(K)
     fg = FactorGraph.grid(rows, cols, K, seed=seed, means=means, gap=gap)
     return FactoredBandit(fg, sigma=sigma, name=_label("grid", rows=rows, cols=cols, K=K, seed=seed, means=means,
                                                        gap=gap))

@@ -12,11 +12,11 @@ every delta-correct algorithm (Garivier & Kaufmann 2016; Soare et al. 2014; Vann
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import optdesign as od
+from optdesign import kl_delta  # the factor c multiplies (re-exported here)
 from optdesign.errors import InstanceTooLargeError
 
 from ..environments import LinearBandit
@@ -27,22 +27,6 @@ __all__ = ["characteristic_time", "characteristic_times", "kl_delta"]
 BOUNDS_FILE = "bounds.json"
 # seconds the certified exact T* of one instance may take before the T^MF reference is used instead
 EXACT_TIME_LIMIT = 120.0
-
-
-def kl_delta(delta: float) -> float:
-    """kl(delta, 1 - delta) = (1 - 2 delta) log((1 - delta) / delta), the Bernoulli relative entropy.
-
-    Parameters
-    ----------
-    delta : float
-        The confidence level, in (0, 1).
-
-    Returns
-    -------
-    float
-        The factor of the lower bound c kl(delta, 1 - delta) on E[tau] (about log(1/delta) for small delta).
-    """
-    return (1 - 2 * delta) * math.log((1 - delta) / delta)
 
 
 def characteristic_time(instance: str) -> dict[str, Any]:

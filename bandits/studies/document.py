@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
 
 from ..stopping import check_delta
-from ..validation import check_int
 
 __all__: list[str] = []  # used by bandits.studies.spec only
 
@@ -83,8 +83,9 @@ def _deltas(delta: float | list[float], where: str) -> tuple[float, ...]:
 
 
 def _integer(value: object, name: str, where: str, low: int) -> int:
-    """:func:`check_int` (integral floats such as 1e9 allowed), its error prefixed with the file."""
+    """:func:`optdesign.validation.as_count` (integral floats such as 1e9 allowed), its error prefixed with the
+    file."""
     try:
-        return check_int(value, name, low)
+        return as_count(value, name, minimum=low, floats=True)
     except InvalidInputError as exc:
         raise InvalidInputError(f"{where}: {exc}") from None

@@ -31,8 +31,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from threadpoolctl import threadpool_limits
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
 
-from ..validation import check_choice, check_int
+from ..validation import check_choice
 from .pool import local_pool
 from .spec import RunSpec, Study
 from .store import ResultStore
@@ -101,7 +102,7 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
         Bad jobs/backend/scheduler, ``out`` being a file, ``out`` holding results without ``resume``, another
         study's results in ``out``, or ``out`` held by another writer.
     """
-    jobs = check_int(jobs, "jobs", 1)
+    jobs = as_count(jobs, "jobs", minimum=1, floats=True)
     check_choice(backend, "backend", BACKENDS)
     if scheduler is not None and backend != "dask":
         raise InvalidInputError("--scheduler needs --backend dask")

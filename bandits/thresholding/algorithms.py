@@ -22,6 +22,7 @@ import numpy as np
 import numpy.typing as npt
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
 
 from ..validation import check_choice, check_positive
 from .environment import GraphThresholdingBandit
@@ -354,9 +355,7 @@ class APT(ThresholdingAlgorithm):
     ties: str = "random"
 
     def __post_init__(self) -> None:
-        if isinstance(self.init_pulls, bool) or not isinstance(self.init_pulls, (int, np.integer)) \
-                or self.init_pulls < 1:
-            raise InvalidInputError(f"init_pulls must be a positive integer, got {self.init_pulls!r}")
+        as_count(self.init_pulls, "init_pulls")
         check_choice(self.ties, "ties", TIES)
 
     @property

@@ -18,8 +18,9 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import spsolve
 
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
+from optdesign.validation import as_count
 
-from ..validation import check_graph_size, check_int, check_positive
+from ..validation import check_graph_size, check_positive
 from .environment import GraphThresholdingBandit, graph_laplacian
 
 __all__ = ["nws", "sbm", "smooth_means"]
@@ -67,7 +68,7 @@ def sbm(n: int = 500, blocks: int = 2, sigma: float = 2.0, tau: float = 0.0, eps
     InvalidInputError
         A bad n, blocks or sigma (and a bad tau or eps, from the environment).
     """
-    n, blocks = check_int(n, "n", 2), check_int(blocks, "blocks", 1)
+    n, blocks = as_count(n, "n", minimum=2, floats=True), as_count(blocks, "blocks", minimum=1, floats=True)
     sigma = check_positive(sigma, "sigma", " (noise level)")
     nodes = float(n) * blocks
     pairs = nodes * (nodes - 1) / 2
@@ -149,7 +150,7 @@ def nws(n: int = 1000, k: int = 4, p: float = 0.01, tau: float = 0.5, eps: float
     InstanceTooLargeError
         More than NWS_MAX_SHORTCUTS expected shortcuts, or a graph above the size limits.
     """
-    n, k = check_int(n, "n", 3), check_int(k, "k", 2)
+    n, k = as_count(n, "n", minimum=3, floats=True), as_count(k, "k", minimum=2, floats=True)
     if k >= n:
         raise InvalidInputError(f"k (neighbours of each node in the ring) must be smaller than n = {n}, got k = {k}")
     p = check_positive(p, "p")

@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
 
 from ..environments import as_counts
 from ..run import split_seed
@@ -218,9 +219,7 @@ def _checked_budget(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBand
         raise InvalidInputError(f"algorithm must be a ThresholdingAlgorithm, got {type(algorithm).__name__}")
     if not isinstance(env, GraphThresholdingBandit):
         raise InvalidInputError(f"env must be a GraphThresholdingBandit, got {type(env).__name__}")
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise InvalidInputError(f"T must be a positive integer (the budget), got {T!r}")
-    return int(T)
+    return as_count(T, "T")  # the budget
 
 
 def _warm_up(policy: ThresholdingPolicy, env: GraphThresholdingBandit, env_rng: np.random.Generator, T: int,

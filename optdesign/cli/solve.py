@@ -25,10 +25,10 @@ from rich.table import Table
 
 from ..deadline import as_time_limit, graceful_interrupt
 from ..errors import INTERRUPTED, InvalidInputError, exit_on_project_errors
-from ..linear.methods import METHODS
 from ..progress import reporting
 from ..result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
 from ..validation import count_text
+from ..vocabulary import DESIGN_METHODS as METHODS
 from .inputs import load_array, load_instance
 
 if TYPE_CHECKING:

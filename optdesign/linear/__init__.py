@@ -9,7 +9,6 @@ designs         public entry points: ``g_optimal`` (Y = X, value d), ``d_optimal
                 ``transductive`` (Fiez et al. 2019, value rho*)
 dispatch        how they are solved: ``method="auto"`` picks the certified fast path, falls back to cvxpy when its
                 model fits, honours ``time_limit`` and Ctrl-C
-methods         the names of the methods (``METHODS``), apart so that the command line's help needs no solver
 models          the cvxpy models (an SOCP: y^T A^{-1} y = min {sum_k u_k^2 / w_k : X^T u = y}; log det)
 socp            that SOCP and the certified solve step of its models (certificate, barrier polish)
 directions      direction sets: pairwise differences, oracle directions (z* - z) / gap
@@ -37,23 +36,21 @@ if TYPE_CHECKING:
     from .criteria import g_value, minmax_lower_bound, minmax_value
     from .designs import d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
     from .directions import oracle_directions, pairwise_differences
-    from .dispatch import DEFAULT_TOL, minmax_design
+    from .dispatch import DEFAULT_TOL, METHODS, minmax_design
     from .greedy import greedy_allocation, greedy_choice, greedy_scores
-    from .methods import METHODS
     from .models import DOptimalModel, MinMaxDesignModel, OracleDesignModel
     from .pairs import max_pair_variance, top_pairs
     from .rounding import round_design
 
-# each name is imported from its module on first access (``from optdesign.linear import g_optimal``), so the
-# command line's help can read ``optdesign.linear.methods`` without loading scipy's solvers
+# each name is imported from its module on first access (``from optdesign.linear import g_optimal``), so
+# ``import optdesign.linear`` loads none of scipy's solvers
 _EXPORTS = {
     ".bilinear": ("bilinear_design", "edge_arms"),
     ".criteria": ("g_value", "minmax_lower_bound", "minmax_value"),
     ".designs": ("d_optimal", "g_optimal", "transductive", "xy_allocation", "xy_oracle"),
     ".directions": ("oracle_directions", "pairwise_differences"),
-    ".dispatch": ("DEFAULT_TOL", "minmax_design"),
+    ".dispatch": ("DEFAULT_TOL", "METHODS", "minmax_design"),
     ".greedy": ("greedy_allocation", "greedy_choice", "greedy_scores"),
-    ".methods": ("METHODS",),
     ".models": ("DOptimalModel", "MinMaxDesignModel", "OracleDesignModel"),
     ".pairs": ("max_pair_variance", "top_pairs"),
     ".rounding": ("round_design",),

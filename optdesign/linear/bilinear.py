@@ -14,6 +14,7 @@ from numpy.typing import ArrayLike
 
 from ..result import BilinearDesign
 from ..validation import as_arms
+from ..vocabulary import DesignMethod
 from .designs import DEFAULT_TOL, _shared_doc, g_optimal
 
 __all__ = ["bilinear_design", "edge_arms"]
@@ -44,7 +45,7 @@ def edge_arms(X: ArrayLike) -> np.ndarray:
 
 @_shared_doc
 def bilinear_design(
-    X: ArrayLike, *, solver: str | None = None, method: str = "auto", tol: float = DEFAULT_TOL,
+    X: ArrayLike, *, solver: str | None = None, method: DesignMethod = "auto", tol: float = DEFAULT_TOL,
     time_limit: float | None = None,
 ) -> BilinearDesign:
     """Node G-optimal design mu on X and the edge design mu (x) mu; value = its G-value on Z (d^2).

@@ -38,10 +38,9 @@ from scipy.linalg.lapack import dormqr
 
 from ..deadline import Deadline
 from ..errors import InvalidInputError
-from ..progress import listening, report
 from ..result import FastPathResult
 from ..validation import as_matrix, triangular_rank
-from .firstorder import frank_wolfe_step
+from .firstorder import frank_wolfe_loop
 
 __all__ = ["corank_variances", "d_optimal_corank", "left_null_basis"]
 
@@ -210,23 +209,13 @@ def d_optimal_corank(
     deadline = Deadline(time_limit)
     target = d * (1 + tol)
     w, v, steps = _multiplicative(L, d, target, max_multiplicative, deadline)
-    best_w, best_g = w.copy(), float(v.max())
-    it = 0
-    while it < max_iter:
-        j = int(np.argmax(v))
-        vj = float(v[j])
-        if vj < best_g:
-            best_w, best_g = w.copy(), vj
-        if vj <= target or not np.isfinite(vj):  # converged, or a step made A(w) singular
-            break
-        if it % 64 == 0:
-            if deadline.expired():
-                break
-            if it % 4096 == 0 and listening():
-                report(f"corank frank-wolfe: iteration {it}, gap {vj / d - 1:.1e}")
-        frank_wolfe_step(w, v, j, d)
+
+    def fresh(w: np.ndarray, v: np.ndarray, a: float, b: float, k: int, it: int) -> tuple[np.ndarray, np.ndarray]:
         w = np.clip(w, 0.0, None)
         w /= w.sum()
-        v = corank_variances(L, w)
-        it += 1
+        return w, corank_variances(L, w)  # every variance afresh, O(K r^2): no rank-one drift
+
+    run = frank_wolfe_loop(w, v, d, target=target, max_iter=max_iter, deadline=deadline, update=fresh,
+                           label="corank frank-wolfe", keep_best=True)
+    best_w, best_g, it = run.best_weights, run.best_value, run.iterations
     return FastPathResult(best_w, best_g, float(d), steps + it, best_g <= target)

@@ -14,6 +14,7 @@ from ..docstrings import shared_doc
 from ..errors import InvalidInputError
 from ..result import DesignResult
 from ..validation import as_arms, as_matrix, as_tolerance, as_vector, check_direction_scale
+from ..vocabulary import DesignMethod
 from .directions import oracle_directions, pairwise_differences
 from .dispatch import (
     DEFAULT_TOL,
@@ -60,7 +61,7 @@ _shared_doc = shared_doc(_DOC)
 
 
 @_shared_doc
-def g_optimal(X: ArrayLike, *, solver: str | None = None, method: str = "auto",
+def g_optimal(X: ArrayLike, *, solver: str | None = None, method: DesignMethod = "auto",
               tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult:
     """G-optimal design argmin_w max_x x^T A(w)^{-1} x; the optimal value is d (Kiefer–Wolfowitz).
 
@@ -110,7 +111,7 @@ def g_optimal(X: ArrayLike, *, solver: str | None = None, method: str = "auto",
 
 
 @_shared_doc
-def d_optimal(X: ArrayLike, *, solver: str | None = None, method: str = "auto",
+def d_optimal(X: ArrayLike, *, solver: str | None = None, method: DesignMethod = "auto",
               tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult:
     """D-optimal design argmax_w log det A(w); ``value`` reports its G-value (d at the optimum).
 
@@ -149,7 +150,7 @@ def d_optimal(X: ArrayLike, *, solver: str | None = None, method: str = "auto",
 
 @_shared_doc
 def xy_allocation(
-    X: ArrayLike, Y: ArrayLike | None = None, *, solver: str | None = None, method: str = "auto",
+    X: ArrayLike, Y: ArrayLike | None = None, *, solver: str | None = None, method: DesignMethod = "auto",
     tol: float = DEFAULT_TOL, time_limit: float | None = None,
 ) -> DesignResult:
     """XY-allocation argmin_w max_{y in Y} y^T A(w)^{-1} y (Soare et al. 2014, eq. 14, continuous).
@@ -204,8 +205,8 @@ PAIR_LIST_LIMIT = 20_000  # above this many pairs, designs generate the pairs th
 EXPLICIT_PAIR_MAX = 2_000_000  # ... unless the pairs tie (symmetric items) and the full list fits (100 MB at d = 6)
 
 
-def _all_pairs_design(X: np.ndarray, Z: np.ndarray, solver: str | None, method: str, tol: float, criterion: str,
-                      single: str) -> DesignResult:
+def _all_pairs_design(X: np.ndarray, Z: np.ndarray, solver: str | None, method: DesignMethod, tol: float,
+                      criterion: str, single: str) -> DesignResult:
     """min_w max_{z, z' in Z} ||z - z'||^2_{A(w)^{-1}}: an explicit direction list up to PAIR_LIST_LIMIT
     pairs, constraint generation over pairs above it (same certificate, on all pairs)."""
     def explicit() -> DesignResult:
@@ -226,7 +227,7 @@ def _all_pairs_design(X: np.ndarray, Z: np.ndarray, solver: str | None, method: 
     return pairwise_design(X, Z, solve, tol=tol, explicit=explicit if n_pairs <= EXPLICIT_PAIR_MAX else None)
 
 
-def _oracle_design(X: np.ndarray, Z: np.ndarray, theta: ArrayLike, solver: str | None, method: str, tol: float,
+def _oracle_design(X: np.ndarray, Z: np.ndarray, theta: ArrayLike, solver: str | None, method: DesignMethod, tol: float,
                    criterion: str, key: str, name: str) -> DesignResult:
     """min_w max_{z != z*} ||z* - z||^2_{A(w)^{-1}} / ((z* - z)^T theta)^2; extras[key] = index of z*."""
     theta_v = as_vector(theta, "theta", length=X.shape[1])
@@ -238,7 +239,7 @@ def _oracle_design(X: np.ndarray, Z: np.ndarray, theta: ArrayLike, solver: str |
 
 
 @_shared_doc
-def xy_oracle(X: ArrayLike, theta: ArrayLike, *, solver: str | None = None, method: str = "auto",
+def xy_oracle(X: ArrayLike, theta: ArrayLike, *, solver: str | None = None, method: DesignMethod = "auto",
               tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult:
     """XY-oracle design; value H_LB = min_w max_{x != x*} ||x* - x||^2_{A(w)^{-1}} / Delta(x)^2 (Soare eq. 6).
 
@@ -280,8 +281,8 @@ def xy_oracle(X: ArrayLike, theta: ArrayLike, *, solver: str | None = None, meth
 
 @_shared_doc
 def transductive(
-    X: ArrayLike, Z: ArrayLike, theta: ArrayLike | None = None, *, solver: str | None = None, method: str = "auto",
-    tol: float = DEFAULT_TOL, time_limit: float | None = None,
+    X: ArrayLike, Z: ArrayLike, theta: ArrayLike | None = None, *, solver: str | None = None,
+    method: DesignMethod = "auto", tol: float = DEFAULT_TOL, time_limit: float | None = None,
 ) -> DesignResult:
     """Transductive design (Fiez et al. 2019): measure on X, identify the best of Z.
 

@@ -27,16 +27,17 @@ from ..deadline import as_time_limit, budget_expired, remaining_budget, stop_rea
 from ..errors import InvalidInputError
 from ..result import DesignResult, FastPathResult, relative_gap
 from ..validation import as_arms, as_matrix, as_tolerance, check_direction_scale, check_weights
+from ..vocabulary import DESIGN_METHODS, MINMAX_METHODS, DesignMethod, check_option
 from . import firstorder
 from .barrier import minmax_barrier
 from .corank import d_optimal_corank
 from .exchange import d_optimal_exchange, spanning_arms
 from .generation import RowPricer, generate_directions
-from .methods import METHODS, MINMAX_METHODS
 from .models import MinMaxDesignModel
 
 __all__ = ["DEFAULT_TOL", "METHODS", "minmax_design"]
 
+METHODS = DESIGN_METHODS  # the design methods (optdesign.vocabulary.DesignMethod)
 DEFAULT_TOL = 1e-4
 DIRECTION_LIST_LIMIT = 2_000  # above this many directions, min-max designs generate the ones that bind
 AUTO_FALLBACK_CONES = 200_000  # ``method="auto"`` hands an uncertified barrier design to cvxpy up to this size
@@ -56,11 +57,9 @@ CORANK_RATIO = 32.0
 # dispatch between the fast path and the cvxpy model
 
 
-def check_method(method: str) -> str:
+def check_method(method: object) -> DesignMethod:
     """``method`` if it is one of METHODS, else InvalidInputError."""
-    if method not in METHODS:
-        raise InvalidInputError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
-    return method
+    return check_option(method, "method", DESIGN_METHODS)
 
 
 def within_time_limit(time_limit: float | None, tol: float, solve: Callable[[], DesignResult]) -> DesignResult:
@@ -108,7 +107,7 @@ def minmax_design(
     Y: np.ndarray,
     *,
     solver: str | None = None,
-    method: str = "auto",
+    method: DesignMethod = "auto",
     tol: float = DEFAULT_TOL,
     criterion: str = "minmax",
     w0: np.ndarray | None = None,
@@ -177,7 +176,7 @@ def minmax_design(
     return _listed_minmax(X, Y, solver, method, tol, criterion, w0)
 
 
-def _listed_minmax(X: np.ndarray, Y: np.ndarray, solver: str | None, method: str, tol: float, criterion: str,
+def _listed_minmax(X: np.ndarray, Y: np.ndarray, solver: str | None, method: DesignMethod, tol: float, criterion: str,
                    w0: np.ndarray | None) -> DesignResult:
     """(*) on the listed directions: barrier, then cvxpy when not certified and the model is small enough."""
     if method in ("auto", "barrier"):
@@ -197,7 +196,7 @@ def corank_applies(K: int, d: int) -> bool:
     return (K - d) ** 2 <= CORANK_RATIO * d
 
 
-def _d_fast(X: np.ndarray, method: str, tol: float, criterion: str) -> DesignResult:
+def _d_fast(X: np.ndarray, method: DesignMethod, tol: float, criterion: str) -> DesignResult:
     if method == "corank" or (method == "auto" and corank_applies(*X.shape)):
         return _run_fast(d_optimal_corank, "corank", criterion, X, tol=tol)
     if method == "barrier":  # Kiefer–Wolfowitz: the optimum is exactly d, sharper than the dual bound
@@ -215,7 +214,7 @@ def _d_fast(X: np.ndarray, method: str, tol: float, criterion: str) -> DesignRes
 # public entry points
 
 
-def kiefer_wolfowitz_design(X: ArrayLike, solver: str | None, method: str, tol: float, criterion: str,
+def kiefer_wolfowitz_design(X: ArrayLike, solver: str | None, method: DesignMethod, tol: float, criterion: str,
                              cvxpy_model: Callable[[np.ndarray, str | None], DesignResult],
                              model_fits: Callable[[int, int], bool]) -> DesignResult:
     """Shared dispatch of G- and D-optimal designs (same optimum, G-value d, by Kiefer–Wolfowitz).

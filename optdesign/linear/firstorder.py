@@ -13,6 +13,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..deadline import Deadline
@@ -21,7 +24,7 @@ from ..progress import listening, report
 from ..result import FastPathResult
 from .criteria import direction_variances, inverse_information
 
-__all__ = ["d_optimal_fw", "d_optimal_multiplicative", "frank_wolfe_step"]
+__all__ = ["FrankWolfeRun", "d_optimal_fw", "d_optimal_multiplicative", "frank_wolfe_loop", "frank_wolfe_step"]
 
 
 def _initial_weights(K: int, w0: np.ndarray | None) -> np.ndarray:
@@ -77,6 +80,81 @@ def frank_wolfe_step(w: np.ndarray, h: np.ndarray, j: int, d: int) -> tuple[floa
     if g == g_max:
         w[i] = 0.0
     return 1.0 + g, -g, i
+
+
+#: what a Frank–Wolfe update returns from (w, v, a, b, k, it): the design and its variances after the step
+#: ``A(w') = a A(w) + b x_k x_k^T`` taken in place on w, the ``it``-th step
+VarianceUpdate = Callable[[np.ndarray, np.ndarray, float, float, int, int], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class FrankWolfeRun:
+    """Where :func:`frank_wolfe_loop` stopped: the last design and, if asked for, the best one met."""
+
+    #: the design after the last step
+    weights: np.ndarray
+    #: the variances x_k^T A(w)^{-1} x_k at ``weights``
+    variances: np.ndarray
+    #: Frank–Wolfe steps taken
+    iterations: int
+    #: the design of smallest G-value max_k v_k met (``weights`` when the loop does not track it)
+    best_weights: np.ndarray
+    #: that G-value (inf when the loop does not track it)
+    best_value: float
+
+
+def frank_wolfe_loop(w: np.ndarray, v: np.ndarray, d: int, *, target: float, max_iter: int, deadline: Deadline,
+                     update: VarianceUpdate, label: str, note: str = "", keep_best: bool = False) -> FrankWolfeRun:
+    """Toward and away steps (:func:`frank_wolfe_step`) until max_k v_k <= ``target``, the limits, or a
+    non-finite variance; ``update`` says how the variances follow a step (what the two D/G paths differ in).
+
+    Parameters
+    ----------
+    w : numpy.ndarray, shape (K,)
+        The starting design (updated in place by the steps; ``update`` may return a new array).
+    v : numpy.ndarray, shape (K,)
+        The variances x_k^T A(w)^{-1} x_k at ``w``.
+    d : int
+        The dimension.
+    target : float
+        Stop once the largest variance is at most ``target`` (d (1 + tol)).
+    max_iter : int
+        Most steps.
+    deadline : Deadline
+        Checked every 64 steps.
+    update : callable
+        ``update(w, v, a, b, k, it) -> (w, v)``: the design and its variances after the ``it``-th step, which
+        made A(w') = a A(w) + b x_k x_k^T.
+    label : str
+        Names the path in the progress lines.
+    note : str
+        Appended to the progress lines.
+    keep_best : bool
+        Copy the design of smallest G-value met (for paths that do not end at the last design).
+
+    Returns
+    -------
+    FrankWolfeRun
+        The last design, its variances, the steps taken and the best design met.
+    """
+    best_w, best_g = (w.copy(), float(v.max())) if keep_best else (w, np.inf)
+    it = 0
+    while it < max_iter:
+        j = int(np.argmax(v))
+        vj = float(v[j])
+        if keep_best and vj < best_g:
+            best_w, best_g = w.copy(), vj
+        if vj <= target or not np.isfinite(vj):  # converged, or a step made A(w) singular
+            break
+        if it % 64 == 0:
+            if deadline.expired():
+                break
+            if it % 4096 == 0 and listening():
+                report(f"{label}: iteration {it}, gap {vj / d - 1:.1e}{note}")
+        a, b, k = frank_wolfe_step(w, v, j, d)
+        it += 1
+        w, v = update(w, v, a, b, k, it)
+    return FrankWolfeRun(w, v, it, best_w if keep_best else w, best_g)
 
 
 def d_optimal_multiplicative(
@@ -176,30 +254,26 @@ def d_optimal_fw(
                           "dependent for Frank–Wolfe (try method='barrier')")
     h = _whitened_leverages(X, w)
     target = d * (1 + tol)
-    it = 0
-    while it < max_iter:
-        j = int(np.argmax(h))
-        hj = h[j]
-        if hj <= target:
-            break
-        if it % 64 == 0:
-            if deadline.expired():
-                break
-            if it % 4096 == 0 and listening():
-                report(f"frank-wolfe: iteration {it}, gap {hj / d - 1:.1e} (certified at the end)")
-        a, b, k = frank_wolfe_step(w, h, j, d)
-        # Sherman–Morrison: (aA + b x x^T)^{-1} = (M - c Mx x^T M) / a with c = (b/a) / (1 + (b/a) h_k)
+
+    def sherman_morrison(w: np.ndarray, h: np.ndarray, a: float, b: float, k: int,
+                         it: int) -> tuple[np.ndarray, np.ndarray]:
+        # (aA + b x x^T)^{-1} = (M - c Mx x^T M) / a with c = (b/a) / (1 + (b/a) h_k)
+        nonlocal M
         Mx = M @ X[k]
         c = (b / a) / (1.0 + (b / a) * h[k])
         u = X @ Mx
         h = (h - c * u * u) / a
         M = (M - c * np.outer(Mx, Mx)) / a
-        it += 1
         if it % refresh_every == 0:  # drift control
             w = np.clip(w, 0.0, None)
             w /= w.sum()
             M = inverse_information(X, w)
             h = _whitened_leverages(X, w)
+        return w, h
+
+    run = frank_wolfe_loop(w, h, d, target=target, max_iter=max_iter, deadline=deadline, update=sherman_morrison,
+                           label="frank-wolfe", note=" (certified at the end)")
+    w, it = run.weights, run.iterations
     w = np.clip(w, 0.0, None)
     w /= w.sum()
     h = _whitened_leverages(X, w)

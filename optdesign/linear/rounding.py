@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..errors import InvalidInputError
-from ..validation import check_weights
+from ..validation import as_count, check_weights
 
 __all__ = ["round_design"]
 
@@ -42,8 +41,7 @@ def round_design(weights: ArrayLike, n: int) -> np.ndarray:
         Negative, non-finite or all-zero weights, or ``n`` not a positive integer.
     """
     w = check_weights(weights, "weights")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0:
-        raise InvalidInputError(f"n must be a positive integer number of pulls, got {n!r}")
+    n = as_count(n, "n")
     w = w / w.sum()
     support = w > 0
     p = int(support.sum())

@@ -130,7 +130,7 @@ class CertifiedSOCP:
                 self._use_session, self._session, status = False, None, None
             if status == "Solved":
                 self.last_solver_seconds = cast(ClarabelSession, self._session).solver_seconds
-                return solvers.SolveInfo(cp.OPTIMAL, "CLARABEL", time.perf_counter() - start)
+                return solvers.SolveInfo("optimal", "CLARABEL", time.perf_counter() - start)
         info = solvers.solve(self.problem, self.solver)
         return replace(info, solve_time=time.perf_counter() - start)
 

@@ -26,6 +26,7 @@ from ..._lazy import cp
 from ...errors import InvalidInputError
 from ...result import CharTimeResult, relative_gap
 from ...validation import as_count, as_tolerance, check_enumerable
+from ...vocabulary import EXACT_FORMULATIONS, EXACT_METHODS, ExactFormulation, ExactMethod, check_option
 from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
 from ..inference.marginals import consistent_clique_weights, marginal_maps
@@ -40,14 +41,13 @@ __all__ = ["EXACT_MAX_JOINT_ACTIONS", "characteristic_time"]
 EXACT_MAX_JOINT_ACTIONS = 20_000
 
 
-EXACT_METHODS = ("auto", "enumerate", "generate")
-EXACT_FORMULATIONS = ("junction-tree", "global")
+# EXACT_METHODS and EXACT_FORMULATIONS: optdesign.vocabulary (ExactMethod, ExactFormulation)
 
 
-def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: str = "junction-tree",
-                        solver: str | None = None, max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS,
-                        tol: float = 1e-4, time_limit: float | None = None,
-                        warm_start: CharTimeResult | None = None) -> CharTimeResult:
+def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
+                        formulation: ExactFormulation = "junction-tree", solver: str | None = None,
+                        max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS, tol: float = 1e-4,
+                        time_limit: float | None = None, warm_start: CharTimeResult | None = None) -> CharTimeResult:
     """Exact T* (MF-TaS eq. 1): inf over the marginal polytope of max_{a != a*} H_w(a) / Delta(a)^2.
 
     ``method="generate"`` solves it by constraint generation with exact separation, for any number of joint
@@ -138,11 +138,9 @@ def characteristic_time(fg: FactorGraph, *, method: str = "auto", formulation: s
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
-    if method not in EXACT_METHODS:
-        raise InvalidInputError(f"method must be one of {EXACT_METHODS}, got {method!r}")
+    method = check_option(method, "method", EXACT_METHODS)
     tol = as_tolerance(tol)
-    if formulation not in EXACT_FORMULATIONS:
-        raise InvalidInputError(f"formulation must be one of {EXACT_FORMULATIONS}, got {formulation!r}")
+    formulation = check_option(formulation, "formulation", EXACT_FORMULATIONS)
     limits: dict[str, Any] = {} if time_limit is None else {"time_limit": check_time_limit(time_limit)}
     if warm_start is not None:
         if method == "enumerate":

@@ -40,6 +40,7 @@ from ...progress import listening, report
 from ...result import relative_gap
 from ...solvers import SolveInfo
 from ...validation import as_count, as_tolerance
+from ...vocabulary import Status
 from ..graph.factor_graph import FactorGraph
 from ..inference.max_sum import batched_max_sum
 from .cutting_plane_master import CuttingPlaneMaster, Iterate
@@ -133,7 +134,7 @@ class GenerationRun:
     #: The iterate attaining ``upper``.
     kept: Iterate
     #: ``"optimal"`` once certified to ``tol``, else ``"not_converged"`` or ``"interrupted"``.
-    status: str
+    status: Status
     #: Master solves run.
     iterations: int
     #: Seconds in the master solves (and the minimiser bounds).
@@ -210,7 +211,8 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
     reference = master.start()
     upper, lower, kept = np.inf, 0.0, None
     t_master = t_sep = 0.0
-    status, stopped = "not_converged", "iterations"
+    status: Status = "not_converged"
+    stopped = "iterations"
     iteration = stalls = 0
     while iteration < max_iterations:
         iteration += 1

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import InvalidInputError
-from ...validation import check_array_size, real_array
+from ...validation import as_count, check_array_size, real_array
 
 __all__ = ["factor_graph_entries"]
 
@@ -30,15 +30,9 @@ AGENT_OVERHEAD_ENTRIES = 4
 MAX_ABS_MEAN = 1e100
 
 
-def check_count(n: object, name: str, minimum: int) -> None:
-    """Refuse ``n`` unless it is an integer >= ``minimum`` (``name`` names it in the message)."""
-    if not isinstance(n, (int, np.integer)) or n < minimum:
-        raise InvalidInputError(f"{name} must be an integer >= {minimum}, got {n!r}")
-
-
 def broadcast_actions(K: object, n_agents: int) -> tuple[int, ...]:
     """K (one count for every agent, or one per agent) as N checked action counts (:func:`check_actions`)."""
-    check_count(n_agents, "N", 1)
+    as_count(n_agents, "N")
     message = f"K must be a positive integer or a sequence of N={n_agents} of them, got {K!r}"
     if isinstance(K, (int, np.integer)) and K >= 1:
         return check_actions((int(K),) * n_agents)

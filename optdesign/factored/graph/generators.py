@@ -27,10 +27,10 @@ from numpy.typing import ArrayLike
 
 from ...docstrings import shared_doc
 from ...errors import InvalidInputError
+from ...validation import as_count
 from .checks import (
     _brief,
     as_size,
-    check_count,
     check_gap,
     check_generated_size,
     check_scopes,
@@ -117,7 +117,7 @@ class FactorGraphGenerators:
         ------
         %(invalid)s Also: a scope that is empty, repeats an agent or names one outside 0..N-1.
         """
-        check_count(n_agents, "N", 1)
+        as_count(n_agents, "N")
         n_edges = len(edges) if isinstance(edges, Sequence) and not isinstance(edges, str) else 1
         check_generated_size(n_agents, n_edges, as_size(n_edges) * table_bound(K), f"{name} instance")
         return cls._generate(n_agents, check_scopes(edges, n_agents), K, seed=seed, means=means, gap=gap, name=name)
@@ -149,7 +149,7 @@ class FactorGraphGenerators:
         ------
         %(invalid)s
         """
-        check_count(N, "N", 2)
+        as_count(N, "N", minimum=2)
         check_generated_size(N, N - 1, as_size(N - 1) * table_bound(K), "line instance")
         return cls._generate(N, list(zip(range(N - 1), range(1, N), strict=True)), K, name="line", **kw)
 
@@ -182,7 +182,7 @@ class FactorGraphGenerators:
         >>> fg.scopes[-1], fg.metadata["generator"]
         ((4, 0), 'ring')
         """
-        check_count(N, "N", 3)
+        as_count(N, "N", minimum=3)
         check_generated_size(N, N, as_size(N) * table_bound(K), "ring instance")
         return cls._generate(N, [*zip(range(N - 1), range(1, N), strict=True), (N - 1, 0)], K, name="ring", **kw)
 
@@ -206,7 +206,7 @@ class FactorGraphGenerators:
         ------
         %(invalid)s
         """
-        check_count(N, "N", 2)
+        as_count(N, "N", minimum=2)
         check_generated_size(N, N - 1, as_size(N - 1) * table_bound(K), "star instance")
         return cls._generate(N, list(zip(itertools.repeat(0), range(1, N))), K, name="star", **kw)
 
@@ -232,8 +232,8 @@ class FactorGraphGenerators:
         ------
         %(invalid)s
         """
-        check_count(rows, "rows", 1)
-        check_count(cols, "cols", 1)
+        as_count(rows, "rows")
+        as_count(cols, "cols")
         if rows * cols < 2:
             raise InvalidInputError("a grid needs at least two agents")
         n_edges = rows * (cols - 1) + cols * (rows - 1)

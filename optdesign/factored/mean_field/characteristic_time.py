@@ -92,24 +92,24 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
                            solver=solver, symmetry=symmetry)
     build = time.perf_counter() - start
     out = model.solve(tol)
-    if out["gap"] > WARN_GAP:  # the certificate, not the solver's status, says how good the value is
-        info = out["info"]
-        warnings.warn(f"T^MF({m}): certified relative gap {out['gap']:.2e} ({info.solver} status {info.status}); "
-                      f"the value is attained, the lower bound is {out['lower'] / gaps[-1] ** 2:.6g}",
+    if out.gap > WARN_GAP:  # the certificate, not the solver's status, says how good the value is
+        info = out.info
+        warnings.warn(f"T^MF({m}): certified relative gap {out.gap:.2e} ({info.solver} status {info.status}); "
+                      f"the value is attained, the lower bound is {out.lower / gaps[-1] ** 2:.6g}",
                       RuntimeWarning, stacklevel=2)
     local = model.local_allocations(best)
     scale = gaps[-1] ** 2
     marginals = fg.split_tables(model.marginals_at(local))
-    info = out["info"]
+    info = out.info
     return CharTimeResult(
-        value=out["upper"] / scale, solver_value=out["t"] / scale, method="mean-field", m=int(m),
+        value=out.upper / scale, solver_value=out.t / scale, method="mean-field", m=int(m),
         best_action=best, gaps=gaps, marginals=marginals, local_allocations=local, global_allocation=None,
-        n_constraints=out.get("cuts", model.n_constraints), n_variables=model.n_variables,
+        n_constraints=model.n_constraints if out.cuts is None else out.cuts, n_variables=model.n_variables,
         width=model.plan.width if fcr else None, status=info.status, solver=info.solver,
-        solve_time=info.solve_time, compile_time=out["compile_time"],
+        solve_time=info.solve_time, compile_time=out.compile_time,
         extras={"fcr": fcr, "reduce": model.reduce, "n_classes": list(model.classes.n_classes),
                 "build_time": build, "order": list(model.plan.order) if fcr else None,
                 "orbits": None if model.orbits is None else int(model.orbits.max()) + 1,
-                "passes": out.get("passes")},
-        lower_bound=out["lower"] / scale, gap=out["gap"],
+                "passes": out.passes},
+        lower_bound=out.lower / scale, gap=out.gap,
     )

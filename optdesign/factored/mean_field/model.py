@@ -41,7 +41,7 @@ from ... import solvers
 from ..._lazy import cp
 from ...docstrings import shared_doc
 from ...errors import InstanceTooLargeError, InvalidInputError
-from ...result import relative_gap
+from ...result import MeanFieldSolution, relative_gap
 from ...validation import as_count
 from ..graph.checks import Structure, structure_key
 from ..graph.factor_graph import FactorGraph
@@ -163,7 +163,7 @@ class MeanFieldModel:
             self._build_conic(ranked, best_action, explicit)
         else:
             self.n_constraints, self.n_variables = 0, self._search.n_orbits + 1
-        self._solution: dict | None = None
+        self._solution: MeanFieldSolution | None = None
 
     def _build_conic(self, ranked: Any, best_action: Any, explicit: list[np.ndarray]) -> None:
         """The conic program: SOC/power-cone products, simplex rows, FCR (or enumerated) max, explicit rows."""
@@ -227,7 +227,7 @@ class MeanFieldModel:
         Returns
         -------
         MeanFieldModel
-            The solved model: ``solve()["t"]`` is t*, ``local_allocations(a)`` the allocation relabelled to a.
+            The solved model: ``solve().t`` is t*, ``local_allocations(a)`` the allocation relabelled to a.
 
         Raises
         ------
@@ -249,7 +249,7 @@ class MeanFieldModel:
         return model
 
     # ------------------------------------------------------------------------------------------ solve
-    def solve(self, tol: float = DEFAULT_TOL) -> dict:
+    def solve(self, tol: float = DEFAULT_TOL) -> MeanFieldSolution:
         """Solve once (cached): class allocations, the certified bracket [lower, upper] of t*, solver info.
 
         Parameters
@@ -259,9 +259,9 @@ class MeanFieldModel:
 
         Returns
         -------
-        dict
+        MeanFieldSolution
             ``class_v`` (normalised class allocations), ``upper`` (attained), ``lower``, ``gap``, ``t`` (the
-            solver's optimum), ``info`` (SolveInfo) and ``compile_time``; the orbit search adds ``passes``,
+            solver's optimum), ``info`` (SolveInfo) and ``compile_time``; the orbit search fills ``passes``,
             ``cuts`` and ``orbit_point``. Values are t* = T^MF(m) Delta_m^2.
 
         Raises
@@ -275,9 +275,9 @@ class MeanFieldModel:
             info = solvers.solve(self.problem, self.solver, accept=lambda: self._bracket()[2] <= tol,
                                  solver_options=MEAN_FIELD_SOLVER_OPTIONS)
             upper, lower, gap, v = self._bracket()
-            self._solution = {"class_v": v, "t": float(cast(np.ndarray, self.max.t.value)) * self.unit,
-                              "upper": upper, "lower": lower, "gap": gap, "info": info,
-                              "compile_time": float(getattr(self.problem, "compilation_time", 0.0) or 0.0)}
+            self._solution = MeanFieldSolution(
+                class_v=v, t=float(cast(np.ndarray, self.max.t.value)) * self.unit, upper=upper, lower=lower, gap=gap,
+                info=info, compile_time=float(getattr(self.problem, "compilation_time", 0.0) or 0.0))
         return self._solution
 
     def _class_allocation(self) -> np.ndarray:
@@ -348,7 +348,7 @@ class MeanFieldModel:
         list of numpy.ndarray
             v_i, shape (K_i,), per agent.
         """
-        v = self.solve()["class_v"]
+        v = self.solve().class_v
         maps = self.classes.class_maps(best_action)
         return [v[self.class_offsets[i] + cmap] for i, cmap in enumerate(maps)]
 

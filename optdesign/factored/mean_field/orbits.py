@@ -22,8 +22,9 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
-from ...result import relative_gap
+from ...result import MeanFieldSolution, relative_gap
 from ...solvers import SolveInfo
+from ...vocabulary import Status
 from ..inference.elimination import EliminationPlan
 from ..inference.max_sum import batched_max_sum
 
@@ -102,7 +103,7 @@ class OrbitMeanField:
         """Class values v (p for a*, (1 - p)/(K - 1) for the rest) at one orbit point (r,)."""
         return np.exp(self.log_values(point[None, :])[:, 0])
 
-    def solve(self, tol: float, *, max_passes: int = MAX_PASSES) -> dict:
+    def solve(self, tol: float, *, max_passes: int = MAX_PASSES) -> MeanFieldSolution:
         """Kelley's method from the uniform allocation; every pass evaluates the LP minimiser and its r-neighbours."""
         start = time.perf_counter()
         r = self.n_orbits
@@ -113,7 +114,8 @@ class OrbitMeanField:
         batch = np.vstack([self.uniform, self.uniform + eye * self.uniform * 0.5, self.uniform * 0.5])
         points, values, grads = [], [], []
         lower, model_min, scale, step = 0.0, -np.inf, None, 0.25
-        passes, status, stalled, last = 0, "max_passes", 0, (np.inf, -np.inf)
+        status: Status = "max_passes"
+        passes, stalled, last = 0, 0, (np.inf, -np.inf)
         while passes < max_passes:
             batch = np.clip(batch, INTERIOR, 1.0 - INTERIOR)
             f, g = self.evaluate(batch)
@@ -202,9 +204,9 @@ class OrbitMeanField:
         best_pair = np.unravel_index(np.argmax(value), value.shape)
         return np.array([at[best_pair]]), float(value[best_pair])
 
-    def _result(self, point: np.ndarray, upper: float, lower: float, passes: int, status: str, start: float,
-                cuts: int) -> dict:
+    def _result(self, point: np.ndarray, upper: float, lower: float, passes: int, status: Status, start: float,
+                cuts: int) -> MeanFieldSolution:
         info = SolveInfo(status, "orbit-kelley", time.perf_counter() - start)
-        return {"class_v": self.class_values(point), "t": upper, "upper": upper, "lower": lower,
-                "gap": relative_gap(upper, lower), "info": info, "compile_time": 0.0,
-                "orbit_point": point, "passes": passes, "cuts": cuts}
+        return MeanFieldSolution(class_v=self.class_values(point), t=upper, upper=upper, lower=lower,
+                                 gap=relative_gap(upper, lower), info=info, compile_time=0.0, orbit_point=point,
+                                 passes=passes, cuts=cuts)

@@ -46,6 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
+from ... import vocabulary as vocab
 from ..._lazy import cp
 from ...errors import InvalidInputError
 from ...result import RegretBoundResult, relative_gap
@@ -69,9 +70,8 @@ from .master import RegretMaster, _max_ratio
 __all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
            "regret_lower_bound"]
 
-METHODS = ("exact", "mf")
-RESTRICTIONS = ("secant", "constant")
-STRATEGIES = ("auto", "enumerate", "generate")
+# the options' tuples, from optdesign.vocabulary
+METHODS, RESTRICTIONS, STRATEGIES = vocab.REGRET_METHODS, vocab.RESTRICTIONS, vocab.REGRET_STRATEGIES
 # method="exact" enumerates up to this many joint actions (3^9 = 19,683 fits) and generates constraints beyond
 EXACT_MAX_JOINT_ACTIONS = 20_000
 
@@ -181,9 +181,10 @@ class _MeanFieldProgram(_ConeProgram):
         return rows
 
 
-def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | None = None, m: int = 1,
-                       max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS, restriction: str = "secant",
-                       order: str | Sequence[int] = "auto", strategy: str = "auto", tol: float = DEFAULT_TOL,
+def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *, solver: str | None = None, m: int = 1,
+                       max_joint_actions: int = EXACT_MAX_JOINT_ACTIONS, restriction: vocab.Restriction = "secant",
+                       order: str | Sequence[int] = "auto", strategy: vocab.RegretStrategy = "auto",
+                       tol: float = DEFAULT_TOL,
                        time_limit: float = TIME_LIMIT, initial: ArrayLike | None = None) -> RegretBoundResult:
     """c_theta = min_w sum_a w_a Delta(a) s.t. sum_{e: a_e != a*_e} 1/wbar_{e,a_e} <= Delta(a)^2/2, a != a*.
 
@@ -267,12 +268,9 @@ def regret_lower_bound(fg: FactorGraph, method: str = "exact", *, solver: str | 
     """
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
-    if method not in METHODS:
-        raise InvalidInputError(f"method must be one of {METHODS}, got {method!r}")
-    if restriction not in RESTRICTIONS:
-        raise InvalidInputError(f"restriction must be one of {RESTRICTIONS}, got {restriction!r}")
-    if strategy not in STRATEGIES:
-        raise InvalidInputError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    method = vocab.check_option(method, "method", METHODS)
+    restriction = vocab.check_option(restriction, "restriction", RESTRICTIONS)
+    strategy = vocab.check_option(strategy, "strategy", STRATEGIES)
     m = check_m_best(m, fg.n_joint_actions)
     limit = as_count(max_joint_actions, "max_joint_actions", minimum=0)
     check_limits(tol, time_limit, MAX_ITERATIONS, None)

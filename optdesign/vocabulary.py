@@ -1,0 +1,110 @@
+"""The option strings and statuses that travel across the API, as ``Literal`` types with their allowed tuples.
+
+Each alias is the one source of truth for its strings: signatures take it (``method: DesignMethod = "auto"``),
+so a type checker flags a misspelt option, and the run-time checks compare against the tuple derived from it
+with ``typing.get_args`` (``DESIGN_METHODS``), so both always agree. :func:`check_option` is that check.
+
+Designs on arm sets (:mod:`optdesign.linear`)
+    DesignMethod, MinMaxMethod
+Lower bounds on factor graphs (:mod:`optdesign.factored`)
+    ExactMethod and ExactFormulation (T*), RegretMethod, RegretStrategy and Restriction (Graves–Lai constant),
+    OrderHeuristic (elimination orders), CharTimeKind (``CharTimeResult.method``)
+Results
+    Status: what the ``status`` field of a result holds
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Literal, TypeVar, get_args
+
+from .errors import InvalidInputError
+
+__all__ = [
+    "CHAR_TIME_KINDS",
+    "DESIGN_METHODS",
+    "EXACT_FORMULATIONS",
+    "EXACT_METHODS",
+    "MINMAX_METHODS",
+    "ORDER_HEURISTICS",
+    "REGRET_METHODS",
+    "REGRET_STRATEGIES",
+    "RESTRICTIONS",
+    "STATUSES",
+    "CharTimeKind",
+    "DesignMethod",
+    "ExactFormulation",
+    "ExactMethod",
+    "MinMaxMethod",
+    "OrderHeuristic",
+    "RegretMethod",
+    "RegretStrategy",
+    "Restriction",
+    "Status",
+    "check_option",
+]
+
+#: how a G/D/XY-type design is solved: ``"auto"`` picks the certified fast path (then cvxpy if it falls short)
+DesignMethod = Literal["auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative", "exchange", "corank"]
+#: the methods a max of quadratic forms over directions admits (Frank–Wolfe stalls above its optimum)
+MinMaxMethod = Literal["auto", "cvxpy", "barrier"]
+#: how the exact T* handles "every joint action a != a*": list them all, generate them as they bind, or pick
+ExactMethod = Literal["auto", "enumerate", "generate"]
+#: the program of the enumerated T*: over the cliques of a junction tree, or over all joint actions
+ExactFormulation = Literal["junction-tree", "global"]
+#: the Graves–Lai constant (``"exact"``) or its mean-field upper bound (``"mf"``)
+RegretMethod = Literal["exact", "mf"]
+#: how ``"exact"`` regret handles its rows (as :data:`ExactMethod` for T*)
+RegretStrategy = Literal["auto", "enumerate", "generate"]
+#: the convex restriction of the mean-field regret program
+Restriction = Literal["secant", "constant"]
+#: greedy elimination-order heuristics (``order="auto"`` chooses between them)
+OrderHeuristic = Literal["min-fill", "min-degree"]
+#: what a CharTimeResult holds: T* (``"exact"``) or T^MF(m) (``"mean-field"``)
+CharTimeKind = Literal["exact", "mean-field"]
+#: the ``status`` of a result: ``"optimal"`` (certified to tol, or the conic solver's optimum),
+#: ``"optimal_inaccurate"`` (a conic solver's answer accepted by the certificate), ``"not_converged"`` (a time or
+#: iteration limit), ``"interrupted"`` (Ctrl-C); the orbit search of T^MF also stops at ``"max_passes"``,
+#: ``"stalled"`` or ``"lp_failed"``
+Status = Literal["optimal", "optimal_inaccurate", "not_converged", "interrupted", "max_passes", "stalled",
+                 "lp_failed"]
+
+DESIGN_METHODS: tuple[DesignMethod, ...] = get_args(DesignMethod)
+MINMAX_METHODS: tuple[MinMaxMethod, ...] = get_args(MinMaxMethod)
+EXACT_METHODS: tuple[ExactMethod, ...] = get_args(ExactMethod)
+EXACT_FORMULATIONS: tuple[ExactFormulation, ...] = get_args(ExactFormulation)
+REGRET_METHODS: tuple[RegretMethod, ...] = get_args(RegretMethod)
+REGRET_STRATEGIES: tuple[RegretStrategy, ...] = get_args(RegretStrategy)
+RESTRICTIONS: tuple[Restriction, ...] = get_args(Restriction)
+ORDER_HEURISTICS: tuple[OrderHeuristic, ...] = get_args(OrderHeuristic)
+CHAR_TIME_KINDS: tuple[CharTimeKind, ...] = get_args(CharTimeKind)
+STATUSES: tuple[Status, ...] = get_args(Status)
+
+_S = TypeVar("_S", bound=str)
+
+
+def check_option(value: object, name: str, allowed: Collection[_S]) -> _S:
+    """``value`` if it is one of ``allowed`` (a tuple of this module), else an error naming ``name`` and them.
+
+    Parameters
+    ----------
+    value : object
+        The option as passed (any object: a non-string is refused like an unknown string).
+    name : str
+        The argument's name in the error message.
+    allowed : collection of str
+        The accepted strings, e.g. :data:`DESIGN_METHODS`.
+
+    Returns
+    -------
+    str
+        ``value``, typed as the ``Literal`` of ``allowed``.
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is not one of ``allowed``; the message lists them.
+    """
+    if not isinstance(value, str) or value not in allowed:
+        raise InvalidInputError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value  # type: ignore[return-value]
