@@ -110,7 +110,7 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
     status ``"not_converged"`` (the bracket still holds: ``gap`` says how far it got; ``extras["stopped"]`` says
     why). ``initial`` joint actions join the starting working set: a warm start from the previous result's
     ``working_set`` (the joint actions whose rows carry its optimum) on a nearby instance
-(:func:`optdesign.factored.characteristic_time` with ``warm_start``, which checks that the structures match).
+    (:func:`optdesign.factored.characteristic_time` with ``warm_start``, which checks that the structures match).
     The result's ``clique_weights`` define a distribution with the returned marginals
     (:func:`optdesign.factored.inference.marginals.sample_joint_actions` draws from it).
     :func:`optdesign.factored.characteristic_time` calls it for ``method="generate"``.
