@@ -74,11 +74,16 @@ class Experiment:
 
     @property
     def kind(self) -> str:
-        """The algorithm's kind (linear, bilinear, factored or thresholding); InvalidInputError if unknown."""
+        """The kind of instance the run is on (linear, karmed, bilinear, factored or thresholding): the
+        instance's own when the algorithm runs on several kinds; InvalidInputError if the algorithm is unknown."""
         name = split_options(self.algorithm)[0]
         if name not in ALGORITHMS:
             raise InvalidInputError(f"unknown algorithm {name!r}; valid names: {', '.join(ALGORITHMS)}")
-        return ALGORITHMS[name].kind
+        kinds = ALGORITHMS[name].kinds
+        instance = split_options(self.instance)[0]
+        if instance in INSTANCES and INSTANCES[instance].kind in kinds:
+            return INSTANCES[instance].kind
+        return kinds[0]
 
     def check(self) -> Algorithm[Any] | ThresholdingAlgorithm:
         """Validate everything that can be checked without building the instance; returns the algorithm.
@@ -99,10 +104,11 @@ class Experiment:
         name = split_options(self.instance)[0]
         if name not in INSTANCES:
             raise InvalidInputError(f"unknown instance {name!r}; valid names: {', '.join(sorted(INSTANCES))}")
-        wanted, got = self.kind, INSTANCES[name].kind
-        if wanted != got:
-            raise InvalidInputError(f"algorithm {algo.name} runs on {wanted} instances; {self.instance!r} is {got}")
-        if wanted == "thresholding":
+        kinds, got = ALGORITHMS[split_options(self.algorithm)[0]].kinds, INSTANCES[name].kind
+        if got not in kinds:
+            raise InvalidInputError(f"algorithm {algo.name} runs on {' or '.join(kinds)} instances; "
+                                    f"{self.instance!r} is {got}")
+        if got == "thresholding":
             if self.budget is None:
                 raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: give the budget T")
             as_count(self.budget, "budget T", minimum=1, floats=True)

@@ -253,6 +253,10 @@ for _name, _summary in _FACTORED.items():
     INSTANCES[_name] = InstanceSpec(f"bandits.multiagent.instances:{_name.replace('-', '_')}", "factored", _summary)
 
 
+INSTANCES["gaussian"] = InstanceSpec("bandits.pure_exploration.instances:gaussian", "karmed",
+                                     "K Gaussian arms (means=0.5/0.45/0.43/0.4, sigma)")
+INSTANCES["bernoulli"] = InstanceSpec("bandits.pure_exploration.instances:bernoulli", "karmed",
+                                      "K Bernoulli arms (means=0.5/0.45/0.43/0.4)")
 INSTANCES["sbm"] = InstanceSpec("bandits.thresholding.instances:sbm", "thresholding",
                                 "LeJeune et al. 4.1: two-block SBM, mu = +-1, sigma 2 (n, blocks, sigma, seed)")
 INSTANCES["nws"] = InstanceSpec("bandits.thresholding.instances:nws", "thresholding",

@@ -27,19 +27,35 @@ class AlgorithmSpec:
     ----------
     target : str
         The class as ``"package.module:Class"``, imported on first use.
-    kind : str
-        The instance kind it runs on: ``"linear"``, ``"bilinear"``, ``"factored"`` or ``"thresholding"``.
+    kind : str or tuple of str
+        The instance kind(s) it runs on: ``"linear"``, ``"karmed"``, ``"bilinear"``, ``"factored"`` or
+        ``"thresholding"``.
     summary : str
         One line for ``bandits list`` (the paper and the rule).
     defaults : dict
         Options the name fixes (e.g. ``{"design": "g"}`` for ``g-static``); options given by the user win.
+    sampler : bool
+        The target is a sampling rule (:class:`bandits.pure_exploration.Sampler`): it runs under the GLR
+        stopping rule of :class:`bandits.pure_exploration.PureExploration`, which takes the options
+        ``threshold`` and ``growth``; the other options go to the sampler.
     """
 
     target: str
-    kind: str
+    kind: str | tuple[str, ...]
     summary: str
     defaults: dict[str, Any] = field(default_factory=dict)
+    sampler: bool = False
 
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The instance kinds the algorithm runs on."""
+        return (self.kind,) if isinstance(self.kind, str) else tuple(self.kind)
+
+
+#: the instance kinds the pure-exploration sampling rules run on
+PURE_EXPLORATION = ("karmed", "linear")
+#: options of a sampling rule's run that belong to the GLR stopping rule and the batches, not to the sampler
+RUN_OPTIONS = ("threshold", "growth")
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
     "g-static": AlgorithmSpec("bandits.linear.static:StaticAllocation", "linear",
@@ -69,6 +85,10 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                              "uniform product sampling, same factored GLRT"),
     "gk-tas": AlgorithmSpec("bandits.multiagent.mab:GKTrackAndStop", "factored",
                             "Garivier–Kaufmann Track-and-Stop, one agent (D/C tracking)"),
+    "round-robin": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:RoundRobin", PURE_EXPLORATION,
+                                 "uniform sampling (fewest pulls first), GLR stop", sampler=True),
+    "oracle-weights": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:FixedWeights", PURE_EXPLORATION,
+                                    "tracks w*(mu) of the true parameter (oracle baseline), GLR stop", sampler=True),
     "gbb-g-allocation": AlgorithmSpec("bandits.bilinear.algorithms:RandomizedGAllocation", "bilinear",
                                       "Rizk et al. Alg. 2: i.i.d. node arms from mu*, stop by (S1)"),
     "grapl": AlgorithmSpec("bandits.thresholding.algorithms:GrAPL", "thresholding",
@@ -110,9 +130,16 @@ def make_algorithm(text: str) -> Algorithm[Any] | ThresholdingAlgorithm:
         raise InvalidInputError(f"unknown algorithm {name!r}; valid names: {', '.join(ALGORITHMS)}")
     spec = ALGORITHMS[name]
     factory = resolve(spec.target)
-    check_options(factory, options, f"algorithm {name}")
+    run_options = {k: options.pop(k) for k in RUN_OPTIONS if spec.sampler and k in options}
+    check_options(factory, options, f"algorithm {name}" + (f" (also {', '.join(RUN_OPTIONS)})" if spec.sampler
+                                                            else ""))
     try:
         algorithm: Algorithm[Any] | ThresholdingAlgorithm = factory(**{**spec.defaults, **options})
     except TypeError as exc:
         raise InvalidInputError(f"algorithm {name}: {exc}") from None
+    if spec.sampler:
+        from .pure_exploration import GLRStop, PureExploration
+
+        stop = GLRStop(run_options.pop("threshold", "practical"))
+        return PureExploration(algorithm, stop, **run_options)  # type: ignore[arg-type]
     return algorithm

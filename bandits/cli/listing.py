@@ -10,7 +10,7 @@ from ..registry import ALGORITHMS
 
 def catalogue() -> str:
     """Every algorithm and instance with its kind and one-line summary."""
-    algos = "\n".join(f"  {name:<18} [{spec.kind}] {spec.summary}" for name, spec in ALGORITHMS.items())
+    algos = "\n".join(f"  {name:<18} [{'|'.join(spec.kinds)}] {spec.summary}" for name, spec in ALGORITHMS.items())
     insts = "\n".join(f"  {name:<18} [{spec.kind}] {spec.summary}" for name, spec in INSTANCES.items())
     return f"Algorithms:\n\n{algos}\n\nInstances:\n\n{insts}"
 

@@ -1,0 +1,43 @@
+"""Pure exploration at the field's standard: problems x sampling rules x one GLR stopping rule.
+
+===========  =========================================================================================
+problem      the interface: answers, estimate, the pieces of the alternative (GLR, best response, gradients),
+             the oracle T*(mu), w*(mu); a certified bracket on T* from any proportions
+families     one-parameter exponential families (Gaussian with known sigma, Bernoulli): kl, reward sums
+karmed       K-armed best-arm identification in an exponential family (GK16's oracle)
+linear       linear and transductive best-arm identification (oracle: optdesign.transductive)
+environment  K-armed instances simulated through reward sums
+sampler      the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
+samplers/    the sampling rules, one module each
+policy       PureExploration = a sampler under the GLR stopping rule (thresholds by name), several deltas
+             from one trajectory
+===========  =========================================================================================
+"""
+
+from .environment import KArmedBandit
+from .families import Bernoulli, ExponentialFamily, Gaussian
+from .karmed import KArmedProblem
+from .linear import LinearProblem
+from .policy import GLRStop, PureExploration, problem_of
+from .problem import Oracle, Pieces, Problem, certified_bracket
+from .sampler import Observations, Sampler, SamplerState, SequentialState
+
+__all__ = [
+    "Bernoulli",
+    "ExponentialFamily",
+    "GLRStop",
+    "Gaussian",
+    "KArmedBandit",
+    "KArmedProblem",
+    "LinearProblem",
+    "Observations",
+    "Oracle",
+    "Pieces",
+    "Problem",
+    "PureExploration",
+    "Sampler",
+    "SamplerState",
+    "SequentialState",
+    "certified_bracket",
+    "problem_of",
+]

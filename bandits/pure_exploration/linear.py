@@ -1,0 +1,124 @@
+"""Linear and transductive best-arm identification with Gaussian noise (Soare et al. 2014; Fiez et al. 2019).
+
+Pulling arm x_k returns x_k^T theta + sigma N(0, 1); the answer is the best item z* = argmax_{z in Z} z^T theta.
+With A(w) = sum_k w_k x_k x_k^T and y_j = z* - z_j, piece j's closest alternative is
+lambda_j = theta - (y_j^T theta / ||y_j||^2_{A^{-1}}) A^{-1} y_j, and
+
+    f_j(w) = (y_j^T theta)^2 / (2 sigma^2 ||y_j||^2_{A(w)^{-1}}),
+    d f_j / d w_k = (x_k^T (theta - lambda_j))^2 / (2 sigma^2)
+                  = (y_j^T theta / ||y_j||^2_{A^{-1}})^2 (x_k^T A^{-1} y_j)^2 / (2 sigma^2).
+
+At the counts, min_j f_j is the linear GLR statistic (:mod:`bandits.statistics`). The oracle is the transductive
+design of :func:`optdesign.transductive`: T* = 2 sigma^2 rho*(theta), certified by its lower bound.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from optdesign import transductive
+from optdesign.errors import InvalidInputError
+from optdesign.validation import as_arms, as_matrix, unique_argmax
+
+from .problem import Oracle, Pieces, Problem
+
+__all__ = ["LinearProblem"]
+
+
+class LinearProblem(Problem):
+    """Identify the best item of Z by pulling the arms of X, under Gaussian noise of standard deviation sigma.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms (spanning R^d).
+    Z : array_like, shape (M, d), optional
+        The items (at least two); None means X.
+    sigma : float
+        Standard deviation of one reward.
+
+    Raises
+    ------
+    InvalidInputError
+        Malformed or non-spanning arms, items of another dimension or fewer than two, a bad sigma.
+    """
+
+    kind = "linear"
+
+    def __init__(self, X: ArrayLike, Z: ArrayLike | None = None, sigma: float = 1.0) -> None:
+        self.X = as_arms(X, "X")
+        self.Z = self.X if Z is None else as_matrix(Z, "Z", n_cols=self.X.shape[1])
+        if self.Z.shape[0] < 2:
+            raise InvalidInputError("Z must hold at least two items")
+        if not (np.isfinite(sigma) and sigma > 0):
+            raise InvalidInputError(f"sigma must be a positive number, got {sigma!r}")
+        self.sigma = float(sigma)
+
+    @property
+    def n_arms(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def n_answers(self) -> int:
+        return int(self.Z.shape[0])
+
+    def information(self, counts: np.ndarray) -> np.ndarray:
+        pulled = np.flatnonzero(counts)
+        Xp = self.X[pulled]
+        return Xp.T @ (Xp * np.asarray(counts, dtype=float)[pulled, None])
+
+    def estimate(self, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+        A = self.information(counts)
+        b = self.X.T @ sums
+        try:
+            return np.linalg.solve(A, b)
+        except np.linalg.LinAlgError:
+            return np.linalg.lstsq(A, b, rcond=None)[0]
+
+    def answer(self, mu: np.ndarray) -> int:
+        return int(np.argmax(self.Z @ mu))
+
+    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        A = self.information_weights(w)
+        try:
+            M = np.linalg.inv(A)
+        except np.linalg.LinAlgError:
+            M = np.linalg.pinv(A)
+        best = self.answer(mu)
+        answers = np.delete(np.arange(self.n_answers), best)
+        Y = self.Z[best] - self.Z[answers]  # (J, d)
+        MY = Y @ M  # rows A^{-1} y_j (M symmetric)
+        norms = np.maximum(np.einsum("jd,jd->j", Y, MY), 1e-300)
+        gaps = Y @ mu
+        two_var = 2.0 * self.sigma**2
+        values = np.where(gaps > 0, gaps**2 / (two_var * norms), 0.0)
+        grads = None
+        if gradients:
+            scale = np.where(gaps > 0, gaps / norms, 0.0)
+            grads = (scale[:, None] * (MY @ self.X.T)) ** 2 / two_var  # (J, K)
+        return Pieces(best=best, answers=answers, values=values, gradients=grads)
+
+    def information_weights(self, w: np.ndarray) -> np.ndarray:
+        """A(w) = sum_k w_k x_k x_k^T for weights or counts w (floats allowed).
+
+        Parameters
+        ----------
+        w : numpy.ndarray, shape (K,)
+            Nonnegative weights over the arms.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d, d)
+            The information matrix.
+        """
+        w = np.asarray(w, dtype=float)
+        return self.X.T @ (self.X * w[:, None])
+
+    def oracle(self, mu: np.ndarray) -> Oracle:
+        mu = np.asarray(mu, dtype=float)
+        unique_argmax(self.Z @ mu, "the items' values z^T theta")
+        design = transductive(self.X, self.Z, mu, solver="CLARABEL")
+        two_var = 2.0 * self.sigma**2
+        lower = design.lower_bound if design.lower_bound is not None else 0.0
+        return Oracle(T=two_var * design.value, weights=np.asarray(design.weights), lower_bound=two_var * lower)

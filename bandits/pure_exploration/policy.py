@@ -1,0 +1,278 @@
+"""A pure-exploration algorithm = a problem (from the instance) x a sampling rule x the GLR stopping rule.
+
+:class:`PureExploration` is the :class:`bandits.algorithm.Algorithm` that puts them together, so every
+sampling rule runs under the same stopping rule and threshold (the field's standard comparison), and a rule
+that ignores delta gives the stopping times of several deltas from one trajectory.
+
+Stopping (:class:`GLRStop`): stop at the first checked time t with GLR_t > beta(t, delta), where
+GLR_t = min_j f_j(N_t) at the estimate (the problem's pieces at the counts: Garivier & Kaufmann 2016, Sec. 3.2,
+and its linear form in :mod:`bandits.statistics`), and recommend the answer at the estimate. Thresholds:
+``practical`` log((1 + log t) / delta) (GK16 Sec. 6, not proven delta-correct), ``theory`` (linear problems:
+the self-normalised bound of :class:`bandits.stopping.LinearTheoryThreshold`), or any
+:class:`bandits.stopping.Threshold`.
+
+Batches: after one pull of each of the problem's initial arms, the policy asks its sampler for batches of
+max(1, ceil(growth t)) pulls (``growth`` 1 % by default: the estimate is refreshed and the GLR checked once per
+batch, so the stopping time overshoots by under 1 %); ``growth=0`` checks after every pull.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+from ..algorithm import Algorithm, Policy
+from ..stopping import LinearTheoryThreshold, PracticalThreshold, Threshold
+from .problem import Problem
+from .sampler import Observations, Sampler, SamplerState
+
+__all__ = ["GLRStop", "PureExploration", "PureExplorationPolicy", "problem_of"]
+
+#: the threshold names of the GLR stopping rule
+STOP_THRESHOLDS = ("practical", "theory")
+
+
+@dataclass(frozen=True)
+class GLRStop:
+    """The GLR stopping rule with a threshold beta(t, delta).
+
+    Parameters
+    ----------
+    threshold : str or Threshold
+        ``"practical"`` (default) or ``"theory"`` (linear problems), or a threshold object.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown threshold name.
+    """
+
+    threshold: str | Threshold = "practical"
+
+    def __post_init__(self) -> None:
+        """Refuse an unknown threshold name."""
+        if not isinstance(self.threshold, Threshold) and self.threshold not in STOP_THRESHOLDS:
+            raise InvalidInputError(f"unknown GLR threshold {self.threshold!r}; valid: {', '.join(STOP_THRESHOLDS)}")
+
+    def make(self, problem: Problem, initial_counts: np.ndarray) -> Threshold:
+        """The threshold for a run of ``problem`` that started with ``initial_counts``.
+
+        Parameters
+        ----------
+        problem : Problem
+            The structure.
+        initial_counts : numpy.ndarray of int
+            The pulls made before the sampling rule runs (they fix the theory threshold's A_0).
+
+        Returns
+        -------
+        Threshold
+            The callable beta(t, delta, A).
+
+        Raises
+        ------
+        InvalidInputError
+            ``"theory"`` on a problem without an information matrix.
+        """
+        if isinstance(self.threshold, Threshold):
+            return self.threshold
+        if self.threshold == "theory":
+            A0 = problem.information(initial_counts)
+            if A0 is None:
+                raise InvalidInputError(f"the 'theory' threshold needs a linear problem, not {problem.kind}")
+            return LinearTheoryThreshold.from_matrix(A0)
+        return PracticalThreshold()
+
+    def describe(self) -> dict[str, Any]:
+        """The rule as a flat record.
+
+        Returns
+        -------
+        dict
+            ``{"stop": "glr", "threshold": name}``.
+        """
+        name = self.threshold.name if isinstance(self.threshold, Threshold) else self.threshold
+        return {"stop": "glr", "threshold": name}
+
+
+def problem_of(env: Any) -> Problem:
+    """The pure-exploration problem of an instance (what a learner may know of it: no true parameter).
+
+    Parameters
+    ----------
+    env : object
+        A :class:`bandits.pure_exploration.environment.KArmedBandit` or a :class:`bandits.environments.LinearBandit`.
+
+    Returns
+    -------
+    Problem
+        Its K-armed or linear problem.
+
+    Raises
+    ------
+    InvalidInputError
+        An instance of another kind.
+    """
+    from ..environments import LinearBandit
+    from .environment import KArmedBandit
+    from .karmed import KArmedProblem
+    from .linear import LinearProblem
+
+    if isinstance(env, KArmedBandit):
+        return KArmedProblem(env.n_arms, env.family)
+    if isinstance(env, LinearBandit):
+        return LinearProblem(env.X, env.Z, env.sigma)
+    raise InvalidInputError(f"no pure-exploration problem for a {type(env).__name__} (K-armed or linear instances)")
+
+
+class PureExplorationPolicy(Policy):
+    """One run: the statistics, the sampler's state, the GLR stopping rule and the recommendation.
+
+    Parameters
+    ----------
+    problem : Problem
+        The structure.
+    state : SamplerState
+        The sampling rule's state.
+    stop : GLRStop
+        The stopping rule.
+    growth : float
+        Relative batch size (0: one pull per batch).
+    """
+
+    def __init__(self, problem: Problem, state: SamplerState, stop: GLRStop, growth: float) -> None:
+        self.problem, self.state, self.stop, self.growth = problem, state, stop, growth
+        K = problem.n_arms
+        self.counts = np.zeros(K, dtype=np.int64)
+        self.sums = np.zeros(K)
+        self._initial = np.zeros(K, dtype=np.int64)
+        self._initial[problem.initial_arms()] = 1
+        self._threshold: Threshold | None = None
+        self._mu: np.ndarray | None = None
+        self._glr: float | None = None
+
+    @property
+    def solve_time(self) -> float:  # type: ignore[override]
+        """Seconds the sampler spent in optdesign."""
+        return self.state.solve_time
+
+    @property
+    def mu(self) -> np.ndarray:
+        """The estimate at the current counts (computed once per time)."""
+        if self._mu is None:
+            self._mu = self.problem.estimate(self.counts, self.sums)
+        return self._mu
+
+    def next_batch(self, budget: int) -> np.ndarray:
+        if self.counts.sum() == 0:
+            return self._initial.copy()
+        t = int(self.counts.sum())
+        n = min(budget, max(1, math.ceil(self.growth * t)))
+        obs = Observations(self.problem, self.counts.copy(), self.sums.copy(), self.mu)
+        return np.asarray(self.state.plan(obs, n), dtype=np.int64)
+
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        self.counts += counts
+        self.sums += sums
+        self._mu = None
+        self._glr = None
+        if self._threshold is None:
+            self._threshold = self.stop.make(self.problem, self.counts)
+
+    def glr(self) -> float:
+        """The GLR statistic min_j f_j(N) at the estimate (0 before the initial pulls; computed once per time).
+
+        Returns
+        -------
+        float
+            The statistic in nats.
+        """
+        if self.counts.sum() == 0 or np.any(self.counts[self._initial > 0] == 0):
+            return 0.0
+        if self._glr is None:
+            self._glr = self.problem.pieces(self.mu, self.counts, gradients=False).value
+        return self._glr
+
+    def stopped(self, delta: float) -> bool:
+        if self._threshold is None:
+            return False
+        t = int(self.counts.sum())
+        return self.glr() > self._threshold(t, delta, self.problem.information(self.counts))
+
+    def recommend(self) -> int:
+        return self.problem.answer(self.mu) if self.counts.sum() else 0
+
+    def stop_statistic(self) -> dict[str, Any]:
+        """The GLR statistic and the current answer.
+
+        Returns
+        -------
+        dict
+            ``{"glr": value, "best": answer}``.
+        """
+        return {"glr": self.glr(), "best": self.recommend()}
+
+
+@dataclass(frozen=True)
+class PureExploration(Algorithm[Any]):
+    """A sampling rule under the GLR stopping rule, on K-armed or linear instances.
+
+    Parameters
+    ----------
+    sampler : Sampler
+        The sampling rule (:mod:`bandits.pure_exploration.samplers`).
+    stop : GLRStop
+        The stopping rule (GLR with the practical threshold by default).
+    growth : float
+        Relative batch size: the estimate is refreshed and the stop checked every max(1, ceil(growth t)) pulls
+        (0.01 by default; 0 checks after every pull).
+
+    Raises
+    ------
+    InvalidInputError
+        A sampler or stop of the wrong type, or ``growth`` outside [0, 1].
+    """
+
+    sampler: Sampler
+    stop: GLRStop = field(default_factory=GLRStop)
+    growth: float = 0.01
+
+    def __post_init__(self) -> None:
+        """Check the options."""
+        if not isinstance(self.sampler, Sampler):
+            raise InvalidInputError(f"sampler must be a Sampler, got {type(self.sampler).__name__}")
+        if not isinstance(self.stop, GLRStop):
+            raise InvalidInputError(f"stop must be a GLRStop, got {type(self.stop).__name__}")
+        if not (np.isfinite(self.growth) and 0 <= self.growth <= 1):
+            raise InvalidInputError(f"growth must lie in [0, 1], got {self.growth!r}")
+
+    @property
+    def name(self) -> str:
+        """The sampler's name."""
+        return self.sampler.name
+
+    @property
+    def delta_independent(self) -> bool:  # type: ignore[override]
+        """As the sampler."""
+        return self.sampler.delta_independent
+
+    def start(self, env: Any, delta: float, rng: np.random.Generator) -> Policy:
+        problem = problem_of(env)
+        return PureExplorationPolicy(problem, self.sampler.start(problem, env, rng), self.stop, self.growth)
+
+    def describe(self) -> dict[str, Any]:
+        """Sampler, stop and batch growth as one flat record.
+
+        Returns
+        -------
+        dict
+            ``{"algorithm": name, sampler options..., "stop": "glr", "threshold": ..., "growth": ...}``.
+        """
+        sampler = self.sampler.describe()
+        sampler.pop("sampler", None)
+        return {"algorithm": self.name, **sampler, **self.stop.describe(), "growth": self.growth}

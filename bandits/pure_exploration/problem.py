@@ -1,0 +1,264 @@
+"""The pure-exploration problem interface: what every sampling and stopping rule asks of a structure.
+
+A problem fixes the arms one may pull, the answers one may give (the best item) and the model of the means.
+For weights (or counts) w over the arms and a parameter mu, the *alternatives* to the answer i*(mu) split
+into pieces, one per other answer j, each with its closest alternative lambda_j. The value of piece j is the
+information w collects against it,
+
+    f_j(w) = sum_k w_k d(mu_k, lambda_j,k)        (the envelope theorem: linear in w at fixed lambda_j),
+
+so F(w) = min_j f_j(w) is the characteristic function of the problem: its maximum over the simplex is
+1 / T*(mu) (Garivier & Kaufmann 2016, Thm 1: E[tau] >= T*(mu) kl(delta, 1 - delta)), its value at the
+counts N is the generalized likelihood ratio (GLR) statistic of the stopping rule, and the gradients
+(d(mu_k, lambda_j,k))_k of the near-minimal pieces are what Frank–Wolfe sampling (Wang, Tzeng & Proutiere,
+NeurIPS 2021) and LinGame (Degenne, Ménard, Shang & Valko, ICML 2020) follow. The piece attaining the
+minimum is the *best response* (the challenger of the Top-Two rules).
+
+Implementations: :class:`bandits.pure_exploration.karmed.KArmedProblem` (one-parameter exponential
+families) and :class:`bandits.pure_exploration.linear.LinearProblem` (linear and transductive).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Oracle", "Pieces", "Problem", "certified_bracket"]
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """The alternative pieces of a problem at (mu, w); piece j stands for answer ``answers[j]``.
+
+    Parameters
+    ----------
+    best : int
+        The answer i*(mu) the pieces are alternatives to.
+    answers : numpy.ndarray of int, shape (J,)
+        The other answers, one per piece.
+    values : numpy.ndarray, shape (J,)
+        f_j(w) = gradients[j] @ w (0 for a piece tied with the best: no information separates them).
+    gradients : numpy.ndarray, shape (J, K), or None
+        d(mu_k, lambda_j,k) for every piece and arm (None when not asked for).
+    """
+
+    best: int
+    answers: np.ndarray
+    values: np.ndarray
+    gradients: np.ndarray | None
+
+    @property
+    def value(self) -> float:
+        """F(w) = min_j f_j(w): the GLR statistic when w are counts (inf with no other answer)."""
+        return float(self.values.min()) if self.values.size else float("inf")
+
+    @property
+    def best_response(self) -> int:
+        """Index (into ``answers``) of the piece attaining the minimum: the most confusing alternative."""
+        return int(np.argmin(self.values))
+
+    @property
+    def challenger(self) -> int:
+        """The answer of the best response (the Top-Two challenger by transportation cost)."""
+        return int(self.answers[self.best_response])
+
+    def near_minimal(self, slack: float) -> np.ndarray:
+        """Indices of the pieces within ``slack`` of the minimum (the r-subdifferential of Frank–Wolfe sampling).
+
+        Parameters
+        ----------
+        slack : float
+            Additive slack r >= 0 (0 keeps the minimal pieces only).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Indices into ``answers``.
+        """
+        return np.flatnonzero(self.values <= self.values.min() + slack)
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """The characteristic time and the optimal proportions at a parameter.
+
+    Parameters
+    ----------
+    T : float
+        T*(mu) in Garivier & Kaufmann's convention: E[tau] >= T kl(delta, 1 - delta) for every delta-correct
+        algorithm (twice the MF-TaS convention's T*).
+    weights : numpy.ndarray, shape (K,)
+        The optimal proportions w*(mu) (a point of the simplex).
+    lower_bound : float
+        A certified lower bound on T (equal to T for closed forms and exact root finding).
+    """
+
+    T: float
+    weights: np.ndarray
+    lower_bound: float
+
+    def sample_complexity(self, delta: float) -> float:
+        """The lower bound T kl(delta, 1 - delta) on the expected number of samples.
+
+        Parameters
+        ----------
+        delta : float
+            Confidence level in (0, 1).
+
+        Returns
+        -------
+        float
+            T*(mu) kl(delta, 1 - delta).
+        """
+        from optdesign import kl_delta
+
+        return self.T * kl_delta(delta)
+
+
+class Problem(ABC):
+    """A pure-exploration problem: arms, answers, the estimate, the pieces of the alternative, the oracle.
+
+    Counts and reward sums per arm are the sufficient statistics every problem here estimates from.
+    """
+
+    #: short name of the structure (``karmed``, ``linear``)
+    kind: str = ""
+
+    @property
+    @abstractmethod
+    def n_arms(self) -> int:
+        """Number K of arms one can pull."""
+
+    @property
+    @abstractmethod
+    def n_answers(self) -> int:
+        """Number of possible answers (items)."""
+
+    @abstractmethod
+    def estimate(self, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+        """The maximum-likelihood parameter from counts and reward sums.
+
+        Parameters
+        ----------
+        counts : numpy.ndarray of int, shape (K,)
+            Pulls per arm (enough to identify the parameter: every arm, or arms spanning the space).
+        sums : numpy.ndarray, shape (K,)
+            Reward sums per arm.
+
+        Returns
+        -------
+        numpy.ndarray
+            The estimate mu_hat (means per arm, or theta_hat for a linear problem).
+        """
+
+    @abstractmethod
+    def answer(self, mu: np.ndarray) -> int:
+        """The correct answer i*(mu) (the best item; the first one on a tie).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            A parameter.
+
+        Returns
+        -------
+        int
+            Index of the answer.
+        """
+
+    @abstractmethod
+    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        """The alternative pieces at (mu, w): each other answer's closest alternative and its information.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            A parameter (its answer is :meth:`answer`).
+        w : numpy.ndarray, shape (K,)
+            Weights or counts over the arms (nonnegative; the values are homogeneous of degree one in w).
+        gradients : bool
+            Also return the per-arm divergences (the pieces' gradients in w).
+
+        Returns
+        -------
+        Pieces
+            Values, answers and (optionally) gradients of the pieces.
+        """
+
+    @abstractmethod
+    def oracle(self, mu: np.ndarray) -> Oracle:
+        """T*(mu) and w*(mu): the characteristic time and the optimal proportions.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            A parameter with a unique answer.
+
+        Returns
+        -------
+        Oracle
+            The characteristic time in Garivier & Kaufmann's convention and the optimal weights.
+        """
+
+    def information(self, counts: np.ndarray) -> np.ndarray | None:
+        """The information matrix at the counts, for thresholds that read it (None for unstructured problems).
+
+        Parameters
+        ----------
+        counts : numpy.ndarray of int, shape (K,)
+            Pulls per arm.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            A d x d matrix for linear problems, None otherwise.
+        """
+        return None
+
+    def initial_arms(self) -> np.ndarray:
+        """Arms pulled once each before any sampling rule runs (every arm by default).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Arm indices.
+        """
+        return np.arange(self.n_arms)
+
+
+def certified_bracket(problem: Problem, mu: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """A certified bracket lower <= T*(mu) <= upper from proportions w, by concavity of F = min_j f_j.
+
+    Upper: 1 / F(w) (w is feasible). Lower: for any mixture p of the pieces, F(v) <= sum_j p_j f_j(v) =
+    (p^T G) v <= max_k (p^T G)_k on the simplex, so 1 / T* = max_v F(v) <= min_p max_k (p^T G)_k, a small
+    linear program over p (the pieces within 10 % of the minimum at w suffice near an optimum; all are used).
+
+    Parameters
+    ----------
+    problem : Problem
+        The structure.
+    mu : numpy.ndarray
+        The parameter.
+    w : numpy.ndarray, shape (K,)
+        Proportions (a point of the simplex, e.g. an approximate w*).
+
+    Returns
+    -------
+    tuple of float
+        ``(lower, upper)`` bounds on T*(mu).
+    """
+    from scipy.optimize import linprog
+
+    pieces = problem.pieces(mu, w / w.sum())
+    G = pieces.gradients
+    assert G is not None
+    upper = 1.0 / pieces.value if pieces.value > 0 else float("inf")
+    J, K = G.shape
+    # minimise s over (p, s): G^T p <= s, sum p = 1, p >= 0
+    c = np.r_[np.zeros(J), 1.0]
+    res = linprog(c, A_ub=np.c_[G.T, -np.ones(K)], b_ub=np.zeros(K), A_eq=np.r_[np.ones(J), 0.0][None],
+                  b_eq=[1.0], bounds=[(0, None)] * J + [(None, None)], method="highs")
+    lower = 1.0 / res.fun if res.status == 0 and res.fun > 0 else 0.0
+    return lower, upper

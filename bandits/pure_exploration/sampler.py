@@ -1,0 +1,204 @@
+"""Sampling rules as plug-ins: a configuration (:class:`Sampler`) starts a state that plans batches of pulls.
+
+The policy (:mod:`bandits.pure_exploration.policy`) owns the statistics and the stopping rule; a sampler only
+answers "which n arms next?" from :class:`Observations` (counts, reward sums, the estimate at the batch's
+start). Most rules pick one arm at a time: :class:`SequentialState` turns ``choose`` into a batch, advancing
+the counts arm by arm while the estimate stays that of the batch's start (lazy updates on the policy's
+geometric grid; ``growth=0`` gives batches of one pull and the exact sequential rule).
+
+Tracking rules shared by the samplers (Garivier & Kaufmann, COLT 2016, Sec. 3.1):
+
+* C-tracking: pull argmax_k (sum_{s <= t} w_s,k - N_k), following the cumulative targets;
+* D-tracking: pull argmin_k N_k when some N_k < sqrt(t) - K/2 (forced exploration), else argmax_k (t w_k - N_k).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from .problem import Pieces, Problem
+
+__all__ = ["Observations", "Sampler", "SamplerState", "SequentialState", "c_tracking", "d_tracking"]
+
+
+@dataclass
+class Observations:
+    """What a sampler sees when it plans a batch.
+
+    Parameters
+    ----------
+    problem : Problem
+        The structure.
+    counts : numpy.ndarray of int, shape (K,)
+        Pulls per arm so far.
+    sums : numpy.ndarray, shape (K,)
+        Reward sums per arm so far.
+    mu : numpy.ndarray
+        The estimate from them (:meth:`Problem.estimate`).
+    """
+
+    problem: Problem
+    counts: np.ndarray
+    sums: np.ndarray
+    mu: np.ndarray
+
+    @property
+    def t(self) -> int:
+        """Samples so far."""
+        return int(self.counts.sum())
+
+    def pieces(self, w: np.ndarray | None = None, *, gradients: bool = True) -> Pieces:
+        """The problem's pieces at the estimate and ``w`` (the counts by default).
+
+        Parameters
+        ----------
+        w : numpy.ndarray, optional
+            Weights over the arms; the counts when omitted (then the values are the GLR statistics).
+        gradients : bool
+            Also compute the per-arm divergences.
+
+        Returns
+        -------
+        Pieces
+            See :meth:`Problem.pieces`.
+        """
+        return self.problem.pieces(self.mu, self.counts if w is None else w, gradients=gradients)
+
+
+@dataclass(frozen=True)
+class Sampler(ABC):
+    """A sampling rule's configuration (a frozen dataclass of its options); ``start`` begins one run."""
+
+    #: True when the rule ignores delta, so one trajectory gives the stopping time of every delta
+    delta_independent = True
+
+    @property
+    def name(self) -> str:
+        """Short name of the rule (for result tables)."""
+        return type(self).__name__.lower()
+
+    @abstractmethod
+    def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
+        """A fresh state for one run.
+
+        Parameters
+        ----------
+        problem : Problem
+            The structure the run identifies an answer of.
+        env : object
+            The instance; only oracle rules read its true parameter.
+        rng : numpy.random.Generator
+            The rule's own randomness.
+
+        Returns
+        -------
+        SamplerState
+            Plans the run's batches.
+        """
+
+    def describe(self) -> dict[str, Any]:
+        """The configuration as a flat record.
+
+        Returns
+        -------
+        dict
+            ``{"sampler": name, option: value, ...}``.
+        """
+        return {"sampler": self.name, **asdict(self)}
+
+
+class SamplerState(ABC):
+    """The state of a sampling rule during one run."""
+
+    #: seconds spent in optdesign (oracle solves), reported by the run
+    solve_time: float = 0.0
+
+    @abstractmethod
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
+        """The next ``n`` pulls.
+
+        Parameters
+        ----------
+        obs : Observations
+            Counts, sums and estimate at the batch's start.
+        n : int
+            Batch size (at least 1).
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (K,)
+            Pulls per arm summing to ``n``.
+        """
+
+
+class SequentialState(SamplerState):
+    """A rule that picks one arm at a time; a batch repeats :meth:`choose` with the counts advancing."""
+
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
+        counts = obs.counts.copy()
+        batch = np.zeros_like(counts)
+        for _ in range(n):
+            k = self.choose(obs, counts)
+            counts[k] += 1
+            batch[k] += 1
+        return batch
+
+    @abstractmethod
+    def choose(self, obs: Observations, counts: np.ndarray) -> int:
+        """The next arm.
+
+        Parameters
+        ----------
+        obs : Observations
+            The batch's start (its estimate is the one to use).
+        counts : numpy.ndarray of int
+            The counts now, with the batch's earlier pulls included.
+
+        Returns
+        -------
+        int
+            Index of the arm to pull.
+        """
+
+
+def c_tracking(cumulative: np.ndarray, counts: np.ndarray) -> int:
+    """C-tracking: the arm furthest behind its cumulative target, argmax_k (cumulative_k - N_k).
+
+    Parameters
+    ----------
+    cumulative : numpy.ndarray, shape (K,)
+        sum over past steps of the target proportions (including this step's).
+    counts : numpy.ndarray of int, shape (K,)
+        Pulls per arm.
+
+    Returns
+    -------
+    int
+        The arm to pull (the smallest index on a tie).
+    """
+    return int(np.argmax(cumulative - counts))
+
+
+def d_tracking(weights: np.ndarray, counts: np.ndarray) -> int:
+    """D-tracking: an under-sampled arm (N_k < sqrt(t) - K/2) if any, else argmax_k (t w_k - N_k).
+
+    Parameters
+    ----------
+    weights : numpy.ndarray, shape (K,)
+        Target proportions.
+    counts : numpy.ndarray of int, shape (K,)
+        Pulls per arm (t = their sum).
+
+    Returns
+    -------
+    int
+        The arm to pull.
+    """
+    t = counts.sum()
+    if counts.min() < np.sqrt(t) - counts.size / 2:
+        return int(np.argmin(counts))
+    return int(np.argmax(t * weights - counts))
