@@ -51,7 +51,7 @@ algorithms = ["oracle"]
 d = [2]
 """
 
-TIMING = ["run_seconds", "solve_time", "other_time", "wall_time"]
+TIMING = ["run_seconds", "solve_time", "other_time", "wall_time", "us_per_sample"]
 
 
 def write(tmp_path: Path, text: str = STUDY, name: str = "tiny.toml") -> Path:

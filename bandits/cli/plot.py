@@ -13,9 +13,10 @@ from .summary import print_summary
 def plot_command(
     directory: str = typer.Argument(..., help="results directory of a study"),
     output: str | None = typer.Option(None, "--output", help="image file (default DIR/plot.png)"),
+    wide: bool = typer.Option(False, "--wide", help="print every summary column (default: an 80-column table)"),
 ) -> None:
     """Redraw a study's summary table and figure from its results directory."""
     from ..studies import plot_study, write_tables
 
-    print_summary(write_tables(directory), directory)
+    print_summary(write_tables(directory), directory, wide=wide)
     typer.echo(f"plot: {plot_study(directory, output)}")

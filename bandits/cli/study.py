@@ -27,6 +27,7 @@ def study_command(
     out: str | None = typer.Option(None, "--out", "-o", help="results directory (default results/NAME[-quick])"),
     quick: bool = typer.Option(False, "--quick", help="the file's \\[quick] preset (smoke-test size)"),
     plot: bool = typer.Option(True, "--plot/--no-plot", help="draw plot.png when the study ends"),
+    wide: bool = typer.Option(False, "--wide", help="print every summary column (default: an 80-column table)"),
 ) -> None:
     """Run a sample-complexity study; results are written as runs finish (see bandits.studies)."""
     if scheduler is not None and backend == "joblib":
@@ -51,6 +52,6 @@ def study_command(
         raise typer.Exit(130) from None
     console.print(f"{report.done} runs done, {report.failed} failed, {report.skipped} skipped (stored before); "
                   f"wall {report.wall_time:.1f} s, run time {report.run_time:.1f} s")
-    print_summary(write_tables(out), out)
+    print_summary(write_tables(out), out, wide=wide)
     if plot:
         typer.echo(f"plot: {plot_study(out)}")

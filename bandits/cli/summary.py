@@ -1,39 +1,183 @@
 """The summary table that ``bandits study`` and ``bandits plot`` print (from
-:func:`bandits.studies.write_tables`), with a visible warning for cells whose error rate exceeds delta."""
+:func:`bandits.studies.write_tables`), with a visible warning for cells whose error rate exceeds delta.
+
+By default the table keeps the columns a reader needs and fits an 80-column terminal: the instance (its
+options that vary across the study; the common ones are named above the table), the algorithm, delta (or the
+budget T), runs, the mean samples and their standard error, the ratio to c kl(delta, 1 - delta), the error
+rate and a flag (``!`` error rate significantly above delta, ``cap`` some runs stopped by the sample cap);
+what every row shares (common options, a single delta, the number of runs) is named in the title.
+``--wide`` prints every column of ``summary.csv`` at its natural width.
+"""
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
+from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 if TYPE_CHECKING:
     import pandas as pd
 
+__all__ = ["compact_table", "print_summary", "short_cells", "wide_table"]
 
-def print_summary(summary: pd.DataFrame, out: str) -> None:
-    """The summary table (rounded), then where the files are."""
+#: (summary column, header, significant digits) of the default table, fixed confidence then fixed budget
+CONFIDENCE_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("delta", "delta", 3),
+                      ("runs", "runs", 0), ("mean", "samples", 3), ("se", "se", 2), ("ratio", "ratio", 3),
+                      ("error_rate", "err", 2)]
+BUDGET_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("T", "T", 0), ("runs", "runs", 0),
+                  ("mean_error", "E(T)", 3), ("se_error", "se", 2), ("loss_rate", "P(loss)", 2),
+                  ("mean_superlevel", "|S|", 3)]
+FLAGS = "flags: ! error rate significantly above delta, cap: some runs hit the sample cap"
+
+
+def print_summary(summary: pd.DataFrame, out: str, wide: bool = False) -> None:
+    """The summary table (compact by default, every column with ``wide``), then where the file is.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`bandits.studies.summarize`.
+    out : str
+        The results directory (named under the table).
+    wide : bool
+        Print every column at its natural width instead of the 80-column table.
+    """
     if summary.empty:
         typer.echo("no finished runs")
         return
-    shown = [c for c in ("cell", "algorithm", "delta", "T", "runs", "failed", "mean", "se", "median", "mean_rounds",
-                         "error_rate", "error_ci_high", "lower_bound", "ratio", "mean_error", "se_error",
-                         "loss_rate", "mean_superlevel", "warning") if c in summary.columns]
-    table = Table(title=f"summary ({out}/summary.csv)")
-    for col in shown:
-        table.add_column(col, justify="left" if col in ("cell", "algorithm", "warning") else "right")
-    for _, row in summary[shown].iterrows():
-        table.add_row(*(_cell(v) for v in row), style="bold red" if row.get("warning") else None)
-    console = Console(width=None if sys.stdout.isatty() else 200)
+    console = Console()
+    table = wide_table(summary) if wide else compact_table(summary)
+    if wide:  # its natural width: the terminal wraps long lines, nothing is cut
+        natural = Measurement.get(console, console.options.update_width(10**6), table).maximum
+        console = Console(width=max(console.width, natural))
     console.print(table)
-    if "warning" in summary.columns and (summary["warning"] != "").any():
+    warned = "warning" in summary.columns and (summary["warning"] != "").any()
+    if not wide and (warned or ("capped" in summary.columns and (summary["capped"] > 0).any())):
+        console.print(FLAGS)
+    console.print(f"all columns: {out}/summary.csv" + ("" if wide else " (or --wide)"), soft_wrap=True)
+    if warned:
         bad = summary[summary["warning"] != ""]
         cells = "; ".join(f"{r.algorithm} on {r.cell} (delta {r.delta:g}: {r.errors}/{r.runs} wrong)"
                           for r in bad.itertuples())
         console.print(f"[bold red]WARNING[/]: error rate significantly above delta for {cells}")
+
+
+def compact_table(summary: pd.DataFrame) -> Table:
+    """The default table: the columns of :data:`CONFIDENCE_COLUMNS` (or :data:`BUDGET_COLUMNS`) and the flags.
+
+    What every row shares moves to the title: the common instance options, and delta (or T) and the number of
+    runs when they take one value; the flag column appears when some row is flagged.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`bandits.studies.summarize`.
+
+    Returns
+    -------
+    rich.table.Table
+        Borderless, the instances shortened by :func:`short_cells`; long words fold onto a second line
+        rather than being cut.
+    """
+    spec = BUDGET_COLUMNS if "T" in summary.columns else CONFIDENCE_COLUMNS
+    spec = [c for c in spec if c[0] in summary.columns]
+    labels, common = short_cells(list(summary["cell"]))
+    shared = [common] if common else []
+    for col, name, digits in (("delta", "delta={}", 3), ("T", "T={}", 0), ("runs", "{} runs", 0)):
+        if col in summary.columns and len(summary) > 1 and summary[col].nunique(dropna=False) == 1:
+            shared.append(name.format(_short(summary[col].iloc[0], digits)))
+            spec = [c for c in spec if c[0] != col]
+    flags = [" ".join(f for f, on in (("!", bool(row.get("warning"))), ("cap", row.get("capped", 0) > 0)) if on)
+             for _, row in summary.iterrows()]
+    table = Table(title="summary" + (f" ({'; '.join(shared)})" if shared else ""), box=box.SIMPLE_HEAD,
+                  show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), title_justify="left")
+    for col, header, _ in spec:
+        text = col in ("cell", "algorithm")
+        table.add_column(header, justify="left" if text else "right", overflow="fold", no_wrap=not text)
+    if any(flags):
+        table.add_column("flag", no_wrap=True)
+    for (_, row), flag in zip(summary.iterrows(), flags, strict=True):
+        values = [labels[row["cell"]] if col == "cell" else _short(row[col], digits) for col, _, digits in spec]
+        table.add_row(*values, *([flag] if any(flags) else []), style="bold red" if row.get("warning") else None)
+    return table
+
+
+def wide_table(summary: pd.DataFrame) -> Table:
+    """Every column of the summary (4 significant digits), as ``summary.csv`` holds them.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The table of :func:`bandits.studies.summarize`.
+
+    Returns
+    -------
+    rich.table.Table
+        One column per summary column, never shrunk below its content.
+    """
+    table = Table(title="summary", title_justify="left")
+    for col in summary.columns:
+        table.add_column(col, justify="right" if summary[col].dtype.kind in "iuf" else "left", no_wrap=True)
+    for _, row in summary.iterrows():
+        table.add_row(*(_cell(v) for v in row), style="bold red" if row.get("warning") else None)
+    return table
+
+
+def short_cells(cells: list[str]) -> tuple[dict[str, str], str]:
+    """Short names of instance texts ``family:key=value,...``: the family (when several) and the varying options.
+
+    Parameters
+    ----------
+    cells : list of str
+        The cells of the summary (repeats allowed).
+
+    Returns
+    -------
+    labels : dict
+        Cell text to its short name (the full text when the short names would not tell cells apart).
+    common : str
+        The options every cell shares (``family, key=value, ...``), empty when nothing is shared.
+    """
+    unique = list(dict.fromkeys(cells))
+    parsed = {c: _options(c) for c in unique}
+    families = {family for family, _ in parsed.values()}
+    keys = list(dict.fromkeys(k for _, opts in parsed.values() for k in opts))
+    fixed = [k for k in keys if len({opts.get(k) for _, opts in parsed.values()}) == 1]
+    labels = {}
+    for cell, (family, opts) in parsed.items():  # ", " between the options: rich wraps there
+        shown = ", ".join(f"{k}={v}" for k, v in opts.items() if k not in fixed)
+        labels[cell] = (f"{family}: {shown}" if shown else family) if len(families) > 1 else (shown or family)
+    if len(set(labels.values())) < len(unique):
+        return {c: c for c in unique}, ""
+    shared = [f"{k}={parsed[unique[0]][1][k]}" for k in fixed]
+    return labels, ", ".join((list(families) if len(families) == 1 else []) + shared)
+
+
+def _options(cell: str) -> tuple[str, dict[str, str]]:
+    """``"family:key=value,..."`` -> (family, {key: value text}); a part without ``=`` is kept whole."""
+    family, _, rest = str(cell).partition(":")
+    options = {}
+    for part in filter(None, rest.split(",")):
+        key, _, value = part.partition("=")
+        options[key] = value
+    return family, options
+
+
+def _short(value: Any, digits: int) -> str:
+    """A number in at most ``digits`` significant digits, exponents without ``+`` and leading zeros."""
+    if not digits or isinstance(value, str):
+        return str(value)
+    if value != value:  # NaN
+        return ""
+    if float(value).is_integer() and abs(value) < 10**digits:
+        return str(int(value))
+    text = f"{float(value):.{digits}g}"
+    mantissa, e, exponent = text.partition("e")
+    return f"{mantissa}e{int(exponent)}" if e else text
 
 
 def _cell(value: object) -> str:

@@ -7,7 +7,7 @@
     execute     run_study(study, out, jobs, backend="joblib"|"dask") with a rich progress bar
     worker      execute_run(spec): one run -> its store entry (the task the workers import and run)
     pool        the reusable local joblib (loky) workers; prestart() warms them before the study is read
-    bounds      characteristic times c (E[tau] >= c kl(delta, 1 - delta)) of the instances
+    bounds      characteristic times c (E[tau] >= c kl(delta, 1 - delta)); practical bound t* = c beta(t*, delta)
     aggregate   summarize(out) -> pandas table; write_tables(out): summary.csv / .parquet, runs.csv
     plots       plot_study(out): sample complexity against d, m or N; error curves E(t)
 """
@@ -19,7 +19,7 @@ from typing import Any
 # does not import pandas' statistics or matplotlib (about 0.4 s per worker start).
 _HOMES = {
     "error_curves": "aggregate", "records_frame": "aggregate", "summarize": "aggregate", "write_tables": "aggregate",
-    "characteristic_time": "bounds", "kl_delta": "bounds",
+    "characteristic_time": "bounds", "kl_delta": "bounds", "practical_bound": "bounds",
     "StudyReport": "execute", "execute_run": "worker", "run_study": "execute",
     "plot_study": "plots",
     "RunSpec": "spec", "Study": "spec", "load_study": "spec", "parse_study": "spec",

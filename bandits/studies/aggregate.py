@@ -1,11 +1,13 @@
 """Study results -> pandas tables: one row per (cell, algorithm, delta) or per (cell, algorithm, budget).
 
-Fixed confidence: runs, failures, runs cut by the sample cap, mean and standard error of the samples, their
-10/50/90 % quantiles, mean rounds, the error rate with its Clopper–Pearson 95 % interval, the characteristic
-time c (:mod:`bandits.studies.bounds`), the lower bound c kl(delta, 1 - delta) and the ratio of the mean to
-it (in c's unit: samples, or rounds for factored instances), and a warning where the error rate is
-significantly above delta (one-sided binomial test, 5 %).
-Fixed budget: mean and s.e. of E(T), the loss rate P(L_T = 1) with its interval, mean |S_hat|.
+Fixed confidence: runs, failures, runs cut by the sample cap (``capped``), mean and standard error of the
+samples, their 10/50/90 % quantiles, mean rounds, the time per sample (``us_per_sample``: total wall time over
+total samples, in microseconds), the error rate with its Clopper–Pearson 95 % interval, the characteristic
+time c (:mod:`bandits.studies.bounds`), the lower bound c kl(delta, 1 - delta) with the ratio of the mean to
+it (``ratio``, in c's unit: samples, or rounds for factored instances), the practical lower bound t* solving
+t = c log((1 + log t) / delta) with the ratio to it (``ratio_practical``), and a warning where the error rate
+is significantly above delta (one-sided binomial test, 5 %).
+Fixed budget: mean and s.e. of E(T), the loss rate P(L_T = 1) with its interval, mean |S_hat|, time per sample.
 
 Tables are saved as ``summary.csv`` (provenance in leading ``#`` lines: ``pandas.read_csv(comment="#")``)
 and ``summary.parquet`` (provenance in the file's metadata) when pyarrow is installed; ``runs.csv`` holds
@@ -22,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from .bounds import characteristic_times, kl_delta
+from .bounds import characteristic_times, kl_delta, practical_bound
 from .store import read_entries, read_meta
 
 __all__ = ["error_curves", "records_frame", "summarize", "write_tables"]
@@ -110,14 +112,17 @@ def _confidence_row(group: pd.DataFrame, delta: float, bounds: dict[str, dict[st
     kinds = {bounds[i]["kind"] for i in group["instance"]}
     unit = bounds[group["instance"].iloc[0]]["unit"]
     lower = c * kl_delta(delta)
+    practical = np.mean([practical_bound(bounds[i]["value"], delta) for i in group["instance"]])
+    mean_unit = group[unit].mean()
     return {"mean": samples.mean(), "se": samples.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
             "q10": np.quantile(samples, 0.1), "median": np.median(samples), "q90": np.quantile(samples, 0.9),
             "mean_rounds": group["rounds"].mean(),
             "se_rounds": group["rounds"].std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
-            "capped": int((group["stopped_by"] == "budget").sum()),
+            "us_per_sample": _us_per_sample(group), "capped": int((group["stopped_by"] == "budget").sum()),
             "errors": errors, "error_rate": errors / n, "error_ci_low": ci.low, "error_ci_high": ci.high,
             "bound_kind": "/".join(sorted(kinds)), "c": c, "lower_bound": lower,
-            "ratio": group[unit].mean() / lower if lower > 0 else np.nan,
+            "ratio": mean_unit / lower if lower > 0 else np.nan, "practical_bound": practical,
+            "ratio_practical": mean_unit / practical if practical > 0 else np.nan,
             "warning": WARNING if above else ""}
 
 
@@ -128,7 +133,15 @@ def _budget_row(group: pd.DataFrame) -> dict[str, Any]:
     ci = binomtest(losses, n).proportion_ci(0.95, method="exact")
     return {"mean_error": err.mean(), "se_error": err.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
             "median_error": np.median(err), "loss_rate": losses / n, "loss_ci_low": ci.low, "loss_ci_high": ci.high,
-            "mean_superlevel": group["superlevel_size"].mean(), "mean_samples": group["samples"].mean()}
+            "mean_superlevel": group["superlevel_size"].mean(), "mean_samples": group["samples"].mean(),
+            "us_per_sample": _us_per_sample(group)}
+
+
+def _us_per_sample(group: pd.DataFrame) -> float:
+    """Microseconds of wall time per sample: sum of the records' wall times (else the runs') / sum of samples."""
+    seconds = group["wall_time"] if "wall_time" in group else group["run_seconds"]
+    total = group["samples"].sum()
+    return float(1e6 * seconds.sum() / total) if total > 0 else np.nan
 
 
 def error_curves(out: str | Path) -> pd.DataFrame:

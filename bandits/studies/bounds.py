@@ -6,23 +6,31 @@ every delta-correct algorithm (Garivier & Kaufmann 2016; Soare et al. 2014; Vann
 * factored (rounds): c = 2 sigma^2 T*, exact T* certified by ``optdesign.characteristic_time`` (constraint
   generation beyond enumeration); when that is not settled within ``EXACT_TIME_LIMIT`` seconds it is 2 sigma^2 T^MF,
   an upper reference (MF-TaS's rate), not a lower bound, and is labelled so;
+* K-armed (samples): c = T*(mu) of :meth:`bandits.pure_exploration.karmed.KArmedProblem.oracle` (GK16, Thm 5);
 * bilinear and thresholding: none here (NaN).
+
+Beside c kl(delta, 1 - delta), :func:`practical_bound` gives the *practical* lower bound of the Frank–Wolfe
+sampling and Top-Two experiments: the largest t* with t* = c beta(t*, delta), beta the practical threshold
+log((1 + log t) / delta) (the oracle's GLR grows like t / c, so it crosses beta at about t*).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
+
+from scipy.optimize import brentq
 
 import optdesign as od
 from optdesign import kl_delta  # the factor c multiplies (re-exported here)
 from optdesign.errors import InstanceTooLargeError
 
 from ..environments import LinearBandit
-from ..instances import parse_instance
+from ..instances import INSTANCES, parse_instance, split_options
 
-__all__ = ["characteristic_time", "characteristic_times", "kl_delta"]
+__all__ = ["characteristic_time", "characteristic_times", "kl_delta", "practical_bound"]
 
 BOUNDS_FILE = "bounds.json"
 # seconds the certified exact T* of one instance may take before the T^MF reference is used instead
@@ -40,12 +48,16 @@ def characteristic_time(instance: str) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``kind`` (how c was obtained, e.g. ``"2 T*"`` or ``"2 T^MF (reference)"``; empty where none applies),
+        ``kind`` (how c was obtained, e.g. ``"T*"``, ``"2 T*"`` or ``"2 T^MF (reference)"``; empty where none applies),
         ``value`` (c, NaN for bilinear and thresholding instances) and ``unit`` (``"samples"`` or ``"rounds"``).
     """
     from ..multiagent.environment import FactoredBandit
+    from ..pure_exploration.environment import KArmedBandit
+    from ..pure_exploration.policy import problem_of
 
     env = parse_instance(instance)
+    if isinstance(env, KArmedBandit):
+        return {"kind": "T*", "value": float(problem_of(env).oracle(env.means).T), "unit": "samples"}
     if isinstance(env, FactoredBandit):
         try:  # certified by constraint generation at any size; T^MF when it is not settled in time
             exact = od.characteristic_time(env.fg, solver="CLARABEL", time_limit=EXACT_TIME_LIMIT)
@@ -81,9 +93,53 @@ def characteristic_times(instances: list[str], out: str | Path | None = None) ->
     """
     path = None if out is None else Path(out) / BOUNDS_FILE
     cache = json.loads(path.read_text()) if path is not None and path.exists() else {}
-    missing = [i for i in dict.fromkeys(instances) if i not in cache]
+    missing = [i for i in dict.fromkeys(instances) if i not in cache or _stale(i, cache[i])]
     for instance in missing:
         cache[instance] = characteristic_time(instance)
     if path is not None and missing:
         path.write_text(json.dumps(cache, indent=2))
     return {i: cache[i] for i in instances}
+
+
+def _stale(instance: str, entry: dict[str, Any]) -> bool:
+    """A cached K-armed entry without a value (written before K-armed instances had one)."""
+    spec = INSTANCES.get(split_options(instance)[0])
+    return not entry.get("kind") and spec is not None and spec.kind == "karmed"
+
+
+def practical_bound(c: float, delta: float) -> float:
+    """The largest t >= 1 with t = c log((1 + log t) / delta) (1 when t > c beta(t, delta) on all of [1, inf)).
+
+    f(t) = t - c log((1 + log t) / delta) is convex on [1, inf): Brent's method brackets its largest root between
+    max(1, c log(1 / delta), the minimiser of f) and a doubling upper end. t* >= c log(1 / delta), which exceeds
+    c kl(delta, 1 - delta) = c (1 - 2 delta) log((1 - delta) / delta) for delta < 1/2.
+
+    Parameters
+    ----------
+    c : float
+        The characteristic time T* (GK16's convention, in samples or rounds).
+    delta : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    float
+        t*, in c's unit; NaN when c is NaN, infinite or not positive.
+    """
+    c, delta = float(c), float(delta)
+    if not (math.isfinite(c) and c > 0):
+        return float("nan")
+
+    def gap(t: float) -> float:
+        return t - c * math.log((1.0 + math.log(t)) / delta)
+
+    # the minimiser of f solves t (1 + log t) = c (f' = 1 - c / (t (1 + log t))); it is below 1 when c <= 1
+    low = max(1.0, c * math.log(1.0 / delta))
+    if c > 1:
+        low = max(low, brentq(lambda t: t * (1.0 + math.log(t)) - c, 1.0, c, xtol=1e-12, rtol=1e-15))
+    if gap(low) > 0:  # f > 0 on [1, inf): no crossing
+        return 1.0
+    high = 2.0 * low
+    while gap(high) <= 0:
+        high *= 2.0
+    return float(brentq(gap, low, high, xtol=1e-300, rtol=1e-15, maxiter=500))

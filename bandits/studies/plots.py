@@ -3,8 +3,10 @@
 Fixed confidence: mean samples (or rounds) +- one standard error against the study's axis ``x`` (d, m, N, ...),
 one line per algorithm (and per value of the study's ``series`` parameter, e.g. the graph type), one panel
 per (delta, other varying parameters), the lower bound
-c kl(delta, 1 - delta) dashed where it applies; log y by default (``log_y = false`` in [study] turns it off).
+c kl(delta, 1 - delta) dashed and the practical bound t* = c log((1 + log t*) / delta) dotted where they
+apply; log y by default (``log_y = false`` in [study] turns it off); integer ticks on an integer axis.
 Fixed budget: the mean error curve E(t) +- s.e. per algorithm, one panel per cell (log y, as LeJeune et al.).
+One legend for the figure, right of the panels (never over the data); 8 x 5 in for one panel, at 100 dpi.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from optdesign.errors import InvalidInputError
 
@@ -30,6 +33,11 @@ from .store import read_meta
 __all__ = ["plot_study"]
 
 PLOT_FILE = "plot.png"
+#: inches of a single-panel figure, of each panel of a larger one, and the resolution of the file
+SINGLE_PANEL = (8.0, 5.0)
+PANEL = (5.5, 4.0)
+DPI = 100
+BOUND_LABELS = ("lower bound c kl(δ, 1-δ)", "practical bound t* = c β(t*, δ)")
 
 
 def plot_study(out: str | Path, path: str | Path | None = None) -> Path:
@@ -62,7 +70,7 @@ def plot_study(out: str | Path, path: str | Path | None = None) -> Path:
         fig = _error_curves(out)
     else:
         fig = _sample_complexity(summary, meta)
-    fig.savefig(target, dpi=120, bbox_inches="tight")
+    fig.savefig(target, dpi=DPI, bbox_inches="tight")
     plt.close(fig)
     return target
 
@@ -71,7 +79,8 @@ def _panels(n: int) -> tuple[Figure, npt.NDArray[np.object_]]:
     """A figure of ``n`` panels, three per row, and its axes (flattened; the spare ones hidden)."""
     cols = min(n, 3)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 3.8 * rows), squeeze=False)
+    size = SINGLE_PANEL if n == 1 else (PANEL[0] * cols, PANEL[1] * rows)
+    fig, axes = plt.subplots(rows, cols, figsize=size, squeeze=False, layout="constrained")
     for ax in axes.ravel()[n:]:
         ax.set_visible(False)
     return fig, axes.ravel()
@@ -84,7 +93,7 @@ def _sample_complexity(summary: pd.DataFrame, meta: dict[str, Any]) -> Figure:
     xcol = f"param_{x}" if x else "cell"
     series = f"param_{meta['series']}" if meta.get("series") else None
     fixed = [c for c in summary.columns if c.startswith("param_") and c not in (xcol, series)
-             and summary[c].nunique() > 1]
+             and summary[c].nunique() > 1] if x else []  # without an axis, the cells are the x ticks
     panel_keys = ["delta", *(["family"] if summary["family"].nunique() > 1 else []), *fixed]
     groups = list(summary.groupby(panel_keys, sort=False)) if panel_keys else [((), summary)]
     fig, axes = _panels(len(groups))
@@ -96,11 +105,9 @@ def _sample_complexity(summary: pd.DataFrame, meta: dict[str, Any]) -> Figure:
             xs = line[xcol].to_numpy() if x else list(range(len(line)))
             err = line["se"] if unit == "mean" else line["se_rounds"]
             ax.errorbar(xs, line[unit], yerr=err, marker="o", ms=4, capsize=3, label=algo)
-        bound = panel.drop_duplicates(xcol)
-        if "lower_bound" in bound and bound["lower_bound"].notna().any():
-            bound = bound.sort_values(xcol) if x else bound
-            xs = bound[xcol].to_numpy() if x else list(range(len(bound)))
-            ax.plot(xs, bound["lower_bound"], "k--", lw=1, label="lower bound c kl(δ,1-δ)")
+        _bounds(ax, panel, xcol if x else None)
+        if x and not meta.get("log_x", False) and _integers(summary[xcol]):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         if not x:
             ax.set_xticks(range(len(panel.drop_duplicates("cell"))), panel.drop_duplicates("cell")["cell"],
                           rotation=30, ha="right", fontsize=7)
@@ -112,9 +119,36 @@ def _sample_complexity(summary: pd.DataFrame, meta: dict[str, Any]) -> Figure:
             ax.set_xscale("log")
         ax.set_title(", ".join(_label(k, v) for k, v in zip(panel_keys, key, strict=True)), fontsize=9)
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
+    _legend(fig, axes)
     fig.suptitle(meta["name"])
     return fig
+
+
+def _bounds(ax: Any, panel: pd.DataFrame, xcol: str | None) -> None:
+    """The lower bound c kl(delta, 1 - delta) (dashed) and the practical bound t* (dotted) of a panel's cells."""
+    bound = panel.drop_duplicates(xcol or "cell")
+    bound = bound.sort_values(xcol) if xcol else bound
+    xs = bound[xcol].to_numpy() if xcol else list(range(len(bound)))
+    for (col, style), label in zip((("lower_bound", "k--"), ("practical_bound", "k:")), BOUND_LABELS, strict=True):
+        if col in bound and bound[col].notna().any():
+            ax.plot(xs, bound[col], style, lw=1, label=label, marker="_" if len(xs) == 1 else None, ms=14)
+
+
+def _integers(values: pd.Series) -> bool:
+    """Whether every value of an axis column is an integer (d, m, N, ...)."""
+    numbers = pd.to_numeric(values, errors="coerce")
+    return bool(numbers.notna().all() and (numbers % 1 == 0).all())
+
+
+def _legend(fig: Figure, axes: npt.NDArray[np.object_]) -> None:
+    """One legend for every panel's lines (each label once, the bounds last), right of the panels."""
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    entries = {k: entries[k] for k in sorted(entries, key=lambda label: label in BOUND_LABELS)}
+    if entries:
+        fig.legend(list(entries.values()), list(entries), loc="outside right upper", fontsize=8)
 
 
 def _label(key: str, value: object) -> str:
@@ -140,5 +174,5 @@ def _error_curves(out: Path) -> Figure:
         ax.set_ylabel("mean error E(t)")
         ax.set_title(cell, fontsize=9)
         ax.grid(alpha=0.3, which="both")
-        ax.legend(fontsize=7)
+    _legend(fig, axes)
     return fig
