@@ -175,7 +175,6 @@ class _TopTwoState(SequentialState):
     def __init__(self, rule: TopTwo, problem: KArmedProblem, rng: np.random.Generator) -> None:
         self.rule, self.problem, self.rng = rule, problem, rng
         K = problem.n_arms
-        self.led = np.zeros(K)  # rounds each arm led
         self.leader_pulls = np.zeros(K)  # pulls of the leader in those rounds
         self.beta_sums = np.zeros(K)  # sum of beta over those rounds
         self._batch_leader: int | None = None
@@ -206,7 +205,6 @@ class _TopTwoState(SequentialState):
         beta = self._beta(obs.mu, counts, B, C)
         if self.rule.selection == "sampling":
             return B if self.rng.random() < beta else C
-        self.led[B] += 1
         self.beta_sums[B] += beta
         if self.leader_pulls[B] <= self.beta_sums[B]:
             self.leader_pulls[B] += 1
