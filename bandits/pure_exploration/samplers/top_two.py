@@ -1,0 +1,260 @@
+"""The Top-Two sampling rules: pull a leader or a challenger (Russo 2016; Jourdan, Degenne, Baudry, de Heide &
+Kaufmann, NeurIPS 2022; Jourdan & Degenne, NeurIPS 2023).
+
+Each pull picks a leader B (a guess of the best arm), a challenger C != B (the alternative most worth
+testing against it) and then one of the two, the leader with proportion beta.
+
+Leaders (``leader``):
+
+* ``"eb"``: the empirical best, argmax_k mu_hat_k (EB-TC, Jourdan et al. 2022);
+* ``"ts"``: the best arm of one posterior draw (Russo's TTTS): N(mu_hat_k, sigma^2 / N_k) for Gaussian arms,
+  Beta(1 + S_k, 1 + N_k - S_k) for Bernoulli ones (S_k the reward sum);
+* ``"ucb"``: the largest upper confidence index U_k = max{q >= mu_hat_k : N_k d(mu_hat_k, q) <= log t}
+  (TTUCB, Jourdan & Degenne 2023): mu_hat_k + sqrt(2 sigma^2 log t / N_k) for Gaussian arms, the KL-UCB
+  index (by bisection) for Bernoulli ones.
+
+Challengers (``challenger``), with W_B,j = N_B d(mu_B, m) + N_j d(mu_j, m) at the weighted mean m of the two
+(the GLR of "B beats j", 0 when mu_B <= mu_j):
+
+* ``"tc"``: the transportation cost, argmin_{j != B} W_B,j (the best response of the pieces at (mu_hat, N) when
+  B is the empirical best);
+* ``"tci"``: argmin_{j != B} W_B,j + log N_j (EB-TCI, Jourdan et al. 2022: the penalty favours arms pulled
+  less; with the ``"tc"`` challenger an arm whose mean is underestimated early, say a Bernoulli arm with a few
+  zeros, can go unpulled for a long time, a heavy tail of EB-TC's stopping time that the penalty removes);
+* ``"ts"``: the best arm of posterior draws re-sampled until it differs from B (Russo's TTTS), at most
+  :data:`TS_DRAWS` draws, then ``"tc"``.
+
+Choice between them (``beta``, ``selection``): ``beta`` a number in (0, 1), or ``"ids"``, the
+information-directed selection of You, Qin, Wang & Yang (COLT 2023), beta = N_B d(mu_B, m) / W_B,C: the share
+of the leader in the information of the pair (for Gaussian arms N_C / (N_B + N_C)). Its balance point is GK16's
+optimality condition sum_j d(mu_B, m_j) / d(mu_j, m_j) = 1, so no beta need be tuned. ``selection="tracking"``
+(TTUCB's tracking, one per leader): pull B when its pulls as leader are at most the sum of the betas of the
+rounds it led, this one included; ``"sampling"``: pull B with probability beta (the rule's rng).
+
+The estimate and the posterior are those of the batch's start; the counts advance within a batch, so the
+challenger and beta follow the pulls. Top-Two runs on K-armed problems only: on a linear or transductive problem
+the leader and the challenger are items of Z, and turning that pair into an arm of X is not settled in the
+literature, so such problems are refused.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+from ...validation import check_choice
+from ..families import Bernoulli, Gaussian
+from ..karmed import KArmedProblem
+from ..problem import Problem
+from ..sampler import Observations, Sampler, SamplerState, SequentialState
+
+__all__ = ["CHALLENGERS", "LEADERS", "SELECTIONS", "TS_DRAWS", "TopTwo", "transport_costs"]
+
+#: the leader rules, challenger rules and selections of :class:`TopTwo`
+LEADERS = ("eb", "ts", "ucb")
+CHALLENGERS = ("tc", "tci", "ts")
+SELECTIONS = ("tracking", "sampling")
+#: posterior draws the ``"ts"`` challenger tries before falling back to ``"tc"``
+TS_DRAWS = 1000
+#: bisection steps of the Bernoulli KL-UCB index
+UCB_STEPS = 50
+
+
+def transport_costs(problem: KArmedProblem, mu: np.ndarray, counts: np.ndarray, leader: int) -> np.ndarray:
+    """W_B,j: the GLR of "the leader B beats arm j" at the counts, for every arm (inf at B).
+
+    W_B,j = N_B d(mu_B, m) + N_j d(mu_j, m) with m = (N_B mu_B + N_j mu_j) / (N_B + N_j) when mu_B > mu_j, else 0.
+    When B is the empirical best these are the values of the problem's pieces at (mu, N).
+
+    Parameters
+    ----------
+    problem : KArmedProblem
+        The structure (its family's kl).
+    mu : numpy.ndarray, shape (K,)
+        The means.
+    counts : numpy.ndarray, shape (K,)
+        Pulls per arm (positive).
+    leader : int
+        The arm B.
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        The costs, inf at the leader.
+    """
+    if leader == problem.answer(mu):
+        pieces = problem.pieces(mu, counts, gradients=False)
+        out = np.full(problem.n_arms, np.inf)
+        out[pieces.answers] = pieces.values
+        return out
+    N = np.asarray(counts, dtype=float)
+    m = (N[leader] * mu[leader] + N * mu) / (N[leader] + N)
+    kl = problem.family.kl
+    W = np.where(mu[leader] > mu, N[leader] * kl(mu[leader], m) + N * kl(mu, m), 0.0)
+    W[leader] = np.inf
+    return W
+
+
+@dataclass(frozen=True)
+class TopTwo(Sampler):
+    """A Top-Two rule: a leader, a challenger, and the leader with proportion beta (module docstring).
+
+    Parameters
+    ----------
+    leader : str
+        ``"eb"`` (empirical best), ``"ts"`` (Thompson sampling) or ``"ucb"`` (upper confidence index).
+    challenger : str
+        ``"tc"`` (transportation cost), ``"tci"`` (plus log N_j) or ``"ts"`` (re-sampling).
+    beta : float or str
+        The leader's proportion in (0, 1), or ``"ids"`` (information-directed selection).
+    selection : str
+        ``"tracking"`` (per-leader tracking of beta) or ``"sampling"`` (a coin of bias beta).
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown leader, challenger or selection, or a beta outside (0, 1) other than ``"ids"``.
+    """
+
+    leader: str = "eb"
+    challenger: str = "tc"
+    beta: float | str = 0.5
+    selection: str = "tracking"
+
+    def __post_init__(self) -> None:
+        """Check the options."""
+        check_choice(self.leader, "leader", LEADERS)
+        check_choice(self.challenger, "challenger", CHALLENGERS)
+        check_choice(self.selection, "selection", SELECTIONS)
+        b = self.beta
+        if b != "ids" and (isinstance(b, (bool, str)) or not isinstance(b, (int, float)) or not 0 < b < 1):
+            raise InvalidInputError(f"beta must be a number in (0, 1) or 'ids', got {b!r}")
+
+    @property
+    def name(self) -> str:
+        """``top-two``."""
+        return "top-two"
+
+    def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
+        """A fresh state for one run.
+
+        Parameters
+        ----------
+        problem : Problem
+            The structure: a K-armed problem with Gaussian or Bernoulli arms.
+        env : object
+            The instance (unused).
+        rng : numpy.random.Generator
+            Posterior draws and the selection coin.
+
+        Returns
+        -------
+        SamplerState
+            The rule's state.
+
+        Raises
+        ------
+        InvalidInputError
+            A linear (or other non-K-armed) problem, or a family other than Gaussian and Bernoulli.
+        """
+        if not isinstance(problem, KArmedProblem):
+            raise InvalidInputError(f"top-two runs on K-armed problems only, not {problem.kind or 'this'} ones "
+                                    "(no settled rule maps a leader and a challenger among items to an arm)")
+        if not isinstance(problem.family, (Gaussian, Bernoulli)):
+            raise InvalidInputError(f"top-two needs Gaussian or Bernoulli arms, not {problem.family.name}")
+        return _TopTwoState(self, problem, rng)
+
+
+class _TopTwoState(SequentialState):
+    """One run: the per-leader tracking counters and the batch's fixed leader (``eb``, ``ucb``)."""
+
+    def __init__(self, rule: TopTwo, problem: KArmedProblem, rng: np.random.Generator) -> None:
+        self.rule, self.problem, self.rng = rule, problem, rng
+        K = problem.n_arms
+        self.leader_pulls = np.zeros(K)  # pulls of the leader in those rounds
+        self.beta_sums = np.zeros(K)  # sum of beta over those rounds
+        self._batch_leader: int | None = None
+
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
+        """The batch's leader when it does not depend on draws, then one Top-Two pull at a time.
+
+        Parameters
+        ----------
+        obs : Observations
+            Counts, sums and estimate at the batch's start.
+        n : int
+            Batch size.
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (K,)
+            Pulls per arm summing to ``n``.
+        """
+        leader = self.rule.leader
+        self._batch_leader = (self.problem.answer(obs.mu) if leader == "eb"
+                              else int(np.argmax(self._ucb(obs))) if leader == "ucb" else None)
+        return super().plan(obs, n)
+
+    def choose(self, obs: Observations, counts: np.ndarray) -> int:
+        B = self._batch_leader if self._batch_leader is not None else self._posterior_best(obs)
+        C = self._challenger(obs, counts, B)
+        beta = self._beta(obs.mu, counts, B, C)
+        if self.rule.selection == "sampling":
+            return B if self.rng.random() < beta else C
+        self.beta_sums[B] += beta
+        if self.leader_pulls[B] <= self.beta_sums[B]:
+            self.leader_pulls[B] += 1
+            return B
+        return C
+
+    def _draws(self, obs: Observations, size: int) -> np.ndarray:
+        """``size`` posterior draws of the means, shape (size, K)."""
+        family, N = self.problem.family, obs.counts.astype(float)
+        if isinstance(family, Gaussian):
+            return obs.mu + family.sigma / np.sqrt(N) * self.rng.standard_normal((size, N.size))
+        S = obs.sums
+        return self.rng.beta(1.0 + S, 1.0 + N - S, size=(size, N.size))
+
+    def _posterior_best(self, obs: Observations) -> int:
+        """The TS leader: the best arm of one posterior draw."""
+        return int(np.argmax(self._draws(obs, 1)[0]))
+
+    def _ucb(self, obs: Observations) -> np.ndarray:
+        """U_k = max{q >= mu_k : N_k d(mu_k, q) <= log t} (closed form for Gaussian, bisection for Bernoulli)."""
+        family, mu, N = self.problem.family, obs.mu, obs.counts.astype(float)
+        level = np.log(max(obs.t, 2)) / N
+        if isinstance(family, Gaussian):
+            return mu + np.sqrt(2.0 * family.sigma**2 * level)
+        lo, hi = mu.copy(), np.ones_like(mu)
+        for _ in range(UCB_STEPS):
+            q = 0.5 * (lo + hi)
+            inside = family.kl(mu, q) <= level
+            lo, hi = np.where(inside, q, lo), np.where(inside, hi, q)
+        return lo
+
+    def _challenger(self, obs: Observations, counts: np.ndarray, B: int) -> int:
+        """The challenger of leader B by the rule's option."""
+        if self.rule.challenger == "ts":
+            for _ in range(TS_DRAWS // 100):
+                best = np.argmax(self._draws(obs, 100), axis=1)
+                other = best[best != B]
+                if other.size:
+                    return int(other[0])
+        W = transport_costs(self.problem, obs.mu, counts, B)
+        if self.rule.challenger == "tci":
+            W = W + np.log(counts)
+        return int(np.argmin(W))
+
+    def _beta(self, mu: np.ndarray, counts: np.ndarray, B: int, C: int) -> float:
+        """The fixed beta, or IDS: N_B d(mu_B, m) / (N_B d(mu_B, m) + N_C d(mu_C, m)) (1/2 when both vanish)."""
+        if self.rule.beta != "ids":
+            return float(self.rule.beta)
+        kl = self.problem.family.kl
+        nB, nC = float(counts[B]), float(counts[C])
+        m = (nB * mu[B] + nC * mu[C]) / (nB + nC)
+        lead, chal = nB * float(kl(mu[B], m)), nC * float(kl(mu[C], m))
+        return lead / (lead + chal) if lead + chal > 0 else 0.5
