@@ -25,7 +25,8 @@ from optdesign.validation import as_count
 
 from .algorithm import Algorithm
 from .instances import INSTANCES, parse_instance, split_options
-from .registry import ALGORITHMS, make_algorithm
+from .plugins import split_algorithm
+from .registry import algorithm_spec, make_algorithm
 from .run import DEFAULT_MAX_SAMPLES, run
 from .stopping import check_delta
 
@@ -62,6 +63,9 @@ class Experiment:
         Observation cap of a fixed-confidence run (``stopped_by == "budget"`` when reached).
     free_warmup : bool
         Thresholding only: the initial pulls come before t = 0 instead of counting in T.
+    stop : str or None
+        The stopping rule of a fixed-confidence run: None or ``"own"`` (the algorithm's), or
+        ``"glr[:threshold=NAME,growth=G]"`` (:mod:`bandits.pure_exploration.with_stop`).
     """
 
     algorithm: str
@@ -71,15 +75,13 @@ class Experiment:
     seed: int | np.random.SeedSequence | None = 0
     max_samples: int = DEFAULT_MAX_SAMPLES
     free_warmup: bool = False
+    stop: str | None = None
 
     @property
     def kind(self) -> str:
         """The kind of instance the run is on (linear, karmed, bilinear, factored or thresholding): the
         instance's own when the algorithm runs on several kinds; InvalidInputError if the algorithm is unknown."""
-        name = split_options(self.algorithm)[0]
-        if name not in ALGORITHMS:
-            raise InvalidInputError(f"unknown algorithm {name!r}; valid names: {', '.join(ALGORITHMS)}")
-        kinds = ALGORITHMS[name].kinds
+        kinds = algorithm_spec(split_algorithm(self.algorithm)[0]).kinds
         instance = split_options(self.instance)[0]
         if instance in INSTANCES and INSTANCES[instance].kind in kinds:
             return INSTANCES[instance].kind
@@ -97,17 +99,20 @@ class Experiment:
         ------
         InvalidInputError
             An unknown algorithm or instance name, bad options, an algorithm that does not run on the
-            instance's kind, a missing budget or delta, a delta outside (0, 1), or several deltas for an
-            algorithm that samples differently for each.
+            instance's kind, a missing budget or delta, a delta outside (0, 1), several deltas for an
+            algorithm that samples differently for each, or a stop the algorithm or instance cannot take.
         """
-        algo = make_algorithm(self.algorithm)
+        algo = make_algorithm(self.algorithm, stop=self.stop)
         name = split_options(self.instance)[0]
         if name not in INSTANCES:
             raise InvalidInputError(f"unknown instance {name!r}; valid names: {', '.join(sorted(INSTANCES))}")
-        kinds, got = ALGORITHMS[split_options(self.algorithm)[0]].kinds, INSTANCES[name].kind
+        kinds, got = algorithm_spec(split_algorithm(self.algorithm)[0]).kinds, INSTANCES[name].kind
         if got not in kinds:
             raise InvalidInputError(f"algorithm {algo.name} runs on {' or '.join(kinds)} instances; "
                                     f"{self.instance!r} is {got}")
+        check_kind = getattr(getattr(algo, "stop", None), "check_kind", None)
+        if check_kind is not None:
+            check_kind(got)
         if got == "thresholding":
             if self.budget is None:
                 raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: give the budget T")

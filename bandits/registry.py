@@ -1,6 +1,9 @@
 """Algorithms by name, with options given as ``NAME:key=value,...`` (the CLI's and study files' syntax).
 
-Classes are imported on first use (``"module:Class"``), so listing names costs nothing.
+Classes are imported on first use (``"module:Class"``), so listing names costs nothing. Besides the names of
+:data:`ALGORITHMS`, an algorithm may be a ``package.module:Class`` path or a name an installed distribution adds
+through the ``bandits.samplers`` entry points (:mod:`bandits.plugins`); :func:`algorithm_spec` finds all three.
+The stopping rule is a separate choice (``stop``, :mod:`bandits.pure_exploration.with_stop`).
 """
 
 from __future__ import annotations
@@ -11,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 from optdesign.errors import InvalidInputError
 
 from .algorithm import Algorithm
+from .plugins import entry_point_plugins, load_plugin, split_algorithm
 
 if TYPE_CHECKING:
     from .thresholding.algorithms import ThresholdingAlgorithm
-from .instances import check_options, resolve, split_options
+from .instances import check_options, resolve
 
-__all__ = ["ALGORITHMS", "AlgorithmSpec", "make_algorithm"]
+__all__ = ["ALGORITHMS", "AlgorithmSpec", "algorithm_spec", "make_algorithm"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,9 @@ class AlgorithmSpec:
         The target is a sampling rule (:class:`bandits.pure_exploration.Sampler`): it runs under the GLR
         stopping rule of :class:`bandits.pure_exploration.PureExploration`, which takes the options
         ``threshold`` and ``growth``; the other options go to the sampler.
+    origin : str
+        ``"built-in"``, ``"path"`` (a ``package.module:Class`` given directly) or the distribution of an entry
+        point.
     """
 
     target: str
@@ -45,6 +52,7 @@ class AlgorithmSpec:
     summary: str
     defaults: dict[str, Any] = field(default_factory=dict)
     sampler: bool = False
+    origin: str = "built-in"
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -106,14 +114,49 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
 }
 
 
-def make_algorithm(text: str) -> Algorithm[Any] | ThresholdingAlgorithm:
+def algorithm_spec(name: str) -> AlgorithmSpec:
+    """The spec of a registered name, of a ``package.module:Class`` path or of an entry-point name.
+
+    Parameters
+    ----------
+    name : str
+        The name (no options).
+
+    Returns
+    -------
+    AlgorithmSpec
+        For a plug-in: its class path, the kinds it runs on (a sampler: K-armed and linear; an Algorithm: its
+        class attribute ``kinds``, K-armed and linear by default) and its origin.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown name, or a plug-in that does not import or is not a Sampler or Algorithm subclass.
+    """
+    if name in ALGORITHMS:
+        return ALGORITHMS[name]
+    plugins = {} if ":" in name else entry_point_plugins()
+    if ":" not in name and name not in plugins:
+        raise InvalidInputError(f"unknown algorithm {name!r}; valid names: {', '.join([*ALGORITHMS, *plugins])}, "
+                                "or package.module:Class")
+    target, origin = (name, "path") if ":" in name else plugins[name]
+    plugin = load_plugin(target, origin)
+    kinds = PURE_EXPLORATION if plugin.sampler else tuple(getattr(plugin.cls, "kinds", PURE_EXPLORATION))
+    return AlgorithmSpec(target, kinds, plugin.summary, sampler=plugin.sampler, origin=origin)
+
+
+def make_algorithm(text: str, stop: str | None = None) -> Algorithm[Any] | ThresholdingAlgorithm:
     """An algorithm from ``NAME`` or ``NAME:key=value,...`` (e.g. ``xy-adaptive:alpha=0.2``).
 
     Parameters
     ----------
     text : str
-        A name of :data:`ALGORITHMS` (``bandits list`` prints them), then options of its class as
-        ``key=value`` pairs separated by commas; values are parsed as numbers, booleans or strings.
+        A name of :data:`ALGORITHMS` (``bandits list`` prints them), an entry-point name or a
+        ``package.module:Class`` path, then options of its class as ``key=value`` pairs separated by commas;
+        values are parsed as numbers, booleans or strings.
+    stop : str, optional
+        The stopping rule (:func:`bandits.pure_exploration.with_stop.parse_stop`): None or ``"own"`` keeps the
+        algorithm's own, ``"glr[:threshold=NAME,growth=G]"`` runs it under the GLR stop.
 
     Returns
     -------
@@ -123,7 +166,8 @@ def make_algorithm(text: str) -> Algorithm[Any] | ThresholdingAlgorithm:
     Raises
     ------
     InvalidInputError
-        An unknown name, an unknown option key (the message lists the valid ones) or a value the class refuses.
+        An unknown name, an unknown option key (the message lists the valid ones), a value the class refuses, or
+        a stop the algorithm cannot take.
 
     Examples
     --------
@@ -131,10 +175,11 @@ def make_algorithm(text: str) -> Algorithm[Any] | ThresholdingAlgorithm:
     >>> make_algorithm("xy-oracle:variant=fiez").name
     'xy-oracle'
     """
-    name, options = split_options(text)
-    if name not in ALGORITHMS:
-        raise InvalidInputError(f"unknown algorithm {name!r}; valid names: {', '.join(ALGORITHMS)}")
-    spec = ALGORITHMS[name]
+    from .pure_exploration.with_stop import parse_stop, with_stop
+
+    name, options = split_algorithm(text)
+    spec = algorithm_spec(name)
+    choice = parse_stop(stop)
     factory = resolve(spec.target)
     run_options = {k: options.pop(k) for k in RUN_OPTIONS if spec.sampler and k in options}
     check_options(factory, options, f"algorithm {name}" + (f" (also {', '.join(RUN_OPTIONS)})" if spec.sampler
@@ -143,9 +188,4 @@ def make_algorithm(text: str) -> Algorithm[Any] | ThresholdingAlgorithm:
         algorithm: Algorithm[Any] | ThresholdingAlgorithm = factory(**{**spec.defaults, **options})
     except TypeError as exc:
         raise InvalidInputError(f"algorithm {name}: {exc}") from None
-    if spec.sampler:
-        from .pure_exploration import GLRStop, PureExploration
-
-        stop = GLRStop(run_options.pop("threshold", "practical"))
-        return PureExploration(algorithm, stop, **run_options)  # type: ignore[arg-type]
-    return algorithm
+    return with_stop(algorithm, name, spec.kinds, choice, run_options if spec.sampler else None)

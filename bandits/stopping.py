@@ -19,12 +19,17 @@ Thresholds are small frozen dataclasses (so results and study files can record t
   ||theta_hat - theta||^2_{A_t} / (2 sigma^2) <= (1 + eta)(log(1/delta) + 1/2 log det(I + A_0^{-1} A_t / eta))
   for all t with probability 1 - delta, and a wrong recommendation forces Lambda_t below that
   quantity; hence beta = its right-hand side.
+* :class:`Kk21Threshold`: delta-correct for Gaussian K-armed best-arm identification under any sampling rule,
+  2 C_G(log((K - 1) / delta) / 2) + 4 log(4 + log(t / 2)), from the Gaussian mixture-martingale deviation
+  inequality of Kaufmann & Koolen (2021) as restated for best-arm identification by Jourdan & Degenne (2022,
+  TTUCB) and later Top-Two papers; C_G is :func:`gaussian_calibration`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -33,8 +38,8 @@ from optdesign.errors import InvalidInputError
 
 from .validation import check_choice
 
-__all__ = ["THRESHOLDS", "BilinearThreshold", "LinearTheoryThreshold", "PracticalThreshold", "SoareThreshold",
-           "Threshold"]
+__all__ = ["THRESHOLDS", "BilinearThreshold", "Kk21Threshold", "LinearTheoryThreshold", "PracticalThreshold",
+           "SoareThreshold", "Threshold", "gaussian_calibration"]
 
 
 def check_delta(delta: float) -> float:
@@ -186,6 +191,86 @@ class LinearTheoryThreshold(Threshold):
     def describe(self) -> dict[str, Any]:
         """Name and eta only (A0 is a d x d matrix, too large for a table cell)."""
         return {"threshold": self.name, "eta": self.eta}
+
+
+def _g_gaussian(lam: float) -> float:
+    """g_G(lambda) = 2 lambda - 2 lambda log(4 lambda) + log zeta(2 lambda) - log(1 - lambda) / 2 on (1/2, 1)."""
+    from scipy.special import zeta
+
+    return float(2 * lam - 2 * lam * np.log(4 * lam) + np.log(zeta(2 * lam)) - 0.5 * np.log1p(-lam))
+
+
+@lru_cache(maxsize=256)
+def gaussian_calibration(x: float) -> float:
+    """C_G(x) = min over lambda in (1/2, 1] of (g_G(lambda) + x) / lambda, the calibration of the Gaussian
+    deviation inequality of Kaufmann & Koolen (2021), g_G as in :class:`Kk21Threshold`.
+
+    The objective tends to infinity at both ends (zeta(2 lambda) at 1/2, -log(1 - lambda) / 2 at 1), so the
+    minimum is interior: a grid over s = -log(1 - lambda) brackets it and a bounded scalar minimisation refines it
+    (the parametrisation keeps lambda's distance to 1, about 1 / (2x), resolved for large x). For large x,
+    C_G(x) = x + log(2x) / 2 + 5/2 - 2 log 4 + log zeta(2) + o(1) (the minimiser is lambda ~ 1 - 1 / (2x)).
+
+    Parameters
+    ----------
+    x : float
+        The argument (a log-inverse error level), nonnegative.
+
+    Returns
+    -------
+    float
+        C_G(x).
+
+    Raises
+    ------
+    InvalidInputError
+        ``x`` negative or not finite.
+    """
+    if not (np.isfinite(x) and x >= 0):
+        raise InvalidInputError(f"the calibration function needs a finite x >= 0, got {x!r}")
+    from scipy.optimize import minimize_scalar
+
+    def objective(s: float) -> float:
+        lam = -np.expm1(-s)  # 1 - e^{-s}
+        return (_g_gaussian(lam) + x) / lam
+
+    grid = np.linspace(np.log(2.0) + 1e-9, 34.0, 400)
+    values = [objective(s) for s in grid]
+    i = int(np.argmin(values))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+    res = minimize_scalar(objective, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
+    return float(min(res.fun, values[i]))
+
+
+@dataclass(frozen=True)
+class Kk21Threshold(Threshold):
+    """beta(t, delta) = 2 C_G(log((K - 1) / delta) / 2) + 4 log(4 + log(t / 2)), Gaussian K-armed bandits.
+
+    Kaufmann & Koolen (2021) bound, for Gaussian arms of known variance and any sampling rule, the probability
+    that for some t the sum over a set S of arms of N_a d(mu_hat_a, mu_a) - 2 log(4 + log N_a) exceeds
+    |S| C_G(x / |S|) by e^{-x}, with C_G = :func:`gaussian_calibration` and
+    g_G(lambda) = 2 lambda - 2 lambda log(4 lambda) + log zeta(2 lambda) - log(1 - lambda) / 2. A wrong
+    recommendation needs the GLR of some pair (best, a) to exceed the deviation of those two arms; a union over
+    the K - 1 pairs (x = log((K - 1) / delta)), |S| = 2, and concavity (log(4 + log N_b) + log(4 + log N_a)
+    <= 2 log(4 + log(t / 2))) give this threshold, which makes the GLR stop delta-correct. The form is the one
+    Jourdan & Degenne (2022, TTUCB) and later Top-Two papers state and use. Bernoulli and other families need
+    the exponential-family calibration of the same paper, not implemented here.
+
+    Parameters
+    ----------
+    n_arms : int
+        K, the number of arms (at least 2).
+    """
+
+    n_arms: int
+
+    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
+        x = 0.5 * float(np.log((self.n_arms - 1) / delta))
+        return 2.0 * gaussian_calibration(max(x, 0.0)) + 4.0 * float(np.log(4.0 + np.log(max(t, 1.0) / 2.0)))
+
+    @property
+    def name(self) -> str:
+        """``kk21``."""
+        return "kk21"
 
 
 #: the threshold names the linear algorithms accept

@@ -45,6 +45,8 @@ def run_command(
     delta: str = typer.Option("0.05", "--delta", help="confidence level(s) in (0,1), comma-separated"),
     budget: int | None = typer.Option(None, "--budget", "-T", help="budget T of a thresholding algorithm"),
     free_warmup: bool = typer.Option(False, "--free-warmup", help="APT's initial pulls before t = 0 (paper axis)"),
+    stop: str | None = typer.Option(None, "--stop", help="stopping rule: own (default) or "
+                                    "glr[:threshold=practical|theory|kk21|package.module:Class,growth=G]"),
     seed: int = typer.Option(0, "--seed"),
     max_samples: int = typer.Option(DEFAULT_MAX_SAMPLES, "--max-samples", help="sample budget"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
@@ -54,7 +56,7 @@ def run_command(
     except ValueError:
         raise InvalidInputError(f"--delta must be numbers in (0, 1), comma-separated; got {delta!r}") from None
     experiment = Experiment(algorithm, instance, deltas=deltas, budget=budget, seed=seed, max_samples=max_samples,
-                            free_warmup=free_warmup)
+                            free_warmup=free_warmup, stop=stop)
     records = execute_with_progress(experiment)
     if as_json:
         typer.echo(json.dumps(records, indent=2, default=str))

@@ -2,7 +2,7 @@
 
 Pulling arm x_k returns x_k^T theta + sigma N(0, 1); the answer is the best item z* = argmax_{z in Z} z^T theta.
 With A(w) = sum_k w_k x_k x_k^T and y_j = z* - z_j, piece j's closest alternative is
-lambda_j = theta - (y_j^T theta / ||y_j||^2_{A^{-1}}) A^{-1} y_j, and
+lambda_j = theta - (y_j^T theta / ||y_j||^2_{A^{-1}}) A^{-1} y_j, and::
 
     f_j(w) = (y_j^T theta)^2 / (2 sigma^2 ||y_j||^2_{A(w)^{-1}}),
     d f_j / d w_k = (x_k^T (theta - lambda_j))^2 / (2 sigma^2)

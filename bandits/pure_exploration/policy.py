@@ -8,8 +8,10 @@ Stopping (:class:`GLRStop`): stop at the first checked time t with GLR_t > beta(
 GLR_t = min_j f_j(N_t) at the estimate (the problem's pieces at the counts: Garivier & Kaufmann 2016, Sec. 3.2,
 and its linear form in :mod:`bandits.statistics`), and recommend the answer at the estimate. Thresholds:
 ``practical`` log((1 + log t) / delta) (GK16 Sec. 6, not proven delta-correct), ``theory`` (linear problems:
-the self-normalised bound of :class:`bandits.stopping.LinearTheoryThreshold`), or any
-:class:`bandits.stopping.Threshold`.
+the self-normalised bound of :class:`bandits.stopping.LinearTheoryThreshold`), ``kk21`` (Gaussian K-armed
+problems: the mixture-martingale bound of :class:`bandits.stopping.Kk21Threshold`), any
+:class:`bandits.stopping.Threshold`, or one named ``package.module:Class`` (a Threshold subclass, built without
+arguments, or a Threshold instance).
 
 Batches: after one pull of each of the problem's initial arms, the policy asks its sampler for batches of
 max(1, ceil(growth t)) pulls (``growth`` 1 % by default: the estimate is refreshed and the GLR checked once per
@@ -27,14 +29,16 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm, Policy
-from ..stopping import LinearTheoryThreshold, PracticalThreshold, Threshold
+from ..stopping import Kk21Threshold, LinearTheoryThreshold, PracticalThreshold, Threshold
 from .problem import Problem
 from .sampler import Observations, Sampler, SamplerState
 
 __all__ = ["GLRStop", "PureExploration", "PureExplorationPolicy", "problem_of"]
 
 #: the threshold names of the GLR stopping rule
-STOP_THRESHOLDS = ("practical", "theory")
+STOP_THRESHOLDS = ("practical", "theory", "kk21")
+#: the instance kinds each named threshold is proven or meant for
+THRESHOLD_KINDS = {"theory": ("linear",), "kk21": ("karmed",)}
 
 
 @dataclass(frozen=True)
@@ -44,20 +48,46 @@ class GLRStop:
     Parameters
     ----------
     threshold : str or Threshold
-        ``"practical"`` (default) or ``"theory"`` (linear problems), or a threshold object.
+        ``"practical"`` (default), ``"theory"`` (linear problems), ``"kk21"`` (Gaussian K-armed problems), a
+        threshold object, or ``"package.module:Class"`` naming one (imported and checked here).
 
     Raises
     ------
     InvalidInputError
-        An unknown threshold name.
+        An unknown threshold name, or a plug-in path that does not import or names no Threshold.
     """
 
     threshold: str | Threshold = "practical"
 
     def __post_init__(self) -> None:
-        """Refuse an unknown threshold name."""
-        if not isinstance(self.threshold, Threshold) and self.threshold not in STOP_THRESHOLDS:
-            raise InvalidInputError(f"unknown GLR threshold {self.threshold!r}; valid: {', '.join(STOP_THRESHOLDS)}")
+        """Refuse an unknown threshold name; import a plug-in threshold."""
+        if isinstance(self.threshold, Threshold):
+            return
+        if ":" in str(self.threshold):
+            from ..plugins import load_threshold  # here: bandits.plugins imports this package
+
+            object.__setattr__(self, "threshold", load_threshold(str(self.threshold)))
+        elif self.threshold not in STOP_THRESHOLDS:
+            raise InvalidInputError(f"unknown GLR threshold {self.threshold!r}; valid: {', '.join(STOP_THRESHOLDS)} "
+                                    "or package.module:Class")
+
+    def check_kind(self, kind: str) -> None:
+        """Refuse a named threshold on an instance kind it is not meant for (before any run).
+
+        Parameters
+        ----------
+        kind : str
+            The instance kind (``"karmed"``, ``"linear"``, ...).
+
+        Raises
+        ------
+        InvalidInputError
+            ``"theory"`` on a non-linear instance, ``"kk21"`` on a non-K-armed one.
+        """
+        allowed = THRESHOLD_KINDS.get(self.threshold) if isinstance(self.threshold, str) else None
+        if allowed is not None and kind not in allowed:
+            what = {"theory": "linear problems", "kk21": "Gaussian K-armed problems"}[str(self.threshold)]
+            raise InvalidInputError(f"the {self.threshold!r} GLR threshold is for {what}, not {kind} instances")
 
     def make(self, problem: Problem, initial_counts: np.ndarray) -> Threshold:
         """The threshold for a run of ``problem`` that started with ``initial_counts``.
@@ -77,10 +107,17 @@ class GLRStop:
         Raises
         ------
         InvalidInputError
-            ``"theory"`` on a problem without an information matrix.
+            ``"theory"`` on a problem without an information matrix, ``"kk21"`` on a problem other than a
+            Gaussian K-armed one.
         """
         if isinstance(self.threshold, Threshold):
             return self.threshold
+        if self.threshold == "kk21":
+            family = getattr(problem, "family", None)
+            if problem.kind != "karmed" or getattr(family, "name", None) != "gaussian":
+                what = f"{family.name} K-armed" if problem.kind == "karmed" and family is not None else problem.kind
+                raise InvalidInputError(f"the 'kk21' GLR threshold is proven for Gaussian K-armed problems, not {what}")
+            return Kk21Threshold(problem.n_arms)
         if self.threshold == "theory":
             A0 = problem.information(initial_counts)
             if A0 is None:

@@ -9,6 +9,7 @@ A study is a grid: instance families x their parameter sweeps x algorithms x rep
     delta = 0.05             # one number or a list (fixed confidence) ...
     # budget = 5000          # ... or the budget T of thresholding algorithms
     max_samples = 1e9        # per-run cap (a run that hits it stops with stopped_by = "budget")
+    # stop = "glr"           # default stopping rule of every [[algorithms]] block (see below)
     x = "d"                  # plot axis: an instance parameter; y = "samples" | "rounds" | "error"
     # series = "graph"       # optional: an instance parameter drawn as separate lines in each panel
 
@@ -21,9 +22,22 @@ A study is a grid: instance families x their parameter sweeps x algorithms x rep
     name = "xy-adaptive"
     alpha = 0.1
 
+    [[algorithms]]           # the same sampling under the GLR stop (as --stop on the command line)
+    name = "xy-adaptive"
+    label = "xy-adaptive + GLR"
+    stop = "glr:threshold=practical"
+
     [quick]                  # the --quick preset: overrides of [study] keys, of instance parameters
     runs = 2                 # ([quick.instances], applied to every block that has the key) and a
     algorithms = ["xy-adaptive"]   # subset of algorithm labels
+
+``stop`` (a block's key, or a default in ``[study]`` for the blocks without one) is the stopping rule of a
+fixed-confidence algorithm on K-armed or linear instances: ``"own"`` (the algorithm's own rule, the default) or
+``"glr[:threshold=NAME,growth=G]"`` (the GLR stop; thresholds ``practical``, ``theory`` for linear instances,
+``kk21`` for Gaussian K-armed ones, or ``package.module:Class``); see
+:mod:`bandits.pure_exploration.with_stop`. ``name`` may also be a ``package.module:Class`` path (a Sampler or
+Algorithm subclass; the module must import in the workers too) or a name from the ``bandits.samplers`` entry
+points (:mod:`bandits.plugins`).
 
 An instance parameter ``seed = "run"`` draws a new instance per replicate (seed = replicate index), as
 papers that redraw the graph or the means for every trial do.
@@ -59,7 +73,7 @@ from .document import _blocks, _deltas, _expand, _integer, _label, _no_unknown, 
 __all__ = ["RunSpec", "Study", "load_study", "parse_study"]
 
 STUDY_KEYS = {"name", "description", "seed", "runs", "delta", "budget", "max_samples", "free_warmup", "x", "series",
-              "y", "log_x", "log_y"}
+              "y", "log_x", "log_y", "stop"}
 QUICK_KEYS = STUDY_KEYS - {"name", "description", "seed"} | {"instances", "algorithms"}
 Y_COLUMNS = ("samples", "rounds", "error")
 #: a study lists all its runs up front (about RUN_SPEC_BYTES each, measured): more than this many are refused
@@ -95,6 +109,8 @@ class RunSpec:
     max_samples: int
     #: give the warm-up pulls free before t = 0 (thresholding runs)
     free_warmup: bool
+    #: the stopping rule (None or ``"own"``: the algorithm's; ``"glr[:...]"``: the GLR stop)
+    stop: str | None = None
 
     @property
     def cell(self) -> str:
@@ -116,7 +132,7 @@ class RunSpec:
         """
         seed = np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key)
         return Experiment(self.algorithm, self.instance, deltas=self.deltas, budget=self.budget, seed=seed,
-                          max_samples=self.max_samples, free_warmup=self.free_warmup)
+                          max_samples=self.max_samples, free_warmup=self.free_warmup, stop=self.stop)
 
 
 @dataclass(frozen=True)
@@ -240,7 +256,7 @@ def parse_study(doc: dict[str, Any], *, path: str = "<memory>", sha256: str = ""
         if key is not None and not all(key in params for _, params in cells):
             raise InvalidInputError(f"{where}: {what} = {key!r} is not a parameter of every instance")
     common = {"deltas": deltas, "budget": budget, "entropy": seed, "max_samples": max_samples,
-              "free_warmup": bool(study.get("free_warmup", False))}
+              "free_warmup": bool(study.get("free_warmup", False)), "stop": _stop(study, "[study]", where)}
     specs = _run_specs(cells, algorithms, labels, replicates, common, where)
     return Study(name=str(study.get("name", Path(path).stem)), description=str(study.get("description", "")),
                  path=path, sha256=sha256, quick=quick, seed=seed, replicates=replicates, x=x, series=series, y=y,
@@ -287,12 +303,14 @@ def _run_specs(cells: list[tuple[str, dict[str, Any]]], algorithms: list[dict[st
     built: set[str] = set()
     for family, params in cells:
         for algo, label in zip(algorithms, labels, strict=True):
-            algo_text = _text(algo["name"], {k: v for k, v in algo.items() if k not in ("name", "label")})
+            algo_text = _text(algo["name"], {k: v for k, v in algo.items() if k not in ("name", "label", "stop")})
+            stop = _stop(algo, label, where) if "stop" in algo else common["stop"]
             for r in range(replicates):
                 concrete = {k: (r if v == "run" else v) for k, v in params.items()}
                 instance = _text(family, concrete)
                 spec = RunSpec(instance=instance, algorithm=algo_text, label=label, replicate=r, family=family,
-                               params=params, spawn_key=(zlib.crc32(instance.encode()), r), **common)
+                               params=params, spawn_key=(zlib.crc32(instance.encode()), r),
+                               **{**common, "stop": stop})
                 if r == 0:
                     _validate(spec, where, build=instance not in built)
                     built.add(instance)
@@ -300,6 +318,15 @@ def _run_specs(cells: list[tuple[str, dict[str, Any]]], algorithms: list[dict[st
     if not specs:
         raise InvalidInputError(f"{where}: the study has no runs (no instances or no algorithms)")
     return specs
+
+
+def _stop(table: dict[str, Any], name: str, where: str) -> str | None:
+    """The ``stop`` key of a table (None when absent), checked to be a string."""
+    stop = table.get("stop")
+    if stop is not None and not isinstance(stop, str):
+        raise InvalidInputError(f"{where}: stop of {name} must be a string such as \"glr:threshold=practical\", "
+                                f"got {stop!r}")
+    return stop
 
 
 def _check_run_count(instances: list[dict[str, Any]], n_algorithms: int, replicates: int, where: str) -> None:

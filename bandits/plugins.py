@@ -1,0 +1,209 @@
+"""Algorithms and thresholds from outside the package: ``package.module:Class`` paths and installed entry points.
+
+Wherever an algorithm name is read (``bandits run``, a study's ``[[algorithms]]`` block,
+:func:`bandits.registry.make_algorithm`), ``package.module:Class`` names a class to import: a
+:class:`bandits.pure_exploration.Sampler` subclass runs under the GLR stopping rule (as the built-in sampling
+rules do), an :class:`bandits.algorithm.Algorithm` subclass runs as it is. Options follow a second colon:
+``mypkg.rules:MyRule:alpha=0.2,threshold=kk21``. The module must be importable (installed, or on ``sys.path``).
+
+Installed distributions add names through the entry-point group ``bandits.samplers``; in a
+``pyproject.toml``::
+
+    [project.entry-points."bandits.samplers"]
+    my-rule = "mypkg.rules:MyRule"
+
+after which ``bandits run my-rule ...`` works and ``bandits list`` shows the name with the distribution it comes
+from. A built-in name wins over an entry point of the same name.
+
+Thresholds: ``threshold=package.module:Class`` names a :class:`bandits.stopping.Threshold` subclass (built
+without arguments) or instance.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from optdesign.errors import InvalidInputError
+
+from .algorithm import Algorithm
+from .instances import split_options
+from .stopping import Threshold
+
+__all__ = ["ENTRY_POINT_GROUP", "Plugin", "entry_point_plugins", "load_object", "load_plugin", "load_threshold",
+           "split_algorithm"]
+
+#: the entry-point group through which installed distributions add sampling rules and algorithms
+ENTRY_POINT_GROUP = "bandits.samplers"
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """An algorithm class from outside the registry.
+
+    Parameters
+    ----------
+    target : str
+        ``"package.module:Class"``.
+    cls : type
+        The imported class (a Sampler or an Algorithm subclass).
+    origin : str
+        Where it comes from: ``"path"`` for a path given directly, else the distribution of the entry point.
+    """
+
+    target: str
+    cls: type
+    origin: str
+
+    @property
+    def sampler(self) -> bool:
+        """The class is a sampling rule (it runs under the GLR stop of PureExploration)."""
+        from .pure_exploration.sampler import Sampler
+
+        return issubclass(self.cls, Sampler)
+
+    @property
+    def summary(self) -> str:
+        """The first line of the class's docstring."""
+        doc = (self.cls.__doc__ or "").strip()
+        return doc.splitlines()[0] if doc else self.target
+
+
+def load_object(path: str, what: str) -> Any:
+    """The attribute a ``"package.module:attribute"`` path names, imported; one clear error line otherwise.
+
+    Parameters
+    ----------
+    path : str
+        ``module:attribute`` (dotted module, attribute possibly dotted).
+    what : str
+        What the path should name, for the messages (e.g. ``"sampler"``).
+
+    Returns
+    -------
+    object
+        The attribute.
+
+    Raises
+    ------
+    InvalidInputError
+        A path not of that form, a module that does not import, or no such attribute.
+    """
+    module, colon, attr = str(path).partition(":")
+    if not colon or not module or not attr:
+        raise InvalidInputError(f"{what} {path!r} must read package.module:Name")
+    try:
+        found: Any = importlib.import_module(module)
+    except Exception as exc:  # any failure while importing a user's module is reported the same way
+        raise InvalidInputError(f"{what} {path!r}: module {module!r} does not import "
+                                f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
+    for part in attr.split("."):
+        if not hasattr(found, part):
+            raise InvalidInputError(f"{what} {path!r}: module {module!r} has no attribute {attr!r}")
+        found = getattr(found, part)
+    return found
+
+
+def load_plugin(path: str, origin: str = "path") -> Plugin:
+    """The Sampler or Algorithm subclass a path names.
+
+    Parameters
+    ----------
+    path : str
+        ``"package.module:Class"``.
+    origin : str
+        Recorded on the result (``"path"`` or the entry point's distribution).
+
+    Returns
+    -------
+    Plugin
+        The class and where it came from.
+
+    Raises
+    ------
+    InvalidInputError
+        The path does not import, or names something other than a Sampler or Algorithm subclass.
+    """
+    from .pure_exploration.sampler import Sampler  # here: the sampling rules load scipy
+
+    cls = load_object(path, "algorithm")
+    if not (isinstance(cls, type) and issubclass(cls, (Sampler, Algorithm))):
+        raise InvalidInputError(f"algorithm {path!r} is not a Sampler or Algorithm subclass "
+                                f"(bandits.pure_exploration.Sampler, bandits.algorithm.Algorithm)")
+    return Plugin(path, cls, origin)
+
+
+def load_threshold(path: str) -> Threshold:
+    """The threshold a ``"package.module:Class"`` path names: a Threshold instance, or a subclass built bare.
+
+    Parameters
+    ----------
+    path : str
+        ``"package.module:Name"``.
+
+    Returns
+    -------
+    Threshold
+        The threshold object.
+
+    Raises
+    ------
+    InvalidInputError
+        The path does not import, names no Threshold, or the class needs arguments.
+    """
+    found = load_object(path, "threshold")
+    if isinstance(found, Threshold):
+        return found
+    if not (isinstance(found, type) and issubclass(found, Threshold)):
+        raise InvalidInputError(f"threshold {path!r} is not a Threshold subclass or instance (bandits.stopping)")
+    try:
+        return found()
+    except TypeError as exc:
+        raise InvalidInputError(f"threshold {path!r} cannot be built without arguments: {exc}") from None
+
+
+def split_algorithm(text: str) -> tuple[str, dict[str, Any]]:
+    """``NAME[:options]`` or ``package.module:Class[:options]`` -> (name or path, options).
+
+    A path is recognised by its second part: ``a:b=1`` is the name ``a`` with option ``b``, ``a:B`` the class
+    ``B`` of module ``a`` (options then follow a second colon).
+
+    Parameters
+    ----------
+    text : str
+        The algorithm text.
+
+    Returns
+    -------
+    tuple
+        ``(name, options)`` with the options parsed as :func:`bandits.instances.split_options` does.
+
+    Raises
+    ------
+    InvalidInputError
+        An option without ``=``.
+    """
+    head, colon, rest = str(text).partition(":")
+    attr, _, options = rest.partition(":")
+    if colon and attr.strip() and "=" not in attr and "," not in attr:
+        name = f"{head.strip()}:{attr.strip()}"
+        return name, split_options(f"{head.strip()}:{options}")[1] if options else {}
+    return split_options(text)
+
+
+def entry_point_plugins() -> dict[str, tuple[str, str]]:
+    """The names installed distributions add through the ``bandits.samplers`` entry-point group.
+
+    Returns
+    -------
+    dict
+        name -> (``"package.module:Class"``, the distribution's name or ``"entry point"``), in name order; the
+        classes are not imported.
+    """
+    found = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = getattr(ep, "dist", None)
+        found[ep.name] = (ep.value, f"{dist.name} {dist.version}" if dist is not None else "entry point")
+    return dict(sorted(found.items()))
