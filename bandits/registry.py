@@ -100,7 +100,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "track-and-stop": AlgorithmSpec("bandits.pure_exploration.samplers.track_and_stop:TrackAndStop", PURE_EXPLORATION,
                                     "Garivier & Kaufmann 2016: C/D-tracking of w*(mu_hat), lazy re-solves, GLR stop",
                                     sampler=True),
-    "top-two": AlgorithmSpec("bandits.pure_exploration.samplers.top_two:TopTwo", PURE_EXPLORATION,
+    "top-two": AlgorithmSpec("bandits.pure_exploration.samplers.top_two:TopTwo", "karmed",
                              "Top-Two (EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS), K-armed, GLR stop",
                              sampler=True),
     "gbb-g-allocation": AlgorithmSpec("bandits.bilinear.algorithms:RandomizedGAllocation", "bilinear",
