@@ -4,11 +4,16 @@
 uniform         round robin (argmin of the counts) and fixed weights tracked by C-tracking (the oracle w*)
 track_and_stop  Track-and-Stop: C- or D-tracking of the plug-in w*(mu_hat), re-solved on a geometric schedule
 top_two         Top-Two rules (K-armed): EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS
+frank_wolfe     Frank–Wolfe sampling (Wang, Tzeng & Proutiere 2021): FW steps on min_j f_j, tracked
+lingame         LinGame (Degenne, Ménard, Shang & Valko 2020): AdaHedge vs best response, C-tracking
+games           the exact zero-sum matrix game and the AdaHedge learner they use
 ==============  ===================================================================================
 """
 
+from .frank_wolfe import FrankWolfe
+from .lingame import LinGame
 from .top_two import TopTwo
 from .track_and_stop import TrackAndStop
 from .uniform import FixedWeights, RoundRobin
 
-__all__ = ["FixedWeights", "RoundRobin", "TopTwo", "TrackAndStop"]
+__all__ = ["FixedWeights", "FrankWolfe", "LinGame", "RoundRobin", "TopTwo", "TrackAndStop"]

@@ -1,0 +1,154 @@
+"""The two small solvers the game-based samplers share: an exact zero-sum matrix game and AdaHedge.
+
+* :func:`solve_game` returns max_{z in simplex} min_j (M z)_j and an optimal z (the Frank–Wolfe sampling step
+  over several near-minimal pieces). After an affine map of M to entries in [1, 2] (which moves the value by
+  the same map), the game is the packing program max 1^T q s.t. M^T q <= 1, q >= 0, whose origin is feasible:
+  a dense tableau simplex with Bland's rule solves it exactly in a few pivots when M has few rows, and its
+  dual (the reduced costs of the slacks) gives z, with support at most the number of rows.
+* :class:`AdaHedge` is the scale-free exponential-weights learner of de Rooij, van Erven, Grünwald & Koolen
+  (JMLR 2014): learning rate ln K / Delta, where Delta sums the gaps between the Hedge and mix losses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+__all__ = ["AdaHedge", "solve_game"]
+
+#: pivot tolerance of the simplex (the payoffs are mapped to [1, 2] first)
+PIVOT_TOL = 1e-12
+
+
+def solve_game(M: np.ndarray, *, method: str = "simplex") -> tuple[np.ndarray, float]:
+    """An optimal mixed strategy of the maximising column player of the zero-sum game with payoffs M.
+
+    Parameters
+    ----------
+    M : numpy.ndarray, shape (J, K)
+        Payoffs: the column player picks z in the simplex of R^K, the row player a row j, the payoff is (M z)_j.
+    method : str
+        ``"simplex"`` (the exact tableau method here) or ``"highs"`` (:func:`scipy.optimize.linprog`).
+
+    Returns
+    -------
+    tuple
+        ``(z, value)``: z in the simplex with min_j (M z)_j = value = max_z min_j (M z)_j.
+
+    Raises
+    ------
+    InvalidInputError
+        An empty or non-finite payoff matrix, or an unknown method.
+    """
+    M = np.atleast_2d(np.asarray(M, dtype=float))
+    if M.size == 0 or not np.isfinite(M).all():
+        raise InvalidInputError("the payoff matrix must be a nonempty matrix of finite numbers")
+    if method not in ("simplex", "highs"):
+        raise InvalidInputError(f"unknown game method {method!r}; valid: simplex, highs")
+    J, K = M.shape
+    if J == 1:
+        z = np.zeros(K)
+        z[int(np.argmax(M[0]))] = 1.0
+        return z, float(M[0].max())
+    lo, span = float(M.min()), float(M.max() - M.min())
+    if span <= 0:
+        return np.full(K, 1.0 / K), lo
+    z = _packing_simplex((M - lo) / span + 1.0) if method == "simplex" else _highs(M)
+    return z, float((M @ z).min())
+
+
+def _packing_simplex(P: np.ndarray) -> np.ndarray:
+    """z from the packing program max 1^T q s.t. P^T q <= 1, q >= 0 (P > 0), by the simplex method from q = 0.
+
+    Dantzig's rule (the largest reduced cost enters) for the first pivots, then Bland's rule (the first
+    improving column, the smallest basic index on a tie), which cannot cycle.
+    """
+    J, K = P.shape
+    T = np.zeros((K + 1, J + K + 1))  # rows: K constraints, then the objective (reduced costs, negated value)
+    T[:K, :J] = P.T
+    T[np.arange(K), J + np.arange(K)] = 1.0
+    T[:K, -1] = 1.0
+    T[K, :J] = 1.0
+    basis = np.arange(J, J + K)
+    for pivot in range(50 * (J + K)):
+        costs = T[K, :-1]
+        col = int(costs.argmax()) if pivot < 4 * J else int(np.argmax(costs > PIVOT_TOL))
+        if costs[col] <= PIVOT_TOL:
+            break
+        column = T[:K, col]
+        positive = column > PIVOT_TOL
+        ratios = np.where(positive, T[:K, -1] / np.where(positive, column, 1.0), np.inf)
+        row = int(ratios.argmin())
+        if pivot >= 4 * J:  # Bland: the smallest basic index among the tied rows
+            ties = np.flatnonzero(ratios <= ratios[row] * (1 + 1e-12) + PIVOT_TOL)
+            row = int(ties[np.argmin(basis[ties])])
+        pivot_row = T[row] / T[row, col]
+        T -= T[:, col, None] * pivot_row
+        T[row] = pivot_row
+        basis[row] = col
+    y = np.clip(-T[K, J:J + K], 0.0, None)  # the dual: z proportional to it
+    return y / y.sum()
+
+
+def _highs(M: np.ndarray) -> np.ndarray:
+    """z from the linear program max v s.t. M z >= v, sum z = 1, z >= 0 (HiGHS)."""
+    from scipy.optimize import linprog
+
+    J, K = M.shape
+    res = linprog(np.r_[np.zeros(K), -1.0], A_ub=np.c_[-M, np.ones(J)], b_ub=np.zeros(J),
+                  A_eq=np.r_[np.ones(K), 0.0][None], b_eq=[1.0], bounds=[(0, None)] * K + [(None, None)],
+                  method="highs")
+    z = np.clip(res.x[:K], 0.0, None)
+    return z / z.sum()
+
+
+class AdaHedge:
+    """Exponential weights with the AdaHedge learning rate, on losses of any scale.
+
+    Weights are proportional to exp(-eta L_k) for cumulative losses L, with eta = ln K / Delta and Delta the
+    sum of the mixability gaps (Hedge loss minus mix loss) so far; while Delta = 0 it follows the leaders.
+
+    Parameters
+    ----------
+    n : int
+        Number of actions (at least 2).
+    """
+
+    def __init__(self, n: int) -> None:
+        self.losses = np.zeros(int(n))
+        self.gap = 0.0
+
+    def weights(self) -> np.ndarray:
+        """The current distribution over the actions.
+
+        Returns
+        -------
+        numpy.ndarray
+            A point of the simplex.
+        """
+        shifted = self.losses - self.losses.min()
+        if self.gap <= 0:
+            u = (shifted <= 0).astype(float)
+        else:
+            u = np.exp(-np.log(self.losses.size) / self.gap * shifted)
+        return u / u.sum()
+
+    def update(self, loss: np.ndarray) -> None:
+        """Incur a loss vector: add it to the cumulative losses and the mixability gap to Delta.
+
+        Parameters
+        ----------
+        loss : numpy.ndarray
+            One loss per action (finite).
+        """
+        w = self.weights()
+        hedge = float(w @ loss)
+        if self.gap <= 0:
+            mix = float(loss[w > 0].min())
+        else:
+            eta = np.log(self.losses.size) / self.gap
+            low = float(loss.min())
+            mix = low - float(np.log(w @ np.exp(-eta * (loss - low)))) / eta
+        self.losses += loss
+        self.gap += max(hedge - mix, 0.0)

@@ -1,0 +1,216 @@
+"""LinGame (Degenne, Ménard, Shang & Valko, ICML 2020, "Gamification of pure exploration for linear bandits").
+
+A learner (:class:`bandits.pure_exploration.samplers.games.AdaHedge` over the arms) plays w_t; the lambda-player
+best-responds with the piece minimising f_j(w_t) at the estimate (closest alternative lambda); the learner gains
+the optimistic gradient of that piece, U_k = min((|x_k^T (theta_hat - lambda)| + sigma sqrt(2 c_t) ||x_k||_{A^{-1}})^2
+/ (2 sigma^2), c_t) with c_t = log t and A = sum_k N_k x_k x_k^T (the authors' implementation); the arm pulled
+C-tracks the cumulative sum of the w_t.
+
+K-armed problems use the analogous upper confidence on d(mu_k, lambda_k): U_k = min(max(d(u_k, lambda_k),
+d(l_k, lambda_k)), c_t) with [l_k, u_k] = {m : N_k d(mu_k, m) <= c_t} (for Gaussian arms this is the linear
+formula with the arms e_k). The estimate, t and the confidence widths are those of the batch's start.
+
+``learners="one"`` keeps one learner for every answer; ``"per-answer"`` one learner per answer of the estimate
+(the authors' LinGame code keys its learners by the current answer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+from ..families import Gaussian
+from ..karmed import KArmedProblem
+from ..linear import LinearProblem
+from ..problem import Problem
+from ..sampler import Observations, Sampler, SamplerState, SequentialState, c_tracking
+from .games import AdaHedge
+
+__all__ = ["LEARNERS", "LinGame", "kl_confidence"]
+
+#: one learner for all answers, or one per answer of the estimate
+LEARNERS = ("one", "per-answer")
+#: bisection steps of the K-armed confidence bounds
+BISECTION_STEPS = 50
+
+
+@dataclass(frozen=True)
+class LinGame(Sampler):
+    """LinGame (Degenne et al. 2020): AdaHedge against the best response, optimistic gains, C-tracking.
+
+    Parameters
+    ----------
+    learners : str
+        ``"one"`` learner for all answers or one ``"per-answer"`` of the estimate.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown ``learners`` value.
+    """
+
+    learners: str = "one"
+
+    def __post_init__(self) -> None:
+        """Check the options."""
+        if self.learners not in LEARNERS:
+            raise InvalidInputError(f"unknown learners {self.learners!r}; valid: {', '.join(LEARNERS)}")
+
+    @property
+    def name(self) -> str:
+        """``lingame``."""
+        return "lingame"
+
+    def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
+        """A fresh LinGame state (learners created on first use).
+
+        Parameters
+        ----------
+        problem : Problem
+            A linear or K-armed problem.
+        env : object
+            The instance (unused).
+        rng : numpy.random.Generator
+            Unused (the rule is deterministic).
+
+        Returns
+        -------
+        SamplerState
+            The LinGame state.
+
+        Raises
+        ------
+        InvalidInputError
+            A problem that is neither linear nor K-armed.
+        """
+        if not isinstance(problem, (LinearProblem, KArmedProblem)):
+            raise InvalidInputError(f"lingame runs on linear or K-armed problems, not {type(problem).__name__}")
+        return LinGameState(problem, self.learners == "one")
+
+
+def kl_confidence(family: Any, mu: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The confidence interval {m : d(mu_k, m) <= level_k} of every arm (closed form for Gaussian arms,
+    bisection on [0, 1] otherwise).
+
+    Parameters
+    ----------
+    family : ExponentialFamily
+        The arms' family.
+    mu : numpy.ndarray, shape (K,)
+        The means.
+    level : numpy.ndarray, shape (K,)
+        The divergence allowed per arm (c_t / N_k).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(lower, upper)`` bounds per arm.
+    """
+    if isinstance(family, Gaussian):
+        width = family.sigma * np.sqrt(2.0 * level)
+        return mu - width, mu + width
+    bounds = []
+    for edge in (0.0, 1.0):
+        inside, outside = mu.copy(), np.full(mu.shape, edge)
+        for _ in range(BISECTION_STEPS):
+            mid = 0.5 * (inside + outside)
+            ok = family.kl(mu, mid) <= level
+            inside, outside = np.where(ok, mid, inside), np.where(ok, outside, mid)
+        bounds.append(inside)
+    return bounds[0], bounds[1]
+
+
+class LinGameState(SequentialState):
+    """One LinGame run: the learner(s), the cumulative plays, the batch's confidence widths.
+
+    Parameters
+    ----------
+    problem : LinearProblem or KArmedProblem
+        The structure.
+    shared : bool
+        One learner for all answers (else one per answer).
+    """
+
+    def __init__(self, problem: LinearProblem | KArmedProblem, shared: bool) -> None:
+        self.problem, self.shared = problem, shared
+        self.learners: dict[int, AdaHedge] = {}
+        self.cumulative: np.ndarray | None = None
+        self._c = 1.0
+        self._key = 0
+        self._best = 0
+        self._Y = np.zeros((0, 0))
+        self._gaps = np.zeros(0)
+        self._widths = np.zeros(0)
+        self._bounds = (np.zeros(0), np.zeros(0))
+
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
+        problem = self.problem
+        if self.cumulative is None:
+            self.cumulative = obs.counts.astype(float)
+        t = max(obs.t, 2)
+        self._c = float(np.log(t))
+        self._best = problem.answer(obs.mu)
+        self._key = 0 if self.shared else self._best
+        if self._key not in self.learners:
+            self.learners[self._key] = AdaHedge(problem.n_arms)
+        counts = np.maximum(obs.counts, 1e-300)
+        if isinstance(problem, LinearProblem):
+            self._Y = problem.Z[self._best] - np.delete(problem.Z, self._best, axis=0)
+            self._gaps = self._Y @ obs.mu
+            A = problem.information(obs.counts)
+            H = np.linalg.pinv(A, hermitian=True)
+            norms = np.einsum("kd,kd->k", problem.X @ H, problem.X)
+            self._widths = problem.sigma * np.sqrt(2.0 * self._c * np.maximum(norms, 0.0))
+        else:
+            self._bounds = kl_confidence(problem.family, obs.mu, self._c / counts)
+        return super().plan(obs, n)
+
+    def choose(self, obs: Observations, counts: np.ndarray) -> int:
+        learner = self.learners[self._key]
+        w = learner.weights()
+        gains = self.gains(obs, w)
+        learner.update(-gains)
+        assert self.cumulative is not None
+        self.cumulative += w
+        return c_tracking(self.cumulative, counts)
+
+    def gains(self, obs: Observations, w: np.ndarray) -> np.ndarray:
+        """The optimistic gradient U of the best response to w at the batch's estimate.
+
+        Parameters
+        ----------
+        obs : Observations
+            The batch's start.
+        w : numpy.ndarray, shape (K,)
+            The learner's play.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            U_k in [0, c_t].
+        """
+        problem = self.problem
+        if isinstance(problem, LinearProblem):
+            A = problem.X.T @ (problem.X * w[:, None])
+            try:
+                H = np.linalg.inv(A)
+            except np.linalg.LinAlgError:
+                H = np.linalg.pinv(A, hermitian=True)
+            HY = self._Y @ H
+            q = np.maximum(np.einsum("jd,jd->j", HY, self._Y), 1e-300)
+            j = int(np.argmin(np.where(self._gaps > 0, self._gaps, 0.0) ** 2 / q))
+            shift = np.abs(problem.X @ HY[j]) * (max(self._gaps[j], 0.0) / q[j])  # |x_k^T (theta_hat - lambda)|
+            optimistic = (shift + self._widths) ** 2 / (2.0 * problem.sigma**2)
+            return np.minimum(optimistic, self._c)
+        pieces = problem.pieces(obs.mu, w, gradients=False)
+        b, a = pieces.best, int(pieces.challenger)
+        lam = obs.mu.astype(float).copy()
+        total = w[b] + w[a]
+        lam[[a, b]] = (w[b] * obs.mu[b] + w[a] * obs.mu[a]) / total if total > 0 else 0.5 * (obs.mu[a] + obs.mu[b])
+        lower, upper = self._bounds
+        family = problem.family
+        return np.minimum(np.maximum(family.kl(lower, lam), family.kl(upper, lam)), self._c)

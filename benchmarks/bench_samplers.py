@@ -1,0 +1,131 @@
+"""Cost per sample of the pure-exploration sampling rules on a random linear instance.
+
+    python benchmarks/bench_samplers.py                         # K = 50, d = 20, delta = 0.01, 1 run each
+    python benchmarks/bench_samplers.py --runs 3 --samplers fws lingame
+    python benchmarks/bench_samplers.py --soare 100             # mean samples on Soare et al. (d = 6, omega = 0.1)
+
+Instance: K arms with i.i.d. N(0, 1) coordinates in R^d, Z = X, unit Gaussian noise, theta a random Gaussian
+direction scaled so that T*(theta) beta = ``--target`` samples (10^5 by default), beta = log((1 + log 10^5)
+/ delta) the practical threshold there: the oracle's sample complexity is about the target, and a rule
+needs a few times more. Every rule runs under the same GLR stopping rule (practical threshold) with batches
+of ceil(0.01 t) pulls (the estimate is refreshed and the stop checked once per batch; a sequential rule
+still picks its arms one at a time inside a batch). The table prints samples, seconds, milliseconds per
+sample and the ratio of the latter to round robin's in the same run. The rules are round robin and every
+rule of the registry marked ``sampler=True`` (oracle baselines excluded) unless ``--samplers`` names them.
+BLAS runs single-threaded (``--blas-threads``), so every rule gets the same hardware.
+
+``--soare N``: also the mean samples over N seeds at delta = 0.1 and 1e-4 on Soare et al.'s instance
+(d = 6, omega = 0.1), beside the Frank–Wolfe sampling paper's Table 1 (Wang, Tzeng & Proutiere 2021) and
+the lower bound T* kl(delta, 1 - delta).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from threadpoolctl import threadpool_limits
+
+from bandits.environments import LinearBandit
+from bandits.instances import soare
+from bandits.pure_exploration import LinearProblem
+from bandits.registry import ALGORITHMS, make_algorithm
+from bandits.run import run
+from optdesign import kl_delta
+
+#: Table 1 of the FWS paper on Soare's instance (d = 6, omega = 0.1): delta = 0.1 and 1e-4
+PAPER = {"fws": (1030, 2839), "lingame": (2319, 5120), "round-robin": (5451, 15314),
+         "their lower bound": (359, 1881)}
+#: registry rules not benchmarked by default (they read the true parameter)
+ORACLES = ("oracle-weights",)
+
+
+def random_instance(K: int, d: int, delta: float, target: float, seed: int) -> LinearBandit:
+    """Gaussian arms, Z = X, theta scaled so that T*(theta) log((1 + log target) / delta) = target."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(K, d))
+    theta = rng.normal(size=d)
+    T = LinearProblem(X).oracle(theta).T
+    beta = np.log((1 + np.log(target)) / delta)
+    theta = theta * np.sqrt(T * beta / target)  # T* scales as 1 / |theta|^2
+    return LinearBandit(X, theta, name=f"random(K={K},d={d})")
+
+
+def default_samplers() -> list[str]:
+    """Round robin first, then every registered sampling rule but the oracle baselines."""
+    names = [n for n, spec in ALGORITHMS.items() if spec.sampler and n not in ORACLES and n != "round-robin"]
+    return ["round-robin", *names]
+
+
+def speed(args: argparse.Namespace, console: Console) -> None:
+    """The cost-per-sample table."""
+    env = random_instance(args.arms, args.dim, args.delta, args.target, args.instance_seed)
+    oracle = LinearProblem(env.X).oracle(env.theta)
+    console.print(f"{env.name}, delta = {args.delta}: T* kl(delta) = {oracle.sample_complexity(args.delta):.0f}, "
+                  f"growth = 0.01, {args.runs} run(s) per rule")
+    table = Table(title="Cost per sample (mean over runs)")
+    for col in ("sampler", "samples", "seconds", "ms/sample", "ratio to round-robin", "correct"):
+        table.add_column(col, justify="right")
+    base = None
+    for name in args.samplers:
+        algo = make_algorithm(name)
+        results = [run(algo, env, args.delta, seed=s, max_samples=args.max_samples) for s in range(args.runs)]
+        samples = float(np.mean([r.samples for r in results]))
+        seconds = float(np.mean([r.solve_time + r.other_time for r in results]))
+        per = 1e3 * seconds / samples
+        base = per if base is None else base
+        table.add_row(name, f"{samples:,.0f}", f"{seconds:.2f}", f"{per:.4f}", f"{per / base:.1f}",
+                      f"{sum(r.correct for r in results)}/{len(results)}")
+    console.print(table)
+
+
+def soare_table(args: argparse.Namespace, console: Console) -> None:
+    """Mean samples on Soare's instance beside the FWS paper's Table 1."""
+    env = soare(d=6, omega=0.1)
+    oracle = LinearProblem(env.X, env.Z, env.sigma).oracle(env.theta)
+    deltas = [0.1, 1e-4]
+    table = Table(title=f"Soare et al., d = 6, omega = 0.1: mean samples over {args.soare} seeds (paper's Table 1)")
+    for col in ("sampler", *[f"delta = {d:g}" for d in deltas], *[f"paper {d:g}" for d in deltas], "errors"):
+        table.add_column(col, justify="right")
+    rules = ("fws", "fws:inverse_update=as-published", "lingame", "round-robin")
+    for name in rules:
+        results = [run(make_algorithm(name), env, deltas, seed=s) for s in range(args.soare)]
+        means = [np.mean([r[i].samples for r in results]) for i in range(len(deltas))]
+        sems = [np.std([r[i].samples for r in results], ddof=1) / np.sqrt(len(results)) for i in range(len(deltas))]
+        paper = PAPER.get(name.split(":")[0], ("", ""))
+        errors = sum(not r[i].correct for r in results for i in range(len(deltas)))
+        cells = [f"{m:,.0f} ± {s:,.0f}" for m, s in zip(means, sems, strict=True)]
+        table.add_row(name, *cells, *[f"{p:,}" for p in paper], str(errors))
+    table.add_row("lower bound T* kl(delta)", *[f"{oracle.T * kl_delta(d):,.0f}" for d in deltas],
+                  *[f"{p:,}" for p in PAPER["their lower bound"]], "")
+    console.print(table)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--arms", type=int, default=50)
+    parser.add_argument("--dim", type=int, default=20)
+    parser.add_argument("--delta", type=float, default=0.01)
+    parser.add_argument("--target", type=float, default=1e5, help="T* beta of the random instance")
+    parser.add_argument("--instance-seed", type=int, default=0)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--max-samples", type=int, default=10**7)
+    parser.add_argument("--samplers", nargs="+", default=None, help="rule names with options, NAME[:key=value,...]")
+    parser.add_argument("--soare", type=int, default=0, help="seeds of the Soare table (0: skip it)")
+    parser.add_argument("--blas-threads", type=int, default=1)
+    args = parser.parse_args()
+    args.samplers = args.samplers or default_samplers()
+    console = Console(width=160)
+    start = time.perf_counter()
+    with threadpool_limits(limits=args.blas_threads):
+        speed(args, console)
+        if args.soare:
+            soare_table(args, console)
+    console.print(f"total {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
