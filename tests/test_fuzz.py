@@ -301,7 +301,7 @@ VALUES = ["0", "-1", "1", "2", "3", "1.5", "0.3", "nan", "inf", "-inf", "1e400",
 def option_strings(draw, specs: dict, target):
     """``NAME:key=value,...`` texts from plausible pieces (mostly the family's own keys), with garbage mixed in."""
     name = draw(mostly(sorted(specs), ["", "nope", "SOARE", "é", "\x00"]))
-    keys = list(inspect.signature(resolve(target(specs[name]))).parameters) if name in specs else ["d"]
+    keys = (list(inspect.signature(resolve(target(specs[name]))).parameters) if name in specs else []) or ["d"]
     pair = st.builds("{}={}".format, mostly(keys, ["", "bogus", "d d"]), st.sampled_from(VALUES))
     items = draw(st.lists(st.tuples(mostly([True], [False]), pair, st.text(max_size=6)), max_size=3))
     items = [item if keep else garbage for keep, item, garbage in items]
