@@ -33,7 +33,7 @@ from ..stopping import Kk21Threshold, LinearTheoryThreshold, PracticalThreshold,
 from .problem import Problem
 from .sampler import Observations, Sampler, SamplerState
 
-__all__ = ["GLRStop", "PureExploration", "PureExplorationPolicy", "problem_of"]
+__all__ = ["GLRStop", "PureExploration", "PureExplorationPolicy", "check_stop_options", "problem_of"]
 
 #: the threshold names of the GLR stopping rule
 STOP_THRESHOLDS = ("practical", "theory", "kk21")
@@ -135,6 +135,27 @@ class GLRStop:
         """
         name = self.threshold.name if isinstance(self.threshold, Threshold) else self.threshold
         return {"stop": "glr", "threshold": name}
+
+
+def check_stop_options(stop: object, growth: float) -> None:
+    """Refuse a stop that is not a :class:`GLRStop` or a batch growth outside [0, 1].
+
+    Parameters
+    ----------
+    stop : object
+        The stopping rule given.
+    growth : float
+        The relative batch size given.
+
+    Raises
+    ------
+    InvalidInputError
+        Either is wrong.
+    """
+    if not isinstance(stop, GLRStop):
+        raise InvalidInputError(f"stop must be a GLRStop, got {type(stop).__name__}")
+    if not (np.isfinite(growth) and 0 <= growth <= 1):
+        raise InvalidInputError(f"growth must lie in [0, 1], got {growth!r}")
 
 
 def problem_of(env: Any) -> Problem:
@@ -283,10 +304,7 @@ class PureExploration(Algorithm[Any]):
         """Check the options."""
         if not isinstance(self.sampler, Sampler):
             raise InvalidInputError(f"sampler must be a Sampler, got {type(self.sampler).__name__}")
-        if not isinstance(self.stop, GLRStop):
-            raise InvalidInputError(f"stop must be a GLRStop, got {type(self.stop).__name__}")
-        if not (np.isfinite(self.growth) and 0 <= self.growth <= 1):
-            raise InvalidInputError(f"growth must lie in [0, 1], got {self.growth!r}")
+        check_stop_options(self.stop, self.growth)
 
     @property
     def name(self) -> str:

@@ -33,7 +33,7 @@ from ..algorithm import Algorithm, Policy
 from ..instances import split_options
 from ..stopping import Threshold
 from ..tracking import portion, track
-from .policy import GLRStop, problem_of
+from .policy import GLRStop, check_stop_options, problem_of
 from .problem import Problem
 
 __all__ = ["StopChoice", "WithStop", "WithStopPolicy", "parse_stop", "with_stop"]
@@ -169,10 +169,7 @@ class WithStop(Algorithm[Any]):
         """Check the options."""
         if not isinstance(self.algorithm, Algorithm):
             raise InvalidInputError(f"algorithm must be an Algorithm, got {type(self.algorithm).__name__}")
-        if not isinstance(self.stop, GLRStop):
-            raise InvalidInputError(f"stop must be a GLRStop, got {type(self.stop).__name__}")
-        if not (np.isfinite(self.growth) and 0 <= self.growth <= 1):
-            raise InvalidInputError(f"growth must lie in [0, 1], got {self.growth!r}")
+        check_stop_options(self.stop, self.growth)
 
     @property
     def name(self) -> str:
