@@ -33,7 +33,7 @@ from ..stopping import Kk21Threshold, LinearTheoryThreshold, PracticalThreshold,
 from .problem import Problem
 from .sampler import Observations, Sampler, SamplerState
 
-__all__ = ["GLRStop", "PureExploration", "PureExplorationPolicy", "check_stop_options", "problem_of"]
+__all__ = ["GLRPolicyBase", "GLRStop", "PureExploration", "PureExplorationPolicy", "check_stop_options", "problem_of"]
 
 #: the threshold names of the GLR stopping rule
 STOP_THRESHOLDS = ("practical", "theory", "kk21")
@@ -188,8 +188,124 @@ def problem_of(env: Any) -> Problem:
     raise InvalidInputError(f"no pure-exploration problem for a {type(env).__name__} (K-armed or linear instances)")
 
 
-class PureExplorationPolicy(Policy):
-    """One run: the statistics, the sampler's state, the GLR stopping rule and the recommendation.
+class GLRPolicyBase(Policy):
+    """The statistics and the GLR stopping rule of a run, shared by the sampler and wrapper policies.
+
+    Counts and reward sums per arm; the estimate, the GLR statistic and the information matrix are computed
+    once per time. The GLR exists once the counts identify the parameter (every initial arm pulled for an
+    unstructured problem, spanning arms for a linear one); the threshold is made at that moment, from those counts.
+
+    Parameters
+    ----------
+    problem : Problem
+        The structure (its pieces give the GLR).
+    stop : GLRStop
+        The stopping rule.
+    growth : float
+        Relative batch size (0: one pull per batch).
+    """
+
+    def __init__(self, problem: Problem, stop: GLRStop, growth: float) -> None:
+        self.problem, self.stop, self.growth = problem, stop, growth
+        K = problem.n_arms
+        self.counts = np.zeros(K, dtype=np.int64)
+        self.sums = np.zeros(K)
+        self._threshold: Threshold | None = None
+        self._ready = False
+        self._mu: np.ndarray | None = None
+        self._glr: float | None = None
+        self._information: np.ndarray | None = None
+
+    @property
+    def mu(self) -> np.ndarray:
+        """The estimate at the current counts (computed once per time)."""
+        if self._mu is None:
+            self._mu = self.problem.estimate(self.counts, self.sums)
+        return self._mu
+
+    def information(self) -> np.ndarray | None:
+        """The problem's information matrix at the counts (computed once per time; None when unstructured).
+
+        Returns
+        -------
+        numpy.ndarray or None
+            A d x d matrix for linear problems.
+        """
+        if self._information is None:
+            self._information = self.problem.information(self.counts)
+        return self._information
+
+    def record(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        """Add a batch to the statistics and forget what was computed at the previous time.
+
+        Parameters
+        ----------
+        counts : numpy.ndarray of int, shape (K,)
+            Pulls per arm of the batch.
+        sums : numpy.ndarray, shape (K,)
+            Their reward sums.
+        """
+        self.counts += counts
+        self.sums += sums
+        self._mu = self._glr = self._information = None
+
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        self.record(counts, sums)
+
+    def ready(self) -> bool:
+        """Whether the counts identify the parameter (every initial arm pulled; spanning arms for linear ones).
+
+        Returns
+        -------
+        bool
+            True once the GLR statistic is defined (and the threshold made).
+        """
+        if not self._ready and self.counts.sum() > 0:
+            A = self.information()
+            if A is None:
+                self._ready = bool(np.all(self.counts[self.problem.initial_arms()] > 0))
+            else:
+                self._ready = bool(np.linalg.matrix_rank(A) == A.shape[0])
+            if self._ready:
+                self._threshold = self.stop.make(self.problem, self.counts)
+        return self._ready
+
+    def glr(self) -> float:
+        """The GLR statistic min_j f_j(N) at the estimate (0 until :meth:`ready`; computed once per time).
+
+        Returns
+        -------
+        float
+            The statistic in nats.
+        """
+        if not self.ready():
+            return 0.0
+        if self._glr is None:
+            self._glr = self.problem.pieces(self.mu, self.counts, gradients=False).value
+        return self._glr
+
+    def stopped(self, delta: float) -> bool:
+        glr = self.glr()
+        if self._threshold is None:
+            return False
+        return glr > self._threshold(int(self.counts.sum()), delta, self.information())
+
+    def recommend(self) -> int:
+        return self.problem.answer(self.mu) if self.counts.sum() else 0
+
+    def stop_statistic(self) -> dict[str, Any]:
+        """The GLR statistic and the current answer.
+
+        Returns
+        -------
+        dict
+            ``{"glr": value, "best": answer}``.
+        """
+        return {"glr": self.glr(), "best": self.recommend()}
+
+
+class PureExplorationPolicy(GLRPolicyBase):
+    """One run of a sampler: its initial pulls, then the sampler's batches, under the GLR stop.
 
     Parameters
     ----------
@@ -204,27 +320,15 @@ class PureExplorationPolicy(Policy):
     """
 
     def __init__(self, problem: Problem, state: SamplerState, stop: GLRStop, growth: float) -> None:
-        self.problem, self.state, self.stop, self.growth = problem, state, stop, growth
-        K = problem.n_arms
-        self.counts = np.zeros(K, dtype=np.int64)
-        self.sums = np.zeros(K)
-        self._initial = np.zeros(K, dtype=np.int64)
+        super().__init__(problem, stop, growth)
+        self.state = state
+        self._initial = np.zeros(problem.n_arms, dtype=np.int64)
         self._initial[problem.initial_arms()] = 1
-        self._threshold: Threshold | None = None
-        self._mu: np.ndarray | None = None
-        self._glr: float | None = None
 
     @property
     def solve_time(self) -> float:  # type: ignore[override]
         """Seconds the sampler spent in optdesign."""
         return self.state.solve_time
-
-    @property
-    def mu(self) -> np.ndarray:
-        """The estimate at the current counts (computed once per time)."""
-        if self._mu is None:
-            self._mu = self.problem.estimate(self.counts, self.sums)
-        return self._mu
 
     def next_batch(self, budget: int) -> np.ndarray:
         if self.counts.sum() == 0:
@@ -233,47 +337,6 @@ class PureExplorationPolicy(Policy):
         n = min(budget, max(1, math.ceil(self.growth * t)))
         obs = Observations(self.problem, self.counts.copy(), self.sums.copy(), self.mu)
         return np.asarray(self.state.plan(obs, n), dtype=np.int64)
-
-    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        self.counts += counts
-        self.sums += sums
-        self._mu = None
-        self._glr = None
-        if self._threshold is None:
-            self._threshold = self.stop.make(self.problem, self.counts)
-
-    def glr(self) -> float:
-        """The GLR statistic min_j f_j(N) at the estimate (0 before the initial pulls; computed once per time).
-
-        Returns
-        -------
-        float
-            The statistic in nats.
-        """
-        if self.counts.sum() == 0 or np.any(self.counts[self._initial > 0] == 0):
-            return 0.0
-        if self._glr is None:
-            self._glr = self.problem.pieces(self.mu, self.counts, gradients=False).value
-        return self._glr
-
-    def stopped(self, delta: float) -> bool:
-        if self._threshold is None:
-            return False
-        t = int(self.counts.sum())
-        return self.glr() > self._threshold(t, delta, self.problem.information(self.counts))
-
-    def recommend(self) -> int:
-        return self.problem.answer(self.mu) if self.counts.sum() else 0
-
-    def stop_statistic(self) -> dict[str, Any]:
-        """The GLR statistic and the current answer.
-
-        Returns
-        -------
-        dict
-            ``{"glr": value, "best": answer}``.
-        """
-        return {"glr": self.glr(), "best": self.recommend()}
 
 
 @dataclass(frozen=True)

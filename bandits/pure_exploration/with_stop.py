@@ -31,9 +31,8 @@ from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm, Policy
 from ..instances import split_options
-from ..stopping import Threshold
 from ..tracking import portion, track
-from .policy import GLRStop, check_stop_options, problem_of
+from .policy import GLRPolicyBase, GLRStop, check_stop_options, problem_of
 from .problem import Problem
 
 __all__ = ["StopChoice", "WithStop", "WithStopPolicy", "parse_stop", "with_stop"]
@@ -198,7 +197,7 @@ class WithStop(Algorithm[Any]):
         return {**record, **self.stop.describe(), "stop_growth": self.growth}
 
 
-class WithStopPolicy(Policy):
+class WithStopPolicy(GLRPolicyBase):
     """One run: the algorithm's policy samples, the GLR on the wrapper's own statistics stops and recommends.
 
     Parameters
@@ -214,14 +213,9 @@ class WithStopPolicy(Policy):
     """
 
     def __init__(self, problem: Problem, inner: Policy, stop: GLRStop, growth: float) -> None:
-        self.problem, self.inner, self.stop, self.growth = problem, inner, stop, growth
+        super().__init__(problem, stop, growth)
+        self.inner = inner
         K = problem.n_arms
-        self.counts = np.zeros(K, dtype=np.int64)
-        self.sums = np.zeros(K)
-        self._threshold: Threshold | None = None
-        self._ready = False
-        self._mu: np.ndarray | None = None
-        self._glr: float | None = None
         self._forward = True
         self._phase = np.zeros(K, dtype=np.int64)  # the algorithm's pulls since its survivors last changed
         self._last_phase = np.zeros(K, dtype=np.int64)
@@ -259,10 +253,7 @@ class WithStopPolicy(Policy):
         return portion(batch, n) if t > 0 and batch.sum() > n else batch
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        self.counts += counts
-        self.sums += sums
-        self._mu = None
-        self._glr = None
+        self.record(counts, sums)
         if not self._forward:
             return
         self.inner.observe(counts, sums)
@@ -272,56 +263,7 @@ class WithStopPolicy(Policy):
             self._last_phase, self._phase = self._phase, np.zeros_like(self._phase)
             self._survivors = size
 
-    def ready(self) -> bool:
-        """Whether the counts identify the parameter (every initial arm pulled; spanning arms for linear ones).
-
-        Returns
-        -------
-        bool
-            True once the GLR statistic is defined.
-        """
-        if not self._ready and self.counts.sum() > 0:
-            A = self.problem.information(self.counts)
-            if A is None:
-                self._ready = bool(np.all(self.counts[self.problem.initial_arms()] > 0))
-            else:
-                self._ready = bool(np.linalg.matrix_rank(A) == A.shape[0])
-            if self._ready:
-                self._threshold = self.stop.make(self.problem, self.counts)
-        return self._ready
-
-    def glr(self) -> float:
-        """The GLR statistic at the wrapper's estimate (0 until :meth:`ready`).
-
-        Returns
-        -------
-        float
-            The statistic in nats.
-        """
-        if not self.ready():
-            return 0.0
-        if self._glr is None:
-            self._mu = self.problem.estimate(self.counts, self.sums)
-            self._glr = self.problem.pieces(self._mu, self.counts, gradients=False).value
-        return self._glr
-
-    def stopped(self, delta: float) -> bool:
-        glr = self.glr()
-        if self._threshold is None:
-            return False
-        return glr > self._threshold(int(self.counts.sum()), delta, self.problem.information(self.counts))
-
     def recommend(self) -> int:
         if not self.ready():
             return self.inner.recommend()
-        return self.problem.answer(self.problem.estimate(self.counts, self.sums))
-
-    def stop_statistic(self) -> dict[str, Any]:
-        """The GLR statistic and the current answer.
-
-        Returns
-        -------
-        dict
-            ``{"glr": value, "best": answer}``.
-        """
-        return {"glr": self.glr(), "best": self.recommend()}
+        return super().recommend()
