@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import InvalidInputError
+
 __all__ = ["bernoulli_kl", "kl_delta"]
 
 
@@ -43,6 +45,13 @@ def kl_delta(delta: float) -> float:
     Returns
     -------
     float
-        kl(delta, 1 - delta) in nats (0 at delta = 1/2; not validated outside (0, 1)).
+        kl(delta, 1 - delta) in nats (0 at delta = 1/2).
+
+    Raises
+    ------
+    InvalidInputError
+        ``delta`` is not a number in the open interval (0, 1).
     """
+    if not (isinstance(delta, (int, float, np.integer, np.floating)) and 0.0 < float(delta) < 1.0):
+        raise InvalidInputError(f"delta must be a number in (0, 1), got {delta!r}")
     return float((1 - 2 * delta) * (np.log1p(-delta) - np.log(delta)))

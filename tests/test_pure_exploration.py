@@ -208,3 +208,30 @@ def test_bad_instances_are_refused():
         from bandits.experiment import Experiment
 
         Experiment("round-robin", "ring:N=3,K=2", deltas=(0.1,)).check()
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: KArmedProblem(True), "n_arms"),
+    (lambda: KArmedProblem(2.5), "n_arms"),
+    (lambda: KArmedProblem(3).oracle(np.array([1.0, np.nan, 0.0])), "NaN"),
+    (lambda: KArmedProblem(3).oracle(np.array([1.0, 0.0])), "length 3"),
+    (lambda: KArmedProblem(3, Bernoulli()).oracle(np.array([1.5, 0.2, 0.1])), r"\[0, 1\]"),
+    (lambda: KArmedProblem(3).pieces(np.array([1.0, 0.5, 0.0]), np.ones(2)), "shape"),
+    (lambda: LinearProblem(np.eye(2)).oracle(np.array([1.0, 2.0, 3.0])), "length 2"),
+    (lambda: LinearProblem(np.eye(2)).pieces(np.array([1.0, 0.0]), np.ones(3)), "shape"),
+    (lambda: certified_bracket(KArmedProblem(2), np.array([1.0, 0.0]), np.zeros(2)), "not all zero"),
+    (lambda: certified_bracket(KArmedProblem(2), np.array([1.0, 0.0]), np.array([1.0, np.nan])), "finite"),
+])
+def test_bad_parameters_and_weights_are_refused(call, match):
+    with pytest.raises(InvalidInputError, match=match):
+        call()
+
+
+def test_kl_delta_and_the_practical_bound_refuse_a_delta_outside_the_unit_interval():
+    from bandits.studies.bounds import practical_bound
+
+    for bad in (0.0, 1.0, 1.5, float("nan")):
+        with pytest.raises(InvalidInputError, match="delta"):
+            od.kl_delta(bad)
+        with pytest.raises(InvalidInputError, match="delta"):
+            practical_bound(10.0, bad)

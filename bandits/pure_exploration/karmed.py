@@ -17,8 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from optdesign.errors import InvalidInputError
-from optdesign.validation import unique_argmax
+from optdesign.validation import as_count, unique_argmax
 
 from .families import ExponentialFamily, Gaussian
 from .problem import Oracle, Pieces, Problem, certified_bracket
@@ -48,9 +47,7 @@ class KArmedProblem(Problem):
     kind = "karmed"
 
     def __init__(self, n_arms: int, family: ExponentialFamily | None = None) -> None:
-        if n_arms < 2:
-            raise InvalidInputError(f"a K-armed problem needs at least two arms, got {n_arms}")
-        self._K = int(n_arms)
+        self._K = as_count(n_arms, "n_arms (a K-armed problem needs at least two arms)", minimum=2)
         self.family = family if family is not None else Gaussian()
 
     @property
@@ -69,6 +66,7 @@ class KArmedProblem(Problem):
         return int(np.argmax(mu))
 
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        mu, w = self.check_shapes(mu, w)
         b = self.answer(mu)
         others = np.delete(np.arange(self._K), b)
         wb, wa = float(w[b]), np.asarray(w, dtype=float)[others]
@@ -85,7 +83,7 @@ class KArmedProblem(Problem):
         return Pieces(best=b, answers=others, values=values, gradients=grads)
 
     def oracle(self, mu: np.ndarray) -> Oracle:
-        mu = np.asarray(mu, dtype=float)
+        mu = self.family.check_means(self.check_parameter(mu))
         b = unique_argmax(mu, "the arms' means")
         others = np.delete(np.arange(self._K), b)
         mb, ma = mu[b], mu[others]

@@ -63,6 +63,11 @@ class LinearProblem(Problem):
     def n_answers(self) -> int:
         return int(self.Z.shape[0])
 
+    @property
+    def dim(self) -> int:
+        """The dimension d of theta."""
+        return int(self.X.shape[1])
+
     def information(self, counts: np.ndarray) -> np.ndarray:
         pulled = np.flatnonzero(counts)
         Xp = self.X[pulled]
@@ -80,6 +85,7 @@ class LinearProblem(Problem):
         return int(np.argmax(self.Z @ mu))
 
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        mu, w = self.check_shapes(mu, w)
         A = self.information_weights(w)
         try:
             M = np.linalg.inv(A)
@@ -116,7 +122,7 @@ class LinearProblem(Problem):
         return self.X.T @ (self.X * w[:, None])
 
     def oracle(self, mu: np.ndarray) -> Oracle:
-        mu = np.asarray(mu, dtype=float)
+        mu = self.check_parameter(mu)
         unique_argmax(self.Z @ mu, "the items' values z^T theta")
         design = transductive(self.X, self.Z, mu, solver="CLARABEL")
         two_var = 2.0 * self.sigma**2

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from optdesign.errors import InvalidInputError
+
 __all__ = ["Oracle", "Pieces", "Problem", "certified_bracket"]
 
 
@@ -185,6 +187,11 @@ class Problem(ABC):
         -------
         Pieces
             Values, answers and (optionally) gradients of the pieces.
+
+        Raises
+        ------
+        InvalidInputError
+            A parameter or weights of the wrong shape (checked by shape only, for speed).
         """
 
     @abstractmethod
@@ -200,7 +207,91 @@ class Problem(ABC):
         -------
         Oracle
             The characteristic time in Garivier & Kaufmann's convention and the optimal weights.
+
+        Raises
+        ------
+        InvalidInputError
+            A parameter of the wrong length, with NaN or infinite entries, outside the family's mean space, or
+            with a tie for the best answer.
         """
+
+    @property
+    def dim(self) -> int:
+        """Length of a parameter: the number of arms (K-armed) or the dimension d (linear)."""
+        return self.n_arms
+
+    def check_parameter(self, mu: np.ndarray) -> np.ndarray:
+        """A parameter, checked: finite, of length :attr:`dim` (what :meth:`oracle` is given).
+
+        Parameters
+        ----------
+        mu : array_like
+            The parameter.
+
+        Returns
+        -------
+        numpy.ndarray
+            It as a float vector.
+
+        Raises
+        ------
+        InvalidInputError
+            A wrong length or a NaN or infinite entry.
+        """
+        arr = np.asarray(mu, dtype=float)
+        if arr.shape != (self.dim,):
+            raise InvalidInputError(f"the parameter must have length {self.dim}, got shape {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise InvalidInputError("the parameter has NaN or infinite entries")
+        return arr
+
+    def check_weights(self, w: np.ndarray) -> np.ndarray:
+        """Weights over the arms, checked cheaply (the shape only: :meth:`pieces` runs at every step).
+
+        Parameters
+        ----------
+        w : array_like
+            Weights or counts, one per arm.
+
+        Returns
+        -------
+        numpy.ndarray
+            They as an array.
+
+        Raises
+        ------
+        InvalidInputError
+            Not one weight per arm.
+        """
+        arr = np.asarray(w)
+        if arr.shape != (self.n_arms,):
+            raise InvalidInputError(f"the weights must have shape ({self.n_arms},), got {arr.shape}")
+        return arr
+
+    def check_shapes(self, mu: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A parameter and weights for :meth:`pieces`, checked by shape only (it runs at every step).
+
+        Parameters
+        ----------
+        mu : array_like
+            The parameter (length :attr:`dim`).
+        w : array_like
+            Weights or counts, one per arm.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(mu, w)`` as arrays.
+
+        Raises
+        ------
+        InvalidInputError
+            A parameter of the wrong length, or not one weight per arm.
+        """
+        arr = np.asarray(mu)
+        if arr.shape != (self.dim,):
+            raise InvalidInputError(f"the parameter must have length {self.dim}, got shape {arr.shape}")
+        return arr, self.check_weights(w)
 
     def information(self, counts: np.ndarray) -> np.ndarray | None:
         """The information matrix at the counts, for thresholds that read it (None for unstructured problems).
@@ -248,9 +339,19 @@ def certified_bracket(problem: Problem, mu: np.ndarray, w: np.ndarray) -> tuple[
     -------
     tuple of float
         ``(lower, upper)`` bounds on T*(mu).
+
+    Raises
+    ------
+    InvalidInputError
+        A bad parameter, or proportions that are not nonnegative finite numbers, one per arm, summing to more
+        than 0.
     """
     from scipy.optimize import linprog
 
+    mu = problem.check_parameter(mu)
+    w = np.asarray(problem.check_weights(w), dtype=float)
+    if not (np.all(np.isfinite(w)) and np.all(w >= 0) and w.sum() > 0):
+        raise InvalidInputError("the proportions must be nonnegative finite numbers, not all zero")
     pieces = problem.pieces(mu, w / w.sum())
     G = pieces.gradients
     assert G is not None

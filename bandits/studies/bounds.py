@@ -29,6 +29,7 @@ from optdesign.errors import InstanceTooLargeError
 
 from ..environments import LinearBandit
 from ..instances import INSTANCES, parse_instance, split_options
+from ..stopping import check_delta
 
 __all__ = ["characteristic_time", "characteristic_times", "kl_delta", "practical_bound"]
 
@@ -125,8 +126,13 @@ def practical_bound(c: float, delta: float) -> float:
     -------
     float
         t*, in c's unit; NaN when c is NaN, infinite or not positive.
+
+    Raises
+    ------
+    InvalidInputError
+        ``delta`` outside (0, 1).
     """
-    c, delta = float(c), float(delta)
+    c, delta = float(c), check_delta(delta)
     if not (math.isfinite(c) and c > 0):
         return float("nan")
 
