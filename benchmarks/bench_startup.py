@@ -2,6 +2,7 @@
 
     python benchmarks/bench_startup.py              # 7 runs of each command
     python benchmarks/bench_startup.py --runs 15 --first-use
+    PYTHONPATH=../other-checkout python benchmarks/bench_startup.py   # another revision (e.g. a git worktree)
 
 Every command runs ``--runs`` times in a new subprocess (the interpreter of this process, the console scripts
 next to it); the table gives the median and the fastest wall time next to the target, and ``python -c "import

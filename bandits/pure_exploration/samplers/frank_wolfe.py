@@ -271,6 +271,23 @@ class FrankWolfeState(SequentialState):
         z, _ = solve_game(grads - (grads @ self.x)[:, None], method=self.config.game)
         return z
 
+    def objective(self, obs: Observations) -> float:
+        """F(x) = min_j f_j(x) at the estimate as the rule evaluates it (for ``"as-published"``, at its matrix).
+
+        Parameters
+        ----------
+        obs : Observations
+            Supplies the estimate (after :meth:`plan` has seen it, for linear problems).
+
+        Returns
+        -------
+        float
+            The minimum piece value (0 when the estimate has no unique answer); 1 / F(x) is the characteristic
+            time the rule's iterate certifies, or, for the published update, what the published oracle reports.
+        """
+        values, _ = self._pieces(obs, 0.0)
+        return 0.0 if values is None else float(values.min())
+
     def _pieces(self, obs: Observations, slack: float) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The values of all pieces at (mu_hat, x) and the gradients of those within ``slack`` of the minimum
         (None, None when the estimate has no unique answer)."""
