@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -35,6 +35,9 @@ class Environment(Protocol):
     Policies read more (a linear policy reads the arms ``X``, the items ``Z`` and ``sigma``); each
     algorithm family states what in the type of its ``start``.
     """
+
+    #: the instance kind, a key of :data:`bandits.kinds.KINDS`
+    kind: ClassVar[str]
 
     @property
     def n_arms(self) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -124,6 +124,8 @@ class LinearBandit:
     sigma: float = 1.0
     Z: np.ndarray | None = None
     name: str = "linear"
+    #: the instance kind (:data:`bandits.kinds.KINDS`)
+    kind: ClassVar[str] = "linear"
     best_item: int = field(init=False)
     gaps: np.ndarray = field(init=False)
 

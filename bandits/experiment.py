@@ -25,6 +25,7 @@ from optdesign.validation import as_count
 
 from .algorithm import Algorithm
 from .instances import INSTANCES, parse_instance, split_options
+from .kinds import kind_of
 from .plugins import split_algorithm
 from .registry import algorithm_spec, make_algorithm
 from .run import DEFAULT_MAX_SAMPLES, run
@@ -79,8 +80,8 @@ class Experiment:
 
     @property
     def kind(self) -> str:
-        """The kind of instance the run is on (linear, karmed, bilinear, factored or thresholding): the
-        instance's own when the algorithm runs on several kinds; InvalidInputError if the algorithm is unknown."""
+        """The kind of instance the run is on (a key of :data:`bandits.kinds.KINDS`): the instance's own when the
+        algorithm runs on several kinds; InvalidInputError if the algorithm is unknown."""
         kinds = algorithm_spec(split_algorithm(self.algorithm)[0]).kinds
         instance = split_options(self.instance)[0]
         if instance in INSTANCES and INSTANCES[instance].kind in kinds:
@@ -113,7 +114,7 @@ class Experiment:
         check_kind = getattr(getattr(algo, "stop", None), "check_kind", None)
         if check_kind is not None:
             check_kind(got)
-        if got == "thresholding":
+        if kind_of(got).budgeted:
             if self.budget is None:
                 raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: give the budget T")
             as_count(self.budget, "budget T", minimum=1, floats=True)
@@ -146,7 +147,7 @@ class Experiment:
         algo = self.check()
         env = parse_instance(self.instance)
         seed = self.seed
-        if self.kind == "thresholding":
+        if kind_of(self.kind).budgeted:
             from .thresholding import run_thresholding
 
             res = run_thresholding(cast("ThresholdingAlgorithm", algo), cast("GraphThresholdingBandit", env),

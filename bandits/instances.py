@@ -22,6 +22,7 @@ from optdesign.validation import as_count, check_array_size
 
 from .algorithm import Environment
 from .environments import LinearBandit
+from .kinds import kind_of
 from .validation import check_positive
 
 __all__ = ["INSTANCES", "InstanceSpec", "factorial", "many_arms", "parse_instance", "register", "soare", "sphere",
@@ -194,14 +195,24 @@ class InstanceSpec:
         The instance family: a function of keyword options returning an environment, or its
         ``"package.module:function"`` path.
     kind : str
-        ``"linear"``, ``"bilinear"``, ``"factored"`` or ``"thresholding"``: which algorithms apply.
+        A key of :data:`bandits.kinds.KINDS` (``"linear"``, ``"karmed"``, ``"bilinear"``, ``"factored"``,
+        ``"thresholding"``): which algorithms apply, how a run goes and what it reports.
     summary : str
         One line for ``bandits list`` (the paper and the options).
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown kind.
     """
 
     factory: Callable[..., Any] | str
     kind: str
     summary: str
+
+    def __post_init__(self) -> None:
+        """Refuse a kind that :data:`bandits.kinds.KINDS` does not know."""
+        kind_of(self.kind)
 
     def build(self, **kwargs: Any) -> Any:
         """Call the factory (imported on first use) with the instance's options.
@@ -273,9 +284,14 @@ def register(name: str, factory: Callable[..., Any] | str, kind: str, summary: s
     factory : callable or str
         The family, or its ``"package.module:function"`` path (see :class:`InstanceSpec`).
     kind : str
-        ``"linear"``, ``"bilinear"``, ``"factored"`` or ``"thresholding"``.
+        A key of :data:`bandits.kinds.KINDS`.
     summary : str
         One line for ``bandits list``.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown kind.
     """
     INSTANCES[name] = InstanceSpec(factory, kind, summary)
 

@@ -19,6 +19,7 @@ from .plugins import entry_point_plugins, load_plugin, split_algorithm
 if TYPE_CHECKING:
     from .thresholding.algorithms import ThresholdingAlgorithm
 from .instances import check_options, resolve
+from .kinds import PURE_EXPLORATION, kind_of
 
 __all__ = ["ALGORITHMS", "AlgorithmSpec", "algorithm_spec", "make_algorithm"]
 
@@ -32,8 +33,7 @@ class AlgorithmSpec:
     target : str
         The class as ``"package.module:Class"``, imported on first use.
     kind : str or tuple of str
-        The instance kind(s) it runs on: ``"linear"``, ``"karmed"``, ``"bilinear"``, ``"factored"`` or
-        ``"thresholding"``.
+        The instance kind(s) it runs on, keys of :data:`bandits.kinds.KINDS`.
     summary : str
         One line for ``bandits list`` (the paper and the rule).
     defaults : dict
@@ -45,6 +45,11 @@ class AlgorithmSpec:
     origin : str
         ``"built-in"``, ``"path"`` (a ``package.module:Class`` given directly) or the distribution of an entry
         point.
+
+    Raises
+    ------
+    InvalidInputError
+        A kind that :data:`bandits.kinds.KINDS` does not know.
     """
 
     target: str
@@ -54,14 +59,17 @@ class AlgorithmSpec:
     sampler: bool = False
     origin: str = "built-in"
 
+    def __post_init__(self) -> None:
+        """Refuse a kind that :data:`bandits.kinds.KINDS` does not know."""
+        for kind in self.kinds:
+            kind_of(kind)
+
     @property
     def kinds(self) -> tuple[str, ...]:
         """The instance kinds the algorithm runs on."""
         return (self.kind,) if isinstance(self.kind, str) else tuple(self.kind)
 
 
-#: the instance kinds the pure-exploration sampling rules run on
-PURE_EXPLORATION = ("karmed", "linear")
 #: options of a sampling rule's run that belong to the GLR stopping rule and the batches, not to the sampler
 RUN_OPTIONS = ("threshold", "growth")
 

@@ -315,3 +315,39 @@ def test_every_quick_preset_runs_without_failures(path, tmp_path):
     report = run_study(load_study(path, quick=True), tmp_path / "res", progress=False)
     assert report.failed == 0 and report.done > 0
     write_tables(tmp_path / "res")
+
+
+PER_DELTA = """
+[study]
+name = "per-delta"
+seed = 3
+runs = 2
+delta = [0.1, 0.01]
+
+[[instances]]
+family = "soare"
+d = 2
+omega = 0.5
+
+[[algorithms]]
+name = "xy-adaptive"
+
+[[algorithms]]
+name = "round-robin"
+"""
+
+
+def test_an_algorithm_that_samples_by_delta_gets_one_run_per_delta(tmp_path):
+    study = load_study(write(tmp_path, PER_DELTA))
+    adaptive = [r for r in study.runs if r.label == "xy-adaptive"]
+    uniform = [r for r in study.runs if r.label == "round-robin"]
+    assert [r.deltas for r in adaptive] == [(0.1,), (0.01,)] * 2 and all(r.per_delta for r in adaptive)
+    assert [r.deltas for r in uniform] == [(0.1, 0.01)] * 2 and not any(r.per_delta for r in uniform)
+    assert len({r.key for r in study.runs}) == len(study.runs) == 6
+    for r in adaptive:  # the same noise stream for every delta of a replicate (common random numbers)
+        assert r.spawn_key == next(u.spawn_key for u in uniform if u.replicate == r.replicate)
+    report = run_study(study, tmp_path / "res", progress=False)
+    assert report.failed == 0 and report.done == 6
+    rows = read_entries(tmp_path / "res")
+    deltas = sorted(r["delta"] for e in rows for r in e.get("records", []) if r["algorithm"] == "xy-adaptive")
+    assert deltas == [0.01, 0.01, 0.1, 0.1]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import networkx as nx
 import numpy as np
@@ -69,6 +69,8 @@ class GraphicalBilinearBandit:
     sigma: float = 1.0
     #: label in result tables
     name: str = "gbb"
+    #: the instance kind (:data:`bandits.kinds.KINDS`)
+    kind: ClassVar[str] = "bilinear"
     #: node labels in ``graph.nodes`` order
     nodes: list[Hashable] = field(init=False)
     #: (m, 2) directed edges as node positions

@@ -13,6 +13,7 @@ from rich.table import Table
 from optdesign.errors import INTERRUPTED, InvalidInputError, exit_on_project_errors
 
 from ..experiment import Experiment
+from ..kinds import kind_of
 from ..run import DEFAULT_MAX_SAMPLES
 from .listing import catalogue
 
@@ -25,7 +26,7 @@ def execute_with_progress(experiment: Experiment) -> list[dict]:
         return experiment.execute(interruptible=True)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
-        budgeted = experiment.kind == "thresholding"
+        budgeted = kind_of(experiment.kind).budgeted
         task = bar.add_task("first pulls" if budgeted else "solving the first design", total=None)
         hint = "Ctrl-C aborts" if budgeted else "Ctrl-C stops with what it has"
 
@@ -63,7 +64,7 @@ def run_command(
         return
     first = records[0]
     title = f"{first['algorithm']} on {first['instance']}, seed {seed}"
-    if experiment.kind == "thresholding":
+    if kind_of(experiment.kind).budgeted:
         table = Table(title=title, caption="E(t): fraction of judged arms misclassified; L_T = 1 if any is")
         columns: tuple[str, ...] = ("T", "samples", "E(T)", "L_T", "|S_hat|", "wall (s)")
         row: tuple[str, ...] = (f"{first['T']:,}", f"{first['samples']:,}", f"{first['error']:.4g}",
@@ -75,9 +76,7 @@ def run_command(
         row += tuple(f"{lookup[t]:.4g}" for t in picks)
         rows = [row]
     else:
-        caption = {"factored": "samples: observations (rho per round); rounds: joint actions played",
-                   "bilinear": "samples: edge observations; rounds: graph rounds"}.get(experiment.kind)
-        table = Table(title=title, caption=caption)
+        table = Table(title=title, caption=kind_of(experiment.kind).caption)
         columns = ("delta", "samples", "rounds", "recommendation", "correct", "stopped by", "solve (s)", "other (s)")
         rows = [(f"{r['delta']:g}", f"{r['samples']:,}", f"{r['rounds']:,}", r["recommendation"], str(r["correct"]),
                  r["stopped_by"], f"{r['solve_time']:.3f}", f"{r['other_time']:.3f}") for r in records]

@@ -26,7 +26,7 @@ code back into the joint action.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -66,6 +66,8 @@ class FactoredBandit:
     sigma: float = 1.0
     #: label in result tables
     name: str = "factored"
+    #: the instance kind (:data:`bandits.kinds.KINDS`)
+    kind: ClassVar[str] = "factored"
     #: a*, the best joint action (N,)
     best_action: np.ndarray = field(init=False)
     #: the code of a* (:func:`~bandits.multiagent.joint_actions.encode_joint`)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -40,6 +41,8 @@ class KArmedBandit:
     means: np.ndarray
     family: ExponentialFamily = field(default_factory=Gaussian)
     name: str = "karmed"
+    #: the instance kind (:data:`bandits.kinds.KINDS`)
+    kind: ClassVar[str] = "karmed"
     best_item: int = field(init=False)
 
     def __post_init__(self) -> None:

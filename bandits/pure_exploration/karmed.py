@@ -14,6 +14,8 @@ bisections over the arms, the outer equation is solved by Brent's method, and th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from scipy.optimize import brentq
 
@@ -21,6 +23,9 @@ from optdesign.validation import as_count, unique_argmax
 
 from .families import ExponentialFamily, Gaussian
 from .problem import Oracle, Pieces, Problem, certified_bracket
+
+if TYPE_CHECKING:
+    from .environment import KArmedBandit
 
 __all__ = ["KArmedProblem"]
 
@@ -49,6 +54,22 @@ class KArmedProblem(Problem):
     def __init__(self, n_arms: int, family: ExponentialFamily | None = None) -> None:
         self._K = as_count(n_arms, "n_arms (a K-armed problem needs at least two arms)", minimum=2)
         self.family = family if family is not None else Gaussian()
+
+    @classmethod
+    def of_environment(cls, env: KArmedBandit) -> KArmedProblem:
+        """The problem of a K-armed instance: its number of arms and its family (not its means).
+
+        Parameters
+        ----------
+        env : KArmedBandit
+            The instance.
+
+        Returns
+        -------
+        KArmedProblem
+            The problem a learner faces on it.
+        """
+        return cls(env.n_arms, env.family)
 
     @property
     def n_arms(self) -> int:

@@ -14,6 +14,8 @@ design of :func:`optdesign.transductive`: T* = 2 sigma^2 rho*(theta), certified 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -22,6 +24,9 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_arms, as_matrix, unique_argmax
 
 from .problem import Oracle, Pieces, Problem
+
+if TYPE_CHECKING:
+    from ..environments import LinearBandit
 
 __all__ = ["LinearProblem"]
 
@@ -54,6 +59,22 @@ class LinearProblem(Problem):
         if not (np.isfinite(sigma) and sigma > 0):
             raise InvalidInputError(f"sigma must be a positive number, got {sigma!r}")
         self.sigma = float(sigma)
+
+    @classmethod
+    def of_environment(cls, env: LinearBandit) -> LinearProblem:
+        """The problem of a linear instance: its arms, items and noise level (not its theta).
+
+        Parameters
+        ----------
+        env : LinearBandit
+            The instance.
+
+        Returns
+        -------
+        LinearProblem
+            The problem a learner faces on it.
+        """
+        return cls(env.X, env.Z, env.sigma)
 
     @property
     def n_arms(self) -> int:

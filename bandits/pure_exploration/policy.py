@@ -161,10 +161,13 @@ def check_stop_options(stop: object, growth: float) -> None:
 def problem_of(env: Any) -> Problem:
     """The pure-exploration problem of an instance (what a learner may know of it: no true parameter).
 
+    The instance's kind (:data:`bandits.kinds.KINDS`) says how to build it.
+
     Parameters
     ----------
     env : object
-        A :class:`bandits.pure_exploration.environment.KArmedBandit` or a :class:`bandits.environments.LinearBandit`.
+        An environment of a kind with a pure-exploration problem: a
+        :class:`bandits.pure_exploration.environment.KArmedBandit` or a :class:`bandits.environments.LinearBandit`.
 
     Returns
     -------
@@ -176,16 +179,14 @@ def problem_of(env: Any) -> Problem:
     InvalidInputError
         An instance of another kind.
     """
-    from ..environments import LinearBandit
-    from .environment import KArmedBandit
-    from .karmed import KArmedProblem
-    from .linear import LinearProblem
+    from ..kinds import KINDS
 
-    if isinstance(env, KArmedBandit):
-        return KArmedProblem(env.n_arms, env.family)
-    if isinstance(env, LinearBandit):
-        return LinearProblem(env.X, env.Z, env.sigma)
-    raise InvalidInputError(f"no pure-exploration problem for a {type(env).__name__} (K-armed or linear instances)")
+    kind = getattr(env, "kind", None)
+    if not isinstance(kind, str) or kind not in KINDS or not KINDS[kind].pure_exploration:
+        raise InvalidInputError(f"no pure-exploration problem for a {type(env).__name__} "
+                                f"({' or '.join(k for k in KINDS if KINDS[k].pure_exploration)} instances)")
+    problem: Problem = KINDS[kind].make_problem(env)
+    return problem
 
 
 class GLRPolicyBase(Policy):

@@ -31,6 +31,7 @@ from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm, Policy
 from ..instances import split_options
+from ..kinds import PURE_EXPLORATION
 from ..tracking import portion, track
 from .policy import GLRPolicyBase, GLRStop, check_stop_options, problem_of
 from .problem import Problem
@@ -39,8 +40,6 @@ __all__ = ["StopChoice", "WithStop", "WithStopPolicy", "parse_stop", "with_stop"
 
 #: the stopping-rule forms ``parse_stop`` reads
 STOP_FORMS = "own, glr or glr:threshold=NAME,growth=G"
-#: the instance kinds the GLR stop runs on
-GLR_KINDS = ("karmed", "linear")
 
 
 @dataclass(frozen=True)
@@ -135,7 +134,7 @@ def with_stop(algorithm: Any, name: str, kinds: tuple[str, ...], choice: StopCho
         return PureExploration(algorithm, stop, **options)
     if choice is None:
         return algorithm
-    if not set(kinds) & set(GLR_KINDS):
+    if not set(kinds) & set(PURE_EXPLORATION):
         raise InvalidInputError(f"algorithm {name} runs on {' or '.join(kinds)} instances; the GLR stop "
                                 "(--stop glr) runs on K-armed and linear ones")
     return WithStop(algorithm, choice.stop, 0.01 if choice.growth is None else choice.growth)

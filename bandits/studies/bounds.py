@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scipy.optimize import brentq
 
@@ -27,11 +27,17 @@ import optdesign as od
 from optdesign import kl_delta  # the factor c multiplies (re-exported here)
 from optdesign.errors import InstanceTooLargeError
 
-from ..environments import LinearBandit
 from ..instances import INSTANCES, parse_instance, split_options
+from ..kinds import kind_of
 from ..stopping import check_delta
 
-__all__ = ["characteristic_time", "characteristic_times", "kl_delta", "practical_bound"]
+if TYPE_CHECKING:
+    from ..environments import LinearBandit
+    from ..multiagent.environment import FactoredBandit
+    from ..pure_exploration.environment import KArmedBandit
+
+__all__ = ["characteristic_time", "characteristic_times", "factored_time", "karmed_time", "kl_delta", "linear_time",
+           "practical_bound"]
 
 BOUNDS_FILE = "bounds.json"
 # seconds the certified exact T* of one instance may take before the T^MF reference is used instead
@@ -40,6 +46,9 @@ EXACT_TIME_LIMIT = 120.0
 
 def characteristic_time(instance: str) -> dict[str, Any]:
     """``{"kind", "value": c, "unit": "samples" | "rounds"}`` of an instance text (NaN where none applies).
+
+    The instance's kind (:data:`bandits.kinds.KINDS`) says how c is computed: :func:`karmed_time`,
+    :func:`linear_time` or :func:`factored_time`.
 
     Parameters
     ----------
@@ -52,28 +61,69 @@ def characteristic_time(instance: str) -> dict[str, Any]:
         ``kind`` (how c was obtained, e.g. ``"T*"``, ``"2 T*"`` or ``"2 T^MF (reference)"``; empty where none applies),
         ``value`` (c, NaN for bilinear and thresholding instances) and ``unit`` (``"samples"`` or ``"rounds"``).
     """
-    from ..multiagent.environment import FactoredBandit
-    from ..pure_exploration.environment import KArmedBandit
+    env = parse_instance(instance)
+    entry = kind_of(env.kind).characteristic_time(env)
+    return entry if entry is not None else {"kind": "", "value": float("nan"), "unit": "samples"}
+
+
+def karmed_time(env: KArmedBandit) -> dict[str, Any]:
+    """c = T*(mu) of a K-armed instance (GK16's Theorem 5, in samples).
+
+    Parameters
+    ----------
+    env : KArmedBandit
+        The instance.
+
+    Returns
+    -------
+    dict
+        ``{"kind": "T*", "value": c, "unit": "samples"}``.
+    """
     from ..pure_exploration.policy import problem_of
 
-    env = parse_instance(instance)
-    if isinstance(env, KArmedBandit):
-        return {"kind": "T*", "value": float(problem_of(env).oracle(env.means).T), "unit": "samples"}
-    if isinstance(env, FactoredBandit):
-        try:  # certified by constraint generation at any size; T^MF when it is not settled in time
-            exact = od.characteristic_time(env.fg, solver="CLARABEL", time_limit=EXACT_TIME_LIMIT)
-        except InstanceTooLargeError:  # an interaction graph too wide for variable elimination
-            exact = None
-        if exact is not None and exact.status == "optimal":
-            value, kind = exact.value, "2 T*"
-        else:
-            value, kind = od.mf_characteristic_time(env.fg, solver="CLARABEL").value, "2 T^MF (reference)"
-        return {"kind": kind, "value": 2 * env.sigma**2 * float(value), "unit": "rounds"}
-    if isinstance(env, LinearBandit):
-        items = env.X if env.Z is None else env.Z  # __post_init__ sets Z = X when it is not given
-        rho = od.transductive(env.X, items, env.theta, solver="CLARABEL").value
-        return {"kind": "2 sigma^2 rho*", "value": 2 * env.sigma**2 * float(rho), "unit": "samples"}
-    return {"kind": "", "value": float("nan"), "unit": "samples"}
+    return {"kind": "T*", "value": float(problem_of(env).oracle(env.means).T), "unit": "samples"}
+
+
+def factored_time(env: FactoredBandit) -> dict[str, Any]:
+    """c = 2 sigma^2 T* of a factored instance (in rounds), or the T^MF reference when T* is not settled in time.
+
+    Parameters
+    ----------
+    env : FactoredBandit
+        The instance.
+
+    Returns
+    -------
+    dict
+        ``{"kind": "2 T*" or "2 T^MF (reference)", "value": c, "unit": "rounds"}``.
+    """
+    try:  # certified by constraint generation at any size; T^MF when it is not settled in time
+        exact = od.characteristic_time(env.fg, solver="CLARABEL", time_limit=EXACT_TIME_LIMIT)
+    except InstanceTooLargeError:  # an interaction graph too wide for variable elimination
+        exact = None
+    if exact is not None and exact.status == "optimal":
+        value, kind = exact.value, "2 T*"
+    else:
+        value, kind = od.mf_characteristic_time(env.fg, solver="CLARABEL").value, "2 T^MF (reference)"
+    return {"kind": kind, "value": 2 * env.sigma**2 * float(value), "unit": "rounds"}
+
+
+def linear_time(env: LinearBandit) -> dict[str, Any]:
+    """c = 2 sigma^2 rho* of a linear or transductive instance (in samples), from ``optdesign.transductive``.
+
+    Parameters
+    ----------
+    env : LinearBandit
+        The instance.
+
+    Returns
+    -------
+    dict
+        ``{"kind": "2 sigma^2 rho*", "value": c, "unit": "samples"}``.
+    """
+    items = env.X if env.Z is None else env.Z  # __post_init__ sets Z = X when it is not given
+    rho = od.transductive(env.X, items, env.theta, solver="CLARABEL").value
+    return {"kind": "2 sigma^2 rho*", "value": 2 * env.sigma**2 * float(rho), "unit": "samples"}
 
 
 def characteristic_times(instances: list[str], out: str | Path | None = None) -> dict[str, dict[str, Any]]:

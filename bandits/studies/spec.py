@@ -6,7 +6,8 @@ A study is a grid: instance families x their parameter sweeps x algorithms x rep
     name = "soare-fig4"
     seed = 2014              # root entropy of every run's numpy SeedSequence
     runs = 100               # replicates per (instance, algorithm) cell
-    delta = 0.05             # one number or a list (fixed confidence) ...
+    delta = 0.05             # one number or a list (fixed confidence; an algorithm that samples differently
+                             # for each delta gets one run per delta, the others one run for all) ...
     # budget = 5000          # ... or the budget T of thresholding algorithms
     max_samples = 1e9        # per-run cap (a run that hits it stops with stopped_by = "budget")
     # stop = "glr"           # default stopping rule of every [[algorithms]] block (see below)
@@ -67,6 +68,7 @@ from optdesign.errors import InstanceTooLargeError, InvalidInputError
 
 from ..experiment import Experiment
 from ..instances import parse_instance
+from ..registry import make_algorithm
 from ..run import DEFAULT_MAX_SAMPLES
 from .document import _blocks, _deltas, _expand, _integer, _label, _no_unknown, _table, _text
 
@@ -111,6 +113,8 @@ class RunSpec:
     free_warmup: bool
     #: the stopping rule (None or ``"own"``: the algorithm's; ``"glr[:...]"``: the GLR stop)
     stop: str | None = None
+    #: one run per delta: the algorithm samples differently for each delta of the study
+    per_delta: bool = False
 
     @property
     def cell(self) -> str:
@@ -120,7 +124,8 @@ class RunSpec:
     @property
     def key(self) -> str:
         """Identifies the run in the results store (resume skips stored keys)."""
-        return f"{self.instance}|{self.label}|{self.replicate}"
+        key = f"{self.instance}|{self.label}|{self.replicate}"
+        return f"{key}|delta={self.deltas[0]:g}" if self.per_delta else key
 
     def experiment(self) -> Experiment:
         """The run as an :class:`~bandits.experiment.Experiment`, seeded by ``SeedSequence(entropy, spawn_key)``.
@@ -305,19 +310,34 @@ def _run_specs(cells: list[tuple[str, dict[str, Any]]], algorithms: list[dict[st
         for algo, label in zip(algorithms, labels, strict=True):
             algo_text = _text(algo["name"], {k: v for k, v in algo.items() if k not in ("name", "label", "stop")})
             stop = _stop(algo, label, where) if "stop" in algo else common["stop"]
+            per_delta = _per_delta(algo_text, stop, common["deltas"], f"{where}: {label}")
+            groups = [(d,) for d in common["deltas"]] if per_delta else [common["deltas"]]
             for r in range(replicates):
                 concrete = {k: (r if v == "run" else v) for k, v in params.items()}
                 instance = _text(family, concrete)
-                spec = RunSpec(instance=instance, algorithm=algo_text, label=label, replicate=r, family=family,
-                               params=params, spawn_key=(zlib.crc32(instance.encode()), r),
-                               **{**common, "stop": stop})
-                if r == 0:
-                    _validate(spec, where, build=instance not in built)
-                    built.add(instance)
-                specs.append(spec)
+                for deltas in groups:
+                    spec = RunSpec(instance=instance, algorithm=algo_text, label=label, replicate=r, family=family,
+                                   params=params, spawn_key=(zlib.crc32(instance.encode()), r),
+                                   **{**common, "stop": stop, "deltas": deltas, "per_delta": per_delta})
+                    if r == 0:
+                        _validate(spec, where, build=instance not in built)
+                        built.add(instance)
+                    specs.append(spec)
     if not specs:
         raise InvalidInputError(f"{where}: the study has no runs (no instances or no algorithms)")
     return specs
+
+
+def _per_delta(algorithm: str, stop: str | None, deltas: tuple[float, ...], where: str) -> bool:
+    """Whether the algorithm needs one run per delta: several deltas, and it samples differently for each (one
+    trajectory of a delta-independent algorithm gives the stopping time of every delta)."""
+    if len(deltas) < 2:
+        return False
+    try:
+        algo = make_algorithm(algorithm, stop=stop)
+    except (InvalidInputError, InstanceTooLargeError) as exc:
+        raise type(exc)(f"{where}: {exc}") from None
+    return not bool(getattr(algo, "delta_independent", True))
 
 
 def _stop(table: dict[str, Any], name: str, where: str) -> str | None:

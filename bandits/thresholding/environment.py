@@ -18,7 +18,7 @@ Pulls come in batches of counts and return per-arm reward sums (sufficient stati
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import networkx as nx
 import numpy as np
@@ -119,6 +119,8 @@ class GraphThresholdingBandit:
     noise: str = "gaussian"
     sigma: float = 1.0
     name: str = "graph-thresholding"
+    #: the instance kind (:data:`bandits.kinds.KINDS`)
+    kind: ClassVar[str] = "thresholding"
     laplacian: sp.csr_matrix = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

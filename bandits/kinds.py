@@ -1,0 +1,152 @@
+"""Instance kinds: the one table that says, for each kind of instance, how a run on it goes and is reported.
+
+Every named instance (:data:`bandits.instances.INSTANCES`) and every environment has a kind, and every
+algorithm (:data:`bandits.registry.ALGORITHMS`) names the kinds it runs on. The kind decides:
+
+* the run: fixed confidence (:func:`bandits.run.run`, stopped at a confidence level delta) or fixed budget
+  (:func:`bandits.thresholding.run_thresholding`, T pulls);
+* the pure-exploration problem (:mod:`bandits.pure_exploration`): which kinds have one, so that the sampling rules
+  and the GLR stopping rule apply to them, and how it is built from an environment;
+* the lower bound a study reports (:mod:`bandits.studies.bounds`) and the unit it counts in;
+* the caption of ``bandits run``'s table (what samples and rounds mean).
+
+The table holds import paths (``"package.module:attribute"``), resolved on first use, so importing this module
+costs nothing and imports no other part of the package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from optdesign.errors import InvalidInputError
+
+__all__ = ["KINDS", "PURE_EXPLORATION", "Kind", "kind_of"]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of instance and the parts that run and report it.
+
+    Parameters
+    ----------
+    name : str
+        The kind's name (``"linear"``, ``"karmed"``, ``"bilinear"``, ``"factored"``, ``"thresholding"``).
+    summary : str
+        One line: what an instance of the kind is.
+    budgeted : bool
+        Runs have a fixed budget T (thresholding) instead of a confidence level delta.
+    problem : str or None
+        ``"module:function"`` building the pure-exploration problem of an environment of this kind (None: the
+        kind has none, so the sampling rules and the GLR stop do not apply).
+    bound : str or None
+        ``"module:function"`` giving the characteristic time of an environment (see
+        :func:`bandits.studies.bounds.characteristic_time`); None: no lower bound is reported.
+    caption : str or None
+        The caption of ``bandits run``'s table: what samples and rounds count (None: they coincide).
+    """
+
+    name: str
+    summary: str
+    budgeted: bool = False
+    problem: str | None = None
+    bound: str | None = None
+    caption: str | None = None
+
+    @property
+    def pure_exploration(self) -> bool:
+        """The kind has a pure-exploration problem (sampling rules and the GLR stop run on it)."""
+        return self.problem is not None
+
+    def make_problem(self, env: Any) -> Any:
+        """The pure-exploration problem of an environment of this kind.
+
+        Parameters
+        ----------
+        env : object
+            An environment of this kind.
+
+        Returns
+        -------
+        bandits.pure_exploration.Problem
+            Its problem (what a learner may know of it: no true parameter).
+
+        Raises
+        ------
+        InvalidInputError
+            The kind has no pure-exploration problem.
+        """
+        if self.problem is None:
+            raise InvalidInputError(f"{self.name} instances have no pure-exploration problem (GLR stop and sampling "
+                                    f"rules run on {' and '.join(PURE_EXPLORATION)} instances)")
+        return _resolve(self.problem)(env)
+
+    def characteristic_time(self, env: Any) -> dict[str, Any] | None:
+        """The characteristic time of an environment of this kind, or None where the kind reports none.
+
+        Parameters
+        ----------
+        env : object
+            An environment of this kind.
+
+        Returns
+        -------
+        dict or None
+            ``{"kind", "value", "unit"}`` as :func:`bandits.studies.bounds.characteristic_time` documents.
+        """
+        return None if self.bound is None else dict(_resolve(self.bound)(env))
+
+
+def _resolve(path: str) -> Any:
+    """The attribute named by ``"package.module:name.attribute"`` (the module imported on first use)."""
+    module, _, attribute = path.partition(":")
+    found: Any = importlib.import_module(module)
+    for part in attribute.split("."):
+        found = getattr(found, part)
+    return found
+
+
+_BOUNDS = "bandits.studies.bounds"
+
+KINDS: dict[str, Kind] = {
+    "karmed": Kind("karmed", "K arms of one exponential family (Gaussian, Bernoulli): identify the best arm",
+                   problem="bandits.pure_exploration.karmed:KArmedProblem.of_environment",
+                   bound=f"{_BOUNDS}:karmed_time"),
+    "linear": Kind("linear", "linear and transductive bandits: pull x in X, identify the best z in Z",
+                   problem="bandits.pure_exploration.linear:LinearProblem.of_environment",
+                   bound=f"{_BOUNDS}:linear_time"),
+    "bilinear": Kind("bilinear", "graphical bilinear bandits: node arms, edge rewards x^T M x'",
+                     caption="samples: edge observations; rounds: graph rounds"),
+    "factored": Kind("factored", "multi-agent bandits on a factor graph: joint actions, factor rewards",
+                     bound=f"{_BOUNDS}:factored_time",
+                     caption="samples: observations (rho per round); rounds: joint actions played"),
+    "thresholding": Kind("thresholding", "graph thresholding: classify every node's mean against a threshold",
+                         budgeted=True),
+}
+
+#: the kinds with a pure-exploration problem: the sampling rules and the GLR stop run on them
+PURE_EXPLORATION: tuple[str, ...] = tuple(name for name, kind in KINDS.items() if kind.pure_exploration)
+
+
+def kind_of(name: str) -> Kind:
+    """The kind of that name.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`KINDS`.
+
+    Returns
+    -------
+    Kind
+        Its entry.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown kind (the message lists the valid ones).
+    """
+    if name not in KINDS:
+        raise InvalidInputError(f"unknown instance kind {name!r}; valid kinds: {', '.join(KINDS)}")
+    return KINDS[name]
