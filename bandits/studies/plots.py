@@ -125,13 +125,17 @@ def _sample_complexity(summary: pd.DataFrame, meta: dict[str, Any]) -> Figure:
 
 
 def _bounds(ax: Any, panel: pd.DataFrame, xcol: str | None) -> None:
-    """The lower bound c kl(delta, 1 - delta) (dashed) and the practical bound t* (dotted) of a panel's cells."""
+    """The lower bound c kl(delta, 1 - delta) (dashed, black) and the practical bound t* (dotted, grey) of a panel's
+    cells."""
     bound = panel.drop_duplicates(xcol or "cell")
     bound = bound.sort_values(xcol) if xcol else bound
     xs = bound[xcol].to_numpy() if xcol else list(range(len(bound)))
-    for (col, style), label in zip((("lower_bound", "k--"), ("practical_bound", "k:")), BOUND_LABELS, strict=True):
+    single = len(xs) == 1  # one point: a short horizontal tick, told apart by colour and width
+    for (col, style, colour), label in zip((("lower_bound", "--", "black"), ("practical_bound", ":", "dimgray")),
+                                           BOUND_LABELS, strict=True):
         if col in bound and bound[col].notna().any():
-            ax.plot(xs, bound[col], style, lw=1, label=label, marker="_" if len(xs) == 1 else None, ms=14)
+            ax.plot(xs, bound[col], style, color=colour, lw=1, label=label, marker="_" if single else None,
+                    ms=14 if col == "lower_bound" else 22, mew=1.5)
 
 
 def _integers(values: pd.Series) -> bool:
