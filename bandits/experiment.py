@@ -111,9 +111,10 @@ class Experiment:
         if got not in kinds:
             raise InvalidInputError(f"algorithm {algo.name} runs on {' or '.join(kinds)} instances; "
                                     f"{self.instance!r} is {got}")
-        check_kind = getattr(getattr(algo, "stop", None), "check_kind", None)
-        if check_kind is not None:
-            check_kind(got)
+        for part in (getattr(algo, "stop", None), algo):  # the GLR stop's threshold, a sampler's problem option
+            check_kind = getattr(part, "check_kind", None)
+            if check_kind is not None:
+                check_kind(got)
         if kind_of(got).budgeted:
             if self.budget is None:
                 raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: give the budget T")

@@ -16,7 +16,9 @@ after which ``bandits run my-rule ...`` works and ``bandits list`` shows the nam
 from. A built-in name wins over an entry point of the same name.
 
 Thresholds: ``threshold=package.module:Class`` names a :class:`bandits.stopping.Threshold` subclass (built
-without arguments) or instance.
+without arguments) or instance. Problems: ``problem=package.module:Class`` (an option of a sampling rule) names a
+:class:`bandits.pure_exploration.Problem` subclass that the run builds with ``Class.of_environment(env)`` in place of
+the instance's own problem, e.g. another estimator or statistic on the same instances.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ from .algorithm import Algorithm
 from .instances import split_options
 from .stopping import Threshold
 
-__all__ = ["ENTRY_POINT_GROUP", "Plugin", "entry_point_plugins", "load_object", "load_plugin", "load_threshold",
-           "split_algorithm"]
+__all__ = ["ENTRY_POINT_GROUP", "Plugin", "entry_point_plugins", "load_object", "load_plugin", "load_problem",
+           "load_threshold", "split_algorithm"]
 
 #: the entry-point group through which installed distributions add sampling rules and algorithms
 ENTRY_POINT_GROUP = "bandits.samplers"
@@ -162,6 +164,37 @@ def load_threshold(path: str) -> Threshold:
         return found()
     except TypeError as exc:
         raise InvalidInputError(f"threshold {path!r} cannot be built without arguments: {exc}") from None
+
+
+def load_problem(problem: str | type) -> type:
+    """The problem class a ``"package.module:Class"`` path names (or the class itself, checked).
+
+    Parameters
+    ----------
+    problem : str or type
+        ``"package.module:Class"``, or the class.
+
+    Returns
+    -------
+    type
+        A :class:`bandits.pure_exploration.Problem` subclass with a ``kind`` (the instances it runs on).
+
+    Raises
+    ------
+    InvalidInputError
+        The path does not import, names no Problem subclass, or the class names no known kind.
+    """
+    from .kinds import KINDS
+    from .pure_exploration.problem import Problem  # here: the problems load scipy
+
+    cls = load_object(problem, "problem") if isinstance(problem, str) else problem
+    if not (isinstance(cls, type) and issubclass(cls, Problem)):
+        raise InvalidInputError(f"problem {problem!r} is not a Problem subclass (bandits.pure_exploration.Problem)")
+    if cls.kind not in KINDS or not KINDS[cls.kind].pure_exploration:
+        valid = ", ".join(k for k in KINDS if KINDS[k].pure_exploration)
+        raise InvalidInputError(f"problem {cls.__name__} has kind {cls.kind!r}; a problem's class attribute kind "
+                                f"names the instances it runs on: {valid}")
+    return cls
 
 
 def split_algorithm(text: str) -> tuple[str, dict[str, Any]]:

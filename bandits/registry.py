@@ -71,7 +71,7 @@ class AlgorithmSpec:
 
 
 #: options of a sampling rule's run that belong to the GLR stopping rule and the batches, not to the sampler
-RUN_OPTIONS = ("threshold", "growth")
+RUN_OPTIONS = ("threshold", "growth", "problem")
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
     "g-static": AlgorithmSpec("bandits.linear.static:StaticAllocation", "linear",

@@ -9,16 +9,19 @@ linear       linear and transductive best-arm identification (oracle: optdesign.
 environment  K-armed instances simulated through reward sums
 sampler      the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
 samplers/    the sampling rules, one module each
-policy       PureExploration = a sampler under the GLR stopping rule (thresholds by name), several deltas
-             from one trajectory
+policy       the GLR stopping rule (thresholds by name) and the policy of a sampler's run, several deltas from
+             one trajectory
+algorithm    PureExploration = a sampler under the GLR stopping rule (the instance's problem or another)
+with_stop    any fixed-confidence algorithm under the GLR stop (``--stop glr``)
 ===========  =========================================================================================
 """
 
+from .algorithm import PureExploration
 from .environment import KArmedBandit
 from .families import Bernoulli, ExponentialFamily, Gaussian
 from .karmed import KArmedProblem
 from .linear import LinearProblem
-from .policy import GLRStop, PureExploration, problem_of
+from .policy import GLRStop, problem_of
 from .problem import Oracle, Pieces, Problem, certified_bracket
 from .sampler import Observations, Sampler, SamplerState, SequentialState
 

@@ -1,6 +1,7 @@
 """A pure-exploration algorithm = a problem (from the instance) x a sampling rule x the GLR stopping rule.
 
-:class:`PureExploration` is the :class:`bandits.algorithm.Algorithm` that puts them together, so every
+:class:`bandits.pure_exploration.algorithm.PureExploration` is the :class:`bandits.algorithm.Algorithm` that puts
+them together, so every
 sampling rule runs under the same stopping rule and threshold (the field's standard comparison), and a rule
 that ignores delta gives the stopping times of several deltas from one trajectory.
 
@@ -21,19 +22,19 @@ batch, so the stopping time overshoots by under 1 %); ``growth=0`` checks after 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Algorithm, Policy
+from ..algorithm import Policy
 from ..stopping import Kk21Threshold, LinearTheoryThreshold, PracticalThreshold, Threshold
 from .problem import Problem
-from .sampler import Observations, Sampler, SamplerState
+from .sampler import Observations, SamplerState
 
-__all__ = ["GLRPolicyBase", "GLRStop", "PureExploration", "PureExplorationPolicy", "check_stop_options", "problem_of"]
+__all__ = ["GLRPolicyBase", "GLRStop", "PureExplorationPolicy", "check_stop_options", "problem_of"]
 
 #: the threshold names of the GLR stopping rule
 STOP_THRESHOLDS = ("practical", "theory", "kk21")
@@ -338,60 +339,3 @@ class PureExplorationPolicy(GLRPolicyBase):
         n = min(budget, max(1, math.ceil(self.growth * t)))
         obs = Observations(self.problem, self.counts.copy(), self.sums.copy(), self.mu)
         return np.asarray(self.state.plan(obs, n), dtype=np.int64)
-
-
-@dataclass(frozen=True)
-class PureExploration(Algorithm[Any]):
-    """A sampling rule under the GLR stopping rule, on K-armed or linear instances.
-
-    Parameters
-    ----------
-    sampler : Sampler
-        The sampling rule (:mod:`bandits.pure_exploration.samplers`).
-    stop : GLRStop
-        The stopping rule (GLR with the practical threshold by default).
-    growth : float
-        Relative batch size: the estimate is refreshed and the stop checked every max(1, ceil(growth t)) pulls
-        (0.01 by default; 0 checks after every pull).
-
-    Raises
-    ------
-    InvalidInputError
-        A sampler or stop of the wrong type, or ``growth`` outside [0, 1].
-    """
-
-    sampler: Sampler
-    stop: GLRStop = field(default_factory=GLRStop)
-    growth: float = 0.01
-
-    def __post_init__(self) -> None:
-        """Check the options."""
-        if not isinstance(self.sampler, Sampler):
-            raise InvalidInputError(f"sampler must be a Sampler, got {type(self.sampler).__name__}")
-        check_stop_options(self.stop, self.growth)
-
-    @property
-    def name(self) -> str:
-        """The sampler's name."""
-        return self.sampler.name
-
-    @property
-    def delta_independent(self) -> bool:  # type: ignore[override]
-        """As the sampler."""
-        return self.sampler.delta_independent
-
-    def start(self, env: Any, delta: float, rng: np.random.Generator) -> Policy:
-        problem = problem_of(env)
-        return PureExplorationPolicy(problem, self.sampler.start(problem, env, rng), self.stop, self.growth)
-
-    def describe(self) -> dict[str, Any]:
-        """Sampler, stop and batch growth as one flat record.
-
-        Returns
-        -------
-        dict
-            ``{"algorithm": name, sampler options..., "stop": "glr", "threshold": ..., "growth": ...}``.
-        """
-        sampler = self.sampler.describe()
-        sampler.pop("sampler", None)
-        return {"algorithm": self.name, **sampler, **self.stop.describe(), "growth": self.growth}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -125,8 +126,33 @@ class Problem(ABC):
     Counts and reward sums per arm are the sufficient statistics every problem here estimates from.
     """
 
-    #: short name of the structure (``karmed``, ``linear``)
+    #: the instance kind the problem is for (a key of :data:`bandits.kinds.KINDS`: ``karmed``, ``linear``)
     kind: str = ""
+
+    @classmethod
+    def of_environment(cls, env: Any) -> Problem:
+        """The problem a learner faces on an instance: what it may know of it (never its true parameter).
+
+        The built-in problems and any plug-in problem (``problem=package.module:Class`` of a sampling rule)
+        are built from the environment this way.
+
+        Parameters
+        ----------
+        env : object
+            An environment of the problem's kind.
+
+        Returns
+        -------
+        Problem
+            The problem.
+
+        Raises
+        ------
+        InvalidInputError
+            The class does not say how to build itself from an environment.
+        """
+        raise InvalidInputError(f"{cls.__name__} does not define of_environment(env), so it cannot be built from "
+                                "an instance")
 
     @property
     @abstractmethod

@@ -105,7 +105,7 @@ def with_stop(algorithm: Any, name: str, kinds: tuple[str, ...], choice: StopCho
     choice : StopChoice or None
         The stop asked for (None: its own).
     run_options : dict, optional
-        A sampler's ``threshold`` and ``growth`` options (None: not a sampler).
+        A sampler's ``threshold``, ``growth`` and ``problem`` options (None: not a sampler).
 
     Returns
     -------
@@ -119,7 +119,7 @@ def with_stop(algorithm: Any, name: str, kinds: tuple[str, ...], choice: StopCho
         A GLR stop for an algorithm that runs on neither K-armed nor linear instances, or a threshold given both
         as a sampler option and in the stop.
     """
-    from .policy import PureExploration
+    from .algorithm import PureExploration
 
     if run_options is not None:
         options = dict(run_options)

@@ -1,0 +1,115 @@
+"""A sampling rule under the GLR stopping rule, as an algorithm the runner, ``bandits run`` and studies take.
+
+The policy of one run is :class:`bandits.pure_exploration.policy.PureExplorationPolicy`: the problem (the
+instance's own, or the ``problem`` option's), the sampler's state and the GLR stop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+from ..algorithm import Algorithm, Policy
+from .policy import GLRStop, PureExplorationPolicy, check_stop_options, problem_of
+from .problem import Problem
+from .sampler import Sampler
+
+__all__ = ["PureExploration"]
+
+
+@dataclass(frozen=True)
+class PureExploration(Algorithm[Any]):
+    """A sampling rule under the GLR stopping rule, on K-armed or linear instances.
+
+    Parameters
+    ----------
+    sampler : Sampler
+        The sampling rule (:mod:`bandits.pure_exploration.samplers`).
+    stop : GLRStop
+        The stopping rule (GLR with the practical threshold by default).
+    growth : float
+        Relative batch size: the estimate is refreshed and the stop checked every max(1, ceil(growth t)) pulls
+        (0.01 by default; 0 checks after every pull).
+    problem : str or type, optional
+        A :class:`Problem` subclass, or its ``"package.module:Class"`` path, built with ``of_environment(env)``
+        in place of the instance's own problem (another estimator or statistic on the same instances); None: the
+        instance's own (:func:`problem_of`).
+
+    Raises
+    ------
+    InvalidInputError
+        A sampler or stop of the wrong type, ``growth`` outside [0, 1], or a problem that is not a Problem
+        subclass of a known kind.
+    """
+
+    sampler: Sampler
+    stop: GLRStop = field(default_factory=GLRStop)
+    growth: float = 0.01
+    problem: str | type | None = None
+
+    def __post_init__(self) -> None:
+        """Check the options."""
+        if not isinstance(self.sampler, Sampler):
+            raise InvalidInputError(f"sampler must be a Sampler, got {type(self.sampler).__name__}")
+        check_stop_options(self.stop, self.growth)
+        self._problem_class()
+
+    def _problem_class(self) -> type[Problem] | None:
+        """The problem class the option names (None: the instance's own)."""
+        from ..plugins import load_problem
+
+        return None if self.problem is None else load_problem(self.problem)
+
+    def check_kind(self, kind: str) -> None:
+        """Refuse an instance kind the problem option does not run on.
+
+        Parameters
+        ----------
+        kind : str
+            The instance kind.
+
+        Raises
+        ------
+        InvalidInputError
+            The problem class is for another kind.
+        """
+        cls = self._problem_class()
+        if cls is not None and cls.kind != kind:
+            raise InvalidInputError(f"problem {cls.__name__} runs on {cls.kind} instances, not {kind}")
+
+    @property
+    def name(self) -> str:
+        """The sampler's name."""
+        return self.sampler.name
+
+    @property
+    def delta_independent(self) -> bool:  # type: ignore[override]
+        """As the sampler."""
+        return self.sampler.delta_independent
+
+    def start(self, env: Any, delta: float, rng: np.random.Generator) -> Policy:
+        cls = self._problem_class()
+        if cls is not None:
+            self.check_kind(getattr(env, "kind", ""))
+        problem = problem_of(env) if cls is None else cls.of_environment(env)
+        return PureExplorationPolicy(problem, self.sampler.start(problem, env, rng), self.stop, self.growth)
+
+    def describe(self) -> dict[str, Any]:
+        """Sampler, stop and batch growth as one flat record.
+
+        Returns
+        -------
+        dict
+            ``{"algorithm": name, sampler options..., "stop": "glr", "threshold": ..., "growth": ...}``.
+        """
+        sampler = self.sampler.describe()
+        sampler.pop("sampler", None)
+        record = {"algorithm": self.name, **sampler, **self.stop.describe(), "growth": self.growth}
+        cls = self._problem_class()
+        if cls is not None:
+            record["problem"] = f"{cls.__module__}:{cls.__qualname__}"
+        return record
