@@ -5,8 +5,9 @@ algorithm (:data:`bandits.registry.ALGORITHMS`) names the kinds it runs on. The 
 
 * the run: fixed confidence (:func:`bandits.run.run`, stopped at a confidence level delta) or fixed budget
   (:func:`bandits.thresholding.run_thresholding`, T pulls);
-* the pure-exploration problem (:mod:`bandits.pure_exploration`): which kinds have one, so that the sampling rules
-  and the GLR stopping rule apply to them, and how it is built from an environment;
+* the pure-exploration problem (:mod:`bandits.pure_exploration`): how it is built from an environment, and whether
+  the generic sampling rules and the GLR stop run on it (they pull one arm at a time, so not on factored
+  instances, whose pulls are joint actions);
 * the lower bound a study reports (:mod:`bandits.studies.bounds`) and the unit it counts in;
 * the caption of ``bandits run``'s table (what samples and rounds mean).
 
@@ -39,7 +40,9 @@ class Kind:
         Runs have a fixed budget T (thresholding) instead of a confidence level delta.
     problem : str or None
         ``"module:function"`` building the pure-exploration problem of an environment of this kind (None: the
-        kind has none, so the sampling rules and the GLR stop do not apply).
+        kind has none).
+    samplers : bool
+        The generic sampling rules and the GLR stop of any algorithm run on the kind (its pulls are single arms).
     bound : str or None
         ``"module:function"`` giving the characteristic time of an environment (see
         :func:`bandits.studies.bounds.characteristic_time`); None: no lower bound is reported.
@@ -51,13 +54,14 @@ class Kind:
     summary: str
     budgeted: bool = False
     problem: str | None = None
+    samplers: bool = False
     bound: str | None = None
     caption: str | None = None
 
     @property
     def pure_exploration(self) -> bool:
-        """The kind has a pure-exploration problem (sampling rules and the GLR stop run on it)."""
-        return self.problem is not None
+        """The generic sampling rules and the GLR stop run on the kind."""
+        return self.samplers and self.problem is not None
 
     def make_problem(self, env: Any) -> Any:
         """The pure-exploration problem of an environment of this kind.
@@ -78,8 +82,7 @@ class Kind:
             The kind has no pure-exploration problem.
         """
         if self.problem is None:
-            raise InvalidInputError(f"{self.name} instances have no pure-exploration problem (GLR stop and sampling "
-                                    f"rules run on {' and '.join(PURE_EXPLORATION)} instances)")
+            raise InvalidInputError(f"{self.name} instances have no pure-exploration problem")
         return _resolve(self.problem)(env)
 
     def characteristic_time(self, env: Any) -> dict[str, Any] | None:
@@ -111,21 +114,22 @@ _BOUNDS = "bandits.studies.bounds"
 
 KINDS: dict[str, Kind] = {
     "karmed": Kind("karmed", "K arms of one exponential family (Gaussian, Bernoulli): identify the best arm",
-                   problem="bandits.pure_exploration.karmed:KArmedProblem.of_environment",
+                   problem="bandits.pure_exploration.karmed:KArmedProblem.of_environment", samplers=True,
                    bound=f"{_BOUNDS}:karmed_time"),
     "linear": Kind("linear", "linear and transductive bandits: pull x in X, identify the best z in Z",
-                   problem="bandits.pure_exploration.linear:LinearProblem.of_environment",
+                   problem="bandits.pure_exploration.linear:LinearProblem.of_environment", samplers=True,
                    bound=f"{_BOUNDS}:linear_time"),
     "bilinear": Kind("bilinear", "graphical bilinear bandits: node arms, edge rewards x^T M x'",
                      caption="samples: edge observations; rounds: graph rounds"),
     "factored": Kind("factored", "multi-agent bandits on a factor graph: joint actions, factor rewards",
+                     problem="bandits.multiagent.problem:FactoredProblem.of_environment",
                      bound=f"{_BOUNDS}:factored_time",
                      caption="samples: observations (rho per round); rounds: joint actions played"),
     "thresholding": Kind("thresholding", "graph thresholding: classify every node's mean against a threshold",
                          budgeted=True),
 }
 
-#: the kinds with a pure-exploration problem: the sampling rules and the GLR stop run on them
+#: the kinds the generic sampling rules and the GLR stop run on
 PURE_EXPLORATION: tuple[str, ...] = tuple(name for name, kind in KINDS.items() if kind.pure_exploration)
 
 

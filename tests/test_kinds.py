@@ -7,6 +7,7 @@ import pytest
 
 from bandits.instances import INSTANCES, InstanceSpec, parse_instance, register
 from bandits.kinds import KINDS, PURE_EXPLORATION, kind_of
+from bandits.multiagent.problem import FactoredProblem
 from bandits.pure_exploration import problem_of
 from bandits.pure_exploration.karmed import KArmedProblem
 from bandits.pure_exploration.linear import LinearProblem
@@ -36,8 +37,11 @@ def test_the_kind_builds_the_problem_from_what_a_learner_may_know():
     env = parse_instance("transductive:d=2,omega=0.2")
     linear = problem_of(env)
     assert isinstance(linear, LinearProblem) and (linear.Z == env.Z).all() and linear.sigma == env.sigma
+    factored = problem_of(parse_instance("line:N=3,K=2,seed=0"))
+    assert isinstance(factored, FactoredProblem) and factored.n_arms == 8 and factored.n_answers == 8
+    assert not (factored.structure.means != 0).any()  # the learner's view: no true means
     with pytest.raises(InvalidInputError, match="no pure-exploration problem"):
-        problem_of(parse_instance("line:N=2,K=2,seed=0"))
+        problem_of(parse_instance("gbb:d=2,m=2"))
     with pytest.raises(InvalidInputError, match="no pure-exploration problem"):
         problem_of(object())
 

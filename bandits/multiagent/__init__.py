@@ -11,6 +11,8 @@ Modules, one concept each:
   exploration.
 * :mod:`.glrt` — sufficient statistics and the factored GLRT: exact (best-first enumeration with
   H_max and Lagrangian bounds), threshold test, conservative.
+* :mod:`.problem` — :class:`FactoredProblem`: the pure-exploration problem interface on a factor graph (the
+  estimate, the answer, the GLR and its exact best response, the pieces, the exact T* oracle).
 * :mod:`.thresholds` — beta(t, delta): practical (GK16) and a delta-correct theory threshold.
 * :mod:`.tracking` — independent per-agent sampling of a product allocation.
 * :mod:`.policy` — the loop shared by every factored policy.
@@ -25,12 +27,15 @@ from .exploration import build_a0, covering_set, greedy_cover
 from .glrt import FactoredGLRT, FactoredStatistics
 from .joint_actions import GroupIndexer
 from .mab import GKTrackAndStop, gk_optimal_weights
+from .problem import BestResponse, FactoredProblem
 from .thresholds import FactoredTheoryThreshold
 
 __all__ = [
+    "BestResponse",
     "ExactTaS",
     "FactoredBandit",
     "FactoredGLRT",
+    "FactoredProblem",
     "FactoredStatistics",
     "FactoredTheoryThreshold",
     "GKTrackAndStop",

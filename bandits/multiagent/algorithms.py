@@ -294,7 +294,7 @@ class _ExactPolicy(FactoredPolicy):
         """T*(theta_hat) by constraint generation, warm-started from the last solve; the last allocation is kept on
         an empirical tie or a solver failure."""
         start = time.perf_counter()
-        tables = self.structure.split_tables(self.stats.theta_hat())
+        tables = self.structure.split_tables(self.theta_hat())
         fg_hat = FactorGraph(self.structure.n_actions, list(zip(self.structure.scopes, tables, strict=True)))
         try:
             res = characteristic_time(fg_hat, method="generate", tol=self.tol, solver="CLARABEL",

@@ -68,7 +68,8 @@ BOUND_MARGIN = 1e-9
 
 
 class FactoredStatistics:
-    """Counts N_{e,b} and reward sums per flat group action; theta_hat = sums / counts.
+    """Counts N_{e,b} and reward sums per flat group action (the estimate is the problem's:
+    :meth:`bandits.multiagent.problem.FactoredProblem.estimate`).
 
     Parameters
     ----------
@@ -92,16 +93,6 @@ class FactoredStatistics:
         """
         self.counts += counts
         self.sums += sums
-
-    def theta_hat(self) -> npt.NDArray[np.float64]:
-        """Empirical means (0 where a group action has not been observed).
-
-        Returns
-        -------
-        ndarray, shape (Abar,)
-            sums / counts per group action.
-        """
-        return np.divide(self.sums, self.counts, out=np.zeros_like(self.sums), where=self.counts > 0)
 
 
 @dataclass(frozen=True)
@@ -187,6 +178,8 @@ class GLRState:
         self.unobserved = bool(np.any(counts <= 0))
         self.found = np.inf  # smallest ratio among listed alternatives
         self._argmin: tuple[float, float] | None = None  # (D, H) of that alternative
+        #: the listed alternative of smallest ratio (the best response when the search is exact)
+        self.argmin_action: np.ndarray | None = None
         self.enumerated = 0
         self.exhausted = False  # every alternative listed, or the bound proved the minimum
         self.truncated = False
@@ -208,10 +201,10 @@ class GLRState:
         idx = self.glrt.indexer.flat(action[None, :])[0]
         return float((self.theta[self.star] - self.theta[idx]).sum()), float(self.h[idx].sum())
 
-    def _record(self, D: float, H: float) -> None:
+    def _record(self, D: float, H: float, action: np.ndarray) -> None:
         r = self._ratio(D, H)
-        if r < self.found:
-            self.found, self._argmin = r, (D, H)
+        if r < self.found or self.argmin_action is None:
+            self.found, self._argmin, self.argmin_action = min(r, self.found), (D, H), action.copy()
 
     @property
     def h_max(self) -> float:
@@ -248,7 +241,7 @@ class GLRState:
             if not np.array_equal(a, self.best):
                 D, H = self._evaluate(a)
                 self._cuts.append((c, D - c * H))
-                self._record(D, H)
+                self._record(D, H, a)
                 return
 
     def lower_bound(self, D: float) -> float:
@@ -278,6 +271,12 @@ class GLRState:
         others[self.star[0]] = False
         ratios = np.where(D[others] > 0, D[others] ** 2 / (2.0 * self.glrt.sigma2 * self.h[others]), 0.0)
         self.found = float(ratios.min()) if ratios.size else np.inf
+        if ratios.size:  # one factor over every agent: its entries are the joint actions (C order over its scope)
+            plan = self.glrt.plan
+            scope = list(plan.scopes[0])
+            entry = np.unravel_index(int(np.flatnonzero(others)[np.argmin(ratios)]), [plan.n_actions[i] for i in scope])
+            self.argmin_action = np.zeros(len(plan.n_actions), dtype=np.int64)
+            self.argmin_action[scope] = entry
         self._dmin = float(D[others].min()) if ratios.size else np.inf
         self._hmax = float(self.h.max())
         self.enumerated = int(ratios.size)
@@ -306,7 +305,7 @@ class GLRState:
             D, H = self._evaluate(action)
             self.enumerated += 1
             before = self.found
-            self._record(D, H)
+            self._record(D, H, action)
             if D <= 0:  # empirical tie for the best: Lambda = 0
                 self.found, self.exhausted = 0.0, True
                 return

@@ -195,7 +195,7 @@ class _GKPolicy(FactoredPolicy):
     def _weights(self) -> npt.NDArray[np.float64]:
         start = time.perf_counter()
         try:
-            self.weights, _ = gk_optimal_weights(self.stats.theta_hat(), self.sigma)
+            self.weights, _ = gk_optimal_weights(self.theta_hat(), self.sigma)
         except InvalidInputError:  # empirical tie for the best arm: keep the previous weights
             pass
         self.solve_time += time.perf_counter() - start

@@ -29,8 +29,9 @@ from ..stopping import Threshold
 from ..tracking import next_checkpoint
 from .environment import FactoredBandit
 from .exploration import covering_set, exploration_level, forced_plays
-from .glrt import FactoredGLRT, FactoredStatistics, GLRState
+from .glrt import FactoredStatistics, GLRState
 from .joint_actions import encode_joint
+from .problem import FactoredProblem
 from .thresholds import make_threshold
 
 __all__ = ["FactoredPolicy"]
@@ -115,7 +116,7 @@ class FactoredPolicy(Policy):
         self.cover = covering_set(self.structure, cover)
         self.solve_time = time.perf_counter() - start  # max-sum covers are optdesign calls
         self.stats = FactoredStatistics(self.abar)
-        self.glrt = FactoredGLRT(self.structure, self.indexer, sigma=self.sigma)
+        self.problem = FactoredProblem(self.structure, self.sigma)  # the estimate and the GLR search
         self.threshold = make_threshold(threshold, self.structure)
         self._rounds = 0
         self._state: GLRState | None = None
@@ -177,6 +178,16 @@ class FactoredPolicy(Policy):
         self._state = None
         self._decided = {}
 
+    def theta_hat(self) -> np.ndarray:
+        """The estimate theta_hat per group action (the problem's: sums / counts, 0 where unobserved).
+
+        Returns
+        -------
+        numpy.ndarray, shape (Abar,)
+            The empirical means.
+        """
+        return self.problem.estimate(self.stats.counts, self.stats.sums)
+
     def state(self) -> GLRState:
         """The GLR state at the current statistics (computed once per batch).
 
@@ -187,7 +198,7 @@ class FactoredPolicy(Policy):
         """
         if self._state is None:
             start = time.perf_counter()
-            self._state = self.glrt(self.stats.theta_hat(), self.stats.counts)
+            self._state = self.problem.glr_state(self.theta_hat(), self.stats.counts)
             self.glrt_time += time.perf_counter() - start
         return self._state
 

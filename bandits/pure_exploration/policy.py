@@ -168,12 +168,13 @@ def problem_of(env: Any) -> Problem:
     ----------
     env : object
         An environment of a kind with a pure-exploration problem: a
-        :class:`bandits.pure_exploration.environment.KArmedBandit` or a :class:`bandits.environments.LinearBandit`.
+        :class:`bandits.pure_exploration.environment.KArmedBandit`, a :class:`bandits.environments.LinearBandit` or
+        a :class:`bandits.multiagent.environment.FactoredBandit`.
 
     Returns
     -------
     Problem
-        Its K-armed or linear problem.
+        Its K-armed, linear or factored problem.
 
     Raises
     ------
@@ -183,9 +184,9 @@ def problem_of(env: Any) -> Problem:
     from ..kinds import KINDS
 
     kind = getattr(env, "kind", None)
-    if not isinstance(kind, str) or kind not in KINDS or not KINDS[kind].pure_exploration:
+    if not isinstance(kind, str) or kind not in KINDS or KINDS[kind].problem is None:
         raise InvalidInputError(f"no pure-exploration problem for a {type(env).__name__} "
-                                f"({' or '.join(k for k in KINDS if KINDS[k].pure_exploration)} instances)")
+                                f"({' or '.join(k for k in KINDS if KINDS[k].problem)} instances)")
     problem: Problem = KINDS[kind].make_problem(env)
     return problem
 

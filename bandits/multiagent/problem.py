@@ -1,0 +1,246 @@
+"""Multi-agent best-arm identification on a factor graph as a pure-exploration problem (MF-TaS §3, §6.3).
+
+The arms of the problem are the group actions (e, b), the entries of the factor tables (the environment's arms:
+:class:`bandits.multiagent.environment.FactoredBandit`); one round plays a joint action a and observes every
+factor, adding 1 to N_{e, a_e} for every e. The parameter is theta (one mean per group action), the answers are
+the joint actions, encoded as Python ints (:func:`bandits.multiagent.joint_actions.encode_joint`), and the
+correct answer is a* = argmax_a sum_e theta_e(a_e) (max-sum). For weights or counts w over the group actions the
+piece of an alternative joint action a != a_hat is, with Gaussian noise of variance sigma^2,
+
+    f_a(w) = D(a)^2 / (2 sigma^2 H_w(a)),   D(a) = sum_e (theta_e(a_hat_e) - theta_e(a_e)),
+    H_w(a) = sum over the factors e with a_e != a_hat_e of 1 / w_{e, a_hat_e} + 1 / w_{e, a_e},
+
+and its gradient in w is (theta - lambda_a)^2 / (2 sigma^2) at the closest alternative lambda_a: the entries
+(e, a_hat_e) and (e, a_e) of the changed factors, c^2 / (2 sigma^2 w_{e,b}^2) with c = D(a) / H_w(a).
+
+The GLR statistic min_a f_a(N) and its minimiser (the best response) come from the factored GLRT's exact search
+(:mod:`bandits.multiagent.glrt`), which never lists every joint action; :meth:`FactoredProblem.pieces` lists them
+all and serves small instances and checks. The oracle is the exact characteristic time of
+:func:`optdesign.characteristic_time` (certified by constraint generation), in Garivier & Kaufmann's
+convention T = 2 sigma^2 T*, with the optimal marginals per group action as weights (each factor's sum to 1).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+import optdesign as od
+from optdesign import FactorGraph
+from optdesign.errors import InstanceTooLargeError, InvalidInputError
+from optdesign.factored import MaxSum
+
+from ..pure_exploration.problem import Oracle, Pieces, Problem
+from .glrt import FactoredGLRT, GLRState
+from .joint_actions import GroupIndexer, decode, encode_joint
+
+if TYPE_CHECKING:
+    from .environment import FactoredBandit
+
+__all__ = ["BestResponse", "FactoredProblem"]
+
+#: joint actions above which :meth:`FactoredProblem.pieces` refuses to list them
+MAX_LISTED = 200_000
+
+
+@dataclass(frozen=True)
+class BestResponse:
+    """The most confusing alternative at (theta, w) and its value.
+
+    Parameters
+    ----------
+    value : float
+        min over a != a_hat of f_a(w) (the GLR statistic when w are counts); exact when ``exact``, else a certified
+        lower bound.
+    action : numpy.ndarray of int or None
+        The minimising joint action (None when no alternative has been listed, e.g. an unobserved group action).
+    exact : bool
+        Whether ``value`` is the minimum itself (the search closed within its cap).
+    """
+
+    value: float
+    action: np.ndarray | None
+    exact: bool
+
+
+class FactoredProblem(Problem):
+    """Identify the best joint action of a factor graph from semi-bandit Gaussian observations of its factors.
+
+    Parameters
+    ----------
+    structure : FactorGraph
+        Agents, action counts and scopes (the mean tables are not read).
+    sigma : float
+        Standard deviation of one factor observation.
+    max_enumerated : int
+        Cap on the alternatives the GLR search lists (past it, a certified lower bound).
+
+    Raises
+    ------
+    InvalidInputError
+        ``structure`` is not a FactorGraph, or a bad sigma or cap.
+    """
+
+    kind = "factored"
+
+    def __init__(self, structure: FactorGraph, sigma: float = 1.0, *, max_enumerated: int = 20_000) -> None:
+        if not isinstance(structure, FactorGraph):
+            raise InvalidInputError(f"structure must be an optdesign FactorGraph, got {type(structure).__name__}")
+        if not (np.isfinite(sigma) and sigma > 0):
+            raise InvalidInputError(f"sigma must be a positive number, got {sigma!r}")
+        self.structure, self.sigma = structure, float(sigma)
+        self.indexer = GroupIndexer(structure)
+        self.glrt = FactoredGLRT(structure, self.indexer, sigma=self.sigma, max_enumerated=max_enumerated)
+
+    @classmethod
+    def of_environment(cls, env: FactoredBandit) -> FactoredProblem:
+        """The problem of a factored instance: its structure and noise level (not its mean tables).
+
+        Parameters
+        ----------
+        env : FactoredBandit
+            The instance.
+
+        Returns
+        -------
+        FactoredProblem
+            The problem a learner faces on it.
+        """
+        return cls(env.structure, env.sigma)
+
+    @property
+    def n_arms(self) -> int:
+        return int(self.structure.abar)
+
+    @property
+    def n_answers(self) -> int:
+        return math.prod(int(k) for k in self.structure.n_actions)
+
+    def estimate(self, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+        return np.divide(sums, counts, out=np.zeros(len(sums)), where=np.asarray(counts) > 0)
+
+    def answer(self, mu: np.ndarray) -> int:
+        return encode_joint(MaxSum(self.structure.plan(), self.check_parameter(mu)).best_action,
+                            self.structure.n_actions)
+
+    def glr_state(self, mu: np.ndarray, counts: np.ndarray) -> GLRState:
+        """The factored GLRT's resumable search at (mu, counts): the threshold test, the exact statistic and more.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (Abar,)
+            The parameter (theta_hat).
+        counts : numpy.ndarray, shape (Abar,)
+            Counts (or positive weights) per group action.
+
+        Returns
+        -------
+        GLRState
+            The search (:class:`bandits.multiagent.glrt.GLRState`).
+        """
+        mu, counts = self.check_shapes(mu, counts)
+        return self.glrt(mu, counts)
+
+    def best_response(self, mu: np.ndarray, w: np.ndarray) -> BestResponse:
+        """The alternative joint action of smallest f_a(w), by the exact search (never listing every action).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (Abar,)
+            The parameter.
+        w : numpy.ndarray, shape (Abar,)
+            Weights or counts per group action.
+
+        Returns
+        -------
+        BestResponse
+            Its value, the joint action and whether the value is exact.
+        """
+        state = self.glr_state(mu, w)
+        result = state.exact()
+        return BestResponse(result.value, state.argmin_action, result.exact)
+
+    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        """The piece f_a(w) of every alternative joint action (listed: small instances and checks).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (Abar,)
+            The parameter.
+        w : numpy.ndarray, shape (Abar,)
+            Weights or counts per group action.
+        gradients : bool
+            Also return the gradients in w (one row per alternative, one column per group action).
+
+        Returns
+        -------
+        Pieces
+            One piece per joint action other than the answer, in code order.
+
+        Raises
+        ------
+        InvalidInputError
+            A parameter or weights of the wrong length.
+        InstanceTooLargeError
+            More than ``MAX_LISTED`` joint actions (:meth:`best_response` finds the minimum without listing them).
+        """
+        mu, w = self.check_shapes(mu, w)
+        if self.n_answers > MAX_LISTED:
+            raise InstanceTooLargeError(f"pieces lists every joint action: {self.n_answers:,} is above "
+                                        f"{MAX_LISTED:,}; use best_response (the exact search) instead")
+        actions = np.array(np.unravel_index(np.arange(self.n_answers), self.structure.n_actions)).T
+        flat = self.indexer.flat(actions)  # (A, F): the group action of every factor
+        best = self.answer(mu)
+        others = np.delete(np.arange(self.n_answers), best)
+        flat, star = flat[others], flat[best]
+        changed = flat != star
+        D = (mu[star][None, :] - mu[flat]).sum(axis=1)
+        with np.errstate(divide="ignore"):
+            inv = 1.0 / w.astype(float)
+        H = np.where(changed, inv[star][None, :] + inv[flat], 0.0).sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.where(D > 0, np.where(H > 0, D**2 / (2 * self.sigma**2 * H), np.inf), 0.0)
+        grads = self._gradients(flat, star, changed, D, H, inv) if gradients else None
+        return Pieces(best=best, answers=others, values=values, gradients=grads)
+
+    def _gradients(self, flat: np.ndarray, star: np.ndarray, changed: np.ndarray, D: np.ndarray, H: np.ndarray,
+                   inv: np.ndarray) -> np.ndarray:
+        """(theta - lambda_a)^2 / (2 sigma^2) per alternative and group action: (c / w)^2 / (2 sigma^2) on the
+        entries a changes (c = D / H), 0 elsewhere and for alternatives tied with the best."""
+        c = np.where((D > 0) & (H > 0), D / np.where(H > 0, H, 1.0), 0.0)
+        grads = np.zeros((flat.shape[0], self.n_arms))
+        rows = np.repeat(np.arange(flat.shape[0]), flat.shape[1]).reshape(flat.shape)
+        for entries in (flat, np.broadcast_to(star, flat.shape)):
+            part = np.where(changed, (c[:, None] * inv[entries]) ** 2 / (2 * self.sigma**2), 0.0)
+            np.add.at(grads, (rows[changed], entries[changed]), part[changed])
+        return grads
+
+    def oracle(self, mu: np.ndarray) -> Oracle:
+        mu = self.check_parameter(mu)
+        tables = np.split(mu, np.cumsum(self.structure.table_sizes)[:-1])
+        fg = FactorGraph(self.structure.n_actions,
+                         [(scope, t.reshape(shape)) for scope, t, shape in
+                          zip(self.structure.scopes, tables, (tb.shape for tb in self.structure.tables), strict=True)])
+        result = od.characteristic_time(fg, solver="CLARABEL")
+        scale = 2.0 * self.sigma**2
+        weights = np.concatenate([np.asarray(m, dtype=float).ravel() for m in result.marginals])
+        lower = result.lower_bound if result.lower_bound is not None else 0.0
+        return Oracle(T=scale * result.value, weights=weights, lower_bound=scale * lower)
+
+    def decode(self, code: int) -> np.ndarray:
+        """The joint action of an answer code.
+
+        Parameters
+        ----------
+        code : int
+            An answer (a joint action's index in C order).
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (N,)
+            The joint action.
+        """
+        return decode(code, self.structure.n_actions)
