@@ -117,6 +117,9 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "lingame": AlgorithmSpec("bandits.pure_exploration.samplers.lingame:LinGame", PURE_EXPLORATION,
                              "Degenne et al. 2020: AdaHedge vs best response, optimistic gains, C-tracking, GLR stop",
                              sampler=True),
+    "lingame-c": AlgorithmSpec("bandits.pure_exploration.samplers.lingame_c:LinGameC", PURE_EXPLORATION,
+                               "Degenne et al. 2020 LinGame-C: one AdaHedge over (answer, arm) pairs, best responses "
+                               "for every answer, C-tracking of the pairs, GLR stop", sampler=True),
     "gbb-g-allocation": AlgorithmSpec("bandits.bilinear.algorithms:RandomizedGAllocation", "bilinear",
                                       "Rizk et al. Alg. 2: i.i.d. node arms from mu*, stop by (S1)"),
     "grapl": AlgorithmSpec("bandits.thresholding.algorithms:GrAPL", "thresholding",

@@ -23,6 +23,9 @@ Thresholds are small frozen dataclasses (so results and study files can record t
   2 C_G(log((K - 1) / delta) / 2) + 4 log(4 + log(t / 2)), from the Gaussian mixture-martingale deviation
   inequality of Kaufmann & Koolen (2021) as restated for best-arm identification by Jourdan & Degenne (2022,
   TTUCB) and later Top-Two papers; C_G is :func:`gaussian_calibration`.
+* :class:`Kk21ExpFamilyThreshold`: the same for K arms of any one-parameter exponential family (Bernoulli, ...),
+  2 T(log((K - 1) / delta) / 2) + 6 log(1 + log(t / 2)), with the exponential-family calibration T of the same
+  paper (:func:`exponential_calibration`).
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ from optdesign.errors import InvalidInputError
 
 from .validation import check_choice
 
-__all__ = ["THRESHOLDS", "BilinearThreshold", "Kk21Threshold", "LinearTheoryThreshold", "PracticalThreshold",
-           "SoareThreshold", "Threshold", "gaussian_calibration"]
+__all__ = ["THRESHOLDS", "BilinearThreshold", "Kk21ExpFamilyThreshold", "Kk21Threshold", "LinearTheoryThreshold",
+           "PracticalThreshold", "SoareThreshold", "Threshold", "exponential_calibration", "gaussian_calibration"]
 
 
 def check_delta(delta: float) -> float:
@@ -252,8 +255,8 @@ class Kk21Threshold(Threshold):
     recommendation needs the GLR of some pair (best, a) to exceed the deviation of those two arms; a union over
     the K - 1 pairs (x = log((K - 1) / delta)), |S| = 2, and concavity (log(4 + log N_b) + log(4 + log N_a)
     <= 2 log(4 + log(t / 2))) give this threshold, which makes the GLR stop delta-correct. The form is the one
-    Jourdan & Degenne (2022, TTUCB) and later Top-Two papers state and use. Bernoulli and other families need
-    the exponential-family calibration of the same paper, not implemented here.
+    Jourdan & Degenne (2022, TTUCB) and later Top-Two papers state and use. Other families:
+    :class:`Kk21ExpFamilyThreshold`.
 
     Parameters
     ----------
@@ -266,6 +269,84 @@ class Kk21Threshold(Threshold):
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         x = 0.5 * float(np.log((self.n_arms - 1) / delta))
         return 2.0 * gaussian_calibration(max(x, 0.0)) + 4.0 * float(np.log(4.0 + np.log(max(t, 1.0) / 2.0)))
+
+    @property
+    def name(self) -> str:
+        """``kk21``."""
+        return "kk21"
+
+
+def _h_inverse(x: float) -> float:
+    """The inverse of h(u) = u - log u on [1, inf), for x >= 1: the root of u - log u = x in [1, x + log x + 1]."""
+    from scipy.optimize import brentq
+
+    if x <= 1.0:
+        return 1.0
+    return float(brentq(lambda u: u - np.log(u) - x, 1.0, x + np.log(x) + 1.0, xtol=1e-13, rtol=1e-15))
+
+
+def _h_tilde(x: float, z: float = 1.5) -> float:
+    """h~_z(x) = min over s in (0, log z] of e^s (x - log s), z in (1, e]: e^{1/u} u with u = h^{-1}(x) when
+    x >= h(1 / log z) (the interior minimiser s = 1/u), else z (x - log log z) (the end s = log z); both branches
+    equal z / log z at the switch."""
+    if x >= 1.0 / np.log(z) + np.log(np.log(z)):
+        u = _h_inverse(x)
+        return float(np.exp(1.0 / u) * u)
+    return float(z * (x - np.log(np.log(z))))
+
+
+@lru_cache(maxsize=256)
+def exponential_calibration(x: float) -> float:
+    """T(x) = 2 h~_{3/2}((h^{-1}(1 + x) + log(2 zeta(2))) / 2), the calibration of the deviation inequality of
+    Kaufmann & Koolen (2021) for one-parameter exponential families, with h(u) = u - log u (h^{-1} its inverse on
+    [1, inf)) and h~_z(x) = min over s in (0, log z] of e^s (x - log s).
+
+    The closed form of h~_z: e^{1/h^{-1}(x)} h^{-1}(x) if x >= h(1 / log z), else z (x - log log z) (continuous:
+    both equal z / log z at the switch). For large x, T(x) = x + 3 log x + 3 + log(zeta(2) / 2) + o(1); the
+    approximation x + 4 log(1 + x + sqrt(2x)) sometimes used for it lies above T only from x = 15.2 on.
+
+    Parameters
+    ----------
+    x : float
+        The argument (a log-inverse error level), nonnegative.
+
+    Returns
+    -------
+    float
+        T(x).
+
+    Raises
+    ------
+    InvalidInputError
+        ``x`` negative or not finite.
+    """
+    if not (np.isfinite(x) and x >= 0):
+        raise InvalidInputError(f"the calibration function needs a finite x >= 0, got {x!r}")
+    return 2.0 * _h_tilde(0.5 * (_h_inverse(1.0 + x) + np.log(np.pi**2 / 3)))
+
+
+@dataclass(frozen=True)
+class Kk21ExpFamilyThreshold(Threshold):
+    """beta(t, delta) = 2 T(log((K - 1) / delta) / 2) + 6 log(1 + log(t / 2)), K arms of one exponential family.
+
+    Kaufmann & Koolen (2021) bound, for arms of a one-parameter exponential family and any sampling rule, the
+    probability that for some t the sum over a set S of arms of N_a d(mu_hat_a, mu_a) - 3 log(1 + log N_a) exceeds
+    |S| T(x / |S|) by e^{-x}, T = :func:`exponential_calibration`. As for :class:`Kk21Threshold`, a union over the
+    K - 1 pairs (best, a), |S| = 2 and concavity of log(1 + log n) give this threshold, which makes the GLR stop
+    delta-correct for Bernoulli (or any exponential-family) arms. The same calibration and the 3 log(1 + log n)
+    per arm are those of the Bernoulli GLR test of Besson, Kaufmann, Maillard & Seznec (JMLR 2022).
+
+    Parameters
+    ----------
+    n_arms : int
+        K, the number of arms (at least 2).
+    """
+
+    n_arms: int
+
+    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
+        x = 0.5 * float(np.log((self.n_arms - 1) / delta))
+        return 2.0 * exponential_calibration(max(x, 0.0)) + 6.0 * float(np.log1p(np.log(max(t, 2.0) / 2.0)))
 
     @property
     def name(self) -> str:

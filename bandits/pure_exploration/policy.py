@@ -9,8 +9,9 @@ Stopping (:class:`GLRStop`): stop at the first checked time t with GLR_t > beta(
 GLR_t = min_j f_j(N_t) at the estimate (the problem's pieces at the counts: Garivier & Kaufmann 2016, Sec. 3.2,
 and its linear form in :mod:`bandits.statistics`), and recommend the answer at the estimate. Thresholds:
 ``practical`` log((1 + log t) / delta) (GK16 Sec. 6, not proven delta-correct), ``theory`` (linear problems:
-the self-normalised bound of :class:`bandits.stopping.LinearTheoryThreshold`), ``kk21`` (Gaussian K-armed
-problems: the mixture-martingale bound of :class:`bandits.stopping.Kk21Threshold`), any
+the self-normalised bound of :class:`bandits.stopping.LinearTheoryThreshold`), ``kk21`` (K-armed problems: the
+mixture-martingale bound of :class:`bandits.stopping.Kk21Threshold` for Gaussian arms, of
+:class:`bandits.stopping.Kk21ExpFamilyThreshold` for the other exponential families), any
 :class:`bandits.stopping.Threshold`, or one named ``package.module:Class`` (a Threshold subclass, built without
 arguments, or a Threshold instance).
 
@@ -30,7 +31,7 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Policy
-from ..stopping import Kk21Threshold, LinearTheoryThreshold, PracticalThreshold, Threshold
+from ..stopping import Kk21ExpFamilyThreshold, Kk21Threshold, LinearTheoryThreshold, PracticalThreshold, Threshold
 from .problem import Problem
 from .sampler import Observations, SamplerState
 
@@ -49,7 +50,7 @@ class GLRStop:
     Parameters
     ----------
     threshold : str or Threshold
-        ``"practical"`` (default), ``"theory"`` (linear problems), ``"kk21"`` (Gaussian K-armed problems), a
+        ``"practical"`` (default), ``"theory"`` (linear problems), ``"kk21"`` (K-armed problems), a
         threshold object, or ``"package.module:Class"`` naming one (imported and checked here).
 
     Raises
@@ -87,7 +88,7 @@ class GLRStop:
         """
         allowed = THRESHOLD_KINDS.get(self.threshold) if isinstance(self.threshold, str) else None
         if allowed is not None and kind not in allowed:
-            what = {"theory": "linear problems", "kk21": "Gaussian K-armed problems"}[str(self.threshold)]
+            what = {"theory": "linear problems", "kk21": "K-armed problems"}[str(self.threshold)]
             raise InvalidInputError(f"the {self.threshold!r} GLR threshold is for {what}, not {kind} instances")
 
     def make(self, problem: Problem, initial_counts: np.ndarray) -> Threshold:
@@ -109,16 +110,15 @@ class GLRStop:
         ------
         InvalidInputError
             ``"theory"`` on a problem without an information matrix, ``"kk21"`` on a problem other than a
-            Gaussian K-armed one.
+            K-armed one.
         """
         if isinstance(self.threshold, Threshold):
             return self.threshold
         if self.threshold == "kk21":
-            family = getattr(problem, "family", None)
-            if problem.kind != "karmed" or getattr(family, "name", None) != "gaussian":
-                what = f"{family.name} K-armed" if problem.kind == "karmed" and family is not None else problem.kind
-                raise InvalidInputError(f"the 'kk21' GLR threshold is proven for Gaussian K-armed problems, not {what}")
-            return Kk21Threshold(problem.n_arms)
+            if problem.kind != "karmed":
+                raise InvalidInputError(f"the 'kk21' GLR threshold is proven for K-armed problems, not {problem.kind}")
+            gaussian = getattr(getattr(problem, "family", None), "name", None) == "gaussian"
+            return (Kk21Threshold if gaussian else Kk21ExpFamilyThreshold)(problem.n_arms)
         if self.threshold == "theory":
             A0 = problem.information(initial_counts)
             if A0 is None:

@@ -35,7 +35,7 @@ A study is a grid: instance families x their parameter sweeps x algorithms x rep
 ``stop`` (a block's key, or a default in ``[study]`` for the blocks without one) is the stopping rule of a
 fixed-confidence algorithm on K-armed or linear instances: ``"own"`` (the algorithm's own rule, the default) or
 ``"glr[:threshold=NAME,growth=G]"`` (the GLR stop; thresholds ``practical``, ``theory`` for linear instances,
-``kk21`` for Gaussian K-armed ones, or ``package.module:Class``); see
+``kk21`` for K-armed ones, or ``package.module:Class``); see
 :mod:`bandits.pure_exploration.with_stop`. ``name`` may also be a ``package.module:Class`` path (a Sampler or
 Algorithm subclass; the module must import in the workers too) or a name from the ``bandits.samplers`` entry
 points (:mod:`bandits.plugins`).

@@ -6,14 +6,16 @@ track_and_stop  Track-and-Stop: C- or D-tracking of the plug-in w*(mu_hat), re-s
 top_two         Top-Two rules (K-armed): EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS
 frank_wolfe     Frank–Wolfe sampling (Wang, Tzeng & Proutiere 2021): FW steps on min_j f_j, tracked
 lingame         LinGame (Degenne, Ménard, Shang & Valko 2020): AdaHedge vs best response, C-tracking
+lingame_c       LinGame-C (same paper): one AdaHedge over (answer, arm) pairs, best responses for every answer
 games           the exact zero-sum matrix game and the AdaHedge learner they use
 ==============  ===================================================================================
 """
 
 from .frank_wolfe import FrankWolfe
 from .lingame import LinGame
+from .lingame_c import LinGameC
 from .top_two import TopTwo
 from .track_and_stop import TrackAndStop
 from .uniform import FixedWeights, RoundRobin
 
-__all__ = ["FixedWeights", "FrankWolfe", "LinGame", "RoundRobin", "TopTwo", "TrackAndStop"]
+__all__ = ["FixedWeights", "FrankWolfe", "LinGame", "LinGameC", "RoundRobin", "TopTwo", "TrackAndStop"]

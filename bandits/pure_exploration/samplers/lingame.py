@@ -148,15 +148,26 @@ class LinGameState(SequentialState):
         self._bounds = (np.zeros(0), np.zeros(0))
 
     def plan(self, obs: Observations, n: int) -> np.ndarray:
-        problem = self.problem
         if self.cumulative is None:
             self.cumulative = obs.counts.astype(float)
+        self.prepare(obs)
+        self._key = 0 if self.shared else self._best
+        if self._key not in self.learners:
+            self.learners[self._key] = AdaHedge(self.problem.n_arms)
+        return super().plan(obs, n)
+
+    def prepare(self, obs: Observations) -> None:
+        """The batch's c_t = log t, the estimate's answer and the confidence widths (K-armed: intervals) of the arms.
+
+        Parameters
+        ----------
+        obs : Observations
+            The batch's start.
+        """
+        problem = self.problem
         t = max(obs.t, 2)
         self._c = float(np.log(t))
         self._best = problem.answer(obs.mu)
-        self._key = 0 if self.shared else self._best
-        if self._key not in self.learners:
-            self.learners[self._key] = AdaHedge(problem.n_arms)
         counts = np.maximum(obs.counts, 1e-300)
         if isinstance(problem, LinearProblem):
             self._Y = problem.Z[self._best] - np.delete(problem.Z, self._best, axis=0)
@@ -167,7 +178,6 @@ class LinGameState(SequentialState):
             self._widths = problem.sigma * np.sqrt(2.0 * self._c * np.maximum(norms, 0.0))
         else:
             self._bounds = kl_confidence(problem.family, obs.mu, self._c / counts)
-        return super().plan(obs, n)
 
     def choose(self, obs: Observations, counts: np.ndarray) -> int:
         learner = self.learners[self._key]
@@ -203,14 +213,40 @@ class LinGameState(SequentialState):
             HY = self._Y @ H
             q = np.maximum(np.einsum("jd,jd->j", HY, self._Y), 1e-300)
             j = int(np.argmin(np.where(self._gaps > 0, self._gaps, 0.0) ** 2 / q))
-            shift = np.abs(problem.X @ HY[j]) * (max(self._gaps[j], 0.0) / q[j])  # |x_k^T (theta_hat - lambda)|
-            optimistic = (shift + self._widths) ** 2 / (2.0 * problem.sigma**2)
-            return np.minimum(optimistic, self._c)
+            return self._linear_gains(np.abs(problem.X @ HY[j]) * (max(self._gaps[j], 0.0) / q[j]))
         pieces = problem.pieces(obs.mu, w, gradients=False)
         b, a = pieces.best, int(pieces.challenger)
         lam = obs.mu.astype(float).copy()
         total = w[b] + w[a]
         lam[[a, b]] = (w[b] * obs.mu[b] + w[a] * obs.mu[a]) / total if total > 0 else 0.5 * (obs.mu[a] + obs.mu[b])
+        return self._karmed_gains(lam)
+
+    def gains_at_estimate(self, obs: Observations) -> np.ndarray:
+        """The optimistic gradient U at lambda = the estimate: the best response of an answer the estimate already
+        contradicts (linear: c_t ||x_k||^2_{A^{-1}}; K-armed: max(d(l_k, mu_k), d(u_k, mu_k)); capped at c_t).
+
+        Parameters
+        ----------
+        obs : Observations
+            The batch's start.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            U_k in [0, c_t].
+        """
+        if isinstance(self.problem, LinearProblem):
+            return self._linear_gains(np.zeros(self.problem.n_arms))
+        return self._karmed_gains(np.asarray(obs.mu, dtype=float))
+
+    def _linear_gains(self, shift: np.ndarray) -> np.ndarray:
+        """min((shift_k + width_k)^2 / (2 sigma^2), c_t) for the shifts |x_k^T (theta_hat - lambda)|."""
+        assert isinstance(self.problem, LinearProblem)
+        return np.minimum((shift + self._widths) ** 2 / (2.0 * self.problem.sigma**2), self._c)
+
+    def _karmed_gains(self, lam: np.ndarray) -> np.ndarray:
+        """min(max(d(l_k, lambda_k), d(u_k, lambda_k)), c_t) for the batch's confidence intervals [l_k, u_k]."""
+        assert isinstance(self.problem, KArmedProblem)
         lower, upper = self._bounds
-        family = problem.family
+        family = self.problem.family
         return np.minimum(np.maximum(family.kl(lower, lam), family.kl(upper, lam)), self._c)
