@@ -58,6 +58,21 @@ def test_kl_derivative_is_the_derivative_in_the_second_mean(family):
     assert family.kl_derivative(x, x) == pytest.approx(np.zeros(40), abs=0)
 
 
+
+@pytest.mark.parametrize("family", [Gaussian(1.3), Bernoulli()])
+def test_envelope_derivative_of_the_inner_function(family):
+    """g(x) = d(mu_b, m) + x d(mu_a, m) at m = (mu_b + x mu_a) / (1 + x) has g'(x) = d(mu_a, m) (m minimises the
+    weighted divergence), the slope the oracle's Newton steps use, against central differences."""
+    mb, ma, h = 0.7, np.array([0.6, 0.3, 0.05]), 1e-6
+
+    def g(x):
+        m = (mb + x * ma) / (1 + x)
+        return family.kl(mb, m) + x * family.kl(ma, m)
+
+    for x in (0.01, 0.5, 3.0, 40.0):
+        m = (mb + x * ma) / (1 + x)
+        assert family.kl(ma, m) == pytest.approx((g(x + h) - g(x - h)) / (2 * h), rel=1e-6)
+
 def _reference_oracle(family, mu):
     """T* and w* by GK16's Theorem 5 with Brent's method on every inner inverse x_a(y) of
     g_a(x) = d(mu_b, m) + x d(mu_a, m), m = (mu_b + x mu_a) / (1 + x), and on the outer equation
