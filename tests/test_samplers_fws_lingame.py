@@ -104,17 +104,16 @@ def test_frank_wolfe_iterate_and_proportions_reach_the_oracle_weights(problem, m
 
 @pytest.mark.parametrize("text, tol", [("bernoulli:means=0.3/0.21/0.2/0.19/0.18", 0.03), ("soare:d=3,omega=0.3", 0.05)])
 def test_proportions_of_a_long_noisy_run_approach_the_oracle_weights(text, tol):
-    """A run of 30,000 samples that is not allowed to stop: the proportions are within ``tol`` of w*(mu) (the
-    estimate's error moves w*(mu_hat) by about 0.01 at this t)."""
+    """A run of 30,000 samples that is not allowed to stop: the proportions are within ``tol`` of w*(mu_hat), the
+    oracle weights at the run's estimate, which FWS tracks. (Not w*(mu): on the Bernoulli instance the estimate's
+    error at this t moves w* by 0.02 to 0.09 over seeds 0-9, against 0.004 to 0.024 for w*(mu_hat).)"""
     env = parse_instance(text)
-    truth = getattr(env, "theta", None)
-    truth = env.means if truth is None else truth
     rng = np.random.default_rng(3)
     policy = PureExploration(FrankWolfe()).start(env, 1e-300, rng)
     while policy.counts.sum() < 30_000:
         batch = policy.next_batch(10**9)
         policy.observe(batch, env.pull(batch, rng))
-    w_star = policy.problem.oracle(np.asarray(truth)).weights
+    w_star = policy.problem.oracle(policy.mu).weights
     assert np.abs(policy.counts / policy.counts.sum() - w_star).max() <= tol
     assert np.abs(policy.state.x - w_star).max() <= tol
 

@@ -2,7 +2,8 @@
 
 ===========  =========================================================================================
 problem      the interface: answers, estimate, the pieces of the alternative (GLR, best response, gradients),
-             the oracle T*(mu), w*(mu); a certified bracket on T* from any proportions
+             the oracle T*(mu), w*(mu)
+certificate  a certified bracket on T* from any proportions
 families     one-parameter exponential families (Gaussian with known sigma, Bernoulli): kl, reward sums
 karmed       K-armed best-arm identification in an exponential family (GK16's oracle)
 linear       linear and transductive best-arm identification (oracle: optdesign.transductive)
@@ -17,12 +18,13 @@ with_stop    any fixed-confidence algorithm under the GLR stop (``--stop glr``)
 """
 
 from .algorithm import PureExploration
+from .certificate import certified_bracket
 from .environment import KArmedBandit
 from .families import Bernoulli, ExponentialFamily, Gaussian
 from .karmed import KArmedProblem
 from .linear import LinearProblem
 from .policy import GLRStop, problem_of
-from .problem import Oracle, Pieces, Problem, certified_bracket
+from .problem import Oracle, Pieces, Problem
 from .sampler import Observations, Sampler, SamplerState, SequentialState
 
 __all__ = [

@@ -7,9 +7,12 @@ mu_a to their weighted mean m_a = (w_b mu_b + w_a mu_a) / (w_b + w_a), so
 
 The oracle solves GK16's Theorem 5: with x_a(y) the inverse of g_a(x) = (1 + x) I_{1/(1+x)}(mu_b, mu_a),
 find y* with sum_a d(mu_b, m_a) / d(mu_a, m_a) = 1 (m_a at weights (1, x_a(y*))); then
-w_b = 1 / (1 + sum_a x_a), w_a = x_a w_b and T* = (1 + sum_a x_a) / y*. The inner inverses are vectorised
-bisections over the arms, the outer equation is solved by Brent's method, and the result is certified by
-:func:`bandits.pure_exploration.problem.certified_bracket`.
+w_b = 1 / (1 + sum_a x_a), w_a = x_a w_b and T* = (1 + sum_a x_a) / y*. Both levels are Newton iterations
+safeguarded by bisection: the inner inverses, vectorised over the arms, on u = x / (1 + x) in [0, 1), where
+g_a(x) = d(mu_b, m) + x d(mu_a, m) has derivative d(mu_a, m) (envelope theorem: m minimises the weighted
+divergence), and the outer equation in log y. The result is certified by
+:func:`bandits.pure_exploration.certificate.certified_bracket`, with the multipliers p_a ~ 1 / d(mu_a, m_a) that
+are optimal at w* (they equalise (p^T G)_a over the arms exactly when the balance equation holds).
 """
 
 from __future__ import annotations
@@ -17,20 +20,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy.optimize import brentq
 
+from optdesign.errors import InvalidInputError, SolverError
 from optdesign.validation import as_count, unique_argmax
 
+from .certificate import certified_bracket
 from .families import ExponentialFamily, Gaussian
-from .problem import Oracle, Pieces, Problem, certified_bracket
+from .problem import Oracle, Pieces, Problem
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
 
 __all__ = ["KArmedProblem"]
 
-#: bisection steps of the inner inverses x_a(y) (on u = x / (1 + x) in [0, 1): 2^-60 resolution)
-BISECTION_STEPS = 60
+#: a Newton iteration has converged when its step or its bracket is this small relative to the iterate
+RTOL = 1e-13
+#: ... or when a step this small no longer halves the previous one (round-off in the function: the floor)
+STALL = 1e-8
+#: iterations of either level before giving up (each at least halves the bracket or converges quadratically)
+MAX_STEPS = 200
+#: largest u = x / (1 + x) the inner iteration evaluates (u = 1 is x = inf)
+U_MAX = float(np.nextafter(1.0, 0.0))
 
 
 class KArmedProblem(Problem):
@@ -104,33 +114,132 @@ class KArmedProblem(Problem):
         return Pieces(best=b, answers=others, values=values, gradients=grads)
 
     def oracle(self, mu: np.ndarray) -> Oracle:
+        """T*(mu) and w*(mu) by GK16's Theorem 5, certified with the optimal multipliers p_a ~ 1 / d(mu_a, m_a).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The arms' means, with a unique best.
+
+        Returns
+        -------
+        Oracle
+            The characteristic time in Garivier & Kaufmann's convention and the optimal weights.
+
+        Raises
+        ------
+        InvalidInputError
+            A parameter of the wrong length, with NaN or infinite entries, outside the family's mean space, with
+            a tie for the best arm, or whose divergences d(mu_best, mu_a) underflow to 0 or overflow.
+        SolverError
+            The root finding did not converge (Bernoulli means within BERNOULLI_EPS of 0 or 1 but not on it, where
+            the kl is clipped).
+        """
         mu = self.family.check_means(self.check_parameter(mu))
         b = unique_argmax(mu, "the arms' means")
         others = np.delete(np.arange(self._K), b)
-        mb, ma = mu[b], mu[others]
-        top = float(self.family.kl(mb, ma).min())  # sup of every g_a is d(mu_b, mu_a)
-
-        def inverses(y: float) -> tuple[np.ndarray, np.ndarray]:
-            """x_a(y) for every other arm, and the weighted means m_a there."""
-            lo, hi = np.zeros(ma.size), np.ones(ma.size)
-            for _ in range(BISECTION_STEPS):  # g_a(x) = ((1-u) d(mb, m) + u d(ma, m)) / (1 - u), increasing in u
-                u = 0.5 * (lo + hi)
-                m = (1 - u) * mb + u * ma
-                g = ((1 - u) * self.family.kl(mb, m) + u * self.family.kl(ma, m)) / (1 - u)
-                below = g < y
-                lo, hi = np.where(below, u, lo), np.where(below, hi, u)
-            u = 0.5 * (lo + hi)
-            return u / (1 - u), (1 - u) * mb + u * ma
-
-        def balance(y: float) -> float:
-            """sum_a d(mu_b, m_a) / d(mu_a, m_a) - 1 at y (increasing from -1)."""
-            _, m = inverses(y)
-            return float(np.sum(self.family.kl(mb, m) / np.maximum(self.family.kl(ma, m), 1e-300)) - 1.0)
-
-        y = brentq(balance, top * 1e-12, top * (1 - 1e-12), xtol=1e-15 * top, rtol=1e-13)
-        x, _ = inverses(y)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            tops = self.family.kl(mu[b], mu[others])
+            if not (np.all(np.isfinite(tops)) and tops.min() > 0):
+                raise InvalidInputError("the arms' divergences d(mu_best, mu_a) underflow to 0 or overflow in "
+                                        "floating point: rescale the means")
+            u, da = _equalise(self.family, mu[b], mu[others], tops)
+            mixture = 1.0 / da  # the optimal multipliers: p_a d(mu_a, m_a) equal, sum_a p_a d(mu_b, m_a) the same
+        x = u / (1.0 - u)
         weights = np.empty(self._K)
         weights[b] = 1.0 / (1.0 + x.sum())
         weights[others] = x * weights[b]
-        lower, upper = certified_bracket(self, mu, weights)
+        ok = bool(np.all(np.isfinite(mixture)))
+        lower, upper = certified_bracket(self, mu, weights, mixture / mixture.sum() if ok else None)
         return Oracle(T=upper, weights=weights, lower_bound=min(lower, upper))
+
+
+def _newton_step(x: np.ndarray, step: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """One safeguarded Newton step, elementwise: the rules of Numerical Recipes' ``rtsafe`` (Press et al., Sec. 9.4).
+
+    The Newton point x + step is taken if it lies strictly inside the bracket (lo, hi) of the root and the step
+    is at most half the last move; otherwise the bracket's midpoint. An entry has converged (and stays at x)
+    when the step or the bracket is below RTOL |x|, or when a step below STALL |x| no longer halves the last
+    move (the function's round-off is reached).
+
+    Parameters
+    ----------
+    x : numpy.ndarray
+        The iterates, where the function was just evaluated (and the bracket updated).
+    step : numpy.ndarray
+        Newton steps -f(x) / f'(x) (NaN or inf where the derivative fails: bisection).
+    lo, hi : numpy.ndarray
+        Brackets of the roots, lo <= x <= hi.
+    last : numpy.ndarray
+        Sizes of the previous moves (the bracket width at the start).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The next iterates and the mask of converged entries.
+    """
+    size = np.abs(step)
+    scale = np.abs(x)
+    done = (size <= RTOL * scale) | (hi - lo <= RTOL * np.abs(hi)) | ((size <= STALL * scale) & (size > 0.5 * last))
+    newton = x + step
+    inside = (newton > lo) & (newton < hi) & (size <= 0.5 * last)
+    return np.where(done, x, np.where(inside, newton, 0.5 * (lo + hi))), done
+
+
+def _inverses(family: ExponentialFamily, mb: float, ma: np.ndarray, y: float,
+              u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """u_a with phi_a(u_a) = y for every other arm, from the starting points u, by safeguarded Newton steps.
+
+    phi_a(u) = g_a(u / (1 - u)) = d(mb, m) + u / (1 - u) d(ma, m) at m = mb - u (mb - ma) increases from 0 to
+    d(mb, ma) on [0, 1), with phi_a'(u) = d(ma, m) / (1 - u)^2 (GK16, Lemma 4 and Thm 5).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        u_a, m_a, d(ma, m_a) and d(mb, m_a), at the last evaluation.
+    """
+    lo, hi = np.zeros(ma.size), np.ones(ma.size)
+    last = hi - lo
+    for _ in range(MAX_STEPS):
+        m = mb - u * (mb - ma)
+        da, db = family.kl(ma, m), family.kl(mb, m)
+        phi = db + u / (1.0 - u) * da
+        below = phi < y
+        lo, hi = np.where(below, u, lo), np.where(below, hi, u)
+        slope = da / (1.0 - u) ** 2
+        new, done = _newton_step(u, (y - phi) / slope, lo, hi, last)
+        if done.all():
+            return u, m, da, db
+        last, u = np.abs(new - u), np.minimum(new, U_MAX)
+    raise SolverError("the inverses of GK16's Lemma 4 did not converge (divergences at the limit of floating "
+                      "point, e.g. Bernoulli means within 1e-15 of 0 or 1)")
+
+
+def _equalise(family: ExponentialFamily, mb: float, ma: np.ndarray,
+              tops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """u_a(y*) = x_a / (1 + x_a) and d(ma, m_a) at the root of S(y) = sum_a d(mb, m_a) / d(ma, m_a) = 1 (GK16 Thm 5).
+
+    S increases from 0 to inf on (0, min_a d(mb, ma)); Newton on log S(y) = 0 in log y (S ~ y^2 near 0), with
+    S'(y) = sum_a R_a'(m_a) dm_a/dy, R_a = d(mb, m) / d(ma, m), dm_a/dy = -(mb - ma) / phi_a'(u_a). It starts at
+    y = top / 2 (the root for two Gaussian arms) with u = y / d(mb, ma) (exact for Gaussian arms); tops are the
+    d(mb, ma).
+    """
+    lo, hi = 0.0, float(tops.min())
+    y, last = 0.5 * hi, hi
+    u = y / tops
+    for _ in range(MAX_STEPS):
+        u, m, da, db = _inverses(family, mb, ma, y, u)
+        slope = da / (1.0 - u) ** 2
+        total = np.sum(db / da)
+        lo, hi = (y, hi) if total < 1.0 else (lo, y)
+        dratio = (family.kl_derivative(mb, m) * da - db * family.kl_derivative(ma, m)) / da**2
+        dtotal = np.sum(dratio * (ma - mb) / slope)
+        step = y * np.expm1(-np.log(total) * total / (y * dtotal))
+        new, done = _newton_step(np.array(y), np.array(step), np.array(lo), np.array(hi), np.array(last))
+        if done:
+            return u, da
+        move = float(new) - y
+        last, y = abs(move), float(new)
+        u = np.minimum(np.maximum(u + move / slope, 0.0), U_MAX)  # first-order prediction of u(y)
+    raise SolverError("GK16's equation for y* did not converge")

@@ -28,7 +28,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["Oracle", "Pieces", "Problem", "certified_bracket"]
+__all__ = ["Oracle", "Pieces", "Problem"]
 
 
 @dataclass(frozen=True)
@@ -343,49 +343,3 @@ class Problem(ABC):
             Arm indices.
         """
         return np.arange(self.n_arms)
-
-
-def certified_bracket(problem: Problem, mu: np.ndarray, w: np.ndarray) -> tuple[float, float]:
-    """A certified bracket lower <= T*(mu) <= upper from proportions w, by concavity of F = min_j f_j.
-
-    Upper: 1 / F(w) (w is feasible). Lower: for any mixture p of the pieces, F(v) <= sum_j p_j f_j(v) =
-    (p^T G) v <= max_k (p^T G)_k on the simplex, so 1 / T* = max_v F(v) <= min_p max_k (p^T G)_k, a small
-    linear program over p (the pieces within 10 % of the minimum at w suffice near an optimum; all are used).
-
-    Parameters
-    ----------
-    problem : Problem
-        The structure.
-    mu : numpy.ndarray
-        The parameter.
-    w : numpy.ndarray, shape (K,)
-        Proportions (a point of the simplex, e.g. an approximate w*).
-
-    Returns
-    -------
-    tuple of float
-        ``(lower, upper)`` bounds on T*(mu).
-
-    Raises
-    ------
-    InvalidInputError
-        A bad parameter, or proportions that are not nonnegative finite numbers, one per arm, summing to more
-        than 0.
-    """
-    from scipy.optimize import linprog
-
-    mu = problem.check_parameter(mu)
-    w = np.asarray(problem.check_weights(w), dtype=float)
-    if not (np.all(np.isfinite(w)) and np.all(w >= 0) and w.sum() > 0):
-        raise InvalidInputError("the proportions must be nonnegative finite numbers, not all zero")
-    pieces = problem.pieces(mu, w / w.sum())
-    G = pieces.gradients
-    assert G is not None
-    upper = 1.0 / pieces.value if pieces.value > 0 else float("inf")
-    J, K = G.shape
-    # minimise s over (p, s): G^T p <= s, sum p = 1, p >= 0
-    c = np.r_[np.zeros(J), 1.0]
-    res = linprog(c, A_ub=np.c_[G.T, -np.ones(K)], b_ub=np.zeros(K), A_eq=np.r_[np.ones(J), 0.0][None],
-                  b_eq=[1.0], bounds=[(0, None)] * J + [(None, None)], method="highs")
-    lower = 1.0 / res.fun if res.status == 0 and res.fun > 0 else 0.0
-    return lower, upper
