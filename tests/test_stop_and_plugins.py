@@ -253,3 +253,17 @@ def test_bad_stop_in_a_study():
     with pytest.raises(InvalidInputError, match="K-armed problems"):
         parse_study({**base, "study": {"runs": 1, "stop": "glr:threshold=kk21"}, "algorithms": [{"name": "rage"}]})
     assert parse_stop("own") is None
+
+
+def test_soare_threshold_under_the_glr_stop():
+    from bandits.pure_exploration import LinearProblem
+    from bandits.stopping import SoareThreshold
+
+    record = Experiment("round-robin", LINEAR, deltas=(0.1,), stop="glr:threshold=soare").execute()[0]
+    assert record["config"]["threshold"] == "soare" and record["correct"]
+    practical = Experiment("round-robin", LINEAR, deltas=(0.1,)).execute()[0]
+    assert record["samples"] > practical["samples"]  # 4 log(c' t^2 K^2 / delta) > log((1 + log t) / delta)
+    problem = LinearProblem([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]])
+    assert GLRStop("soare").make(problem, np.ones(3, dtype=np.int64)) == SoareThreshold(3)
+    with pytest.raises(InvalidInputError, match="for linear problems"):
+        Experiment("round-robin", KARMED, deltas=(0.1,), stop="glr:threshold=soare").check()

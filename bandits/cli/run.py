@@ -47,7 +47,7 @@ def run_command(
     budget: int | None = typer.Option(None, "--budget", "-T", help="budget T of a thresholding algorithm"),
     free_warmup: bool = typer.Option(False, "--free-warmup", help="APT's initial pulls before t = 0 (paper axis)"),
     stop: str | None = typer.Option(None, "--stop", help="stopping rule: own (default) or "
-                                    "glr[:threshold=practical|theory|kk21|package.module:Class,growth=G]"),
+                                    "glr[:threshold=practical|theory|kk21|soare|package.module:Class,growth=G]"),
     seed: int = typer.Option(0, "--seed"),
     max_samples: int = typer.Option(DEFAULT_MAX_SAMPLES, "--max-samples", help="sample budget"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),

@@ -31,16 +31,23 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Policy
-from ..stopping import Kk21ExpFamilyThreshold, Kk21Threshold, LinearTheoryThreshold, PracticalThreshold, Threshold
+from ..stopping import (
+    Kk21ExpFamilyThreshold,
+    Kk21Threshold,
+    LinearTheoryThreshold,
+    PracticalThreshold,
+    SoareThreshold,
+    Threshold,
+)
 from .problem import Problem
 from .sampler import Observations, SamplerState
 
 __all__ = ["GLRPolicyBase", "GLRStop", "PureExplorationPolicy", "check_stop_options", "problem_of"]
 
 #: the threshold names of the GLR stopping rule
-STOP_THRESHOLDS = ("practical", "theory", "kk21")
+STOP_THRESHOLDS = ("practical", "theory", "kk21", "soare")
 #: the instance kinds each named threshold is proven or meant for
-THRESHOLD_KINDS = {"theory": ("linear",), "kk21": ("karmed",)}
+THRESHOLD_KINDS = {"theory": ("linear",), "kk21": ("karmed",), "soare": ("linear",)}
 
 
 @dataclass(frozen=True)
@@ -50,8 +57,9 @@ class GLRStop:
     Parameters
     ----------
     threshold : str or Threshold
-        ``"practical"`` (default), ``"theory"`` (linear problems), ``"kk21"`` (K-armed problems), a
-        threshold object, or ``"package.module:Class"`` naming one (imported and checked here).
+        ``"practical"`` (default), ``"theory"`` (linear problems), ``"kk21"`` (K-armed problems), ``"soare"``
+        (Soare et al.'s eq. 11 with K the number of items; linear problems), a threshold object, or
+        ``"package.module:Class"`` naming one (imported and checked here).
 
     Raises
     ------
@@ -84,11 +92,11 @@ class GLRStop:
         Raises
         ------
         InvalidInputError
-            ``"theory"`` on a non-linear instance, ``"kk21"`` on a non-K-armed one.
+            ``"theory"`` or ``"soare"`` on a non-linear instance, ``"kk21"`` on a non-K-armed one.
         """
         allowed = THRESHOLD_KINDS.get(self.threshold) if isinstance(self.threshold, str) else None
         if allowed is not None and kind not in allowed:
-            what = {"theory": "linear problems", "kk21": "K-armed problems"}[str(self.threshold)]
+            what = "K-armed problems" if self.threshold == "kk21" else "linear problems"
             raise InvalidInputError(f"the {self.threshold!r} GLR threshold is for {what}, not {kind} instances")
 
     def make(self, problem: Problem, initial_counts: np.ndarray) -> Threshold:
@@ -109,8 +117,8 @@ class GLRStop:
         Raises
         ------
         InvalidInputError
-            ``"theory"`` on a problem without an information matrix, ``"kk21"`` on a problem other than a
-            K-armed one.
+            ``"theory"`` or ``"soare"`` on a problem without an information matrix, ``"kk21"`` on a problem other
+            than a K-armed one.
         """
         if isinstance(self.threshold, Threshold):
             return self.threshold
@@ -119,6 +127,10 @@ class GLRStop:
                 raise InvalidInputError(f"the 'kk21' GLR threshold is proven for K-armed problems, not {problem.kind}")
             gaussian = getattr(getattr(problem, "family", None), "name", None) == "gaussian"
             return (Kk21Threshold if gaussian else Kk21ExpFamilyThreshold)(problem.n_arms)
+        if self.threshold == "soare":
+            if problem.information(initial_counts) is None:
+                raise InvalidInputError(f"the 'soare' threshold is for linear problems, not {problem.kind}")
+            return SoareThreshold(problem.n_answers)
         if self.threshold == "theory":
             A0 = problem.information(initial_counts)
             if A0 is None:

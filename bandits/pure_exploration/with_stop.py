@@ -5,8 +5,8 @@ The text form (``bandits run --stop``, a study's ``stop`` key) is read by :func:
 * ``own``: the algorithm's own stopping rule (the default; for a sampling rule that is the GLR stop with the
   options it was given);
 * ``glr`` or ``glr:threshold=NAME,growth=G``: the GLR stopping rule of :class:`GLRStop` (threshold ``practical``
-  by default, ``theory``, ``kk21`` or ``package.module:Class``), checked every max(1, ceil(G t)) pulls (G = 0.01
-  by default).
+  by default, ``theory``, ``kk21``, ``soare`` or ``package.module:Class``), checked every max(1, ceil(G t)) pulls
+  (G = 0.01 by default).
 
 A sampling rule (:class:`PureExploration`) takes the GLR stop directly. Any other algorithm is wrapped in
 :class:`WithStop`: its policy still chooses every pull (batches are passed through, cut to the GLR's checking
