@@ -97,3 +97,13 @@ def test_greedy_breaks_exact_ties_instead_of_repeating_the_first_arm():
     seq, A = od.greedy_allocation(X, od.pairwise_differences(X), 200)
     assert np.count_nonzero(np.bincount(seq, minlength=X.shape[0])) >= 4
     assert np.linalg.eigvalsh(A).min() > 40  # every canonical direction keeps being measured
+
+
+def test_round_design_refuses_totals_float64_cannot_round_and_is_exact_up_to_them():
+    from optdesign.errors import InstanceTooLargeError
+
+    for n in (2**53 + 1, 2**60, 2**63 - 1):
+        with pytest.raises(InstanceTooLargeError, match="2\\^53"):
+            od.round_design([0.3, 0.7], n)
+    counts = od.round_design([0.3, 0.7], 2**53)
+    assert int(counts.sum()) == 2**53 and abs(int(counts[0]) - 0.3 * 2**53) <= 2

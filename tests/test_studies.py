@@ -351,3 +351,28 @@ def test_an_algorithm_that_samples_by_delta_gets_one_run_per_delta(tmp_path):
     rows = read_entries(tmp_path / "res")
     deltas = sorted(r["delta"] for e in rows for r in e.get("records", []) if r["algorithm"] == "xy-adaptive")
     assert deltas == [0.01, 0.01, 0.1, 0.1]
+
+
+@pytest.mark.parametrize("name", ["../../../../escaped", "", ".", "..", "a/b", "a\\\\b", "x..y", "-rf", "a" * 101])
+def test_a_study_name_must_be_a_plain_directory_name(tmp_path, monkeypatch, name):
+    monkeypatch.chdir(tmp_path)
+    path = write(tmp_path, STUDY.replace('name = "tiny"', f'name = "{name}"'))
+    result = CliRunner().invoke(app, ["study", str(path), "--quick", "--no-plot"])
+    assert result.exit_code == 2, result.output
+    assert "must be a plain directory name" in result.output and len(result.output.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tiny.toml"]  # nothing created, inside or outside
+    assert not (tmp_path.parent / "escaped").exists()
+
+
+def test_jobs_above_the_cores_are_capped_with_one_warning_line(tmp_path, monkeypatch):
+    from bandits.studies import pool
+
+    monkeypatch.setattr(pool, "available_cores", lambda: 1)
+    result = CliRunner().invoke(app, ["study", str(write(tmp_path)), "--quick", "--no-plot", "--jobs", "12",
+                                      "--out", str(tmp_path / "res")])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())  # the console wraps long lines
+    assert "warning: --jobs 12 is more than the 1 cores available: running 1 job(s)" in text
+    assert "(joblib, 1 job(s))" in text
+    with pytest.warns(UserWarning, match="--jobs 3 is more than the 1 cores"):
+        run_study(load_study(write(tmp_path), quick=True), tmp_path / "res2", jobs=3, progress=False)

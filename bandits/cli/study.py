@@ -37,12 +37,17 @@ def study_command(
 
         prestart(jobs)  # the workers import numpy/cvxpy while this process validates the study file
     from ..studies import load_study, plot_study, run_study, write_tables
+    from ..studies.pool import available_cores
     from ..studies.store import check_out
 
     study = load_study(file, quick=quick, runs=runs)  # every check happens here, before any run
     out = out or f"results/{study.name}{'-quick' if quick else ''}"
     check_out(out)  # a file named by --out: one error line, before the header below
     console = Console(stderr=True)
+    if scheduler is None and isinstance(jobs, int) and jobs > available_cores():
+        console.print(f"warning: --jobs {jobs} is more than the {available_cores()} cores available: running "
+                      f"{available_cores()} job(s)")
+        jobs = available_cores()
     console.print(f"{study.name}: {len(study.runs)} runs -> {out} ({backend}, {jobs} job(s))")
     try:
         report = run_study(study, out, jobs=jobs, backend=backend, scheduler=scheduler, resume=resume,

@@ -34,7 +34,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
 from ..validation import check_choice
-from .pool import local_pool
+from .pool import cap_jobs, local_pool
 from .spec import RunSpec, Study
 from .store import ResultStore
 from .worker import entry_head, execute_run
@@ -79,7 +79,8 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
     out : str or Path
         The results directory: written run by run, locked against a second writer, resumable.
     jobs : int
-        Worker processes (joblib) or single-threaded workers of a local Dask cluster.
+        Worker processes (joblib) or single-threaded workers of a local Dask cluster; at most the cores available
+        (:func:`bandits.studies.pool.cap_jobs` lowers it, with a warning).
     backend : str
         ``"joblib"`` (default) or ``"dask"``.
     scheduler : str, optional
@@ -106,6 +107,8 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
     check_choice(backend, "backend", BACKENDS)
     if scheduler is not None and backend != "dask":
         raise InvalidInputError("--scheduler needs --backend dask")
+    if scheduler is None:  # local processes: no more than the cores (a remote cluster has its own)
+        jobs = cap_jobs(jobs)
     start = time.perf_counter()
     with ResultStore(out, study, resume=resume) as store:
         todo = [r for r in study.runs if r.key not in store.done]

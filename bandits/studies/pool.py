@@ -9,12 +9,47 @@ which imports this module).
 
 from __future__ import annotations
 
+import os
+import warnings
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-__all__ = ["local_pool", "prestart"]
+__all__ = ["available_cores", "cap_jobs", "local_pool", "prestart"]
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system has one, else the CPU count).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    affinity = getattr(os, "sched_getaffinity", None)
+    return max(1, len(affinity(0)) if affinity is not None else (os.cpu_count() or 1))
+
+
+def cap_jobs(jobs: int) -> int:
+    """A local job count no larger than the cores available: more processes than cores only contend.
+
+    Parameters
+    ----------
+    jobs : int
+        The job count asked for (checked to be >= 1 by the caller).
+
+    Returns
+    -------
+    int
+        ``min(jobs, available_cores())``; a UserWarning says so when it lowers ``jobs``.
+    """
+    cores = available_cores()
+    if jobs > cores:
+        warnings.warn(f"--jobs {jobs} is more than the {cores} cores available: running {cores} job(s)",
+                      UserWarning, stacklevel=2)
+        return cores
+    return jobs
 
 
 def local_pool(jobs: int) -> Executor:
@@ -49,4 +84,8 @@ def prestart(jobs: int) -> None:
         The study's ``--jobs``; anything but an int above 1 does nothing.
     """
     if isinstance(jobs, int) and jobs > 1:
-        local_pool(jobs).submit(_import_run_modules)
+        with warnings.catch_warnings():  # the study reports the cap once
+            warnings.simplefilter("ignore")
+            jobs = cap_jobs(jobs)
+        if jobs > 1:
+            local_pool(jobs).submit(_import_run_modules)

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import re
 import sys
 import zlib
 from dataclasses import dataclass, field
@@ -263,7 +264,8 @@ def parse_study(doc: dict[str, Any], *, path: str = "<memory>", sha256: str = ""
     common = {"deltas": deltas, "budget": budget, "entropy": seed, "max_samples": max_samples,
               "free_warmup": bool(study.get("free_warmup", False)), "stop": _stop(study, "[study]", where)}
     specs = _run_specs(cells, algorithms, labels, replicates, common, where)
-    return Study(name=str(study.get("name", Path(path).stem)), description=str(study.get("description", "")),
+    return Study(name=_study_name(study.get("name", Path(path).stem), where),
+                 description=str(study.get("description", "")),
                  path=path, sha256=sha256, quick=quick, seed=seed, replicates=replicates, x=x, series=series, y=y,
                  log_x=bool(study.get("log_x", False)), log_y=bool(study.get("log_y", True)), labels=tuple(labels),
                  runs=specs)
@@ -326,6 +328,17 @@ def _run_specs(cells: list[tuple[str, dict[str, Any]]], algorithms: list[dict[st
     if not specs:
         raise InvalidInputError(f"{where}: the study has no runs (no instances or no algorithms)")
     return specs
+
+
+def _study_name(name: object, where: str) -> str:
+    """A study name that is a plain directory name (the default results directory is ``results/NAME``): letters,
+    digits, ``.``, ``_`` and ``-``, starting with a letter or digit, at most 100 characters; so no separator,
+    no ``..`` and never empty."""
+    text = str(name)
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", text) or ".." in text:
+        raise InvalidInputError(f"{where}: the study name {text!r} must be a plain directory name (letters, digits, "
+                                "'.', '_' and '-', starting with a letter or digit, no '..'); set [study] name")
+    return text
 
 
 def _per_delta(algorithm: str, stop: str | None, deltas: tuple[float, ...], where: str) -> bool:

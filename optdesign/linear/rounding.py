@@ -12,9 +12,13 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..errors import InstanceTooLargeError
 from ..validation import as_count, check_weights
 
-__all__ = ["round_design"]
+__all__ = ["MAX_PULLS", "round_design"]
+
+#: the largest total ``n`` rounded exactly: (n - p/2) w_k is computed in float64, exact for integers up to 2^53
+MAX_PULLS = 2**53
 
 
 def round_design(weights: ArrayLike, n: int) -> np.ndarray:
@@ -39,9 +43,14 @@ def round_design(weights: ArrayLike, n: int) -> np.ndarray:
     ------
     InvalidInputError
         Negative, non-finite or all-zero weights, or ``n`` not a positive integer.
+    InstanceTooLargeError
+        ``n`` above :data:`MAX_PULLS` (2^53), where float64 products no longer round exactly.
     """
     w = check_weights(weights, "weights")
     n = as_count(n, "n")
+    if n > MAX_PULLS:
+        raise InstanceTooLargeError(f"n = {n:.3g} pulls is above 2^53 = {MAX_PULLS:.3g}, the largest total that "
+                                    "float64 rounds exactly; round a smaller total and scale")
     w = w / w.sum()
     support = w > 0
     p = int(support.sum())
