@@ -1,7 +1,8 @@
 """Sufficient statistics of linear observations and the Gaussian GLR statistic.
 
 With N_k pulls of arm x_k whose rewards sum to S_k, ordinary least squares needs only
-A = sum_k N_k x_k x_k^T and b = sum_k S_k x_k, and theta_hat = A^{-1} b.
+A = sum_k N_k x_k x_k^T and b = sum_k S_k x_k, and theta_hat = A^{-1} b. The GLR statistic is the minimum of the
+closest alternatives' costs (:class:`bandits.alternatives.Alternatives`) at theta_hat and the counts.
 """
 
 from __future__ import annotations
@@ -9,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, solve_triangular
 
-from optdesign.errors import InvalidInputError
+from .alternatives import Alternatives, Directions, Whitening
 
 __all__ = ["GLR", "LinearStatistics"]
 
@@ -96,12 +96,9 @@ class LinearStatistics:
         InvalidInputError
             A is singular: the arms pulled so far do not span R^d.
         """
-        try:
-            return cho_factor(self.A, lower=True, check_finite=False)
-        except LinAlgError:
-            raise InvalidInputError(
-                "the information matrix is singular: the arms pulled so far do not span R^d"
-            ) from None
+        cholesky = Whitening(self.A).cholesky
+        assert cholesky is not None  # Whitening raises when A is singular
+        return cholesky, True
 
     def theta_hat(self) -> np.ndarray:
         """The OLS estimate A^{-1} b.
@@ -109,15 +106,15 @@ class LinearStatistics:
         Returns
         -------
         numpy.ndarray, shape (d,)
-            theta_hat (InvalidInputError from :meth:`factor` while A is singular).
+            theta_hat = R^T R b (:class:`bandits.alternatives.Whitening`; InvalidInputError while A is singular).
         """
-        return cho_solve(self.factor(), self.b, check_finite=False)
+        return Whitening(self.A).solve(self.b)
 
     def glr(self, Z: np.ndarray, sigma: float, candidates: np.ndarray | None = None) -> GLR:
         """GLR statistic of the empirical best among ``candidates`` (default: all rows of Z).
 
-        min over z != z_best of ((z_best - z)^T theta_hat)^2 / (2 sigma^2 ||z_best - z||^2_{A^{-1}}), with the norms
-        taken on the whitened items L^{-1} z (A = L L^T): O(|Z| d^2) and no |Z| x d difference matrix.
+        min over z != z_best of ((z_best - z)^T theta_hat)^2 / (2 sigma^2 ||z_best - z||^2_{A^{-1}}): the minimum
+        of :class:`bandits.alternatives.Alternatives` at theta_hat = A^{-1} b, through the Cholesky factor of A.
 
         Parameters
         ----------
@@ -134,20 +131,7 @@ class LinearStatistics:
             The empirical best (an index into Z) and the statistic (inf with one candidate, 0 on an
             empirical tie). InvalidInputError while A is singular.
         """
-        fac = self.factor()
-        theta = cho_solve(fac, self.b, check_finite=False)
-        items = Z if candidates is None else Z[np.asarray(candidates)]
-        scores = items @ theta
-        j = int(np.argmax(scores))
-        best = j if candidates is None else int(np.asarray(candidates)[j])
-        if items.shape[0] < 2:
-            return GLR(best=best, value=np.inf)
-        whitened = solve_triangular(fac[0], items.T, lower=True, check_finite=False)  # L^{-1} z
-        diff = whitened - whitened[:, j : j + 1]
-        var = np.einsum("ij,ij->j", diff, diff)
-        gaps = scores[j] - scores
-        ratio = gaps**2 / (2.0 * sigma**2 * np.maximum(var, 1e-300))
-        ratio[j] = np.inf
-        gaps[j] = np.inf
-        value = 0.0 if np.min(gaps) <= 0 else float(np.min(ratio))
-        return GLR(best=best, value=value)
+        whitening = Whitening(self.A)
+        directions = Directions(Z, whitening.solve(self.b), candidates=candidates)
+        alternatives = Alternatives(directions, whitening, sigma)
+        return GLR(best=alternatives.best, value=alternatives.value)

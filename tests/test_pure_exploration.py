@@ -60,28 +60,69 @@ def test_bernoulli_glr_equals_a_numerical_minimisation_over_alternatives(seed):
         assert pieces.values[j] == pytest.approx(res.fun, rel=1e-7, abs=1e-12)
 
 
+def _brute_force_alternative(X, N, theta, y, sigma):
+    """min over lambda with y^T lambda <= 0 of sum_k N_k (x_k^T (theta - lambda))^2 / (2 sigma^2), by SLSQP."""
+    res = minimize(lambda lam: N @ (X @ (theta - lam)) ** 2 / (2 * sigma**2), theta - y,
+                   constraints=[{"type": "ineq", "fun": lambda lam: -y @ lam}], method="SLSQP",
+                   options={"ftol": 1e-14, "maxiter": 500})
+    return res.fun, res.x
+
+
 @pytest.mark.parametrize("seed", range(4))
-def test_linear_glr_equals_brute_force_and_the_linear_statistics(seed):
+def test_linear_glr_of_the_problem_and_the_policies_equals_brute_force(seed):
+    """At random counts (some arms unpulled) and noisy sums: every piece of the problem at (theta_hat, N), its
+    closest alternative and gradients, and the GLR of a linear algorithm's policy (LinearStatistics) and of the
+    pure-exploration policy (the problem's pieces) against SLSQP minimisations of sum_k N_k (x_k^T (theta_hat -
+    lambda))^2 / (2 sigma^2) over {lambda : z_j^T lambda >= z_best^T lambda}, one per item j: same value, same best."""
     rng = np.random.default_rng(seed)
     K, M, d, sigma = 8, 6, 3, 1.3
     X, Z, theta = rng.normal(size=(K, d)), rng.normal(size=(M, d)), rng.normal(size=d)
-    N = _random_counts(rng, K)
+    env = LinearBandit(X, theta, sigma=sigma, Z=Z)
+    N = rng.integers(1, 50, size=K)
+    N[rng.choice(K, size=2, replace=False)] = 0
+    sums = env.pull(N, rng)
+    theta_hat = np.linalg.solve(X.T @ (N[:, None] * X), X.T @ sums)
+    best = int(np.argmax(Z @ theta_hat))
     problem = LinearProblem(X, Z, sigma)
-    pieces = problem.pieces(theta, N)
-    A = problem.information(N)
-    best = int(np.argmax(Z @ theta))
+    pieces = problem.pieces(problem.estimate(N, sums), N)
+    alternatives = problem.alternatives(theta_hat, N)
+    brute = {}
     for j, z in enumerate(pieces.answers):
-        y = Z[best] - Z[z]
-        # min_lambda (theta - lambda)^T A (theta - lambda) / (2 sigma^2) s.t. y^T lambda <= 0
-        res = minimize(lambda lam: (theta - lam) @ A @ (theta - lam) / (2 * sigma**2), theta - y,
-                       constraints=[{"type": "ineq", "fun": lambda lam, y=y: -y @ lam}], method="SLSQP",
-                       options={"ftol": 1e-14, "maxiter": 500})
-        assert pieces.values[j] == pytest.approx(res.fun, rel=1e-5)
+        brute[int(z)], lam = _brute_force_alternative(X, N.astype(float), theta_hat, Z[best] - Z[z], sigma)
+        assert pieces.values[j] == pytest.approx(brute[int(z)], rel=1e-5)
+        assert theta_hat - alternatives.displacement(j) == pytest.approx(lam, rel=1e-4, abs=1e-6)
+        assert pieces.gradients[j] == pytest.approx((X @ (theta_hat - lam)) ** 2 / (2 * sigma**2), rel=1e-4, abs=1e-9)
+    assert pieces.best == best and pieces.value == pytest.approx(min(brute.values()), rel=1e-5)
+    for name in ("lin-tas", "round-robin"):  # LinearStatistics.glr, and the GLR stop on the problem's pieces
+        policy = make_algorithm(name).start(env, 0.1, np.random.default_rng(0))
+        policy.observe(N, sums)
+        statistic = policy.stop_statistic()
+        assert statistic["best"] == best == policy.recommend()
+        assert statistic["glr"] == pytest.approx(pieces.value, rel=1e-9)
     stats = LinearStatistics(X)
-    stats.add(N.astype(np.int64), N * (X @ theta))  # sums at the exact means: theta_hat = theta
-    glr = stats.glr(Z, sigma) if hasattr(stats, "glr") else None
-    if glr is not None:
-        assert pieces.value == pytest.approx(glr.value, rel=1e-9)
+    stats.add(N, sums)
+    subset = np.array([z for z in range(M) if z != best][:3])
+    glr = stats.glr(Z, sigma, candidates=subset)
+    b = int(subset[np.argmax(Z[subset] @ theta_hat)])
+    restricted = [_brute_force_alternative(X, N.astype(float), theta_hat, Z[b] - Z[z], sigma)[0]
+                  for z in subset if z != b]
+    assert glr.best == b and glr.value == pytest.approx(min(restricted), rel=1e-5)
+
+
+@pytest.mark.parametrize("in_range", [True, False])
+def test_linear_pieces_at_weights_that_do_not_span_equal_brute_force(in_range):
+    """w on two arms of R^3 (A(w) singular): items differing inside the range of A(w) cost gap^2 / (2 sigma^2
+    y^T A^+ y); any other item is free (lambda moves along the unseen direction at no cost): both as SLSQP finds."""
+    rng = np.random.default_rng(3)
+    X, theta, sigma = rng.normal(size=(5, 3)), rng.normal(size=3), 0.8
+    w = np.array([0.5, 0.5, 0.0, 0.0, 0.0])
+    Z = rng.normal(size=(4, 2)) @ X[:2] if in_range else rng.normal(size=(4, 3))
+    pieces = LinearProblem(X, Z, sigma).pieces(theta, w)
+    for j, z in enumerate(pieces.answers):
+        brute, _ = _brute_force_alternative(X, w, theta, Z[pieces.best] - Z[z], sigma)
+        assert pieces.values[j] == pytest.approx(brute, rel=1e-5, abs=1e-9)
+    assert (pieces.values > 0).all() == in_range
+    assert pieces.values == pytest.approx(pieces.gradients @ w, rel=1e-8, abs=1e-12)
 
 
 @pytest.mark.parametrize("problem, mu", [

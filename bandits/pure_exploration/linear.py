@@ -8,8 +8,10 @@ lambda_j = theta - (y_j^T theta / ||y_j||^2_{A^{-1}}) A^{-1} y_j, and::
     d f_j / d w_k = (x_k^T (theta - lambda_j))^2 / (2 sigma^2)
                   = (y_j^T theta / ||y_j||^2_{A^{-1}})^2 (x_k^T A^{-1} y_j)^2 / (2 sigma^2).
 
-At the counts, min_j f_j is the linear GLR statistic (:mod:`bandits.statistics`). The oracle is the transductive
-design of :func:`optdesign.transductive`: T* = 2 sigma^2 rho*(theta), certified by its lower bound.
+At the counts, min_j f_j is the linear GLR statistic. Values, gradients and best response are those of
+:class:`bandits.alternatives.Alternatives`, the implementation the linear algorithms' GLR
+(:meth:`bandits.statistics.LinearStatistics.glr`) shares. The oracle is the transductive design of
+:func:`optdesign.transductive`: T* = 2 sigma^2 rho*(theta), certified by its lower bound.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from optdesign import transductive
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_arms, as_matrix, unique_argmax
 
+from ..alternatives import Alternatives, Directions, Whitening
 from .problem import Oracle, Pieces, Problem
 
 if TYPE_CHECKING:
@@ -95,36 +98,43 @@ class LinearProblem(Problem):
         return Xp.T @ (Xp * np.asarray(counts, dtype=float)[pulled, None])
 
     def estimate(self, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
-        A = self.information(counts)
-        b = self.X.T @ sums
-        try:
-            return np.linalg.solve(A, b)
-        except np.linalg.LinAlgError:
-            return np.linalg.lstsq(A, b, rcond=None)[0]
+        return Whitening(self.information(counts), pseudo=True).solve(self.X.T @ sums)
 
     def answer(self, mu: np.ndarray) -> int:
         return int(np.argmax(self.Z @ mu))
 
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        alternatives = self.alternatives(mu, w)
+        grads = alternatives.gradients(self.X) if gradients else None
+        return Pieces(best=alternatives.best, answers=alternatives.answers, values=alternatives.values,
+                      gradients=grads)
+
+    def alternatives(self, mu: np.ndarray, w: np.ndarray, *, directions: Directions | None = None) -> Alternatives:
+        """The closest alternatives at (mu, w) (:class:`bandits.alternatives.Alternatives`), through the Cholesky
+        factor of A(w) (its pseudo-inverse when w does not span R^d).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (d,)
+            A parameter theta.
+        w : numpy.ndarray, shape (K,)
+            Weights or counts over the arms.
+        directions : Directions, optional
+            ``Directions(Z, mu)`` when already formed (a rule evaluating many weights at one estimate).
+
+        Returns
+        -------
+        Alternatives
+            The best item, the other items, and each one's gap, norm, value, gradients and displacement.
+
+        Raises
+        ------
+        InvalidInputError
+            A parameter or weights of the wrong shape.
+        """
         mu, w = self.check_shapes(mu, w)
-        A = self.information_weights(w)
-        try:
-            M = np.linalg.inv(A)
-        except np.linalg.LinAlgError:
-            M = np.linalg.pinv(A)
-        best = self.answer(mu)
-        answers = np.delete(np.arange(self.n_answers), best)
-        Y = self.Z[best] - self.Z[answers]  # (J, d)
-        MY = Y @ M  # rows A^{-1} y_j (M symmetric)
-        norms = np.maximum(np.einsum("jd,jd->j", Y, MY), 1e-300)
-        gaps = Y @ mu
-        two_var = 2.0 * self.sigma**2
-        values = np.where(gaps > 0, gaps**2 / (two_var * norms), 0.0)
-        grads = None
-        if gradients:
-            scale = np.where(gaps > 0, gaps / norms, 0.0)
-            grads = (scale[:, None] * (MY @ self.X.T)) ** 2 / two_var  # (J, K)
-        return Pieces(best=best, answers=answers, values=values, gradients=grads)
+        whitening = Whitening(self.information_weights(w), pseudo=True)
+        return Alternatives(Directions(self.Z, mu) if directions is None else directions, whitening, self.sigma)
 
     def information_weights(self, w: np.ndarray) -> np.ndarray:
         """A(w) = sum_k w_k x_k x_k^T for weights or counts w (floats allowed).

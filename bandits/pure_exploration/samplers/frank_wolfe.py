@@ -33,6 +33,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
+from ...alternatives import piece_gradients, piece_values
 from ..linear import LinearProblem
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState
@@ -302,11 +303,10 @@ class FrankWolfeState(SequentialState):
             return None, None
         problem = obs.problem
         assert isinstance(problem, LinearProblem)
-        two_var = 2.0 * problem.sigma**2
         if inv.published:  # the published code's f_j = <x, grad f_j> at its matrix
-            grads = ((gaps / inv.q)[:, None] * (inv.P @ problem.X.T)) ** 2 / two_var
+            grads = piece_gradients(gaps, inv.q, inv.P @ problem.X.T, problem.sigma)
             values = grads @ self.x
             return values, grads[values <= values.min() + slack]
-        values = gaps**2 / (two_var * inv.q)
+        values = piece_values(gaps, inv.q, problem.sigma)
         near = np.flatnonzero(values <= values.min() + slack)
-        return values, ((gaps[near] / inv.q[near])[:, None] * (inv.P[near] @ problem.X.T)) ** 2 / two_var
+        return values, piece_gradients(gaps[near], inv.q[near], inv.P[near] @ problem.X.T, problem.sigma)

@@ -23,6 +23,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
+from ...alternatives import Directions
 from ..families import Gaussian
 from ..karmed import KArmedProblem
 from ..linear import LinearProblem
@@ -142,8 +143,7 @@ class LinGameState(SequentialState):
         self._c = 1.0
         self._key = 0
         self._best = 0
-        self._Y = np.zeros((0, 0))
-        self._gaps = np.zeros(0)
+        self._directions: Directions | None = None  # of the batch's estimate (linear problems)
         self._widths = np.zeros(0)
         self._bounds = (np.zeros(0), np.zeros(0))
 
@@ -170,8 +170,7 @@ class LinGameState(SequentialState):
         self._best = problem.answer(obs.mu)
         counts = np.maximum(obs.counts, 1e-300)
         if isinstance(problem, LinearProblem):
-            self._Y = problem.Z[self._best] - np.delete(problem.Z, self._best, axis=0)
-            self._gaps = self._Y @ obs.mu
+            self._directions = Directions(problem.Z, obs.mu)
             A = problem.information(obs.counts)
             H = np.linalg.pinv(A, hermitian=True)
             norms = np.einsum("kd,kd->k", problem.X @ H, problem.X)
@@ -205,15 +204,9 @@ class LinGameState(SequentialState):
         """
         problem = self.problem
         if isinstance(problem, LinearProblem):
-            A = problem.X.T @ (problem.X * w[:, None])
-            try:
-                H = np.linalg.inv(A)
-            except np.linalg.LinAlgError:
-                H = np.linalg.pinv(A, hermitian=True)
-            HY = self._Y @ H
-            q = np.maximum(np.einsum("jd,jd->j", HY, self._Y), 1e-300)
-            j = int(np.argmin(np.where(self._gaps > 0, self._gaps, 0.0) ** 2 / q))
-            return self._linear_gains(np.abs(problem.X @ HY[j]) * (max(self._gaps[j], 0.0) / q[j]))
+            alternatives = problem.alternatives(obs.mu, w, directions=self._directions)
+            response = int(np.argmin(alternatives.values))  # the best response: the piece of least value
+            return self._linear_gains(np.abs(problem.X @ alternatives.displacement(response)))
         pieces = problem.pieces(obs.mu, w, gradients=False)
         b, a = pieces.best, int(pieces.challenger)
         lam = obs.mu.astype(float).copy()
