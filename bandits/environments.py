@@ -83,9 +83,15 @@ def gaussian_sums(means: np.ndarray, counts: np.ndarray, sigma: float, rng: np.r
 
 
 def check_sigma(sigma: float) -> float:
-    """``sigma`` as a float when it is a finite positive noise level, else InvalidInputError."""
-    if not (np.isfinite(sigma) and sigma > 0):
-        raise InvalidInputError(f"sigma must be a positive number, got {sigma}")
+    """``sigma`` as a float when it is a positive noise level whose variance is a normal float64, else
+    InvalidInputError."""
+    try:
+        variance = float(sigma) ** 2
+    except (TypeError, ValueError, OverflowError):
+        variance = float("nan")
+    if isinstance(sigma, bool) or not (np.isfinite(variance) and variance >= np.finfo(float).tiny):
+        raise InvalidInputError(f"sigma must be a positive number whose square is a finite, normal float "
+                                f"(about 1e-154 to 1e154), got {sigma!r}")
     return float(sigma)
 
 
@@ -138,7 +144,7 @@ class LinearBandit:
         if Z.shape[0] < 2:
             raise InvalidInputError("Z must hold at least two items to identify the best of")
         scores = Z @ theta
-        best = unique_argmax(scores, "Z @ theta")
+        best = unique_argmax(scores, "the items' values z^T theta")
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "theta", theta)
         object.__setattr__(self, "Z", Z)

@@ -100,7 +100,8 @@ class Experiment:
         ------
         InvalidInputError
             An unknown algorithm or instance name, bad options, an algorithm that does not run on the
-            instance's kind, a missing budget or delta, a delta outside (0, 1), several deltas for an
+            instance's kind, a missing budget or delta, a budget for a fixed-confidence algorithm or a delta for a
+            fixed-budget one, a negative seed, a delta outside (0, 1), several deltas for an
             algorithm that samples differently for each, or a stop the algorithm or instance cannot take.
         """
         algo = make_algorithm(self.algorithm, stop=self.stop)
@@ -115,11 +116,17 @@ class Experiment:
             check_kind = getattr(part, "check_kind", None)
             if check_kind is not None:
                 check_kind(got)
+        if not (self.seed is None or isinstance(self.seed, np.random.SeedSequence)):
+            as_count(self.seed, "seed", minimum=0)
         if kind_of(got).budgeted:
             if self.budget is None:
                 raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: give the budget T")
+            if self.deltas:
+                raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: it takes a budget T, not delta")
             as_count(self.budget, "budget T", minimum=1, floats=True)
         else:
+            if self.budget is not None:
+                raise InvalidInputError(f"{algo.name} is a fixed-confidence algorithm: it takes delta, not a budget T")
             if not self.deltas:
                 raise InvalidInputError(f"{algo.name} is a fixed-confidence algorithm: give delta")
             for d in self.deltas:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import itertools
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -298,13 +299,15 @@ def register(name: str, factory: Callable[..., Any] | str, kind: str, summary: s
 
 def split_options(text: str) -> tuple[str, dict[str, Any]]:
     """``"name:key=value,key=value"`` -> (name, {key: number, true/false, or string}); InvalidInputError if an
-    option lacks ``=``."""
+    option lacks ``=`` or is given twice."""
     name, _, rest = str(text).partition(":")
     options: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
         if not eq:
             raise InvalidInputError(f"option {item!r} of {name.strip()!r} must read key=value")
+        if key.strip() in options:
+            raise InvalidInputError(f"option {key.strip()!r} of {name.strip()!r} is given twice")
         options[key.strip()] = _number(value.strip())
     return name.strip(), options
 
@@ -323,6 +326,20 @@ def check_options(factory: Callable[..., Any], options: dict[str, Any], what: st
     if unknown:
         raise InvalidInputError(f"{what}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
                                 f"valid options: {', '.join(valid) if valid else 'none'}")
+    _check_numbers(factory, options, what)
+
+
+def _check_numbers(factory: Callable[..., Any], options: dict[str, Any], what: str) -> None:
+    """Refuse text given for an option the factory annotates as a number only (``int``, ``float``)."""
+    try:
+        hints = typing.get_type_hints(factory)  # a dataclass's fields, or a function's parameters
+    except Exception:  # unresolvable annotations: the call itself reports
+        return
+    for key, value in options.items():
+        hint = hints.get(key)
+        if isinstance(value, str) and hint in (int, float):
+            raise InvalidInputError(f"{what}: option {key} must be {'an integer' if hint is int else 'a number'}, "
+                                    f"got {value!r}")
 
 
 def parse_instance(text: str) -> Environment:

@@ -22,6 +22,7 @@ from typing import Any, overload
 import numpy as np
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
 
 from .algorithm import Algorithm, Environment, EnvT, Policy
 from .environments import as_counts
@@ -106,7 +107,9 @@ def split_seed(
     seed: int | np.integer | np.random.SeedSequence | None,
 ) -> tuple[np.random.Generator, np.random.Generator]:
     """Independent generators for the environment's noise and the algorithm's own draws (the two children
-    of ``SeedSequence(seed)``)."""
+    of ``SeedSequence(seed)``); InvalidInputError for a seed that is not None, a SeedSequence or an integer >= 0."""
+    if not (seed is None or isinstance(seed, np.random.SeedSequence)):
+        seed = as_count(seed, "seed", minimum=0)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     env_ss, alg_ss = ss.spawn(2)
     return np.random.default_rng(env_ss), np.random.default_rng(alg_ss)
@@ -236,7 +239,7 @@ def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tupl
     ------
     InvalidInputError
         A delta outside (0, 1), an empty list, several deltas for a delta-dependent algorithm, a bad budget,
-        or an algorithm that does not run on this kind of instance.
+        a negative seed, or an algorithm that does not run on this kind of instance.
     RuntimeError
         The policy proposed an empty batch (a bug of the algorithm).
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from bandits.cli import app
 from bandits.instances import soare
 from bandits.linear import StaticAllocation
 from bandits.run import run
+from optdesign.errors import InvalidInputError
 
 runner = CliRunner()
 
@@ -49,7 +51,7 @@ def test_bad_input_is_one_line_with_status_2():
         (["run", "g-static", "-i", "soare", "--delta", "x"], "delta"),
         (["run", "g-static", "-i", "soare:d=0"], "d must be an integer"),
         (["run", "g-static", "-i", "soare:d=abc"], "d must be an integer"),
-        (["run", "g-static", "-i", "soare:omega=x"], "omega must be a positive number"),
+        (["run", "g-static", "-i", "soare:omega=x"], "option omega must be a number, got 'x'"),
         (["run", "g-static:rule=fast", "-i", "soare"], "rule must be one of"),
         (["run", "g-static", "-i", "soare:bogus=1"], "unknown option bogus; valid options: d, omega, sigma"),
         (["run", "g-static:bogus=1,zz=2", "-i", "soare"], "unknown options bogus, zz; valid options: design,"),
@@ -102,3 +104,31 @@ def test_thresholding_bad_input():
         out = runner.invoke(app, args)
         assert out.exit_code == 2, (args, out.output)
         assert message in out.output and out.output.count("\n") == 1, out.output
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["run", "fws", "-i", "soare:d=3", "--seed", "-1"], "seed must be an integer >= 0, got -1"),
+    (["run", "fws", "-i", "soare:d=5,d=6"], "option 'd' of 'soare' is given twice"),
+    (["run", "xy-adaptive:alpha=abc", "-i", "soare:d=3"], "option alpha must be a number, got 'abc'"),
+    (["run", "fws", "-i", "soare:d=3,sigma=1e300"], "sigma must be a positive number whose square is a finite"),
+    (["run", "fws", "-i", "soare:d=3,sigma=1e-300"], "sigma must be a positive number whose square is a finite"),
+    (["run", "fws", "-i", "soare:d=3", "--budget", "100"], "fixed-confidence algorithm: it takes delta, not a budget"),
+    (["run", "apt", "-i", "sbm:n=20", "--budget", "100", "--delta", "0.1"], "it takes a budget T, not delta"),
+    (["run", "fws", "-i", "soare:d=3,omega=1e-300"], "the items' values z^T theta: the best item is not unique"),
+])
+def test_options_that_were_ignored_or_ended_in_a_traceback(args, message):
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0], result.output
+
+
+def test_seeds_and_budgets_through_the_api():
+    from bandits.experiment import Experiment
+    from bandits.instances import parse_instance
+    from bandits.registry import make_algorithm
+
+    with pytest.raises(InvalidInputError, match="seed must be an integer >= 0"):
+        run(make_algorithm("fws"), parse_instance("soare:d=2"), 0.1, seed=-1)
+    with pytest.raises(InvalidInputError, match="not a budget"):
+        Experiment("fws", "soare:d=2", deltas=(0.1,), budget=10).check()

@@ -43,7 +43,8 @@ RUN_HELP = f"Run one algorithm on one instance until it stops (or for T pulls).\
 def run_command(
     algorithm: str = typer.Argument(..., help="algorithm name, optionally NAME:key=value,..."),
     instance: str = typer.Option(..., "--instance", "-i", help="instance NAME[:key=value,...]"),
-    delta: str = typer.Option("0.05", "--delta", help="confidence level(s) in (0,1), comma-separated"),
+    delta: str | None = typer.Option(None, "--delta", help="confidence level(s) in (0,1), comma-separated "
+                                     "(fixed-confidence algorithms; 0.05 by default)"),
     budget: int | None = typer.Option(None, "--budget", "-T", help="budget T of a thresholding algorithm"),
     free_warmup: bool = typer.Option(False, "--free-warmup", help="APT's initial pulls before t = 0 (paper axis)"),
     stop: str | None = typer.Option(None, "--stop", help="stopping rule: own (default) or "
@@ -53,9 +54,11 @@ def run_command(
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
 ) -> None:
     try:
-        deltas = tuple(float(d) for d in delta.split(","))
+        deltas = () if delta is None else tuple(float(d) for d in delta.split(","))
     except ValueError:
         raise InvalidInputError(f"--delta must be numbers in (0, 1), comma-separated; got {delta!r}") from None
+    if delta is None and budget is None:  # the default confidence level of a fixed-confidence run
+        deltas = (0.05,)
     experiment = Experiment(algorithm, instance, deltas=deltas, budget=budget, seed=seed, max_samples=max_samples,
                             free_warmup=free_warmup, stop=stop)
     records = execute_with_progress(experiment)

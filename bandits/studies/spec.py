@@ -264,7 +264,7 @@ def parse_study(doc: dict[str, Any], *, path: str = "<memory>", sha256: str = ""
     common = {"deltas": deltas, "budget": budget, "entropy": seed, "max_samples": max_samples,
               "free_warmup": bool(study.get("free_warmup", False)), "stop": _stop(study, "[study]", where)}
     specs = _run_specs(cells, algorithms, labels, replicates, common, where)
-    return Study(name=_study_name(study.get("name", Path(path).stem), where),
+    return Study(name=_study_name(study.get("name", "study" if path == "<memory>" else Path(path).stem), where),
                  description=str(study.get("description", "")),
                  path=path, sha256=sha256, quick=quick, seed=seed, replicates=replicates, x=x, series=series, y=y,
                  log_x=bool(study.get("log_x", False)), log_y=bool(study.get("log_y", True)), labels=tuple(labels),
