@@ -276,6 +276,12 @@ def test_cli_plot_redraws(tmp_path):
     ResultStore(tmp_path / "empty", load_study(write(tmp_path))).close()  # started, no run finished
     with pytest.raises(InvalidInputError, match="no finished runs"):
         plot_study(tmp_path / "empty")
+    for target, message in ((tmp_path / "nowhere" / "p.png", "directory not found"),
+                            (tmp_path / "x.xyz", "must be an image format"), (tmp_path / "res", "is a directory")):
+        bad = CliRunner().invoke(app, ["plot", str(tmp_path / "res"), "--output", str(target)])
+        assert bad.exit_code == 2 and message in bad.output
+        assert len(bad.output.strip().splitlines()) == 1, bad.output
+    assert not (tmp_path / "x.xyz").exists()
 
 
 def test_parquet_summary_carries_the_provenance(tmp_path):
