@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .errors import InstanceTooLargeError, InvalidInputError
-from .sizes import check_array_size, count_text
+from .sizes import check_array_size, check_input_file, count_text
 
 __all__ = [
     "as_arms",
@@ -21,6 +21,7 @@ __all__ = [
     "as_tolerance",
     "as_vector",
     "check_array_size",
+    "check_input_file",
     "check_weights",
     "count_text",
     "unique_argmax",
@@ -28,10 +29,13 @@ __all__ = [
 
 
 def real_array(value: ArrayLike) -> np.ndarray:
-    """``value`` as a float array; complex entries raise TypeError (casting would drop their imaginary parts)."""
+    """``value`` as a float array; complex entries raise TypeError (casting would drop their imaginary parts), and so
+    do dates, durations, text and raw bytes (casting would read them as numbers)."""
     arr = np.asarray(value)
     if np.iscomplexobj(arr):
         raise TypeError("complex entries are not accepted (casting to float would drop the imaginary parts)")
+    if arr.dtype.kind in "MmUSV":
+        raise TypeError(f"entries must be numbers, got {arr.dtype} values")
     return arr.astype(float, copy=False)
 
 

@@ -55,13 +55,22 @@ def test_transductive_and_bilinear(tmp_path):
         (["solve", "g-optimal", "--arms", "{rank1}"], "rank 1"),
         (["solve", "g-optimal", "--arms", "{arms}", "--method", "magic"], "method must be one of"),
         (["solve", "xy-oracle", "--arms", "{arms}", "--theta", "{badtheta}"], "theta must have length 5"),
+        (["solve", "g-optimal", "--arms", "{arms}", "--solver", "BOGUS"], "solver='BOGUS' is not installed"),
+        (["solve", "g-optimal", "--arms", "/dev/zero"], "/dev/zero is not a regular file"),
+        (["solve", "g-optimal", "--arms", "{tmp}"], "is not a regular file"),
+        (["solve", "g-optimal", "--arms", "{dates}"], "entries must be numbers, got datetime64[D] values"),
+        (["solve", "char-time", "--instance", "{nested}"], "nested too deeply"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, args, message):
     np.savetxt(tmp_path / "rank1.csv", np.array([[1.0, 0.0], [2.0, 0.0]]), delimiter=",")
     np.savetxt(tmp_path / "badtheta.csv", np.ones(3), delimiter=",")
+    np.save(tmp_path / "dates.npy", np.array(["2020-01-01", "2020-02-01", "2020-03-01"], dtype="datetime64[D]")
+            .reshape(3, 1))
+    (tmp_path / "nested.json").write_text("[" * 100_000 + "]" * 100_000)
     paths = {"arms": str(EXAMPLES / "soare_d5_arms.csv"), "rank1": str(tmp_path / "rank1.csv"),
-             "badtheta": str(tmp_path / "badtheta.csv")}
+             "badtheta": str(tmp_path / "badtheta.csv"), "tmp": str(tmp_path), "dates": str(tmp_path / "dates.npy"),
+             "nested": str(tmp_path / "nested.json")}
     out = run(*[a.format(**paths) for a in args])
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
@@ -86,3 +95,14 @@ def test_bandits_console_script_has_commands():
     code = "from bandits.cli import main; import sys; sys.argv = ['bandits', 'version']; main()"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.startswith("bandits ")
+
+
+def test_input_files_above_the_limit_are_refused_before_reading(tmp_path):
+    from optdesign.errors import InstanceTooLargeError
+    from optdesign.validation import check_input_file
+
+    big = tmp_path / "big.csv"
+    big.write_bytes(b"1,2\n" * 1000)
+    assert check_input_file(big, "--arms") == big
+    with pytest.raises(InstanceTooLargeError, match="above the limit"):
+        check_input_file(big, "--arms", limit=100)

@@ -66,6 +66,7 @@ else:  # Python 3.10: the same parser, as the tomli package
     import tomli as tomllib
 
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
+from optdesign.validation import check_input_file
 
 from ..experiment import Experiment
 from ..instances import parse_instance
@@ -75,6 +76,8 @@ from .document import _blocks, _deltas, _expand, _integer, _label, _no_unknown, 
 
 __all__ = ["RunSpec", "Study", "load_study", "parse_study"]
 
+#: the largest study file read (a study is a few dozen lines of TOML)
+MAX_STUDY_BYTES = 16 * 2**20
 STUDY_KEYS = {"name", "description", "seed", "runs", "delta", "budget", "max_samples", "free_warmup", "x", "series",
               "y", "log_x", "log_y", "stop"}
 QUICK_KEYS = STUDY_KEYS - {"name", "description", "seed"} | {"instances", "algorithms"}
@@ -196,10 +199,14 @@ def load_study(path: str | Path, *, quick: bool = False, runs: int | None = None
     Raises
     ------
     InvalidInputError
-        An unreadable or invalid TOML, unknown keys or names (the message lists the valid ones), bad values,
-        or more runs than MAX_STUDY_RUNS.
+        An unreadable or invalid TOML, not a regular file, unknown keys or names (the message lists the valid ones),
+        bad values, or more runs than MAX_STUDY_RUNS.
+    InstanceTooLargeError
+        A study file above MAX_STUDY_BYTES (a study is a few dozen lines).
     """
     path = Path(path)
+    if path.exists():  # a missing file keeps the message below
+        check_input_file(path, "study file", limit=MAX_STUDY_BYTES)
     try:
         raw = path.read_bytes()
     except OSError as exc:

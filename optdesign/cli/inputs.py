@@ -8,16 +8,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..errors import InstanceTooLargeError, InvalidInputError
-from ..validation import real_array
+from ..validation import check_input_file, real_array
 
 if TYPE_CHECKING:
     from ..factored.graph.factor_graph import FactorGraph
 
 
 def load_array(path: Path, name: str, *, ndim: int) -> np.ndarray:
-    """Read a .npy file or a comma/whitespace separated text file (CSV) as a float array."""
-    if not path.exists():
-        raise InvalidInputError(f"--{name}: file not found: {path}")
+    """Read a .npy file or a comma/whitespace separated text file (CSV) as a float array (a regular file of at most
+    2 GiB: :func:`optdesign.validation.check_input_file`)."""
+    check_input_file(path, f"--{name}")
     arr: np.ndarray
     try:
         if path.suffix == ".npy":
@@ -40,8 +40,7 @@ def load_instance(path: Path) -> FactorGraph:
     """Read a factor-graph JSON document (written by ``FactorGraph.save``)."""
     from ..factored.graph.factor_graph import FactorGraph
 
-    if not path.exists():
-        raise InvalidInputError(f"--instance: file not found: {path}")
+    check_input_file(path, "--instance")
     return FactorGraph.load(path)
 
 

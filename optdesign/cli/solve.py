@@ -311,7 +311,8 @@ def solve(
     regret_method: RegretMethod | None = typer.Option(
         None, "--regret-method", help="regret only: exact (one row per joint action, by constraint generation beyond "
         "20,000; default) or mf (FCR, an upper bound on c_theta of polynomial size)."),
-    solver: str | None = typer.Option(None, "--solver", help="Force a solver (CLARABEL, SCS, MOSEK)."),
+    solver: str | None = typer.Option(None, "--solver", help="Force the conic solver (CLARABEL, SCS, MOSEK) of the "
+                                      "cvxpy models; the fast paths use none (checked to be usable either way)."),
     method: str = typer.Option("auto", "--method", help=f"Linear problems only; one of: {', '.join(METHODS)}."),
     tol: float = typer.Option(1e-4, "--tol", help="Linear problems: certified relative gap for the fast path."),
     time_limit: float | None = typer.Option(

@@ -62,6 +62,15 @@ def check_method(method: object) -> DesignMethod:
     return check_option(method, "method", DESIGN_METHODS)
 
 
+def check_solver(solver: object) -> None:
+    """A forced solver must be a usable one even when the fast path answers (then it is not used): InvalidInputError
+    for a name that is not installed, or MOSEK without a licence (:func:`optdesign.solvers.solver_chain`)."""
+    if solver is not None:
+        from ..solvers import solver_chain  # imports cvxpy: only when a solver is named
+
+        solver_chain(solver)  # type: ignore[arg-type]  # it refuses non-strings itself
+
+
 def within_time_limit(time_limit: float | None, tol: float, solve: Callable[[], DesignResult]) -> DesignResult:
     """Run ``solve()`` under the caller's ``time_limit`` (seconds; None keeps each path's own limit).
 
@@ -157,6 +166,7 @@ def minmax_design(
     X = as_arms(X)
     Y = check_direction_scale(as_matrix(Y, "Y", n_cols=X.shape[1]), X)
     check_method(method)
+    check_solver(solver)
     if method not in MINMAX_METHODS:
         raise InvalidInputError(
             f"method {method!r} is offered for G/D-optimal designs only; min-max designs accept "
@@ -225,6 +235,7 @@ def kiefer_wolfowitz_design(X: ArrayLike, solver: str | None, method: DesignMeth
     (``model_fits(K, d)`` is False). ``cvxpy_model(arms, solver)`` builds and solves the conic model.
     """
     check_method(method)
+    check_solver(solver)
     try:
         large = np.ndim(X) == 2 and np.shape(X)[0] >= EXCHANGE_MIN_ARMS
     except ValueError:  # a ragged nested list: as_arms names the problem

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import InvalidInputError
+from ...sizes import check_input_file
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -115,10 +116,16 @@ class FactorGraphJSON:
         Raises
         ------
         InvalidInputError
-            The file cannot be read or is not valid JSON, or :meth:`from_dict` refuses the document.
+            The file cannot be read, is not a regular file, or is not valid JSON (or nested too deeply), or
+            :meth:`from_dict` refuses the document.
+        InstanceTooLargeError
+            The file is above 2 GiB.
         """
+        check_input_file(path, "factor graph")
         try:
             data = json.loads(Path(path).read_text())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise InvalidInputError(f"cannot read factor graph from {path}: {exc}") from None
+        except RecursionError:
+            raise InvalidInputError(f"cannot read factor graph from {path}: its JSON is nested too deeply") from None
         return cls.from_dict(data)
