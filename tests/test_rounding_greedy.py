@@ -107,3 +107,10 @@ def test_round_design_refuses_totals_float64_cannot_round_and_is_exact_up_to_the
             od.round_design([0.3, 0.7], n)
     counts = od.round_design([0.3, 0.7], 2**53)
     assert int(counts.sum()) == 2**53 and abs(int(counts[0]) - 0.3 * 2**53) <= 2
+
+
+def test_greedy_allocation_refuses_a_sequence_above_the_array_limit():
+    from optdesign.errors import InstanceTooLargeError
+
+    with pytest.raises(InstanceTooLargeError, match="greedy sequence"):
+        od.greedy_allocation(np.eye(3), np.eye(3), 10**12)

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InvalidInputError
-from ..validation import as_matrix
+from ..validation import as_matrix, check_array_size, count_text
 
 __all__ = ["greedy_allocation", "greedy_choice", "greedy_scores"]
 
@@ -149,11 +149,15 @@ def greedy_allocation(X: ArrayLike, Y: ArrayLike, n: int, A0: ArrayLike | None =
     ------
     InvalidInputError
         ``n`` not a nonnegative integer, shapes that do not match, NaN/inf, or ``A0`` not positive definite.
+    InstanceTooLargeError
+        A sequence of ``n`` pulls above the array limit (2.5e8 entries).
     """
     X = as_matrix(X, "X")
     Y = as_matrix(Y, "Y", n_cols=X.shape[1])
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise InvalidInputError(f"n must be a nonnegative integer, got {n!r}")
+    check_array_size(float(n), f"a greedy sequence of n = {count_text(n)} pulls",
+                     instead="run fewer pulls, or round a continuous design (round_design) for large n")
     d = X.shape[1]
     A = np.eye(d) if A0 is None else np.array(A0, dtype=float)
     M = _inverse(A, d)
