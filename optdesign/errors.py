@@ -26,6 +26,7 @@ __all__ = [
     "OptDesignError",
     "SolverError",
     "exit_on_project_errors",
+    "run_command_line",
 ]
 
 P = ParamSpec("P")
@@ -101,3 +102,53 @@ def exit_on_project_errors(command: Callable[P, R]) -> Callable[P, R]:
             raise typer.Exit(INTERRUPTED) from None
 
     return wrapper
+
+
+def run_command_line(app: Callable[..., object]) -> None:
+    """Run a typer application as a console script, with its usage errors on one line.
+
+    A usage error (a missing argument, an option without its value, a value of the wrong type, an unknown
+    command) prints ``error: <message> (see '<command> --help')`` on stderr and exits with status 2, as every
+    refused input of the project does, instead of click's boxed message; ``--help``, the commands' own exit
+    statuses and Ctrl-C (``interrupted``, 130) behave as in a standalone typer application.
+
+    Parameters
+    ----------
+    app : typer.Typer
+        The application (called with click's ``standalone_mode=False``).
+
+    Raises
+    ------
+    SystemExit
+        With the command's exit status, 2 for a usage error, 130 after Ctrl-C.
+    """
+    import sys
+
+    import typer
+
+    aborts: tuple[type[BaseException], ...] = (typer.Abort,)
+    try:  # typer before 0.16 raises click's own exceptions
+        import click
+
+        aborts += (click.Abort,)
+    except ImportError:  # pragma: no cover - typer vendors click
+        pass
+    try:
+        code = app(standalone_mode=False)
+    except aborts:
+        typer.echo("interrupted", err=True)
+        sys.exit(INTERRUPTED)
+    except Exception as exc:
+        if not (hasattr(exc, "format_message") and hasattr(exc, "exit_code")):  # not a click error: a bug
+            raise
+        if type(exc).__name__ == "NoArgsIsHelpError":  # a group called without a command: its help
+            exc.show()  # type: ignore[attr-defined]
+            sys.exit(exc.exit_code)
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        message = " ".join(str(exc.format_message()).split())  # click lists choices on several lines
+        typer.echo(f"error: {message}{hint}", err=True)
+        sys.exit(exc.exit_code)
+    if isinstance(code, int) and code != 0:
+        sys.exit(code)
+

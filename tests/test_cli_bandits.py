@@ -132,3 +132,34 @@ def test_seeds_and_budgets_through_the_api():
         run(make_algorithm("fws"), parse_instance("soare:d=2"), 0.1, seed=-1)
     with pytest.raises(InvalidInputError, match="not a budget"):
         Experiment("fws", "soare:d=2", deltas=(0.1,), budget=10).check()
+
+
+@pytest.mark.parametrize(("package", "argv", "message"), [
+    ("bandits", ["run"], "error: Missing argument 'algorithm'. (see 'bandits run --help')"),
+    ("bandits", ["run", "fws", "-i", "soare", "--seed", "abc"], "error: Invalid value for '--seed'"),
+    ("bandits", ["nosuch"], "error: No such command 'nosuch'."),
+    ("optdesign", ["solve"], "error: Missing argument 'problem'. Choose from: g-optimal, d-optimal"),
+])
+def test_usage_errors_of_the_console_scripts_are_one_line(package, argv, message):
+    import subprocess
+    import sys
+
+    code = f"import sys; from {package}.cli import main; sys.argv = {[package, *argv]!r}; main()"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(message), out.stderr
+
+
+def test_help_and_commands_keep_their_exit_status():
+    import subprocess
+    import sys
+
+    run = "import sys; from bandits.cli import main; sys.argv = {!r}; main()"
+    ok = subprocess.run([sys.executable, "-c", run.format(["bandits", "run", "--help"])], capture_output=True,
+                        text=True, timeout=60)
+    assert ok.returncode == 0 and "Usage: bandits run" in ok.stdout
+    refused = subprocess.run([sys.executable, "-c", run.format(["bandits", "run", "fws", "-i", "soare:d=3",
+                                                                 "--seed", "-1"])],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and refused.stderr.strip() == "error: seed must be an integer >= 0, got -1"

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import typer
 
+from optdesign.errors import run_command_line
+
 from .listing import list_command
 from .plot import plot_command
 from .run import RUN_HELP, run_command
@@ -49,8 +51,8 @@ def show_version() -> None:
 
 
 def main() -> None:
-    """Console entry point (``bandits``)."""
-    app()
+    """Console entry point (``bandits``): usage errors on one line (:func:`optdesign.errors.run_command_line`)."""
+    run_command_line(app)
 
 
 __all__ = ["app", "main"]

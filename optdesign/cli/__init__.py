@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import typer
 
+from ..errors import run_command_line
 from .compare import compare
 from .solve import solve
 
@@ -31,8 +32,8 @@ def show_version() -> None:
 
 
 def main() -> None:
-    """Console entry point (``optdesign``)."""
-    app()
+    """Console entry point (``optdesign``): usage errors on one line (:func:`optdesign.errors.run_command_line`)."""
+    run_command_line(app)
 
 
 __all__ = ["app", "main"]
