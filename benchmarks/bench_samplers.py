@@ -1,4 +1,5 @@
-"""Cost per sample of the pure-exploration sampling rules on a random linear instance.
+"""Cost per sample of the pure-exploration sampling rules on a random linear instance (and of the K-armed-only
+rules on as many Gaussian arms).
 
     python benchmarks/bench_samplers.py                         # K = 50, d = 20, delta = 0.01, 1 run each
     python benchmarks/bench_samplers.py --runs 3 --samplers fws lingame
@@ -11,7 +12,9 @@ needs a few times more. Every rule runs under the same GLR stopping rule (practi
 of ceil(0.01 t) pulls (the estimate is refreshed and the stop checked once per batch; a sequential rule
 still picks its arms one at a time inside a batch). The table prints samples, seconds, milliseconds per
 sample and the ratio of the latter to round robin's in the same run. The rules are round robin and every
-rule of the registry marked ``sampler=True`` (oracle baselines excluded) unless ``--samplers`` names them.
+rule of the registry marked ``sampler=True`` (oracle baselines excluded) unless ``--samplers`` names them; the
+rules that run on K-armed instances only (Top-Two) get a second table on K unit-variance Gaussian arms with random
+means scaled the same way.
 BLAS runs single-threaded (``--blas-threads``), so every rule gets the same hardware.
 
 ``--soare N``: also the mean samples over N seeds at delta = 0.1 and 1e-4 on Soare et al.'s instance
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import Any
 
 import numpy as np
 from rich.console import Console
@@ -35,7 +39,7 @@ from threadpoolctl import threadpool_limits
 
 from bandits.environments import LinearBandit
 from bandits.instances import soare
-from bandits.pure_exploration import LinearProblem, Observations
+from bandits.pure_exploration import KArmedBandit, KArmedProblem, LinearProblem, Observations
 from bandits.pure_exploration.samplers.frank_wolfe import INVERSE_UPDATES, FrankWolfe
 from bandits.registry import ALGORITHMS, make_algorithm
 from bandits.run import run
@@ -59,23 +63,45 @@ def random_instance(K: int, d: int, delta: float, target: float, seed: int) -> L
     return LinearBandit(X, theta, name=f"random(K={K},d={d})")
 
 
-def default_samplers() -> list[str]:
-    """Round robin first, then every registered sampling rule but the oracle baselines."""
-    names = [n for n, spec in ALGORITHMS.items() if spec.sampler and n not in ORACLES and n != "round-robin"]
+def random_karmed(K: int, delta: float, target: float, seed: int) -> KArmedBandit:
+    """K unit-variance Gaussian arms with uniform random means, scaled so that T*(mu) log((1 + log target) / delta)
+    = target (T* scales as 1 / |mu|^2)."""
+    means = np.random.default_rng(seed).uniform(size=K)
+    T = KArmedProblem(K).oracle(means).T
+    means = means * np.sqrt(T * np.log((1 + np.log(target)) / delta) / target)
+    return KArmedBandit(means, name=f"gaussian(K={K})")
+
+
+def default_samplers(kind: str) -> list[str]:
+    """Round robin first, then every registered sampling rule of that instance kind but the oracle baselines."""
+    names = [n for n, spec in ALGORITHMS.items()
+             if spec.sampler and kind in spec.kinds and n not in ORACLES and n != "round-robin"]
     return ["round-robin", *names]
 
 
 def speed(args: argparse.Namespace, console: Console) -> None:
-    """The cost-per-sample table."""
-    env = random_instance(args.arms, args.dim, args.delta, args.target, args.instance_seed)
-    oracle = LinearProblem(env.X).oracle(env.theta)
-    console.print(f"{env.name}, delta = {args.delta}: T* kl(delta) = {oracle.sample_complexity(args.delta):.0f}, "
-                  f"growth = 0.01, {args.runs} run(s) per rule")
-    table = Table(title="Cost per sample (mean over runs)")
+    """The cost-per-sample tables: the linear rules on the random linear instance, then the K-armed-only rules on
+    as many Gaussian arms."""
+    linear = random_instance(args.arms, args.dim, args.delta, args.target, args.instance_seed)
+    karmed = random_karmed(args.arms, args.delta, args.target, args.instance_seed)
+    for env, problem, theta, names in (
+            (linear, LinearProblem(linear.X), linear.theta, args.samplers or default_samplers("linear")),
+            (karmed, KArmedProblem(args.arms), karmed.means,
+             [] if args.samplers else ["round-robin", *(n for n in default_samplers("karmed")
+                                                        if "linear" not in ALGORITHMS[n].kinds)])):
+        if names:
+            speed_table(env, problem.oracle(theta).sample_complexity(args.delta), names, args, console)
+
+
+def speed_table(env: Any, bound: float, names: list[str], args: argparse.Namespace, console: Console) -> None:
+    """Samples, seconds and milliseconds per sample of each rule on one instance, against round robin's."""
+    console.print(f"{env.name}, delta = {args.delta}: T* kl(delta) = {bound:.0f}, growth = 0.01, "
+                  f"{args.runs} run(s) per rule")
+    table = Table(title=f"Cost per sample on {env.name} (mean over runs)")
     for col in ("sampler", "samples", "seconds", "ms/sample", "ratio to round-robin", "correct"):
         table.add_column(col, justify="right")
     base = None
-    for name in args.samplers:
+    for name in names:
         algo = make_algorithm(name)
         results = [run(algo, env, args.delta, seed=s, max_samples=args.max_samples) for s in range(args.runs)]
         samples = float(np.mean([r.samples for r in results]))
@@ -149,7 +175,6 @@ def main() -> None:
     parser.add_argument("--published-oracle", type=int, default=0,
                         help="steps of the FWS oracle at the true theta, exact vs published inverse (0: skip it)")
     args = parser.parse_args()
-    args.samplers = args.samplers or default_samplers()
     console = Console(width=160)
     start = time.perf_counter()
     with threadpool_limits(limits=args.blas_threads):
