@@ -117,6 +117,9 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "lingame": AlgorithmSpec("bandits.pure_exploration.samplers.lingame:LinGame", PURE_EXPLORATION,
                              "Degenne et al. 2020: AdaHedge vs best response, optimistic gains, C-tracking, GLR stop",
                              sampler=True),
+    "lazy-tas": AlgorithmSpec("bandits.pure_exploration.samplers.lazy_tas:LazyTrackAndStop", PURE_EXPLORATION,
+                              "Jedra & Proutiere 2020: Frank-Wolfe targets at powers of two, C-tracking, GLR stop",
+                              sampler=True),
     "lingame-c": AlgorithmSpec("bandits.pure_exploration.samplers.lingame_c:LinGameC", PURE_EXPLORATION,
                                "Degenne et al. 2020 LinGame-C: one AdaHedge over (answer, arm) pairs, best responses "
                                "for every answer, C-tracking of the pairs, GLR stop", sampler=True),

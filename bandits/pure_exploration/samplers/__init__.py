@@ -7,15 +7,18 @@ top_two         Top-Two rules (K-armed): EB/TS/UCB leader, TC/TCI/TS challenger,
 frank_wolfe     Frank–Wolfe sampling (Wang, Tzeng & Proutiere 2021): FW steps on min_j f_j, tracked
 lingame         LinGame (Degenne, Ménard, Shang & Valko 2020): AdaHedge vs best response, C-tracking
 lingame_c       LinGame-C (same paper): one AdaHedge over (answer, arm) pairs, best responses for every answer
+lazy_tas        Lazy Track-and-Stop (Jedra & Proutière 2020): Frank–Wolfe targets at powers of two, C-tracking
 games           the exact zero-sum matrix game and the AdaHedge learner they use
 ==============  ===================================================================================
 """
 
 from .frank_wolfe import FrankWolfe
+from .lazy_tas import LazyTrackAndStop
 from .lingame import LinGame
 from .lingame_c import LinGameC
 from .top_two import TopTwo
 from .track_and_stop import TrackAndStop
 from .uniform import FixedWeights, RoundRobin
 
-__all__ = ["FixedWeights", "FrankWolfe", "LinGame", "LinGameC", "RoundRobin", "TopTwo", "TrackAndStop"]
+__all__ = ["FixedWeights", "FrankWolfe", "LazyTrackAndStop", "LinGame", "LinGameC", "RoundRobin", "TopTwo",
+           "TrackAndStop"]
