@@ -92,11 +92,13 @@ def test_char_times_table(small, problem, heading):
         (["compare", "--agents", "4:3"], ["--agents: empty range"]),
         (["compare", "--graph", "ring", "--agents", "2:3"], ["--agents: values must be >= 3"]),
         (["compare", "--m", "1,x"], ["--m: expected"]),
-        (["compare", "--plot", "{missing_dir}/fig.png"], ["--plot: directory not found"]),
+        (["compare", "--plot", "{missing_dir}/fig.png"], ["--plot", "directory not found"]),
+        (["compare", "--plot", "{tmp}/fig.xyz"], ["--plot", "must be an image format"]),
+        (["compare", "--plot", "{tmp}"], ["--plot", "is a directory"]),
     ],
 )
 def test_bad_input_is_one_line(small, tmp_path, args, fragments):
-    paths = {"small": str(small[0]), "missing_dir": str(tmp_path / "nope")}
+    paths = {"small": str(small[0]), "missing_dir": str(tmp_path / "nope"), "tmp": str(tmp_path)}
     assert_one_line_error(invoke(*[a.format(**paths) for a in args]), *fragments)
 
 

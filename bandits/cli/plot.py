@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from optdesign.errors import exit_on_project_errors
+from optdesign.validation import check_image_path
 
 from .summary import print_summary
 
@@ -17,9 +18,7 @@ def plot_command(
 ) -> None:
     """Redraw a study's summary table and figure from its results directory."""
     from ..studies import plot_study, write_tables
-    from ..studies.plots import check_image_path
-
     if output is not None:
-        check_image_path(output)  # before the table: a bad path is the only line printed
+        check_image_path(output, "--output")  # before the table: a bad path is the only line printed
     print_summary(write_tables(directory), directory, wide=wide)
     typer.echo(f"plot: {plot_study(directory, output)}")

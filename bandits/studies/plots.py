@@ -26,11 +26,12 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import check_image_path
 
 from .aggregate import error_curves, summarize
 from .store import read_meta
 
-__all__ = ["IMAGE_SUFFIXES", "check_image_path", "plot_study"]
+__all__ = ["plot_study"]
 
 PLOT_FILE = "plot.png"
 #: inches of a single-panel figure, of each panel of a larger one, and the resolution of the file
@@ -38,39 +39,6 @@ SINGLE_PANEL = (8.0, 5.0)
 PANEL = (5.5, 4.0)
 DPI = 100
 BOUND_LABELS = ("lower bound c kl(δ, 1-δ)", "practical bound t* = c β(t*, δ)")
-
-
-#: the image formats a plot may be written in (matplotlib's, by file suffix)
-IMAGE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff", ".webp")
-
-
-def check_image_path(path: str | Path) -> Path:
-    """An image file to write: its directory exists, it is not a directory itself, its suffix is an image format.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file to write.
-
-    Returns
-    -------
-    Path
-        The path.
-
-    Raises
-    ------
-    InvalidInputError
-        A directory, a missing parent directory, or a suffix outside :data:`IMAGE_SUFFIXES`.
-    """
-    target = Path(path)
-    if target.is_dir():
-        raise InvalidInputError(f"{target} is a directory: give an image file such as {target / PLOT_FILE}")
-    if not target.parent.is_dir():
-        raise InvalidInputError(f"cannot write {target}: directory not found: {target.parent}")
-    if target.suffix.lower() not in IMAGE_SUFFIXES:
-        raise InvalidInputError(f"cannot write {target}: the suffix must be an image format "
-                                f"({', '.join(IMAGE_SUFFIXES)}), got {target.suffix or 'none'!r}")
-    return target
 
 
 def plot_study(out: str | Path, path: str | Path | None = None) -> Path:
@@ -95,7 +63,7 @@ def plot_study(out: str | Path, path: str | Path | None = None) -> Path:
         not exist, or has a suffix that is not an image format.
     """
     out = Path(out)
-    target = check_image_path(path) if path is not None else out / PLOT_FILE
+    target = check_image_path(path, "--output") if path is not None else out / PLOT_FILE
     meta = read_meta(out)["study"]
     summary = summarize(out)
     if summary.empty:

@@ -20,6 +20,7 @@ import typer
 from rich.console import Console
 
 from ..errors import InstanceTooLargeError, InvalidInputError, SolverError, exit_on_project_errors
+from ..validation import check_image_path
 from .compare_report import _load_matplotlib, _plot_compare, _print_compare_tables
 from .inputs import parse_int_range
 
@@ -225,8 +226,7 @@ def _sweep_axes(graph: GraphKind, agents: str, actions: str, m_values: str, seed
     if exact_limit is not None and exact_limit < 0:
         raise InvalidInputError(f"--exact-limit must be >= 0, got {exact_limit}")
     if plot is not None:
-        if not plot.parent.exists():
-            raise InvalidInputError(f"--plot: directory not found: {plot.parent}")
+        check_image_path(plot, "--plot")
         _load_matplotlib()  # fail before the sweep, not after it
     if len(Ns) * len(Ks) * seeds > MAX_COMPARE_INSTANCES:
         raise InstanceTooLargeError(f"the sweep has {len(Ns) * len(Ks) * seeds:,} instances ({len(Ns)} N x {len(Ks)} K "
