@@ -6,11 +6,10 @@ Re-exported by :mod:`optdesign.validation`, the module code built on the toolkit
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
-from .errors import InstanceTooLargeError, InvalidInputError
+from .errors import InstanceTooLargeError
 
-__all__ = ["MAX_ARRAY_ENTRIES", "MAX_INPUT_BYTES", "check_array_size", "check_input_file", "count_text"]
+__all__ = ["MAX_ARRAY_ENTRIES", "check_array_size", "count_text"]
 
 
 def count_text(n: int) -> str:
@@ -70,45 +69,3 @@ def check_array_size(entries: float, what: str, *, instead: str | None = None,
         hint = f"; {instead}" if instead else ""
         raise InstanceTooLargeError(f"{what} needs {entries:.3g} numbers ({entries * 8 / 2**30:.3g} GiB), above the "
                                     f"limit of {limit:.3g} ({limit * 8 / 2**30:.3g} GiB){hint}")
-
-
-#: the largest input file read (arms, items, theta, factor-graph JSON, study files): 2 GiB
-MAX_INPUT_BYTES = 2 * 2**30
-
-
-def check_input_file(path: str | Path, what: str, *, limit: int = MAX_INPUT_BYTES) -> Path:
-    """A file to read whole: it exists, is a regular file (not a device or a pipe such as ``/dev/zero``, whose
-    size is unknown) and is at most ``limit`` bytes.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    what : str
-        What it is, at the start of the error message (e.g. ``"--arms"``).
-    limit : int
-        Largest accepted size in bytes (MAX_INPUT_BYTES = 2 GiB).
-
-    Returns
-    -------
-    Path
-        The path.
-
-    Raises
-    ------
-    InvalidInputError
-        A missing file, a directory or other non-regular file.
-    InstanceTooLargeError
-        A file above ``limit`` bytes.
-    """
-    target = Path(path)
-    if not target.exists():
-        raise InvalidInputError(f"{what}: file not found: {target}")
-    if not target.is_file():
-        raise InvalidInputError(f"{what}: {target} is not a regular file")
-    size = target.stat().st_size
-    if size > limit:
-        raise InstanceTooLargeError(f"{what}: {target} holds {size / 2**30:.3g} GiB, above the limit of "
-                                    f"{limit / 2**30:.3g} GiB for an input file")
-    return target
-

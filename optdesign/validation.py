@@ -8,13 +8,12 @@ programs.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 from numpy.typing import ArrayLike
 
 from .errors import InstanceTooLargeError, InvalidInputError
-from .sizes import check_array_size, check_input_file, count_text
+from .files import check_image_path, check_input_file
+from .sizes import check_array_size, count_text
 
 __all__ = [
     "as_arms",
@@ -363,39 +362,3 @@ def check_enumerable(n_joint_actions: int, limit: int, *, what: str, instead: st
     if n_joint_actions > limit:
         raise InstanceTooLargeError(f"{what} needs one constraint per joint action: {count_text(n_joint_actions)} "
                                     f"exceeds the limit {limit}; use {instead} instead")
-
-
-#: the image formats a figure may be written in (matplotlib's, by file suffix)
-IMAGE_SUFFIXES = (".png", ".pdf", ".svg", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff", ".webp")
-
-
-def check_image_path(path: str | Path, what: str) -> Path:
-    """An image file to write: its directory exists, it is not a directory itself, its suffix is an image format.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file to write.
-    what : str
-        The option that names it, at the start of the error message (e.g. ``"--plot"``).
-
-    Returns
-    -------
-    Path
-        The path.
-
-    Raises
-    ------
-    InvalidInputError
-        A directory, a missing parent directory, or a suffix outside :data:`IMAGE_SUFFIXES`.
-    """
-    target = Path(path)
-    if target.is_dir():
-        raise InvalidInputError(f"{what}: {target} is a directory: give an image file such as {target / 'plot.png'}")
-    if not target.parent.is_dir():
-        raise InvalidInputError(f"{what}: cannot write {target}: directory not found: {target.parent}")
-    if target.suffix.lower() not in IMAGE_SUFFIXES:
-        raise InvalidInputError(f"{what}: cannot write {target}: the suffix must be an image format "
-                                f"({', '.join(IMAGE_SUFFIXES)}), got {target.suffix or 'none'!r}")
-    return target
-
