@@ -163,3 +163,31 @@ def test_help_and_commands_keep_their_exit_status():
                                                                  "--seed", "-1"])],
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and refused.stderr.strip() == "error: seed must be an integer >= 0, got -1"
+
+
+def test_a_long_fixed_budget_says_how_long_it_will_take(capsys):
+    from bandits.cli.run import BudgetEstimate
+
+    now = [0.0]
+    estimate = BudgetEstimate(10**15, clock=lambda: now[0])
+    now[0] = 1.0
+    estimate(400, 400)  # before two seconds: nothing
+    assert capsys.readouterr().err == ""
+    now[0] = 2.0
+    estimate(800, 800)  # 400 pulls per second: (1e15 - 800) / 400 s = 7.9e4 years
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "budget T = 1,000,000,000,000,000 pulls: about 7.9e+04 years more at 400" in err
+    now[0] = 10.0
+    estimate(4000, 4000)  # once only
+    assert capsys.readouterr().err == ""
+    short = BudgetEstimate(2000, clock=lambda: now[0])
+    now[0] = 13.0
+    short(1000, 1000)  # the rest takes 3 s: not worth a line
+    assert capsys.readouterr().err == ""
+
+
+def test_durations_read_in_the_largest_fitting_unit():
+    from bandits.cli.run import _duration
+
+    assert [_duration(s) for s in (45, 700, 3 * 3600, 5 * 86400, 3.156e7 * 2.5e6)] == [
+        "45 s", "11.7 min", "3 h", "5 days", "2.5e+06 years"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+import time
+from collections.abc import Callable
 
 import typer
 from rich.console import Console
@@ -18,11 +20,58 @@ from ..run import DEFAULT_MAX_SAMPLES
 from .listing import catalogue
 
 
+class BudgetEstimate:
+    """Progress callback of a fixed-budget run off a terminal: once ``after`` seconds have passed, one line on stderr
+    with the time the whole budget will take at the rate so far, when that is more than ``quiet`` seconds.
+
+    Parameters
+    ----------
+    budget : int
+        The budget T (pulls).
+    after : float
+        Seconds of running before the rate is measured.
+    quiet : float
+        Estimates at or below this many seconds are not shown.
+    clock : callable
+        The time source (seconds).
+    """
+
+    def __init__(self, budget: int, *, after: float = 2.0, quiet: float = 60.0,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.budget, self.after, self.quiet, self.clock = budget, after, quiet, clock
+        self.start = clock()
+        self.done = False
+
+    def __call__(self, samples: int, batches: int) -> None:
+        if self.done:
+            return
+        elapsed = self.clock() - self.start
+        if elapsed < self.after or samples <= 0:
+            return
+        self.done = True
+        left = (self.budget - samples) * elapsed / samples
+        if left > self.quiet:
+            typer.echo(f"budget T = {self.budget:,} pulls: about {_duration(left)} more at {samples / elapsed:,.0f} "
+                       "pulls per second so far (Ctrl-C aborts)", err=True)
+
+
+def _duration(seconds: float) -> str:
+    """Seconds as the largest unit that reads well: '45 s', '12 min', '3.2 h', '41 days', '2.1e+06 years'."""
+    for unit, size in (("years", 3.156e7), ("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= 2 * size:
+            value = seconds / size
+            return f"{value:.3g} {unit}" if value < 1e4 else f"{value:.2g} {unit}"
+    return f"{seconds:.0f} s"
+
+
 def execute_with_progress(experiment: Experiment) -> list[dict]:
-    """Run the experiment; on a terminal a live line shows the samples and batches so far. Ctrl-C ends a
-    fixed-confidence run with what it has (``stopped by: interrupted``) instead of a traceback; a fixed-budget
-    (thresholding) run has no partial result, so there it aborts."""
+    """Run the experiment; on a terminal a live line shows the samples and batches so far, off a terminal a
+    fixed-budget run says once how long its budget will take when that is long. Ctrl-C ends a fixed-confidence run
+    with what it has (``stopped by: interrupted``) instead of a traceback; a fixed-budget (thresholding) run has no
+    partial result, so there it aborts."""
     if not sys.stderr.isatty():
+        if kind_of(experiment.kind).budgeted and experiment.budget is not None:
+            return experiment.execute(progress=BudgetEstimate(int(experiment.budget)), interruptible=True)
         return experiment.execute(interruptible=True)
     columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
     with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
