@@ -203,6 +203,12 @@ def _g_gaussian(lam: float) -> float:
     return float(2 * lam - 2 * lam * np.log(4 * lam) + np.log(zeta(2 * lam)) - 0.5 * np.log1p(-lam))
 
 
+def check_calibration_argument(x: float) -> None:
+    """Refuse an argument of a calibration function that is negative or not finite (InvalidInputError)."""
+    if not (np.isfinite(x) and x >= 0):
+        raise InvalidInputError(f"the calibration function needs a finite x >= 0, got {x!r}")
+
+
 @lru_cache(maxsize=256)
 def gaussian_calibration(x: float) -> float:
     """C_G(x) = min over lambda in (1/2, 1] of (g_G(lambda) + x) / lambda, the calibration of the Gaussian
@@ -228,8 +234,7 @@ def gaussian_calibration(x: float) -> float:
     InvalidInputError
         ``x`` negative or not finite.
     """
-    if not (np.isfinite(x) and x >= 0):
-        raise InvalidInputError(f"the calibration function needs a finite x >= 0, got {x!r}")
+    check_calibration_argument(x)
     from scipy.optimize import minimize_scalar
 
     def objective(s: float) -> float:
@@ -320,13 +325,12 @@ def exponential_calibration(x: float) -> float:
     InvalidInputError
         ``x`` negative or not finite.
     """
-    if not (np.isfinite(x) and x >= 0):
-        raise InvalidInputError(f"the calibration function needs a finite x >= 0, got {x!r}")
+    check_calibration_argument(x)
     return 2.0 * _h_tilde(0.5 * (_h_inverse(1.0 + x) + np.log(np.pi**2 / 3)))
 
 
 @dataclass(frozen=True)
-class Kk21ExpFamilyThreshold(Threshold):
+class Kk21ExpFamilyThreshold(Kk21Threshold):
     """beta(t, delta) = 2 T(log((K - 1) / delta) / 2) + 6 log(1 + log(t / 2)), K arms of one exponential family.
 
     Kaufmann & Koolen (2021) bound, for arms of a one-parameter exponential family and any sampling rule, the
@@ -342,16 +346,9 @@ class Kk21ExpFamilyThreshold(Threshold):
         K, the number of arms (at least 2).
     """
 
-    n_arms: int
-
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         x = 0.5 * float(np.log((self.n_arms - 1) / delta))
         return 2.0 * exponential_calibration(max(x, 0.0)) + 6.0 * float(np.log1p(np.log(max(t, 2.0) / 2.0)))
-
-    @property
-    def name(self) -> str:
-        """``kk21``."""
-        return "kk21"
 
 
 #: the threshold names the linear algorithms accept

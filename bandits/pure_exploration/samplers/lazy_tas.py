@@ -96,20 +96,7 @@ class _LazyState(SequentialState):
         return float(counts.min()) if A is None else float(np.linalg.eigvalsh(A)[0])
 
     def plan(self, obs: Observations, n: int) -> np.ndarray:
-        """Update the target at powers of two, decide forced exploration, then pull arm by arm.
-
-        Parameters
-        ----------
-        obs : Observations
-            Counts, sums and estimate at the batch's start.
-        n : int
-            Batch size.
-
-        Returns
-        -------
-        numpy.ndarray of int, shape (K,)
-            Pulls per arm summing to ``n``.
-        """
+        """Update the target at powers of two, decide forced exploration, then pull arm by arm."""
         t = obs.t
         if self.cumulative is None:  # after the initial pulls: they count as on target, and fix c0
             self.cumulative = obs.counts.astype(float)
