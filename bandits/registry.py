@@ -99,6 +99,9 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                          "Track-and-Stop on the exact T* (re-solved by constraint generation)"),
     "uniform": AlgorithmSpec("bandits.multiagent.algorithms:UniformSampling", "factored",
                              "uniform product sampling, same factored GLRT"),
+    "joint-top-two": AlgorithmSpec("bandits.multiagent.top_two:JointTopTwo", "factored",
+                                   "Top-Two over joint actions: leader (EB/TS), exact best response, IDS beta, "
+                                   "factored GLRT"),
     "gk-tas": AlgorithmSpec("bandits.multiagent.mab:GKTrackAndStop", "factored",
                             "Garivier–Kaufmann Track-and-Stop, one agent (D/C tracking)"),
     "round-robin": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:RoundRobin", PURE_EXPLORATION,

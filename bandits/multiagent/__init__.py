@@ -24,10 +24,11 @@ Modules, one concept each:
 from .algorithms import ExactTaS, MFTaS, MFTaSOracle, UniformSampling
 from .environment import FactoredBandit
 from .exploration import build_a0, covering_set, greedy_cover
-from .glrt import FactoredGLRT, FactoredStatistics
+from .glrt import FactoredGLRT
 from .joint_actions import GroupIndexer
 from .mab import GKTrackAndStop, gk_optimal_weights
 from .problem import BestResponse, FactoredProblem
+from .statistics import FactoredStatistics
 from .thresholds import FactoredTheoryThreshold
 
 __all__ = [

@@ -1,7 +1,6 @@
-"""Sufficient statistics of factored semi-bandit feedback and the factored GLRT (MF-TaS §6.3).
-
-Statistics: per group action (e, b) the count N_{e,b} and the reward sum; theta_hat_e(b) = sum / N.
-With a_hat = argmax_a sum_e theta_hat_e(a_e) (max-sum) the Gaussian GLR statistic is
+"""The factored GLRT (MF-TaS §6.3). From the statistics of :mod:`bandits.multiagent.statistics`
+(theta_hat_e(b) = sum / N per group action), with a_hat = argmax_a sum_e theta_hat_e(a_e) (max-sum), the
+Gaussian GLR statistic is
 
     Lambda_t = min_{a != a_hat} D(a)^2 / (2 sigma^2 H(a)),
     D(a) = sum_e (theta_hat_e(a_hat_e) - theta_hat_e(a_e)),   H(a) = sum_e h_e(a_e),
@@ -59,40 +58,12 @@ from optdesign.factored import MaxSum
 from ..validation import check_choice
 from .joint_actions import GroupIndexer
 
-__all__ = ["FactoredGLRT", "FactoredStatistics", "GLRState", "GLRValue"]
+__all__ = ["FactoredGLRT", "GLRState", "GLRValue"]
 
 #: the ``glrt`` options of the factored algorithms
 GLRT_MODES = ("exact", "conservative")
 #: relative safety margin on the enumeration bound (gaps from summed regrets vs direct sums)
 BOUND_MARGIN = 1e-9
-
-
-class FactoredStatistics:
-    """Counts N_{e,b} and reward sums per flat group action (the estimate is the problem's:
-    :meth:`bandits.multiagent.problem.FactoredProblem.estimate`).
-
-    Parameters
-    ----------
-    abar : int
-        Number of group actions Abar (the layout of :attr:`optdesign.FactorGraph.means`).
-    """
-
-    def __init__(self, abar: int) -> None:
-        self.counts = np.zeros(abar, dtype=np.int64)
-        self.sums = np.zeros(abar)
-
-    def add(self, counts: npt.NDArray[np.int64], sums: npt.NDArray[np.float64]) -> None:
-        """Add a batch of observations.
-
-        Parameters
-        ----------
-        counts : ndarray of int, shape (Abar,)
-            Observations of every group action in the batch.
-        sums : ndarray of float, shape (Abar,)
-            Their reward sums.
-        """
-        self.counts += counts
-        self.sums += sums
 
 
 @dataclass(frozen=True)
@@ -282,8 +253,9 @@ class GLRState:
         self.enumerated = int(ratios.size)
         self.exhausted = True
 
-    def _search(self, beta: float | None) -> None:
-        """Advance until exact (or, with ``beta``, until "Lambda > beta" is decided) or the cap."""
+    def _search(self, beta: float | None, limit: int | None = None) -> None:
+        """Advance until exact (or, with ``beta``, until "Lambda > beta" is decided), the cap or ``limit`` listed."""
+        cap = self.glrt.max_enumerated if limit is None else min(limit, self.glrt.max_enumerated)
         while not self.exhausted:
             if beta is not None and self.found <= beta:
                 return
@@ -298,8 +270,8 @@ class GLRState:
                     return
                 if beta is not None and lb > beta:
                     return
-            if self.enumerated >= self.glrt.max_enumerated:
-                self.truncated = True
+            if self.enumerated >= cap:
+                self.truncated = self.enumerated >= self.glrt.max_enumerated
                 return
             self._pending = None
             D, H = self._evaluate(action)
@@ -313,6 +285,34 @@ class GLRState:
                 self._add_cut()
 
     # ------------------------------------------------------------------ public answers
+    def advance(self, listed: int) -> bool:
+        """List at most ``listed`` more alternatives towards the exact statistic.
+
+        Parameters
+        ----------
+        listed : int
+            Alternatives the search may list in this call (>= 0).
+
+        Returns
+        -------
+        bool
+            Whether the statistic and its minimiser ``argmin_action`` are now exact.
+        """
+        self._search(None, self.enumerated + max(int(listed), 0))
+        return self.exhausted
+
+    def settle(self, action: np.ndarray) -> None:
+        """Record the minimiser found by another exact method: the statistic becomes exact at ``action``.
+
+        Parameters
+        ----------
+        action : numpy.ndarray of int, shape (N,)
+            A joint action other than ``best`` with the smallest ratio D(a)^2 / (2 sigma^2 H(a)).
+        """
+        D, H = self._evaluate(np.asarray(action))
+        self._record(D, H, np.asarray(action))
+        self.exhausted = True
+
     def d_min(self) -> float:
         """Empirical second-best gap D_min = theta_hat(a_hat) - theta_hat(a_(2)).
 

@@ -29,9 +29,10 @@ from ..stopping import Threshold
 from ..tracking import next_checkpoint
 from .environment import FactoredBandit
 from .exploration import covering_set, exploration_level, forced_plays
-from .glrt import FactoredStatistics, GLRState
+from .glrt import GLRState
 from .joint_actions import encode_joint
 from .problem import FactoredProblem
+from .statistics import FactoredStatistics
 from .thresholds import make_threshold
 
 __all__ = ["FactoredPolicy"]

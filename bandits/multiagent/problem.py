@@ -23,7 +23,6 @@ convention T = 2 sigma^2 T*, with the optimal marginals per group action as weig
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,6 +33,7 @@ from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import MaxSum
 
 from ..pure_exploration.problem import Oracle, Pieces, Problem
+from .best_response import BestResponse, exact_best_response
 from .glrt import FactoredGLRT, GLRState
 from .joint_actions import GroupIndexer, decode, encode_joint
 
@@ -44,26 +44,6 @@ __all__ = ["BestResponse", "FactoredProblem"]
 
 #: joint actions above which :meth:`FactoredProblem.pieces` refuses to list them
 MAX_LISTED = 200_000
-
-
-@dataclass(frozen=True)
-class BestResponse:
-    """The most confusing alternative at (theta, w) and its value.
-
-    Parameters
-    ----------
-    value : float
-        min over a != a_hat of f_a(w) (the GLR statistic when w are counts); exact when ``exact``, else a certified
-        lower bound.
-    action : numpy.ndarray of int or None
-        The minimising joint action (None when no alternative has been listed, e.g. an unobserved group action).
-    exact : bool
-        Whether ``value`` is the minimum itself (the search closed within its cap).
-    """
-
-    value: float
-    action: np.ndarray | None
-    exact: bool
 
 
 class FactoredProblem(Problem):
@@ -145,7 +125,8 @@ class FactoredProblem(Problem):
         return self.glrt(mu, counts)
 
     def best_response(self, mu: np.ndarray, w: np.ndarray) -> BestResponse:
-        """The alternative joint action of smallest f_a(w), by the exact search (never listing every action).
+        """The alternative joint action of smallest f_a(w), exactly and without listing every joint action
+        (:func:`bandits.multiagent.best_response.exact_best_response`).
 
         Parameters
         ----------
@@ -159,9 +140,7 @@ class FactoredProblem(Problem):
         BestResponse
             Its value, the joint action and whether the value is exact.
         """
-        state = self.glr_state(mu, w)
-        result = state.exact()
-        return BestResponse(result.value, state.argmin_action, result.exact)
+        return exact_best_response(self.glr_state(mu, w))
 
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
         """The piece f_a(w) of every alternative joint action (listed: small instances and checks).

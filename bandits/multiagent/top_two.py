@@ -1,0 +1,181 @@
+"""Top-Two sampling on factored multi-agent bandits: every round plays a leader or a challenger joint action.
+
+The Top-Two rules of the K-armed problem (:mod:`bandits.pure_exploration.samplers.top_two`; Russo 2016, Jourdan et
+al. 2022) carry over to a factor graph because its pieces have the K-armed shape: the piece of an alternative a
+(:mod:`bandits.multiagent.problem`) reads the counts only at the entries (e, a_hat_e) and (e, a_e) of the factors
+that a changes, exactly as a K-armed piece reads the leader's count and the challenger's. Playing the leader joint
+action adds one observation to each of its entries, playing the challenger to each of its own, so a round of
+either is one "arm" of the K-armed rule. Per batch of the factored loop (:mod:`bandits.multiagent.policy`):
+
+* leader B: ``"eb"``, the empirical best a_hat (max-sum of theta_hat); or ``"ts"``, the max-sum of one posterior
+  draw theta_e(b) ~ N(theta_hat_e(b), sigma^2 / N_e,b);
+* challenger C (transportation cost): for B = a_hat, the best response argmin_{a != a_hat} D(a)^2 / (2 sigma^2 H(a))
+  at the counts, found exactly without listing every joint action (:mod:`bandits.multiagent.best_response`: the
+  GLRT's search, then the Pareto elimination of exact T*'s separation); for a TS leader
+  B != a_hat, a_hat itself, whose cost against B is zero;
+* B with proportion beta: a number in (0, 1), or ``"ids"`` (information-directed selection, You, Qin, Wang & Yang,
+  COLT 2023): the leader's share of the information of the pair at its closest alternative, which is
+  sum_{e changed} 1 / N_{e,B_e} divided by H(C) = sum_{e changed} (1 / N_{e,B_e} + 1 / N_{e,C_e})
+  (N_C / (N_B + N_C) with one agent, the K-armed Gaussian IDS); ``selection="tracking"`` plays B while its pulls
+  as leader are at most the sum of the betas of the rounds it led (one counter per leader), ``"sampling"`` draws
+  the number of leader rounds of the batch from a binomial.
+
+The pair is computed at the batch's start (the estimate and the counts of the last checkpoint); ``growth`` sets
+the batches (0.01: pairs re-computed on a 1 % grid of rounds; a tiny growth gives one round per batch and the
+sequential rule). With one agent and ``exploration="none"`` the rule picks the pulls of the K-armed EB-TC / IDS
+rule. Per batch the cost is the GLR search of the stopping rule (shared with it) plus, for ``"ts"``, one max-sum.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from optdesign.errors import InvalidInputError
+from optdesign.factored import MaxSum
+
+from ..validation import check_choice
+from .algorithms import _FactoredConfig
+from .best_response import exact_best_response
+from .environment import FactoredBandit
+from .glrt import GLRState
+from .joint_actions import encode_joint
+from .policy import FactoredPolicy, _shared_doc, check_env
+
+__all__ = ["JOINT_LEADERS", "JOINT_SELECTIONS", "JointTopTwo", "leader_share"]
+
+#: the leader rules and the selections of :class:`JointTopTwo`
+JOINT_LEADERS = ("eb", "ts")
+JOINT_SELECTIONS = ("tracking", "sampling")
+
+
+def leader_share(counts: np.ndarray, leader_entries: np.ndarray, challenger_entries: np.ndarray) -> float:
+    """The IDS proportion of the leader: sum 1 / N_{e,B_e} over the factors where B and C differ, over H(C).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray, shape (Abar,)
+        Observations per group action (positive at the entries read).
+    leader_entries : numpy.ndarray of int, shape (F,)
+        The flat group action of the leader in every factor.
+    challenger_entries : numpy.ndarray of int, shape (F,)
+        The same for the challenger.
+
+    Returns
+    -------
+    float
+        The share in [0, 1]; 1/2 when the two joint actions agree on every factor.
+    """
+    changed = leader_entries != challenger_entries
+    lead = float(np.sum(1.0 / counts[leader_entries[changed]]))
+    chal = float(np.sum(1.0 / counts[challenger_entries[changed]]))
+    return lead / (lead + chal) if lead + chal > 0 else 0.5
+
+
+@_shared_doc
+@dataclass(frozen=True)
+class JointTopTwo(_FactoredConfig):
+    """Top-Two on a factor graph: a leader joint action, its exact best response, beta between them (module
+    docstring), factored GLRT stop.
+
+    Parameters
+    ----------
+    leader : str
+        ``"eb"`` (the empirical best, default) or ``"ts"`` (the best joint action of a posterior draw).
+    beta : float or str
+        The leader's proportion in (0, 1), or ``"ids"`` (information-directed selection, default).
+    selection : str
+        ``"tracking"`` (per-leader tracking of beta, default) or ``"sampling"`` (a binomial draw per batch).
+%(threshold)s
+%(glrt)s
+%(cover)s
+%(exploration)s Default ``"paper"``.
+%(growth)s
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown leader, selection, threshold, glrt, cover or exploration option, a beta outside (0, 1) other than
+        ``"ids"``, or a growth outside (0, 1].
+    """
+
+    leader: str = "eb"
+    beta: float | str = "ids"
+    selection: str = "tracking"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_choice(self.leader, "leader", JOINT_LEADERS)
+        check_choice(self.selection, "selection", JOINT_SELECTIONS)
+        b = self.beta
+        if b != "ids" and (isinstance(b, (bool, str)) or not isinstance(b, (int, float)) or not 0 < b < 1):
+            raise InvalidInputError(f"beta must be a number in (0, 1) or 'ids', got {b!r}")
+
+    @property
+    def name(self) -> str:
+        """``"joint-top-two"``."""
+        return "joint-top-two"
+
+    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
+        """The policy: after the pass over A0, each batch plays the leader and its challenger."""
+        return _TopTwoPolicy(check_env(env), rng, self, **self._options())
+
+
+class _TopTwoPolicy(FactoredPolicy):
+    def __init__(self, env: FactoredBandit, rng: np.random.Generator, rule: JointTopTwo, **options: Any) -> None:
+        super().__init__(env, rng, **options)
+        self.rule = rule
+        self.leader_pulls: dict[int, float] = {}  # per leader code: its pulls in the rounds it led
+        self.beta_sums: dict[int, float] = {}  # per leader code: the sum of beta over those rounds
+        self.ts_leaders = 0  # batches whose posterior leader differed from a_hat
+
+    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
+        state = self.state()
+        leader, challenger = self._pair(state)
+        if challenger is None:  # a single joint action: nothing to test against
+            return self.indexer.counts(leader[None, :], np.array([rounds]))
+        flat = self.indexer.flat(np.stack([leader, challenger]))
+        beta = (leader_share(self.stats.counts, flat[0], flat[1]) if self.rule.beta == "ids"
+                else float(self.rule.beta))
+        n_leader = self._leader_rounds(encode_joint(leader, self.radices), beta, rounds)
+        reps = np.array([n_leader, rounds - n_leader])
+        keep = reps > 0
+        return self.indexer.counts(np.stack([leader, challenger])[keep], reps[keep])
+
+    def _pair(self, state: GLRState) -> tuple[np.ndarray, np.ndarray | None]:
+        """(leader, challenger) at the batch's start; the challenger is None when there is no alternative."""
+        if self.rule.leader == "ts":
+            N = self.stats.counts.astype(float)
+            draw = state.theta + self.sigma / np.sqrt(N) * self.rng.standard_normal(N.size)
+            leader = MaxSum(self.structure.plan(), draw).best_action
+            if not np.array_equal(leader, state.best):
+                self.ts_leaders += 1
+                return leader, state.best
+        start = time.perf_counter()
+        challenger = exact_best_response(state).action
+        self.solve_time += time.perf_counter() - start  # the search and optdesign's Pareto elimination
+        return state.best, challenger
+
+    def _leader_rounds(self, code: int, beta: float, rounds: int) -> int:
+        """Rounds of the batch given to the leader: per-leader tracking of beta, or a binomial draw."""
+        if self.rule.selection == "sampling":
+            return int(self.rng.binomial(rounds, beta))
+        pulls, total = self.leader_pulls.get(code, 0.0), self.beta_sums.get(code, 0.0)
+        n = 0
+        for _ in range(rounds):
+            total += beta
+            if pulls <= total:
+                pulls += 1
+                n += 1
+        self.leader_pulls[code], self.beta_sums[code] = pulls, total
+        return n
+
+    def stop_statistic(self) -> dict[str, Any]:
+        out = super().stop_statistic()
+        if out and self.rule.leader == "ts":
+            out["ts_leaders"] = self.ts_leaders
+        return out

@@ -1,0 +1,139 @@
+"""Top-Two over joint actions against independent truths: the challenger is the enumerated best response, one
+agent gives the K-armed rule's leader, challenger and IDS proportion, the information share is the closest
+alternative's, and the rule is delta-correct over seeded runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import beta as beta_law
+
+from bandits.instances import soare
+from bandits.multiagent import FactoredBandit
+from bandits.multiagent import instances as inst
+from bandits.multiagent.top_two import JointTopTwo, leader_share
+from bandits.pure_exploration import Gaussian, KArmedProblem
+from bandits.pure_exploration.samplers.top_two import transport_costs
+from bandits.registry import make_algorithm
+from bandits.run import run
+from optdesign import FactorGraph
+from optdesign.errors import InvalidInputError
+
+GRAPHS = {
+    "line": lambda: FactorGraph.line(4, 3, seed=1),
+    "ring": lambda: FactorGraph.ring(4, 2, seed=2),
+    "star": lambda: FactorGraph.star(4, 2, seed=3),
+    "grid": lambda: FactorGraph.grid(2, 2, 2, seed=4),
+    "mixed K": lambda: FactorGraph.line(3, [2, 3, 2], seed=5),
+}
+
+
+def policy_at(fg: FactorGraph, rule: JointTopTwo, seed: int):
+    """A started policy whose statistics are a random state (every group action observed)."""
+    env = FactoredBandit(fg)
+    policy = rule.start(env, 0.1, np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(1, 30, size=env.n_arms)
+    policy.observe(counts, counts * rng.normal(size=env.n_arms))
+    return env, policy
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+@pytest.mark.parametrize("seed", range(3))
+def test_the_challenger_is_the_enumerated_best_response(name, seed):
+    fg = GRAPHS[name]()
+    _env, policy = policy_at(fg, JointTopTwo(), seed)
+    leader, challenger = policy._pair(policy.state())
+    problem, theta, N = policy.problem, policy.theta_hat(), policy.stats.counts
+    pieces = problem.pieces(theta, N, gradients=False)
+    assert leader.tolist() == problem.decode(pieces.best).tolist()
+    flat = problem.indexer.flat(challenger[None, :])[0]
+    star = problem.indexer.flat(leader[None, :])[0]
+    D = theta[star].sum() - theta[flat].sum()
+    changed = flat != star
+    H = (1 / N[star][changed] + 1 / N[flat][changed]).sum()
+    assert D**2 / (2 * H) == pytest.approx(pieces.value, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_one_agent_gives_the_k_armed_rule(seed):
+    rng = np.random.default_rng(seed)
+    K = 6
+    fg = FactorGraph([K], [((0,), rng.normal(size=K))])
+    _env, policy = policy_at(fg, JointTopTwo(exploration="none"), seed)
+    leader, challenger = policy._pair(policy.state())
+    mu, N = policy.theta_hat(), policy.stats.counts
+    karmed = KArmedProblem(K, Gaussian(1.0))
+    B = int(np.argmax(mu))
+    C = int(np.argmin(transport_costs(karmed, mu, N, B)))
+    assert (int(leader[0]), int(challenger[0])) == (B, C)
+    ids = N[C] / (N[B] + N[C])  # the K-armed Gaussian IDS proportion
+    assert leader_share(N, np.array([B]), np.array([C])) == pytest.approx(ids, rel=1e-12)
+
+
+def test_leader_share_is_the_leaders_part_of_the_closest_alternative():
+    """sum over the leader's entries of N (theta - lambda)^2 over the whole sum, lambda the closest alternative."""
+    fg = FactorGraph.line(4, 3, seed=7)
+    _env, policy = policy_at(fg, JointTopTwo(), 3)
+    leader, challenger = policy._pair(policy.state())
+    theta, N = policy.theta_hat(), policy.stats.counts.astype(float)
+    ix = policy.indexer
+    star, other = ix.flat(leader[None, :])[0], ix.flat(challenger[None, :])[0]
+    # the closest alternative: minimise sum N (theta - lam)^2 subject to lam(challenger) = lam(leader)
+    direction = np.zeros(theta.size)
+    np.add.at(direction, other, 1.0)
+    np.add.at(direction, star, -1.0)
+    step = (direction @ theta) / (direction**2 / N).sum()
+    lam = theta - step * direction / N
+    assert direction @ lam == pytest.approx(0.0, abs=1e-12)
+    info = N * (theta - lam) ** 2
+    changed = star != other
+    lead = info[star[changed]].sum()
+    assert leader_share(N, star, other) == pytest.approx(lead / (lead + info[other[changed]].sum()), rel=1e-10)
+
+
+def test_tracking_gives_the_leader_its_share_of_rounds():
+    fg = FactorGraph.line(3, 3, seed=2)
+    _, policy = policy_at(fg, JointTopTwo(beta=0.3), 0)
+    code = 5
+    n = sum(policy._leader_rounds(code, 0.3, 7) for _ in range(100))
+    assert abs(n - 0.3 * 700) <= 1
+
+
+def test_identifies_the_best_joint_action_on_a_planted_line_of_30_agents():
+    env = inst.line(30, 3, seed=0, means="planted", gap=0.5)
+    for algo in ("joint-top-two", "joint-top-two:leader=ts,selection=sampling", "joint-top-two:beta=0.5"):
+        result = run(make_algorithm(algo), env, 0.01, seed=1)
+        assert result.correct and result.stopped_by == "stopping_rule"
+
+
+def test_bad_options_are_refused():
+    for options in ({"leader": "ucb"}, {"selection": "coin"}, {"beta": 1.0}, {"beta": "half"}, {"beta": True}):
+        with pytest.raises(InvalidInputError):
+            JointTopTwo(**options)
+    with pytest.raises(InvalidInputError, match="factored"):
+        run(JointTopTwo(), soare(d=2), 0.1, seed=0)
+
+
+def clopper_pearson_upper(errors: int, runs: int, level: float = 0.95) -> float:
+    """One-sided upper confidence bound on an error rate."""
+    return 1.0 if errors == runs else float(beta_law.ppf(level, errors + 1, runs - errors))
+
+
+@pytest.mark.parametrize("leader", ["eb", pytest.param("ts", marks=pytest.mark.slow)])
+def test_delta_correct_over_seeded_runs_on_a_small_line(leader):
+    """delta = 0.2, the threshold of the experiments, 80 runs: the Clopper-Pearson upper bound is at most delta."""
+    env = inst.line(3, 2, seed=0, means="planted", gap=0.3)
+    delta, runs = 0.2, 80
+    algo = JointTopTwo(leader=leader)
+    errors = sum(not run(algo, env, delta, seed=s).correct for s in range(runs))
+    assert clopper_pearson_upper(errors, runs) <= delta
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make", [lambda: inst.line(6, 3, seed=0), lambda: inst.ring(5, 3, seed=0)],
+                         ids=["line6", "ring5"])
+def test_delta_correct_with_the_practical_threshold_over_many_runs(make):
+    env, delta, runs = make(), 0.1, 300
+    errors = sum(not run(JointTopTwo(), env, delta, seed=s).correct for s in range(runs))
+    assert clopper_pearson_upper(errors, runs) <= delta
