@@ -28,13 +28,14 @@ GRAPHS = {
 }
 
 
-def policy_at(fg: FactorGraph, rule: JointTopTwo, seed: int):
-    """A started policy whose statistics are a random state (every group action observed)."""
+def policy_at(fg: FactorGraph, rule: JointTopTwo, seed: int, scale: float = 1.0):
+    """A started policy whose statistics are a random state (every group action observed; a small ``scale`` of the
+    means gives many near-tied alternatives)."""
     env = FactoredBandit(fg)
     policy = rule.start(env, 0.1, np.random.default_rng(seed))
     rng = np.random.default_rng(seed)
     counts = rng.integers(1, 30, size=env.n_arms)
-    policy.observe(counts, counts * rng.normal(size=env.n_arms))
+    policy.observe(counts, counts * scale * rng.normal(size=env.n_arms))
     return env, policy
 
 
@@ -137,3 +138,25 @@ def test_delta_correct_with_the_practical_threshold_over_many_runs(make):
     env, delta, runs = make(), 0.1, 300
     errors = sum(not run(JointTopTwo(), env, delta, seed=s).correct for s in range(runs))
     assert clopper_pearson_upper(errors, runs) <= delta
+
+
+def test_the_pareto_best_response_equals_enumeration(monkeypatch):
+    """With one listing allowed, most states go to the Pareto elimination; its answer is the enumerated minimum."""
+    from bandits.multiagent import best_response as br
+
+    calls = []
+    real = br.most_violated
+    monkeypatch.setattr(br, "most_violated", lambda *a, **k: calls.append(1) or real(*a, **k))
+    larger = {"line 10": lambda: FactorGraph.line(10, 3, seed=1), "ring 8": lambda: FactorGraph.ring(8, 3, seed=2),
+              "grid 3x3": lambda: FactorGraph.grid(3, 3, 2, seed=4)}
+    for name, make in {**GRAPHS, **larger}.items():
+        for seed in range(6):
+            _, policy = policy_at(make(), JointTopTwo(), 100 + seed, scale=0.05)
+            problem, theta, N = policy.problem, policy.theta_hat(), policy.stats.counts
+            result = br.exact_best_response(policy.state(), listed=1)
+            pieces = problem.pieces(theta, N, gradients=False)
+            assert result.exact, name
+            assert result.value == pytest.approx(pieces.value, rel=1e-12), name
+            code = int(np.ravel_multi_index(tuple(result.action), problem.structure.n_actions))
+            assert pieces.values[pieces.answers == code][0] == pytest.approx(pieces.value, rel=1e-12)
+    assert len(calls) >= 5  # the elimination was exercised, not only the search

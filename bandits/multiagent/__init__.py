@@ -9,27 +9,33 @@ Modules, one concept each:
 * :mod:`.antenna` — antenna-tilt instances (App. I) on a synthetic network.
 * :mod:`.exploration` — covering sets A0 (the paper's BUILD-A0 and a max-sum greedy cover) and forced
   exploration.
-* :mod:`.glrt` — sufficient statistics and the factored GLRT: exact (best-first enumeration with
-  H_max and Lagrangian bounds), threshold test, conservative.
+* :mod:`.statistics` — counts and reward sums per group action.
+* :mod:`.glrt` — the factored GLRT: exact (best-first enumeration with H_max and Lagrangian bounds),
+  threshold test, conservative.
+* :mod:`.best_response` — the exact best response of the GLR: the search, then the Pareto elimination of
+  exact T*'s separation.
 * :mod:`.problem` — :class:`FactoredProblem`: the pure-exploration problem interface on a factor graph (the
-  estimate, the answer, the GLR and its exact best response, the pieces, the exact T* oracle).
+  estimate, the answer, the GLR and its best response, the pieces, the exact T* oracle).
 * :mod:`.thresholds` — beta(t, delta): practical (GK16) and a delta-correct theory threshold.
 * :mod:`.tracking` — independent per-agent sampling of a product allocation.
 * :mod:`.policy` — the loop shared by every factored policy.
 * :mod:`.algorithms` — MF-TaS, its Oracle baseline, uniform product sampling, exact Track-and-Stop.
+* :mod:`.top_two` — Top-Two over joint actions: a leader and its exact best response.
 * :mod:`.mab` — Garivier–Kaufmann Track-and-Stop for one agent (D- and C-tracking).
 * :mod:`.instances` — named instance factories for the registry.
 """
 
 from .algorithms import ExactTaS, MFTaS, MFTaSOracle, UniformSampling
+from .best_response import BestResponse, exact_best_response
 from .environment import FactoredBandit
 from .exploration import build_a0, covering_set, greedy_cover
 from .glrt import FactoredGLRT
 from .joint_actions import GroupIndexer
 from .mab import GKTrackAndStop, gk_optimal_weights
-from .problem import BestResponse, FactoredProblem
+from .problem import FactoredProblem
 from .statistics import FactoredStatistics
 from .thresholds import FactoredTheoryThreshold
+from .top_two import JointTopTwo
 
 __all__ = [
     "BestResponse",
@@ -41,11 +47,13 @@ __all__ = [
     "FactoredTheoryThreshold",
     "GKTrackAndStop",
     "GroupIndexer",
+    "JointTopTwo",
     "MFTaS",
     "MFTaSOracle",
     "UniformSampling",
     "build_a0",
     "covering_set",
+    "exact_best_response",
     "gk_optimal_weights",
     "greedy_cover",
 ]

@@ -6,7 +6,7 @@ Two exact methods, the cheaper first:
 * the GLRT's best-first search in nondecreasing D with Lagrangian cuts, which usually closes after listing one
   to a few alternatives; it is given :data:`LISTED_FIRST` listings;
 * otherwise the bi-objective (Pareto) variable elimination that separates exact T*
-  (:func:`optdesign.factored.exact.separation.most_violated`, the largest H(a) / D(a)^2), with the GLR's h (counts
+  (:func:`optdesign.factored.most_violated`, the largest H(a) / D(a)^2), with the GLR's h (counts
   in place of marginals) and the local gaps theta_hat_e(a_hat_e) - theta_hat_e(b). Its cost is polynomial in the
   number of agents for a bounded tree width, where the search can list thousands of near-tied alternatives (a
   planted line of 200 agents after a few hundred Top-Two rounds).
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optdesign.errors import InstanceTooLargeError
-from optdesign.factored.exact.separation import most_violated
+from optdesign.factored import most_violated
 
 from .glrt import GLRState
 

@@ -25,6 +25,7 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .exact.characteristic_time import EXACT_MAX_JOINT_ACTIONS, characteristic_time
+    from .exact.separation import Separation, most_violated
     from .graph import FactorGraph, factor_graph_entries
     from .inference import (
         EliminationPlan,
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 # each name is imported from its subpackage on first access, so ``from optdesign.factored import FactorGraph``
 # does not load the exact, mean-field and regret programs
 _EXPORTS = {
-    ".exact": ("EXACT_MAX_JOINT_ACTIONS", "characteristic_time"),
+    ".exact": ("EXACT_MAX_JOINT_ACTIONS", "Separation", "characteristic_time", "most_violated"),
     ".graph": ("FactorGraph", "factor_graph_entries"),
     ".inference": ("EliminationPlan", "FactoredMax", "MaxSum", "enumerated_max", "factored_max", "marginal_polytope",
                    "sample_joint_actions"),
@@ -58,12 +59,14 @@ __all__ = [
     "FactoredMax",
     "MaxSum",
     "MeanFieldModel",
+    "Separation",
     "characteristic_time",
     "enumerated_max",
     "factor_graph_entries",
     "factored_max",
     "marginal_polytope",
     "mf_characteristic_time",
+    "most_violated",
     "regret_lower_bound",
     "sample_joint_actions",
 ]
