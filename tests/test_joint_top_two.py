@@ -43,7 +43,7 @@ def policy_at(fg: FactorGraph, rule: JointTopTwo, seed: int, scale: float = 1.0)
 @pytest.mark.parametrize("seed", range(3))
 def test_the_challenger_is_the_enumerated_best_response(name, seed):
     fg = GRAPHS[name]()
-    _env, policy = policy_at(fg, JointTopTwo(), seed)
+    _env, policy = policy_at(fg, JointTopTwo(leader="eb"), seed)
     leader, challenger = policy._pair(policy.state())
     problem, theta, N = policy.problem, policy.theta_hat(), policy.stats.counts
     pieces = problem.pieces(theta, N, gradients=False)
@@ -61,7 +61,7 @@ def test_one_agent_gives_the_k_armed_rule(seed):
     rng = np.random.default_rng(seed)
     K = 6
     fg = FactorGraph([K], [((0,), rng.normal(size=K))])
-    _env, policy = policy_at(fg, JointTopTwo(exploration="none"), seed)
+    _env, policy = policy_at(fg, JointTopTwo(leader="eb"), seed)
     leader, challenger = policy._pair(policy.state())
     mu, N = policy.theta_hat(), policy.stats.counts
     karmed = KArmedProblem(K, Gaussian(1.0))
@@ -75,7 +75,7 @@ def test_one_agent_gives_the_k_armed_rule(seed):
 def test_leader_share_is_the_leaders_part_of_the_closest_alternative():
     """sum over the leader's entries of N (theta - lambda)^2 over the whole sum, lambda the closest alternative."""
     fg = FactorGraph.line(4, 3, seed=7)
-    _env, policy = policy_at(fg, JointTopTwo(), 3)
+    _env, policy = policy_at(fg, JointTopTwo(leader="eb"), 3)
     leader, challenger = policy._pair(policy.state())
     theta, N = policy.theta_hat(), policy.stats.counts.astype(float)
     ix = policy.indexer
@@ -103,7 +103,8 @@ def test_tracking_gives_the_leader_its_share_of_rounds():
 
 def test_identifies_the_best_joint_action_on_a_planted_line_of_30_agents():
     env = inst.line(30, 3, seed=0, means="planted", gap=0.5)
-    for algo in ("joint-top-two", "joint-top-two:leader=ts,selection=sampling", "joint-top-two:beta=0.5"):
+    for algo in ("joint-top-two", "joint-top-two:leader=eb,exploration=paper,selection=sampling",
+                 "joint-top-two:beta=0.5"):
         result = run(make_algorithm(algo), env, 0.01, seed=1)
         assert result.correct and result.stopped_by == "stopping_rule"
 
@@ -121,12 +122,12 @@ def clopper_pearson_upper(errors: int, runs: int, level: float = 0.95) -> float:
     return 1.0 if errors == runs else float(beta_law.ppf(level, errors + 1, runs - errors))
 
 
-@pytest.mark.parametrize("leader", ["eb", pytest.param("ts", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("leader", ["ts", pytest.param("eb", marks=pytest.mark.slow)])
 def test_delta_correct_over_seeded_runs_on_a_small_line(leader):
     """delta = 0.2, the threshold of the experiments, 80 runs: the Clopper-Pearson upper bound is at most delta."""
     env = inst.line(3, 2, seed=0, means="planted", gap=0.3)
     delta, runs = 0.2, 80
-    algo = JointTopTwo(leader=leader)
+    algo = JointTopTwo(leader=leader, exploration="none" if leader == "ts" else "paper")
     errors = sum(not run(algo, env, delta, seed=s).correct for s in range(runs))
     assert clopper_pearson_upper(errors, runs) <= delta
 

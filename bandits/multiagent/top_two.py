@@ -7,8 +7,8 @@ that a changes, exactly as a K-armed piece reads the leader's count and the chal
 action adds one observation to each of its entries, playing the challenger to each of its own, so a round of
 either is one "arm" of the K-armed rule. Per batch of the factored loop (:mod:`bandits.multiagent.policy`):
 
-* leader B: ``"eb"``, the empirical best a_hat (max-sum of theta_hat); or ``"ts"``, the max-sum of one posterior
-  draw theta_e(b) ~ N(theta_hat_e(b), sigma^2 / N_e,b);
+* leader B: ``"ts"`` (default), the max-sum of one posterior draw theta_e(b) ~ N(theta_hat_e(b), sigma^2 / N_e,b);
+  or ``"eb"``, the empirical best a_hat (max-sum of theta_hat);
 * challenger C (transportation cost): for B = a_hat, the best response argmin_{a != a_hat} D(a)^2 / (2 sigma^2 H(a))
   at the counts, found exactly without listing every joint action (:mod:`bandits.multiagent.best_response`: the
   GLRT's search, then the Pareto elimination of exact T*'s separation); for a TS leader
@@ -20,10 +20,17 @@ either is one "arm" of the K-armed rule. Per batch of the factored loop (:mod:`b
   as leader are at most the sum of the betas of the rounds it led (one counter per leader), ``"sampling"`` draws
   the number of leader rounds of the batch from a binomial.
 
+With the TS leader and the TC challenger this is T3C (Shang, de Heide, Ménard, Kaufmann & Valko, AISTATS 2020), which
+needs no forced exploration: an entry with few observations has a large 1 / N in H, so the alternatives through it
+become challengers (the default ``exploration="none"``). The empirical-best leader has no such guarantee; with it,
+keep MF-TaS's forced exploration (``exploration="paper"``): without it some runs follow a wrong leader for long
+(a heavy tail of the stopping time on small lines, benchmarks/RESULTS.md §6).
+
 The pair is computed at the batch's start (the estimate and the counts of the last checkpoint); ``growth`` sets
 the batches (0.01: pairs re-computed on a 1 % grid of rounds; a tiny growth gives one round per batch and the
-sequential rule). With one agent and ``exploration="none"`` the rule picks the pulls of the K-armed EB-TC / IDS
-rule. Per batch the cost is the GLR search of the stopping rule (shared with it) plus, for ``"ts"``, one max-sum.
+sequential rule). With one agent, ``leader="eb"`` and ``exploration="none"`` the rule picks the pulls of the
+K-armed EB-TC / IDS rule. Per batch the cost is the best response (shared with the stopping rule's search) plus,
+for ``"ts"``, one max-sum.
 """
 
 from __future__ import annotations
@@ -85,7 +92,7 @@ class JointTopTwo(_FactoredConfig):
     Parameters
     ----------
     leader : str
-        ``"eb"`` (the empirical best, default) or ``"ts"`` (the best joint action of a posterior draw).
+        ``"ts"`` (the best joint action of a posterior draw, default) or ``"eb"`` (the empirical best).
     beta : float or str
         The leader's proportion in (0, 1), or ``"ids"`` (information-directed selection, default).
     selection : str
@@ -93,7 +100,7 @@ class JointTopTwo(_FactoredConfig):
 %(threshold)s
 %(glrt)s
 %(cover)s
-%(exploration)s Default ``"paper"``.
+%(exploration)s Default ``"none"`` (T3C needs none); use ``"paper"`` with the ``"eb"`` leader.
 %(growth)s
 
     Raises
@@ -103,9 +110,10 @@ class JointTopTwo(_FactoredConfig):
         ``"ids"``, or a growth outside (0, 1].
     """
 
-    leader: str = "eb"
+    leader: str = "ts"
     beta: float | str = "ids"
     selection: str = "tracking"
+    exploration: str = "none"
 
     def __post_init__(self) -> None:
         super().__post_init__()
