@@ -3,6 +3,8 @@ the lower bound."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from bandits.instances import INSTANCES, InstanceSpec, parse_instance, register
@@ -62,3 +64,20 @@ def test_unknown_kinds_are_refused_where_they_are_declared():
     with pytest.raises(InvalidInputError, match="unknown instance kind"):
         AlgorithmSpec("bandits.linear.rage:RAGE", ("linear", "nope"), "x")
     assert "x-new" not in INSTANCES
+
+
+def test_a_factored_bound_not_settled_in_time_reports_the_certified_lower_end(monkeypatch):
+    """T* not certified within the time limit: the lower end of its bracket is still a lower bound on the rounds."""
+    import optdesign as od
+    from bandits.multiagent import instances as inst
+    from bandits.studies import bounds
+
+    env = inst.line(4, 2, seed=0)
+    exact = od.characteristic_time(env.fg, solver="CLARABEL")
+    unsettled = dataclasses.replace(exact, status="not_converged", lower_bound=0.9 * exact.value)
+    monkeypatch.setattr(od, "characteristic_time", lambda *a, **k: unsettled)
+    out = bounds.factored_time(env)
+    assert out["kind"] == "2 T* (certified lower end)"
+    assert out["value"] == pytest.approx(2 * 0.9 * exact.value)
+    monkeypatch.setattr(od, "characteristic_time", lambda *a, **k: dataclasses.replace(unsettled, lower_bound=None))
+    assert bounds.factored_time(env)["kind"] == "2 T^MF (reference)"
