@@ -127,7 +127,7 @@ def test_delta_correct_over_seeded_runs_on_a_small_line(leader):
     """delta = 0.2, the threshold of the experiments, 80 runs: the Clopper-Pearson upper bound is at most delta."""
     env = inst.line(3, 2, seed=0, means="planted", gap=0.3)
     delta, runs = 0.2, 80
-    algo = JointTopTwo(leader=leader, exploration="none" if leader == "ts" else "paper")
+    algo = JointTopTwo(leader=leader)
     errors = sum(not run(algo, env, delta, seed=s).correct for s in range(runs))
     assert clopper_pearson_upper(errors, runs) <= delta
 
