@@ -27,6 +27,12 @@ def check_choice(value: _T, name: str, choices: Collection[object]) -> _T:
     return value
 
 
+def check_top_two_beta(beta: object) -> None:
+    """A Top-Two leader proportion: a number in (0, 1) or ``"ids"`` (information-directed selection)."""
+    if beta != "ids" and (isinstance(beta, (bool, str)) or not isinstance(beta, _NUMBER) or not 0 < beta < 1):
+        raise InvalidInputError(f"beta must be a number in (0, 1) or 'ids', got {beta!r}")
+
+
 def _finite(value: SupportsFloat) -> bool:
     """A number that is finite as a float (a Python int too large for a float is not)."""
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scipy.stats import beta as beta_law
+from test_factored_problem import GRAPHS as SMALL_GRAPHS
 
 from bandits.instances import soare
 from bandits.multiagent import FactoredBandit
@@ -19,13 +20,7 @@ from bandits.run import run
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 
-GRAPHS = {
-    "line": lambda: FactorGraph.line(4, 3, seed=1),
-    "ring": lambda: FactorGraph.ring(4, 2, seed=2),
-    "star": lambda: FactorGraph.star(4, 2, seed=3),
-    "grid": lambda: FactorGraph.grid(2, 2, 2, seed=4),
-    "mixed K": lambda: FactorGraph.line(3, [2, 3, 2], seed=5),
-}
+GRAPHS = {name: make for name, make in SMALL_GRAPHS.items() if name != "one agent"}  # one agent: its own test
 
 
 def policy_at(fg: FactorGraph, rule: JointTopTwo, seed: int, scale: float = 1.0):

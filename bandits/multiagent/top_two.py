@@ -44,10 +44,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from optdesign.errors import InvalidInputError
 from optdesign.factored import MaxSum
 
-from ..validation import check_choice
+from ..validation import check_choice, check_top_two_beta
 from .algorithms import _FactoredConfig
 from .best_response import exact_best_response
 from .environment import FactoredBandit
@@ -121,9 +120,7 @@ class JointTopTwo(_FactoredConfig):
         super().__post_init__()
         check_choice(self.leader, "leader", JOINT_LEADERS)
         check_choice(self.selection, "selection", JOINT_SELECTIONS)
-        b = self.beta
-        if b != "ids" and (isinstance(b, (bool, str)) or not isinstance(b, (int, float)) or not 0 < b < 1):
-            raise InvalidInputError(f"beta must be a number in (0, 1) or 'ids', got {b!r}")
+        check_top_two_beta(self.beta)
 
     @property
     def name(self) -> str:

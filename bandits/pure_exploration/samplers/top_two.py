@@ -46,7 +46,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ...validation import check_choice
+from ...validation import check_choice, check_top_two_beta
 from ..families import Bernoulli, Gaussian
 from ..karmed import KArmedProblem
 from ..problem import Problem
@@ -130,9 +130,7 @@ class TopTwo(Sampler):
         check_choice(self.leader, "leader", LEADERS)
         check_choice(self.challenger, "challenger", CHALLENGERS)
         check_choice(self.selection, "selection", SELECTIONS)
-        b = self.beta
-        if b != "ids" and (isinstance(b, (bool, str)) or not isinstance(b, (int, float)) or not 0 < b < 1):
-            raise InvalidInputError(f"beta must be a number in (0, 1) or 'ids', got {b!r}")
+        check_top_two_beta(self.beta)
 
     @property
     def name(self) -> str:
