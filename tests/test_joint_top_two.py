@@ -12,6 +12,7 @@ from test_factored_problem import GRAPHS as SMALL_GRAPHS
 from bandits.instances import soare
 from bandits.multiagent import FactoredBandit
 from bandits.multiagent import instances as inst
+from bandits.multiagent.best_response import exact_best_response
 from bandits.multiagent.top_two import JointTopTwo, leader_share
 from bandits.pure_exploration import Gaussian, KArmedProblem
 from bandits.pure_exploration.samplers.top_two import transport_costs
@@ -156,3 +157,24 @@ def test_the_pareto_best_response_equals_enumeration(monkeypatch):
             code = int(np.ravel_multi_index(tuple(result.action), problem.structure.n_actions))
             assert pieces.values[pieces.answers == code][0] == pytest.approx(pieces.value, rel=1e-12)
     assert len(calls) >= 5  # the elimination was exercised, not only the search
+
+
+def test_the_public_helpers_refuse_bad_input():
+    fg = FactorGraph.line(3, 2, seed=0)
+    _, policy = policy_at(fg, JointTopTwo(leader="eb"), 0)
+    state = policy.state()
+    counts = policy.stats.counts
+    with pytest.raises(InvalidInputError):
+        leader_share(counts, np.array([0, 1]), np.array([0, 1, 2]))  # shapes differ
+    with pytest.raises(InvalidInputError):
+        leader_share(counts, np.array([0, counts.size]), np.array([0, 1]))  # outside the counts
+    with pytest.raises(InvalidInputError):
+        leader_share(np.zeros_like(counts), np.array([0, 1]), np.array([2, 3]))  # unobserved entries
+    with pytest.raises(InvalidInputError):
+        exact_best_response(state, listed=0)
+    with pytest.raises(InvalidInputError):
+        exact_best_response("not a state")
+    with pytest.raises(InvalidInputError):
+        state.settle(state.best)  # the empirical best is no alternative
+    with pytest.raises(InvalidInputError):
+        state.advance(-1)

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optdesign.errors import InstanceTooLargeError
+from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import most_violated
+from optdesign.validation import as_count
 
 from .glrt import GLRState
 
@@ -60,14 +61,22 @@ def exact_best_response(state: GLRState, listed: int = LISTED_FIRST) -> BestResp
     state : GLRState
         The factored GLRT at (theta_hat, N); its search is advanced and the minimiser recorded in it.
     listed : int
-        Alternatives the best-first search may list before the elimination runs (at least one is listed).
+        Alternatives (at least 1) the best-first search may list before the elimination runs; the first listing
+        settles an empirical tie (Lambda = 0).
 
     Returns
     -------
     BestResponse
         The minimum, its joint action and whether both are exact.
+
+    Raises
+    ------
+    InvalidInputError
+        ``state`` is not a GLRState, or ``listed`` is not an integer >= 1.
     """
-    if not state.advance(max(int(listed), 1)):  # one listing at least: it settles an empirical tie (Lambda = 0)
+    if not isinstance(state, GLRState):
+        raise InvalidInputError(f"state must be a factored GLRState, got {type(state).__name__}")
+    if not state.advance(as_count(listed, "listed", minimum=1)):
         gap = state.theta[state.star][state.glrt.indexer.factor_of] - state.theta
         known = None if state.argmin_action is None else state.argmin_action[None, :]
         try:

@@ -54,6 +54,7 @@ import numpy.typing as npt
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 from optdesign.factored import MaxSum
+from optdesign.validation import as_count
 
 from ..validation import check_choice
 from .joint_actions import GroupIndexer
@@ -298,7 +299,7 @@ class GLRState:
         bool
             Whether the statistic and its minimiser ``argmin_action`` are now exact.
         """
-        self._search(None, self.enumerated + max(int(listed), 0))
+        self._search(None, self.enumerated + as_count(listed, "listed", minimum=0))
         return self.exhausted
 
     def settle(self, action: np.ndarray) -> None:
@@ -308,9 +309,18 @@ class GLRState:
         ----------
         action : numpy.ndarray of int, shape (N,)
             A joint action other than ``best`` with the smallest ratio D(a)^2 / (2 sigma^2 H(a)).
+
+        Raises
+        ------
+        InvalidInputError
+            ``action`` is not a joint action of the structure's shape, or is ``best`` itself.
         """
-        D, H = self._evaluate(np.asarray(action))
-        self._record(D, H, np.asarray(action))
+        action = np.asarray(action)
+        if action.shape != self.best.shape or np.array_equal(action, self.best):
+            raise InvalidInputError(f"settle needs a joint action of shape {self.best.shape} other than the "
+                                    f"empirical best, got {action.tolist()}")
+        D, H = self._evaluate(action)
+        self._record(D, H, action)
         self.exhausted = True
 
     def d_min(self) -> float:
@@ -375,21 +385,6 @@ class GLRState:
             return True
         item = self._peek()
         return item is None or self.lower_bound(item[0]) > beta
-
-    def value(self, mode: str) -> float:
-        """The statistic of a ``glrt`` option.
-
-        Parameters
-        ----------
-        mode : str
-            ``"exact"`` (:meth:`exact`, its value) or ``"conservative"`` (:meth:`conservative`).
-
-        Returns
-        -------
-        float
-            Lambda_t or its certified lower bound.
-        """
-        return self.exact().value if mode == "exact" else self.conservative()
 
 
 def check_glrt_mode(mode: str) -> str:

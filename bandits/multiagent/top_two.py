@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from optdesign.errors import InvalidInputError
 from optdesign.factored import MaxSum
 
 from ..validation import check_choice, check_top_two_beta
@@ -77,7 +78,19 @@ def leader_share(counts: np.ndarray, leader_entries: np.ndarray, challenger_entr
     -------
     float
         The share in [0, 1]; 1/2 when the two joint actions agree on every factor.
+
+    Raises
+    ------
+    InvalidInputError
+        Entry arrays of different shapes or outside the counts, or a count read that is not positive.
     """
+    leader_entries, challenger_entries = np.asarray(leader_entries), np.asarray(challenger_entries)
+    if leader_entries.shape != challenger_entries.shape or leader_entries.ndim != 1:
+        raise InvalidInputError(f"the leader's and the challenger's entries must be vectors of one shape, got "
+                                f"{leader_entries.shape} and {challenger_entries.shape}")
+    read = np.concatenate([leader_entries, challenger_entries])
+    if read.size and (read.min() < 0 or read.max() >= counts.size or np.any(counts[read] <= 0)):
+        raise InvalidInputError("leader_share reads counts that are missing or not positive")
     changed = leader_entries != challenger_entries
     lead = float(np.sum(1.0 / counts[leader_entries[changed]]))
     chal = float(np.sum(1.0 / counts[challenger_entries[changed]]))
