@@ -192,6 +192,17 @@ def test_resume_refuses_other_studies_and_plain_reruns(tmp_path):
     assert (report.done, report.skipped) == (0, 2)
 
 
+def test_resume_with_more_runs_records_the_new_count(tmp_path):
+    """A study resumed with a larger ``runs`` says so in meta.json and in the summary's header."""
+    run_study(load_study(write(tmp_path), runs=1), tmp_path / "res", progress=False)
+    report = run_study(load_study(write(tmp_path), runs=2), tmp_path / "res", resume=True, progress=False)
+    assert report.skipped > 0
+    meta = json.loads((tmp_path / "res" / "meta.json").read_text())
+    assert meta["study"]["runs"] == 2 and len(meta["resumed"]) == len(meta["resume_commands"]) == 1
+    write_tables(tmp_path / "res")
+    assert "2 runs per cell" in (tmp_path / "res" / "summary.csv").read_text().splitlines()[1]
+
+
 def test_killed_study_resumes_to_the_uninterrupted_result(tmp_path):
     """Kill a study (SIGKILL, so a line may be cut short) once some runs are stored, resume it, and compare."""
     text = STUDY.replace("runs = 4", "runs = 12").replace("omega = 0.3", "omega = 0.1")

@@ -123,7 +123,8 @@ def read_meta(out: str | Path) -> dict[str, Any]:
     -------
     dict
         ``study`` (name, path, sha256, preset, seed, axes, algorithms), ``seeding``, ``started``, ``command``,
-        the versions and platform of :func:`provenance`, and ``resumed`` times if any.
+        the versions and platform of :func:`provenance`, and ``resumed`` times and ``resume_commands`` if any
+        (``runs`` is the number of runs per cell the last resumption asked for).
 
     Raises
     ------
@@ -336,6 +337,8 @@ def _checked_meta(out: Path, study: Study, resume: bool) -> dict:
                                     f"(sha256 {meta['study']['sha256'][:12]}, quick={meta['study']['quick']}); "
                                     "resume it with the same file and preset, or choose another --out")
         meta.setdefault("resumed", []).append(time.strftime("%Y-%m-%dT%H:%M:%S"))
+        meta["study"].update(runs=study.replicates, n_runs=len(study.runs))  # a resume may ask for more runs
+        meta.setdefault("resume_commands", []).append(sys.argv)
         return meta
     return {"study": {"name": study.name, "path": study.path, "sha256": study.sha256, "quick": study.quick,
                       "seed": study.seed, "runs": study.replicates, "x": study.x, "series": study.series,
