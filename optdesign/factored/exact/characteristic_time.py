@@ -59,8 +59,9 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
 
     ``warm_start``, a previous result of constraint generation on an instance of the same structure (agents,
     action counts, scopes; the means may differ), seeds the generation's working set with that result's
-    ``working_set``, the joint actions whose rows carried its optimum: a bandit re-solving T* at its plug-in
-    estimates converges in fewer iterations. A warm start changes where the search starts, not what is certified.
+    ``working_set``, the joint actions whose rows carried its optimum, and centres the first master solve on its
+    ``clique_weights``: a bandit re-solving T* at its plug-in estimates converges in fewer iterations, each on a
+    smaller master. A warm start changes where the search starts, not what is certified.
     It only serves constraint generation: with one, ``"auto"`` generates and ``"enumerate"`` refuses it.
 
     One constraint per joint action a != a*, so ``"enumerate"`` refuses instances with more than

@@ -4,6 +4,12 @@ The master on a working set W: rows H_W(a) (1/wbar) (Delta_min / Delta(a))^2 <= 
 polytope (MF-TaS eq. 1 restricted to W). Its multipliers c give the weak-duality bound
 T* >= (sum c / wbar)^2 / max_a sum_e (c / wbar^2)_{e,a_e} / Delta_min^2, and the Pareto separation oracle evaluates
 the objective at the repaired iterate over all joint actions (the upper bound).
+
+With CLARABEL at the head of the solver chain the master goes to the solver directly (:mod:`.clarabel_master`; the
+cvxpy model serves the other solvers and is the fallback), and with at most 20,000 joint actions separation
+enumerates them (:mod:`.enumerated_separation`). A warm start (a bandit's re-solve at its next plug-in estimate)
+centres the first master solve on the previous clique tables and starts from a shorter gap-order list
+(``WARM_N_BEST``); the notes' section "Constraint generation for the exact T*" says why neither affects the bracket.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from .constraint_generation import (
     warm_generate,
 )
 from .cutting_plane_master import CuttingPlaneMaster, Iterate, shared_marginal_maps
+from .enumerated_separation import MAX_JOINT_ACTIONS as ENUMERATED_SEPARATION
+from .enumerated_separation import EnumeratedSeparation
 from .rescaling import Reference, ScaledAllocation
 from .separation import Separation
 
@@ -87,14 +95,22 @@ class CharTimeMaster(CuttingPlaneMaster):
         # CLARABEL at the head of the chain: the master's data are written directly (.clarabel_master)
         direct = (solver.upper() if isinstance(solver, str) else solvers.default_solver()) == "CLARABEL"
         self.layout = _conic_layout(self.plan) if direct else None
+        small = fg.n_joint_actions <= ENUMERATED_SEPARATION
+        self.enumerated = EnumeratedSeparation.for_plan(self.plan) if small else None
 
     def start(self) -> Reference:
         """Centred on ``centre`` (a warm start's clique tables) when given, else on uniform clique tables."""
         return super().start() if self.centre is None else self.centre
 
     def scaled_rows(self, actions: np.ndarray) -> sp.csr_matrix:
-        scale = (self.dmin / self.fg.gap(actions)) ** 2
-        return sp.diags(scale) @ self.fg.deviation_matrix(actions, with_best=True)
+        """Row a: (Delta_min / Delta(a))^2 at (e, a_e) and (e, a*_e) for every factor with a_e != a*_e, i.e.
+        ``fg.deviation_matrix(actions, with_best=True)`` scaled, from one lookup of the group positions."""
+        idx = self.plan.group_indices(actions)
+        scale = (self.dmin / self.gap_terms[idx].sum(axis=1)) ** 2
+        rows, factors = np.nonzero(idx != self.star)
+        return sp.csr_matrix((np.tile(scale[rows], 2), (np.tile(rows, 2), np.concatenate([idx[rows, factors],
+                                                                                           self.star[factors]]))),
+                             shape=(idx.shape[0], self.fg.abar))
 
     def solve(self, reference: Reference) -> Iterate:
         """Directly in CLARABEL's form (.clarabel_master) when it heads the chain, else (or if that fails) the cvxpy
@@ -124,7 +140,10 @@ class CharTimeMaster(CuttingPlaneMaster):
     def separate(self, it: Iterate, k: int) -> tuple[float, Separation]:
         h = 1.0 / it.wbar + 1.0 / it.wbar[self.star][self.factor_of]
         h[self.star] = 0.0
-        sep = self.violated(h, k, it.z)
+        if self.enumerated is not None:  # few joint actions: the same exact answer by enumeration
+            sep = self.enumerated.separate(h, self.gap_terms, self.best, k=k, threshold=it.z, delta_min=self.dmin)
+        else:
+            sep = self.violated(h, k, it.z)
         return (sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)), sep
 
     def dual_bound(self, c: np.ndarray, wbar: np.ndarray) -> float:
