@@ -3,6 +3,7 @@
     python benchmarks/bench_exact_tas.py --baseline DIR              # DIR: a checkout of the code to compare with
     python benchmarks/bench_exact_tas.py --baseline DIR --runs 5 --cells line:N=4,K=3,means=uniform,seed=0
     python benchmarks/bench_exact_tas.py                             # this checkout only
+    python benchmarks/bench_exact_tas.py --baseline DIR --profile line:N=4,K=3,means=uniform,seed=0 --runs 3
 
 Cells: the eleven of ``benchmarks/studies/mftas_synthetic.toml`` (lines K = 3, N = 3..6 and K = 4, N = 3..5,
 rings K = 3, N = 3..6, uniform means drawn with seed 0) and the planted lines N = 10 and 20 (Delta_min = 0.5),
@@ -17,6 +18,10 @@ The table gives seconds per run before and after and their ratio, seconds per re
 ± s.e. of each with Welch's t of the difference: the same seeds do not give the same sample paths (the
 allocation of each re-solve is certified to tol = 1e-2, not bit for bit the baseline's, and one different
 draw changes every later estimate), so the stopping times are compared as distributions.
+
+``--profile CELL`` runs the cell under cProfile instead (same worker, same seeds) and splits the time of the runs
+into the re-solves and their parts (cumulative seconds of the named functions; cProfile inflates Python-heavy code,
+so the parts are shares, not timings).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -39,8 +45,9 @@ SYNTHETIC = ([f"line:N={n},K=3,means=uniform,seed=0" for n in (3, 4, 5, 6)]
 PLANTED = [f"line:N={n},K=3,means=planted,gap=0.5,seed=0" for n in (10, 20)]
 
 
-def worker(cell: str, runs: int) -> None:
-    """Time ``runs`` seeded runs of exact TaS on ``cell`` with the code on the path; one JSON line per run."""
+def worker(cell: str, runs: int, profiler: Any = None) -> None:
+    """Time ``runs`` seeded runs of exact TaS on ``cell`` with the code on the path; one JSON line per run
+    (``profiler``, a cProfile.Profile, is on during the timed runs only)."""
     from threadpoolctl import threadpool_limits
 
     from bandits.instances import parse_instance
@@ -57,6 +64,8 @@ def worker(cell: str, runs: int) -> None:
     env = parse_instance(cell)
     with threadpool_limits(1):
         run(Captured(), env, DELTA, seed=10**6)
+        if profiler is not None:
+            profiler.enable()
         for seed in range(runs):
             start = time.perf_counter()
             result = run(Captured(), env, DELTA, seed=seed)
@@ -64,12 +73,40 @@ def worker(cell: str, runs: int) -> None:
             policy = policies[-1]
             print(json.dumps({"seed": seed, "wall": wall, "solve": policy.solve_time, "solves": policy.solves,
                               "rounds": int(result.rounds), "correct": bool(result.correct)}), flush=True)
+        if profiler is not None:
+            profiler.disable()
 
 
-def measure(checkout: Path, cell: str, runs: int) -> list[dict]:
+# parts of a run under cProfile: (label, file suffix, function name); cumulative seconds, summed over matches
+PARTS = [("whole runs", "bandits/run.py", "run"), ("re-solves", "multiagent/algorithms.py", "_resolve"),
+         ("  master solves", "exact/generated.py", "solve"),
+         ("  cvxpy compilation", "cvxpy/problems/problem.py", "get_problem_data"),
+         ("  cvxpy's solver probing", "reductions/solvers/defines.py", "installed_solvers"),
+         ("  CLARABEL (every conic solve)", "~", "<method 'solve' of 'builtins.DefaultSolver' objects>"),
+         ("  separation (Pareto)", "exact/separation.py", "most_violated"),
+         ("  separation (enumeration)", "exact/enumerated_separation.py", "separate"),
+         ("  initial working set", "exact/constraint_generation.py", "initial_working_set"),
+         ("stopping rule (GLRT)", "multiagent/policy.py", "stopped"),
+         ("sampling joint actions", "inference/marginals.py", "sample_joint_actions")]
+
+
+def profile_worker(cell: str, runs: int) -> None:
+    """The worker's runs under cProfile; one JSON line of seconds per part of :data:`PARTS`."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    worker(cell, runs, profiler)
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    out = {label: sum(row[3] for (path, _, name), row in stats.items() if path.endswith(suffix) and name == func)
+           for label, suffix, func in PARTS}
+    print(json.dumps(out), flush=True)
+
+
+def measure(checkout: Path, cell: str, runs: int, mode: str = "--worker") -> list[dict]:
     """The worker's runs on ``cell`` with ``checkout`` first on the path."""
     env = {**os.environ, "PYTHONPATH": str(checkout), "OMP_NUM_THREADS": "1"}
-    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", cell, "--runs", str(runs)],
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), mode, cell, "--runs", str(runs)],
                          env=env, capture_output=True, text=True, check=True, cwd=checkout)
     return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
 
@@ -114,6 +151,18 @@ def report(results: list[tuple[str, dict, dict | None]]) -> None:
               f"ratio {total_before / total_after:.2f}")
 
 
+def report_profile(cell: str, runs: int, baseline: Path | None) -> None:
+    """A markdown table of the parts of ``runs`` runs of ``cell`` under cProfile, per checkout."""
+    checkouts = ([("before", baseline.resolve())] if baseline else []) + [("after", ROOT)]
+    parts = {name: measure(path, cell, runs, "--worker-profile")[-1] for name, path in checkouts}
+    print(f"{cell}, {runs} runs under cProfile: seconds (share of the whole runs)\n")
+    print("| part | " + " | ".join(parts) + " |")
+    print("|---|" + "---|" * len(parts))
+    for label, _, _ in PARTS:
+        print(f"| {label} | " + " | ".join(f"{p[label]:.2f} ({p[label] / p['whole runs']:.0%})" for p in parts.values())
+              + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--baseline", type=Path, help="a checkout of the code to compare with (its repository root)")
@@ -121,10 +170,15 @@ def main() -> None:
     parser.add_argument("--cells", default=None, help="comma-free list of instance texts separated by ';' "
                         "(default: the mftas_synthetic cells and the planted lines N = 10, 20)")
     parser.add_argument("--no-planted", action="store_true", help="only the mftas_synthetic cells")
+    parser.add_argument("--profile", metavar="CELL", help="split the time of CELL's runs under cProfile")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--worker-profile", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.worker:
-        worker(args.worker, args.runs)
+    if args.worker or args.worker_profile:
+        (worker if args.worker else profile_worker)(args.worker or args.worker_profile, args.runs)
+        return
+    if args.profile:
+        report_profile(args.profile, args.runs, args.baseline)
         return
     cells = args.cells.split(";") if args.cells else SYNTHETIC + ([] if args.no_planted else PLANTED)
     results = []

@@ -3,7 +3,7 @@
 A constraint-generation master (:mod:`.generated`) is a new program at every iteration: its working set grows and
 every solve is centred on the previous iterate (:mod:`.rescaling`), so a cvxpy model is rebuilt and recompiled each
 time, and at the sizes a bandit re-solves (tens of clique entries) that compilation costs several times the
-interior-point solve itself (``python benchmarks/bench_exact_tas.py``). The program is small and fixed in form, so it
+interior-point solve itself (profile in ``benchmarks/RESULTS.md`` §6). The program is small and fixed in form, so it
 is written here directly as CLARABEL's data, min q.x s.t. b - A x in a product of cones, with the variables of
 :class:`~.rescaling.ScaledAllocation` around a reference (y_ref, w_ref):
 
@@ -39,7 +39,7 @@ STATUSES: dict[str, Status] = {"Solved": "optimal", "AlmostSolved": "optimal_ina
 
 @dataclass(frozen=True)
 class ConicSolution:
-    """One solve of :func:`solve_scaled`: the allocation y, the optimum, the rows' multipliers, the solve's info."""
+    """One :meth:`ScaledConicLayout.solve`: the allocation y, the optimum, the rows' multipliers, the solve's info."""
 
     #: y = y_ref * nu at the solver's point (negative rounding clipped to 0).
     allocation: np.ndarray

@@ -95,8 +95,7 @@ class CharTimeMaster(CuttingPlaneMaster):
         # CLARABEL at the head of the chain: the master's data are written directly (.clarabel_master)
         direct = (solver.upper() if isinstance(solver, str) else solvers.default_solver()) == "CLARABEL"
         self.layout = _conic_layout(self.plan) if direct else None
-        small = fg.n_joint_actions <= ENUMERATED_SEPARATION
-        self.enumerated = EnumeratedSeparation.for_plan(self.plan) if small else None
+        self.enumerate = fg.n_joint_actions <= ENUMERATED_SEPARATION  # few joint actions: separate by enumeration
 
     def start(self) -> Reference:
         """Centred on ``centre`` (a warm start's clique tables) when given, else on uniform clique tables."""
@@ -140,8 +139,9 @@ class CharTimeMaster(CuttingPlaneMaster):
     def separate(self, it: Iterate, k: int) -> tuple[float, Separation]:
         h = 1.0 / it.wbar + 1.0 / it.wbar[self.star][self.factor_of]
         h[self.star] = 0.0
-        if self.enumerated is not None:  # few joint actions: the same exact answer by enumeration
-            sep = self.enumerated.separate(h, self.gap_terms, self.best, k=k, threshold=it.z, delta_min=self.dmin)
+        if self.enumerate:  # the same exact answer as Pareto elimination, by one lookup per joint action
+            sep = EnumeratedSeparation.for_plan(self.plan).separate(h, self.gap_terms, self.best, k=k, threshold=it.z,
+                                                                     delta_min=self.dmin)
         else:
             sep = self.violated(h, k, it.z)
         return (sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)), sep
