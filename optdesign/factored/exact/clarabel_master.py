@@ -7,10 +7,13 @@ interior-point solve itself (profile in ``benchmarks/RESULTS.md`` §6). The prog
 is written here directly as CLARABEL's data, min q.x s.t. b - A x in a product of cones, with the variables of
 :class:`~.rescaling.ScaledAllocation` around a reference (y_ref, w_ref):
 
-    y = y_ref * nu (nu >= 0),   x = (W diag(y_ref) nu) / w_ref,   x_i sigma_i >= 1,   s = sigma / w_ref,
+    y = y_ref * nu (nu >= 0),   x = (W diag(y_ref) nu) / w_ref,   x_i t_i >= 1,   t <= sigma,   s = sigma / w_ref,
 
-the cone x_i sigma_i >= 1 as the second-order cone ||(2, x_i - sigma_i)|| <= x_i + sigma_i, the roots' unit masses
-and the separator rows (each scaled to a largest coefficient 1) as equalities. With ``rows`` H the program is
+the cone x_i t_i >= 1 as the second-order cone ||(2, x_i - t_i)|| <= x_i + t_i, the roots' unit masses and the
+separator rows (each scaled to a largest coefficient 1) as equalities. The epigraph variable t is cvxpy's own form of
+inv_pos(x) <= sigma: without it the multipliers of the rows came out less accurate, and on a ring N = 16, K = 2
+(seed 0) the certified gap stalled at 1.8e-4 above tol 1e-4 (``tests/test_warm_generation.py``). With ``rows`` H the
+program is
 min z s.t. H s <= z (T* on a working set); with ``cost`` c it is min c.s (the dual bound's minimiser). Nothing here
 is trusted by the certificate: the bracket of constraint generation is computed from the returned point and
 multipliers alone, as for the cvxpy model.
@@ -72,9 +75,9 @@ class ScaledConicLayout:
         self._eq_rows = np.concatenate([self.R.row, self.R.shape[0] + self.C.row])
         self._eq_cols = np.concatenate([self.R.col, self.C.col])
         i = np.arange(self.m)
-        # cone i has rows 3i (x_i + sigma_i), 3i + 1 (x_i - sigma_i), 3i + 2 (the constant 2)
+        # variables (nu, sigma, t[, z]); cone i has rows 3i (x_i + t_i), 3i + 1 (x_i - t_i), 3i + 2 (the constant 2)
         self._soc_rows = np.concatenate([3 * self.W.row, 3 * self.W.row + 1, 3 * i, 3 * i + 1])
-        self._soc_cols = np.concatenate([self.W.col, self.W.col, self.n + i, self.n + i])
+        self._soc_cols = np.concatenate([self.W.col, self.W.col, self.n + self.m + i, self.n + self.m + i])
         self._soc_sign = np.concatenate([-np.ones(2 * self.W.nnz), -np.ones(self.m), np.ones(self.m)])
 
     def solve(self, reference: Reference, *, rows: sp.csr_matrix | None = None, cost: np.ndarray | None = None,
@@ -131,19 +134,20 @@ class ScaledConicLayout:
             raise SolverError(f"CLARABEL answered {answer} on the scaled master", solver="CLARABEL",
                               status="time_limit" if answer == "MaxTime" else answer)
         x, dual = np.asarray(solution.x), np.asarray(solution.z)
-        first = b.size - 3 * self.m - k  # the rows H s <= z are the last inequalities, before the cones
+        first = b.size - 4 * self.m - k  # the rows H s <= z come before t <= sigma and the cones
         return ConicSolution(reference.allocation * np.clip(x[:self.n], 0.0, None), float(q @ x),
                              dual[first:first + k].copy(),
                              SolveInfo(STATUSES[answer], "CLARABEL", time.perf_counter() - start))
 
     def _data(self, reference: Reference, rows: sp.csr_matrix | None,
               cost: np.ndarray | None) -> tuple[np.ndarray, sp.csc_matrix, np.ndarray, list]:
-        """(q, A, b, cones) over (nu, sigma[, z]): equalities, nu >= 0, the rows, one cone per marginal."""
+        """(q, A, b, cones) over (nu, sigma, t[, z]): equalities, nu >= 0, the rows, t <= sigma, one cone per
+        marginal."""
         import clarabel
 
         n, m, R, C = self.n, self.m, self.R, self.C
         y_ref, inv_w = reference.allocation, 1.0 / reference.marginals
-        width = n + m + (rows is not None)
+        width = n + 2 * m + (rows is not None)
         n_eq, k = R.shape[0] + C.shape[0], 0 if rows is None else rows.shape[0]
         scaled_c = C.data * y_ref[C.col]
         top = np.zeros(C.shape[0])
@@ -151,9 +155,10 @@ class ScaledConicLayout:
         eq = np.concatenate([R.data * y_ref[R.col], scaled_c / np.where(top > 0, top, 1.0)[C.row]])
         x = self.W.data * inv_w[self.W.row] * y_ref[self.W.col]
         soc = self._soc_sign * np.concatenate([x, x, np.ones(2 * m)])
-        parts_r = [self._eq_rows, n_eq + np.arange(n), n_eq + n + k + self._soc_rows]
-        parts_c = [self._eq_cols, np.arange(n), self._soc_cols]
-        parts_v = [eq, -np.ones(n), soc]
+        i = np.arange(m)
+        parts_r = [self._eq_rows, n_eq + np.arange(n), n_eq + n + k + np.tile(i, 2), n_eq + n + k + m + self._soc_rows]
+        parts_c = [self._eq_cols, np.arange(n), np.concatenate([n + m + i, n + i]), self._soc_cols]
+        parts_v = [eq, -np.ones(n), np.repeat([1.0, -1.0], m), soc]
         q = np.zeros(width)
         if rows is not None:  # H diag(1 / w_ref) sigma - z <= 0
             rows = sp.coo_matrix(rows)
@@ -164,7 +169,7 @@ class ScaledConicLayout:
         else:
             q[n:n + m] = np.asarray(cost, dtype=float) * inv_w
         A = sp.csc_matrix((np.concatenate(parts_v), (np.concatenate(parts_r), np.concatenate(parts_c))),
-                          shape=(n_eq + n + k + 3 * m, width))
-        b = np.concatenate([np.ones(R.shape[0]), np.zeros(C.shape[0] + n + k), np.tile([0.0, 0.0, 2.0], m)])
-        cones = [clarabel.ZeroConeT(n_eq), clarabel.NonnegativeConeT(n + k), *[clarabel.SecondOrderConeT(3)] * m]
+                          shape=(n_eq + n + k + 4 * m, width))
+        b = np.concatenate([np.ones(R.shape[0]), np.zeros(C.shape[0] + n + k + m), np.tile([0.0, 0.0, 2.0], m)])
+        cones = [clarabel.ZeroConeT(n_eq), clarabel.NonnegativeConeT(n + k + m), *[clarabel.SecondOrderConeT(3)] * m]
         return q, A, b, cones
