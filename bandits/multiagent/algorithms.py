@@ -23,9 +23,11 @@ recommendation. They differ only in the sampling rule:
 * :class:`ExactTaS` (``tas``): follows the exact optimal allocation of T* (eq. 1), re-solved at theta_hat on
   its own geometric grid (``resolve_growth``, 10 %) by constraint generation
   (:func:`optdesign.factored.characteristic_time` with ``method="generate"``, certified to relative gap
-  ``tol``), each re-solve warm-started from the previous result (its working set of joint actions). The solve returns
-  clique tables of a distribution over joint actions whose group marginals are the optimal wbar; every round
-  draws a joint action from it by ancestral sampling down the clique tree
+  ``tol``), each re-solve warm-started from the previous result (its working set of joint actions, and its clique
+  tables as the centre of the first master solve; CLARABEL gets the master directly, without cvxpy, and small
+  instances are separated by enumeration, so a re-solve costs milliseconds: ``benchmarks/bench_exact_tas.py``,
+  RESULTS §6). The solve returns clique tables of a distribution over joint actions whose group marginals are the
+  optimal wbar; every round draws a joint action from it by ancestral sampling down the clique tree
   (:func:`optdesign.factored.sample_joint_actions`), so the group frequencies converge to wbar, as
   MF-TaS's independent draws do. Any number of joint actions: the cost is the re-solves.
 """

@@ -6,8 +6,10 @@ generated              T* at any number of joint actions, on the constraint-gene
 constraint_generation  one row per joint action without listing them: working set, exact separation, certified
                        bracket (the engine of exact T* and of the regret bound)
 cutting_plane_master   the master program of that engine (Kelley cuts over the working set)
+clarabel_master        that master written directly in CLARABEL's conic form (no cvxpy compilation per solve)
 separation             max over ALL joint actions of H_w(a) / Delta(a)^2 by Pareto variable elimination
 pareto                 the Pareto layers and bounds that elimination keeps per variable
+enumerated_separation  the same separation by enumeration, up to 20,000 joint actions
 rescaling              multi-pass solves of programs with s >= 1/w, each centred on the previous pass
 =====================  ==============================================================================
 """

@@ -267,7 +267,7 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
 
 
 def warm_generate(master: CuttingPlaneMaster, initial: ArrayLike | None, *, tol: float, max_iterations: int,
-                  time_limit: float, add_per_iteration: int | None) -> GenerationRun:
+                  time_limit: float, add_per_iteration: int | None, n_best: int | None = None) -> GenerationRun:
     """:func:`generate` from the initial working set plus the ``initial`` joint actions (a warm start, or None);
     ``add_per_iteration`` defaults to 5 N.
 
@@ -281,6 +281,8 @@ def warm_generate(master: CuttingPlaneMaster, initial: ArrayLike | None, *, tol:
         The stopping rules of :func:`generate`.
     add_per_iteration : int, optional
         Most violated joint actions added per iteration; 5 N by default.
+    n_best : int, optional
+        Joint actions in gap order in the initial working set (:func:`initial_working_set`; 20 N by default).
 
     Returns
     -------
@@ -297,7 +299,7 @@ def warm_generate(master: CuttingPlaneMaster, initial: ArrayLike | None, *, tol:
         As in :func:`generate`.
     """
     fg = master.fg
-    master.add(initial_working_set(fg))
+    master.add(initial_working_set(fg, n_best=n_best))
     if initial is not None:
         master.add(check_initial(fg, initial))
     return generate(master, tol=tol, max_iterations=max_iterations, time_limit=time_limit,

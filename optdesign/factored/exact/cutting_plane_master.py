@@ -10,6 +10,7 @@ weak-duality lower bounds; :func:`optdesign.factored.exact.constraint_generation
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 
@@ -20,6 +21,7 @@ from numpy.typing import ArrayLike
 from ...errors import InstanceTooLargeError
 from ...solvers import SolveInfo
 from ..graph.factor_graph import FactorGraph
+from ..inference.elimination import EliminationPlan
 from ..inference.marginals import marginal_maps
 from .rescaling import Reference, ScaledAllocation
 from .separation import MAX_STATES, Separation, most_violated
@@ -30,6 +32,13 @@ __all__ = ["CuttingPlaneMaster", "Iterate"]
 # [master value, exact maximum] by default (the exact maximum itself gets the full budget, separation.MAX_STATES)
 TOP_K_STATES = 2_000_000
 TOP_SHARE = 0.5
+
+
+@functools.lru_cache(maxsize=16)
+def shared_marginal_maps(plan: EliminationPlan) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matrix]:
+    """:func:`~optdesign.factored.inference.marginals.marginal_maps` once per plan (plans are shared per structure,
+    so a bandit's re-solves on its plug-in estimates build them once); the masters only read them."""
+    return marginal_maps(plan)
 
 
 @dataclass(frozen=True)
@@ -78,7 +87,7 @@ class CuttingPlaneMaster(ABC):
     def __init__(self, fg: FactorGraph, solver: str | None):
         self.fg, self.solver = fg, solver
         self.plan = fg.plan()
-        self.F, self.C, self.R = marginal_maps(self.plan)
+        self.F, self.C, self.R = shared_marginal_maps(self.plan)
         self.best = fg.best_action()
         self.star = fg.group_indices(self.best)[0]
         self.dmin = fg.gap_min()  # raises if a* is not unique

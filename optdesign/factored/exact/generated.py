@@ -4,10 +4,17 @@ The master on a working set W: rows H_W(a) (1/wbar) (Delta_min / Delta(a))^2 <= 
 polytope (MF-TaS eq. 1 restricted to W). Its multipliers c give the weak-duality bound
 T* >= (sum c / wbar)^2 / max_a sum_e (c / wbar^2)_{e,a_e} / Delta_min^2, and the Pareto separation oracle evaluates
 the objective at the repaired iterate over all joint actions (the upper bound).
+
+With CLARABEL at the head of the solver chain the master goes to the solver directly (:mod:`.clarabel_master`; the
+cvxpy model serves the other solvers and is the fallback), and with at most 20,000 joint actions separation
+enumerates them (:mod:`.enumerated_separation`). A warm start (a bandit's re-solve at its next plug-in estimate)
+centres the first master solve on the previous clique tables and starts from a shorter gap-order list
+(``WARM_N_BEST``); the notes' section "Constraint generation for the exact T*" says why neither affects the bracket.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import cast
 
@@ -17,11 +24,15 @@ from numpy.typing import ArrayLike
 
 from ... import solvers
 from ..._lazy import cp
+from ...errors import InvalidInputError, SolverError
 from ...result import CharTimeResult
+from ...validation import as_vector
 from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
+from ..inference.elimination import EliminationPlan
 from ..inference.marginals import consistent_clique_weights
 from ..inference.max_sum import MaxSum
+from .clarabel_master import ScaledConicLayout
 from .constraint_generation import (
     DEFAULT_TOL,
     MASTER_SOLVER_OPTIONS,
@@ -31,11 +42,38 @@ from .constraint_generation import (
     run_extras,
     warm_generate,
 )
-from .cutting_plane_master import CuttingPlaneMaster, Iterate
+from .cutting_plane_master import CuttingPlaneMaster, Iterate, shared_marginal_maps
+from .enumerated_separation import MAX_JOINT_ACTIONS as ENUMERATED_SEPARATION
+from .enumerated_separation import EnumeratedSeparation
 from .rescaling import Reference, ScaledAllocation
 from .separation import Separation
 
 __all__ = ["characteristic_time_generated"]
+
+# joint actions in gap order per agent in the starting working set of a warm start certifying a loose tol (at least
+# LOOSE_TOL, a bandit's re-solve; 20 per agent otherwise): the warm start's own joint actions carry the rest (2 was the
+# fastest of 0, 1, 2, 5, 20 per agent for exact TaS, benchmarks/bench_exact_tas.py). At tol 1e-6 the short list
+# cost an extra iteration (tests/test_constraint_generation.py, ring N = 5, K = 3, seed 2)
+WARM_N_BEST = 2
+LOOSE_TOL = 1e-3
+
+
+def master_options(tol: float) -> dict[str, float]:
+    """CLARABEL's tolerances for a master certifying the relative gap ``tol``: 1e-6 tol, within [1e-10, 1e-8].
+
+    The lower bound is only as good as the master's multipliers (hence 1e-10 at the default tol 1e-4,
+    :data:`.constraint_generation.MASTER_SOLVER_OPTIONS`); a bandit certifying 1e-2 needs no more than CLARABEL's
+    default 1e-8, which saves about a quarter of the interior-point iterations (``benchmarks/bench_exact_tas.py``).
+    """
+    accuracy = min(1e-8, max(MASTER_SOLVER_OPTIONS["CLARABEL"]["tol_gap_rel"], 1e-6 * tol))
+    return {"tol_feas": accuracy, "tol_gap_rel": accuracy, "tol_gap_abs": accuracy}
+
+
+@functools.lru_cache(maxsize=16)
+def _conic_layout(plan: EliminationPlan) -> ScaledConicLayout:
+    """The CLARABEL layout of a plan's master, shared like the plan by every instance of a structure."""
+    F, C, R = shared_marginal_maps(plan)
+    return ScaledConicLayout(F, R, C)
 
 
 class CharTimeMaster(CuttingPlaneMaster):
@@ -52,25 +90,63 @@ class CharTimeMaster(CuttingPlaneMaster):
     top_share = 0.0
     top_shrink = 2
 
+    def __init__(self, fg: FactorGraph, solver: str | None, *, centre: np.ndarray | None = None,
+                 tol: float = DEFAULT_TOL):
+        super().__init__(fg, solver)
+        self.centre = None if centre is None else self.reference(centre)
+        self.options = master_options(tol)
+        # CLARABEL at the head of the chain: the master's data are written directly (.clarabel_master)
+        direct = (solver.upper() if isinstance(solver, str) else solvers.default_solver()) == "CLARABEL"
+        self.layout = _conic_layout(self.plan) if direct else None
+        self.enumerate = fg.n_joint_actions <= ENUMERATED_SEPARATION  # few joint actions: separate by enumeration
+
+    def start(self) -> Reference:
+        """Centred on ``centre`` (a warm start's clique tables) when given, else on uniform clique tables."""
+        return super().start() if self.centre is None else self.centre
+
     def scaled_rows(self, actions: np.ndarray) -> sp.csr_matrix:
-        scale = (self.dmin / self.fg.gap(actions)) ** 2
-        return sp.diags(scale) @ self.fg.deviation_matrix(actions, with_best=True)
+        """Row a: (Delta_min / Delta(a))^2 at (e, a_e) and (e, a*_e) for every factor with a_e != a*_e, i.e.
+        ``fg.deviation_matrix(actions, with_best=True)`` scaled, from one lookup of the group positions."""
+        idx = self.plan.group_indices(actions)
+        scale = (self.dmin / self.gap_terms[idx].sum(axis=1)) ** 2
+        rows, factors = np.nonzero(idx != self.star)
+        return sp.csr_matrix((np.tile(scale[rows], 2), (np.tile(rows, 2), np.concatenate([idx[rows, factors],
+                                                                                           self.star[factors]]))),
+                             shape=(idx.shape[0], self.fg.abar))
 
     def solve(self, reference: Reference) -> Iterate:
-        alloc = ScaledAllocation(self.F, reference, name="w")
+        """Directly in CLARABEL's form (.clarabel_master) when it heads the chain, else (or if that fails) the cvxpy
+        model; a solve centred on a warm start's tables that fails is retried from uniform tables (a warm start
+        from another a* can centre on entries near 0 that the new optimum needs)."""
+        references = [reference, super().start()] if reference is self.centre else [reference]
+        if self.layout is not None:
+            for reference in references:
+                try:
+                    out = self.layout.solve(reference, rows=self.rows, options=self.options)
+                    return self._iterate(out.allocation, out.duals, out.value, out.info)
+                except SolverError as error:
+                    if error.status == "time_limit":
+                        raise
+        alloc = ScaledAllocation(self.F, references[-1], name="w")
         z = cp.Variable(name="z")
         rows = alloc.inverse(self.rows) <= z
         problem = cp.Problem(cp.Minimize(z), [*self.polytope(alloc), rows])
-        info = solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
-        y = alloc.value
+        info = solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options={"CLARABEL": self.options})
+        return self._iterate(alloc.value, rows.dual_value, float(cast(np.ndarray, z.value)), info)
+
+    def _iterate(self, y: np.ndarray, dual: ArrayLike | None, z: float, info: solvers.SolveInfo) -> Iterate:
+        """The iterate of a master solve: clique tables y, their exact repair, the rows' multipliers, z / dmin^2."""
         exact = consistent_clique_weights(self.plan, y, 1.0)
-        return Iterate(y, exact, self.F @ exact, self.multipliers(rows.dual_value),
-                       float(cast(np.ndarray, z.value)) / self.dmin**2, info)
+        return Iterate(y, exact, self.F @ exact, self.multipliers(dual), z / self.dmin**2, info)
 
     def separate(self, it: Iterate, k: int) -> tuple[float, Separation]:
         h = 1.0 / it.wbar + 1.0 / it.wbar[self.star][self.factor_of]
         h[self.star] = 0.0
-        sep = self.violated(h, k, it.z)
+        if self.enumerate:  # the same exact answer as Pareto elimination, by one lookup per joint action
+            sep = EnumeratedSeparation.for_plan(self.plan).separate(h, self.gap_terms, self.best, k=k, threshold=it.z,
+                                                                     delta_min=self.dmin)
+        else:
+            sep = self.violated(h, k, it.z)
         return (sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)), sep
 
     def dual_bound(self, c: np.ndarray, wbar: np.ndarray) -> float:
@@ -79,6 +155,13 @@ class CharTimeMaster(CuttingPlaneMaster):
         return 0.0 if top <= 0 else float(np.sum(c / wbar)) ** 2 / top / self.dmin**2
 
     def minimiser_bound(self, c: np.ndarray, reference: Reference) -> float:
+        if self.layout is not None:
+            try:
+                y = self.layout.solve(reference, cost=c / max(float(c.max()), 1e-300)).allocation
+                return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, y, 1.0))
+            except SolverError as error:
+                if error.status == "time_limit":
+                    raise
         alloc = ScaledAllocation(self.F, reference, name="w")
         objective = alloc.inverse(sp.csr_matrix(c / max(float(c.max()), 1e-300)))
         problem = cp.Problem(cp.Minimize(cp.sum(objective)), self.polytope(alloc))
@@ -100,10 +183,18 @@ def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual: ArrayL
     return max(master.dual_bound(c, wbar), master.minimiser_bound(c, master.start()))
 
 
+def _check_centre(fg: FactorGraph, centre: ArrayLike) -> np.ndarray:
+    """Clique tables of ``fg.plan()`` with positive finite entries, or InvalidInputError."""
+    y = as_vector(centre, "centre", length=fg.plan().n_rows)
+    if np.any(y < 0) or not np.any(y > 0):
+        raise InvalidInputError("centre must be nonnegative clique tables, not all zero")
+    return y
+
+
 def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, solver: str | None = None,
                                   max_iterations: int = MAX_ITERATIONS, time_limit: float = TIME_LIMIT,
-                                  add_per_iteration: int | None = None,
-                                  initial: ArrayLike | None = None) -> CharTimeResult:
+                                  add_per_iteration: int | None = None, initial: ArrayLike | None = None,
+                                  centre: ArrayLike | None = None) -> CharTimeResult:
     """Exact T* with a certified bracket by constraint generation (module docstring), for any number of joint actions.
 
     Stops when value / lower_bound - 1 <= ``tol``, or after ``max_iterations`` / ``time_limit`` seconds with
@@ -131,6 +222,9 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
         Most violated joint actions added to the working set per iteration; 5 N by default.
     initial : array_like, shape (M, N), optional
         Joint actions added to the starting working set (a warm start).
+    centre : array_like, shape (fg.plan().n_rows,), optional
+        Nonnegative clique tables of ``fg.plan()`` on which the first master solve is centred (a warm start's
+        ``clique_weights``); uniform tables by default.
 
     Returns
     -------
@@ -142,7 +236,7 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
     Raises
     ------
     InvalidInputError
-        A tie for a*, bad limits, a malformed ``initial``.
+        A tie for a*, bad limits, a malformed ``initial`` or ``centre``.
     InstanceTooLargeError
         Exact separation out of its state budget at the first iterate.
     SolverError
@@ -150,9 +244,10 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
     """
     max_iterations, add_per_iteration = check_limits(tol, time_limit, max_iterations, add_per_iteration)
     start = time.perf_counter()
-    master = CharTimeMaster(fg, solver)
+    master = CharTimeMaster(fg, solver, centre=None if centre is None else _check_centre(fg, centre), tol=tol)
     run = warm_generate(master, initial, tol=tol, max_iterations=max_iterations, time_limit=time_limit,
-                        add_per_iteration=add_per_iteration)
+                        add_per_iteration=add_per_iteration,
+                        n_best=WARM_N_BEST * fg.n_agents if centre is not None and tol >= LOOSE_TOL else None)
     return CharTimeResult(
         value=run.upper, solver_value=run.kept.z, method="exact", m=0, best_action=master.best,
         gaps=np.asarray([master.dmin]), marginals=fg.split_tables(run.kept.wbar), local_allocations=None,

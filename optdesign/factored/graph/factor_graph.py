@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike
 
 from ...errors import InstanceTooLargeError, InvalidInputError
 from ...validation import as_count, count_text
-from ..inference.elimination import EliminationPlan
+from ..inference.elimination import EliminationPlan, shared_plan
 from ..inference.max_sum import MaxSum
 from .checks import _brief, broadcast_actions, check_actions, check_factors, check_metadata, make_rng
 from .generators import FactorGraphGenerators, draw_tables
@@ -139,7 +139,8 @@ class FactorGraph(FactorGraphGenerators, FactorGraphJSON):
         Returns
         -------
         EliminationPlan
-            The plan, shared by every later call with the same ``order``.
+            The plan, shared by every later call with the same ``order``, and with every instance of the same
+            structure (:func:`~optdesign.factored.inference.elimination.shared_plan`).
 
         Raises
         ------
@@ -152,7 +153,7 @@ class FactorGraph(FactorGraphGenerators, FactorGraphJSON):
             raise InvalidInputError(f"order must be 'auto', a heuristic name or a permutation of the agents, "
                                     f"got {order!r}") from None
         if key not in self._plans:
-            self._plans[key] = EliminationPlan(self.n_actions, self.scopes, order)
+            self._plans[key] = shared_plan(self.n_actions, self.scopes, key)
         return self._plans[key]
 
     @cached_property

@@ -20,6 +20,7 @@ Orders come from networkx's treewidth heuristics (min-fill or min-degree) or fro
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,9 +33,12 @@ from networkx.algorithms.approximation import treewidth_min_fill_in
 from ...errors import InstanceTooLargeError, InvalidInputError
 from ...validation import check_array_size
 
-__all__ = ["EliminationPlan", "EliminationStep", "interaction_graph", "min_degree_order", "order_from_heuristic"]
+__all__ = ["EliminationPlan", "EliminationStep", "interaction_graph", "min_degree_order", "order_from_heuristic",
+           "shared_plan"]
 
 ORDER_HEURISTICS = ("min-fill", "min-degree")
+# structures whose plans shared_plan keeps
+SHARED_PLANS = 64
 # min-fill gives narrower orders but networkx's implementation grows quadratically; beyond this
 # many agents "auto" switches to min-degree (measured: min-fill 6.2 s, min-degree 2.4 s on a
 # line of 10,000 agents).
@@ -256,6 +260,29 @@ class EliminationPlan:
             cols.append(offset + np.asarray(local, dtype=np.int64))
         index = np.stack(cols, axis=1) if cols else np.zeros((n_rows, 0), dtype=np.int64)
         return EliminationStep(var, scope, shape[:-1], index)
+
+
+@functools.lru_cache(maxsize=SHARED_PLANS)
+def shared_plan(n_actions: tuple[int, ...], scopes: tuple[tuple[int, ...], ...],
+                order: str | tuple[int, ...] = "auto") -> EliminationPlan:
+    """The plan of a structure, built once and shared by every instance of it (a plan reads no means: a bandit's
+    plug-in estimates, one factor graph per re-solve, all use the same).
+
+    Parameters
+    ----------
+    n_actions : tuple of int
+        K_i for every agent.
+    scopes : tuple of tuple of int
+        The agents of every factor.
+    order : str or tuple of int
+        As for :class:`EliminationPlan`.
+
+    Returns
+    -------
+    EliminationPlan
+        The plan, the same object for equal arguments (the last ``SHARED_PLANS`` structures are kept).
+    """
+    return EliminationPlan(n_actions, scopes, order)
 
 
 def interaction_graph(n_agents: int, scopes: Sequence[Sequence[int]]) -> nx.Graph:
