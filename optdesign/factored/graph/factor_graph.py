@@ -159,6 +159,27 @@ class FactorGraph(FactorGraphGenerators, FactorGraphJSON):
     def _maxsum(self) -> MaxSum:
         return MaxSum(self.plan(), self.means)
 
+    @property
+    def _best_pass(self) -> MaxSum:
+        """The max-sum pass with the stored regrets if it was built, else one without them (a*, its value and the
+        runner-up only: a fraction of the time and memory on large graphs)."""
+        if "_maxsum" in self.__dict__:
+            return self._maxsum
+        if "_light_maxsum" not in self.__dict__:
+            self.__dict__["_light_maxsum"] = MaxSum(self.plan(), self.means, keep_regrets=False)
+        light: MaxSum = self.__dict__["_light_maxsum"]
+        return light
+
+    def _best_two(self) -> list[tuple[np.ndarray, float]]:
+        """[(a*, 0), (runner-up, its gap)] as :meth:`iter_best` lists them, cached (just a* for one joint action)."""
+        if "_best_two_cache" not in self.__dict__:
+            search = self._best_pass
+            second = search.runner_up()
+            self.__dict__["_best_two_cache"] = [(search.best_action.copy(), 0.0)] + (
+                [] if second is None else [(second[1], second[0])])
+        best: list[tuple[np.ndarray, float]] = self.__dict__["_best_two_cache"]
+        return [(a.copy(), g) for a, g in best]
+
     def value(self, actions: ArrayLike) -> np.ndarray | float:
         """theta(a) for one joint action (length N) or for each row of an (M, N) array.
 
@@ -252,13 +273,13 @@ class FactorGraph(FactorGraphGenerators, FactorGraphJSON):
             a* (a copy).
         """
         self.gap_min()  # checks uniqueness
-        best: np.ndarray = self._maxsum.best_action.copy()
+        best: np.ndarray = self._best_pass.best_action.copy()
         return best
 
     @property
     def best_value(self) -> float:
         """theta(a*), the largest mean reward (by max-sum)."""
-        return self._maxsum.value
+        return self._best_pass.value
 
     def gap(self, actions: ArrayLike) -> np.ndarray | float:
         """Delta(a) = sum_e (theta_e(a*_e) - theta_e(a_e)), summed factor-wise for accuracy.
@@ -274,7 +295,7 @@ class FactorGraph(FactorGraphGenerators, FactorGraphJSON):
             Delta(a) >= 0, a float for a single joint action (a* is not checked for uniqueness here).
         """
         idx = self.group_indices(actions)
-        star = self.group_indices(self._maxsum.best_action)
+        star = self.group_indices(self._best_pass.best_action)
         vals = (self.means[star] - self.means[idx]).sum(axis=1)
         return float(vals[0]) if np.ndim(actions) == 1 else vals
 
@@ -329,6 +350,8 @@ class FactorGraph(FactorGraphGenerators, FactorGraphJSON):
         m = as_count(m, "m")
         if check_unique:
             self.gap_min()
+        if m <= 2 and "_maxsum" not in self.__dict__:  # a* and the runner-up need no stored regrets
+            return self._best_two()[:m]
         return [(action, gap) for gap, action in itertools.islice(self._maxsum.iter_best(), int(m))]
 
     def iter_best(self) -> Iterator[tuple[float, np.ndarray]]:

@@ -21,6 +21,7 @@ Orders come from networkx's treewidth heuristics (min-fill or min-degree) or fro
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -29,12 +30,15 @@ import numpy as np
 import scipy.sparse as sp
 from networkx.algorithms.approximation import treewidth_min_fill_in
 
+from ...deadline import check_budget
 from ...errors import InstanceTooLargeError, InvalidInputError
 from ...validation import check_array_size
 
 __all__ = ["EliminationPlan", "EliminationStep", "interaction_graph", "min_degree_order", "order_from_heuristic"]
 
 ORDER_HEURISTICS = ("min-fill", "min-degree")
+# the enclosing time budget (optdesign.deadline) is checked every this many steps while the index arrays are built
+CHECK_EVERY = 64
 # min-fill gives narrower orders but networkx's implementation grows quadratically; beyond this
 # many agents "auto" switches to min-degree (measured: min-fill 6.2 s, min-degree 2.4 s on a
 # line of 10,000 agents).
@@ -62,7 +66,8 @@ class EliminationStep:
     scope: tuple[int, ...]
     #: (K_j for j in scope), the message's table shape
     shape: tuple[int, ...]
-    #: int64 array, shape (rows, inputs): row r = (z, k) in C order, z = r // K_{i_l}, k = r % K_{i_l}
+    #: integer array, shape (rows, inputs): row r = (z, k) in C order, z = r // K_{i_l}, k = r % K_{i_l}; int32 when
+    #: the flat function vector has fewer than 2^31 entries (half the memory of large plans), else int64
     index: np.ndarray
 
     @property
@@ -102,6 +107,8 @@ class EliminationPlan:
     InstanceTooLargeError
         The order needs more than ``MAX_PLAN_ENTRIES`` index entries, or the plan for N agents exceeds the
         array size limit.
+    TimeLimitReached
+        The enclosing :func:`optdesign.deadline.time_budget` ran out while the index arrays were built.
     """
 
     def __init__(self, n_actions: Sequence[int], scopes: Sequence[Sequence[int]], order: str | Sequence[int] = "auto"):
@@ -111,8 +118,9 @@ class EliminationPlan:
                          instead="use fewer agents")
         self.n_actions = tuple(int(k) for k in n_actions)
         self.scopes = tuple(tuple(int(i) for i in s) for s in scopes)
-        sizes = [int(np.prod([self.n_actions[i] for i in s], dtype=np.int64)) for s in self.scopes]
+        sizes = [math.prod(self.n_actions[i] for i in s) for s in self.scopes]
         self.factor_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self._by_shape: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] | None = None
         self.order = self._resolve_order(order)
 
         functions: list[tuple[int, ...]] = list(self.scopes)  # scope of every function so far
@@ -130,7 +138,7 @@ class EliminationPlan:
         for var in self.order:
             inputs = sorted(holders[var])
             scope = tuple(sorted({j for f in inputs for j in functions[f]} - {var}))
-            entries += int(np.prod([self.n_actions[j] for j in (*scope, var)], dtype=float)) * max(len(inputs), 1)
+            entries += math.prod(self.n_actions[j] for j in (*scope, var)) * max(len(inputs), 1)
             specs.append((var, scope, [(functions[f], offsets[f]) for f in inputs]))
             for f in inputs:
                 for j in functions[f]:
@@ -141,7 +149,7 @@ class EliminationPlan:
             message_offsets.append(next_offset)
             for j in scope:
                 holders[j].add(new)
-            next_offset += int(np.prod([self.n_actions[j] for j in scope], dtype=np.int64))
+            next_offset += math.prod(self.n_actions[j] for j in scope)
         if entries > MAX_PLAN_ENTRIES:
             widest = max(len(scope) for _, scope, _ in specs) + 1
             raise InstanceTooLargeError(
@@ -149,7 +157,13 @@ class EliminationPlan:
                 f"{MAX_PLAN_ENTRIES:.1e}, about {MAX_PLAN_ENTRIES * 8 / 2**30:.1f} GiB): the interaction graph is "
                 f"too wide (a step joins {widest} agents) or too large for exact elimination"
             )
-        steps = [self._step(var, scope, inputs) for var, scope, inputs in specs]
+        local: dict[tuple, np.ndarray] = {}  # index pattern of an input within a step, shared by equal steps
+        self._index_dtype = np.int32 if next_offset < 2**31 else np.int64
+        steps = []
+        for n, (var, scope, step_inputs) in enumerate(specs):
+            if n % CHECK_EVERY == 0:
+                check_budget("the construction of an elimination plan")
+            steps.append(self._step(var, scope, step_inputs, local))
         self.steps = tuple(steps)
         self.message_offsets = np.asarray(message_offsets, dtype=np.int64)
         self.n_functions_flat = next_offset
@@ -187,11 +201,23 @@ class EliminationPlan:
         numpy.ndarray of int64, shape (M, n_factors)
             Entry (m, e) is ``factor_offsets[e]`` plus the C-order position of a_e in factor e's table.
         """
-        cols = []
-        for e, scope in enumerate(self.scopes):
-            shape = tuple(self.n_actions[i] for i in scope)
-            cols.append(self.factor_offsets[e] + np.ravel_multi_index(tuple(patterns[:, i] for i in scope), shape))
-        return np.stack(cols, axis=1)
+        out = np.empty((patterns.shape[0], len(self.scopes)), dtype=np.int64)
+        for shape, (factors, agents) in self._factors_by_shape().items():
+            strides = np.asarray([math.prod(shape[p + 1:]) for p in range(len(shape))], dtype=np.int64)
+            out[:, factors] = self.factor_offsets[factors] + patterns[:, agents] @ strides
+        return out
+
+    def _factors_by_shape(self) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
+        """Factors grouped by table shape: per shape, (factor ids, their agents as an (n, scope length) array), for
+        index arithmetic over many factors at once (computed once per plan)."""
+        if self._by_shape is None:
+            groups: dict[tuple[int, ...], list[int]] = {}
+            for e, scope in enumerate(self.scopes):
+                groups.setdefault(tuple(self.n_actions[i] for i in scope), []).append(e)
+            self._by_shape = {shape: (np.asarray(es, dtype=np.int64),
+                                      np.asarray([self.scopes[e] for e in es], dtype=np.int64).reshape(len(es), -1))
+                              for shape, es in groups.items()}
+        return self._by_shape
 
     def group_selection(self) -> sp.csr_matrix:
         """P with (P log v)_{e,b} = sum_{i in S_e} log v_{i,b_i}: one row per group action, one column per
@@ -203,14 +229,13 @@ class EliminationPlan:
             0/1 entries, one per agent of each group action's factor.
         """
         agent_offsets = np.concatenate([[0], np.cumsum(self.n_actions)]).astype(np.int64)
-        rows, cols = [], []
-        for e, scope in enumerate(self.scopes):
-            shape = tuple(self.n_actions[i] for i in scope)
-            grid = np.indices(shape).reshape(len(scope), -1)
-            r = self.factor_offsets[e] + np.arange(grid.shape[1])
-            for p, i in enumerate(scope):
+        rows, cols = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+        for shape, (factors, agents) in self._factors_by_shape().items():
+            grid = np.indices(shape).reshape(len(shape), -1)
+            r = (self.factor_offsets[factors][:, None] + np.arange(grid.shape[1])).ravel()
+            for p in range(len(shape)):
                 rows.append(r)
-                cols.append(agent_offsets[i] + grid[p])
+                cols.append((agent_offsets[agents[:, p]][:, None] + grid[p]).ravel())
         rows_a, cols_a = np.concatenate(rows), np.concatenate(cols)
         return sp.csr_matrix((np.ones(rows_a.size), (rows_a, cols_a)), shape=(self.table_size, int(agent_offsets[-1])))
 
@@ -242,19 +267,26 @@ class EliminationPlan:
             raise InvalidInputError(f"order must be a permutation of 0..{n - 1}")
         return perm
 
-    def _step(self, var: int, scope: tuple[int, ...], inputs: list[tuple[tuple[int, ...], int]]) -> EliminationStep:
-        """Row index arrays: for every assignment of (scope, var), the input functions' entries."""
+    def _step(self, var: int, scope: tuple[int, ...], inputs: list[tuple[tuple[int, ...], int]],
+              local: dict[tuple, np.ndarray]) -> EliminationStep:
+        """Row index arrays: for every assignment of (scope, var), the input functions' entries.
+
+        ``local`` caches the position pattern of an input in the rows by (step shape, input axes): every step of a
+        chain or ring has the same few patterns, so long plans pay the index arithmetic once per pattern."""
         full = (*scope, var)
         shape = tuple(self.n_actions[j] for j in full)
-        n_rows = int(np.prod(shape, dtype=np.int64))
-        grid = np.indices(shape).reshape(len(full), n_rows)  # row r -> assignment of `full`
+        n_rows = math.prod(shape)
         position = {j: p for p, j in enumerate(full)}
-        cols = []
-        for fscope, offset in inputs:
-            fshape = tuple(self.n_actions[j] for j in fscope)
-            local = np.ravel_multi_index(tuple(grid[position[j]] for j in fscope), fshape) if fscope else 0
-            cols.append(offset + np.asarray(local, dtype=np.int64))
-        index = np.stack(cols, axis=1) if cols else np.zeros((n_rows, 0), dtype=np.int64)
+        index = np.empty((n_rows, len(inputs)), dtype=self._index_dtype)
+        for c, (fscope, offset) in enumerate(inputs):
+            key = (shape, tuple(position[j] for j in fscope))
+            pattern = local.get(key)
+            if pattern is None:
+                grid = np.indices(shape).reshape(len(full), n_rows)  # row r -> assignment of `full`
+                pattern = np.ravel_multi_index(tuple(grid[p] for p in key[1]),
+                                               tuple(shape[p] for p in key[1])).astype(self._index_dtype)
+                local[key] = pattern
+            np.add(pattern, offset, out=index[:, c])
         return EliminationStep(var, scope, shape[:-1], index)
 
 

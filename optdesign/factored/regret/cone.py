@@ -8,6 +8,7 @@ s_{e,a_e} <= 1 with s >= 1 / wbar on the deviating group actions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -53,7 +54,7 @@ class Cone:
         star = fg.group_indices(fg.best_action())[0]
         # Delta(a) = sum_l r_l(clique row of a) with max-sum regrets r_l >= 0: no cancellation between the signed
         # local gaps (these cost ~1e-2 relative accuracy when Delta_min << |theta_e|, measured)
-        regrets = np.concatenate(MaxSum(plan, fg.means).regrets) / unit
+        regrets = np.concatenate(cast(list, MaxSum(plan, fg.means).regrets)) / unit
         dev = np.setdiff1d(np.arange(fg.abar), star)
         F, C, R = marginal_maps(plan)
         rows = [C] if C.shape[0] else []
