@@ -75,7 +75,7 @@ class CharTimeMaster(CuttingPlaneMaster):
 
     def dual_bound(self, c: np.ndarray, wbar: np.ndarray) -> float:
         """(sum c / wbar)^2 / max_a sum_e (c / wbar^2)_{e,a_e} / Delta_min^2."""
-        top = MaxSum(self.plan, c / wbar**2).value
+        top = MaxSum(self.plan, c / wbar**2, keep_regrets=False).value
         return 0.0 if top <= 0 else float(np.sum(c / wbar)) ** 2 / top / self.dmin**2
 
     def minimiser_bound(self, c: np.ndarray, reference: Reference) -> float:

@@ -17,7 +17,6 @@ the tangent of H - R Delta^2 at the best one, the caller's candidates), or the c
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -178,11 +177,11 @@ def _joint(actions: ArrayLike, plan: EliminationPlan) -> np.ndarray:
 
 def _best_and_gap_min(plan: EliminationPlan, gap: np.ndarray) -> tuple[np.ndarray, float]:
     """a* (the unique minimiser of Delta) and Delta_min, by max-sum over -gap."""
-    ms = MaxSum(plan, -gap)
+    ms = MaxSum(plan, -gap, keep_regrets=False)
     scale = max(1.0, float(np.abs(gap).max()) * len(plan.scopes))
     if abs(ms.value) > 1e-9 * scale:
         raise InvalidInputError(f"gap is inconsistent: the smallest Delta(a) is {-ms.value:.6g}, not 0")
-    second = next(itertools.islice(ms.iter_best(), 1, None), None)
+    second = ms.runner_up()  # the second joint action in gap order
     if second is None:
         raise InvalidInputError("the instance has a single joint action: no a != a* to separate")
     if second[0] <= 1e-12 * scale:

@@ -2,7 +2,8 @@
 
 =====================  ==============================================================================
 elimination            elimination orders (networkx treewidth heuristics) and the shared index plan
-max_sum                max-sum: a*, gaps Delta(a) = sum of local regrets, joint actions in gap order (m best)
+max_sum                max-sum: a*, gaps Delta(a) = sum of local regrets, joint actions in gap order (m best),
+                       the largest ratio of two factored functions (Dinkelbach)
 constraint_reduction   Factored Constraint Reduction (FCR): t >= max_a sum_e f_e(a_e) as compact cvxpy constraints
 marginals              the marginal polytope as junction-tree clique distributions; sampling joint actions from them
 =====================  ==============================================================================

@@ -29,7 +29,7 @@ from ...deadline import check_budget
 from ...errors import InvalidInputError
 from .elimination import EliminationPlan
 
-__all__ = ["MaxSum", "batched_max_sum", "gathered_sum"]
+__all__ = ["MaxSum", "batched_max_sum", "gathered_sum", "max_ratio"]
 
 # the enclosing time budget is checked every this many elimination steps
 CHECK_EVERY = 64
@@ -261,3 +261,40 @@ def batched_max_sum(plan: EliminationPlan, values: np.ndarray) -> tuple[np.ndarr
         actions[:, step.variable] = choice[z, columns]
     return np.asarray(maxima, dtype=float), actions
 
+
+def max_ratio(plan: EliminationPlan, num: np.ndarray, den: np.ndarray, *, floor: float = 1.0) -> float:
+    """max(floor, max_{a != a*} num(a) / den(a)) for factored num, den with num(a*) = den(a*) = 0, den > 0 elsewhere.
+
+    Dinkelbach's iteration: rho <- num(a) / den(a) at a = argmax_a [num(a) - rho den(a)] (one max-sum each)
+    until that maximum is 0 (attained at a*); rho increases strictly, so it stops finitely.
+
+    Parameters
+    ----------
+    plan : EliminationPlan
+        The elimination order and index structure.
+    num, den : numpy.ndarray, shape (plan.table_size,)
+        Flat factor terms of the numerator and the denominator, as in the plan.
+    floor : float
+        The value returned when no ratio exceeds it (the iteration starts there).
+
+    Returns
+    -------
+    float
+        The largest ratio, or ``floor``.
+
+    Raises
+    ------
+    TimeLimitReached
+        The enclosing :func:`optdesign.deadline.time_budget` ran out.
+    """
+    rho = floor
+    for _ in range(1000):
+        ms = MaxSum(plan, num - rho * den, keep_regrets=False)
+        if ms.value <= 1e-12 * rho * max(1.0, float(np.abs(den).max())):
+            return rho
+        idx = plan.group_indices(ms.best_action[None, :])[0]
+        new = float(num[idx].sum() / den[idx].sum())
+        if new <= rho * (1 + 1e-14):
+            return rho
+        rho = new
+    return rho

@@ -173,7 +173,7 @@ class MeanFieldModel:
         # t is solved in units of its value at the uniform allocation, so the program's values are O(1) whatever N
         # and K (t* grows like N): interior-point tolerances are absolute near 1
         uniform = np.exp(-np.log(np.bincount(self.agent_of_class, np.exp(self.log_mult)))[self.agent_of_class])
-        self.unit = MaxSum(cp_, self.D @ np.exp(-(self.P @ np.log(uniform)))).value
+        self.unit = MaxSum(cp_, self.D @ np.exp(-(self.P @ np.log(uniform))), keep_regrets=False).value
         self.v = cp.Variable(n_y, nonneg=True, name="class_v")
         self.s = cp.Variable(n_tab, name="inverse_marginals")
         terms = self.D @ self.s
@@ -293,7 +293,7 @@ class MeanFieldModel:
 
     def _upper(self, v: np.ndarray) -> float:
         terms = self._class_terms(v)
-        value = MaxSum(self.class_plan, terms).value
+        value = MaxSum(self.class_plan, terms, keep_regrets=False).value
         if self._explicit is not None:
             value = max(value, float(np.max((self._explicit[0] @ terms) / self._rho)))
         return value

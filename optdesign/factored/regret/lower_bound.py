@@ -63,9 +63,9 @@ from ..exact.rescaling import Reference, ScaledAllocation, solve_in_passes
 from ..graph.factor_graph import FactorGraph
 from ..inference.constraint_reduction import factored_max
 from ..inference.elimination import EliminationPlan
-from ..inference.max_sum import MaxSum
+from ..inference.max_sum import MaxSum, max_ratio
 from .cone import Cone
-from .master import RegretMaster, _max_ratio
+from .master import RegretMaster
 
 __all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
            "regret_lower_bound"]
@@ -166,8 +166,8 @@ class _MeanFieldProgram(_ConeProgram):
         """The explicit rows and the restricted ones, max_a over FCR's joint actions by max-sum."""
         worst = super().worst_row(inv)
         if self.restriction == "secant":  # max_{a != a*} (2 / Delta_m^2) G(a) / (Delta(a) / Delta_m)
-            return max(worst, _max_ratio(self.fg, self.plan, self.G @ inv, self.local_gap / self.gaps[-1]))
-        return max(worst, MaxSum(self.plan, self.G @ inv).value)
+            return max(worst, max_ratio(self.plan, self.G @ inv, self.local_gap / self.gaps[-1]))
+        return max(worst, MaxSum(self.plan, self.G @ inv, keep_regrets=False).value)
 
     def factored_rows(self, counts: ScaledAllocation) -> list:
         """The FCR block of the restriction, max_a [(2 / Delta_m^2) G(a) - bound(a)] <= 0."""

@@ -1,4 +1,4 @@
-"""The constraint-generation master of the exact regret bound c_theta, and the Dinkelbach max-ratio it certifies with.
+"""The constraint-generation master of the exact regret bound c_theta.
 
 :class:`RegretMaster` is the working-set program of ``regret_lower_bound(strategy="generate")``
 (:mod:`optdesign.factored.regret.lower_bound`, engine :mod:`optdesign.factored.exact.constraint_generation`); its
@@ -12,16 +12,15 @@ import scipy.sparse as sp
 
 from ... import solvers
 from ..._lazy import cp
-from ...errors import SolverError
+from ...errors import SolverError, TimeLimitReached
 from ...solvers import SolveInfo
 from ..exact.constraint_generation import MASTER_SOLVER_OPTIONS
 from ..exact.cutting_plane_master import CuttingPlaneMaster, Iterate
 from ..exact.rescaling import Reference
 from ..exact.separation import Separation
 from ..graph.factor_graph import FactorGraph
-from ..inference.elimination import EliminationPlan
 from ..inference.marginals import consistent_clique_weights
-from ..inference.max_sum import MaxSum
+from ..inference.max_sum import max_ratio
 from .cone import Cone
 
 __all__: list[str] = []  # internal to the package: regret_lower_bound is the public entry
@@ -85,6 +84,8 @@ class RegretMaster(CuttingPlaneMaster):
             for options in (MASTER_SOLVER_OPTIONS, REGULARISED_OPTIONS):
                 try:
                     return solvers.solve(problem, "CLARABEL", accept_inaccurate=True, solver_options=options)
+                except TimeLimitReached:
+                    raise
                 except SolverError:
                     pass
         return solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
@@ -108,7 +109,7 @@ class RegretMaster(CuttingPlaneMaster):
             return 0.0
         s = np.zeros(self.fg.abar)
         s[self.cone.dev] = c / w**2
-        top = _max_ratio(self.fg, self.plan, s, self.gap_terms, floor=0.0)
+        top = max_ratio(self.plan, s, self.gap_terms, floor=0.0)
         return 0.0 if top <= 0 else float(np.sum(c / w)) ** 2 / top
 
     def minimiser_bound(self, c: np.ndarray, reference: Reference) -> float:
@@ -120,24 +121,3 @@ class RegretMaster(CuttingPlaneMaster):
         self._solve(problem)
         mu = counts.value
         return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, mu, float(np.mean(self.R @ mu))))
-
-
-
-def _max_ratio(fg: FactorGraph, plan: EliminationPlan, num: np.ndarray, den: np.ndarray, *,
-               floor: float = 1.0) -> float:
-    """max(floor, max_{a != a*} num(a) / den(a)) for factored num, den with num(a*) = den(a*) = 0, den > 0 elsewhere.
-
-    Dinkelbach's iteration: rho <- num(a) / den(a) at a = argmax_a [num(a) - rho den(a)] (max-sum)
-    until that maximum is 0 (attained at a*); rho increases strictly, so it stops finitely.
-    """
-    rho = floor
-    for _ in range(1000):
-        ms = MaxSum(plan, num - rho * den)
-        if ms.value <= 1e-12 * rho * max(1.0, float(np.abs(den).max())):
-            return rho
-        idx = fg.group_indices(ms.best_action)[0]
-        new = float(num[idx].sum() / den[idx].sum())
-        if new <= rho * (1 + 1e-14):
-            return rho
-        rho = new
-    return rho
