@@ -35,6 +35,7 @@ __all__ = [
     "check_budget",
     "clear_stop",
     "graceful_interrupt",
+    "overtime",
     "remaining_budget",
     "request_stop",
     "stop_reason",
@@ -130,6 +131,44 @@ def time_budget(seconds: float | None) -> Iterator[None]:
         return
     end = min(_budget_end.get(), time.perf_counter() + seconds)
     token = _budget_end.set(end)
+    try:
+        yield
+    finally:
+        _budget_end.reset(token)
+
+
+# seconds past a time budget that overtime() grants by default: bracketing one point already computed
+CERTIFY_SECONDS = 1.0
+
+
+@contextlib.contextmanager
+def overtime(seconds: float = CERTIFY_SECONDS) -> Iterator[None]:
+    """Inside the block the enclosing budget ends no earlier than ``seconds`` from now (no budget: no change).
+
+    For the certificate of a point already computed (the bracket at a solve the budget cut short): a little more
+    time turns that point into a result. Stop requests still stop.
+
+    Parameters
+    ----------
+    seconds : float
+        The extension, in seconds from now (default ``CERTIFY_SECONDS``).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        The block; the enclosing budget is restored on exit.
+
+    Raises
+    ------
+    InvalidInputError
+        ``seconds`` is neither None nor a number (or is NaN or a bool).
+    """
+    extra = _seconds(seconds)
+    end = _budget_end.get()
+    if end == math.inf or extra is None:
+        yield
+        return
+    token = _budget_end.set(max(end, time.perf_counter() + extra))
     try:
         yield
     finally:

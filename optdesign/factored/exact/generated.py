@@ -17,6 +17,8 @@ from numpy.typing import ArrayLike
 
 from ... import solvers
 from ..._lazy import cp
+from ...deadline import overtime
+from ...errors import TimeLimitReached
 from ...result import CharTimeResult
 from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
@@ -57,11 +59,14 @@ class CharTimeMaster(CuttingPlaneMaster):
         return sp.diags(scale) @ self.fg.deviation_matrix(actions, with_best=True)
 
     def solve(self, reference: Reference) -> Iterate:
+        solvers.check_setup_time(self.size, "the exact T* master")  # before building a problem too large to start
         alloc = ScaledAllocation(self.F, reference, name="w")
         z = cp.Variable(name="z")
         rows = alloc.inverse(self.rows) <= z
         problem = cp.Problem(cp.Minimize(z), [*self.polytope(alloc), rows])
-        info = solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
+        # accept_limit: a point the solver stopped at on the time budget is still bracketed (constraint_generation)
+        info = solvers.solve(problem, self.solver, accept_inaccurate=True, accept_limit=True,
+                             solver_options=MASTER_SOLVER_OPTIONS)
         y = alloc.value
         exact = consistent_clique_weights(self.plan, y, 1.0)
         return Iterate(y, exact, self.F @ exact, self.multipliers(rows.dual_value),
@@ -82,14 +87,15 @@ class CharTimeMaster(CuttingPlaneMaster):
         alloc = ScaledAllocation(self.F, reference, name="w")
         objective = alloc.inverse(sp.csr_matrix(c / max(float(c.max()), 1e-300)))
         problem = cp.Problem(cp.Minimize(cp.sum(objective)), self.polytope(alloc))
-        solvers.solve(problem, self.solver, accept_inaccurate=True)
+        solvers.solve(problem, self.solver, accept_inaccurate=True, accept_limit=True)  # valid at any point
         return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, alloc.value, 1.0))
 
 
 def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual: ArrayLike | None, wbar: np.ndarray,
                           solver: str | None) -> float:
     """Weak-duality lower bound on T* from multipliers ``dual`` of rows H_scaled (1/wbar) <= z (any rows of joint
-    actions, scaled by (Delta_min / Delta(a))^2), at ``wbar`` and at the minimiser of sum c / w; 0 without duals."""
+    actions, scaled by (Delta_min / Delta(a))^2), at ``wbar`` and at the minimiser of sum c / w; 0 without duals.
+    Under a time budget, the bounds computed before it runs out (the first with :func:`optdesign.deadline.overtime`)."""
     if dual is None:
         return 0.0
     lam = np.clip(np.asarray(dual, dtype=float).ravel(), 0.0, None)
@@ -97,7 +103,13 @@ def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual: ArrayL
         return 0.0
     master = CharTimeMaster(fg, solver)
     c = H_scaled.T @ (lam / lam.sum())
-    return max(master.dual_bound(c, wbar), master.minimiser_bound(c, master.start()))
+    lower = 0.0
+    try:
+        with overtime():
+            lower = master.dual_bound(c, wbar)
+        return max(lower, master.minimiser_bound(c, master.start()))
+    except TimeLimitReached:
+        return lower
 
 
 def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, solver: str | None = None,
@@ -147,6 +159,9 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
         Exact separation out of its state budget at the first iterate.
     SolverError
         A master solve failed before the time was up.
+    TimeLimitReached
+        The time ran out before the first iterate was bracketed
+        (:func:`optdesign.factored.characteristic_time` then returns a closed-form bracket).
     """
     max_iterations, add_per_iteration = check_limits(tol, time_limit, max_iterations, add_per_iteration)
     start = time.perf_counter()

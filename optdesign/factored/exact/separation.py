@@ -113,6 +113,8 @@ def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delt
         unique joint action, a single joint action, malformed ``candidates``.
     InstanceTooLargeError
         A pass would store or form more than ``max_states`` frontier points or pairs.
+    TimeLimitReached
+        The enclosing :func:`optdesign.deadline.time_budget` ran out (checked between elimination steps).
     """
     h, gap = as_vector(h, "h", length=plan.table_size), as_vector(gap, "gap", length=plan.table_size)
     if np.any(h < 0):
@@ -123,7 +125,8 @@ def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delt
     star, dmin = _best_and_gap_min(plan, gap)
     if delta_min is not None:
         delta_min = _real(delta_min, "delta_min")
-        if not 0 < delta_min <= dmin * (1 + 1e-9):
+        rounding = 1e-12 * max(1.0, float(np.abs(gap).max()) * len(plan.scopes))  # Delta_min from other sums
+        if not 0 < delta_min <= dmin * (1 + 1e-9) + rounding:
             raise InvalidInputError(f"delta_min must lie in (0, {dmin:.6g}] (the smallest gap), got {delta_min:.6g}")
         dmin = delta_min
 

@@ -239,6 +239,28 @@ class EliminationPlan:
         rows_a, cols_a = np.concatenate(rows), np.concatenate(cols)
         return sp.csr_matrix((np.ones(rows_a.size), (rows_a, cols_a)), shape=(self.table_size, int(agent_offsets[-1])))
 
+    def group_sums(self, x: np.ndarray) -> np.ndarray:
+        """sum_{i in S_e} x_{i,b_i} for every group action (e, b): ``group_selection() @ x`` without the matrix.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (sum K_i,)
+            One value per (agent, action), agents' actions stacked in agent order.
+
+        Returns
+        -------
+        numpy.ndarray, shape (table_size,)
+            The sums, flat over the factor tables.
+        """
+        agent_offsets = np.concatenate([[0], np.cumsum(self.n_actions)]).astype(np.int64)
+        out = np.zeros(self.table_size)
+        for shape, (factors, agents) in self._factors_by_shape().items():
+            grid = np.indices(shape).reshape(len(shape), -1)
+            rows = self.factor_offsets[factors][:, None] + np.arange(grid.shape[1])
+            for p in range(len(shape)):
+                out[rows] += x[agent_offsets[agents[:, p]][:, None] + grid[p]]
+        return out
+
     def interaction_graph(self) -> nx.Graph:
         """Agents as nodes, an edge between agents that share a factor.
 
@@ -258,6 +280,8 @@ class EliminationPlan:
                 raise InvalidInputError(
                     f"order must be 'auto', one of {ORDER_HEURISTICS} or a permutation, got {order!r}"
                 )
+            if order == "min-degree":  # adjacency read off the scopes: no networkx graph for 10^5 agents
+                return _min_degree(_adjacency(n, self.scopes))
             return order_from_heuristic(self.interaction_graph(), order)
         try:
             perm = tuple(int(i) for i in order)
@@ -329,7 +353,22 @@ def min_degree_order(graph: nx.Graph) -> tuple[int, ...]:
     tuple of int
         Every node once, in elimination order.
     """
-    adjacency = {int(v): {int(u) for u in graph.neighbors(v)} - {int(v)} for v in graph.nodes}
+    return _min_degree({int(v): {int(u) for u in graph.neighbors(v)} - {int(v)} for v in graph.nodes})
+
+
+def _adjacency(n_agents: int, scopes: Sequence[Sequence[int]]) -> dict[int, set[int]]:
+    """The interaction graph's neighbour sets, read off the scopes (agents 0..n_agents-1)."""
+    adjacency: dict[int, set[int]] = {i: set() for i in range(n_agents)}
+    for scope in scopes:
+        for i in scope:
+            adjacency[i].update(scope)
+    for i, nbrs in adjacency.items():
+        nbrs.discard(i)
+    return adjacency
+
+
+def _min_degree(adjacency: dict[int, set[int]]) -> tuple[int, ...]:
+    """:func:`min_degree_order` on neighbour sets (consumed)."""
     heap = [(len(nbrs), v) for v, nbrs in adjacency.items()]
     heapq.heapify(heap)
     order: list[int] = []

@@ -242,12 +242,19 @@ def batched_max_sum(plan: EliminationPlan, values: np.ndarray) -> tuple[np.ndarr
         max_a sum_e values_e(a_e) for every column.
     actions : numpy.ndarray of int64, shape (B, N)
         A maximising joint action for every column.
+
+    Raises
+    ------
+    TimeLimitReached
+        The enclosing :func:`optdesign.deadline.time_budget` ran out.
     """
     batch = values.shape[1]
     flat = np.empty((plan.n_functions_flat, batch))
     flat[: plan.table_size] = values
     choices = []
-    for step, offset in zip(plan.steps, plan.message_offsets, strict=True):
+    for n, (step, offset) in enumerate(zip(plan.steps, plan.message_offsets, strict=True)):
+        if n % CHECK_EVERY == 0:
+            check_budget("max-sum inference")
         phi = gathered_sum(flat, step.index).reshape(-1, plan.n_actions[step.variable], batch)
         flat[offset : offset + phi.shape[0]] = phi.max(axis=1)
         choices.append(phi.argmax(axis=1))

@@ -42,6 +42,8 @@ class RegretMaster(CuttingPlaneMaster):
     def __init__(self, fg: FactorGraph, solver: str | None):
         super().__init__(fg, solver)
         self.cone = Cone.of(fg, self.plan)
+        #: the feasible counts of :meth:`start_counts` once computed (an upper bound before any master solve)
+        self.started: np.ndarray | None = None
         self.gap_terms = self.gap_terms / self.cone.unit
         self.dmin = self.dmin / self.cone.unit
 
@@ -59,7 +61,8 @@ class RegretMaster(CuttingPlaneMaster):
         point of the cone)."""
         mu = self.cone.mixture(self.fg, self.plan)
         worst, _ = self._worst_row(self.F @ mu, 1)  # every row is homogeneous of degree -1 in mu
-        return mu * worst
+        self.started = mu * worst
+        return self.started
 
     def reference(self, y: np.ndarray) -> Reference:
         return Reference.around(y, self.F[self.cone.dev])
@@ -68,6 +71,7 @@ class RegretMaster(CuttingPlaneMaster):
         return self.cone.rows(self.fg, actions)
 
     def solve(self, reference: Reference) -> Iterate:
+        solvers.check_setup_time(self.size, "the regret bound's master")  # before building a problem too large
         counts, constraints = self.cone.allocation(reference)
         rows = counts.inverse(self.rows) <= 1
         cost, ref = counts.cost(self.cone.regrets)
@@ -82,13 +86,15 @@ class RegretMaster(CuttingPlaneMaster):
         from N = 6 the master stops CLARABEL with a NumericalError and SCS took 20-45 s per master (measured)."""
         if self.solver is None:
             for options in (MASTER_SOLVER_OPTIONS, REGULARISED_OPTIONS):
-                try:
-                    return solvers.solve(problem, "CLARABEL", accept_inaccurate=True, solver_options=options)
+                try:  # a point stopped by the time budget is still bracketed (accept_limit)
+                    return solvers.solve(problem, "CLARABEL", accept_inaccurate=True, accept_limit=True,
+                                         solver_options=options)
                 except TimeLimitReached:
                     raise
                 except SolverError:
                     pass
-        return solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
+        return solvers.solve(problem, self.solver, accept_inaccurate=True, accept_limit=True,
+                             solver_options=MASTER_SOLVER_OPTIONS)
 
     def separate(self, it: Iterate, k: int) -> tuple[float, Separation]:
         """Scaled so that every row holds: v = max_a (2 / Delta(a)^2) H(a), value v r . mu (attained at mu v)."""
