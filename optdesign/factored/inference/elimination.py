@@ -15,12 +15,11 @@ width of the order (the largest ``|Z_l|``).
 Functions are numbered in one flat vector: the factor tables first (factor ``e`` occupies
 ``factor_offsets[e] : factor_offsets[e+1]``, its table flattened in C order over its scope),
 then the messages (message ``l`` at ``message_offsets[l]``, offset by the total table size).
-Orders come from networkx's treewidth heuristics (min-fill or min-degree) or from the caller.
+Orders come from :mod:`.orders` (min-fill, min-degree) or from the caller.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,11 +27,11 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
-from networkx.algorithms.approximation import treewidth_min_fill_in
 
 from ...deadline import check_budget
 from ...errors import InstanceTooLargeError, InvalidInputError
 from ...validation import check_array_size
+from .orders import _adjacency, _min_degree, interaction_graph, min_degree_order, order_from_heuristic
 
 __all__ = ["EliminationPlan", "EliminationStep", "interaction_graph", "min_degree_order", "order_from_heuristic"]
 
@@ -43,8 +42,8 @@ CHECK_EVERY = 64
 # many agents "auto" switches to min-degree (measured: min-fill 6.2 s, min-degree 2.4 s on a
 # line of 10,000 agents).
 MIN_FILL_MAX_AGENTS = 2000
-# index entries (rows x inputs) a plan may hold: 8 bytes each, so 3e8 is about 2.4 GiB (a ring of 10^5 agents with
-# K = 10 needs 3e8); a wider order is refused before anything is allocated
+# index entries (rows x inputs) a plan may hold: 4 bytes each (int32; 8 past 2^31 flat entries), so 3e8 is about
+# 1.1 GiB (a ring of 10^5 agents with K = 10 needs 3e8); a wider order is refused before anything is allocated
 MAX_PLAN_ENTRIES = 300_000_000
 # memory per agent and per factor of a plan (the ordering heuristic's graphs, the steps and their small index
 # arrays) and of max-sum inference over it, in float64 entries beyond the index arrays: about 1.1 + 1.2 KB per agent,
@@ -312,116 +311,3 @@ class EliminationPlan:
                 local[key] = pattern
             np.add(pattern, offset, out=index[:, c])
         return EliminationStep(var, scope, shape[:-1], index)
-
-
-def interaction_graph(n_agents: int, scopes: Sequence[Sequence[int]]) -> nx.Graph:
-    """Agents 0..n_agents-1 as nodes, an edge between every two agents that share a scope.
-
-    Parameters
-    ----------
-    n_agents : int
-        N; agents in no scope are isolated nodes.
-    scopes : sequence of sequence of int
-        The factor scopes.
-
-    Returns
-    -------
-    networkx.Graph
-        The interaction (primal) graph, whose treewidth bounds the width of the best elimination order.
-    """
-    g = nx.Graph()
-    g.add_nodes_from(range(n_agents))
-    for s in scopes:
-        g.add_edges_from((s[a], s[b]) for a in range(len(s)) for b in range(a + 1, len(s)))
-    return g
-
-
-def min_degree_order(graph: nx.Graph) -> tuple[int, ...]:
-    """Greedy minimum-degree elimination order: repeatedly eliminate an agent of smallest current degree
-    (ties: smallest id) and join its neighbours (fill edges). Its width is the largest degree at elimination.
-
-    A lazy heap keeps it O((N + fill) log N); networkx's ``treewidth_min_degree`` grows quadratically
-    (7.8 s on a ring of 20,000 agents, about 190 s extrapolated to 100,000).
-
-    Parameters
-    ----------
-    graph : networkx.Graph
-        The interaction graph (integer nodes, e.g. :func:`interaction_graph`); it is not modified.
-
-    Returns
-    -------
-    tuple of int
-        Every node once, in elimination order.
-    """
-    return _min_degree({int(v): {int(u) for u in graph.neighbors(v)} - {int(v)} for v in graph.nodes})
-
-
-def _adjacency(n_agents: int, scopes: Sequence[Sequence[int]]) -> dict[int, set[int]]:
-    """The interaction graph's neighbour sets, read off the scopes (agents 0..n_agents-1)."""
-    adjacency: dict[int, set[int]] = {i: set() for i in range(n_agents)}
-    for scope in scopes:
-        for i in scope:
-            adjacency[i].update(scope)
-    for i, nbrs in adjacency.items():
-        nbrs.discard(i)
-    return adjacency
-
-
-def _min_degree(adjacency: dict[int, set[int]]) -> tuple[int, ...]:
-    """:func:`min_degree_order` on neighbour sets (consumed)."""
-    heap = [(len(nbrs), v) for v, nbrs in adjacency.items()]
-    heapq.heapify(heap)
-    order: list[int] = []
-    while heap:
-        degree, v = heapq.heappop(heap)
-        nbrs = adjacency.get(v)
-        if nbrs is None or degree != len(nbrs):  # eliminated already, or a stale entry
-            continue
-        order.append(v)
-        del adjacency[v]
-        for u in nbrs:
-            adjacency[u].discard(v)
-            adjacency[u] |= nbrs - {u}
-            heapq.heappush(heap, (len(adjacency[u]), u))
-    return tuple(order)
-
-
-def order_from_heuristic(graph: nx.Graph, heuristic: str) -> tuple[int, ...]:
-    """Elimination order: ``"min-degree"`` by :func:`min_degree_order`; ``"min-fill"`` read off networkx's
-    tree decomposition by peeling leaf bags.
-
-    Peeling a leaf bag B attached to bag P eliminates the agents of B \\ P, whose neighbours at
-    that moment all lie in B, so the order's width is at most the decomposition's width.
-
-    Parameters
-    ----------
-    graph : networkx.Graph
-        The interaction graph (integer nodes); it is not modified.
-    heuristic : str
-        ``"min-degree"`` or ``"min-fill"`` (any other name runs min-fill).
-
-    Returns
-    -------
-    tuple of int
-        Every node once, in elimination order.
-    """
-    if heuristic == "min-degree":
-        return min_degree_order(graph)
-    _, tree = treewidth_min_fill_in(graph)
-    order: list[int] = []
-    done: set[int] = set()
-    tree = nx.Graph(tree)
-    leaves = [b for b in tree if tree.degree(b) <= 1]
-    while leaves:
-        bag = leaves.pop()
-        if bag not in tree:
-            continue
-        nbrs = list(tree.neighbors(bag))
-        keep = set(nbrs[0]) if nbrs else set()
-        order.extend(sorted(j for j in bag if j not in keep and j not in done))
-        done.update(j for j in bag if j not in keep)
-        tree.remove_node(bag)
-        if nbrs and tree.degree(nbrs[0]) <= 1:
-            leaves.append(nbrs[0])
-    order.extend(sorted(set(graph.nodes) - done))  # isolated nodes, if any
-    return tuple(int(i) for i in order)
