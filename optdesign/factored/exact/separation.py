@@ -23,10 +23,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ...errors import InvalidInputError
+from ...sizes import check_array_size
 from ...validation import as_count, as_vector
 from ..inference.elimination import EliminationPlan
 from ..inference.max_sum import MaxSum
-from .pareto import _Bounds, _Elimination
+from .pareto import TANGENTS, _Bounds, _Elimination
 
 __all__ = ["MAX_STATES", "Separation", "most_violated"]
 
@@ -112,7 +113,9 @@ def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delt
         Wrong table lengths, negative ``h``, ``threshold`` or ``delta_min`` out of range, ``gap`` not zero at a
         unique joint action, a single joint action, malformed ``candidates``.
     InstanceTooLargeError
-        A pass would store or form more than ``max_states`` frontier points or pairs.
+        A pass would store or form more than ``max_states`` frontier points or pairs, or the bounds over
+        completions would exceed the array size limit (:func:`optdesign.sizes.check_array_size`; a ring of 10^5
+        agents with K = 10 does).
     TimeLimitReached
         The enclosing :func:`optdesign.deadline.time_budget` ran out (checked between elimination steps).
     """
@@ -122,6 +125,9 @@ def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delt
     k, max_states = as_count(k, "k"), as_count(max_states, "max_states")
     if (threshold := _real(threshold, "threshold")) < 0:
         raise InvalidInputError(f"threshold must be >= 0, got {threshold}")
+    # the bounds over completions hold (2 + TANGENTS) values per row and per message entry
+    check_array_size((2 + TANGENTS) * float(plan.n_rows + plan.n_functions_flat), "exact separation's bounds",
+                     instead="a smaller instance or a narrower elimination order")
     star, dmin = _best_and_gap_min(plan, gap)
     if delta_min is not None:
         delta_min = _real(delta_min, "delta_min")

@@ -261,7 +261,9 @@ def batched_max_sum(plan: EliminationPlan, values: np.ndarray) -> tuple[np.ndarr
     maxima = sum(flat[plan.message_offsets[r]] for r in plan.roots)
     actions = np.zeros((batch, plan.n_agents), dtype=np.int64)
     columns = np.arange(batch)
-    for step, choice in zip(plan.steps[::-1], choices[::-1], strict=True):
+    for n, (step, choice) in enumerate(zip(plan.steps[::-1], choices[::-1], strict=True)):
+        if n % CHECK_EVERY == 0:
+            check_budget("max-sum inference")
         z = np.zeros(batch, dtype=np.int64)
         for j, k in zip(step.scope, step.shape, strict=True):
             z = z * k + actions[:, j]
