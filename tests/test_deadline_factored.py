@@ -83,6 +83,22 @@ def test_fallback_brackets_contain_the_optima(case):
     assert tstar.how == "uniform"
 
 
+def test_fallback_upper_end_is_the_closed_form_when_separation_is_refused(monkeypatch):
+    """Past the separation's array size limit (a ring of 10^5 agents), the upper end is 2 sum_e |T_e| / Delta_min^2."""
+    from optdesign.errors import InstanceTooLargeError
+    from optdesign.factored.exact import separation
+
+    def refused(*args, **kwargs):
+        raise InstanceTooLargeError("exact separation's bounds needs too much memory (test)")
+
+    case = ("ring", 5, 3, 0)
+    fg = instance(*case)
+    monkeypatch.setattr(separation, "most_violated", refused)
+    bracket = fallback.char_time_bracket(fg)
+    assert bracket.how == "closed-form" and bracket.upper == pytest.approx(2 * fg.abar / fg.gap_min() ** 2)
+    assert bracket.upper >= truths(*case)["tstar"][0]
+
+
 def test_mf_fallback_with_explicit_rows_contains_t_mf_2():
     fg = instance("line", 4, 3, 1)
     ranked = fg.m_best(3)
