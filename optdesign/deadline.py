@@ -8,6 +8,10 @@ certified iterate and checks one :class:`Deadline` between iterations. Two thing
 * ``graceful_interrupt()``: inside this block the first Ctrl-C (SIGINT) only requests a stop, so each running
   solve returns its best design with status ``"interrupted"``; a second Ctrl-C raises KeyboardInterrupt as usual.
   A conic (cvxpy) solve cannot be stopped between iterations: it finishes, or the second Ctrl-C aborts it.
+
+Loops that are not solves (variable elimination, separation, model construction) call :func:`check_budget`, which
+raises :class:`~optdesign.errors.TimeLimitReached` once either has happened; the function owning the budget catches
+it and returns its best certified result.
 """
 
 from __future__ import annotations
@@ -22,14 +26,16 @@ from contextvars import ContextVar
 from types import FrameType
 from typing import Literal
 
-from .errors import InvalidInputError
+from .errors import InvalidInputError, TimeLimitReached
 
 __all__ = [
     "Deadline",
     "as_time_limit",
     "budget_expired",
+    "check_budget",
     "clear_stop",
     "graceful_interrupt",
+    "overtime",
     "remaining_budget",
     "request_stop",
     "stop_reason",
@@ -131,6 +137,44 @@ def time_budget(seconds: float | None) -> Iterator[None]:
         _budget_end.reset(token)
 
 
+# seconds past a time budget that overtime() grants by default: bracketing one point already computed
+CERTIFY_SECONDS = 1.0
+
+
+@contextlib.contextmanager
+def overtime(seconds: float = CERTIFY_SECONDS) -> Iterator[None]:
+    """Inside the block the enclosing budget ends no earlier than ``seconds`` from now (no budget: no change).
+
+    For the certificate of a point already computed (the bracket at a solve the budget cut short): a little more
+    time turns that point into a result. Stop requests still stop.
+
+    Parameters
+    ----------
+    seconds : float
+        The extension, in seconds from now (default ``CERTIFY_SECONDS``).
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        The block; the enclosing budget is restored on exit.
+
+    Raises
+    ------
+    InvalidInputError
+        ``seconds`` is neither None nor a number (or is NaN or a bool).
+    """
+    extra = _seconds(seconds)
+    end = _budget_end.get()
+    if end == math.inf or extra is None:
+        yield
+        return
+    token = _budget_end.set(max(end, time.perf_counter() + extra))
+    try:
+        yield
+    finally:
+        _budget_end.reset(token)
+
+
 def remaining_budget() -> float | None:
     """Seconds left in the enclosing :func:`time_budget`, or None outside any budget.
 
@@ -152,6 +196,26 @@ def budget_expired() -> bool:
         Whether the caller should return its best result now.
     """
     return stop_requested() or time.perf_counter() > _budget_end.get()
+
+
+def check_budget(where: str = "a long computation") -> None:
+    """Raise :class:`~optdesign.errors.TimeLimitReached` once the enclosing budget is spent or a stop was requested.
+
+    Long loops (elimination steps, separation passes, model construction) call it between iterations; the function
+    that owns the budget catches the exception and returns its best certified result.
+
+    Parameters
+    ----------
+    where : str
+        What was running, for the message.
+
+    Raises
+    ------
+    TimeLimitReached
+        :func:`budget_expired` is True.
+    """
+    if budget_expired():
+        raise TimeLimitReached(f"the time budget ran out during {where}")
 
 
 class Deadline:

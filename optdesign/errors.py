@@ -25,6 +25,7 @@ __all__ = [
     "InvalidInputError",
     "OptDesignError",
     "SolverError",
+    "TimeLimitReached",
     "exit_on_project_errors",
     "run_command_line",
 ]
@@ -63,6 +64,25 @@ class SolverError(OptDesignError, RuntimeError):
         super().__init__(message)
         self.solver = solver
         self.status = status
+
+
+class TimeLimitReached(SolverError):
+    """The enclosing time budget ran out, or a stop was requested, before a computation finished.
+
+    Raised by :func:`optdesign.deadline.check_budget` inside long loops and by :func:`optdesign.solvers.solve`
+    before or after a conic solve (``status`` is ``"time_limit"``). A function with a ``time_limit`` catches it
+    and returns its best certified result so far: callers of such functions never see it.
+
+    Parameters
+    ----------
+    message : str
+        Where the time ran out.
+    solver : str, optional
+        The solver that was stopped or refused, if any.
+    """
+
+    def __init__(self, message: str, *, solver: str | None = None):
+        super().__init__(message, solver=solver, status="time_limit")
 
 
 class InstanceTooLargeError(OptDesignError):

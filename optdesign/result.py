@@ -254,8 +254,8 @@ class CharTimeResult:
 
     @property
     def gap_min(self) -> float:
-        """The smallest gap Delta_min = ``gaps[0]``."""
-        return float(self.gaps[0])
+        """The smallest gap Delta_min = ``gaps[0]`` (nan when a time limit ran out before it was found)."""
+        return float(self.gaps[0]) if np.size(self.gaps) else float("nan")
 
     def sample_complexity(self, delta: float) -> float:
         """The lower bound 2 T kl(delta, 1 - delta) on E[tau] (Bernoulli kl in nats).

@@ -136,9 +136,10 @@ def test_warm_start_from_another_structure_or_not_from_generation_is_refused():
 
 
 def test_time_limit_returns_the_bracket_reached():
+    """1 ms is less than one master solve: the bracket reached is at most one iteration's, or the closed form's."""
     fg = FactorGraph.ring(6, 4, seed=3)
     res = od.characteristic_time(fg, method="generate", tol=1e-9, time_limit=1e-3)
-    assert res.status == "not_converged" and res.extras["iterations"] == 1
+    assert res.status == "not_converged" and res.extras.get("iterations", 0) <= 1
     assert 0 < res.lower_bound <= res.value and res.gap == pytest.approx(res.value / res.lower_bound - 1)
     exact = od.characteristic_time(fg, method="generate", tol=1e-5)
     assert res.lower_bound <= exact.value * (1 + 1e-5) and res.value >= exact.lower_bound

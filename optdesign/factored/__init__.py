@@ -11,10 +11,12 @@ inference   variable elimination: orders, max-sum (a*, gaps, m best), Factored C
 mean_field  the mean-field characteristic time T^MF(m) (eqs. 2-3, App. H), on action classes and orbits
 exact       the exact characteristic time T* (eq. 1): enumerated, or by constraint generation with exact separation
 regret      the Graves–Lai regret lower bound c_theta (App. F), exact and mean-field
+fallback    closed-form certified brackets of all three, returned when a time limit leaves no solved one
 ==========  ==================================================================================================
 
 Dependencies go down the table's reverse: ``graph`` and ``inference`` need nothing above them, ``mean_field``
-and ``exact`` build on both, ``regret`` also on ``exact``'s engine.
+and ``exact`` build on both, ``regret`` also on ``exact``'s engine. ``fallback`` serves the three bounds: it needs
+``graph`` and ``inference``, and ``exact``'s separation oracle for its one exact evaluation (imported when used).
 
 Convention (MF-TaS paper): E[tau] >= 2 T* kl(delta, 1 - delta) for unit-variance Gaussian rewards.
 """

@@ -17,16 +17,19 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, cast
 
 import numpy as np
 import scipy.sparse as sp
 
 from ..._lazy import cp
-from ...errors import InvalidInputError
+from ...deadline import budget_expired, stop_reason, stop_requested, time_budget
+from ...errors import InvalidInputError, TimeLimitReached
 from ...result import CharTimeResult, relative_gap
 from ...validation import as_count, as_tolerance, check_enumerable
 from ...vocabulary import EXACT_FORMULATIONS, EXACT_METHODS, ExactFormulation, ExactMethod, check_option
+from ..fallback import SHARE, char_time_bracket, char_time_result, merge_char_time, solve_fits
 from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
 from ..inference.marginals import consistent_clique_weights, marginal_maps
@@ -51,8 +54,15 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
     """Exact T* (MF-TaS eq. 1): inf over the marginal polytope of max_{a != a*} H_w(a) / Delta(a)^2.
 
     ``method="generate"`` solves it by constraint generation with exact separation, for any number of joint
-    actions, and certifies the result to relative gap ``tol`` (:mod:`optdesign.factored.exact.constraint_generation`);
-    after ``time_limit`` seconds it returns status ``"not_converged"`` with the bracket reached.
+    actions, and certifies the result to relative gap ``tol`` (:mod:`optdesign.factored.exact.constraint_generation`).
+
+    ``time_limit`` bounds the whole call (a few seconds of slack: the bracket of a point already computed is
+    finished): every conic solve gets the time left, every loop checks it, and when it runs out the best certified
+    bracket so far is returned with status ``"not_converged"`` (``"interrupted"`` after Ctrl-C under
+    :func:`optdesign.deadline.graceful_interrupt`): ``value`` an upper bound on T* attained by ``marginals``,
+    ``lower_bound`` a lower bound. Before any solve has bracketed T* that is the closed-form bracket of
+    :mod:`optdesign.factored.fallback` (the uniform allocation; ``extras["fallback"]`` says so), and if even a* was
+    not found, value inf and lower bound 0 with an empty ``best_action``.
     ``method="enumerate"`` lists every joint action, as follows; ``"auto"`` (default) enumerates up to
     ``max_joint_actions`` joint actions (and generates when that solve's certified gap exceeds ``tol``) and
     generates beyond.
@@ -91,7 +101,8 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
     tol : float
         Certified relative gap ``value / lower_bound - 1`` to reach.
     time_limit : float, optional
-        Seconds for constraint generation; past them its bracket so far is returned (status ``"not_converged"``).
+        Seconds for the whole call; past them the best certified bracket is returned (status ``"not_converged"``).
+        None: no limit on enumeration, constraint generation stops after 600 s.
     warm_start : CharTimeResult, optional
         A result of constraint generation (it has a ``working_set``) on an instance of the same structure.
 
@@ -142,12 +153,31 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
     method = check_option(method, "method", EXACT_METHODS)
     tol = as_tolerance(tol)
     formulation = check_option(formulation, "formulation", EXACT_FORMULATIONS)
-    limits: dict[str, Any] = {} if time_limit is None else {"time_limit": check_time_limit(time_limit)}
-    if warm_start is not None:
-        if method == "enumerate":
-            raise InvalidInputError("warm_start seeds constraint generation: use method='generate' or 'auto'")
-        return characteristic_time_generated(fg, tol=tol, solver=solver, initial=_warm_actions(fg, warm_start),
-                                             centre=_warm_centre(fg, warm_start), **limits)
+    limit = None if time_limit is None else check_time_limit(time_limit)
+    if warm_start is not None and method == "enumerate":
+        raise InvalidInputError("warm_start seeds constraint generation: use method='generate' or 'auto'")
+    warm = None if warm_start is None else (_warm_actions(fg, warm_start), _warm_centre(fg, warm_start))
+    start = time.perf_counter()
+    with time_budget(limit):
+        fits = solve_fits(fg)
+        bracket = char_time_bracket(fg, SHARE if fits else 1.0)  # the answer if no solve brackets T* in time
+        try:  # no solve when no program over the clique tables can start in the time left
+            res = _solve(fg, method, formulation, solver, max_joint_actions, tol, limit, warm) if fits else None
+        except TimeLimitReached:
+            res = None
+        if res is None:
+            return char_time_result(fg, bracket, status=stop_reason(), start=start,
+                                    extras={"stopped": "interrupted" if stop_requested() else "time"})
+    return merge_char_time(fg, res, bracket)
+
+
+def _solve(fg: FactorGraph, method: str, formulation: str, solver: str | None, max_joint_actions: int, tol: float,
+           limit: float | None, warm: tuple[np.ndarray, np.ndarray | None] | None) -> CharTimeResult:
+    """The dispatch of :func:`characteristic_time` between enumeration and constraint generation; ``warm`` is a
+    warm start's (joint actions, clique tables)."""
+    limits: dict[str, Any] = {} if limit is None else {"time_limit": limit}
+    if warm is not None:
+        return characteristic_time_generated(fg, tol=tol, solver=solver, initial=warm[0], centre=warm[1], **limits)
     if method == "auto":
         if fg.n_joint_actions > as_count(max_joint_actions, "max_joint_actions", minimum=0):
             return characteristic_time_generated(fg, tol=tol, solver=solver, **limits)
@@ -156,7 +186,12 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
             return enumerated
         # the enumerated solve's multipliers did not certify tol (measured: 3e-2 on a line N = 14, K = 2):
         # generation certifies by construction
-        generated = characteristic_time_generated(fg, tol=tol, solver=solver, **limits)
+        if enumerated.status in ("not_converged", "interrupted"):  # the time ran out
+            return enumerated
+        try:
+            generated = characteristic_time_generated(fg, tol=tol, solver=solver, **limits)
+        except TimeLimitReached:
+            return replace(enumerated, status=stop_reason())
         return generated if cast(float, generated.gap) <= cast(float, enumerated.gap) else enumerated
     if method == "generate":
         return characteristic_time_generated(fg, tol=tol, solver=solver, **limits)
@@ -270,8 +305,8 @@ def _enumerated(fg: FactorGraph, formulation: str, solver: str | None, max_joint
         value=best_pass.value, solver_value=best_pass.solver_value, method="exact", m=0, best_action=best,
         gaps=np.asarray([dmin]), marginals=marginals, local_allocations=None, global_allocation=glob,
         n_constraints=int(others.size), n_variables=out.n_variables, width=None,
-        status=info.status, solver=info.solver, solve_time=time.perf_counter() - start,
-        compile_time=out.compile_time,
+        status=stop_reason() if out.cut or budget_expired() else info.status, solver=info.solver,
+        solve_time=time.perf_counter() - start, compile_time=out.compile_time,
         extras={"formulation": formulation, "passes": out.passes, "pass_used": best_pass.index},
         lower_bound=lower, gap=relative_gap(best_pass.value, lower),
     )

@@ -29,7 +29,7 @@ import scipy.sparse as sp
 
 from ... import solvers
 from ...deadline import remaining_budget
-from ...errors import InvalidInputError, SolverError
+from ...errors import InvalidInputError, SolverError, TimeLimitReached
 from ...solvers import SolveInfo
 from ...vocabulary import Status
 from .rescaling import Reference
@@ -37,7 +37,7 @@ from .rescaling import Reference
 __all__ = ["ConicSolution", "ScaledConicLayout"]
 
 # CLARABEL's answers as cvxpy statuses; any other answer is a failure
-STATUSES: dict[str, Status] = {"Solved": "optimal", "AlmostSolved": "optimal_inaccurate"}
+STATUSES: dict[str, Status] = {"Solved": "optimal", "AlmostSolved": "optimal_inaccurate", "MaxTime": "not_converged"}
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ class ScaledConicLayout:
         self._soc_sign = np.concatenate([-np.ones(2 * self.W.nnz), -np.ones(self.m), np.ones(self.m)])
 
     def solve(self, reference: Reference, *, rows: sp.csr_matrix | None = None, cost: np.ndarray | None = None,
-              options: dict | None = None) -> ConicSolution:
+              options: dict | None = None, accept_limit: bool = False) -> ConicSolution:
         """min z s.t. ``rows`` s <= z, or min ``cost`` . s, over y >= 0 with R y = 1, C y = 0, s >= 1 / (W y)
         (module docstring), solved by CLARABEL around ``reference``.
 
@@ -97,6 +97,9 @@ class ScaledConicLayout:
         options : dict, optional
             CLARABEL settings (``tol_gap_rel``, ...), on top of :data:`optdesign.solvers.SOLVER_OPTIONS`; inside a
             :func:`optdesign.deadline.time_budget` the time left is CLARABEL's ``time_limit``.
+        accept_limit : bool
+            Return the point CLARABEL stopped at on the time budget (status ``"not_converged"``) instead of raising
+            TimeLimitReached, as :func:`optdesign.solvers.solve` does: only for callers certified whatever the point.
 
         Returns
         -------
@@ -107,9 +110,10 @@ class ScaledConicLayout:
         ------
         InvalidInputError
             Both or neither of ``rows`` and ``cost`` given.
+        TimeLimitReached
+            The budget was spent before the solve, or CLARABEL stopped on it (without ``accept_limit``).
         SolverError
-            CLARABEL answered neither Solved nor AlmostSolved (status ``"time_limit"`` when stopped by the time
-            budget), or the budget was spent before the solve.
+            CLARABEL answered neither Solved nor AlmostSolved nor MaxTime.
         """
         import clarabel
 
@@ -124,15 +128,16 @@ class ScaledConicLayout:
         left = remaining_budget()
         if left is not None:
             if left <= 0:
-                raise SolverError("the time budget was spent before this conic solve", solver="CLARABEL",
-                                  status="time_limit")
+                raise TimeLimitReached("the time budget was spent before this conic solve", solver="CLARABEL")
             settings.time_limit = left
         start = time.perf_counter()
         solution = clarabel.DefaultSolver(sp.csc_matrix((q.size, q.size)), q, A, b, cones, settings).solve()
         answer = str(solution.status)
+        if answer == "MaxTime" and not (accept_limit and left is not None):
+            raise TimeLimitReached(f"CLARABEL stopped on the time budget ({time.perf_counter() - start:.3g} s)",
+                                   solver="CLARABEL")
         if answer not in STATUSES:
-            raise SolverError(f"CLARABEL answered {answer} on the scaled master", solver="CLARABEL",
-                              status="time_limit" if answer == "MaxTime" else answer)
+            raise SolverError(f"CLARABEL answered {answer} on the scaled master", solver="CLARABEL", status=answer)
         x, dual = np.asarray(solution.x), np.asarray(solution.z)
         first = b.size - 4 * self.m - k  # the rows H s <= z come before t <= sigma and the cones
         return ConicSolution(reference.allocation * np.clip(x[:self.n], 0.0, None), float(q @ x),

@@ -27,15 +27,26 @@ through it.
 
 from __future__ import annotations
 
+import itertools
 import time
+import weakref
 from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ...deadline import Deadline, as_time_limit, stop_reason, stop_requested, time_budget
-from ...errors import InstanceTooLargeError, InvalidInputError, SolverError
+from ...deadline import (
+    as_time_limit,
+    budget_expired,
+    check_budget,
+    overtime,
+    remaining_budget,
+    stop_reason,
+    stop_requested,
+    time_budget,
+)
+from ...errors import InstanceTooLargeError, InvalidInputError, SolverError, TimeLimitReached
 from ...progress import listening, report
 from ...result import relative_gap
 from ...solvers import SolveInfo
@@ -44,6 +55,8 @@ from ...vocabulary import Status
 from ..graph.factor_graph import FactorGraph
 from ..inference.max_sum import batched_max_sum
 from .cutting_plane_master import CuttingPlaneMaster, Iterate
+from .rescaling import Reference
+from .separation import Separation
 
 __all__ = ["DEFAULT_TOL", "MAX_ITERATIONS", "TIME_LIMIT", "GenerationRun", "best_through_entries", "generate",
            "initial_working_set", "warm_generate"]
@@ -53,13 +66,23 @@ MAX_ITERATIONS = 100
 TIME_LIMIT = 600.0
 # re-centred re-solves without a new joint action before giving up
 MAX_STALLS = 3
+# under a time budget, the share of the time left a master solve may use (the rest brackets its point), and the
+# share the initial working set may use
+MASTER_SHARE, INITIAL_SHARE = 0.8, 0.3
+# the budget is checked every this many joint actions listed in gap order
+CHECK_EVERY = 16
+# best_through_entries per instance
+_BEST_THROUGH: weakref.WeakKeyDictionary[FactorGraph, np.ndarray] = weakref.WeakKeyDictionary()
 # the lower bound is only as good as the master's multipliers: CLARABEL at 1e-10 instead of its default 1e-8
 MASTER_SOLVER_OPTIONS = {"CLARABEL": {"tol_feas": 1e-10, "tol_gap_rel": 1e-10, "tol_gap_abs": 1e-10}}
 
 
 def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.ndarray:
-    """Joint actions to start from: the ``n_best`` (default 20 N) smallest gaps, the single deviations from a*,
-    and for every factor e and group action b the best joint action with a_e = b (one max-sum each).
+    """Joint actions to start from: the single deviations from a*, the ``n_best`` (default 20 N) smallest gaps, and
+    for every factor e and group action b the best joint action with a_e = b (one max-sum each).
+
+    Under a time budget (:func:`optdesign.deadline.time_budget`) the joint actions found before it runs out are
+    returned (the single deviations at least).
 
     Parameters
     ----------
@@ -75,20 +98,29 @@ def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.nda
     """
     best = fg.best_action()
     n_best = 20 * fg.n_agents if n_best is None else n_best
-    rows = [a for a, _ in fg.m_best(min(n_best + 1, fg.n_joint_actions))]
+    rows = []
     for i, k in enumerate(fg.n_actions):
         for b in range(k):
             if b != best[i]:
                 a = best.copy()
                 a[i] = b
                 rows.append(a)
-    rows.extend(best_through_entries(fg))
-    A = np.unique(np.asarray(rows, dtype=np.int64), axis=0)
+    try:
+        for n, (_, a) in enumerate(itertools.islice(fg.iter_best(), min(n_best + 1, fg.n_joint_actions))):
+            if n % CHECK_EVERY == 0:
+                check_budget("the initial working set")
+            rows.append(a)
+        rows.extend(best_through_entries(fg))
+    except TimeLimitReached:
+        pass
+    A = np.unique(np.asarray(rows, dtype=np.int64).reshape(-1, fg.n_agents), axis=0)
     return A[np.any(A != best, axis=1)]
 
 
 def best_through_entries(fg: FactorGraph) -> np.ndarray:
     """For every factor e and group action b, the best joint action a with a_e = b (batched max-sum per factor).
+
+    Computed once per instance (kept while ``fg`` lives): exact T* and the regret bound both start from it.
 
     Parameters
     ----------
@@ -100,18 +132,28 @@ def best_through_entries(fg: FactorGraph) -> np.ndarray:
     numpy.ndarray of int64, shape (fg.abar, N)
         Row i is the best joint action through the flat factor-table entry i (laid out like ``fg.means``); its
         gap is the smallest gap of the joint actions through that entry.
+
+    Raises
+    ------
+    TimeLimitReached
+        The enclosing :func:`optdesign.deadline.time_budget` ran out (checked between factors).
     """
+    known = _BEST_THROUGH.get(fg)
+    if known is not None:
+        return np.array(known)
     plan = fg.plan()
     means = fg.means
     never = -2.0 * (np.abs(means).sum() + 1.0)  # below any joint action's value: excludes a group action
     rows = np.zeros((fg.abar, fg.n_agents), dtype=np.int64)
     for e in range(fg.n_factors):  # one batched max-sum per factor, a column per entry b of its table
+        check_budget("the best joint actions through each group action")
         lo, hi = plan.factor_offsets[e], plan.factor_offsets[e + 1]
         forced = np.repeat(means[:, None], hi - lo, axis=1)
         forced[lo:hi] = never
         forced[np.arange(lo, hi), np.arange(hi - lo)] = means[lo:hi]
         rows[lo:hi] = batched_max_sum(plan, forced)[1]
-    return rows
+    _BEST_THROUGH[fg] = rows
+    return np.array(rows)
 
 
 def check_initial(fg: FactorGraph, initial: ArrayLike) -> np.ndarray:
@@ -175,8 +217,13 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
              add_per_iteration: int) -> GenerationRun:
     """Constraint generation until upper / lower - 1 <= ``tol``, or the iteration / time limits (status
     ``"not_converged"``, or ``"interrupted"`` after Ctrl-C under :func:`optdesign.deadline.graceful_interrupt`:
-    the bracket still holds). The first iteration always completes; each later master solve gets the time left
-    (:mod:`optdesign.solvers`), and one stopped by it ends the run with the bracket of the previous iterations.
+    the bracket still holds).
+
+    Every step runs under one time budget of ``time_limit`` seconds (:func:`optdesign.deadline.time_budget`, capped
+    by an enclosing one): each master solve gets MASTER_SHARE of the time left as its solver's limit and returns its
+    point when stopped by it (any point is bracketed below), separation checks the budget between elimination
+    steps, and a step cut short ends the run with the bracket of the iterations before it; when the first
+    iteration is cut, :class:`~optdesign.errors.TimeLimitReached` tells the caller that no bracket exists yet.
 
     Every iteration adds up to ``add_per_iteration`` of the most violated joint actions to W; after MAX_STALLS
     re-solves that add none, or when exact separation runs out of its state budget, the run stops with the bracket
@@ -191,7 +238,7 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
     max_iterations : int
         Largest number of master solves.
     time_limit : float
-        Seconds, checked after each iteration and passed to the later master solves.
+        Seconds for the whole run.
     add_per_iteration : int
         Most violated joint actions added to W per iteration.
 
@@ -204,72 +251,101 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
     ------
     SolverError
         A master solve failed before the time was up (or the first one failed).
+    TimeLimitReached
+        The budget ran out (or a stop was requested) before the first iterate was bracketed.
     InstanceTooLargeError
         Exact separation ran out of its state budget at the first iterate.
     """
-    deadline = Deadline(time_limit)
-    reference = master.start()
-    upper, lower, kept = np.inf, 0.0, None
-    t_master = t_sep = 0.0
-    status: Status = "not_converged"
-    stopped = "iterations"
-    iteration = stalls = 0
-    while iteration < max_iterations:
-        iteration += 1
-        t0 = time.perf_counter()
-        try:  # the first iteration always completes (it makes the first bracket); later ones get the time left
-            with time_budget(None if kept is None else deadline.time_left()):
-                it = master.solve(reference)
-        except SolverError:
-            if kept is None or not deadline.expired():
-                raise
-            stopped, status = ("interrupted" if stop_requested() else "time"), stop_reason()
-            break
-        t_master += time.perf_counter() - t0
-        c = master.rows.T @ it.lam
-        lower = max(lower, master.dual_bound(c, it.wbar))
-        t0 = time.perf_counter()
-        try:
-            value, sep = master.separate(it, add_per_iteration)
-        except InstanceTooLargeError:  # exact separation out of reach at this iterate: keep the bracket so far
-            if kept is None:
-                raise
-            stopped = "separation"
-            break
-        t_sep += time.perf_counter() - t0
-        if value < upper:
-            upper, kept = value, it
-        reference = master.reference(it.y)
-        if listening():
-            report(f"constraint generation: iteration {iteration}, {master.actions.shape[0]:,} joint actions, "
-                   f"bracket [{lower:.6g}, {upper:.6g}]")
-        last = iteration == max_iterations or deadline.expired()
-        # the minimiser bound is at most the master's optimum: it can only certify once that is near the upper bound
-        if relative_gap(upper, lower) > tol and (last or relative_gap(upper, it.z) <= 2 * tol):
-            t0 = time.perf_counter()
-            lower = max(lower, master.minimiser_bound(c, reference))
-            t_master += time.perf_counter() - t0
-        if relative_gap(upper, lower) <= tol:
-            status, stopped = "optimal", "certified"
-            break
-        if last:
-            stopped = "iterations" if iteration == max_iterations else "interrupted" if stop_requested() else "time"
-            status = stop_reason()
-            break
-        if master.add(sep.actions) == 0:  # W is complete at this point: re-solve centred on it (precision)
-            stalls += 1
-            if stalls >= MAX_STALLS:
-                stopped = "stalled"
+    with time_budget(time_limit):  # capped by an enclosing budget
+        run = _Run(master, tol, add_per_iteration)
+        reference = master.start()
+        while run.iteration < max_iterations:
+            run.iteration += 1
+            try:
+                it, c, sep = run.bracket(reference)
+            except (SolverError, InstanceTooLargeError) as exc:  # TimeLimitReached is a SolverError
+                if run.kept is None or not (isinstance(exc, InstanceTooLargeError) or budget_expired()):
+                    raise
+                run.stopped = "separation" if isinstance(exc, InstanceTooLargeError) else _time_reason()
+                run.status = run.status if isinstance(exc, InstanceTooLargeError) else stop_reason()
                 break
+            reference = master.reference(it.y)
+            last = run.iteration == max_iterations or budget_expired() or it.info.status == "not_converged"
+            run.certify(c, reference, it, last)
+            if relative_gap(run.upper, run.lower) <= tol:
+                run.status, run.stopped = "optimal", "certified"
+                break
+            if last:
+                run.stopped = "iterations" if run.iteration == max_iterations else _time_reason()
+                run.status = stop_reason()
+                break
+            if master.add(sep.actions) == 0:  # W is complete at this point: re-solve centred on it (precision)
+                run.stalls += 1
+                if run.stalls >= MAX_STALLS:
+                    run.stopped = "stalled"
+                    break
     # kept: the iterate attaining upper (set once a value is finite)
-    return GenerationRun(float(upper), float(lower), cast(Iterate, kept), status, iteration, t_master, t_sep,
-                         it.info, stopped)
+    return GenerationRun(float(run.upper), float(run.lower), cast(Iterate, run.kept), run.status, run.iteration,
+                         run.t_master, run.t_sep, cast(SolveInfo, run.info), run.stopped)
+
+
+def _time_reason() -> str:
+    """Why a run cut by its budget stopped: ``"interrupted"`` after a stop request, else ``"time"``."""
+    return "interrupted" if stop_requested() else "time"
+
+
+class _Run:
+    """The state of one :func:`generate` run: the bracket, the iterate attaining its upper end, the work done."""
+
+    def __init__(self, master: CuttingPlaneMaster, tol: float, k: int):
+        self.master, self.tol, self.k = master, tol, k
+        self.upper, self.lower, self.kept = np.inf, 0.0, cast(Iterate | None, None)
+        self.t_master = self.t_sep = 0.0
+        self.status: Status = "not_converged"
+        self.stopped = "iterations"
+        self.iteration = self.stalls = 0
+        self.info: SolveInfo | None = None
+
+    def bracket(self, reference: Reference) -> tuple[Iterate, np.ndarray, Separation]:
+        """Solve the master (MASTER_SHARE of the time left), raise the lower bound from its multipliers and the
+        upper bound by separation at its point; returns (iterate, multipliers' combination c, separation)."""
+        master = self.master
+        t0 = time.perf_counter()
+        left = remaining_budget()
+        with time_budget(None if left is None else MASTER_SHARE * left):
+            it = master.solve(reference)
+        self.t_master += time.perf_counter() - t0
+        self.info = it.info
+        c = master.rows.T @ it.lam
+        t0 = time.perf_counter()
+        with overtime():  # the bracket of a point the budget cut short is still worth having
+            self.lower = max(self.lower, master.dual_bound(c, it.wbar))
+            value, sep = master.separate(it, self.k)
+        self.t_sep += time.perf_counter() - t0
+        if value < self.upper:
+            self.upper, self.kept = value, it
+        if listening():
+            report(f"constraint generation: iteration {self.iteration}, {master.actions.shape[0]:,} joint actions, "
+                   f"bracket [{self.lower:.6g}, {self.upper:.6g}]")
+        return it, c, sep
+
+    def certify(self, c: np.ndarray, reference: Reference, it: Iterate, last: bool) -> None:
+        """The minimiser bound, once the master's optimum is near the upper bound (it is at most that optimum) or at
+        the last iteration; skipped when the time runs out."""
+        if relative_gap(self.upper, self.lower) > self.tol and (last or relative_gap(self.upper, it.z) <= 2 * self.tol):
+            t0 = time.perf_counter()
+            try:
+                self.lower = max(self.lower, self.master.minimiser_bound(c, reference))
+            except TimeLimitReached:
+                pass
+            self.t_master += time.perf_counter() - t0
 
 
 def warm_generate(master: CuttingPlaneMaster, initial: ArrayLike | None, *, tol: float, max_iterations: int,
                   time_limit: float, add_per_iteration: int | None, n_best: int | None = None) -> GenerationRun:
     """:func:`generate` from the initial working set plus the ``initial`` joint actions (a warm start, or None);
-    ``add_per_iteration`` defaults to 5 N.
+    ``add_per_iteration`` defaults to 5 N. ``time_limit`` covers both; the initial working set gets at most
+    INITIAL_SHARE of it (cut short, it keeps the joint actions found).
 
     Parameters
     ----------
@@ -299,11 +375,14 @@ def warm_generate(master: CuttingPlaneMaster, initial: ArrayLike | None, *, tol:
         As in :func:`generate`.
     """
     fg = master.fg
-    master.add(initial_working_set(fg, n_best=n_best))
-    if initial is not None:
-        master.add(check_initial(fg, initial))
-    return generate(master, tol=tol, max_iterations=max_iterations, time_limit=time_limit,
-                    add_per_iteration=5 * fg.n_agents if add_per_iteration is None else add_per_iteration)
+    with time_budget(time_limit):
+        left = remaining_budget()
+        with time_budget(None if left is None else INITIAL_SHARE * left):
+            master.add(initial_working_set(fg, n_best=n_best))
+        if initial is not None:
+            master.add(check_initial(fg, initial))
+        return generate(master, tol=tol, max_iterations=max_iterations, time_limit=time_limit,
+                        add_per_iteration=5 * fg.n_agents if add_per_iteration is None else add_per_iteration)
 
 
 def run_extras(run: GenerationRun, master: CuttingPlaneMaster) -> dict:

@@ -98,6 +98,17 @@ class CuttingPlaneMaster(ABC):
         self.rows = sp.csr_matrix((0, self.n_columns))
 
     @property
+    def size(self) -> int:
+        """Scalars of the master at the current working set: clique tables, their inverse marginals, one row each.
+
+        Returns
+        -------
+        int
+            plan rows + columns + working-set rows (the size :func:`optdesign.solvers.setup_seconds` reads).
+        """
+        return int(self.plan.n_rows + self.n_columns + self.actions.shape[0])
+
+    @property
     def n_columns(self) -> int:
         """Columns of the rows: one per entry of the factor tables (``fg.abar``)."""
         return self.fg.abar

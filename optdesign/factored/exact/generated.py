@@ -24,7 +24,8 @@ from numpy.typing import ArrayLike
 
 from ... import solvers
 from ..._lazy import cp
-from ...errors import InvalidInputError, SolverError
+from ...deadline import overtime
+from ...errors import InvalidInputError, SolverError, TimeLimitReached
 from ...result import CharTimeResult
 from ...validation import as_vector
 from ..graph.checks import structure_key
@@ -118,11 +119,13 @@ class CharTimeMaster(CuttingPlaneMaster):
         """Directly in CLARABEL's form (.clarabel_master) when it heads the chain, else (or if that fails) the cvxpy
         model; a solve centred on a warm start's tables that fails is retried from uniform tables (a warm start
         from another a* can centre on entries near 0 that the new optimum needs)."""
+        solvers.check_setup_time(self.size, "the exact T* master")  # before building a problem too large to start
         references = [reference, super().start()] if reference is self.centre else [reference]
         if self.layout is not None:
             for reference in references:
                 try:
-                    out = self.layout.solve(reference, rows=self.rows, options=self.options)
+                    # accept_limit: a point stopped on the time budget is still bracketed (constraint_generation)
+                    out = self.layout.solve(reference, rows=self.rows, options=self.options, accept_limit=True)
                     return self._iterate(out.allocation, out.duals, out.value, out.info)
                 except SolverError as error:
                     if error.status == "time_limit":
@@ -131,7 +134,8 @@ class CharTimeMaster(CuttingPlaneMaster):
         z = cp.Variable(name="z")
         rows = alloc.inverse(self.rows) <= z
         problem = cp.Problem(cp.Minimize(z), [*self.polytope(alloc), rows])
-        info = solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options={"CLARABEL": self.options})
+        info = solvers.solve(problem, self.solver, accept_inaccurate=True, accept_limit=True,
+                             solver_options={"CLARABEL": self.options})
         return self._iterate(alloc.value, rows.dual_value, float(cast(np.ndarray, z.value)), info)
 
     def _iterate(self, y: np.ndarray, dual: ArrayLike | None, z: float, info: solvers.SolveInfo) -> Iterate:
@@ -151,13 +155,13 @@ class CharTimeMaster(CuttingPlaneMaster):
 
     def dual_bound(self, c: np.ndarray, wbar: np.ndarray) -> float:
         """(sum c / wbar)^2 / max_a sum_e (c / wbar^2)_{e,a_e} / Delta_min^2."""
-        top = MaxSum(self.plan, c / wbar**2).value
+        top = MaxSum(self.plan, c / wbar**2, keep_regrets=False).value
         return 0.0 if top <= 0 else float(np.sum(c / wbar)) ** 2 / top / self.dmin**2
 
     def minimiser_bound(self, c: np.ndarray, reference: Reference) -> float:
         if self.layout is not None:
             try:
-                y = self.layout.solve(reference, cost=c / max(float(c.max()), 1e-300)).allocation
+                y = self.layout.solve(reference, cost=c / max(float(c.max()), 1e-300), accept_limit=True).allocation
                 return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, y, 1.0))
             except SolverError as error:
                 if error.status == "time_limit":
@@ -165,14 +169,15 @@ class CharTimeMaster(CuttingPlaneMaster):
         alloc = ScaledAllocation(self.F, reference, name="w")
         objective = alloc.inverse(sp.csr_matrix(c / max(float(c.max()), 1e-300)))
         problem = cp.Problem(cp.Minimize(cp.sum(objective)), self.polytope(alloc))
-        solvers.solve(problem, self.solver, accept_inaccurate=True)
+        solvers.solve(problem, self.solver, accept_inaccurate=True, accept_limit=True)  # valid at any point
         return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, alloc.value, 1.0))
 
 
 def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual: ArrayLike | None, wbar: np.ndarray,
                           solver: str | None) -> float:
     """Weak-duality lower bound on T* from multipliers ``dual`` of rows H_scaled (1/wbar) <= z (any rows of joint
-    actions, scaled by (Delta_min / Delta(a))^2), at ``wbar`` and at the minimiser of sum c / w; 0 without duals."""
+    actions, scaled by (Delta_min / Delta(a))^2), at ``wbar`` and at the minimiser of sum c / w; 0 without duals.
+    Under a time budget, the bounds computed before it runs out (the first with :func:`optdesign.deadline.overtime`)."""
     if dual is None:
         return 0.0
     lam = np.clip(np.asarray(dual, dtype=float).ravel(), 0.0, None)
@@ -180,7 +185,13 @@ def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual: ArrayL
         return 0.0
     master = CharTimeMaster(fg, solver)
     c = H_scaled.T @ (lam / lam.sum())
-    return max(master.dual_bound(c, wbar), master.minimiser_bound(c, master.start()))
+    lower = 0.0
+    try:
+        with overtime():
+            lower = master.dual_bound(c, wbar)
+        return max(lower, master.minimiser_bound(c, master.start()))
+    except TimeLimitReached:
+        return lower
 
 
 def _check_centre(fg: FactorGraph, centre: ArrayLike) -> np.ndarray:
@@ -241,6 +252,9 @@ def characteristic_time_generated(fg: FactorGraph, *, tol: float = DEFAULT_TOL, 
         Exact separation out of its state budget at the first iterate.
     SolverError
         A master solve failed before the time was up.
+    TimeLimitReached
+        The time ran out before the first iterate was bracketed
+        (:func:`optdesign.factored.characteristic_time` then returns a closed-form bracket).
     """
     max_iterations, add_per_iteration = check_limits(tol, time_limit, max_iterations, add_per_iteration)
     start = time.perf_counter()

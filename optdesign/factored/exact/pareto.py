@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...deadline import check_budget
 from ...errors import InstanceTooLargeError
 from ..inference.elimination import EliminationPlan
 
@@ -20,6 +21,8 @@ __all__: list[str] = []  # the machinery of separation.most_violated, its only c
 
 # a partial pair is pruned only if its bound is below tau by this relative margin (rounding)
 PRUNE_RTOL = 1e-9
+# the enclosing time budget is checked at every elimination step, and every this many steps of the bounds' passes
+CHECK_EVERY = 64
 # tangent points x of Delta^2 >= 2 x Delta - x^2 used as extra pruning bounds (geometric in [Delta_min, Delta_hi])
 TANGENTS = 8
 
@@ -75,7 +78,9 @@ class _Bounds:
         flat = np.empty((F, plan.n_functions_flat))
         flat[:, : plan.table_size] = values
         rows = []
-        for step, offset in zip(plan.steps, plan.message_offsets, strict=True):
+        for n, (step, offset) in enumerate(zip(plan.steps, plan.message_offsets, strict=True)):
+            if n % CHECK_EVERY == 0:
+                check_budget("separation")
             rows.append(flat[:, step.index].sum(axis=2))
             flat[:, offset: offset + step.message_size] = rows[-1].reshape(F, step.message_size, -1).max(axis=2)
         outside: list = [None] * len(plan.steps)
@@ -83,6 +88,8 @@ class _Bounds:
         for j, r in enumerate(plan.roots):
             outside[r] = (at_roots.sum(axis=1) - at_roots[:, j])[:, None]
         for m in range(len(plan.steps) - 1, -1, -1):
+            if m % CHECK_EVERY == 0:
+                check_budget("separation")
             step = plan.steps[m]
             total = rows[m] + np.repeat(outside[m], plan.n_actions[step.variable], axis=1)
             for c, msg in columns[m]:
@@ -131,6 +138,7 @@ class _Elimination:
     def run(self) -> np.ndarray:
         plan = self.plan
         for m, step in enumerate(plan.steps):
+            check_budget("separation")
             K = plan.n_actions[step.variable]
             factors = [c for c, msg in self.columns[m] if msg is None]
             inputs = [(msg, step.index[:, c] - plan.message_offsets[msg]) for c, msg in self.columns[m]

@@ -36,6 +36,7 @@ import scipy.sparse as sp
 
 from ... import solvers
 from ..._lazy import cp
+from ...deadline import budget_expired, overtime
 from ...errors import SolverError
 from ...solvers import SolveInfo
 
@@ -206,6 +207,8 @@ class PassesResult:
     n_variables: int
     #: Whether some ``optimal`` pass agreed with its own solver optimum and with the kept value to ``accept_tol``.
     confirmed: bool
+    #: Whether the time budget (or a stop request) ended the passes early.
+    cut: bool = False
 
 
 def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], tuple]]], reference: Reference,
@@ -224,6 +227,9 @@ def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], 
     value with its own solver optimum is not enough: it shows the point is feasible, not that it is
     optimal (measured: CLARABEL reported ``optimal`` 1e-3 above the optimum on the regret bound of a
     ring with Delta_min / Delta_max ~ 2e-4 when pass 2 started from a poor pass 1; pass 4 settled).
+
+    Under a time budget (:func:`optdesign.deadline.time_budget`) every solve gets the time left and a pass stopped
+    by it is kept like any other (its value is attained); the passes then end (``cut``).
 
     Pass 1 uses the solver chain of :func:`optdesign.solvers.solve`; later passes only the solver
     that answered pass 1, and if it fails the passes end with the best one so far (a fallback
@@ -267,6 +273,8 @@ def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], 
     ------
     SolverError
         Every solver of the chain failed on pass 1 (later failures end the passes instead).
+    TimeLimitReached
+        The time budget ran out before pass 1 gave a point.
 
     Warns
     -----
@@ -277,27 +285,35 @@ def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], 
     history: list[Pass] = []
     solve_time = compile_time = 0.0
     n_variables = 0
-    passes = 0
+    passes, cut = 0, False
     for index in range(1, max_passes + 1):
+        if best is not None and budget_expired():
+            cut = True
+            break
         problem, evaluate = build(reference)
         try:
             info = solvers.solve(problem, solver if best is None else best.info.solver, accept_inaccurate=True,
-                                 solver_options=solver_options)
+                                 accept_limit=True, solver_options=solver_options)
         except SolverError:
             if best is None:
                 raise
+            cut = budget_expired()
             break
         passes = index
         solve_time += info.solve_time
         compile_time += float(getattr(problem, "compilation_time", 0.0) or 0.0)
         n_variables = problem.size_metrics.num_scalar_variables
-        value, solver_value, point, reference = evaluate()
+        with overtime():  # the value at a point cut by the budget is still attained
+            value, solver_value, point, reference = evaluate()
         current = Pass(value, solver_value, point, info, index)
         history.append(current)
         settled = best is not None and abs(value / history[-2].value - 1) <= tol
         if best is None or value < best.value:
             best = current
         if index >= min_passes and info.status == cp.OPTIMAL and settled:
+            break
+        if info.status == "not_converged":  # stopped by the time budget
+            cut = True
             break
     best = cast(Pass, best)  # pass 1 either set it or raised
     confirmed = any(p.info.status == cp.OPTIMAL and abs(p.value / p.solver_value - 1) <= accept_tol
@@ -306,4 +322,4 @@ def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], 
         warnings.warn(f"{label}: not confirmed by an optimal solve after {passes} passes (kept pass {best.index}: "
                       f"{best.info.solver} status {best.info.status}, value at the returned point {best.value:.6g}, "
                       f"solver optimum {best.solver_value:.6g})", RuntimeWarning, stacklevel=3)
-    return PassesResult(best, passes, solve_time, compile_time, n_variables, confirmed)
+    return PassesResult(best, passes, solve_time, compile_time, n_variables, confirmed, cut)

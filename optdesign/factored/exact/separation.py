@@ -17,17 +17,17 @@ the tangent of H - R Delta^2 at the best one, the caller's candidates), or the c
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ...errors import InvalidInputError
+from ...sizes import check_array_size
 from ...validation import as_count, as_vector
 from ..inference.elimination import EliminationPlan
 from ..inference.max_sum import MaxSum
-from .pareto import _Bounds, _Elimination
+from .pareto import TANGENTS, _Bounds, _Elimination
 
 __all__ = ["MAX_STATES", "Separation", "most_violated"]
 
@@ -113,7 +113,11 @@ def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delt
         Wrong table lengths, negative ``h``, ``threshold`` or ``delta_min`` out of range, ``gap`` not zero at a
         unique joint action, a single joint action, malformed ``candidates``.
     InstanceTooLargeError
-        A pass would store or form more than ``max_states`` frontier points or pairs.
+        A pass would store or form more than ``max_states`` frontier points or pairs, or the bounds over
+        completions would exceed the array size limit (:func:`optdesign.sizes.check_array_size`; a ring of 10^5
+        agents with K = 10 does).
+    TimeLimitReached
+        The enclosing :func:`optdesign.deadline.time_budget` ran out (checked between elimination steps).
     """
     h, gap = as_vector(h, "h", length=plan.table_size), as_vector(gap, "gap", length=plan.table_size)
     if np.any(h < 0):
@@ -121,10 +125,14 @@ def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delt
     k, max_states = as_count(k, "k"), as_count(max_states, "max_states")
     if (threshold := _real(threshold, "threshold")) < 0:
         raise InvalidInputError(f"threshold must be >= 0, got {threshold}")
+    # the bounds over completions hold (2 + TANGENTS) values per row and per message entry
+    check_array_size((2 + TANGENTS) * float(plan.n_rows + plan.n_functions_flat), "exact separation's bounds",
+                     instead="a smaller instance or a narrower elimination order")
     star, dmin = _best_and_gap_min(plan, gap)
     if delta_min is not None:
         delta_min = _real(delta_min, "delta_min")
-        if not 0 < delta_min <= dmin * (1 + 1e-9):
+        rounding = 1e-12 * max(1.0, float(np.abs(gap).max()) * len(plan.scopes))  # Delta_min from other sums
+        if not 0 < delta_min <= dmin * (1 + 1e-9) + rounding:
             raise InvalidInputError(f"delta_min must lie in (0, {dmin:.6g}] (the smallest gap), got {delta_min:.6g}")
         dmin = delta_min
 
@@ -178,11 +186,11 @@ def _joint(actions: ArrayLike, plan: EliminationPlan) -> np.ndarray:
 
 def _best_and_gap_min(plan: EliminationPlan, gap: np.ndarray) -> tuple[np.ndarray, float]:
     """a* (the unique minimiser of Delta) and Delta_min, by max-sum over -gap."""
-    ms = MaxSum(plan, -gap)
+    ms = MaxSum(plan, -gap, keep_regrets=False)
     scale = max(1.0, float(np.abs(gap).max()) * len(plan.scopes))
     if abs(ms.value) > 1e-9 * scale:
         raise InvalidInputError(f"gap is inconsistent: the smallest Delta(a) is {-ms.value:.6g}, not 0")
-    second = next(itertools.islice(ms.iter_best(), 1, None), None)
+    second = ms.runner_up()  # the second joint action in gap order
     if second is None:
         raise InvalidInputError("the instance has a single joint action: no a != a* to separate")
     if second[0] <= 1e-12 * scale:

@@ -1,7 +1,8 @@
 """Factor graphs: N agents, K_i actions each, factors e with a scope S_e and a mean table theta_e.
 
 ===============  ==================================================================================
-factor_graph     :class:`FactorGraph`: values theta(a) = sum_e theta_e(a_e), gaps, best and m best joint actions
+factor_graph     :class:`FactorGraph`: values theta(a) = sum_e theta_e(a_e), group positions, brute force
+best_actions     its max-sum queries: a*, Delta_min, gaps, the m best joint actions
 generators       its seeded named structures (line, ring, star, grid, edge lists, networkx) and mean models
 json_format      its JSON format (to_dict, from_dict, save, load)
 checks           input checks of factor graphs (action counts, scopes, mean tables), the size of one

@@ -9,9 +9,7 @@ the width of the elimination order, never in N. FactorGraph inherits its seeded 
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator, Sequence
-from functools import cached_property
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -19,22 +17,20 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
 from ...errors import InstanceTooLargeError, InvalidInputError
-from ...validation import as_count, count_text
+from ...validation import count_text
 from ..inference.elimination import EliminationPlan, shared_plan
-from ..inference.max_sum import MaxSum
-from .checks import _brief, broadcast_actions, check_actions, check_factors, check_metadata, make_rng
+from .best_actions import FactorGraphBest
+from .checks import broadcast_actions, check_actions, check_factors, check_metadata, make_rng
 from .generators import FactorGraphGenerators, draw_tables
 from .json_format import FactorGraphJSON
 
 __all__ = ["FactorGraph"]
 
-# relative tolerance under which two joint actions count as tied for the best
-TIE_RTOL = 1e-12
 # brute-force helpers (enumerate every joint action) refuse more joint actions than this
 ENUMERATION_LIMIT = 2_000_000
 
 
-class FactorGraph(FactorGraphGenerators, FactorGraphJSON):
+class FactorGraph(FactorGraphGenerators, FactorGraphJSON, FactorGraphBest):
     """A factored multi-agent bandit instance: ``n_actions`` K_i and ``factors`` (scope, means).
 
     Example: ``FactorGraph([2, 3, 2], [((0, 1), T01), ((1, 2), T12)])`` with ``T01`` of shape (2, 3) and ``T12``
@@ -156,10 +152,6 @@ class FactorGraph(FactorGraphGenerators, FactorGraphJSON):
             self._plans[key] = shared_plan(self.n_actions, self.scopes, key)
         return self._plans[key]
 
-    @cached_property
-    def _maxsum(self) -> MaxSum:
-        return MaxSum(self.plan(), self.means)
-
     def value(self, actions: ArrayLike) -> np.ndarray | float:
         """theta(a) for one joint action (length N) or for each row of an (M, N) array.
 
@@ -243,104 +235,6 @@ class FactorGraph(FactorGraphGenerators, FactorGraphJSON):
         if with_best:
             rows, cols = np.concatenate([rows, rows]), np.concatenate([cols, star[dev]])
         return sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(idx.shape[0], self.abar))
-
-    def best_action(self) -> np.ndarray:
-        """a* = argmax_a theta(a) by max-sum; raises InvalidInputError if it is not unique.
-
-        Returns
-        -------
-        numpy.ndarray of int64, shape (N,)
-            a* (a copy).
-        """
-        self.gap_min()  # checks uniqueness
-        best: np.ndarray = self._maxsum.best_action.copy()
-        return best
-
-    @property
-    def best_value(self) -> float:
-        """theta(a*), the largest mean reward (by max-sum)."""
-        return self._maxsum.value
-
-    def gap(self, actions: ArrayLike) -> np.ndarray | float:
-        """Delta(a) = sum_e (theta_e(a*_e) - theta_e(a_e)), summed factor-wise for accuracy.
-
-        Parameters
-        ----------
-        actions : array_like of int, shape (N,) or (M, N)
-            Joint actions a.
-
-        Returns
-        -------
-        float or numpy.ndarray, shape (M,)
-            Delta(a) >= 0, a float for a single joint action (a* is not checked for uniqueness here).
-        """
-        idx = self.group_indices(actions)
-        star = self.group_indices(self._maxsum.best_action)
-        vals = (self.means[star] - self.means[idx]).sum(axis=1)
-        return float(vals[0]) if np.ndim(actions) == 1 else vals
-
-    def gap_min(self) -> float:
-        """Delta_min = theta(a*) - theta(second best); raises if a* is not unique.
-
-        Returns
-        -------
-        float
-            Delta_min > 0 (computed once, then cached).
-
-        Raises
-        ------
-        InvalidInputError
-            A single joint action, or a tie for the best: Delta_min at most ``TIE_RTOL`` times the mean scale.
-        """
-        if "_gap_min" not in self.__dict__:
-            best = self.m_best(2, check_unique=False)
-            if len(best) < 2:
-                raise InvalidInputError("an instance with a single joint action has no gap")
-            gap = best[1][1]
-            if gap <= TIE_RTOL * max(1.0, float(np.abs(self.means).max()) * self.n_factors):
-                raise InvalidInputError(
-                    f"the best joint action is not unique: {_brief(best[0][0])} and {_brief(best[1][0])} "
-                    f"tie at value {self.best_value:.6g}"
-                )
-            self.__dict__["_gap_min"] = gap
-        return float(self.__dict__["_gap_min"])
-
-    def m_best(self, m: int, *, check_unique: bool = True) -> list[tuple[np.ndarray, float]]:
-        """The m best joint actions with their gaps, a* first (gap 0), in nondecreasing gap.
-
-        Fewer are returned only if the instance has fewer than m joint actions.
-
-        Parameters
-        ----------
-        m : int
-            How many, at least 1.
-        check_unique : bool
-            Refuse an instance whose a* is not unique (:meth:`gap_min`) first.
-
-        Returns
-        -------
-        list of (numpy.ndarray, float)
-            (joint action, Delta) pairs; the gaps are sums of max-sum regrets (:mod:`.inference`).
-
-        Raises
-        ------
-        InvalidInputError
-            ``m`` not a positive integer; with ``check_unique``, a tie for the best.
-        """
-        m = as_count(m, "m")
-        if check_unique:
-            self.gap_min()
-        return [(action, gap) for gap, action in itertools.islice(self._maxsum.iter_best(), int(m))]
-
-    def iter_best(self) -> Iterator[tuple[float, np.ndarray]]:
-        """Iterator over (gap, joint action) in nondecreasing gap (best-first enumeration).
-
-        Returns
-        -------
-        iterator of (float, numpy.ndarray)
-            Every joint action once, a* first, lazily (no check that a* is unique).
-        """
-        return self._maxsum.iter_best()
 
     # ---------------------------------------------------------------------------------------
     # brute force (tests and exact methods on small instances)

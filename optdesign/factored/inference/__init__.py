@@ -1,8 +1,10 @@
 """Variable elimination on a factored function sum_e f_e(a_e): cost O(N K^{w+1}) for an order of width w.
 
 =====================  ==============================================================================
-elimination            elimination orders (networkx treewidth heuristics) and the shared index plan
-max_sum                max-sum: a*, gaps Delta(a) = sum of local regrets, joint actions in gap order (m best)
+elimination            the shared index plan of an elimination order
+orders                 elimination orders (networkx's min-fill, a lazy-heap min-degree) of the interaction graph
+max_sum                max-sum: a*, gaps Delta(a) = sum of local regrets, joint actions in gap order (m best),
+                       the largest ratio of two factored functions (Dinkelbach)
 constraint_reduction   Factored Constraint Reduction (FCR): t >= max_a sum_e f_e(a_e) as compact cvxpy constraints
 marginals              the marginal polytope as junction-tree clique distributions; sampling joint actions from them
 =====================  ==============================================================================

@@ -15,23 +15,24 @@ width of the order (the largest ``|Z_l|``).
 Functions are numbered in one flat vector: the factor tables first (factor ``e`` occupies
 ``factor_offsets[e] : factor_offsets[e+1]``, its table flattened in C order over its scope),
 then the messages (message ``l`` at ``message_offsets[l]``, offset by the total table size).
-Orders come from networkx's treewidth heuristics (min-fill or min-degree) or from the caller.
+Orders come from :mod:`.orders` (min-fill, min-degree) or from the caller.
 """
 
 from __future__ import annotations
 
 import functools
-import heapq
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
-from networkx.algorithms.approximation import treewidth_min_fill_in
 
+from ...deadline import check_budget
 from ...errors import InstanceTooLargeError, InvalidInputError
 from ...validation import check_array_size
+from .orders import _adjacency, _min_degree, interaction_graph, min_degree_order, order_from_heuristic
 
 __all__ = ["EliminationPlan", "EliminationStep", "interaction_graph", "min_degree_order", "order_from_heuristic",
            "shared_plan"]
@@ -39,12 +40,14 @@ __all__ = ["EliminationPlan", "EliminationStep", "interaction_graph", "min_degre
 ORDER_HEURISTICS = ("min-fill", "min-degree")
 # structures whose plans shared_plan keeps
 SHARED_PLANS = 64
+# the enclosing time budget (optdesign.deadline) is checked every this many steps while the index arrays are built
+CHECK_EVERY = 64
 # min-fill gives narrower orders but networkx's implementation grows quadratically; beyond this
 # many agents "auto" switches to min-degree (measured: min-fill 6.2 s, min-degree 2.4 s on a
 # line of 10,000 agents).
 MIN_FILL_MAX_AGENTS = 2000
-# index entries (rows x inputs) a plan may hold: 8 bytes each, so 3e8 is about 2.4 GiB (a ring of 10^5 agents with
-# K = 10 needs 3e8); a wider order is refused before anything is allocated
+# index entries (rows x inputs) a plan may hold: 4 bytes each (int32; 8 past 2^31 flat entries), so 3e8 is about
+# 1.1 GiB (a ring of 10^5 agents with K = 10 needs 3e8); a wider order is refused before anything is allocated
 MAX_PLAN_ENTRIES = 300_000_000
 # memory per agent and per factor of a plan (the ordering heuristic's graphs, the steps and their small index
 # arrays) and of max-sum inference over it, in float64 entries beyond the index arrays: about 1.1 + 1.2 KB per agent,
@@ -66,7 +69,8 @@ class EliminationStep:
     scope: tuple[int, ...]
     #: (K_j for j in scope), the message's table shape
     shape: tuple[int, ...]
-    #: int64 array, shape (rows, inputs): row r = (z, k) in C order, z = r // K_{i_l}, k = r % K_{i_l}
+    #: integer array, shape (rows, inputs): row r = (z, k) in C order, z = r // K_{i_l}, k = r % K_{i_l}; int32 when
+    #: the flat function vector has fewer than 2^31 entries (half the memory of large plans), else int64
     index: np.ndarray
 
     @property
@@ -106,6 +110,8 @@ class EliminationPlan:
     InstanceTooLargeError
         The order needs more than ``MAX_PLAN_ENTRIES`` index entries, or the plan for N agents exceeds the
         array size limit.
+    TimeLimitReached
+        The enclosing :func:`optdesign.deadline.time_budget` ran out while the index arrays were built.
     """
 
     def __init__(self, n_actions: Sequence[int], scopes: Sequence[Sequence[int]], order: str | Sequence[int] = "auto"):
@@ -115,8 +121,9 @@ class EliminationPlan:
                          instead="use fewer agents")
         self.n_actions = tuple(int(k) for k in n_actions)
         self.scopes = tuple(tuple(int(i) for i in s) for s in scopes)
-        sizes = [int(np.prod([self.n_actions[i] for i in s], dtype=np.int64)) for s in self.scopes]
+        sizes = [math.prod(self.n_actions[i] for i in s) for s in self.scopes]
         self.factor_offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self._by_shape: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] | None = None
         self.order = self._resolve_order(order)
 
         functions: list[tuple[int, ...]] = list(self.scopes)  # scope of every function so far
@@ -134,7 +141,7 @@ class EliminationPlan:
         for var in self.order:
             inputs = sorted(holders[var])
             scope = tuple(sorted({j for f in inputs for j in functions[f]} - {var}))
-            entries += int(np.prod([self.n_actions[j] for j in (*scope, var)], dtype=float)) * max(len(inputs), 1)
+            entries += math.prod(self.n_actions[j] for j in (*scope, var)) * max(len(inputs), 1)
             specs.append((var, scope, [(functions[f], offsets[f]) for f in inputs]))
             for f in inputs:
                 for j in functions[f]:
@@ -145,7 +152,7 @@ class EliminationPlan:
             message_offsets.append(next_offset)
             for j in scope:
                 holders[j].add(new)
-            next_offset += int(np.prod([self.n_actions[j] for j in scope], dtype=np.int64))
+            next_offset += math.prod(self.n_actions[j] for j in scope)
         if entries > MAX_PLAN_ENTRIES:
             widest = max(len(scope) for _, scope, _ in specs) + 1
             raise InstanceTooLargeError(
@@ -153,7 +160,13 @@ class EliminationPlan:
                 f"{MAX_PLAN_ENTRIES:.1e}, about {MAX_PLAN_ENTRIES * 8 / 2**30:.1f} GiB): the interaction graph is "
                 f"too wide (a step joins {widest} agents) or too large for exact elimination"
             )
-        steps = [self._step(var, scope, inputs) for var, scope, inputs in specs]
+        local: dict[tuple, np.ndarray] = {}  # index pattern of an input within a step, shared by equal steps
+        self._index_dtype = np.int32 if next_offset < 2**31 else np.int64
+        steps = []
+        for n, (var, scope, step_inputs) in enumerate(specs):
+            if n % CHECK_EVERY == 0:
+                check_budget("the construction of an elimination plan")
+            steps.append(self._step(var, scope, step_inputs, local))
         self.steps = tuple(steps)
         self.message_offsets = np.asarray(message_offsets, dtype=np.int64)
         self.n_functions_flat = next_offset
@@ -191,11 +204,23 @@ class EliminationPlan:
         numpy.ndarray of int64, shape (M, n_factors)
             Entry (m, e) is ``factor_offsets[e]`` plus the C-order position of a_e in factor e's table.
         """
-        cols = []
-        for e, scope in enumerate(self.scopes):
-            shape = tuple(self.n_actions[i] for i in scope)
-            cols.append(self.factor_offsets[e] + np.ravel_multi_index(tuple(patterns[:, i] for i in scope), shape))
-        return np.stack(cols, axis=1)
+        out = np.empty((patterns.shape[0], len(self.scopes)), dtype=np.int64)
+        for shape, (factors, agents) in self._factors_by_shape().items():
+            strides = np.asarray([math.prod(shape[p + 1:]) for p in range(len(shape))], dtype=np.int64)
+            out[:, factors] = self.factor_offsets[factors] + patterns[:, agents] @ strides
+        return out
+
+    def _factors_by_shape(self) -> dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]]:
+        """Factors grouped by table shape: per shape, (factor ids, their agents as an (n, scope length) array), for
+        index arithmetic over many factors at once (computed once per plan)."""
+        if self._by_shape is None:
+            groups: dict[tuple[int, ...], list[int]] = {}
+            for e, scope in enumerate(self.scopes):
+                groups.setdefault(tuple(self.n_actions[i] for i in scope), []).append(e)
+            self._by_shape = {shape: (np.asarray(es, dtype=np.int64),
+                                      np.asarray([self.scopes[e] for e in es], dtype=np.int64).reshape(len(es), -1))
+                              for shape, es in groups.items()}
+        return self._by_shape
 
     def group_selection(self) -> sp.csr_matrix:
         """P with (P log v)_{e,b} = sum_{i in S_e} log v_{i,b_i}: one row per group action, one column per
@@ -207,16 +232,37 @@ class EliminationPlan:
             0/1 entries, one per agent of each group action's factor.
         """
         agent_offsets = np.concatenate([[0], np.cumsum(self.n_actions)]).astype(np.int64)
-        rows, cols = [], []
-        for e, scope in enumerate(self.scopes):
-            shape = tuple(self.n_actions[i] for i in scope)
-            grid = np.indices(shape).reshape(len(scope), -1)
-            r = self.factor_offsets[e] + np.arange(grid.shape[1])
-            for p, i in enumerate(scope):
+        rows, cols = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int64)]
+        for shape, (factors, agents) in self._factors_by_shape().items():
+            grid = np.indices(shape).reshape(len(shape), -1)
+            r = (self.factor_offsets[factors][:, None] + np.arange(grid.shape[1])).ravel()
+            for p in range(len(shape)):
                 rows.append(r)
-                cols.append(agent_offsets[i] + grid[p])
+                cols.append((agent_offsets[agents[:, p]][:, None] + grid[p]).ravel())
         rows_a, cols_a = np.concatenate(rows), np.concatenate(cols)
         return sp.csr_matrix((np.ones(rows_a.size), (rows_a, cols_a)), shape=(self.table_size, int(agent_offsets[-1])))
+
+    def group_sums(self, x: np.ndarray) -> np.ndarray:
+        """sum_{i in S_e} x_{i,b_i} for every group action (e, b): ``group_selection() @ x`` without the matrix.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (sum K_i,)
+            One value per (agent, action), agents' actions stacked in agent order.
+
+        Returns
+        -------
+        numpy.ndarray, shape (table_size,)
+            The sums, flat over the factor tables.
+        """
+        agent_offsets = np.concatenate([[0], np.cumsum(self.n_actions)]).astype(np.int64)
+        out = np.zeros(self.table_size)
+        for shape, (factors, agents) in self._factors_by_shape().items():
+            grid = np.indices(shape).reshape(len(shape), -1)
+            rows = self.factor_offsets[factors][:, None] + np.arange(grid.shape[1])
+            for p in range(len(shape)):
+                out[rows] += x[agent_offsets[agents[:, p]][:, None] + grid[p]]
+        return out
 
     def interaction_graph(self) -> nx.Graph:
         """Agents as nodes, an edge between agents that share a factor.
@@ -237,6 +283,8 @@ class EliminationPlan:
                 raise InvalidInputError(
                     f"order must be 'auto', one of {ORDER_HEURISTICS} or a permutation, got {order!r}"
                 )
+            if order == "min-degree":  # adjacency read off the scopes: no networkx graph for 10^5 agents
+                return _min_degree(_adjacency(n, self.scopes))
             return order_from_heuristic(self.interaction_graph(), order)
         try:
             perm = tuple(int(i) for i in order)
@@ -246,19 +294,26 @@ class EliminationPlan:
             raise InvalidInputError(f"order must be a permutation of 0..{n - 1}")
         return perm
 
-    def _step(self, var: int, scope: tuple[int, ...], inputs: list[tuple[tuple[int, ...], int]]) -> EliminationStep:
-        """Row index arrays: for every assignment of (scope, var), the input functions' entries."""
+    def _step(self, var: int, scope: tuple[int, ...], inputs: list[tuple[tuple[int, ...], int]],
+              local: dict[tuple, np.ndarray]) -> EliminationStep:
+        """Row index arrays: for every assignment of (scope, var), the input functions' entries.
+
+        ``local`` caches the position pattern of an input in the rows by (step shape, input axes): every step of a
+        chain or ring has the same few patterns, so long plans pay the index arithmetic once per pattern."""
         full = (*scope, var)
         shape = tuple(self.n_actions[j] for j in full)
-        n_rows = int(np.prod(shape, dtype=np.int64))
-        grid = np.indices(shape).reshape(len(full), n_rows)  # row r -> assignment of `full`
+        n_rows = math.prod(shape)
         position = {j: p for p, j in enumerate(full)}
-        cols = []
-        for fscope, offset in inputs:
-            fshape = tuple(self.n_actions[j] for j in fscope)
-            local = np.ravel_multi_index(tuple(grid[position[j]] for j in fscope), fshape) if fscope else 0
-            cols.append(offset + np.asarray(local, dtype=np.int64))
-        index = np.stack(cols, axis=1) if cols else np.zeros((n_rows, 0), dtype=np.int64)
+        index = np.empty((n_rows, len(inputs)), dtype=self._index_dtype)
+        for c, (fscope, offset) in enumerate(inputs):
+            key = (shape, tuple(position[j] for j in fscope))
+            pattern = local.get(key)
+            if pattern is None:
+                grid = np.indices(shape).reshape(len(full), n_rows)  # row r -> assignment of `full`
+                pattern = np.ravel_multi_index(tuple(grid[p] for p in key[1]),
+                                               tuple(shape[p] for p in key[1])).astype(self._index_dtype)
+                local[key] = pattern
+            np.add(pattern, offset, out=index[:, c])
         return EliminationStep(var, scope, shape[:-1], index)
 
 
@@ -283,101 +338,3 @@ def shared_plan(n_actions: tuple[int, ...], scopes: tuple[tuple[int, ...], ...],
         The plan, the same object for equal arguments (the last ``SHARED_PLANS`` structures are kept).
     """
     return EliminationPlan(n_actions, scopes, order)
-
-
-def interaction_graph(n_agents: int, scopes: Sequence[Sequence[int]]) -> nx.Graph:
-    """Agents 0..n_agents-1 as nodes, an edge between every two agents that share a scope.
-
-    Parameters
-    ----------
-    n_agents : int
-        N; agents in no scope are isolated nodes.
-    scopes : sequence of sequence of int
-        The factor scopes.
-
-    Returns
-    -------
-    networkx.Graph
-        The interaction (primal) graph, whose treewidth bounds the width of the best elimination order.
-    """
-    g = nx.Graph()
-    g.add_nodes_from(range(n_agents))
-    for s in scopes:
-        g.add_edges_from((s[a], s[b]) for a in range(len(s)) for b in range(a + 1, len(s)))
-    return g
-
-
-def min_degree_order(graph: nx.Graph) -> tuple[int, ...]:
-    """Greedy minimum-degree elimination order: repeatedly eliminate an agent of smallest current degree
-    (ties: smallest id) and join its neighbours (fill edges). Its width is the largest degree at elimination.
-
-    A lazy heap keeps it O((N + fill) log N); networkx's ``treewidth_min_degree`` grows quadratically
-    (7.8 s on a ring of 20,000 agents, about 190 s extrapolated to 100,000).
-
-    Parameters
-    ----------
-    graph : networkx.Graph
-        The interaction graph (integer nodes, e.g. :func:`interaction_graph`); it is not modified.
-
-    Returns
-    -------
-    tuple of int
-        Every node once, in elimination order.
-    """
-    adjacency = {int(v): {int(u) for u in graph.neighbors(v)} - {int(v)} for v in graph.nodes}
-    heap = [(len(nbrs), v) for v, nbrs in adjacency.items()]
-    heapq.heapify(heap)
-    order: list[int] = []
-    while heap:
-        degree, v = heapq.heappop(heap)
-        nbrs = adjacency.get(v)
-        if nbrs is None or degree != len(nbrs):  # eliminated already, or a stale entry
-            continue
-        order.append(v)
-        del adjacency[v]
-        for u in nbrs:
-            adjacency[u].discard(v)
-            adjacency[u] |= nbrs - {u}
-            heapq.heappush(heap, (len(adjacency[u]), u))
-    return tuple(order)
-
-
-def order_from_heuristic(graph: nx.Graph, heuristic: str) -> tuple[int, ...]:
-    """Elimination order: ``"min-degree"`` by :func:`min_degree_order`; ``"min-fill"`` read off networkx's
-    tree decomposition by peeling leaf bags.
-
-    Peeling a leaf bag B attached to bag P eliminates the agents of B \\ P, whose neighbours at
-    that moment all lie in B, so the order's width is at most the decomposition's width.
-
-    Parameters
-    ----------
-    graph : networkx.Graph
-        The interaction graph (integer nodes); it is not modified.
-    heuristic : str
-        ``"min-degree"`` or ``"min-fill"`` (any other name runs min-fill).
-
-    Returns
-    -------
-    tuple of int
-        Every node once, in elimination order.
-    """
-    if heuristic == "min-degree":
-        return min_degree_order(graph)
-    _, tree = treewidth_min_fill_in(graph)
-    order: list[int] = []
-    done: set[int] = set()
-    tree = nx.Graph(tree)
-    leaves = [b for b in tree if tree.degree(b) <= 1]
-    while leaves:
-        bag = leaves.pop()
-        if bag not in tree:
-            continue
-        nbrs = list(tree.neighbors(bag))
-        keep = set(nbrs[0]) if nbrs else set()
-        order.extend(sorted(j for j in bag if j not in keep and j not in done))
-        done.update(j for j in bag if j not in keep)
-        tree.remove_node(bag)
-        if nbrs and tree.degree(nbrs[0]) <= 1:
-            leaves.append(nbrs[0])
-    order.extend(sorted(set(graph.nodes) - done))  # isolated nodes, if any
-    return tuple(int(i) for i in order)

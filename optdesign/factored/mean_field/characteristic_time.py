@@ -10,13 +10,17 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
 from ... import solvers
-from ...errors import InvalidInputError
+from ...deadline import as_time_limit, overtime, stop_reason, stop_requested, time_budget
+from ...errors import InvalidInputError, TimeLimitReached
 from ...result import CharTimeResult
 from ...validation import as_tolerance, check_m_best
+from ..fallback import UNKNOWN, char_time_result, merge_char_time, mf_bracket
 from ..graph.factor_graph import FactorGraph
 from .model import DEFAULT_TOL, MeanFieldModel, _shared_doc
 
@@ -29,7 +33,8 @@ WARN_GAP = 1e-4
 @_shared_doc
 def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, reduce: bool = True,
                            order: str | Sequence[int] = "auto", solver: str | None = None, tol: float = DEFAULT_TOL,
-                           symmetry: str | bool | Sequence[Sequence[int]] | None = "auto") -> CharTimeResult:
+                           symmetry: str | bool | Sequence[Sequence[int]] | None = "auto",
+                           time_limit: float | None = None) -> CharTimeResult:
     """T^MF(m) (MF-TaS eqs. 2-3 and App. H) over product allocations, with a certified bracket.
 
     ``value`` (= ``upper``) is attained by the returned allocation; ``lower_bound`` <= T^MF(m) <= ``value``
@@ -43,6 +48,12 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     cutting planes instead of the conic program (:mod:`.mean_field_orbits`); a sequence of agent permutations
     gives the generators instead (each is checked); ``None`` always solves the conic program.
 
+    ``time_limit`` bounds the whole call (a few seconds of slack, as for
+    :func:`optdesign.factored.characteristic_time`): the conic solve gets the time left and returns the point it
+    reached, the orbit search and the model's construction check it, and when it runs out the best certified
+    bracket so far is returned with status ``"not_converged"``. Before any solve has bracketed T^MF(m) that is the
+    closed-form bracket of :mod:`optdesign.factored.fallback` (uniform local allocations, ``extras["fallback"]``).
+
     Parameters
     ----------
     fg : FactorGraph
@@ -53,6 +64,8 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     tol : float
         Certified relative gap at which an ``optimal_inaccurate`` solve is accepted.
 %(symmetry)s
+    time_limit : float, optional
+        Seconds for the whole call; past them the best certified bracket is returned (status ``"not_converged"``).
 
     Returns
     -------
@@ -64,7 +77,8 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     Raises
     ------
     InvalidInputError
-        Not a FactorGraph, a tie for a*, m out of range, unknown solver, a symmetry that is not an automorphism.
+        Not a FactorGraph, a tie for a*, m out of range, unknown solver, a symmetry that is not an automorphism, a
+        time limit that is not a positive number.
 %(too_large)s
     SolverError
         Every conic solver of the chain failed (the message names each status).
@@ -82,33 +96,54 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     if not isinstance(fg, FactorGraph):
         raise InvalidInputError("fg must be a FactorGraph")
     tol = as_tolerance(tol)
-    solvers.solver_chain(solver)  # an unknown solver name is an error even when the orbit search needs none
+    if solver is not None:  # an unknown solver name is an error even when the orbit search needs none
+        solvers.solver_chain(solver)
     m = check_m_best(m, fg.n_joint_actions)
-    ranked = fg.m_best(m + 1)  # raises if a* is not unique
-    best = ranked[0][0]
-    gaps = np.asarray([g for _, g in ranked[1:]])
+    limit = as_time_limit(time_limit)
     start = time.perf_counter()
-    model = MeanFieldModel(fg, m=m, ranked=ranked[1:], best_action=best, fcr=fcr, reduce=reduce, order=order,
-                           solver=solver, symmetry=symmetry)
+    with time_budget(limit):
+        try:
+            ranked = fg.m_best(m + 1)  # raises if a* is not unique
+        except TimeLimitReached:  # a* not found in time: nothing is known
+            return char_time_result(fg, UNKNOWN, status=stop_reason(), start=start, extras={"stopped": "time"},
+                                    method="mean-field", m=int(m), gaps=np.zeros(0))
+        gaps = np.asarray([g for _, g in ranked[1:]])
+        units = mf_bracket(fg, ranked)  # in units of Delta_m^2, the answer if no solve brackets T^MF(m) in time
+        bracket = replace(units, upper=units.upper / gaps[-1] ** 2, lower=units.lower / gaps[-1] ** 2)
+        try:
+            res = _solve(fg, m, ranked, gaps, tol, fcr=fcr, reduce=reduce, order=order, solver=solver,
+                         symmetry=symmetry)
+        except TimeLimitReached:
+            return char_time_result(fg, bracket, status=stop_reason(), start=start, method="mean-field", m=int(m),
+                                    gaps=gaps, extras={"stopped": "interrupted" if stop_requested() else "time"})
+    return merge_char_time(fg, res, bracket)
+
+
+def _solve(fg: FactorGraph, m: int, ranked: list, gaps: np.ndarray, tol: float, **options: Any) -> CharTimeResult:
+    """Build the model on action classes, solve it and report T^MF(m) (:func:`mf_characteristic_time`)."""
+    best = ranked[0][0]
+    start = time.perf_counter()
+    model = MeanFieldModel(fg, m=m, ranked=ranked[1:], best_action=best, **options)
     build = time.perf_counter() - start
     out = model.solve(tol)
-    if out.gap > WARN_GAP:  # the certificate, not the solver's status, says how good the value is
-        info = out.info
+    if out.gap > WARN_GAP and out.info.status not in ("not_converged", "interrupted"):
+        info = out.info  # the certificate, not the solver's status, says how good the value is
         warnings.warn(f"T^MF({m}): certified relative gap {out.gap:.2e} ({info.solver} status {info.status}); "
                       f"the value is attained, the lower bound is {out.lower / gaps[-1] ** 2:.6g}",
-                      RuntimeWarning, stacklevel=2)
-    local = model.local_allocations(best)
+                      RuntimeWarning, stacklevel=3)
+    with overtime():
+        local = model.local_allocations(best)
+        marginals = fg.split_tables(model.marginals_at(local))
     scale = gaps[-1] ** 2
-    marginals = fg.split_tables(model.marginals_at(local))
     info = out.info
     return CharTimeResult(
         value=out.upper / scale, solver_value=out.t / scale, method="mean-field", m=int(m),
         best_action=best, gaps=gaps, marginals=marginals, local_allocations=local, global_allocation=None,
         n_constraints=model.n_constraints if out.cuts is None else out.cuts, n_variables=model.n_variables,
-        width=model.plan.width if fcr else None, status=info.status, solver=info.solver,
+        width=model.plan.width if options["fcr"] else None, status=info.status, solver=info.solver,
         solve_time=info.solve_time, compile_time=out.compile_time,
-        extras={"fcr": fcr, "reduce": model.reduce, "n_classes": list(model.classes.n_classes),
-                "build_time": build, "order": list(model.plan.order) if fcr else None,
+        extras={"fcr": options["fcr"], "reduce": model.reduce, "n_classes": list(model.classes.n_classes),
+                "build_time": build, "order": list(model.plan.order) if options["fcr"] else None,
                 "orbits": None if model.orbits is None else int(model.orbits.max()) + 1,
                 "passes": out.passes},
         lower_bound=out.lower / scale, gap=out.gap,

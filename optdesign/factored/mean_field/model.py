@@ -39,6 +39,7 @@ import scipy.sparse as sp
 
 from ... import solvers
 from ..._lazy import cp
+from ...deadline import overtime
 from ...docstrings import shared_doc
 from ...errors import InstanceTooLargeError, InvalidInputError
 from ...result import MeanFieldSolution, relative_gap
@@ -169,11 +170,12 @@ class MeanFieldModel:
         """The conic program: SOC/power-cone products, simplex rows, FCR (or enumerated) max, explicit rows."""
         fg, cp_, n_f, n_tab = self.fg, self.class_plan, self.fg.n_factors, self.class_plan.table_size
         n_classes, n_y, fcr = self.classes.n_classes, int(self.class_offsets[-1]), self.fcr
+        solvers.check_setup_time(cp_.n_rows + 2 * n_tab + n_y, "the mean-field program")  # before building it
         G = sp.csr_matrix((np.ones(n_y), (self.agent_of_class, np.arange(n_y))), shape=(fg.n_agents, n_y))
         # t is solved in units of its value at the uniform allocation, so the program's values are O(1) whatever N
         # and K (t* grows like N): interior-point tolerances are absolute near 1
         uniform = np.exp(-np.log(np.bincount(self.agent_of_class, np.exp(self.log_mult)))[self.agent_of_class])
-        self.unit = MaxSum(cp_, self.D @ np.exp(-(self.P @ np.log(uniform)))).value
+        self.unit = MaxSum(cp_, self.D @ np.exp(-(self.P @ np.log(uniform))), keep_regrets=False).value
         self.v = cp.Variable(n_y, nonneg=True, name="class_v")
         self.s = cp.Variable(n_tab, name="inverse_marginals")
         terms = self.D @ self.s
@@ -241,7 +243,8 @@ class MeanFieldModel:
             model = cls._shared.pop(key, None)
         if model is None:
             model = cls(fg)
-            model.solve()
+            if model.solve().info.status in ("not_converged", "interrupted"):  # cut by a time budget: not kept
+                return model
         with cls._shared_lock:
             cls._shared[key] = model  # most recently used last
             while len(cls._shared) > MODEL_CACHE:
@@ -268,13 +271,18 @@ class MeanFieldModel:
         ------
         SolverError
             Every conic solver of the chain failed.
+        TimeLimitReached
+            The enclosing time budget ran out before a first bracket (a solve stopped by it returns its bracket,
+            status ``"not_converged"``).
         """
         if self._solution is None and self.orbits is not None:
             self._solution = self._search.solve(tol)
         if self._solution is None:
+            # accept_limit: the bracket below is certified at any point, also one the time budget cut short
             info = solvers.solve(self.problem, self.solver, accept=lambda: self._bracket()[2] <= tol,
-                                 solver_options=MEAN_FIELD_SOLVER_OPTIONS)
-            upper, lower, gap, v = self._bracket()
+                                 accept_limit=True, solver_options=MEAN_FIELD_SOLVER_OPTIONS)
+            with overtime():
+                upper, lower, gap, v = self._bracket()
             self._solution = MeanFieldSolution(
                 class_v=v, t=float(cast(np.ndarray, self.max.t.value)) * self.unit, upper=upper, lower=lower, gap=gap,
                 info=info, compile_time=float(getattr(self.problem, "compilation_time", 0.0) or 0.0))
@@ -293,7 +301,7 @@ class MeanFieldModel:
 
     def _upper(self, v: np.ndarray) -> float:
         terms = self._class_terms(v)
-        value = MaxSum(self.class_plan, terms).value
+        value = MaxSum(self.class_plan, terms, keep_regrets=False).value
         if self._explicit is not None:
             value = max(value, float(np.max((self._explicit[0] @ terms) / self._rho)))
         return value
@@ -365,7 +373,7 @@ class MeanFieldModel:
         numpy.ndarray, shape (fg.abar,)
             The marginals, flat over the factor tables.
         """
-        return np.exp(self.plan.group_selection() @ np.log(np.concatenate(local)))
+        return np.exp(self.plan.group_sums(np.log(np.concatenate(local))))
 
     def terms_at(self, local: list[np.ndarray], best_action: np.ndarray) -> np.ndarray:
         """Numeric f_e(b; v) = 1{b != a*_e}(prod 1/v_{i,b_i} + prod 1/v_{i,a*_i}) for all full group actions (e, b).

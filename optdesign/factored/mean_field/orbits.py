@@ -22,6 +22,8 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
+from ...deadline import stop_reason
+from ...errors import TimeLimitReached
 from ...result import MeanFieldSolution, relative_gap
 from ...solvers import SolveInfo
 from ...vocabulary import Status
@@ -104,7 +106,9 @@ class OrbitMeanField:
         return np.exp(self.log_values(point[None, :])[:, 0])
 
     def solve(self, tol: float, *, max_passes: int = MAX_PASSES) -> MeanFieldSolution:
-        """Kelley's method from the uniform allocation; every pass evaluates the LP minimiser and its r-neighbours."""
+        """Kelley's method from the uniform allocation; every pass evaluates the LP minimiser and its r-neighbours.
+        A time budget that runs out ends the search with the bracket so far (status ``"not_converged"``), or raises
+        TimeLimitReached during the first pass."""
         start = time.perf_counter()
         r = self.n_orbits
         if r == 0:
@@ -118,7 +122,13 @@ class OrbitMeanField:
         passes, stalled, last = 0, 0, (np.inf, -np.inf)
         while passes < max_passes:
             batch = np.clip(batch, INTERIOR, 1.0 - INTERIOR)
-            f, g = self.evaluate(batch)
+            try:  # under a time budget (optdesign.deadline): the bracket of the passes so far
+                f, g = self.evaluate(batch)
+            except TimeLimitReached:
+                if not passes:
+                    raise
+                status = stop_reason()
+                break
             passes += 1
             scale = scale or float(f.min())
             points.append(batch)

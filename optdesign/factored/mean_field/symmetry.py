@@ -20,10 +20,14 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from ...deadline import check_budget
 from ...errors import InvalidInputError
 from ..inference.elimination import interaction_graph
 
 __all__ = ["Structure", "agent_orbits", "cycle_rotation", "twin_swaps"]
+
+# the enclosing time budget is checked every this many agents
+CHECK_EVERY = 1024
 
 
 class Structure:
@@ -109,9 +113,16 @@ def twin_swaps(structure: Structure) -> list[tuple[int, int]]:
     -------
     list of (int, int)
         Checked transpositions (first member of a group, other member); they generate the twin symmetries found.
+
+    Raises
+    ------
+    TimeLimitReached
+        The enclosing :func:`optdesign.deadline.time_budget` ran out.
     """
     groups: dict = defaultdict(list)
     for i in range(structure.n_agents):
+        if i % CHECK_EVERY == 0:
+            check_budget("the search for twin agents")
         scopes = [structure.scopes[e] for e in structure.touching[i]]
         open_ = tuple(sorted(tuple(a for a in s if a != i) for s in scopes))
         closed = tuple(sorted({a for s in scopes for a in s} | {i}))

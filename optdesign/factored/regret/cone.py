@@ -8,6 +8,7 @@ s_{e,a_e} <= 1 with s >= 1 / wbar on the deviating group actions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -49,11 +50,11 @@ class Cone:
         # every gap is in units of the largest gap Delta_max = theta(a*) - min_a theta(a): the program solved is
         # then the same whatever the scale of theta (with counts ~ 1/Delta^2 in the units of theta, theta * 1e-4
         # gave counts ~1e8, optimal_inaccurate and a 1% error, measured)
-        unit = fg.best_value + MaxSum(plan, -fg.means).value
+        unit = fg.best_value + MaxSum(plan, -fg.means, keep_regrets=False).value
         star = fg.group_indices(fg.best_action())[0]
         # Delta(a) = sum_l r_l(clique row of a) with max-sum regrets r_l >= 0: no cancellation between the signed
         # local gaps (these cost ~1e-2 relative accuracy when Delta_min << |theta_e|, measured)
-        regrets = np.concatenate(MaxSum(plan, fg.means).regrets) / unit
+        regrets = np.concatenate(cast(list, MaxSum(plan, fg.means).regrets)) / unit
         dev = np.setdiff1d(np.arange(fg.abar), star)
         F, C, R = marginal_maps(plan)
         rows = [C] if C.shape[0] else []

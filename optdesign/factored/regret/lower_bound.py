@@ -48,7 +48,8 @@ from numpy.typing import ArrayLike
 
 from ... import vocabulary as vocab
 from ..._lazy import cp
-from ...errors import InvalidInputError
+from ...deadline import budget_expired, overtime, stop_reason, stop_requested, time_budget
+from ...errors import InvalidInputError, TimeLimitReached
 from ...result import RegretBoundResult, relative_gap
 from ...validation import as_count, check_enumerable, check_m_best
 from ..exact.constraint_generation import (
@@ -60,12 +61,13 @@ from ..exact.constraint_generation import (
     warm_generate,
 )
 from ..exact.rescaling import Reference, ScaledAllocation, solve_in_passes
+from ..fallback import SHARE, UNKNOWN, merge_regret, regret_bracket, regret_result, solve_fits
 from ..graph.factor_graph import FactorGraph
 from ..inference.constraint_reduction import factored_max
 from ..inference.elimination import EliminationPlan
-from ..inference.max_sum import MaxSum
+from ..inference.max_sum import MaxSum, max_ratio
 from .cone import Cone
-from .master import RegretMaster, _max_ratio
+from .master import RegretMaster
 
 __all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
            "regret_lower_bound"]
@@ -139,7 +141,12 @@ class _EnumeratedProgram(_ConeProgram):
         master = RegretMaster(self.fg, solver)
         if dual is not None and np.size(dual) == H.shape[0] and np.max(dual) > 0:
             c = H.T @ (np.clip(dual, 0.0, None) / np.clip(dual, 0.0, None).sum())
-            return max(master.dual_bound(c, wbar), master.minimiser_bound(c, master.reference(mu))) / self.cone.unit
+            lower = master.dual_bound(c, wbar)
+            try:  # the minimiser bound is a solve: skipped when the time budget runs out
+                lower = max(lower, master.minimiser_bound(c, master.reference(mu)))
+            except TimeLimitReached:
+                pass
+            return lower / self.cone.unit
         return None
 
 
@@ -166,8 +173,8 @@ class _MeanFieldProgram(_ConeProgram):
         """The explicit rows and the restricted ones, max_a over FCR's joint actions by max-sum."""
         worst = super().worst_row(inv)
         if self.restriction == "secant":  # max_{a != a*} (2 / Delta_m^2) G(a) / (Delta(a) / Delta_m)
-            return max(worst, _max_ratio(self.fg, self.plan, self.G @ inv, self.local_gap / self.gaps[-1]))
-        return max(worst, MaxSum(self.plan, self.G @ inv).value)
+            return max(worst, max_ratio(self.plan, self.G @ inv, self.local_gap / self.gaps[-1]))
+        return max(worst, MaxSum(self.plan, self.G @ inv, keep_regrets=False).value)
 
     def factored_rows(self, counts: ScaledAllocation) -> list:
         """The FCR block of the restriction, max_a [(2 / Delta_m^2) G(a) - bound(a)] <= 0."""
@@ -190,10 +197,11 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
 
     ``method="exact"``: one row per joint action a != a*, certified (``lower_bound``, ``gap``). ``strategy``
     ``"enumerate"`` lists them all (InstanceTooLargeError above ``max_joint_actions``), ``"generate"`` runs
-    constraint generation to relative gap ``tol`` (status ``"not_converged"`` after ``time_limit`` seconds,
-    ``initial`` joint actions warm-start its working set), ``"auto"`` enumerates up to ``max_joint_actions``
-    and generates beyond. ``m`` and ``restriction`` are validated but not used. ``order`` is the elimination
-    order of the junction tree / FCR (any order gives the same value).
+    constraint generation to relative gap ``tol`` (``initial`` joint actions warm-start its working set),
+    ``"auto"`` enumerates up to ``max_joint_actions`` and generates beyond. ``time_limit`` bounds the whole call,
+    every solve and loop (status ``"not_converged"`` with the best certified bracket when it runs out). ``m`` and
+    ``restriction`` are validated but not used. ``order`` is the elimination order of the junction tree / FCR (any
+    order gives the same value).
     ``method="mf"``: an upper bound c^MF(m) >= c_theta of polynomial size. The name follows
     T^MF(m): the constraint side is restricted as in MF-TaS App. H, but the allocation is *not*
     a product (see below). With a_1..a_m the m best joint actions after a* (gaps Delta_1 <= ...
@@ -239,7 +247,10 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
     tol : float
         Certified relative gap ``value / lower_bound - 1`` at which constraint generation stops.
     time_limit : float
-        Seconds for constraint generation; past them its bracket is returned (status ``"not_converged"``).
+        Seconds for the whole call; past them the best certified result is returned (status ``"not_converged"``,
+        as for :func:`optdesign.factored.characteristic_time`): for ``"exact"`` the bracket reached, else the
+        closed-form bracket of :mod:`optdesign.factored.fallback` or the feasible starting point's value; for
+        ``"mf"`` the value at its feasible starting point (inf if even that was not reached).
     initial : array_like, shape (M, N), optional
         Joint actions added to the starting working set of constraint generation (a warm start).
 
@@ -274,11 +285,36 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
     m = check_m_best(m, fg.n_joint_actions)
     limit = as_count(max_joint_actions, "max_joint_actions", minimum=0)
     check_limits(tol, time_limit, MAX_ITERATIONS, None)
-    if method == "exact" and (strategy == "generate" or (strategy == "auto" and fg.n_joint_actions > limit)):
-        return _generated(fg, solver=solver, tol=tol, time_limit=time_limit, initial=initial)
-    if method == "exact":
+    generate = method == "exact" and (strategy == "generate" or (strategy == "auto" and fg.n_joint_actions > limit))
+    if method == "exact" and not generate:
         check_enumerable(fg.n_joint_actions, limit, what="the enumerated regret bound",
                          instead="strategy='generate' (constraint generation, any size)")
+    start = time.perf_counter()
+    with time_budget(time_limit):
+        if method == "mf":
+            try:
+                return _cone_bound(fg, "mf", solver, m, restriction, order)
+            except TimeLimitReached:  # no feasible point of the restricted program yet: nothing bounds c^MF(m)
+                return regret_result(fg, UNKNOWN, status=stop_reason(), start=start, extras={"stopped": "time"},
+                                     method="mf", m=m)
+        fits = solve_fits(fg)
+        bracket = regret_bracket(fg, SHARE if fits else 1.0)  # the answer if no solve brackets c_theta in time
+        try:  # no solve when no program over the clique tables can start in the time left
+            res = None if not fits else (
+                _generated(fg, solver=solver, tol=tol, time_limit=time_limit, initial=initial) if generate
+                else _cone_bound(fg, "exact", solver, m, restriction, order))
+        except TimeLimitReached:
+            res = None
+        if res is None:
+            return regret_result(fg, bracket, status=stop_reason(), start=start,
+                                 extras={"stopped": "interrupted" if stop_requested() else "time"})
+    return merge_regret(fg, res, bracket)
+
+
+def _cone_bound(fg: FactorGraph, method: str, solver: str | None, m: int, restriction: str,
+                order: str | Sequence[int]) -> RegretBoundResult:
+    """The enumerated exact bound or c^MF(m), solved in passes; under a time budget that runs out before the first
+    pass, the starting point's value (feasible, so an upper bound on the program)."""
     start = time.perf_counter()
     fg.gap_min()  # raises if a* is not unique
     best = fg.best_action()
@@ -288,13 +324,18 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
                              else _MeanFieldProgram(fg, plan, cone, m, restriction))
     build_time = time.perf_counter() - start
     mix = cone.mixture(fg, plan)  # scaled to satisfy every row (RegretMaster.start_counts)
-    reference = Reference.around(mix * program.violation((cone.F @ mix)[cone.dev]), cone.F[cone.dev])
-    out = solve_in_passes(program.build, reference, solver, label=f"regret bound ({method})")
+    mix = mix * program.violation((cone.F @ mix)[cone.dev])
+    try:
+        out = solve_in_passes(program.build, Reference.around(mix, cone.F[cone.dev]), solver,
+                              label=f"regret bound ({method})")
+    except TimeLimitReached:
+        return _at_counts(fg, cone, mix, method=method, m=m, start=start, extras={"stopped": "time"})
     kept = out.best
     wbar, scale, dual, mu = kept.point
     lower = None
     if isinstance(program, _EnumeratedProgram):  # weak duality from the rows' multipliers (module docstring)
-        lower = program.lower_bound(solver, wbar, dual, mu)
+        with overtime():
+            lower = program.lower_bound(solver, wbar, dual, mu)
     extras = {"formulation": "junction-tree", "passes": out.passes, "pass_used": kept.index,
               "feasibility_scale": scale, "build_time": build_time, "wall_time": time.perf_counter() - start,
               "order": list(plan.order), "width": plan.width}
@@ -302,21 +343,41 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
         extras.update({"gaps": program.gaps * cone.unit, "restriction": restriction})
     value = kept.value / cone.unit
     return RegretBoundResult(
-        value=value, solver_value=kept.solver_value / cone.unit, method=method,
+        value=value, solver_value=kept.solver_value / cone.unit, method=method,  # type: ignore[arg-type]
         m=m if method == "mf" else 0, best_action=best, marginals=fg.split_tables(scale * wbar / cone.unit**2),
         n_constraints=int(cast(int, program.n_constraints)), n_variables=out.n_variables,
-        status=kept.info.status, solver=kept.info.solver, solve_time=out.solve_time, extras=extras,
-        lower_bound=lower, gap=None if lower is None else relative_gap(value, lower),
+        status=stop_reason() if out.cut or budget_expired() else kept.info.status, solver=kept.info.solver,
+        solve_time=out.solve_time, extras=extras, lower_bound=lower,
+        gap=None if lower is None else relative_gap(value, lower),
+    )
+
+
+def _at_counts(fg: FactorGraph, cone: Cone, mu: np.ndarray, *, method: str, m: int, start: float,
+               extras: dict) -> RegretBoundResult:
+    """The result at feasible clique counts ``mu`` (in the cone's units) when the time ran out before a solve."""
+    value = float(cone.regrets @ mu) / cone.unit
+    return RegretBoundResult(
+        value=value, solver_value=value, method=method, m=m if method == "mf" else 0,  # type: ignore[arg-type]
+        best_action=fg.best_action(), marginals=fg.split_tables((cone.F @ mu) / cone.unit**2), n_constraints=0,
+        n_variables=0, status=stop_reason(), solver="none", solve_time=time.perf_counter() - start,
+        extras={**extras, "fallback": "start"},
     )
 
 
 def _generated(fg: FactorGraph, *, solver: str | None, tol: float, time_limit: float,
                initial: ArrayLike | None) -> RegretBoundResult:
-    """The exact bound by constraint generation (:func:`optdesign.factored.exact.constraint_generation.generate`)."""
+    """The exact bound by constraint generation (:func:`optdesign.factored.exact.constraint_generation.generate`);
+    when the time runs out before the first master is bracketed, the value at the master's feasible start."""
     start = time.perf_counter()
     master = RegretMaster(fg, solver)
-    run = warm_generate(master, initial, tol=tol, max_iterations=MAX_ITERATIONS, time_limit=time_limit,
-                        add_per_iteration=None)
+    try:
+        run = warm_generate(master, initial, tol=tol, max_iterations=MAX_ITERATIONS, time_limit=time_limit,
+                            add_per_iteration=None)
+    except TimeLimitReached:
+        if master.started is None:
+            raise
+        return _at_counts(fg, master.cone, master.started, method="exact", m=0, start=start,
+                          extras={"stopped": "interrupted" if stop_requested() else "time"})
     unit, kept = master.cone.unit, run.kept
     scale = run.upper / float(master.cone.regrets @ kept.exact)  # the allocation attaining the upper bound
     return RegretBoundResult(

@@ -1,4 +1,4 @@
-"""The constraint-generation master of the exact regret bound c_theta, and the Dinkelbach max-ratio it certifies with.
+"""The constraint-generation master of the exact regret bound c_theta.
 
 :class:`RegretMaster` is the working-set program of ``regret_lower_bound(strategy="generate")``
 (:mod:`optdesign.factored.regret.lower_bound`, engine :mod:`optdesign.factored.exact.constraint_generation`); its
@@ -12,16 +12,15 @@ import scipy.sparse as sp
 
 from ... import solvers
 from ..._lazy import cp
-from ...errors import SolverError
+from ...errors import SolverError, TimeLimitReached
 from ...solvers import SolveInfo
 from ..exact.constraint_generation import MASTER_SOLVER_OPTIONS
 from ..exact.cutting_plane_master import CuttingPlaneMaster, Iterate
 from ..exact.rescaling import Reference
 from ..exact.separation import Separation
 from ..graph.factor_graph import FactorGraph
-from ..inference.elimination import EliminationPlan
 from ..inference.marginals import consistent_clique_weights
-from ..inference.max_sum import MaxSum
+from ..inference.max_sum import max_ratio
 from .cone import Cone
 
 __all__: list[str] = []  # internal to the package: regret_lower_bound is the public entry
@@ -43,6 +42,8 @@ class RegretMaster(CuttingPlaneMaster):
     def __init__(self, fg: FactorGraph, solver: str | None):
         super().__init__(fg, solver)
         self.cone = Cone.of(fg, self.plan)
+        #: the feasible counts of :meth:`start_counts` once computed (an upper bound before any master solve)
+        self.started: np.ndarray | None = None
         self.gap_terms = self.gap_terms / self.cone.unit
         self.dmin = self.dmin / self.cone.unit
 
@@ -60,7 +61,8 @@ class RegretMaster(CuttingPlaneMaster):
         point of the cone)."""
         mu = self.cone.mixture(self.fg, self.plan)
         worst, _ = self._worst_row(self.F @ mu, 1)  # every row is homogeneous of degree -1 in mu
-        return mu * worst
+        self.started = mu * worst
+        return self.started
 
     def reference(self, y: np.ndarray) -> Reference:
         return Reference.around(y, self.F[self.cone.dev])
@@ -69,6 +71,7 @@ class RegretMaster(CuttingPlaneMaster):
         return self.cone.rows(self.fg, actions)
 
     def solve(self, reference: Reference) -> Iterate:
+        solvers.check_setup_time(self.size, "the regret bound's master")  # before building a problem too large
         counts, constraints = self.cone.allocation(reference)
         rows = counts.inverse(self.rows) <= 1
         cost, ref = counts.cost(self.cone.regrets)
@@ -83,11 +86,15 @@ class RegretMaster(CuttingPlaneMaster):
         from N = 6 the master stops CLARABEL with a NumericalError and SCS took 20-45 s per master (measured)."""
         if self.solver is None:
             for options in (MASTER_SOLVER_OPTIONS, REGULARISED_OPTIONS):
-                try:
-                    return solvers.solve(problem, "CLARABEL", accept_inaccurate=True, solver_options=options)
+                try:  # a point stopped by the time budget is still bracketed (accept_limit)
+                    return solvers.solve(problem, "CLARABEL", accept_inaccurate=True, accept_limit=True,
+                                         solver_options=options)
+                except TimeLimitReached:
+                    raise
                 except SolverError:
                     pass
-        return solvers.solve(problem, self.solver, accept_inaccurate=True, solver_options=MASTER_SOLVER_OPTIONS)
+        return solvers.solve(problem, self.solver, accept_inaccurate=True, accept_limit=True,
+                             solver_options=MASTER_SOLVER_OPTIONS)
 
     def separate(self, it: Iterate, k: int) -> tuple[float, Separation]:
         """Scaled so that every row holds: v = max_a (2 / Delta(a)^2) H(a), value v r . mu (attained at mu v)."""
@@ -108,7 +115,7 @@ class RegretMaster(CuttingPlaneMaster):
             return 0.0
         s = np.zeros(self.fg.abar)
         s[self.cone.dev] = c / w**2
-        top = _max_ratio(self.fg, self.plan, s, self.gap_terms, floor=0.0)
+        top = max_ratio(self.plan, s, self.gap_terms, floor=0.0)
         return 0.0 if top <= 0 else float(np.sum(c / w)) ** 2 / top
 
     def minimiser_bound(self, c: np.ndarray, reference: Reference) -> float:
@@ -120,24 +127,3 @@ class RegretMaster(CuttingPlaneMaster):
         self._solve(problem)
         mu = counts.value
         return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, mu, float(np.mean(self.R @ mu))))
-
-
-
-def _max_ratio(fg: FactorGraph, plan: EliminationPlan, num: np.ndarray, den: np.ndarray, *,
-               floor: float = 1.0) -> float:
-    """max(floor, max_{a != a*} num(a) / den(a)) for factored num, den with num(a*) = den(a*) = 0, den > 0 elsewhere.
-
-    Dinkelbach's iteration: rho <- num(a) / den(a) at a = argmax_a [num(a) - rho den(a)] (max-sum)
-    until that maximum is 0 (attained at a*); rho increases strictly, so it stops finitely.
-    """
-    rho = floor
-    for _ in range(1000):
-        ms = MaxSum(plan, num - rho * den)
-        if ms.value <= 1e-12 * rho * max(1.0, float(np.abs(den).max())):
-            return rho
-        idx = fg.group_indices(ms.best_action)[0]
-        new = float(num[idx].sum() / den[idx].sum())
-        if new <= rho * (1 + 1e-14):
-            return rho
-        rho = new
-    return rho
