@@ -1,4 +1,5 @@
-"""Frank–Wolfe sampling, LinGame and LinGame-C: the game solver against vertex enumeration, the Frank–Wolfe iterate
+"""Frank–Wolfe sampling, LinGame and LinGame-C: the game solver against vertex enumeration (both players' strategies
+against von Neumann's equality on degenerate games), the Frank–Wolfe iterate
 and the tracked proportions against the oracle w*, the inverse design against numpy's inverse (and the published
 update against it), the K-armed and linear forms of one instance against each other, LinGame-C's gains at the
 estimate against their closed form and its pairs concentrating on the best answer, the error rate, bad options."""
@@ -21,8 +22,8 @@ from bandits.pure_exploration import (
     Observations,
     PureExploration,
 )
-from bandits.pure_exploration.samplers import FrankWolfe, LinGame, LinGameC
-from bandits.pure_exploration.samplers.games import AdaHedge, solve_game
+from bandits.pure_exploration.samplers import FrankWolfe, LinGame, LinGameC, games
+from bandits.pure_exploration.samplers.games import AdaHedge, game_strategies, solve_game
 from bandits.pure_exploration.samplers.lingame_c import MAX_PAIRS
 from bandits.registry import make_algorithm
 from bandits.run import run
@@ -60,6 +61,28 @@ def test_game_solution_equals_vertex_enumeration(method):
         assert z.min() >= 0 and z.sum() == pytest.approx(1.0, abs=1e-12)
         assert (M @ z).min() == pytest.approx(value, rel=1e-9, abs=1e-15 * np.abs(M).max())
         assert value == pytest.approx(_vertex_value(M), rel=1e-9, abs=1e-12 * np.abs(M).max())
+
+
+def test_both_strategies_of_degenerate_games_meet_at_the_value(monkeypatch):
+    """min_j (M z)_j = max_k (M^T p)_k = value (von Neumann) on games of many near-equal columns (HiGHS: to its
+    dual tolerance); a tableau answer off that equality is replaced by HiGHS's."""
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        J, K = int(rng.integers(2, 17)), int(rng.integers(2, 60))
+        base = rng.uniform(1, 2, size=(J, 3)) @ rng.dirichlet(np.ones(3), size=K).T
+        M = base + 1e-7 * rng.normal(size=(J, K))
+        for method, rel in (("simplex", 1e-9), ("highs", 1e-6)):
+            z, p, value = game_strategies(M, method=method)
+            assert z.min() >= 0 and p.min() >= 0
+            assert z.sum() == pytest.approx(1.0) and p.sum() == pytest.approx(1.0)
+            assert (M @ z).min() == pytest.approx(value, rel=1e-12)
+            assert (M.T @ p).max() == pytest.approx(value, rel=rel)
+    M = rng.normal(size=(4, 7))
+    _, _, value = game_strategies(M, method="highs")
+    monkeypatch.setattr(games, "_packing_simplex", lambda P: (np.full(P.shape[1], 1 / P.shape[1]),
+                                                              np.full(P.shape[0], 1 / P.shape[0])))
+    z, p, fallback = game_strategies(M)
+    assert fallback == pytest.approx(value, rel=1e-9) and (M.T @ p).max() == pytest.approx(value, rel=1e-6)
 
 
 def test_adahedge_regret_is_of_order_sqrt_t_log_k():

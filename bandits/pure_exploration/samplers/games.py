@@ -1,10 +1,11 @@
 """The two small solvers the game-based samplers share: an exact zero-sum matrix game and AdaHedge.
 
 * :func:`solve_game` returns max_{z in simplex} min_j (M z)_j and an optimal z (the Frank–Wolfe sampling step
-  over several near-minimal pieces). After an affine map of M to entries in [1, 2] (which moves the value by
+  over several near-minimal pieces); :func:`game_strategies` also the row player's optimal p (the column generation
+  of :mod:`bandits.multiagent.fw_game`). After an affine map of M to entries in [1, 2] (which moves the value by
   the same map), the game is the packing program max 1^T q s.t. M^T q <= 1, q >= 0, whose origin is feasible:
   a dense tableau simplex with Bland's rule solves it exactly in a few pivots when M has few rows, and its
-  dual (the reduced costs of the slacks) gives z, with support at most the number of rows.
+  dual (the reduced costs of the slacks) gives z, with support at most the number of rows, and its solution p.
 * :class:`AdaHedge` is the scale-free exponential-weights learner of de Rooij, van Erven, Grünwald & Koolen
   (JMLR 2014): learning rate ln K / Delta, where Delta sums the gaps between the Hedge and mix losses.
 """
@@ -15,10 +16,12 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["AdaHedge", "solve_game"]
+__all__ = ["AdaHedge", "game_strategies", "solve_game"]
 
 #: pivot tolerance of the simplex (the payoffs are mapped to [1, 2] first)
 PIVOT_TOL = 1e-12
+#: the tableau's answer is kept when its duality gap is at most this times the payoffs' span (else HiGHS)
+GAP_TOL = 1e-9
 
 
 def solve_game(M: np.ndarray, *, method: str = "simplex") -> tuple[np.ndarray, float]:
@@ -41,6 +44,34 @@ def solve_game(M: np.ndarray, *, method: str = "simplex") -> tuple[np.ndarray, f
     InvalidInputError
         An empty or non-finite payoff matrix, or an unknown method.
     """
+    z, _, value = game_strategies(M, method=method)
+    return z, value
+
+
+def game_strategies(M: np.ndarray, *, method: str = "simplex") -> tuple[np.ndarray, np.ndarray, float]:
+    """Optimal mixed strategies of both players of the zero-sum game with payoffs M, from one solve.
+
+    The packing program's solution q is the row player's strategy (normalised), its dual the column player's; von
+    Neumann's theorem: min_j (M z)_j = value = max_k (M^T p)_k. When the tableau's answer misses that equality by more
+    than a rounding error (degenerate games of many near-equal columns), HiGHS solves the game instead.
+
+    Parameters
+    ----------
+    M : numpy.ndarray, shape (J, K)
+        Payoffs: the column player picks z in the simplex of R^K (maximising), the row player p in that of R^J.
+    method : str
+        ``"simplex"`` (the exact tableau method here) or ``"highs"`` (:func:`scipy.optimize.linprog`).
+
+    Returns
+    -------
+    tuple
+        ``(z, p, value)``: optimal strategies of the column and the row player and the game's value.
+
+    Raises
+    ------
+    InvalidInputError
+        An empty or non-finite payoff matrix, or an unknown method.
+    """
     M = np.atleast_2d(np.asarray(M, dtype=float))
     if M.size == 0 or not np.isfinite(M).all():
         raise InvalidInputError("the payoff matrix must be a nonempty matrix of finite numbers")
@@ -50,19 +81,25 @@ def solve_game(M: np.ndarray, *, method: str = "simplex") -> tuple[np.ndarray, f
     if J == 1:
         z = np.zeros(K)
         z[int(np.argmax(M[0]))] = 1.0
-        return z, float(M[0].max())
+        return z, np.ones(1), float(M[0].max())
     lo, span = float(M.min()), float(M.max() - M.min())
     if span <= 0:
-        return np.full(K, 1.0 / K), lo
-    z = _packing_simplex((M - lo) / span + 1.0) if method == "simplex" else _highs(M)
-    return z, float((M @ z).min())
+        return np.full(K, 1.0 / K), np.full(J, 1.0 / J), lo
+    if method == "simplex":
+        z, p = _packing_simplex((M - lo) / span + 1.0)
+        if (M.T @ p).max() - (M @ z).min() <= GAP_TOL * span:
+            return z, p, float((M @ z).min())
+    z, p = _highs(M)
+    return z, p, float((M @ z).min())
 
 
-def _packing_simplex(P: np.ndarray) -> np.ndarray:
-    """z from the packing program max 1^T q s.t. P^T q <= 1, q >= 0 (P > 0), by the simplex method from q = 0.
+def _packing_simplex(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(z, p) from the packing program max 1^T q s.t. P^T q <= 1, q >= 0 (P > 0), by the simplex method from q = 0:
+    p = q / sum(q), z from its dual.
 
     Dantzig's rule (the largest reduced cost enters) for the first pivots, then Bland's rule (the first
-    improving column, the smallest basic index on a tie), which cannot cycle.
+    improving column, the smallest basic index on a tie), which cannot cycle. Right-hand sides that rounding
+    pushed below zero count as zero in the ratio test.
     """
     J, K = P.shape
     T = np.zeros((K + 1, J + K + 1))  # rows: K constraints, then the objective (reduced costs, negated value)
@@ -78,7 +115,8 @@ def _packing_simplex(P: np.ndarray) -> np.ndarray:
             break
         column = T[:K, col]
         positive = column > PIVOT_TOL
-        ratios = np.where(positive, T[:K, -1] / np.where(positive, column, 1.0), np.inf)
+        rhs = np.clip(T[:K, -1], 0.0, None)
+        ratios = np.where(positive, rhs / np.where(positive, column, 1.0), np.inf)
         row = int(ratios.argmin())
         if pivot >= 4 * J:  # Bland: the smallest basic index among the tied rows
             ties = np.flatnonzero(ratios <= ratios[row] * (1 + 1e-12) + PIVOT_TOL)
@@ -88,11 +126,14 @@ def _packing_simplex(P: np.ndarray) -> np.ndarray:
         T[row] = pivot_row
         basis[row] = col
     y = np.clip(-T[K, J:J + K], 0.0, None)  # the dual: z proportional to it
-    return y / y.sum()
+    q = np.zeros(J)
+    primal = basis < J
+    q[basis[primal]] = np.clip(T[:K, -1][primal], 0.0, None)
+    return y / y.sum(), (q / q.sum() if q.sum() > 0 else np.full(J, 1.0 / J))
 
 
-def _highs(M: np.ndarray) -> np.ndarray:
-    """z from the linear program max v s.t. M z >= v, sum z = 1, z >= 0 (HiGHS)."""
+def _highs(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(z, p) from the linear program max v s.t. M z >= v, sum z = 1, z >= 0 (HiGHS) and its multipliers."""
     from scipy.optimize import linprog
 
     J, K = M.shape
@@ -100,7 +141,8 @@ def _highs(M: np.ndarray) -> np.ndarray:
                   A_eq=np.r_[np.ones(K), 0.0][None], b_eq=[1.0], bounds=[(0, None)] * K + [(None, None)],
                   method="highs")
     z = np.clip(res.x[:K], 0.0, None)
-    return z / z.sum()
+    p = np.clip(-res.ineqlin.marginals, 0.0, None)
+    return z / z.sum(), (p / p.sum() if p.sum() > 0 else np.full(J, 1.0 / J))
 
 
 class AdaHedge:
