@@ -77,8 +77,11 @@ class _FactoredConfig(Algorithm[FactoredBandit]):
         check_threshold(self.threshold)
         check_glrt_mode(self.glrt)
         check_cover(self.cover)
-        check_exploration(self.exploration)
+        self._check_exploration()
         check_growth(self.growth)
+
+    def _check_exploration(self) -> None:
+        check_exploration(self.exploration)
 
     def _options(self) -> dict[str, Any]:
         return {"threshold": self.threshold, "glrt": self.glrt, "cover": self.cover,

@@ -40,7 +40,7 @@ from .joint_actions import GroupIndexer, decode, encode_joint
 if TYPE_CHECKING:
     from .environment import FactoredBandit
 
-__all__ = ["BestResponse", "FactoredProblem"]
+__all__ = ["BestResponse", "FactoredProblem", "joint_piece_gradients"]
 
 #: joint actions above which :meth:`FactoredProblem.pieces` refuses to list them
 MAX_LISTED = 200_000
@@ -182,20 +182,8 @@ class FactoredProblem(Problem):
         H = np.where(changed, inv[star][None, :] + inv[flat], 0.0).sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
             values = np.where(D > 0, np.where(H > 0, D**2 / (2 * self.sigma**2 * H), np.inf), 0.0)
-        grads = self._gradients(flat, star, changed, D, H, inv) if gradients else None
+        grads = joint_piece_gradients(flat, star, D, H, inv, self.sigma) if gradients else None
         return Pieces(best=best, answers=others, values=values, gradients=grads)
-
-    def _gradients(self, flat: np.ndarray, star: np.ndarray, changed: np.ndarray, D: np.ndarray, H: np.ndarray,
-                   inv: np.ndarray) -> np.ndarray:
-        """(theta - lambda_a)^2 / (2 sigma^2) per alternative and group action: (c / w)^2 / (2 sigma^2) on the
-        entries a changes (c = D / H), 0 elsewhere and for alternatives tied with the best."""
-        c = np.where((D > 0) & (H > 0), D / np.where(H > 0, H, 1.0), 0.0)
-        grads = np.zeros((flat.shape[0], self.n_arms))
-        rows = np.repeat(np.arange(flat.shape[0]), flat.shape[1]).reshape(flat.shape)
-        for entries in (flat, np.broadcast_to(star, flat.shape)):
-            part = np.where(changed, (c[:, None] * inv[entries]) ** 2 / (2 * self.sigma**2), 0.0)
-            np.add.at(grads, (rows[changed], entries[changed]), part[changed])
-        return grads
 
     def oracle(self, mu: np.ndarray) -> Oracle:
         mu = self.check_parameter(mu)
@@ -223,3 +211,38 @@ class FactoredProblem(Problem):
             The joint action.
         """
         return decode(code, self.structure.n_actions)
+
+
+def joint_piece_gradients(flat: np.ndarray, star: np.ndarray, D: np.ndarray, H: np.ndarray, inv: np.ndarray,
+                          sigma: float) -> np.ndarray:
+    """d f_a / d w of the pieces of joint actions a: (c / w_{e,b})^2 / (2 sigma^2), c = D(a) / H_w(a), on the entries
+    (e, a_e) and (e, a_hat_e) of the factors a changes, 0 elsewhere and for a piece tied with the best (D <= 0).
+
+    Parameters
+    ----------
+    flat : numpy.ndarray of int, shape (J, F)
+        The group action of every alternative in every factor (:meth:`GroupIndexer.flat`).
+    star : numpy.ndarray of int, shape (F,)
+        The same for the answer a_hat.
+    D : numpy.ndarray, shape (J,)
+        The gaps D(a).
+    H : numpy.ndarray, shape (J,)
+        H_w(a) = sum over the changed factors of 1 / w_{e,a_hat_e} + 1 / w_{e,a_e}.
+    inv : numpy.ndarray, shape (Abar,)
+        1 / w per group action.
+    sigma : float
+        The noise level.
+
+    Returns
+    -------
+    numpy.ndarray, shape (J, Abar)
+        One gradient per alternative: (theta - lambda_a)^2 / (2 sigma^2) at its closest alternative lambda_a.
+    """
+    changed = flat != star[None, :]
+    c = np.where((D > 0) & (H > 0), D / np.where(H > 0, H, 1.0), 0.0)
+    grads = np.zeros((flat.shape[0], inv.size))
+    rows = np.repeat(np.arange(flat.shape[0]), flat.shape[1]).reshape(flat.shape)
+    for entries in (flat, np.broadcast_to(star, flat.shape)):
+        part = np.where(changed, (c[:, None] * inv[entries]) ** 2 / (2 * sigma**2), 0.0)
+        np.add.at(grads, (rows[changed], entries[changed]), part[changed])
+    return grads

@@ -27,6 +27,7 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .exact.characteristic_time import EXACT_MAX_JOINT_ACTIONS, characteristic_time
+    from .exact.enumerated_separation import EnumeratedSeparation
     from .exact.separation import Separation, most_violated
     from .graph import FactorGraph, factor_graph_entries
     from .inference import (
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 # each name is imported from its subpackage on first access, so ``from optdesign.factored import FactorGraph``
 # does not load the exact, mean-field and regret programs
 _EXPORTS = {
-    ".exact": ("EXACT_MAX_JOINT_ACTIONS", "Separation", "characteristic_time", "most_violated"),
+    ".exact": ("EXACT_MAX_JOINT_ACTIONS", "EnumeratedSeparation", "Separation", "characteristic_time", "most_violated"),
     ".graph": ("FactorGraph", "factor_graph_entries"),
     ".inference": ("EliminationPlan", "FactoredMax", "MaxSum", "enumerated_max", "factored_max", "marginal_polytope",
                    "sample_joint_actions"),
@@ -57,6 +58,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above
 __all__ = [
     "EXACT_MAX_JOINT_ACTIONS",
     "EliminationPlan",
+    "EnumeratedSeparation",
     "FactorGraph",
     "FactoredMax",
     "MaxSum",

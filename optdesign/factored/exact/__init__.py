@@ -15,6 +15,7 @@ rescaling              multi-pass solves of programs with s >= 1/w, each centred
 """
 
 from .characteristic_time import EXACT_MAX_JOINT_ACTIONS, characteristic_time
+from .enumerated_separation import EnumeratedSeparation
 from .separation import Separation, most_violated
 
-__all__ = ["EXACT_MAX_JOINT_ACTIONS", "Separation", "characteristic_time", "most_violated"]
+__all__ = ["EXACT_MAX_JOINT_ACTIONS", "EnumeratedSeparation", "Separation", "characteristic_time", "most_violated"]
