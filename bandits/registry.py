@@ -102,6 +102,9 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "joint-top-two": AlgorithmSpec("bandits.multiagent.top_two:JointTopTwo", "factored",
                                    "Top-Two over joint actions: leader (EB/TS), exact best response, IDS beta, "
                                    "factored GLRT"),
+    "joint-fws": AlgorithmSpec("bandits.multiagent.frank_wolfe:JointFrankWolfe", "factored",
+                               "Frank-Wolfe sampling over joint actions: near-tied pieces by the Pareto elimination, "
+                               "the direction game by column generation over max-sum, factored GLRT"),
     "gk-tas": AlgorithmSpec("bandits.multiagent.mab:GKTrackAndStop", "factored",
                             "Garivier–Kaufmann Track-and-Stop, one agent (D/C tracking)"),
     "round-robin": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:RoundRobin", PURE_EXPLORATION,

@@ -21,6 +21,8 @@ Modules, one concept each:
 * :mod:`.policy` — the loop shared by every factored policy.
 * :mod:`.algorithms` — MF-TaS, its Oracle baseline, uniform product sampling, exact Track-and-Stop.
 * :mod:`.top_two` — Top-Two over joint actions: a leader and its exact best response.
+* :mod:`.fw_game` — one Frank–Wolfe step: the near-tied pieces and the game over joint actions (column generation).
+* :mod:`.frank_wolfe` — Frank–Wolfe sampling over joint actions, and its noise-free iterate.
 * :mod:`.mab` — Garivier–Kaufmann Track-and-Stop for one agent (D- and C-tracking).
 * :mod:`.instances` — named instance factories for the registry.
 """
@@ -29,6 +31,7 @@ from .algorithms import ExactTaS, MFTaS, MFTaSOracle, UniformSampling
 from .best_response import BestResponse, exact_best_response
 from .environment import FactoredBandit
 from .exploration import build_a0, covering_set, greedy_cover
+from .frank_wolfe import JointFrankWolfe
 from .glrt import FactoredGLRT
 from .joint_actions import GroupIndexer
 from .mab import GKTrackAndStop, gk_optimal_weights
@@ -47,6 +50,7 @@ __all__ = [
     "FactoredTheoryThreshold",
     "GKTrackAndStop",
     "GroupIndexer",
+    "JointFrankWolfe",
     "JointTopTwo",
     "MFTaS",
     "MFTaSOracle",
