@@ -168,6 +168,12 @@ def _joblib(todo: list[RunSpec], jobs: int, sink: Sink, blas: int) -> None:
             return
         try:
             entry = future.result()
+        except KeyboardInterrupt as exc:  # the terminal's Ctrl-C reached the worker too: the study stops, as here
+            with finished:
+                errors.append(exc)
+                pending.discard(future)
+                finished.notify_all()
+            return
         except Exception as exc:  # the worker died under this run: record it, go on
             entry = {**entry_head(specs[future]), "status": "failed", "seconds": 0.0,
                      "error": f"{type(exc).__name__}: {exc}"}
