@@ -5,6 +5,7 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 
 * :mod:`optdesign.linear`: designs on arm sets (G, D, XY, XY-oracle, transductive, bilinear);
 * :mod:`optdesign.factored`: lower bounds of multi-agent bandits on factor graphs (T*, T^MF, regret);
+* :mod:`optdesign.exact`: exact N-run designs (D, A, I), certified against the approximate optimum;
 * the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
   ``validation``, ``vocabulary`` (option and status strings as Literal types), ``information`` (Bernoulli
   KL), ``solvers`` (which solver runs and its status policy), ``session`` (a persistent CLARABEL
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from ._version import __version__ as __version__
     from .blas import single_threaded_blas
     from .docstrings import shared_doc
+    from .exact import ExactDesignResult, exact_design
     from .factored import (
         EliminationPlan,
         FactoredMax,
@@ -71,6 +73,7 @@ if TYPE_CHECKING:
 # every other name of __all__ is imported from its submodule on first access (``od.g_optimal``,
 # ``from optdesign import g_optimal``), so ``import optdesign`` loads neither scipy's solvers nor networkx
 _EXPORTS = {
+    ".exact": ("ExactDesignResult", "exact_design"),
     ".factored": ("EliminationPlan", "FactoredMax", "FactorGraph", "MeanFieldModel", "characteristic_time",
                   "enumerated_max", "factored_max", "marginal_polytope", "mf_characteristic_time",
                   "regret_lower_bound"),
@@ -94,6 +97,7 @@ __all__ = [
     "DOptimalModel",
     "DesignResult",
     "EliminationPlan",
+    "ExactDesignResult",
     "FactorGraph",
     "FactoredMax",
     "InstanceTooLargeError",
@@ -112,6 +116,7 @@ __all__ = [
     "default_solver",
     "edge_arms",
     "enumerated_max",
+    "exact_design",
     "factored_max",
     "g_optimal",
     "g_value",
