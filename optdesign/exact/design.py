@@ -80,8 +80,8 @@ def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, r
     Parameters
     ----------
     X : array_like
-        The candidates, K x d, one per row (a model matrix, e.g. from :func:`optdesign.candidates`); they must span
-        R^d.
+        The candidates, K x d, one per row (a model matrix, e.g. from :func:`optdesign.formulas.candidates`);
+        they must span R^d.
     n : int
         The number of runs, at least d (and at most K without replicates).
     criterion : {"D", "A", "I"}
