@@ -176,3 +176,23 @@ def test_bad_candidates_are_one_clear_error():
         od.exact_design(np.array([[1.0, np.nan], [0.0, 1.0]]), 2)
     with pytest.raises(InvalidInputError, match="span R"):
         od.exact_design(np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]), 3)
+
+
+@pytest.mark.parametrize("replicates", [True, False])
+def test_every_kind_of_start_is_a_spanning_n_run_design(replicates):
+    from optdesign.exact.starts import greedy_start, perturbed_start, random_start
+
+    X = response_surface(3)
+    rng = np.random.default_rng(1)
+    for n in (10, 14, 27):
+        for counts in (random_start(X, n, replicates, rng), greedy_start(X, n, replicates, rng),
+                       perturbed_start(X, random_start(X, n, replicates, rng), replicates, rng)):
+            assert counts.sum() == n and counts.min() >= 0 and np.linalg.matrix_rank(X[counts > 0]) == 10
+            assert replicates or counts.max() == 1
+
+
+def test_a_time_limit_stops_the_restarts():
+    X = response_surface(3)
+    res = od.exact_design(X, 15, restarts=10**6, time_limit=0.2)
+    assert 1 < res.starts < 10**6 and res.counts.sum() == 15
+    assert od.exact_design(X, 15, restarts=0).starts == 1

@@ -4,8 +4,8 @@ The criteria (smaller is better, of the normalised information matrix M = sum_k 
 D: det(M)^(-1/d); A: tr(M^{-1}); I: tr(B M^{-1}), the average variance x^T M^{-1} x of the fitted response over a
 region with moment matrix B = E[x x^T] (the candidates, uniformly, by default). The search
 (:mod:`optdesign.exact.exchange`) starts from the approximate optimum rounded by efficient apportionment and from
-``restarts`` random designs, and keeps the best local optimum; the approximate optimum's certified bound
-(:mod:`optdesign.exact.bounds`) certifies its efficiency.
+``restarts`` random, greedy and perturbed designs (:mod:`optdesign.exact.starts`), and keeps the best local
+optimum; the approximate optimum's certified bound (:mod:`optdesign.exact.bounds`) certifies its efficiency.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .bounds import Approximate, d_optimum, linear_optimum
 from .criteria import DCriterion, ExactCriterion, LinearCriterion
 from .exchange import Exchange, local_optimum
 from .result import ExactDesignResult
-from .starts import random_start, rounded_start
+from .starts import greedy_start, perturbed_start, random_start, rounded_start
 
 __all__ = ["CRITERIA", "exact_design"]
 
@@ -67,14 +67,14 @@ def _checked(X: ArrayLike, n: object, criterion: object, replicates: bool) -> tu
 
 
 def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, replicates: bool = True,
-                 moments: ArrayLike | None = None, restarts: int = 10, seed: int = 0, tol: float = 1e-6,
-                 solver: str | None = None) -> ExactDesignResult:
+                 moments: ArrayLike | None = None, restarts: int = 30, time_limit: float | None = None,
+                 seed: int = 0, tol: float = 1e-6, solver: str | None = None) -> ExactDesignResult:
     """Exact n-run design on the candidates X: counts n_k >= 0 summing to n, optimal for D, A or I.
 
     Minimises phi(M) over M = sum_k (n_k / n) x_k x_k^T: D: det(M)^(-1/d); A: tr(M^{-1}); I: tr(B M^{-1}), B
     the region's moment matrix (Atkinson, Donev & Tobias 2007, ch. 10-12). Fedorov's exchange (one run moved at
     a time, all candidates priced at once through rank-one updates) from the approximate optimum rounded by
-    efficient apportionment, then from ``restarts`` random designs; the best local optimum is returned with the
+    efficient apportionment, then from ``restarts`` other starts; the best local optimum is returned with the
     certified efficiency ``lower_bound / value`` against the approximate optimum (a bound on every n-run design).
 
     Parameters
@@ -92,7 +92,11 @@ def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, r
         I-criterion only: the region's moment matrix E[x x^T] (d x d, positive semidefinite); the candidates,
         uniformly, by default (B = X^T X / K).
     restarts : int
-        Random starts after the rounded approximate optimum (0: that start only).
+        Starts after the rounded approximate optimum (0: that start only): uniform random designs, random bases
+        completed greedily and the best design so far perturbed, in turn (:mod:`optdesign.exact.starts`).
+    time_limit : float, optional
+        Seconds after which no new start begins (the rounded approximate optimum is always searched); with a large
+        ``restarts`` the search runs until the time is spent, as R's od_KL does.
     seed : int
         Seed of the random starts.
     tol : float
@@ -131,12 +135,14 @@ def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, r
     X, n, name = _checked(X, n, criterion, replicates)
     B = _moments(moments, X, name)
     restarts = as_count(restarts, "restarts", minimum=0)
+    deadline = np.inf if time_limit is None else start + as_tolerance(time_limit, "time_limit")
     rng = np.random.default_rng(as_count(seed, "seed", minimum=0))
     tol = as_tolerance(tol)
     rule: ExactCriterion = DCriterion() if B is None else LinearCriterion(B, name)
     with single_threaded_blas():
         approximate: Approximate = d_optimum(X, tol) if B is None else linear_optimum(X, B, solver, tol)
-        best, losses, moves = _search(X, n, rule, replicates, approximate.weights, restarts, rng)
+        best, losses, moves = _search(X, n, rule, replicates, approximate.weights, restarts, rng,
+                                       deadline)
         value = rule.value(Exchange(X, best, rule, replicates).factor(), n)
     return ExactDesignResult(
         counts=best, n=n, criterion=name, value=value, lower_bound=approximate.lower_bound,
@@ -147,19 +153,25 @@ def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, r
 
 
 def _search(X: np.ndarray, n: int, rule: ExactCriterion, replicates: bool, weights: np.ndarray, restarts: int,
-            rng: np.random.Generator) -> tuple[np.ndarray, list[float], int]:
-    """The exchange from each start: (the best counts, each start's final loss, moves over all starts)."""
+            rng: np.random.Generator, deadline: float) -> tuple[np.ndarray, list[float], int]:
+    """The exchange from each start: (the best counts, each start's final loss, moves over all starts).
+
+    Start 0 is the rounded approximate optimum; then uniform, greedy and perturbed-best starts in turn, until
+    ``restarts`` of them or the ``deadline`` (a perf_counter time).
+    """
     if not replicates and n == X.shape[0]:
         return np.ones(n, dtype=np.int64), [0.0], 0
-    best: np.ndarray | None = None
-    losses: list[float] = []
-    moves = 0
-    for k in range(restarts + 1):
-        counts = rounded_start(X, weights, n, replicates, rng) if k == 0 else random_start(X, n, replicates, rng)
+    best, loss, moves = local_optimum(X, rounded_start(X, weights, n, replicates, rng), rule, replicates)
+    losses = [loss]
+    for k in range(restarts):
+        if time.perf_counter() > deadline:
+            break
+        kind = k % 3
+        counts = (random_start(X, n, replicates, rng) if kind == 0 else greedy_start(X, n, replicates, rng)
+                  if kind == 1 else perturbed_start(X, best, replicates, rng))
         found, loss, made = local_optimum(X, counts, rule, replicates)
         moves += made
-        if best is None or loss < min(losses):
+        if loss < min(losses):
             best = found
         losses.append(loss)
-    assert best is not None
     return best, losses, moves

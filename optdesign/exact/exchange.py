@@ -60,6 +60,11 @@ class Exchange:
         self.V -= c * np.outer(g, u)
         self.h -= c * g * g
 
+    def add(self, j: int) -> None:
+        """One more run at candidate j."""
+        self._rank_one(j, 1.0)
+        self.counts[j] += 1
+
     def move(self, i: int, j: int) -> None:
         """Move one run from candidate i to candidate j."""
         self._rank_one(j, 1.0)

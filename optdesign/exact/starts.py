@@ -1,4 +1,9 @@
-"""Starting designs of the exchange: the rounded approximate optimum and random designs, made nonsingular.
+"""Starting designs of the exchange: the rounded approximate optimum, random, greedy and perturbed designs.
+
+Random starts come in three kinds, taken in turn, so that the search does not keep falling into one basin: n runs
+drawn uniformly; a random basis of d points completed by sequential D-optimal additions (each run at a point of
+largest variance h_j = x_j^T M^{-1} x_j, ties broken at random: Wynn 1970, Atkinson, Donev & Tobias 2007, §12.4);
+and the best design so far with two to four runs moved at random (an iterated local search).
 
 Any start with n >= d runs is repaired into one whose points span R^d: keep a basis of its own points (pivoted
 QR), add the candidates of a basis of the complement (pivoted QR of the candidates' residuals, one run each) and
@@ -11,6 +16,8 @@ import numpy as np
 from scipy.linalg import qr
 
 from ..linear.rounding import round_design
+from .criteria import DCriterion
+from .exchange import Exchange
 
 __all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
 
@@ -70,3 +77,28 @@ def random_start(X: np.ndarray, n: int, replicates: bool, rng: np.random.Generat
     K = X.shape[0]
     picks = rng.choice(K, size=n, replace=replicates)
     return spanning(X, np.bincount(picks, minlength=K).astype(np.int64))
+
+
+def greedy_start(X: np.ndarray, n: int, replicates: bool, rng: np.random.Generator) -> np.ndarray:
+    """A random basis of d candidates, then n - d sequential D-optimal additions (module docstring)."""
+    K, d = X.shape
+    state = Exchange(X, spanning(X, np.bincount(rng.choice(K, size=d, replace=False), minlength=K)), DCriterion(),
+                     replicates)
+    for _ in range(n - d):
+        score = state.h * (1.0 + 1e-9 * rng.random(K))
+        if not replicates:
+            score[state.counts > 0] = -np.inf
+        state.add(int(np.argmax(score)))
+    return state.counts
+
+
+def perturbed_start(X: np.ndarray, counts: np.ndarray, replicates: bool, rng: np.random.Generator) -> np.ndarray:
+    """``counts`` with two to four runs moved to random candidates (without replicates: to empty ones)."""
+    counts = counts.copy()
+    for _ in range(int(rng.integers(2, 5))):
+        targets = np.flatnonzero(counts == 0) if not replicates else np.arange(X.shape[0])
+        if targets.size == 0:
+            break
+        counts[rng.choice(np.flatnonzero(counts))] -= 1
+        counts[rng.choice(targets)] += 1
+    return spanning(X, counts)
