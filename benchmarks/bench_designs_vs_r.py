@@ -15,7 +15,7 @@ Tables (one BLAS thread on both sides: OPENBLAS/OMP/MKL_NUM_THREADS=1 in every c
    binary file that both sides read, each side in its own child process. Both solve to efficiency 1 - 1e-6 (our
    certified gap tol = 1e-6; od_REX's eff = 0.999999). Time is the solve alone (the data loaded, the libraries
    warm), peak memory the child's maximum resident set (data included). Both designs' efficiencies are
-   recomputed here by the same certificate (D: d / max_k x_k^T M(w)^{-1} x_k, Kiefer–Wolfowitz). CRITERIA maps
+   recomputed here by the same certificate (``efficiency``: Kiefer–Wolfowitz for D, duality for A and I). CRITERIA maps
    each criterion to our function and R's crit name: a row whose function optdesign lacks is skipped with a
    message (A and I turn on once ``od.a_optimal`` / ``od.i_optimal`` exist).
 2. exact: the full quadratic model in k = 2, 3, 4 factors on the 3^k grid (p = 6, 10, 15 parameters),
@@ -119,14 +119,24 @@ def run_child(cmd: list[str]) -> tuple[dict, float]:
     return json.loads(out.strip().splitlines()[-1]), usage.ru_maxrss / 1024
 
 
-def d_efficiency(X: np.ndarray, w: np.ndarray) -> float:
-    """Kiefer–Wolfowitz: the D-efficiency of w is at least d / max_k x_k^T M(w)^{-1} x_k."""
+def efficiency(X: np.ndarray, w: np.ndarray, criterion: str) -> float:
+    """Certified efficiency lower bound of the design w, the same computation for both sides' designs.
+
+    D (Kiefer–Wolfowitz): d / max_k h_k with h_k = x_k^T M(w)^{-1} x_k. A and I (B = I, or X^T X / n for the
+    candidates uniformly, R's Fx_ItoA): phi(w) / max_k b_k with phi = tr(B M^{-1}), b_k = x_k^T M^{-1} B M^{-1} x_k
+    (the bound phi^2 / max_k b_k on the optimum, divided by phi).
+    """
+    n, d = X.shape
     L = np.linalg.cholesky((X * w[:, None]).T @ X)
-    h = np.zeros(X.shape[0])
-    for a in range(0, X.shape[0], 100_000):
-        Z = np.linalg.solve(L, X[a:a + 100_000].T)
-        h[a:a + 100_000] = np.einsum("ij,ij->j", Z, Z)
-    return X.shape[1] / float(h.max())
+    B = None if criterion == "D" else np.eye(d) if criterion == "A" else X.T @ X / n
+    C = None if B is None else np.linalg.solve(L, np.linalg.solve(L, B).T)  # L^{-1} B L^{-T}
+    phi = 0.0 if C is None else float(np.trace(C))
+    top = 0.0
+    for a in range(0, n, 100_000):
+        Z = np.linalg.solve(L, X[a:a + 100_000].T)  # L^{-1} x_k: h_k = |z_k|^2, b_k = z_k^T C z_k
+        scores = np.einsum("ij,ij->j", Z, Z if C is None else C @ Z)
+        top = max(top, float(scores.max()))
+    return d / top if C is None else phi / top
 
 
 def approximate_row(criterion: str, n: int, d: int, folder: Path, r_limit: float) -> list[str] | None:
@@ -145,7 +155,7 @@ def approximate_row(criterion: str, n: int, d: int, folder: Path, r_limit: float
     w_ours = np.fromfile(str(path) + ".ours", dtype="<f8")
     w_r = np.fromfile(str(path) + ".r", dtype="<f8")
     with single_threaded_blas():
-        eff_ours, eff_r = d_efficiency(X, w_ours), d_efficiency(X, w_r)
+        eff_ours, eff_r = efficiency(X, w_ours, criterion), efficiency(X, w_r, criterion)
     capped = r["seconds"] >= r_limit
     ratio = r["seconds"] / ours["seconds"]
     r_seconds = f"{r['seconds']:.2f}" + (" (limit)" if capped else "")

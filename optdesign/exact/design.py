@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 
 from ..blas import single_threaded_blas
 from ..errors import InvalidInputError
-from ..validation import as_arms, as_count, as_matrix, as_tolerance
+from ..validation import as_arms, as_count, as_matrix, as_tolerance, check_array_size
 from .bounds import Approximate, d_optimum, linear_optimum
 from .criteria import DCriterion, ExactCriterion, LinearCriterion
 from .exchange import Exchange, local_optimum
@@ -63,6 +63,7 @@ def _checked(X: ArrayLike, n: object, criterion: object, replicates: bool) -> tu
                                 f"n >= {d}")
     if not replicates and runs > K:
         raise InvalidInputError(f"n = {runs} runs without replicates need n <= {K}, the number of candidates")
+    check_array_size(float(K) * d, "the exchange's X M^{-1}", instead="use fewer candidates")
     return arms, runs, criterion.upper()
 
 
@@ -115,6 +116,9 @@ def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, r
     InvalidInputError
         Candidates that do not span R^d, NaN/inf entries, n < d, n > K without replicates, an unknown criterion,
         moments that are not a d x d positive semidefinite matrix (or given for D or A).
+    InstanceTooLargeError
+        X M^{-1} (K x d) above the memory limit of :func:`optdesign.validation.check_array_size`; for A and I,
+        K d^2 above the limit of the approximate design's semidefinite model.
 
     Examples
     --------
