@@ -104,7 +104,8 @@ def r_ready() -> str | None:
     probe = subprocess.run(["Rscript", "-e", "suppressMessages(library(OptimalDesign))"], capture_output=True,
                            text=True)
     if probe.returncode != 0:
-        return "R's OptimalDesign package is not installed: " + probe.stderr.strip().splitlines()[-1]
+        first = (probe.stderr.strip().splitlines() or ["no message"])[0]
+        return f"R's OptimalDesign package does not load ({first})"
     return None
 
 
