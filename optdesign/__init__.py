@@ -5,6 +5,9 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 
 * :mod:`optdesign.linear`: designs on arm sets (G, D, XY, XY-oracle, transductive, bilinear);
 * :mod:`optdesign.factored`: lower bounds of multi-agent bandits on factor graphs (T*, T^MF, regret);
+* :mod:`optdesign.exact`: exact N-run designs (D, A, I), certified against the approximate optimum;
+* :mod:`optdesign.formulas`: candidate sets from model formulas (grids, cubes, simplex lattices) and designs
+  reported in factor settings;
 * the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
   ``validation``, ``vocabulary`` (option and status strings as Literal types), ``information`` (Bernoulli
   KL), ``solvers`` (which solver runs and its status policy), ``session`` (a persistent CLARABEL
@@ -30,6 +33,7 @@ if TYPE_CHECKING:
     from ._version import __version__ as __version__
     from .blas import single_threaded_blas
     from .docstrings import shared_doc
+    from .exact import ExactDesignResult, exact_design
     from .factored import (
         EliminationPlan,
         FactoredMax,
@@ -42,6 +46,7 @@ if TYPE_CHECKING:
         mf_characteristic_time,
         regret_lower_bound,
     )
+    from .formulas import CandidateSet, candidates, cube, design_table, factor_grid, simplex_lattice
     from .information import bernoulli_kl, kl_delta
     from .linear import (
         DOptimalModel,
@@ -71,6 +76,8 @@ if TYPE_CHECKING:
 # every other name of __all__ is imported from its submodule on first access (``od.g_optimal``,
 # ``from optdesign import g_optimal``), so ``import optdesign`` loads neither scipy's solvers nor networkx
 _EXPORTS = {
+    ".formulas": ("CandidateSet", "candidates", "cube", "design_table", "factor_grid", "simplex_lattice"),
+    ".exact": ("ExactDesignResult", "exact_design"),
     ".factored": ("EliminationPlan", "FactoredMax", "FactorGraph", "MeanFieldModel", "characteristic_time",
                   "enumerated_max", "factored_max", "marginal_polytope", "mf_characteristic_time",
                   "regret_lower_bound"),
@@ -90,10 +97,12 @@ if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name
 
 __all__ = [
     "BilinearDesign",
+    "CandidateSet",
     "CharTimeResult",
     "DOptimalModel",
     "DesignResult",
     "EliminationPlan",
+    "ExactDesignResult",
     "FactorGraph",
     "FactoredMax",
     "InstanceTooLargeError",
@@ -107,11 +116,16 @@ __all__ = [
     "available_solvers",
     "bernoulli_kl",
     "bilinear_design",
+    "candidates",
     "characteristic_time",
+    "cube",
     "d_optimal",
     "default_solver",
+    "design_table",
     "edge_arms",
     "enumerated_max",
+    "exact_design",
+    "factor_grid",
     "factored_max",
     "g_optimal",
     "g_value",
@@ -130,6 +144,7 @@ __all__ = [
     "regret_lower_bound",
     "round_design",
     "shared_doc",
+    "simplex_lattice",
     "single_threaded_blas",
     "transductive",
     "xy_allocation",
