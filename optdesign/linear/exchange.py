@@ -126,6 +126,8 @@ class ActiveSetRun:
     weights: np.ndarray
     #: max_k h_k / f at that design (>= 1; 1 + the certified gap)
     ratio: float
+    #: the f of that pricing pass
+    f: float
     #: pricing passes
     rounds: int
     #: whether ratio <= 1 + tol
@@ -147,7 +149,7 @@ def active_set_loop(X: np.ndarray, inner: InnerSolve, pricing: Pricing, *, tol: 
     S = initial_support(X, max(2 * batch, 4 * d), chunk) if support is None else np.sort(support)
     w_S = np.full(S.size, 1.0 / S.size)
     inner_tol = 0.05
-    best = ActiveSetRun(S, w_S, np.inf, 0, False)
+    best = ActiveSetRun(S, w_S, np.inf, np.nan, 0, False)
     rounds = 0
     while True:
         w_S = inner(S, w_S, inner_tol, deadline.remaining())
@@ -160,7 +162,7 @@ def active_set_loop(X: np.ndarray, inner: InnerSolve, pricing: Pricing, *, tol: 
         rounds += 1
         ratio = float(h.max()) / f
         if ratio < best.ratio:
-            best = ActiveSetRun(S, w_S, ratio, rounds, ratio <= 1.0 + tol)
+            best = ActiveSetRun(S, w_S, ratio, f, rounds, ratio <= 1.0 + tol)
         if ratio <= 1.0 + tol or rounds >= max_rounds or deadline.expired():
             break
         gap = ratio - 1.0
@@ -177,7 +179,7 @@ def active_set_loop(X: np.ndarray, inner: InnerSolve, pricing: Pricing, *, tol: 
             continue
         S = np.concatenate([S, new])
         w_S = np.concatenate([w_S, np.zeros(new.size)])
-    return ActiveSetRun(best.support, best.weights, best.ratio, rounds, best.converged)
+    return ActiveSetRun(best.support, best.weights, best.ratio, best.f, rounds, best.converged)
 
 
 def d_optimal_exchange(

@@ -1,0 +1,1 @@
+"""Classical design criteria (work in progress)."""
