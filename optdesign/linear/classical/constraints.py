@@ -1,0 +1,268 @@
+"""Linear constraints A w <= b on a design (R OptimalDesign's resource form), their helpers and their polytope.
+
+A design stays normalised (w >= 0, sum_k w_k = 1), so the constraints bound fractions of the runs: a budget
+sum_k c_k w_k <= B is a cost per run, and augmenting n0 existing runs with n new ones is ``augment(counts /
+(n0 + n))``. The helpers return :class:`LinearConstraints`, which add up (``budget(c, 2.0) + caps(u)``) and
+unpack as the pair ``(A, b)`` (A sparse); every design function takes ``constraints=`` as one of them, an
+``(A, b)`` pair of arrays or a list of either.
+
+:class:`Polytope` is the set P of feasible designs. Two linear programs (HiGHS, through scipy) serve the
+designs: one decides whether P is empty and which candidates some feasible design may weight (homogenised:
+maximise sum_k z_k with z_k <= w'_k, z_k <= 1 over the cone of P, Freund, Roundy & Todd 1985), and one bounds
+max_{w in P} h^T w from above for the certificates of :mod:`optdesign.linear.classical.criteria`, through a dual
+solution made exactly feasible: max_P h^T w <= b^T y + lambda for every y >= 0 with lambda = max_k (h - A^T y)_k.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Union
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy import sparse
+from scipy.optimize import linprog
+
+from ...errors import InvalidInputError, SolverError
+from ...validation import as_vector
+
+__all__ = ["ConstraintsLike", "LinearConstraints", "Polytope", "augment", "budget", "caps", "group_totals"]
+
+
+@dataclass(frozen=True)
+class LinearConstraints:
+    """Linear inequalities A w <= b on the weights of a design over n candidates (unpacks as ``A, b``).
+
+    Parameters
+    ----------
+    A : scipy.sparse.csr_matrix, shape (m, n)
+        One row per inequality.
+    b : numpy.ndarray, shape (m,)
+        The right-hand sides.
+    """
+
+    A: sparse.csr_matrix
+    b: np.ndarray
+
+    def __iter__(self) -> Iterator:
+        return iter((self.A, self.b))
+
+    def __add__(self, other: LinearConstraints) -> LinearConstraints:
+        if not isinstance(other, LinearConstraints):
+            return NotImplemented
+        if other.A.shape[1] != self.A.shape[1]:
+            raise InvalidInputError(f"cannot stack constraints on {self.A.shape[1]} and {other.A.shape[1]} candidates")
+        return LinearConstraints(sparse.vstack([self.A, other.A], format="csr"), np.concatenate([self.b, other.b]))
+
+
+#: what ``constraints=`` accepts: a LinearConstraints, an (A, b) pair meaning A w <= b, a list of them, or None
+ConstraintsLike = Union[LinearConstraints, "tuple[Any, Any]", "Sequence[LinearConstraints | tuple[Any, Any]]", None]
+
+
+def _rows(A: ArrayLike, b: ArrayLike, n: int | None = None, name: str = "constraints") -> LinearConstraints:
+    """Check an (A, b) pair: finite, A with n columns (when given) and one b per row."""
+    try:
+        matrix = sparse.csr_matrix(A, dtype=float) if sparse.issparse(A) else sparse.csr_matrix(np.atleast_2d(
+            np.asarray(A, dtype=float)))
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"{name}: A must be a numeric matrix: {exc}") from None
+    rhs = as_vector(np.atleast_1d(np.asarray(b, dtype=float)), f"{name}: b")
+    if matrix.ndim != 2 or matrix.shape[0] != rhs.size:
+        raise InvalidInputError(f"{name}: A must have one row per entry of b ({rhs.size}), got shape {matrix.shape}")
+    if n is not None and matrix.shape[1] != n:
+        raise InvalidInputError(f"{name}: A must have one column per candidate ({n}), got {matrix.shape[1]}")
+    if not np.all(np.isfinite(matrix.data)):
+        raise InvalidInputError(f"{name}: A contains NaN or infinite entries")
+    return LinearConstraints(matrix, rhs)
+
+
+def budget(cost: ArrayLike, total: float) -> LinearConstraints:
+    """A budget sum_k cost_k w_k <= total (a cost per run: the design is normalised).
+
+    Parameters
+    ----------
+    cost : array_like, shape (n,)
+        The cost of a run at each candidate.
+    total : float
+        The budget per run.
+
+    Returns
+    -------
+    LinearConstraints
+        One row.
+    """
+    c = as_vector(cost, "cost")
+    return _rows(sparse.csr_matrix(c[None, :]), [total], name="budget")
+
+
+def caps(upper: ArrayLike) -> LinearConstraints:
+    """Caps w_k <= u_k (e.g. 1 / n for at most one of n runs per candidate).
+
+    Parameters
+    ----------
+    upper : array_like, shape (n,)
+        The largest weight of each candidate, nonnegative.
+
+    Returns
+    -------
+    LinearConstraints
+        n rows (a sparse identity).
+
+    Raises
+    ------
+    InvalidInputError
+        A negative or non-finite cap.
+    """
+    u = as_vector(upper, "caps")
+    if np.any(u < 0):
+        raise InvalidInputError("caps must be nonnegative")
+    return LinearConstraints(sparse.identity(u.size, format="csr"), u)
+
+
+def augment(existing: ArrayLike) -> LinearConstraints:
+    """Fixed existing runs: w_k >= w0_k (the new design augments w0).
+
+    Parameters
+    ----------
+    existing : array_like, shape (n,)
+        The weights already spent at each candidate (nonnegative, summing to at most 1).
+
+    Returns
+    -------
+    LinearConstraints
+        n rows -w_k <= -w0_k.
+
+    Raises
+    ------
+    InvalidInputError
+        Negative weights, or weights summing to more than 1.
+    """
+    w0 = as_vector(existing, "augment")
+    if np.any(w0 < 0) or w0.sum() > 1.0 + 1e-12:
+        raise InvalidInputError(f"augment: the existing weights must be nonnegative and sum to at most 1, "
+                                f"got sum {w0.sum():.6g}")
+    return LinearConstraints(-sparse.identity(w0.size, format="csr"), -w0)
+
+
+def group_totals(groups: ArrayLike, lo: ArrayLike | None = None, hi: ArrayLike | None = None) -> LinearConstraints:
+    """Group totals lo_g <= sum_{k in g} w_k <= hi_g (e.g. batches, blocks, sites).
+
+    Parameters
+    ----------
+    groups : array_like, shape (n,)
+        The group label of each candidate.
+    lo : float or array_like, optional
+        Smallest total of each group, one value or one per label in sorted order (``numpy.unique``).
+    hi : float or array_like, optional
+        Largest total of each group, likewise.
+
+    Returns
+    -------
+    LinearConstraints
+        One row per bounded group and side.
+
+    Raises
+    ------
+    InvalidInputError
+        ``groups`` not 1-D, bounds of the wrong length, neither bound given.
+    """
+    labels = np.asarray(groups)
+    if labels.ndim != 1 or labels.size == 0:
+        raise InvalidInputError("groups must be a non-empty 1-D array of labels, one per candidate")
+    names, index = np.unique(labels, return_inverse=True)
+    G = sparse.csr_matrix((np.ones(labels.size), (index, np.arange(labels.size))), shape=(names.size, labels.size))
+    if lo is None and hi is None:
+        raise InvalidInputError("group_totals needs lo, hi or both")
+    parts = []
+    for bound, sign in ((hi, 1.0), (lo, -1.0)):
+        if bound is not None:
+            values = np.broadcast_to(np.asarray(bound, dtype=float), names.shape) if np.ndim(bound) == 0 \
+                else as_vector(bound, "group bound", length=names.size)
+            parts.append(_rows(sign * G, sign * values, name="group_totals"))
+    return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+
+
+def as_constraints(value: object, n: int) -> LinearConstraints | None:
+    """``constraints=`` as one LinearConstraints on n candidates: None, a LinearConstraints, an (A, b) pair, or a
+    list of these; InvalidInputError otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, LinearConstraints):
+        return _rows(value.A, value.b, n)
+    if isinstance(value, tuple) and len(value) == 2 and not isinstance(value[0], (tuple, LinearConstraints)):
+        return _rows(value[0], value[1], n)
+    if isinstance(value, Sequence) and not isinstance(value, (str, bytes)) and len(value) > 0:
+        parts = [as_constraints(item, n) for item in value]
+        out = parts[0]
+        for part in parts[1:]:
+            out = out + part  # type: ignore[operator]
+        return out
+    raise InvalidInputError("constraints must be an (A, b) pair meaning A w <= b, a LinearConstraints (budget, caps, "
+                            f"augment, group_totals) or a list of them; got {type(value).__name__}")
+
+
+class Polytope:
+    """The feasible designs P = {w >= 0, sum_k w_k = 1, A w <= b} (module doc).
+
+    Parameters
+    ----------
+    constraints : LinearConstraints
+        The inequalities, on n candidates.
+    """
+
+    def __init__(self, constraints: LinearConstraints):
+        self.A, self.b = constraints.A, constraints.b
+        self.n = self.A.shape[1]
+
+    def usable(self) -> np.ndarray:
+        """The candidates some feasible design weights (the union of the supports of P).
+
+        Returns
+        -------
+        numpy.ndarray
+            Their indices.
+
+        Raises
+        ------
+        InvalidInputError
+            P is empty: no design satisfies the constraints.
+        SolverError
+            HiGHS failed on the linear program.
+        """
+        n, m = self.n, self.A.shape[0]
+        eye = sparse.identity(n, format="csr")
+        # variables (w', z, tau): z - w' <= 0, A w' - tau b <= 0; sum w' - tau = 0; maximise sum z, 0 <= z <= 1
+        A_ub = sparse.vstack([sparse.hstack([-eye, eye, sparse.csr_matrix((n, 1))]),
+                              sparse.hstack([self.A, sparse.csr_matrix((m, n)), sparse.csr_matrix(-self.b[:, None])])],
+                             format="csr")
+        A_eq = sparse.csr_matrix(np.concatenate([np.ones(n), np.zeros(n), [-1.0]])[None, :])
+        bounds = [(0, None)] * n + [(0, 1)] * n + [(0, None)]
+        res = linprog(np.concatenate([np.zeros(n), -np.ones(n), [0.0]]), A_ub=A_ub, b_ub=np.zeros(n + m),
+                      A_eq=A_eq, b_eq=[0.0], bounds=bounds, method="highs")
+        if res.status != 0:
+            raise SolverError(f"HiGHS could not decide the feasible designs: {res.message}", solver="HIGHS")
+        z = res.x[n:2 * n]
+        if -res.fun < 0.5:
+            raise InvalidInputError("the constraints leave no design: no weights w >= 0 summing to 1 satisfy A w <= b")
+        return np.flatnonzero(z > 0.5)
+
+    def max_linear(self, h: np.ndarray) -> float:
+        """A certified upper bound on max_{w in P} h^T w (a dual solution of HiGHS made exactly feasible).
+
+        Parameters
+        ----------
+        h : numpy.ndarray, shape (n,)
+            The prices.
+
+        Returns
+        -------
+        float
+            b^T y + max_k (h - A^T y)_k >= max_P h^T w for the dual y >= 0 (max_k h_k if the LP fails).
+        """
+        res = linprog(-h, A_ub=self.A, b_ub=self.b, A_eq=np.ones((1, self.n)), b_eq=[1.0], bounds=(0, None),
+                      method="highs")
+        if res.status != 0 or res.ineqlin is None:
+            return float(np.max(h))
+        y = np.clip(-np.asarray(res.ineqlin.marginals, dtype=float), 0.0, None)
+        return min(float(self.b @ y + np.max(h - self.A.T @ y)), float(np.max(h)))

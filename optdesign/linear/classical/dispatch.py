@@ -1,0 +1,141 @@
+"""How a classical design is solved: the certified fast path, the cvxpy model, constraints, time limits.
+
+``method="fast"`` runs the problem's fast path (:mod:`~.frankwolfe` for A, I, L, Ds and phi_p; Elfving's LP
+:mod:`~.elfving` for c; the SDP on a working set :mod:`~.eigen` for E; the D-optimal paths of
+:mod:`optdesign.linear.dispatch` for phi_0). ``"cvxpy"`` solves :class:`~.models.ClassicalDesignModel` and
+certifies its design (:mod:`~.certify`). ``"auto"`` (default) runs the fast path and hands over to the model only
+when the fast path's certified gap exceeds ``tol`` and the model fits. Constraints A w <= b are solved by the
+model and certified over the constrained polytope; an empty polytope, or one whose designs cannot estimate the
+criterion, is refused before solving (:mod:`~.constraints`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from ...blas import single_threaded_blas
+from ...deadline import budget_expired, remaining_budget, stop_reason
+from ...errors import InvalidInputError
+from ...result import DesignResult, FastPathResult, relative_gap
+from ...validation import as_tolerance
+from ...vocabulary import CLASSICAL_METHODS, ClassicalMethod, check_option
+from ..dispatch import EXCHANGE_TIME_LIMIT, check_solver, kiefer_wolfowitz_design
+from ..models import DOptimalModel
+from .certify import certified_bound
+from .constraints import ConstraintsLike, LinearConstraints, Polytope, as_constraints
+from .eigen import density_root, eigen_design
+from .elfving import elfving_design
+from .frankwolfe import smooth_design
+from .linear import LinearCriterion
+from .models import ClassicalDesignModel, classical_model_fits
+from .problems import Problem
+
+__all__ = ["classical_design"]
+
+
+def _fast(problem: Problem, tol: float, solver: str | None) -> DesignResult:
+    X, criterion = problem.X, problem.criterion
+    limit = EXCHANGE_TIME_LIMIT if remaining_budget() is None else None  # a caller's limit replaces it
+    start = time.perf_counter()
+    if problem.path == "kiefer-wolfowitz":  # phi_0 = det^{-1/d}: the D-optimal paths, G-value certificate
+        res = kiefer_wolfowitz_design(X, solver, "auto", tol, "d-optimal",
+                                      lambda X, solver: DOptimalModel(X, solver=solver).solve(), lambda K, d: False)
+        value = criterion.value(X, res.weights)
+        d = X.shape[1]  # Phi_0* >= Phi_0 d / max_k x_k^T A^{-1} x_k (h_k = Phi_0 x^T A^{-1} x / d)
+        return replace(res, value=value, lower_bound=value * d / res.value, criterion=criterion.label,
+                       gap=relative_gap(res.value, d), extras={**res.extras, **problem.extras})
+    with single_threaded_blas():
+        if problem.path == "elfving" and isinstance(criterion, LinearCriterion):
+            out: FastPathResult = elfving_design(X, criterion.C[0], tol=tol, time_limit=limit)
+        elif problem.path == "eigen":
+            out = eigen_design(X, tol=tol, time_limit=limit, solver=solver)
+        else:
+            out = smooth_design(X, criterion, tol=tol, time_limit=limit)
+    method = {"elfving": "lp", "eigen": "generation", "smooth": "exchange"}[problem.path]
+    return DesignResult(weights=out.weights, value=out.value, status="optimal" if out.converged else stop_reason(),
+                        solver="numpy", solve_time=time.perf_counter() - start,
+                        gap=relative_gap(out.value, out.lower_bound), method=method, criterion=criterion.label,
+                        lower_bound=out.lower_bound, iterations=out.iterations, extras=dict(problem.extras))
+
+
+def _conic(problem: Problem, solver: str | None, constraints: LinearConstraints | None = None) -> DesignResult:
+    X, criterion = problem.X, problem.criterion
+    start = time.perf_counter()
+    sol = ClassicalDesignModel(X, criterion, constraints=constraints, solver=solver).solve()
+    w = sol.weights
+    duals: list[tuple[float, np.ndarray]] = []
+    if sol.dual is not None and isinstance(criterion, LinearCriterion):
+        Y = sol.dual.reshape(X.shape[1], -1)
+        duals.append((float(np.sum(criterion.C.T * Y)), Y.T))
+    elif sol.dual is not None:  # E: the multiplier Z of A(w) - tau I PSD
+        duals.append((1.0, density_root(sol.dual)))
+    value = criterion.value(X, w)
+    with single_threaded_blas():
+        lower = certified_bound(X, criterion, w, polytope=None if constraints is None else Polytope(constraints),
+                                duals=duals)
+    return DesignResult(weights=w, value=value, status=sol.info.status, solver=sol.info.solver,
+                        solve_time=time.perf_counter() - start, gap=relative_gap(value, lower), method="cvxpy",
+                        criterion=criterion.label, lower_bound=lower, extras=dict(problem.extras))
+
+
+def _check_estimable(problem: Problem, usable: np.ndarray) -> None:
+    """The candidates some feasible design may weight must make the criterion finite for some design."""
+    w = np.zeros(problem.X.shape[0])
+    w[usable] = 1.0 / usable.size
+    if not np.isfinite(problem.criterion.value(problem.X, w)):
+        raise InvalidInputError(f"no design meeting the constraints estimates the {problem.criterion.label} criterion: "
+                                f"the {usable.size} candidates they allow give a singular information matrix")
+
+
+def classical_design(problem: Problem, *, constraints: ConstraintsLike = None, solver: str | None = None,
+                     method: ClassicalMethod = "auto", tol: float = 1e-4) -> DesignResult:
+    """Solve a classical design problem (module doc).
+
+    Parameters
+    ----------
+    problem : Problem
+        The checked problem (:mod:`~optdesign.linear.classical.problems`).
+    constraints : object, optional
+        ``constraints=`` as the public functions take it (:func:`~.constraints.as_constraints`).
+    solver : str, optional
+        Conic solver of the cvxpy path.
+    method : str
+        ``"auto"``, ``"fast"`` or ``"cvxpy"``.
+    tol : float
+        Certified relative gap of the fast path (and of ``auto``'s hand-over).
+
+    Returns
+    -------
+    DesignResult
+        The design, its value, certified lower bound and gap, ``method`` (``"exchange"``, ``"lp"``,
+        ``"generation"``, ``"frank-wolfe"`` or ``"cvxpy"``), the problem's extras and, under constraints,
+        ``extras["constraints"]`` (their rows).
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown method or solver, a bad tol, ``"fast"`` with constraints, infeasible constraints or constraints
+        that allow no estimating design.
+    """
+    method = check_option(method, "method", CLASSICAL_METHODS)
+    check_solver(solver)
+    tol = as_tolerance(tol)
+    cons = as_constraints(constraints, problem.X.shape[0])
+    if cons is not None:
+        if method == "fast":
+            raise InvalidInputError("method='fast' has no constrained version: constrained designs are solved by the "
+                                    "cvxpy model (method='auto' or 'cvxpy')")
+        _check_estimable(problem, Polytope(cons).usable())
+        res = _conic(problem, solver, cons)
+        return replace(res, extras={**res.extras, "constraints": int(cons.b.size)})
+    if method == "cvxpy":
+        return _conic(problem, solver)
+    fast = _fast(problem, tol, solver)
+    if method == "fast" or (fast.gap is not None and fast.gap <= tol) or budget_expired() \
+            or not classical_model_fits(problem.criterion, *problem.X.shape):
+        return fast
+    conic = _conic(problem, solver)
+    return conic if (conic.gap or np.inf) < (fast.gap or np.inf) else fast
