@@ -7,10 +7,11 @@ unpack as the pair ``(A, b)`` (A sparse); every design function takes ``constrai
 ``(A, b)`` pair of arrays or a list of either.
 
 :class:`Polytope` is the set P of feasible designs. Two linear programs (HiGHS, through scipy) serve the
-designs: one decides whether P is empty and which candidates some feasible design may weight (homogenised:
-maximise sum_k z_k with z_k <= w'_k, z_k <= 1 over the cone of P, Freund, Roundy & Todd 1985), and one bounds
-max_{w in P} h^T w from above for the certificates of :mod:`optdesign.linear.classical.criteria`, through a dual
-solution made exactly feasible: max_P h^T w <= b^T y + lambda for every y >= 0 with lambda = max_k (h - A^T y)_k.
+designs: one finds the feasible design of largest slack (P is empty when that slack is negative; a conic
+solver's design, which misses the rows by its tolerance, is moved towards it until it meets them exactly), and
+one bounds max_{w in P} h^T w from above for the certificates of :mod:`optdesign.linear.classical.criteria`,
+through a dual solution made exactly feasible: max_P h^T w <= b^T y + lambda for every y >= 0 with
+lambda = max_k (h - A^T y)_k.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from scipy.optimize import linprog
 
 from ...errors import InvalidInputError, SolverError
 from ...validation import as_vector
+
+#: a polytope whose best design misses a row by more than this (relative to max |b|) is empty
+FEASIBILITY_TOL = 1e-9
 
 __all__ = ["ConstraintsLike", "LinearConstraints", "Polytope", "augment", "budget", "caps", "group_totals"]
 
@@ -202,6 +206,12 @@ def as_constraints(value: object, n: int) -> LinearConstraints | None:
                             f"augment, group_totals) or a list of them; got {type(value).__name__}")
 
 
+def not_estimable(label: str, why: str) -> InvalidInputError:
+    """The error of constraints whose designs cannot estimate the criterion ``label``."""
+    return InvalidInputError(f"no design meeting the constraints estimates the {label} criterion ({why}): the "
+                             "candidates they allow give a singular information matrix")
+
+
 class Polytope:
     """The feasible designs P = {w >= 0, sum_k w_k = 1, A w <= b} (module doc).
 
@@ -214,14 +224,18 @@ class Polytope:
     def __init__(self, constraints: LinearConstraints):
         self.A, self.b = constraints.A, constraints.b
         self.n = self.A.shape[1]
+        self._interior: tuple[np.ndarray, float] | None = None
 
-    def usable(self) -> np.ndarray:
-        """The candidates some feasible design weights (the union of the supports of P).
+    def interior(self) -> tuple[np.ndarray, float]:
+        """The feasible design of largest smallest slack t = min_i (b - A w)_i (t capped at 1), and t.
+
+        One LP (HiGHS's interior point method: the slack variable t meets every row); cached.
 
         Returns
         -------
-        numpy.ndarray
-            Their indices.
+        tuple of (numpy.ndarray, float)
+            The design (nonnegative, summing to 1) and its slack, clipped at 0 (0 when some inequality holds with
+            equality at every feasible design).
 
         Raises
         ------
@@ -230,25 +244,93 @@ class Polytope:
         SolverError
             HiGHS failed on the linear program.
         """
-        n, m = self.n, self.A.shape[0]
-        eye = sparse.identity(n, format="csr")
-        # variables (w', z, tau): z - w' <= 0, A w' - tau b <= 0; sum w' - tau = 0; maximise sum z, 0 <= z <= 1
-        A_ub = sparse.vstack([sparse.hstack([-eye, eye, sparse.csr_matrix((n, 1))]),
-                              sparse.hstack([self.A, sparse.csr_matrix((m, n)), sparse.csr_matrix(-self.b[:, None])])],
-                             format="csr")
-        A_eq = sparse.csr_matrix(np.concatenate([np.ones(n), np.zeros(n), [-1.0]])[None, :])
-        bounds = [(0, None)] * n + [(0, 1)] * n + [(0, None)]
-        res = linprog(np.concatenate([np.zeros(n), -np.ones(n), [0.0]]), A_ub=A_ub, b_ub=np.zeros(n + m),
-                      A_eq=A_eq, b_eq=[0.0], bounds=bounds, method="highs")
-        if res.status != 0:
-            raise SolverError(f"HiGHS could not decide the feasible designs: {res.message}", solver="HIGHS")
-        z = res.x[n:2 * n]
-        if -res.fun < 0.5:
+        if self._interior is None:
+            n, m = self.n, self.A.shape[0]
+            A_ub = sparse.hstack([self.A, sparse.csr_matrix(np.ones((m, 1)))], format="csr")
+            A_eq = sparse.csr_matrix(np.concatenate([np.ones(n), [0.0]])[None, :])
+            res = linprog(np.concatenate([np.zeros(n), [-1.0]]), A_ub=A_ub, b_ub=self.b, A_eq=A_eq, b_eq=[1.0],
+                          bounds=[(0, None)] * n + [(None, 1.0)], method="highs-ipm")
+            if res.status != 0:
+                raise SolverError(f"HiGHS could not decide the feasible designs: {res.message}", solver="HIGHS")
+            if -res.fun < -FEASIBILITY_TOL * (1.0 + float(np.max(np.abs(self.b)))):
+                raise InvalidInputError("the constraints leave no design: no weights w >= 0 summing to 1 satisfy "
+                                        f"A w <= b (the best design misses a row by {res.fun:.3g})")
+            w = np.clip(res.x[:n], 0.0, None)
+            w /= w.sum()
+            self._interior = (w, max(0.0, float(np.min(self.b - self.A @ w))))
+        return self._interior
+
+    def repair(self, w: np.ndarray) -> np.ndarray:
+        """w moved towards :meth:`interior` just enough to satisfy A w <= b (a conic solver's design violates it by
+        its tolerance, about 1e-8).
+
+        Parameters
+        ----------
+        w : numpy.ndarray, shape (n,)
+            A design (nonnegative, summing to 1).
+
+        Returns
+        -------
+        numpy.ndarray
+            (1 - theta) w + theta w_c with the smallest theta that satisfies every row (w itself when it does, or
+            when P has no interior to move towards).
+        """
+        excess = self.A @ w - self.b
+        if np.all(excess <= 0):
+            return w
+        centre, slack = self.interior()
+        if slack <= 0:
+            return w
+        room = self.b - self.A @ centre  # >= slack > 0
+        bad = excess > 0
+        theta = min(1.0, float(np.max(excess[bad] / (excess[bad] + room[bad]))) * (1.0 + 1e-6))
+        out: np.ndarray = (1.0 - theta) * w + theta * centre
+        return out
+
+    def check(self) -> None:
+        """Refuse an empty polytope (one LP).
+
+        Raises
+        ------
+        InvalidInputError
+            No design satisfies the constraints.
+        """
+        self.maximiser(np.zeros(self.n))
+
+    def maximiser(self, h: np.ndarray) -> tuple[float, np.ndarray]:
+        """A certified upper bound on max_{w in P} h^T w (a dual solution of HiGHS made exactly feasible), and the
+        maximising design.
+
+        Parameters
+        ----------
+        h : numpy.ndarray, shape (n,)
+            The prices.
+
+        Returns
+        -------
+        tuple of (float, numpy.ndarray)
+            b^T y + max_k (h - A^T y)_k >= max_P h^T w for the dual y >= 0 (capped by max_k h_k), and HiGHS's vertex
+            (a basic solution: few candidates besides those at a bound).
+
+        Raises
+        ------
+        InvalidInputError
+            P is empty: no design satisfies the constraints.
+        SolverError
+            HiGHS failed on the linear program.
+        """
+        res = linprog(-h, A_ub=self.A, b_ub=self.b, A_eq=np.ones((1, self.n)), b_eq=[1.0], bounds=(0, None),
+                      method="highs")
+        if res.status == 2:
             raise InvalidInputError("the constraints leave no design: no weights w >= 0 summing to 1 satisfy A w <= b")
-        return np.flatnonzero(z > 0.5)
+        if res.status != 0:
+            raise SolverError(f"HiGHS failed on max h^T w over the constrained designs: {res.message}", solver="HIGHS")
+        y = np.clip(-np.asarray(res.ineqlin.marginals, dtype=float), 0.0, None)
+        bound = min(float(self.b @ y + np.max(h - self.A.T @ y)), float(np.max(h)))
+        return bound, np.clip(res.x, 0.0, None)
 
     def max_linear(self, h: np.ndarray) -> float:
-        """A certified upper bound on max_{w in P} h^T w (a dual solution of HiGHS made exactly feasible).
+        """A certified upper bound on max_{w in P} h^T w (:meth:`maximiser`'s bound).
 
         Parameters
         ----------
@@ -258,11 +340,23 @@ class Polytope:
         Returns
         -------
         float
-            b^T y + max_k (h - A^T y)_k >= max_P h^T w for the dual y >= 0 (max_k h_k if the LP fails).
+            The bound.
         """
-        res = linprog(-h, A_ub=self.A, b_ub=self.b, A_eq=np.ones((1, self.n)), b_eq=[1.0], bounds=(0, None),
-                      method="highs")
-        if res.status != 0 or res.ineqlin is None:
-            return float(np.max(h))
-        y = np.clip(-np.asarray(res.ineqlin.marginals, dtype=float), 0.0, None)
-        return min(float(self.b @ y + np.max(h - self.A.T @ y)), float(np.max(h)))
+        return self.maximiser(h)[0]
+
+    def restrict(self, S: np.ndarray) -> LinearConstraints:
+        """The constraints of the designs supported on the candidates S (rows that no longer bind are dropped).
+
+        Parameters
+        ----------
+        S : numpy.ndarray
+            Candidate indices.
+
+        Returns
+        -------
+        LinearConstraints
+            A[:, S] w_S <= b on len(S) candidates.
+        """
+        A = self.A[:, S].tocsr()
+        keep = (np.diff(A.indptr) > 0) | (self.b < 0)
+        return LinearConstraints(A[keep], self.b[keep])

@@ -1,12 +1,13 @@
 """How a classical design is solved: the certified fast path, the cvxpy model, constraints, time limits.
 
 ``method="fast"`` runs the problem's fast path (:mod:`~.frankwolfe` for A, I, L, Ds and phi_p; Elfving's LP
-:mod:`~.elfving` for c; the SDP on a working set :mod:`~.eigen` for E; the D-optimal paths of
+:mod:`~.elfving` for c; the SDP on a working set :mod:`~.working` for E; the D-optimal paths of
 :mod:`optdesign.linear.dispatch` for phi_0). ``"cvxpy"`` solves :class:`~.models.ClassicalDesignModel` and
 certifies its design (:mod:`~.certify`). ``"auto"`` (default) runs the fast path and hands over to the model only
-when the fast path's certified gap exceeds ``tol`` and the model fits. Constraints A w <= b are solved by the
-model and certified over the constrained polytope; an empty polytope, or one whose designs cannot estimate the
-criterion, is refused before solving (:mod:`~.constraints`).
+when the fast path's certified gap exceeds ``tol`` and the model fits. Constraints A w <= b: ``"cvxpy"`` solves the
+model on all candidates, ``"auto"`` and ``"fast"`` on a working set (:mod:`~.working`); both are certified over
+the constrained polytope, refuse an empty one (:mod:`~.constraints`) and one whose designs cannot estimate the
+criterion.
 """
 
 from __future__ import annotations
@@ -18,20 +19,20 @@ import numpy as np
 
 from ...blas import single_threaded_blas
 from ...deadline import budget_expired, remaining_budget, stop_reason
-from ...errors import InvalidInputError
+from ...errors import InvalidInputError, SolverError
 from ...result import DesignResult, FastPathResult, relative_gap
 from ...validation import as_tolerance
 from ...vocabulary import CLASSICAL_METHODS, ClassicalMethod, check_option
 from ..dispatch import EXCHANGE_TIME_LIMIT, check_solver, kiefer_wolfowitz_design
 from ..models import DOptimalModel
 from .certify import certified_bound
-from .constraints import ConstraintsLike, LinearConstraints, Polytope, as_constraints
-from .eigen import density_root, eigen_design
+from .constraints import ConstraintsLike, LinearConstraints, Polytope, as_constraints, not_estimable
 from .elfving import elfving_design
 from .frankwolfe import smooth_design
 from .linear import LinearCriterion
-from .models import ClassicalDesignModel, classical_model_fits
+from .models import SINGULAR_STATUSES, ClassicalDesignModel, classical_model_fits
 from .problems import Problem
+from .working import working_set_design
 
 __all__ = ["classical_design"]
 
@@ -51,7 +52,7 @@ def _fast(problem: Problem, tol: float, solver: str | None) -> DesignResult:
         if problem.path == "elfving" and isinstance(criterion, LinearCriterion):
             out: FastPathResult = elfving_design(X, criterion.C[0], tol=tol, time_limit=limit)
         elif problem.path == "eigen":
-            out = eigen_design(X, tol=tol, time_limit=limit, solver=solver)
+            out = working_set_design(X, criterion, tol=tol, time_limit=limit, solver=solver)
         else:
             out = smooth_design(X, criterion, tol=tol, time_limit=limit)
     method = {"elfving": "lp", "eigen": "generation", "smooth": "exchange"}[problem.path]
@@ -64,30 +65,41 @@ def _fast(problem: Problem, tol: float, solver: str | None) -> DesignResult:
 def _conic(problem: Problem, solver: str | None, constraints: LinearConstraints | None = None) -> DesignResult:
     X, criterion = problem.X, problem.criterion
     start = time.perf_counter()
-    sol = ClassicalDesignModel(X, criterion, constraints=constraints, solver=solver).solve()
-    w = sol.weights
-    duals: list[tuple[float, np.ndarray]] = []
-    if sol.dual is not None and isinstance(criterion, LinearCriterion):
-        Y = sol.dual.reshape(X.shape[1], -1)
-        duals.append((float(np.sum(criterion.C.T * Y)), Y.T))
-    elif sol.dual is not None:  # E: the multiplier Z of A(w) - tau I PSD
-        duals.append((1.0, density_root(sol.dual)))
+    polytope = None if constraints is None else Polytope(constraints)
+    if polytope is not None:
+        polytope.check()  # refuses an empty polytope before the conic solve
+    try:
+        sol = ClassicalDesignModel(X, criterion, constraints=constraints, solver=solver).solve()
+    except SolverError as exc:
+        if polytope is None or exc.status not in SINGULAR_STATUSES:
+            raise
+        raise not_estimable(criterion.label, str(exc)) from None
+    w = sol.weights if polytope is None else polytope.repair(sol.weights)
     value = criterion.value(X, w)
+    if polytope is not None and not np.isfinite(value):
+        raise not_estimable(criterion.label, f"the model's design has value {value}")
     with single_threaded_blas():
-        lower = certified_bound(X, criterion, w, polytope=None if constraints is None else Polytope(constraints),
-                                duals=duals)
+        lower = certified_bound(X, criterion, w, polytope=polytope, dual=sol.dual)
     return DesignResult(weights=w, value=value, status=sol.info.status, solver=sol.info.solver,
                         solve_time=time.perf_counter() - start, gap=relative_gap(value, lower), method="cvxpy",
                         criterion=criterion.label, lower_bound=lower, extras=dict(problem.extras))
 
 
-def _check_estimable(problem: Problem, usable: np.ndarray) -> None:
-    """The candidates some feasible design may weight must make the criterion finite for some design."""
-    w = np.zeros(problem.X.shape[0])
-    w[usable] = 1.0 / usable.size
-    if not np.isfinite(problem.criterion.value(problem.X, w)):
-        raise InvalidInputError(f"no design meeting the constraints estimates the {problem.criterion.label} criterion: "
-                                f"the {usable.size} candidates they allow give a singular information matrix")
+def _constrained(problem: Problem, constraints: LinearConstraints, solver: str | None, tol: float) -> DesignResult:
+    """The conic model on a working set, priced over all candidates under the constraints."""
+    if not classical_model_fits(problem.criterion, 1, problem.X.shape[1]):
+        raise InvalidInputError(f"{problem.criterion.label} with p = {problem.extras.get('p')} has no conic model: "
+                                "constraints need one (p in 0, 1, 2, inf)")
+    start = time.perf_counter()
+    limit = EXCHANGE_TIME_LIMIT if remaining_budget() is None else None
+    with single_threaded_blas():
+        out = working_set_design(problem.X, problem.criterion, polytope=Polytope(constraints), tol=tol,
+                                 time_limit=limit, solver=solver)
+    return DesignResult(weights=out.weights, value=out.value, status="optimal" if out.converged else stop_reason(),
+                        solver="numpy", solve_time=time.perf_counter() - start,
+                        gap=relative_gap(out.value, out.lower_bound), method="generation",
+                        criterion=problem.criterion.label, lower_bound=out.lower_bound, iterations=out.iterations,
+                        extras=dict(problem.extras))
 
 
 def classical_design(problem: Problem, *, constraints: ConstraintsLike = None, solver: str | None = None,
@@ -125,11 +137,7 @@ def classical_design(problem: Problem, *, constraints: ConstraintsLike = None, s
     tol = as_tolerance(tol)
     cons = as_constraints(constraints, problem.X.shape[0])
     if cons is not None:
-        if method == "fast":
-            raise InvalidInputError("method='fast' has no constrained version: constrained designs are solved by the "
-                                    "cvxpy model (method='auto' or 'cvxpy')")
-        _check_estimable(problem, Polytope(cons).usable())
-        res = _conic(problem, solver, cons)
+        res = _conic(problem, solver, cons) if method == "cvxpy" else _constrained(problem, cons, solver, tol)
         return replace(res, extras={**res.extras, "constraints": int(cons.b.size)})
     if method == "cvxpy":
         return _conic(problem, solver)

@@ -3,17 +3,19 @@
 One class, :class:`ClassicalDesignModel`, over w >= 0, sum_k w_k = 1 and the optional constraints A w <= b
 (``b`` a Parameter); the conic form of the objective follows the criterion:
 
-* linear, tr(C A(w)^- C^T) (A, I, c, L): Sagnol's SOCP (Sagnol 2011, JSPI 141), min sum_k t_k subject to
-  X^T U = C^T and ||U_k||^2 <= t_k w_k (one rotated cone per candidate), which is exact for singular designs
-  (U_k = 0 where w_k = 0); C is a Parameter and the dual Y of X^T U = C^T certifies the design (Elfving's
-  theorem: Phi* >= tr(C Y)^2 / max_k ||Y^T x_k||^2);
+* linear, tr(C A(w)^- C^T) (A, I, c, L): min tr T subject to [[A(w), C^T], [C, T]] PSD (the Schur complement,
+  Boyd & Vandenberghe 2004 §A.5.5), exact for singular designs (the generalised inverse when C^T is in the range of
+  A(w), infeasible otherwise); C is a Parameter, and the off-diagonal block Y of the constraint's multiplier
+  certifies the design (Elfving's bound Phi* >= tr(C Y)^2 / max_k ||Y^T x_k||^2);
 * E, max lambda_min(A(w)): max tau subject to A(w) - tau I PSD; its dual Z (trace 1) certifies
   Phi_E* >= 1 / max_k x_k^T Z x_k;
 * D (phi_0) and Ds: max log det T subject to [[A_rr, A_rs], [A_sr, A_ss - T]] PSD (T below the Schur complement);
 * phi_2: min ||T||_F subject to [[A, I], [I, T]] PSD (T above A^{-1}).
 
-The affine map w -> A(w) has K d^2 coefficients, the SOCP K k variables: :func:`classical_model_fits` states the
-limits. X is scaled to max |x| = 1 for the solver (the optimal design does not depend on the scale).
+The affine map w -> A(w) has K d^2 coefficients: :func:`classical_model_fits` states the limits. X is scaled to
+max |x| = 1 for the solver (the optimal design does not depend on the scale). These are interior-point solves with
+one PSD block of side d (d + k for the linear criteria): at K = 10^4, d = 20 CLARABEL takes about 20 s, so large
+constrained designs run the model on a working set (:mod:`~optdesign.linear.classical.working`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import numpy as np
 from ... import solvers
 from ..._lazy import cp
 from ...errors import InstanceTooLargeError, InvalidInputError
-from ..models import D_OPTIMAL_MAX_DIM, D_OPTIMAL_MAX_ENTRIES, MINMAX_MAX_CONES
+from ..models import D_OPTIMAL_MAX_DIM, D_OPTIMAL_MAX_ENTRIES
 from .constraints import LinearConstraints
 from .criteria import Criterion
 from .kiefer import KieferCriterion
@@ -33,6 +35,9 @@ from .linear import LinearCriterion
 from .subset import SubsetCriterion
 
 __all__ = ["ClassicalDesignModel", "ModelSolution", "classical_model_fits"]
+
+#: statuses of a failed conic solve that mean no feasible design makes the criterion finite
+SINGULAR_STATUSES = ("infeasible", "infeasible_inaccurate", "unbounded", "unbounded_inaccurate")
 
 
 def classical_model_fits(criterion: Criterion, n_arms: int, dim: int) -> bool:
@@ -50,14 +55,11 @@ def classical_model_fits(criterion: Criterion, n_arms: int, dim: int) -> bool:
     Returns
     -------
     bool
-        The SOCP of a linear criterion: K k <= MINMAX_MAX_CONES (2e6) variables; the others: d <= 150 and
-        K d^2 <= 5e7 coefficients (as :func:`optdesign.linear.models.d_optimal_model_fits`); False for phi_p
-        without a conic form here (p not in 0, 1, 2, inf).
+        d <= 150 and K d^2 <= 5e7 coefficients (as :func:`optdesign.linear.models.d_optimal_model_fits`); False
+        for phi_p without a conic form here (p not in 0, 1, 2, inf).
     """
     if isinstance(criterion, KieferCriterion) and criterion.p not in (0.0, 2.0, np.inf):
         return False
-    if isinstance(criterion, LinearCriterion):
-        return bool(n_arms * criterion.C.shape[0] <= MINMAX_MAX_CONES)
     return dim <= D_OPTIMAL_MAX_DIM and n_arms * dim * dim <= D_OPTIMAL_MAX_ENTRIES
 
 
@@ -128,27 +130,24 @@ class ClassicalDesignModel:
 
     def _objective(self, Xs: np.ndarray) -> tuple[Any, list, Any]:
         crit, d = self.criterion, Xs.shape[1]
-        if isinstance(crit, LinearCriterion):
-            return self._sagnol(Xs, crit.C)
         A = self._information(Xs)
+        if isinstance(crit, LinearCriterion):
+            k = crit.C.shape[0]
+            self.C = cp.Parameter(crit.C.shape, name="C", value=crit.C / np.max(np.abs(crit.C)))
+            T = cp.Variable((k, k), symmetric=True, name="T")
+            block = cp.bmat([[A, self.C.T], [self.C, T]])
+            psd = (block + block.T) / 2 >> 0
+            return cp.Minimize(cp.trace(T)), [psd], psd
         if isinstance(crit, KieferCriterion) and np.isinf(crit.p):
             tau = cp.Variable(name="lambda_min")
             psd = A - tau * np.eye(d) >> 0
             return cp.Maximize(tau), [psd], psd
         if isinstance(crit, KieferCriterion) and crit.p == 2.0:
             T = cp.Variable((d, d), symmetric=True)
-            return cp.Minimize(cp.norm(T, "fro")), [cp.bmat([[A, np.eye(d)], [np.eye(d), T]]) >> 0], None
+            block = cp.bmat([[A, np.eye(d)], [np.eye(d), T]])
+            return cp.Minimize(cp.norm(T, "fro")), [(block + block.T) / 2 >> 0], None
         keep = np.argmax(crit.K, axis=0) if isinstance(crit, SubsetCriterion) else np.arange(d)
         return self._schur_log_det(A, keep, d)
-
-    def _sagnol(self, Xs: np.ndarray, C: np.ndarray) -> tuple[Any, list, Any]:
-        K, k = Xs.shape[0], C.shape[0]
-        self.C = cp.Parameter(C.shape, name="C", value=C / np.max(np.abs(C)))
-        U = cp.Variable((K, k), name="U")
-        t = cp.Variable(K, nonneg=True, name="t")
-        equal = Xs.T @ U == self.C.T
-        cone = cp.SOC(t + self.w, cp.vstack([2 * U.T, cp.reshape(t - self.w, (1, K), order="C")]), axis=0)
-        return cp.Minimize(cp.sum(t)), [equal, cone], equal
 
     @staticmethod
     def _schur_log_det(A: Any, keep: np.ndarray, d: int) -> tuple[Any, list, Any]:
@@ -195,4 +194,6 @@ class ClassicalDesignModel:
         info = solvers.solve(self.problem, self.solver)
         w = np.clip(np.asarray(self.w.value, dtype=float).ravel(), 0.0, None)
         dual = None if self._dual is None or self._dual.dual_value is None else np.asarray(self._dual.dual_value)
+        if dual is not None and isinstance(self.criterion, LinearCriterion):
+            dual = dual[: self.X.shape[1], self.X.shape[1]:]  # Y, the multiplier's off-diagonal block
         return ModelSolution(w / w.sum(), info, dual)
