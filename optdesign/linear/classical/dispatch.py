@@ -48,13 +48,12 @@ def _fast(problem: Problem, tol: float, solver: str | None) -> DesignResult:
         d = X.shape[1]  # Phi_0* >= Phi_0 d / max_k x_k^T A^{-1} x_k (h_k = Phi_0 x^T A^{-1} x / d)
         return replace(res, value=value, lower_bound=value * d / res.value, criterion=criterion.label,
                        gap=relative_gap(res.value, d), extras={**res.extras, **problem.extras})
-    with single_threaded_blas():
-        if problem.path == "elfving" and isinstance(criterion, LinearCriterion):
-            out: FastPathResult = elfving_design(X, criterion.C[0], tol=tol, time_limit=limit)
-        elif problem.path == "eigen":
-            out = working_set_design(X, criterion, tol=tol, time_limit=limit, solver=solver)
-        else:
-            out = smooth_design(X, criterion, tol=tol, time_limit=limit)
+    if problem.path == "elfving" and isinstance(criterion, LinearCriterion):
+        out: FastPathResult = elfving_design(X, criterion.C[0], tol=tol, time_limit=limit)
+    elif problem.path == "eigen":
+        out = working_set_design(X, criterion, tol=tol, time_limit=limit, solver=solver)
+    else:
+        out = smooth_design(X, criterion, tol=tol, time_limit=limit)
     method = {"elfving": "lp", "eigen": "generation", "smooth": "exchange"}[problem.path]
     return DesignResult(weights=out.weights, value=out.value, status="optimal" if out.converged else stop_reason(),
                         solver="numpy", solve_time=time.perf_counter() - start,
@@ -78,8 +77,7 @@ def _conic(problem: Problem, solver: str | None, constraints: LinearConstraints 
     value = criterion.value(X, w)
     if polytope is not None and not np.isfinite(value):
         raise not_estimable(criterion.label, f"the model's design has value {value}")
-    with single_threaded_blas():
-        lower = certified_bound(X, criterion, w, polytope=polytope, dual=sol.dual)
+    lower = certified_bound(X, criterion, w, polytope=polytope, dual=sol.dual)
     return DesignResult(weights=w, value=value, status=sol.info.status, solver=sol.info.solver,
                         solve_time=time.perf_counter() - start, gap=relative_gap(value, lower), method="cvxpy",
                         criterion=criterion.label, lower_bound=lower, extras=dict(problem.extras))
@@ -92,9 +90,8 @@ def _constrained(problem: Problem, constraints: LinearConstraints, solver: str |
                                 "constraints need one (p in 0, 1, 2, inf)")
     start = time.perf_counter()
     limit = EXCHANGE_TIME_LIMIT if remaining_budget() is None else None
-    with single_threaded_blas():
-        out = working_set_design(problem.X, problem.criterion, polytope=Polytope(constraints), tol=tol,
-                                 time_limit=limit, solver=solver)
+    out = working_set_design(problem.X, problem.criterion, polytope=Polytope(constraints), tol=tol, time_limit=limit,
+                             solver=solver)
     return DesignResult(weights=out.weights, value=out.value, status="optimal" if out.converged else stop_reason(),
                         solver="numpy", solve_time=time.perf_counter() - start,
                         gap=relative_gap(out.value, out.lower_bound), method="generation",
@@ -135,6 +132,12 @@ def classical_design(problem: Problem, *, constraints: ConstraintsLike = None, s
     method = check_option(method, "method", CLASSICAL_METHODS)
     check_solver(solver)
     tol = as_tolerance(tol)
+    with single_threaded_blas():  # d x d algebra and chunked passes: threads only contend (optdesign.blas)
+        return _solve(problem, constraints, solver, method, tol)
+
+
+def _solve(problem: Problem, constraints: ConstraintsLike, solver: str | None, method: ClassicalMethod,
+           tol: float) -> DesignResult:
     cons = as_constraints(constraints, problem.X.shape[0])
     if cons is not None:
         res = _conic(problem, solver, cons) if method == "cvxpy" else _constrained(problem, cons, solver, tol)
