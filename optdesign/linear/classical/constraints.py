@@ -225,6 +225,12 @@ class Polytope:
         self.A, self.b = constraints.A, constraints.b
         self.n = self.A.shape[1]
         self._interior: tuple[np.ndarray, float] | None = None
+        rows = np.flatnonzero(np.diff(self.A.indptr) == 1)  # a single coefficient a w_k <= b, a > 0, b <= 0: w_k = 0
+        cols, coef = self.A.indices[self.A.indptr[rows]], self.A.data[self.A.indptr[rows]]
+        zero = np.zeros(self.n, dtype=bool)
+        zero[cols[(coef > 0) & (self.b[rows] <= 0)]] = True
+        #: the candidates no single row fixes at 0 (a cap of 0 removes a candidate)
+        self.allowed = np.flatnonzero(~zero)
 
     def interior(self) -> tuple[np.ndarray, float]:
         """The feasible design of largest smallest slack t = min_i (b - A w)_i (t capped at 1), and t.
@@ -272,15 +278,23 @@ class Polytope:
         Returns
         -------
         numpy.ndarray
-            (1 - theta) w + theta w_c with the smallest theta that satisfies every row (w itself when it does, or
-            when P has no interior to move towards).
+            (1 - theta) w + theta w_c with the smallest theta that satisfies every row.
+
+        Raises
+        ------
+        SolverError
+            w misses a row by more than FEASIBILITY_TOL and P has no interior to move it into.
         """
         excess = self.A @ w - self.b
         if np.all(excess <= 0):
             return w
         centre, slack = self.interior()
         if slack <= 0:
-            return w
+            if np.max(excess) <= FEASIBILITY_TOL * (1.0 + float(np.max(np.abs(self.b)))):
+                return w
+            raise SolverError(f"the conic solver's design misses the constraints by {np.max(excess):.2e} and they "
+                              "leave no interior to move it into (some inequality holds with equality at every "
+                              "feasible design)", solver="CLARABEL")
         room = self.b - self.A @ centre  # >= slack > 0
         bad = excess > 0
         theta = min(1.0, float(np.max(excess[bad] / (excess[bad] + room[bad]))) * (1.0 + 1e-6))

@@ -99,6 +99,21 @@ def _constrained(problem: Problem, constraints: LinearConstraints, solver: str |
                         extras=dict(problem.extras))
 
 
+def _on_allowed(problem: Problem, constraints: LinearConstraints, solver: str | None, method: ClassicalMethod,
+                tol: float) -> DesignResult:
+    """A constrained design, solved on the candidates no row fixes at 0 and reported on all of them."""
+    n = problem.X.shape[0]
+    allowed = Polytope(constraints).allowed
+    sub = replace(problem, X=problem.X[allowed])
+    if allowed.size == 0 or not np.isfinite(sub.criterion.value(sub.X, np.full(allowed.size, 1.0 / allowed.size))):
+        raise not_estimable(problem.criterion.label, f"{allowed.size} candidates are not fixed at 0")
+    cons = Polytope(constraints).restrict(allowed) if allowed.size < n else constraints
+    res = _conic(sub, solver, cons) if method == "cvxpy" else _constrained(sub, cons, solver, tol)
+    w = np.zeros(n)
+    w[allowed] = res.weights
+    return replace(res, weights=w, extras={**res.extras, "constraints": int(constraints.b.size)})
+
+
 def classical_design(problem: Problem, *, constraints: ConstraintsLike = None, solver: str | None = None,
                      method: ClassicalMethod = "auto", tol: float = 1e-4) -> DesignResult:
     """Solve a classical design problem (module doc).
@@ -140,8 +155,7 @@ def _solve(problem: Problem, constraints: ConstraintsLike, solver: str | None, m
            tol: float) -> DesignResult:
     cons = as_constraints(constraints, problem.X.shape[0])
     if cons is not None:
-        res = _conic(problem, solver, cons) if method == "cvxpy" else _constrained(problem, cons, solver, tol)
-        return replace(res, extras={**res.extras, "constraints": int(cons.b.size)})
+        return _on_allowed(problem, cons, solver, method, tol)
     if method == "cvxpy":
         return _conic(problem, solver)
     fast = _fast(problem, tol, solver)
