@@ -30,6 +30,8 @@ from ...validation import as_vector
 
 #: a polytope whose best design misses a row by more than this (relative to max |b|) is empty
 FEASIBILITY_TOL = 1e-9
+#: a repaired design meets every row with this much to spare (relative to 1 + |b_i|)
+REPAIR_MARGIN = 1e-13
 
 __all__ = ["ConstraintsLike", "LinearConstraints", "Polytope", "augment", "budget", "caps", "group_totals"]
 
@@ -232,16 +234,21 @@ class Polytope:
         #: the candidates no single row fixes at 0 (a cap of 0 removes a candidate)
         self.allowed = np.flatnonzero(~zero)
 
-    def interior(self) -> tuple[np.ndarray, float]:
+    def interior(self, columns: np.ndarray | None = None) -> tuple[np.ndarray, float]:
         """The feasible design of largest smallest slack t = min_i (b - A w)_i (t capped at 1), and t.
 
-        One LP (HiGHS's interior point method: the slack variable t meets every row); cached.
+        One LP (HiGHS's interior point method: the slack variable t meets every row); cached for all columns.
+
+        Parameters
+        ----------
+        columns : numpy.ndarray, optional
+            Candidates the design may weight (all by default).
 
         Returns
         -------
         tuple of (numpy.ndarray, float)
-            The design (nonnegative, summing to 1) and its slack, clipped at 0 (0 when some inequality holds with
-            equality at every feasible design).
+            The design (nonnegative, summing to 1, over all n candidates) and its slack, clipped at 0 (0 when some
+            inequality holds with equality at every such design).
 
         Raises
         ------
@@ -250,25 +257,33 @@ class Polytope:
         SolverError
             HiGHS failed on the linear program.
         """
-        if self._interior is None:
-            n, m = self.n, self.A.shape[0]
-            A_ub = sparse.hstack([self.A, sparse.csr_matrix(np.ones((m, 1)))], format="csr")
-            A_eq = sparse.csr_matrix(np.concatenate([np.ones(n), [0.0]])[None, :])
-            res = linprog(np.concatenate([np.zeros(n), [-1.0]]), A_ub=A_ub, b_ub=self.b, A_eq=A_eq, b_eq=[1.0],
-                          bounds=[(0, None)] * n + [(None, 1.0)], method="highs-ipm")
-            if res.status != 0:
-                raise SolverError(f"HiGHS could not decide the feasible designs: {res.message}", solver="HIGHS")
-            if -res.fun < -FEASIBILITY_TOL * (1.0 + float(np.max(np.abs(self.b)))):
-                raise InvalidInputError("the constraints leave no design: no weights w >= 0 summing to 1 satisfy "
-                                        f"A w <= b (the best design misses a row by {res.fun:.3g})")
-            w = np.clip(res.x[:n], 0.0, None)
-            w /= w.sum()
-            self._interior = (w, max(0.0, float(np.min(self.b - self.A @ w))))
-        return self._interior
+        if columns is None and self._interior is not None:
+            return self._interior
+        cols = np.arange(self.n) if columns is None else np.asarray(columns)
+        A, m = self.A[:, cols], self.A.shape[0]
+        A_ub = sparse.hstack([A, sparse.csr_matrix(np.ones((m, 1)))], format="csr")
+        A_eq = sparse.csr_matrix(np.concatenate([np.ones(cols.size), [0.0]])[None, :])
+        res = linprog(np.concatenate([np.zeros(cols.size), [-1.0]]), A_ub=A_ub, b_ub=self.b, A_eq=A_eq, b_eq=[1.0],
+                      bounds=[(0, None)] * cols.size + [(None, 1.0)], method="highs-ipm")
+        if res.status != 0:
+            raise SolverError(f"HiGHS could not decide the feasible designs: {res.message}", solver="HIGHS")
+        if columns is None and -res.fun < -FEASIBILITY_TOL * (1.0 + float(np.max(np.abs(self.b)))):
+            raise InvalidInputError("the constraints leave no design: no weights w >= 0 summing to 1 satisfy "
+                                    f"A w <= b (the best design misses a row by {res.fun:.3g})")
+        w = np.zeros(self.n)
+        w[cols] = np.clip(res.x[: cols.size], 0.0, None)
+        w /= w.sum()
+        out = (w, max(0.0, float(np.min(self.b - self.A @ w))))
+        if columns is None:
+            self._interior = out
+        return out
 
     def repair(self, w: np.ndarray) -> np.ndarray:
-        """w moved towards :meth:`interior` just enough to satisfy A w <= b (a conic solver's design violates it by
-        its tolerance, about 1e-8).
+        """w moved towards an :meth:`interior` design just enough to satisfy A w <= b - REPAIR_MARGIN (1 + |b|) (a
+        conic solver's design misses the rows by about its tolerance, 1e-8, and the margin keeps the rounding of
+        A w below b); its weights below 1e-9 of the largest are dropped first.
+
+        The interior design is sought on the support of w first (so the support stays), then on all candidates.
 
         Parameters
         ----------
@@ -285,17 +300,23 @@ class Polytope:
         SolverError
             w misses a row by more than FEASIBILITY_TOL and P has no interior to move it into.
         """
-        excess = self.A @ w - self.b
+        w = np.where(w >= 1e-9 * np.max(w), w, 0.0)
+        w = w / w.sum()
+        margin = REPAIR_MARGIN * (1.0 + np.abs(self.b))  # so that rounding in A w (1e-16) cannot cross b
+        excess = self.A @ w - (self.b - margin)
         if np.all(excess <= 0):
             return w
-        centre, slack = self.interior()
-        if slack <= 0:
+        for columns in (np.flatnonzero(w), None):
+            centre, slack = self.interior(columns)
+            if slack > 2 * REPAIR_MARGIN * (1.0 + float(np.max(np.abs(self.b)))):
+                break
+        else:
             if np.max(excess) <= FEASIBILITY_TOL * (1.0 + float(np.max(np.abs(self.b)))):
                 return w
             raise SolverError(f"the conic solver's design misses the constraints by {np.max(excess):.2e} and they "
                               "leave no interior to move it into (some inequality holds with equality at every "
                               "feasible design)", solver="CLARABEL")
-        room = self.b - self.A @ centre  # >= slack > 0
+        room = np.maximum(self.b - margin - self.A @ centre, slack / 2)  # the centre's slack exceeds the margin
         bad = excess > 0
         theta = min(1.0, float(np.max(excess[bad] / (excess[bad] + room[bad]))) * (1.0 + 1e-6))
         out: np.ndarray = (1.0 - theta) * w + theta * centre
