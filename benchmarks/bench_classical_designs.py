@@ -105,7 +105,7 @@ def main() -> None:
     parser.add_argument("--only", choices=("compare", "targets"))
     parser.add_argument("--max-n", type=int, default=1_000_000)
     args = parser.parse_args()
-    console = Console()
+    console = Console(width=170)
     od.a_optimal(np.random.default_rng(0).standard_normal((30, 3)), method="cvxpy")  # imports before the clocks
     if args.only in (None, "compare"):
         table_compare(console, [(500, 5), (2_000, 10), (5_000, 10)])
