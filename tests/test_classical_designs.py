@@ -154,3 +154,24 @@ def test_large_candidate_sets_use_the_active_set_and_price_every_candidate():
         _check_certified(res, tol=1e-6)
         assert res.support.size < 200
         assert od.criterion_value(X, res.weights, fn.__name__[0], **kwargs) == pytest.approx(res.value, rel=1e-12)
+
+
+def test_time_limit_returns_the_best_certified_design_so_far():
+    X = np.random.default_rng(8).standard_normal((200_000, 10))
+    with pytest.warns(RuntimeWarning, match="time limit"):
+        res = od.a_optimal(X, tol=1e-14, time_limit=0.5)
+    assert res.status == "not_converged" and np.isfinite(res.gap) and res.lower_bound <= res.value
+
+
+def test_the_model_re_solves_with_new_parameter_values():
+    """One compiled model, new c and new right-hand sides: the same answers as fresh solves."""
+    from optdesign.linear.classical.problems import c_problem
+
+    X = np.random.default_rng(12).standard_normal((40, 3))
+    crit = c_problem(X, [1.0, 0.0, 0.0]).criterion
+    cons = od.caps(np.full(40, 0.2))
+    model = od.ClassicalDesignModel(X, crit, constraints=cons)
+    model.solve()
+    again = model.solve(C=np.array([[0.0, 1.0, 1.0]]), rhs=np.full(40, 0.1))
+    fresh = od.c_optimal(X, [0.0, 1.0, 1.0], constraints=od.caps(np.full(40, 0.1)), method="cvxpy")
+    assert od.criterion_value(X, again.weights, "c", c=[0.0, 1.0, 1.0]) == pytest.approx(fresh.value, rel=1e-5)

@@ -14,8 +14,9 @@ One class, :class:`ClassicalDesignModel`, over w >= 0, sum_k w_k = 1 and the opt
 
 The affine map w -> A(w) has K d^2 coefficients: :func:`classical_model_fits` states the limits. X is scaled to
 max |x| = 1 for the solver (the optimal design does not depend on the scale). These are interior-point solves with
-one PSD block of side d (d + k for the linear criteria): at K = 10^4, d = 20 CLARABEL takes about 20 s, so large
-constrained designs run the model on a working set (:mod:`~optdesign.linear.classical.working`).
+one PSD block of side d (d + k for the linear criteria) whose cost grows with K d^2, so large constrained designs
+run the model on a working set (:mod:`~optdesign.linear.classical.working`); ``benchmarks/bench_classical_designs.py``
+times the model against the fast paths.
 """
 
 from __future__ import annotations

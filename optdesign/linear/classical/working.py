@@ -1,12 +1,13 @@
 """The conic model on a working set of candidates, certified on all: E-optimal designs and constrained designs.
 
-The cvxpy models (:mod:`~optdesign.linear.classical.models`) cost about 20 s at K = 10^4 candidates in R^20, but
-optimal designs weight few of them. Column generation: the model restricted to a working set S gives a design
-w (zero off S) and its multipliers; every certificate pair (f, M) of :mod:`~optdesign.linear.classical.certify`
-is priced over all candidates in one chunked pass, h_k = ||M x_k||^2, and bounds the optimum over all designs by
-f^2 / max_{w' in P} h^T w'. Then the candidates that bound most enter S: the ``batch`` largest h_k > f (1 + tol)
-over the simplex; under constraints, the support of the LP maximiser w' (a vertex of P, the constrained analogue
-of the largest prices: Frank–Wolfe's direction). Stops when value / bound - 1 <= tol.
+The cvxpy models (:mod:`~optdesign.linear.classical.models`) cost an interior-point solve whose work grows with the
+number of candidates K (K d^2 coefficients), but optimal designs weight few of them. Column generation: the model
+restricted to a working set S gives a design w (zero off S) and its multipliers; every certificate pair (f, M) of
+:mod:`~optdesign.linear.classical.certify` is priced over all candidates in one chunked pass, h_k = ||M x_k||^2,
+and bounds the optimum over all designs by f^2 / max_{w' in P} h^T w'. Then the candidates that bound most enter
+S: the ``batch`` largest h_k > f (1 + tol) over the simplex; under constraints, the support of the LP maximiser w'
+(a vertex of P, the constrained analogue of the largest prices: Frank–Wolfe's direction). Stops when
+value / bound - 1 <= tol.
 
 Why it suits E: Phi_E = 1 / lambda_min is not differentiable, so Frank–Wolfe does not apply, but its SDP's
 multiplier Z (trace 1) certifies 1 / max_k x_k^T Z x_k (Pukelsheim 1993 §7.21). Under constraints, it starts
@@ -119,6 +120,6 @@ def working_set_design(X: np.ndarray, criterion: Criterion, *, polytope: Polytop
             break
         if listening():
             report(f"{criterion.label}: working set {S.size} + {fresh.size} candidates, certified gap {gap:.1e}")
-        S = np.union1d(S, fresh)  # none leaves: dropping the ones at weight 0 made E take twice the rounds
+        S = np.union1d(S, fresh)  # none leaves: the ones dropped at weight 0 kept coming back (E)
     value, lower, w = best
     return FastPathResult(w, value, lower, rounds, value <= lower * (1.0 + tol))
