@@ -165,12 +165,8 @@ def test_time_limit_returns_the_best_certified_design_so_far():
 
 def test_the_model_re_solves_with_new_parameter_values():
     """One compiled model, new c and new right-hand sides: the same answers as fresh solves."""
-    from optdesign.linear.classical.problems import c_problem
-
     X = np.random.default_rng(12).standard_normal((40, 3))
-    crit = c_problem(X, [1.0, 0.0, 0.0]).criterion
-    cons = od.caps(np.full(40, 0.2))
-    model = od.ClassicalDesignModel(X, crit, constraints=cons)
+    model = od.ClassicalDesignModel.for_criterion(X, "c", c=[1.0, 0.0, 0.0], constraints=od.caps(np.full(40, 0.2)))
     model.solve()
     again = model.solve(C=np.array([[0.0, 1.0, 1.0]]), rhs=np.full(40, 0.1))
     fresh = od.c_optimal(X, [0.0, 1.0, 1.0], constraints=od.caps(np.full(40, 0.1)), method="cvxpy")

@@ -97,6 +97,18 @@ def budget(cost: ArrayLike, total: float) -> LinearConstraints:
     -------
     LinearConstraints
         One row.
+
+    Examples
+    --------
+    Quadratic regression on {-1, 0, 1} where a run at x = 0 costs 3 and the others 1, at most 1.5 per run:
+    the A-optimal design (1/4, 1/2, 1/4) costs 2, so the budget moves weight to the ends.
+
+    >>> import numpy as np
+    >>> import optdesign as od
+    >>> x = np.array([-1.0, 0.0, 1.0])
+    >>> res = od.a_optimal(np.column_stack([np.ones(3), x, x**2]), constraints=od.budget([1.0, 3.0, 1.0], 1.5))
+    >>> print(np.round(res.weights, 4), round(res.value, 3))
+    [0.375 0.25  0.375] 10.667
     """
     c = as_vector(cost, "cost")
     return _rows(sparse.csr_matrix(c[None, :]), [total], name="budget")
@@ -114,6 +126,13 @@ def caps(upper: ArrayLike) -> LinearConstraints:
     -------
     LinearConstraints
         n rows (a sparse identity).
+
+    Examples
+    --------
+    >>> import optdesign as od
+    >>> A, b = od.caps([0.5, 0.2, 0.5])
+    >>> A.toarray().tolist(), b.tolist()
+    ([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], [0.5, 0.2, 0.5])
 
     Raises
     ------
@@ -138,6 +157,17 @@ def augment(existing: ArrayLike) -> LinearConstraints:
     -------
     LinearConstraints
         n rows -w_k <= -w0_k.
+
+    Examples
+    --------
+    Half the runs already made at x = 1 of a quadratic on {-1, 0, 1}: the D-optimal completion splits the rest.
+
+    >>> import numpy as np
+    >>> import optdesign as od
+    >>> x = np.array([-1.0, 0.0, 1.0])
+    >>> res = od.phi_optimal(np.column_stack([np.ones(3), x, x**2]), 0, constraints=od.augment([0.0, 0.0, 0.5]))
+    >>> print(np.round(res.weights, 3))
+    [0.25 0.25 0.5 ]
 
     Raises
     ------
@@ -167,6 +197,13 @@ def group_totals(groups: ArrayLike, lo: ArrayLike | None = None, hi: ArrayLike |
     -------
     LinearConstraints
         One row per bounded group and side.
+
+    Examples
+    --------
+    >>> import optdesign as od
+    >>> A, b = od.group_totals(["a", "b", "a"], hi=[0.6, 0.5])
+    >>> A.toarray().tolist(), b.tolist()
+    ([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]], [0.6, 0.5])
 
     Raises
     ------

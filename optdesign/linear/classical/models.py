@@ -24,15 +24,18 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ... import solvers
 from ..._lazy import cp
 from ...errors import InstanceTooLargeError, InvalidInputError
+from ...vocabulary import CLASSICAL_CRITERIA, ClassicalCriterion, check_option
 from ..models import D_OPTIMAL_MAX_DIM, D_OPTIMAL_MAX_ENTRIES
-from .constraints import LinearConstraints
+from .constraints import ConstraintsLike, LinearConstraints, as_constraints
 from .criteria import Criterion
 from .kiefer import KieferCriterion
 from .linear import LinearCriterion
+from .problems import make_problem
 from .subset import SubsetCriterion
 
 __all__ = ["ClassicalDesignModel", "ModelSolution", "classical_model_fits"]
@@ -122,6 +125,42 @@ class ClassicalDesignModel:
             cons.append(constraints.A @ self.w <= self.rhs)
         objective, more, self._dual = self._objective(X / self.scale)
         self.problem = cp.Problem(objective, cons + more)
+
+    @classmethod
+    def for_criterion(cls, X: ArrayLike, criterion: ClassicalCriterion, *, constraints: ConstraintsLike = None,
+                      solver: str | None = None, **arguments: Any) -> ClassicalDesignModel:
+        """The model of a criterion named as in :func:`optdesign.criterion_value` (``"a"``, ``"i"``, ``"c"``,
+        ``"e"``, ``"ds"``, ``"phi"`` with p in {0, 1, 2, inf}, ``"d"``), with the arguments of its design function.
+
+        Parameters
+        ----------
+        X : array_like, shape (K, d)
+            The candidates.
+        criterion : str
+            The criterion's name.
+        constraints : LinearConstraints or (A, b) or list of them, optional
+            A w <= b; ``b`` becomes the Parameter ``rhs``.
+        solver : str, optional
+            Forced conic solver.
+        **arguments
+            ``c``, ``region``, ``region_weights``, ``moments``, ``subset`` or ``p`` as the design functions take them.
+
+        Returns
+        -------
+        ClassicalDesignModel
+            Built once; :meth:`solve` re-solves it with new ``rhs`` or ``C``.
+
+        Raises
+        ------
+        InvalidInputError
+            An unknown criterion or argument, or what the design function refuses.
+        """
+        name = check_option(criterion, "criterion", CLASSICAL_CRITERIA)
+        if name == "g" or set(arguments) - {"c", "region", "region_weights", "moments", "subset", "p"}:
+            raise InvalidInputError(f"no model for criterion {name!r} with arguments {sorted(arguments)}")
+        problem = make_problem(X, name, arguments)
+        return cls(problem.X, problem.criterion, constraints=as_constraints(constraints, problem.X.shape[0]),
+                   solver=solver)
 
     def _information(self, Xs: np.ndarray) -> Any:
         K, d = Xs.shape

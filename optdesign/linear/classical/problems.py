@@ -152,3 +152,24 @@ def phi_problem(X: ArrayLike, p: float) -> Problem:
         return Problem(Xa, LinearCriterion(np.eye(d) / np.sqrt(d), "phi-optimal"), "smooth", extras)
     path: FastPath = "kiefer-wolfowitz" if p == 0 else "eigen" if np.isinf(p) else "smooth"
     return Problem(Xa, KieferCriterion(p, "phi-optimal"), path, extras)
+
+
+def make_problem(X: ArrayLike, name: str, given: dict) -> Problem:
+    """The problem of the criterion ``name`` (a :data:`optdesign.vocabulary.ClassicalCriterion`) with the arguments
+    ``given`` (c, region, region_weights, moments, subset, p; missing keys are None)."""
+    given = {key: given.get(key) for key in ("c", "region", "region_weights", "moments", "subset", "p")}
+    if name == "a":
+        return a_problem(X)
+    if name == "i":
+        return i_problem(X, given["region"], given["region_weights"], given["moments"])
+    if name == "c":
+        return c_problem(X, given["c"])
+    if name == "e":
+        return e_problem(X)
+    if name == "ds":
+        return ds_problem(X, given["subset"])
+    if name == "phi":
+        return phi_problem(X, given["p"])
+    return Problem(arms(X), KieferCriterion(0.0, "d"), "kiefer-wolfowitz")  # "d" (and "g", which uses only X)
+
+

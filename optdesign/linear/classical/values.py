@@ -13,8 +13,7 @@ from ...errors import InvalidInputError
 from ...validation import check_weights
 from ...vocabulary import CLASSICAL_CRITERIA, ClassicalCriterion, check_option
 from ..criteria import g_value
-from .kiefer import KieferCriterion
-from .problems import Problem, a_problem, arms, c_problem, ds_problem, e_problem, i_problem, phi_problem
+from .problems import make_problem
 
 __all__ = ["criterion_value"]
 
@@ -82,7 +81,7 @@ def criterion_value(X: ArrayLike, w: ArrayLike, criterion: ClassicalCriterion, *
     required = {"c": c, "ds": subset, "phi": p}
     if name in required and required[name] is None:
         raise InvalidInputError(f"criterion {name!r} needs {dict(c='c', ds='subset', phi='p')[name]}")
-    problem = _problem(X, name, given)
+    problem = make_problem(X, name, given)
     weights = check_weights(w, "w")
     if weights.size != problem.X.shape[0]:
         raise InvalidInputError(f"w must have one weight per candidate ({problem.X.shape[0]}), got {weights.size}")
@@ -90,22 +89,3 @@ def criterion_value(X: ArrayLike, w: ArrayLike, criterion: ClassicalCriterion, *
     if name == "g":
         return g_value(problem.X, weights)
     return problem.criterion.value(problem.X, weights)
-
-
-def _problem(X: ArrayLike, name: str, given: dict) -> Problem:
-    if name == "a":
-        return a_problem(X)
-    if name == "i":
-        return i_problem(X, given["region"], given["region_weights"], given["moments"])
-    if name == "c":
-        return c_problem(X, given["c"])
-    if name == "e":
-        return e_problem(X)
-    if name == "ds":
-        return ds_problem(X, given["subset"])
-    if name == "phi":
-        return phi_problem(X, given["p"])
-    Xa = arms(X)
-    return Problem(Xa, KieferCriterion(0.0, "d"), "kiefer-wolfowitz")  # "d" (and "g", which uses only X)
-
-
