@@ -8,7 +8,7 @@ import pytest
 from scipy import sparse
 
 import optdesign as od
-from optdesign.linear.classical.constraints import Polytope
+from optdesign.linear.classical.polytope import Polytope
 
 x = np.array([-1.0, 0.0, 1.0])
 QUAD = np.column_stack([np.ones(3), x, x**2])  # quadratic regression on {-1, 0, 1}: det A = det(QUAD)^2 w_1 w_2 w_3

@@ -10,8 +10,9 @@ designs       public entry points: ``a_optimal`` (tr A^{-1}), ``i_optimal`` (tr 
               ``c_optimal`` (c^T A^- c, or tr C A^- C^T: L), ``e_optimal`` (1 / lambda_min), ``ds_optimal``
               (det((A^-)_ss)^{1/s}), ``phi_optimal`` (Kiefer's (tr A^{-p} / d)^{1/p}: D at 0, A at 1, E at inf)
 values        ``criterion_value``: any criterion (and D, G) at a given design, singular ones included
-constraints   A w <= b: ``budget``, ``caps``, ``augment``, ``group_totals``, ``LinearConstraints``; the polytope's
-              feasibility and usable candidates, and an LP bound for the certificates (HiGHS)
+constraints   A w <= b: ``budget``, ``caps``, ``augment``, ``group_totals``, ``LinearConstraints``
+polytope      the designs they leave: emptiness, the LP bound of the certificates and its vertex (HiGHS), the
+              repair of a conic design into it, the candidates a cap of zero removes
 dispatch      how they are solved: ``method`` auto / fast / cvxpy, constraints through the model, time limits
 problems      checks the arguments: arms, the region's moment factor, c in the range of X^T X, subsets, p
 criteria      the convention, the base class, the 2 x 2 algebra of a pairwise step (Woodbury)

@@ -20,10 +20,10 @@ import numpy as np
 from scipy.linalg import eigh
 
 from ..exchange import price_map
-from .constraints import Polytope
 from .criteria import Criterion
 from .kiefer import KieferCriterion
 from .linear import LinearCriterion
+from .polytope import Polytope
 
 __all__ = ["certificate_pairs", "certified_bound", "density_root"]
 

@@ -26,11 +26,12 @@ from ...vocabulary import CLASSICAL_METHODS, ClassicalMethod, check_option
 from ..dispatch import EXCHANGE_TIME_LIMIT, check_solver, kiefer_wolfowitz_design
 from ..models import DOptimalModel
 from .certify import certified_bound
-from .constraints import ConstraintsLike, LinearConstraints, Polytope, as_constraints, not_estimable
+from .constraints import ConstraintsLike, LinearConstraints, as_constraints
 from .elfving import elfving_design
 from .frankwolfe import smooth_design
 from .linear import LinearCriterion
 from .models import SINGULAR_STATUSES, ClassicalDesignModel, classical_model_fits
+from .polytope import Polytope, not_estimable
 from .problems import Problem
 from .working import working_set_design
 

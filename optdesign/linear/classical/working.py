@@ -24,9 +24,9 @@ from ...progress import listening, report
 from ...result import FastPathResult
 from ..exchange import initial_support, price_map
 from .certify import certificate_pairs
-from .constraints import Polytope, not_estimable
 from .criteria import Criterion
 from .models import SINGULAR_STATUSES, ClassicalDesignModel
+from .polytope import Polytope, not_estimable
 
 __all__ = ["working_set_design"]
 
