@@ -32,13 +32,13 @@ from .frankwolfe import smooth_design
 from .linear import LinearCriterion
 from .models import SINGULAR_STATUSES, ClassicalDesignModel, classical_model_fits
 from .polytope import Polytope, not_estimable
-from .problems import Problem
+from .problems import ClassicalProblem
 from .working import working_set_design
 
 __all__ = ["classical_design"]
 
 
-def _fast(problem: Problem, tol: float, solver: str | None) -> DesignResult:
+def _fast(problem: ClassicalProblem, tol: float, solver: str | None) -> DesignResult:
     X, criterion = problem.X, problem.criterion
     limit = EXCHANGE_TIME_LIMIT if remaining_budget() is None else None  # a caller's limit replaces it
     start = time.perf_counter()
@@ -62,7 +62,7 @@ def _fast(problem: Problem, tol: float, solver: str | None) -> DesignResult:
                         lower_bound=out.lower_bound, iterations=out.iterations, extras=dict(problem.extras))
 
 
-def _conic(problem: Problem, solver: str | None, constraints: LinearConstraints | None = None) -> DesignResult:
+def _conic(problem: ClassicalProblem, solver: str | None, constraints: LinearConstraints | None = None) -> DesignResult:
     X, criterion = problem.X, problem.criterion
     start = time.perf_counter()
     polytope = None if constraints is None else Polytope(constraints)
@@ -84,7 +84,8 @@ def _conic(problem: Problem, solver: str | None, constraints: LinearConstraints 
                         criterion=criterion.label, lower_bound=lower, extras=dict(problem.extras))
 
 
-def _constrained(problem: Problem, constraints: LinearConstraints, solver: str | None, tol: float) -> DesignResult:
+def _constrained(problem: ClassicalProblem, constraints: LinearConstraints, solver: str | None,
+                 tol: float) -> DesignResult:
     """The conic model on a working set, priced over all candidates under the constraints."""
     if not classical_model_fits(problem.criterion, 1, problem.X.shape[1]):
         raise InvalidInputError(f"{problem.criterion.label} with p = {problem.extras.get('p')} has no conic model: "
@@ -100,7 +101,7 @@ def _constrained(problem: Problem, constraints: LinearConstraints, solver: str |
                         extras=dict(problem.extras))
 
 
-def _on_allowed(problem: Problem, constraints: LinearConstraints, solver: str | None, method: ClassicalMethod,
+def _on_allowed(problem: ClassicalProblem, constraints: LinearConstraints, solver: str | None, method: ClassicalMethod,
                 tol: float) -> DesignResult:
     """A constrained design, solved on the candidates no row fixes at 0 and reported on all of them."""
     n = problem.X.shape[0]
@@ -115,13 +116,13 @@ def _on_allowed(problem: Problem, constraints: LinearConstraints, solver: str | 
     return replace(res, weights=w, extras={**res.extras, "constraints": int(constraints.b.size)})
 
 
-def classical_design(problem: Problem, *, constraints: ConstraintsLike = None, solver: str | None = None,
+def classical_design(problem: ClassicalProblem, *, constraints: ConstraintsLike = None, solver: str | None = None,
                      method: ClassicalMethod = "auto", tol: float = 1e-4) -> DesignResult:
     """Solve a classical design problem (module doc).
 
     Parameters
     ----------
-    problem : Problem
+    problem : ClassicalProblem
         The checked problem (:mod:`~optdesign.linear.classical.problems`).
     constraints : object, optional
         ``constraints=`` as the public functions take it (:func:`~.constraints.as_constraints`).
@@ -152,7 +153,7 @@ def classical_design(problem: Problem, *, constraints: ConstraintsLike = None, s
         return _solve(problem, constraints, solver, method, tol)
 
 
-def _solve(problem: Problem, constraints: ConstraintsLike, solver: str | None, method: ClassicalMethod,
+def _solve(problem: ClassicalProblem, constraints: ConstraintsLike, solver: str | None, method: ClassicalMethod,
            tol: float) -> DesignResult:
     cons = as_constraints(constraints, problem.X.shape[0])
     if cons is not None:

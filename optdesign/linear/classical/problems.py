@@ -26,7 +26,7 @@ from .kiefer import KieferCriterion
 from .linear import LinearCriterion
 from .subset import SubsetCriterion
 
-__all__ = ["Problem"]
+__all__ = ["ClassicalProblem"]
 
 #: from this many rows the arms are checked without a copy (:func:`optdesign.linear.exchange.spanning_arms`)
 LARGE_ARMS = 2_000
@@ -36,7 +36,7 @@ FastPath = Literal["smooth", "elfving", "eigen", "kiefer-wolfowitz"]
 
 
 @dataclass(frozen=True)
-class Problem:
+class ClassicalProblem:
     """A classical design problem, checked: arms (possibly reduced coordinates), criterion, fast path, extras."""
 
     #: the arms in the coordinates of the criterion
@@ -58,14 +58,14 @@ def arms(X: ArrayLike) -> np.ndarray:
     return spanning_arms(X) if large else as_arms(X)
 
 
-def a_problem(X: ArrayLike) -> Problem:
+def a_problem(X: ArrayLike) -> ClassicalProblem:
     """A-optimality: tr(A^{-1}), C = I_d."""
     Xa = arms(X)
-    return Problem(Xa, LinearCriterion(np.eye(Xa.shape[1]), "a-optimal"), "smooth")
+    return ClassicalProblem(Xa, LinearCriterion(np.eye(Xa.shape[1]), "a-optimal"), "smooth")
 
 
 def i_problem(X: ArrayLike, region: ArrayLike | None, region_weights: ArrayLike | None,
-              moments: ArrayLike | None) -> Problem:
+              moments: ArrayLike | None) -> ClassicalProblem:
     """I-optimality: tr(A^{-1} B), B the second moments of the region (the candidates, uniformly, by default)."""
     Xa = arms(X)
     d = Xa.shape[1]
@@ -80,7 +80,7 @@ def i_problem(X: ArrayLike, region: ArrayLike | None, region_weights: ArrayLike 
             raise InvalidInputError(f"region_weights must have one weight per region point ({Z.shape[0]}), "
                                     f"got {rho.size}")
         C = triangular_factor(Z, rho / rho.sum())
-    return Problem(Xa, LinearCriterion(C, "i-optimal"), "smooth")
+    return ClassicalProblem(Xa, LinearCriterion(C, "i-optimal"), "smooth")
 
 
 def _moment_factor(B: np.ndarray, d: int) -> np.ndarray:
@@ -98,7 +98,7 @@ def _moment_factor(B: np.ndarray, d: int) -> np.ndarray:
     return factor
 
 
-def c_problem(X: ArrayLike, c: ArrayLike) -> Problem:
+def c_problem(X: ArrayLike, c: ArrayLike) -> ClassicalProblem:
     """c-optimality (c a vector) or L-optimality (c a matrix of rows): tr(C A^- C^T); X may be rank deficient."""
     Xa = check_scale(as_matrix(X, "X"), "X")
     d = Xa.shape[1]
@@ -119,15 +119,15 @@ def c_problem(X: ArrayLike, c: ArrayLike) -> Problem:
         Xa, C = Xa @ Q, C @ Q
         extras["rank"] = rank
     path: FastPath = "elfving" if C.shape[0] == 1 else "smooth"
-    return Problem(Xa, LinearCriterion(C, label), path, extras)
+    return ClassicalProblem(Xa, LinearCriterion(C, label), path, extras)
 
 
-def e_problem(X: ArrayLike) -> Problem:
+def e_problem(X: ArrayLike) -> ClassicalProblem:
     """E-optimality: 1 / lambda_min(A)."""
-    return Problem(arms(X), KieferCriterion(np.inf, "e-optimal"), "eigen")
+    return ClassicalProblem(arms(X), KieferCriterion(np.inf, "e-optimal"), "eigen")
 
 
-def ds_problem(X: ArrayLike, subset: ArrayLike) -> Problem:
+def ds_problem(X: ArrayLike, subset: ArrayLike) -> ClassicalProblem:
     """Ds-optimality: det(K^T A^{-1} K)^{1/s}, K the columns of I_d at ``subset``."""
     Xa = arms(X)
     d = Xa.shape[1]
@@ -136,11 +136,11 @@ def ds_problem(X: ArrayLike, subset: ArrayLike) -> Problem:
         raise InvalidInputError(f"subset must be a non-empty 1-D sequence of column indices, got {subset!r}")
     if np.any(idx < 0) or np.any(idx >= d) or np.unique(idx).size != idx.size:
         raise InvalidInputError(f"subset must list distinct column indices in 0..{d - 1}, got {idx.tolist()}")
-    return Problem(Xa, SubsetCriterion(np.eye(d)[:, np.sort(idx)], "ds-optimal"), "smooth",
+    return ClassicalProblem(Xa, SubsetCriterion(np.eye(d)[:, np.sort(idx)], "ds-optimal"), "smooth",
                    {"subset": np.sort(idx).tolist()})
 
 
-def phi_problem(X: ArrayLike, p: float) -> Problem:
+def phi_problem(X: ArrayLike, p: float) -> ClassicalProblem:
     """Kiefer's phi_p: (tr(A^{-p}) / d)^{1/p}; p = 0 is D, p = 1 is A / d, p = inf is E."""
     if isinstance(p, bool) or not isinstance(p, (int, float, np.integer, np.floating)) or np.isnan(p) or p < 0:
         raise InvalidInputError(f"p must be a number in [0, inf], got {p!r}")
@@ -149,12 +149,12 @@ def phi_problem(X: ArrayLike, p: float) -> Problem:
     p = float(p)
     extras = {"p": p}
     if p == 1.0:  # tr(A^{-1}) / d: the linear criterion with C = I / sqrt(d)
-        return Problem(Xa, LinearCriterion(np.eye(d) / np.sqrt(d), "phi-optimal"), "smooth", extras)
+        return ClassicalProblem(Xa, LinearCriterion(np.eye(d) / np.sqrt(d), "phi-optimal"), "smooth", extras)
     path: FastPath = "kiefer-wolfowitz" if p == 0 else "eigen" if np.isinf(p) else "smooth"
-    return Problem(Xa, KieferCriterion(p, "phi-optimal"), path, extras)
+    return ClassicalProblem(Xa, KieferCriterion(p, "phi-optimal"), path, extras)
 
 
-def make_problem(X: ArrayLike, name: str, given: dict) -> Problem:
+def make_problem(X: ArrayLike, name: str, given: dict) -> ClassicalProblem:
     """The problem of the criterion ``name`` (a :data:`optdesign.vocabulary.ClassicalCriterion`) with the arguments
     ``given`` (c, region, region_weights, moments, subset, p; missing keys are None)."""
     given = {key: given.get(key) for key in ("c", "region", "region_weights", "moments", "subset", "p")}
@@ -170,6 +170,6 @@ def make_problem(X: ArrayLike, name: str, given: dict) -> Problem:
         return ds_problem(X, given["subset"])
     if name == "phi":
         return phi_problem(X, given["p"])
-    return Problem(arms(X), KieferCriterion(0.0, "d"), "kiefer-wolfowitz")  # "d" (and "g", which uses only X)
+    return ClassicalProblem(arms(X), KieferCriterion(0.0, "d"), "kiefer-wolfowitz")  # "d" (and "g", which uses only X)
 
 
