@@ -1,9 +1,9 @@
 """Classical designs (A, I, c, L, E, Ds, phi_p; optdesign.linear.classical): the certified fast paths against the
-cvxpy models in the same process, and the targets of issue 29 on one core.
+cvxpy models in the same process, and the targets set for them (RESULTS §16), on one core.
 
     python benchmarks/bench_classical_designs.py                   # both tables (about 10 minutes, ~2 GiB)
     python benchmarks/bench_classical_designs.py --only compare    # fast path vs cvxpy model
-    python benchmarks/bench_classical_designs.py --only targets    # the issue's targets
+    python benchmarks/bench_classical_designs.py --only targets    # the size targets
     python benchmarks/bench_classical_designs.py --max-n 100000    # the targets without n = 10^6
 
 Tables (BLAS limited to one thread before numpy loads; the conic solver CLARABEL is single-threaded):
