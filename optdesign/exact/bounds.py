@@ -11,10 +11,9 @@ most the exact one, and a certified lower bound on phi* gives every exact design
   b_k = x_k^T M^{-1} B M^{-1} x_k; the best c gives phi* >= phi(w)^2 / max_k b_k(w) (the Frank–Wolfe duality gap
   made scale-free; tight at the optimum by the equivalence theorem, Kiefer 1974).
 
-The D optimum comes from :func:`optdesign.d_optimal`; the linear one from the small semidefinite program of
-:func:`linear_optimum` (min tr T subject to [[M(w), C^T], [C, T]] >= 0, B = C^T C), its own certificate recomputed
-in numpy whatever the solver returns. Each bound is lowered by ROUNDING_MARGIN (1e-12, relative) for the
-rounding of its own evaluation.
+The D optimum comes from :func:`optdesign.d_optimal`, the linear one from :func:`optdesign.i_optimal` (A is
+B = I); either bound is recomputed here in numpy, whatever the solver returned. Each bound is lowered by
+ROUNDING_MARGIN (1e-12, relative) for the rounding of its own evaluation.
 """
 
 from __future__ import annotations
@@ -22,20 +21,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_solve, cholesky, eigh
+from scipy.linalg import LinAlgError, cho_solve, cholesky
 
-from .. import solvers
-from .._lazy import cp
-from ..errors import InstanceTooLargeError, SolverError
+from ..errors import SolverError
 
 __all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
 
-#: coefficients K d^2 of the semidefinite model of the linear criteria above which it is refused
-LINEAR_MODEL_MAX_ENTRIES = 20_000_000
 #: relative margin taken off every bound for the rounding of its float64 evaluation (at the optimum the bound equals
 #: the value in exact arithmetic, and may exceed it by a few ulps once rounded)
 ROUNDING_MARGIN = 1e-12
-#: multiplicative steps that polish the model's weights (each O(K d^2)); from the solver's 1e-6, 50 reach 1e-12
+#: multiplicative steps that polish the weights when their bound misses tol (each O(K d^2))
 POLISH_STEPS = 200
 
 
@@ -80,17 +75,19 @@ def d_optimum(X: np.ndarray, tol: float) -> Approximate:
 def linear_optimum(X: np.ndarray, B: np.ndarray, solver: str | None, tol: float) -> Approximate:
     """The design minimising tr(B M(w)^{-1}) (A: B = I, I: B = moments), certified to gap ``tol`` when it can be.
 
-    The single place the exact designs compute an approximate linear-criterion optimum: the semidefinite model
-    (:func:`_sdp_weights`), then at most POLISH_STEPS multiplicative steps w_k <- w_k (b_k / phi)^(1/2)
-    (Silvey, Titterington & Torsney 1978; monotone for A and I, Yu 2010) until the certified gap
-    phi / bound - 1 is within ``tol`` (the solver alone stops near 1e-6).
+    The single place the exact designs compute an approximate linear-criterion optimum: :func:`optdesign.i_optimal`
+    with the moment matrix B (its certified fast path, or its cvxpy model through ``solver``), then at most
+    POLISH_STEPS multiplicative steps w_k <- w_k (b_k / phi)^(1/2) (Silvey, Titterington & Torsney 1978; monotone
+    for A and I, Yu 2010) while the bound recomputed here is not within ``tol``.
 
     Raises
     ------
     SolverError
         The weights returned leave M(w) singular.
     """
-    weights = _sdp_weights(X, B, solver)
+    from ..linear.classical.designs import i_optimal
+
+    weights = i_optimal(X, moments=B, solver=solver, tol=tol).weights
     try:
         best = linear_bound(X, weights, B)
         for _ in range(POLISH_STEPS):
@@ -104,35 +101,5 @@ def linear_optimum(X: np.ndarray, B: np.ndarray, solver: str | None, tol: float)
             if step.value / step.lower_bound < best.value / best.lower_bound:
                 best = step
     except LinAlgError:
-        raise SolverError("the approximate A/I-optimal design returned by the conic solver leaves M(w) "
-                          "singular") from None
+        raise SolverError("the approximate A/I-optimal design leaves M(w) singular") from None
     return best
-
-
-def _sdp_weights(X: np.ndarray, B: np.ndarray, solver: str | None) -> np.ndarray:
-    """Weights minimising tr(B M(w)^{-1}) from the model min tr T s.t. [[M(w), C^T], [C, T]] >= 0, B = C^T C.
-
-    Raises
-    ------
-    InstanceTooLargeError
-        K d^2 above LINEAR_MODEL_MAX_ENTRIES.
-    """
-    K, d = X.shape
-    if K * d * d > LINEAR_MODEL_MAX_ENTRIES:
-        raise InstanceTooLargeError(f"the approximate A/I-optimal design of {K:,} candidates in R^{d} needs "
-                                    f"{K * d * d:.3g} model coefficients (limit {LINEAR_MODEL_MAX_ENTRIES:.0e}): "
-                                    "use fewer candidates")
-    Xs = X / float(np.max(np.abs(X)))  # the optimal w does not depend on the scale of X, nor on that of B
-    vals, vecs = eigh(B)  # B = C^T C, C = diag(sqrt(vals)) vecs^T over the positive eigenvalues
-    vals = vals / vals.max()
-    keep = vals > 1e-12
-    C = np.sqrt(vals[keep])[:, None] * vecs[:, keep].T
-    w = cp.Variable(K, nonneg=True)
-    T = cp.Variable((C.shape[0], C.shape[0]), symmetric=True)
-    outer = np.einsum("ki,kj->kij", Xs, Xs).reshape(K, d * d)
-    M = cp.reshape(outer.T @ w, (d, d), order="C")
-    lmi = cp.bmat([[M, C.T], [C, T]])
-    problem = cp.Problem(cp.Minimize(cp.trace(T)), [cp.sum(w) == 1, (lmi + lmi.T) / 2 >> 0])
-    solvers.solve(problem, solver)
-    weights = np.clip(np.asarray(w.value, dtype=float), 0.0, None)
-    return weights / weights.sum()
