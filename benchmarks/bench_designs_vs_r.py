@@ -62,7 +62,8 @@ start = time.perf_counter()
 res = getattr(od, fn)(X, tol=tol)
 seconds = time.perf_counter() - start
 res.weights.astype("<f8").tofile(path + ".ours")
-print(json.dumps({"seconds": seconds, "method": res.method}))
+hwm = [line for line in open("/proc/self/status") if line.startswith("VmHWM:")]
+print(json.dumps({"seconds": seconds, "method": res.method, "peak_kib": int(hwm[0].split()[1]) if hwm else None}))
 """
 
 R_APPROX = """
@@ -74,7 +75,9 @@ start <- proc.time()[3]
 res <- od_REX(Fx, crit = a[4], eff = as.numeric(a[5]), t.max = as.numeric(a[6]), echo = FALSE, track = FALSE)
 seconds <- proc.time()[3] - start
 con <- file(paste0(a[1], ".r"), "wb"); writeBin(as.double(res$w.best), con, endian = "little"); close(con)
-cat(sprintf('{"seconds": %.6f}\\n', seconds))
+hwm <- grep("^VmHWM:", readLines("/proc/self/status"), value = TRUE)
+peak <- if (length(hwm)) as.numeric(strsplit(trimws(sub("VmHWM:", "", hwm)), " +")[[1]][1]) else -1
+cat(sprintf('{"seconds": %.6f, "peak_kib": %.0f}\\n', seconds, peak))
 """
 
 R_EXACT = """
@@ -110,14 +113,20 @@ def r_ready() -> str | None:
 
 
 def run_child(cmd: list[str]) -> tuple[dict, float]:
-    """Run a child with one BLAS thread: (its JSON line, its peak resident memory in MiB)."""
+    """Run a child with one BLAS thread: (its JSON line, its peak resident memory in MiB).
+
+    The peak is the child's own VmHWM (``/proc/self/status``, the high-water mark of the address space it built
+    after exec) when it reports one: the ``ru_maxrss`` of wait4 also counts the pages it shared with this process
+    between fork and exec, so after a large row every later child seemed as large."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, **SERIAL})
     _, status, usage = os.wait4(proc.pid, 0)
     out, err = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{cmd[0]} failed: {err.strip()[-500:]}")
-    return json.loads(out.strip().splitlines()[-1]), usage.ru_maxrss / 1024
+    report = json.loads(out.strip().splitlines()[-1])
+    peak = report.get("peak_kib")
+    return report, (peak if peak is not None and peak > 0 else usage.ru_maxrss) / 1024
 
 
 def efficiency(X: np.ndarray, w: np.ndarray, criterion: str) -> float:
