@@ -14,6 +14,7 @@ The mean-field program, reduced by symmetry and certified, is in :mod:`optdesign
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from collections.abc import Callable
@@ -160,15 +161,18 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
     start = time.perf_counter()
     with time_budget(limit):
         fits = solve_fits(fg)
-        bracket = char_time_bracket(fg, SHARE if fits else 1.0)  # the answer if no solve brackets T* in time
+        # the answer if no solve brackets T* in time: computed first under a time limit, else only when needed
+        bracket = functools.cache(functools.partial(char_time_bracket, fg, SHARE if fits else 1.0))
+        if limit is not None:
+            bracket()
         try:  # no solve when no program over the clique tables can start in the time left
             res = _solve(fg, method, formulation, solver, max_joint_actions, tol, limit, warm) if fits else None
         except TimeLimitReached:
             res = None
         if res is None:
-            return char_time_result(fg, bracket, status=stop_reason(), start=start,
+            return char_time_result(fg, bracket(), status=stop_reason(), start=start,
                                     extras={"stopped": "interrupted" if stop_requested() else "time"})
-    return merge_char_time(fg, res, bracket)
+    return merge_char_time(fg, res, bracket()) if res.status in ("not_converged", "interrupted") else res
 
 
 def _solve(fg: FactorGraph, method: str, formulation: str, solver: str | None, max_joint_actions: int, tol: float,

@@ -38,6 +38,7 @@ constraint exactly; the pass with the smallest value is kept.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import cast
@@ -298,7 +299,10 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
                 return regret_result(fg, UNKNOWN, status=stop_reason(), start=start, extras={"stopped": "time"},
                                      method="mf", m=m)
         fits = solve_fits(fg)
-        bracket = regret_bracket(fg, SHARE if fits else 1.0)  # the answer if no solve brackets c_theta in time
+        # the answer if no solve brackets c_theta in time: computed first under a time limit, else only when needed
+        bracket = functools.cache(functools.partial(regret_bracket, fg, SHARE if fits else 1.0))
+        if time_limit is not None:
+            bracket()
         try:  # no solve when no program over the clique tables can start in the time left
             res = None if not fits else (
                 _generated(fg, solver=solver, tol=tol, time_limit=time_limit, initial=initial) if generate
@@ -306,9 +310,9 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
         except TimeLimitReached:
             res = None
         if res is None:
-            return regret_result(fg, bracket, status=stop_reason(), start=start,
+            return regret_result(fg, bracket(), status=stop_reason(), start=start,
                                  extras={"stopped": "interrupted" if stop_requested() else "time"})
-    return merge_regret(fg, res, bracket)
+    return merge_regret(fg, res, bracket()) if res.status in ("not_converged", "interrupted") else res
 
 
 def _cone_bound(fg: FactorGraph, method: str, solver: str | None, m: int, restriction: str,
