@@ -12,7 +12,7 @@ from test_factored_problem import GRAPHS as SMALL_GRAPHS
 from bandits.instances import soare
 from bandits.multiagent import FactoredBandit
 from bandits.multiagent import instances as inst
-from bandits.multiagent.best_response import exact_best_response
+from bandits.multiagent.best_response import exact_best_response, glr_exceeds
 from bandits.multiagent.top_two import JointTopTwo, leader_share
 from bandits.pure_exploration import Gaussian, KArmedProblem
 from bandits.pure_exploration.samplers.top_two import transport_costs
@@ -174,6 +174,8 @@ def test_the_public_helpers_refuse_bad_input():
         exact_best_response(state, listed=0)
     with pytest.raises(InvalidInputError):
         exact_best_response("not a state")
+    with pytest.raises(InvalidInputError, match="beta must be a real threshold"):
+        glr_exceeds(state, float("nan"))
     with pytest.raises(InvalidInputError):
         state.settle(state.best)  # the empirical best is no alternative
     with pytest.raises(InvalidInputError):

@@ -110,10 +110,12 @@ def glr_exceeds(state: GLRState, beta: float, listed: int = LISTED_FIRST) -> boo
     Raises
     ------
     InvalidInputError
-        ``state`` is not a GLRState, or ``listed`` is not an integer >= 1.
+        ``state`` is not a GLRState, ``beta`` is not a real number (or is NaN), or ``listed`` is not an integer >= 1.
     """
     if not isinstance(state, GLRState):
         raise InvalidInputError(f"state must be a factored GLRState, got {type(state).__name__}")
+    if isinstance(beta, bool) or not isinstance(beta, (int, float, np.floating, np.integer)) or np.isnan(beta):
+        raise InvalidInputError(f"beta must be a real threshold, got {beta!r}")
     if state.found <= beta:
         return False
     if state.advance(as_count(listed, "listed", minimum=1)) or state.found <= beta or not beta > 0:

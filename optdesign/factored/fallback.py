@@ -22,7 +22,9 @@ Each result records ``extras["fallback"]``: ``"uniform"`` (value attained by the
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -36,8 +38,8 @@ from ..vocabulary import CharTimeKind, RegretMethod, Status
 from .graph.checks import structure_key
 from .graph.factor_graph import FactorGraph
 
-__all__ = ["SHARE", "Bracket", "char_time_bracket", "char_time_result", "merge_char_time", "merge_regret", "mf_bracket",
-           "regret_bracket", "regret_result", "solve_fits"]
+__all__ = ["SHARE", "Bracket", "char_time_bracket", "char_time_result", "deferred", "merge_char_time", "merge_regret",
+           "mf_bracket", "regret_bracket", "regret_result", "solve_fits"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,28 @@ def solve_fits(fg: FactorGraph) -> bool:
     except TimeLimitReached:
         return False
     return setup_seconds(size) < left
+
+
+def deferred(compute: Callable[[], Bracket], now: bool) -> Callable[[], Bracket]:
+    """``compute`` cached: run at once when ``now`` (under a time limit, before the solve may use the budget up), else
+    at its first call (only when a solve ends short).
+
+    Parameters
+    ----------
+    compute : callable
+        Computes the fallback bracket.
+    now : bool
+        Whether to compute it before returning.
+
+    Returns
+    -------
+    callable
+        The bracket, computed at most once.
+    """
+    cached = functools.cache(compute)
+    if now:
+        cached()
+    return cached
 
 
 def _deviating(fg: FactorGraph, action: np.ndarray, star: np.ndarray) -> np.ndarray:

@@ -30,7 +30,7 @@ from ...errors import InvalidInputError, TimeLimitReached
 from ...result import CharTimeResult, relative_gap
 from ...validation import as_count, as_tolerance, check_enumerable
 from ...vocabulary import EXACT_FORMULATIONS, EXACT_METHODS, ExactFormulation, ExactMethod, check_option
-from ..fallback import SHARE, char_time_bracket, char_time_result, merge_char_time, solve_fits
+from ..fallback import SHARE, char_time_bracket, char_time_result, deferred, merge_char_time, solve_fits
 from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
 from ..inference.marginals import consistent_clique_weights, marginal_maps
@@ -162,9 +162,7 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
     with time_budget(limit):
         fits = solve_fits(fg)
         # the answer if no solve brackets T* in time: computed first under a time limit, else only when needed
-        bracket = functools.cache(functools.partial(char_time_bracket, fg, SHARE if fits else 1.0))
-        if limit is not None:
-            bracket()
+        bracket = deferred(functools.partial(char_time_bracket, fg, SHARE if fits else 1.0), limit is not None)
         try:  # no solve when no program over the clique tables can start in the time left
             res = _solve(fg, method, formulation, solver, max_joint_actions, tol, limit, warm) if fits else None
         except TimeLimitReached:

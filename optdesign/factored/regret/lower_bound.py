@@ -62,7 +62,7 @@ from ..exact.constraint_generation import (
     warm_generate,
 )
 from ..exact.rescaling import Reference, ScaledAllocation, solve_in_passes
-from ..fallback import SHARE, UNKNOWN, merge_regret, regret_bracket, regret_result, solve_fits
+from ..fallback import SHARE, UNKNOWN, deferred, merge_regret, regret_bracket, regret_result, solve_fits
 from ..graph.factor_graph import FactorGraph
 from ..inference.constraint_reduction import factored_max
 from ..inference.elimination import EliminationPlan
@@ -300,9 +300,7 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
                                      method="mf", m=m)
         fits = solve_fits(fg)
         # the answer if no solve brackets c_theta in time: computed first under a time limit, else only when needed
-        bracket = functools.cache(functools.partial(regret_bracket, fg, SHARE if fits else 1.0))
-        if time_limit is not None:
-            bracket()
+        bracket = deferred(functools.partial(regret_bracket, fg, SHARE if fits else 1.0), time_limit is not None)
         try:  # no solve when no program over the clique tables can start in the time left
             res = None if not fits else (
                 _generated(fg, solver=solver, tol=tol, time_limit=time_limit, initial=initial) if generate
