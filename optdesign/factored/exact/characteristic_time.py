@@ -25,12 +25,20 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._lazy import cp
-from ...deadline import budget_expired, stop_reason, stop_requested, time_budget
+from ...deadline import budget_expired, stop_reason, time_budget
 from ...errors import InvalidInputError, TimeLimitReached
 from ...result import CharTimeResult, relative_gap
 from ...validation import as_count, as_tolerance, check_enumerable
 from ...vocabulary import EXACT_FORMULATIONS, EXACT_METHODS, ExactFormulation, ExactMethod, check_option
-from ..fallback import SHARE, char_time_bracket, char_time_result, deferred, merge_char_time, solve_fits
+from ..fallback import (
+    SHARE,
+    char_time_bracket,
+    char_time_result,
+    deferred,
+    merge_char_time,
+    solve_fits,
+    unsolved_reason,
+)
 from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
 from ..inference.marginals import consistent_clique_weights, marginal_maps
@@ -169,7 +177,7 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
             res = None
         if res is None:
             return char_time_result(fg, bracket(), status=stop_reason(), start=start,
-                                    extras={"stopped": "interrupted" if stop_requested() else "time"})
+                                    extras={"stopped": unsolved_reason(fg)})
     return merge_char_time(fg, res, bracket()) if res.status in ("not_converged", "interrupted") else res
 
 
