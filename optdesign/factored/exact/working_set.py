@@ -165,8 +165,8 @@ def best_through_entries(fg: FactorGraph) -> np.ndarray:
     known = _BEST_THROUGH.get(fg)
     if known is not None:
         return np.array(known)
-    check_array_size(float(fg.abar) * fg.n_agents, "the best joint action through every factor-table entry",
-                     instead="T^MF (od.mf_characteristic_time) bounds T* from above at any size")
+    check_array_size(float(fg.abar) * fg.n_agents,
+                     f"the best joint action through every factor-table entry ({fg.abar:,} rows of N agents)")
     plan = fg.plan()
     means = fg.means
     never = -2.0 * (np.abs(means).sum() + 1.0)  # below any joint action's value: excludes a group action
