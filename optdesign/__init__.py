@@ -3,8 +3,12 @@
 Every design or lower-bound problem is a declarative cvxpy model, built once with Parameters so
 that bandit loops re-solve it cheaply, with a certified first-order fast path where one exists.
 
-* :mod:`optdesign.linear`: designs on arm sets (G, D, XY, XY-oracle, transductive, bilinear);
+* :mod:`optdesign.linear`: designs on arm sets (G, D, XY, XY-oracle, transductive, bilinear; the classical
+  criteria A, I, c/L, E, Ds, phi_p with linear constraints in :mod:`optdesign.linear.classical`);
 * :mod:`optdesign.factored`: lower bounds of multi-agent bandits on factor graphs (T*, T^MF, regret);
+* :mod:`optdesign.exact`: exact N-run designs (D, A, I), certified against the approximate optimum;
+* :mod:`optdesign.formulas`: candidate sets from model formulas (grids, cubes, simplex lattices) and designs
+  reported in factor settings;
 * the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
   ``validation``, ``vocabulary`` (option and status strings as Literal types), ``information`` (Bernoulli
   KL), ``solvers`` (which solver runs and its status policy), ``session`` (a persistent CLARABEL
@@ -30,6 +34,7 @@ if TYPE_CHECKING:
     from ._version import __version__ as __version__
     from .blas import single_threaded_blas
     from .docstrings import shared_doc
+    from .exact import ExactDesignResult, exact_design
     from .factored import (
         EliminationPlan,
         FactoredMax,
@@ -42,24 +47,38 @@ if TYPE_CHECKING:
         mf_characteristic_time,
         regret_lower_bound,
     )
+    from .formulas import CandidateSet, candidates, cube, design_table, factor_grid, simplex_lattice
     from .information import bernoulli_kl, kl_delta
     from .linear import (
+        ClassicalDesignModel,
         DOptimalModel,
+        LinearConstraints,
         MinMaxDesignModel,
         OracleDesignModel,
+        a_optimal,
+        augment,
         bilinear_design,
+        budget,
+        c_optimal,
+        caps,
+        criterion_value,
         d_optimal,
+        ds_optimal,
+        e_optimal,
         edge_arms,
         g_optimal,
         g_value,
         greedy_allocation,
         greedy_choice,
         greedy_scores,
+        group_totals,
+        i_optimal,
         minmax_design,
         minmax_lower_bound,
         minmax_value,
         oracle_directions,
         pairwise_differences,
+        phi_optimal,
         round_design,
         transductive,
         xy_allocation,
@@ -71,10 +90,14 @@ if TYPE_CHECKING:
 # every other name of __all__ is imported from its submodule on first access (``od.g_optimal``,
 # ``from optdesign import g_optimal``), so ``import optdesign`` loads neither scipy's solvers nor networkx
 _EXPORTS = {
+    ".formulas": ("CandidateSet", "candidates", "cube", "design_table", "factor_grid", "simplex_lattice"),
+    ".exact": ("ExactDesignResult", "exact_design"),
     ".factored": ("EliminationPlan", "FactoredMax", "FactorGraph", "MeanFieldModel", "characteristic_time",
                   "enumerated_max", "factored_max", "marginal_polytope", "mf_characteristic_time",
                   "regret_lower_bound"),
-    ".linear": ("DOptimalModel", "MinMaxDesignModel", "OracleDesignModel", "bilinear_design", "d_optimal",
+    ".linear": ("ClassicalDesignModel", "DOptimalModel", "LinearConstraints", "MinMaxDesignModel", "OracleDesignModel",
+                "a_optimal", "augment", "bilinear_design", "budget", "c_optimal", "caps", "criterion_value",
+                "d_optimal", "ds_optimal", "e_optimal", "group_totals", "i_optimal", "phi_optimal",
                 "edge_arms", "g_optimal", "g_value", "greedy_allocation", "greedy_choice", "greedy_scores",
                 "minmax_design", "minmax_lower_bound", "minmax_value", "oracle_directions", "pairwise_differences",
                 "round_design", "transductive", "xy_allocation", "xy_oracle"),
@@ -90,34 +113,53 @@ if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name
 
 __all__ = [
     "BilinearDesign",
+    "CandidateSet",
     "CharTimeResult",
+    "ClassicalDesignModel",
     "DOptimalModel",
     "DesignResult",
     "EliminationPlan",
+    "ExactDesignResult",
     "FactorGraph",
     "FactoredMax",
     "InstanceTooLargeError",
     "InvalidInputError",
+    "LinearConstraints",
     "MeanFieldModel",
     "MinMaxDesignModel",
     "OptDesignError",
     "OracleDesignModel",
     "RegretBoundResult",
     "SolverError",
+    "a_optimal",
+    "augment",
     "available_solvers",
     "bernoulli_kl",
     "bilinear_design",
+    "budget",
+    "c_optimal",
+    "candidates",
+    "caps",
     "characteristic_time",
+    "criterion_value",
+    "cube",
     "d_optimal",
     "default_solver",
+    "design_table",
+    "ds_optimal",
+    "e_optimal",
     "edge_arms",
     "enumerated_max",
+    "exact_design",
+    "factor_grid",
     "factored_max",
     "g_optimal",
     "g_value",
     "greedy_allocation",
     "greedy_choice",
     "greedy_scores",
+    "group_totals",
+    "i_optimal",
     "kl_delta",
     "marginal_polytope",
     "mf_characteristic_time",
@@ -127,9 +169,11 @@ __all__ = [
     "mosek_usable",
     "oracle_directions",
     "pairwise_differences",
+    "phi_optimal",
     "regret_lower_bound",
     "round_design",
     "shared_doc",
+    "simplex_lattice",
     "single_threaded_blas",
     "transductive",
     "xy_allocation",

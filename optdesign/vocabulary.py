@@ -5,7 +5,7 @@ so a type checker flags a misspelt option, and the run-time checks compare again
 with ``typing.get_args`` (``DESIGN_METHODS``), so both always agree. :func:`check_option` is that check.
 
 Designs on arm sets (:mod:`optdesign.linear`)
-    DesignMethod, MinMaxMethod
+    DesignMethod, MinMaxMethod, ClassicalMethod and ClassicalCriterion (:mod:`optdesign.linear.classical`)
 Lower bounds on factor graphs (:mod:`optdesign.factored`)
     ExactMethod and ExactFormulation (T*), RegretMethod, RegretStrategy and Restriction (Graves–Lai constant),
     OrderHeuristic (elimination orders), CharTimeKind (``CharTimeResult.method``)
@@ -22,6 +22,8 @@ from .errors import InvalidInputError
 
 __all__ = [
     "CHAR_TIME_KINDS",
+    "CLASSICAL_CRITERIA",
+    "CLASSICAL_METHODS",
     "DESIGN_METHODS",
     "EXACT_FORMULATIONS",
     "EXACT_METHODS",
@@ -32,6 +34,8 @@ __all__ = [
     "RESTRICTIONS",
     "STATUSES",
     "CharTimeKind",
+    "ClassicalCriterion",
+    "ClassicalMethod",
     "DesignMethod",
     "ExactFormulation",
     "ExactMethod",
@@ -48,6 +52,11 @@ __all__ = [
 DesignMethod = Literal["auto", "cvxpy", "barrier", "frank-wolfe", "multiplicative", "exchange", "corank"]
 #: the methods a max of quadratic forms over directions admits (Frank–Wolfe stalls above its optimum)
 MinMaxMethod = Literal["auto", "cvxpy", "barrier"]
+#: how a classical design (A, I, c, E, Ds, phi_p) is solved: the certified fast path, the cvxpy model, or the fast path
+#: then the model when it falls short of tol
+ClassicalMethod = Literal["auto", "fast", "cvxpy"]
+#: the criteria :func:`optdesign.criterion_value` evaluates
+ClassicalCriterion = Literal["a", "i", "c", "e", "ds", "phi", "d", "g"]
 #: how the exact T* handles "every joint action a != a*": list them all, generate them as they bind, or pick
 ExactMethod = Literal["auto", "enumerate", "generate"]
 #: the program of the enumerated T*: over the cliques of a junction tree, or over all joint actions
@@ -71,6 +80,8 @@ Status = Literal["optimal", "optimal_inaccurate", "not_converged", "interrupted"
 
 DESIGN_METHODS: tuple[DesignMethod, ...] = get_args(DesignMethod)
 MINMAX_METHODS: tuple[MinMaxMethod, ...] = get_args(MinMaxMethod)
+CLASSICAL_METHODS: tuple[ClassicalMethod, ...] = get_args(ClassicalMethod)
+CLASSICAL_CRITERIA: tuple[ClassicalCriterion, ...] = get_args(ClassicalCriterion)
 EXACT_METHODS: tuple[ExactMethod, ...] = get_args(ExactMethod)
 EXACT_FORMULATIONS: tuple[ExactFormulation, ...] = get_args(ExactFormulation)
 REGRET_METHODS: tuple[RegretMethod, ...] = get_args(RegretMethod)

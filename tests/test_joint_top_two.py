@@ -12,7 +12,7 @@ from test_factored_problem import GRAPHS as SMALL_GRAPHS
 from bandits.instances import soare
 from bandits.multiagent import FactoredBandit
 from bandits.multiagent import instances as inst
-from bandits.multiagent.best_response import exact_best_response
+from bandits.multiagent.best_response import exact_best_response, glr_exceeds
 from bandits.multiagent.top_two import JointTopTwo, leader_share
 from bandits.pure_exploration import Gaussian, KArmedProblem
 from bandits.pure_exploration.samplers.top_two import transport_costs
@@ -174,7 +174,31 @@ def test_the_public_helpers_refuse_bad_input():
         exact_best_response(state, listed=0)
     with pytest.raises(InvalidInputError):
         exact_best_response("not a state")
+    with pytest.raises(InvalidInputError, match="beta must be a real threshold"):
+        glr_exceeds(state, float("nan"))
     with pytest.raises(InvalidInputError):
         state.settle(state.best)  # the empirical best is no alternative
     with pytest.raises(InvalidInputError):
         state.advance(-1)
+
+
+def test_the_stopping_test_equals_the_enumerated_statistic(monkeypatch):
+    """Lambda_t > beta decided with one listing, then the elimination pruned at beta, agrees with the enumerated
+    statistic at thresholds just below, at and above it, and a close minimiser found on the way is the true one."""
+    from bandits.multiagent import best_response as br
+
+    calls = []
+    real = br.most_violated
+    monkeypatch.setattr(br, "most_violated", lambda *a, **k: calls.append(k["threshold"]) or real(*a, **k))
+    larger = {"line 10": lambda: FactorGraph.line(10, 3, seed=1), "ring 8": lambda: FactorGraph.ring(8, 3, seed=2)}
+    for name, make in {**GRAPHS, **larger}.items():
+        for seed in range(4):
+            _, policy = policy_at(make(), JointTopTwo(), 200 + seed, scale=0.05)
+            pieces = policy.problem.pieces(policy.theta_hat(), policy.stats.counts, gradients=False)
+            for factor in (0.5, 1 - 1e-9, 1 + 1e-9, 2.0):
+                beta = factor * pieces.value
+                state = policy.problem.glr_state(policy.theta_hat(), policy.stats.counts)
+                assert br.glr_exceeds(state, beta, listed=1) == (pieces.value > beta), (name, seed, factor)
+                if state.exhausted:
+                    assert state.found == pytest.approx(pieces.value, rel=1e-12), name
+    assert sum(t > 0 for t in calls) >= 10  # the pruned elimination decided, not only the search

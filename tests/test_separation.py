@@ -172,6 +172,17 @@ def test_candidates_do_not_change_the_answer():
     check_against(fg, h, gap, plain, k=5)
 
 
+def test_without_the_seeding_single_deviations_the_answer_is_the_same(monkeypatch):
+    """Above SEED_ENTRIES the single deviations are not listed (a ring of 20,000 agents would list 4e8 numbers);
+    they only seed the pruning, so the top 5 stay the enumerated ones."""
+    fg = FactorGraph.ring(7, 3, seed=12)
+    gap = factor_gaps(fg)
+    h = terms_from_marginals(fg, np.random.default_rng(12))
+    monkeypatch.setattr(separation, "SEED_ENTRIES", 0)
+    assert separation._single_deviations(fg.plan(), fg.best_action()).shape == (0, fg.n_agents)
+    check_against(fg, h, gap, most_violated(fg.plan(), h, gap, k=5), k=5)
+
+
 def test_most_violated_action_far_down_the_gap_order():
     # all of h on one costly group action: the maximiser is the cheapest action using it
     fg = FactorGraph.ring(6, 4, seed=12)

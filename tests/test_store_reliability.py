@@ -195,3 +195,28 @@ def tear_last_new_record(runs_file: Path, kept: dict[str, dict], rng: random.Ran
     if stored.endswith(b"\n") and json.loads(stored[start:])["key"] not in kept:
         with runs_file.open("r+b") as fh:
             fh.truncate(rng.randrange(start + 1, len(stored)))
+
+
+def test_ctrl_c_with_two_jobs_is_one_line_and_keeps_the_finished_runs(tmp_path):
+    """A terminal's Ctrl-C reaches the whole process group, the pool's worker included: the command ends with exit
+    status 130 and the one "interrupted ... --resume" line, no worker-pool traceback; the stored runs resume."""
+    path = write(tmp_path, STUDY.replace("runs = 4", "runs = 12").replace("omega = 0.3", "omega = 0.1"))
+    out = tmp_path / "res"
+    proc = subprocess.Popen([*BANDITS, "study", str(path), "--out", str(out), "--jobs", "2", "--no-plot"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 120
+    while proc.poll() is None and time.monotonic() < deadline:
+        if (out / "runs.jsonl").exists() and (out / "runs.jsonl").read_bytes().count(b"\n") >= 3:
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the study finished before it could be interrupted; make it longer"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "exception calling callback" not in err, err
+    assert "interrupted: the finished runs are saved" in err and err.rstrip().endswith("--resume"), err
+    stored = len(read_entries(out))
+    done = subprocess.run([*BANDITS, "study", str(path), "--out", str(out), "--resume", "--no-plot"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and f"{stored} skipped" in done.stderr, done.stderr

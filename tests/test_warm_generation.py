@@ -95,9 +95,10 @@ def test_master_written_for_clarabel_solves_the_cvxpy_model(fg):
     master.layout = None  # the cvxpy model, compiled by cvxpy, on the same working set and centre
     model = master.solve(reference)
     assert direct.z == pytest.approx(model.z, rel=1e-4)  # both at 1e-10 tolerances, AlmostSolved on some
-    # weak duality: the bounds lie below the master's optimum, and near it (multipliers close to optimal)
-    for bound in (bound_direct, master.minimiser_bound(c, centred)):
-        assert 0.9 * direct.z <= bound <= direct.z * (1 + 1e-4)
+    # weak duality: the bounds lie below the master's optimum, and near it (multipliers close to optimal); through
+    # CLARABEL's own form the minimiser's bound is within 1e-3 (strong duality at the optimal multipliers)
+    assert direct.z * (1 - 1e-3) <= bound_direct <= direct.z * (1 + 1e-4)
+    assert 0.9 * direct.z <= master.minimiser_bound(c, centred) <= direct.z * (1 + 1e-4)
 
 
 @pytest.mark.parametrize("fg", instances(), ids=repr)

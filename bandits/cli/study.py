@@ -37,12 +37,14 @@ def study_command(
 
         prestart(jobs)  # the workers import numpy/cvxpy while this process validates the study file
     from ..studies import load_study, plot_study, run_study, write_tables
+    from ..studies.execute import check_execution
     from ..studies.pool import available_cores
     from ..studies.store import check_out
 
     study = load_study(file, quick=quick, runs=runs)  # every check happens here, before any run
+    jobs = check_execution(jobs, backend, scheduler)
     out = out or f"results/{study.name}{'-quick' if quick else ''}"
-    check_out(out)  # a file named by --out: one error line, before the header below
+    out = str(check_out(out))  # a file named by --out: one error line, before the header below
     console = Console(stderr=True)
     if scheduler is None and isinstance(jobs, int) and jobs > available_cores():
         console.print(f"warning: --jobs {jobs} is more than the {available_cores()} cores available: running "

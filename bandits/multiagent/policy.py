@@ -27,6 +27,7 @@ from optdesign.errors import InvalidInputError
 from ..algorithm import Policy
 from ..stopping import Threshold
 from ..tracking import next_checkpoint
+from .best_response import glr_exceeds
 from .environment import FactoredBandit
 from .exploration import covering_set, exploration_level, forced_plays
 from .glrt import GLRState
@@ -211,7 +212,8 @@ class FactoredPolicy(Policy):
             beta = self.threshold(self._rounds, delta, self.stats.counts)
             state = self.state()
             start = time.perf_counter()
-            self._decided[delta] = state.conservative() > beta if self.mode == "conservative" else state.exceeds(beta)
+            self._decided[delta] = state.conservative() > beta if self.mode == "conservative" else \
+                glr_exceeds(state, beta)
             self.glrt_time += time.perf_counter() - start
         return self._decided[delta]
 

@@ -39,7 +39,7 @@ from .spec import RunSpec, Study
 from .store import ResultStore
 from .worker import entry_head, execute_run
 
-__all__ = ["StudyReport", "run_study"]
+__all__ = ["StudyReport", "check_execution", "run_study"]
 
 BACKENDS = ("joblib", "dask")
 #: what the scheduler does with a finished run's store entry (store it, count it)
@@ -103,10 +103,7 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
         Bad jobs/backend/scheduler, ``out`` being a file, ``out`` holding results without ``resume``, another
         study's results in ``out``, or ``out`` held by another writer.
     """
-    jobs = as_count(jobs, "jobs", minimum=1, floats=True)
-    check_choice(backend, "backend", BACKENDS)
-    if scheduler is not None and backend != "dask":
-        raise InvalidInputError("--scheduler needs --backend dask")
+    jobs = check_execution(jobs, backend, scheduler)
     if scheduler is None:  # local processes: no more than the cores (a remote cluster has its own)
         jobs = cap_jobs(jobs)
     start = time.perf_counter()
@@ -138,6 +135,35 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
                        time.perf_counter() - start, run_time[0])
 
 
+def check_execution(jobs: object, backend: object, scheduler: str | None) -> int:
+    """The job count of a study run, checked with its backend and scheduler before anything starts.
+
+    Parameters
+    ----------
+    jobs : int
+        Worker processes (>= 1; capped at the cores later, for local workers).
+    backend : str
+        One of BACKENDS.
+    scheduler : str or None
+        A Dask scheduler's address; only with the dask backend.
+
+    Returns
+    -------
+    int
+        ``jobs`` as an int.
+
+    Raises
+    ------
+    InvalidInputError
+        jobs below 1 or not an integer, an unknown backend, a scheduler without the dask backend.
+    """
+    count = as_count(jobs, "jobs", minimum=1, floats=True)
+    check_choice(backend, "backend", BACKENDS)
+    if scheduler is not None and backend != "dask":
+        raise InvalidInputError("--scheduler needs --backend dask")
+    return count
+
+
 def _joblib(todo: list[RunSpec], jobs: int, sink: Sink, blas: int) -> None:
     """This process plus ``jobs - 1`` joblib (loky) worker processes take runs from one queue; a worker's
     result is stored the moment it arrives (from the executor's result thread). The parent is warm (its
@@ -167,18 +193,14 @@ def _joblib(todo: list[RunSpec], jobs: int, sink: Sink, blas: int) -> None:
         if future.cancelled():
             return
         try:
-            entry = future.result()
-        except Exception as exc:  # the worker died under this run: record it, go on
-            entry = {**entry_head(specs[future]), "status": "failed", "seconds": 0.0,
-                     "error": f"{type(exc).__name__}: {exc}"}
-        try:
-            sink(entry)
-        except BaseException as exc:  # a storage error: re-raised in the parent below
+            sink(_finished_entry(future, specs[future]))
+        except BaseException as exc:  # the worker's Ctrl-C, or a storage error: re-raised in the parent below
             errors.append(exc)
         with finished:
             pending.discard(future)
             finished.notify_all()
-        feed()
+        if not errors:
+            feed()
 
     try:
         feed()
@@ -199,6 +221,17 @@ def _joblib(todo: list[RunSpec], jobs: int, sink: Sink, blas: int) -> None:
         for future in list(pending):
             future.cancel()
         raise
+
+
+def _finished_entry(future: Future[dict[str, Any]], spec: RunSpec) -> dict[str, Any]:
+    """The store entry of a finished worker run; a worker that died under it gives a failed entry (the study goes
+    on), a Ctrl-C that reached the worker too (a terminal signals the whole process group) is raised."""
+    try:
+        return future.result()
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:
+        return {**entry_head(spec), "status": "failed", "seconds": 0.0, "error": f"{type(exc).__name__}: {exc}"}
 
 
 def _dask(todo: list[RunSpec], jobs: int, scheduler: str | None, sink: Sink, blas: int) -> None:

@@ -71,11 +71,20 @@ def provenance() -> dict[str, Any]:
 
 
 def check_out(out: str | Path) -> Path:
-    """``out`` as a path, or :class:`InvalidInputError` if it names something that is not a directory
-    (the directory itself may not exist yet)."""
-    path = Path(out)
-    if path.exists() and not path.is_dir():
-        raise InvalidInputError(f"--out must be a directory, {out} is a file")
+    """``out`` as a path with ".." resolved by name, or :class:`InvalidInputError` if it or its nearest
+    existing ancestor is not a directory, or the name cannot be used (the directory itself may not exist yet)."""
+    if not str(out).strip() or "\x00" in str(out):
+        raise InvalidInputError(f"--out must name a directory, got {str(out)!r}")
+    path = Path(os.path.normpath(out))  # ".." taken by name: "a/../../b" makes b, not a stray a
+    try:
+        existing = next(p for p in (path, *path.absolute().parents) if p.exists())
+        is_dir = existing.is_dir()
+    except (OSError, ValueError) as exc:  # a name too long for the file system, a NUL byte
+        raise InvalidInputError(f"--out cannot be used as a directory name: {getattr(exc, 'strerror', None) or exc}") \
+            from None
+    if not is_dir:
+        raise InvalidInputError(f"--out must be a directory, {out} is a file" if existing == path else
+                                f"--out {out} cannot be made: {existing} is a file")
     return path
 
 

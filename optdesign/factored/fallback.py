@@ -22,13 +22,15 @@ Each result records ``extras["fallback"]``: ``"uniform"`` (value attained by the
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from ..deadline import remaining_budget, time_budget
+from ..deadline import remaining_budget, stop_requested, time_budget
 from ..errors import InstanceTooLargeError, TimeLimitReached
 from ..result import CharTimeResult, RegretBoundResult, relative_gap
 from ..solvers import setup_seconds
@@ -36,8 +38,8 @@ from ..vocabulary import CharTimeKind, RegretMethod, Status
 from .graph.checks import structure_key
 from .graph.factor_graph import FactorGraph
 
-__all__ = ["SHARE", "Bracket", "char_time_bracket", "char_time_result", "merge_char_time", "merge_regret", "mf_bracket",
-           "regret_bracket", "regret_result", "solve_fits"]
+__all__ = ["SHARE", "Bracket", "char_time_bracket", "char_time_result", "deferred", "merge_char_time", "merge_regret",
+           "mf_bracket", "regret_bracket", "regret_result", "solve_fits", "unsolved_reason"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,9 @@ SHARE = 0.25
 def solve_fits(fg: FactorGraph) -> bool:
     """Whether the smallest program over the clique tables (plan rows, their marginals, one row per single deviation)
     can start in the time left (:func:`optdesign.solvers.setup_seconds`; a ring of 1,000 agents with K = 10 needs
-    about 30 s); True outside any time budget. When it cannot, the fallback bracket gets the whole budget.
+    about 30 s) and its working set fits (:func:`.exact.working_set.working_set_fits`); True outside any time
+    budget (where a working set too large is refused by the solve). When it cannot, the fallback bracket gets the
+    whole budget.
 
     Parameters
     ----------
@@ -72,16 +76,64 @@ def solve_fits(fg: FactorGraph) -> bool:
     Returns
     -------
     bool
-        False when the budget is too short (or ran out while the elimination plan was built).
+        False when the budget is too short (or ran out while the elimination plan was built), or the working set would
+        not fit.
     """
     left = remaining_budget()
     if left is None:
         return True
+    from .exact.working_set import working_set_fits  # the exact package imports this module
+
+    if not working_set_fits(fg):  # constraint generation would refuse it: the bracket is the answer in time
+        return False
     try:
         size = fg.plan().n_rows + fg.abar + int(sum(fg.n_actions))
     except TimeLimitReached:
         return False
     return setup_seconds(size) < left
+
+
+def unsolved_reason(fg: FactorGraph) -> str:
+    """Why no solve bracketed the optimum: ``"interrupted"`` (a stop request), ``"working-set"`` (constraint
+    generation could not hold the single deviations, :func:`.exact.working_set.working_set_fits`) or ``"time"``.
+
+    Parameters
+    ----------
+    fg : FactorGraph
+        The instance.
+
+    Returns
+    -------
+    str
+        The value of the result's ``extras["stopped"]``.
+    """
+    from .exact.working_set import working_set_fits  # the exact package imports this module
+
+    if stop_requested():
+        return "interrupted"
+    return "time" if working_set_fits(fg) else "working-set"
+
+
+def deferred(compute: Callable[[], Bracket], now: bool) -> Callable[[], Bracket]:
+    """``compute`` cached: run at once when ``now`` (under a time limit, before the solve may use the budget up), else
+    at its first call (only when a solve ends short).
+
+    Parameters
+    ----------
+    compute : callable
+        Computes the fallback bracket.
+    now : bool
+        Whether to compute it before returning.
+
+    Returns
+    -------
+    callable
+        The bracket, computed at most once.
+    """
+    cached = functools.cache(compute)
+    if now:
+        cached()
+    return cached
 
 
 def _deviating(fg: FactorGraph, action: np.ndarray, star: np.ndarray) -> np.ndarray:

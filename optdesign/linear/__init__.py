@@ -24,6 +24,8 @@ pairs           the pricer of all n(n-1)/2 pairwise differences (never listed); 
 greedy          Soare et al.'s greedy incremental G/XY rules (Sherman–Morrison)
 rounding        continuous design -> integer pulls (efficient apportionment, Pukelsheim & Rieder 1992)
 bilinear        graphical bilinear bandits: edge arms vec(x x'^T) and the product design mu (x) mu (value d^2)
+classical/      the classical criteria: A-, I-, c/L-, E-, Ds- and Kiefer phi_p-optimal designs, linear
+                constraints A w <= b, ``criterion_value`` (its own table)
 ==============  ==================================================================================
 """
 
@@ -33,6 +35,21 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .bilinear import bilinear_design, edge_arms
+    from .classical import (
+        ClassicalDesignModel,
+        LinearConstraints,
+        a_optimal,
+        augment,
+        budget,
+        c_optimal,
+        caps,
+        criterion_value,
+        ds_optimal,
+        e_optimal,
+        group_totals,
+        i_optimal,
+        phi_optimal,
+    )
     from .criteria import g_value, minmax_lower_bound, minmax_value
     from .designs import d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
     from .directions import oracle_directions, pairwise_differences
@@ -46,6 +63,8 @@ if TYPE_CHECKING:
 # ``import optdesign.linear`` loads none of scipy's solvers
 _EXPORTS = {
     ".bilinear": ("bilinear_design", "edge_arms"),
+    ".classical": ("ClassicalDesignModel", "LinearConstraints", "a_optimal", "augment", "budget", "c_optimal", "caps",
+                   "criterion_value", "ds_optimal", "e_optimal", "group_totals", "i_optimal", "phi_optimal"),
     ".criteria": ("g_value", "minmax_lower_bound", "minmax_value"),
     ".designs": ("d_optimal", "g_optimal", "transductive", "xy_allocation", "xy_oracle"),
     ".directions": ("oracle_directions", "pairwise_differences"),
@@ -61,23 +80,36 @@ if not TYPE_CHECKING:  # type checkers see the imports above
 __all__ = [
     "DEFAULT_TOL",
     "METHODS",
+    "ClassicalDesignModel",
     "DOptimalModel",
+    "LinearConstraints",
     "MinMaxDesignModel",
     "OracleDesignModel",
+    "a_optimal",
+    "augment",
     "bilinear_design",
+    "budget",
+    "c_optimal",
+    "caps",
+    "criterion_value",
     "d_optimal",
+    "ds_optimal",
+    "e_optimal",
     "edge_arms",
     "g_optimal",
     "g_value",
     "greedy_allocation",
     "greedy_choice",
     "greedy_scores",
+    "group_totals",
+    "i_optimal",
     "max_pair_variance",
     "minmax_design",
     "minmax_lower_bound",
     "minmax_value",
     "oracle_directions",
     "pairwise_differences",
+    "phi_optimal",
     "round_design",
     "top_pairs",
     "transductive",

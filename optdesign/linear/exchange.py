@@ -16,11 +16,16 @@ each round solves max log det over S, so log det increases strictly whenever an 
 Certificate (Kiefer–Wolfowitz): max_k h_k >= d for every design, with equality exactly at the optimum, so
 the G-value of w is max_k h_k and max_k h_k / d - 1 bounds the relative gap of both the G- and D-criteria
 (the D-efficiency is at least d / max_k h_k). The returned design is the best one priced over all arms.
+
+The loop itself (:func:`active_set_loop`: restricted solve, pricing pass, the violators join) and the chunked
+pricing (:func:`column_squares`) know nothing of the D-criterion: every criterion with an equivalence theorem
+max_k h_k <= f at the optimum runs on them (:mod:`optdesign.linear.classical`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -44,17 +49,32 @@ def _chunks(n: int, d: int, chunk: int | None) -> Iterator[tuple[int, int]]:
         yield start, min(n, start + step)
 
 
+def column_squares(X: np.ndarray, transform: Callable[[np.ndarray], np.ndarray], *,
+                   chunk: int | None = None) -> np.ndarray:
+    """h_k = ||transform(x_k)||^2 for every row of X, in chunks of rows (one BLAS-3 call per chunk).
+
+    ``transform(B)`` maps a block of rows B (b x d) to an r x b array whose column j is the image of row j, e.g.
+    L^{-1} B^T (:func:`price`) or M B^T for a pricing matrix M. Returns an array of shape (K,).
+    """
+    n, d = X.shape
+    h = np.empty(n)
+    for a, b in _chunks(n, d, chunk):
+        Z = transform(X[a:b])
+        h[a:b] = np.einsum("ij,ij->j", Z, Z)
+    return h
+
+
 def price(X: np.ndarray, L: np.ndarray, *, chunk: int | None = None) -> np.ndarray:
     """Leverages h_k = ||L^{-1} x_k||^2 = x_k^T A^{-1} x_k of every row of X, for A = L L^T (chunked solves).
 
     Returns them as an array of shape (K,); ``chunk`` rows are whitened at once (CHUNK_ENTRIES / d by default).
     """
-    n, d = X.shape
-    h = np.empty(n)
-    for a, b in _chunks(n, d, chunk):
-        Z = whiten(L, X[a:b])
-        h[a:b] = np.einsum("ij,ij->j", Z, Z)
-    return h
+    return column_squares(X, lambda B: whiten(L, B), chunk=chunk)
+
+
+def price_map(X: np.ndarray, M: np.ndarray, *, chunk: int | None = None) -> np.ndarray:
+    """h_k = ||M x_k||^2 for every row of X (M of shape r x d), chunked as :func:`price`."""
+    return column_squares(X, lambda B: M @ B.T, chunk=chunk)
 
 
 def spanning_arms(X: ArrayLike, name: str = "X",
@@ -74,9 +94,9 @@ def spanning_arms(X: ArrayLike, name: str = "X",
     return check_scale(X, name)
 
 
-def _initial_support(X: np.ndarray, size: int, chunk: int | None) -> np.ndarray:
+def initial_support(X: np.ndarray, size: int, chunk: int | None = None) -> np.ndarray:
     """The ``size`` arms of largest leverage under the uniform design (the extreme arms of the data's
-    ellipsoid), grown until they span R^d."""
+    ellipsoid), grown until they span R^d; sorted indices."""
     n, d = X.shape
     L = cholesky_factor(X, np.full(n, 1.0 / n))  # chunked QR: neither a Gram matrix nor a copy of X
     if L is None:
@@ -90,6 +110,78 @@ def _initial_support(X: np.ndarray, size: int, chunk: int | None) -> np.ndarray:
         size *= 2
 
 
+#: the restricted solve of an active-set loop: (support, weights on it, inner tol, seconds) -> new weights on it
+InnerSolve = Callable[[np.ndarray, np.ndarray, float, float], np.ndarray]
+#: the pricing pass: (support, weights on it) -> (h over all arms, f), certified gap max_k h_k / f - 1; None if singular
+Pricing = Callable[[np.ndarray, np.ndarray], "tuple[np.ndarray, float] | None"]
+
+
+@dataclass(frozen=True)
+class ActiveSetRun:
+    """The best design an :func:`active_set_loop` priced: its support, weights there and certified ratio."""
+
+    #: indices of the support arms
+    support: np.ndarray
+    #: the weights on ``support`` (summing to 1)
+    weights: np.ndarray
+    #: max_k h_k / f at that design (>= 1; 1 + the certified gap)
+    ratio: float
+    #: the f of that pricing pass
+    f: float
+    #: pricing passes
+    rounds: int
+    #: whether ratio <= 1 + tol
+    converged: bool
+
+
+def active_set_loop(X: np.ndarray, inner: InnerSolve, pricing: Pricing, *, tol: float, deadline: Deadline,
+                    batch: int, chunk: int | None = None, max_rounds: int = 10_000, label: str = "exchange",
+                    support: np.ndarray | None = None) -> ActiveSetRun:
+    """Column generation for a design whose optimality condition is max_k h_k <= f (an equivalence theorem).
+
+    Each round: ``inner`` solves the design restricted to the support S to a relative gap well below the current
+    global one, arms whose weight fell to 0 leave S, one ``pricing`` pass computes h_k over all arms, and the
+    ``batch`` arms outside S with the largest h_k > f (1 + tol) join S. Stops when max_k h_k <= f (1 + tol), at
+    ``max_rounds`` or at the deadline, returning the best design priced (smallest max_k h_k / f). ``support``
+    is the starting S (default: :func:`initial_support` of max(2 batch, 4 d) arms), started uniform.
+    """
+    n, d = X.shape
+    S = initial_support(X, max(2 * batch, 4 * d), chunk) if support is None else np.sort(support)
+    w_S = np.full(S.size, 1.0 / S.size)
+    inner_tol = 0.05
+    best = ActiveSetRun(S, w_S, np.inf, np.nan, 0, False)
+    rounds = 0
+    while True:
+        w_S = inner(S, w_S, inner_tol, deadline.remaining())
+        keep = w_S > 0
+        S, w_S = S[keep], w_S[keep] / w_S[keep].sum()
+        priced = pricing(S, w_S)
+        if priced is None:  # numerically singular support weights: keep the best design priced so far
+            break
+        h, f = priced
+        rounds += 1
+        ratio = float(h.max()) / f
+        if ratio < best.ratio:
+            best = ActiveSetRun(S, w_S, ratio, f, rounds, ratio <= 1.0 + tol)
+        if ratio <= 1.0 + tol or rounds >= max_rounds or deadline.expired():
+            break
+        gap = ratio - 1.0
+        if listening():
+            report(f"{label}: pricing pass {rounds}, {S.size} support arms, certified gap {gap:.1e}")
+        # the inner solve must finish below tol at the end, and need not be much sharper than the global gap
+        inner_tol = max(0.5 * tol, min(0.05, 0.1 * gap))
+        h[S] = -np.inf
+        m = min(batch, n - S.size)
+        new = np.argpartition(-h, m - 1)[:m] if m > 0 else np.zeros(0, dtype=int)
+        new = new[h[new] > f * (1.0 + tol)]
+        if new.size == 0:  # only support arms violate (or all arms are in S): tighten the inner solve
+            inner_tol = 0.5 * tol
+            continue
+        S = np.concatenate([S, new])
+        w_S = np.concatenate([w_S, np.zeros(new.size)])
+    return ActiveSetRun(best.support, best.weights, best.ratio, best.f, rounds, best.converged)
+
+
 def d_optimal_exchange(
     X: np.ndarray,
     *,
@@ -101,10 +193,10 @@ def d_optimal_exchange(
 ) -> FastPathResult:
     """D/G-optimal design max_w log det A(w) by active-set Frank–Wolfe with full pricing (see module doc).
 
-    Each round: Frank–Wolfe on the support to a relative gap well below the current global gap, one pricing
-    pass h_k = x_k^T A^{-1} x_k over all arms, then the ``batch`` arms (default 2d, at least 32) with the largest
-    h_k > d (1 + tol) join the support. Stops when max_k h_k <= d (1 + tol) or at ``time_limit`` seconds.
-    ``iterations`` counts pricing passes (outer rounds).
+    Each round (:func:`active_set_loop`): Frank–Wolfe on the support to a relative gap well below the current
+    global gap, one pricing pass h_k = x_k^T A^{-1} x_k over all arms, then the ``batch`` arms (default 2d, at
+    least 32) with the largest h_k > d (1 + tol) join the support. Stops when max_k h_k <= d (1 + tol) or at
+    ``time_limit`` seconds. ``iterations`` counts pricing passes (outer rounds).
 
     Parameters
     ----------
@@ -134,45 +226,17 @@ def d_optimal_exchange(
         The rows of X do not span R^d (A(w) of the uniform design is numerically singular).
     """
     n, d = X.shape
-    deadline = Deadline(time_limit)
-    batch = max(32, 2 * d) if batch is None else max(1, int(batch))
-    S = _initial_support(X, max(2 * batch, 4 * d), chunk)
-    w_S = np.full(S.size, 1.0 / S.size)
-    target = d * (1.0 + tol)
-    inner_tol = 0.05
-    best_w, best_S, best_g = w_S, S, np.inf
-    rounds = 0
-    while True:
-        inner = d_optimal_fw(X[S], tol=inner_tol, time_limit=deadline.remaining(), w0=w_S)
-        keep = inner.weights > 0
-        S, w_S = S[keep], inner.weights[keep] / inner.weights[keep].sum()
+
+    def inner(S: np.ndarray, w_S: np.ndarray, inner_tol: float, seconds: float) -> np.ndarray:
+        return d_optimal_fw(X[S], tol=inner_tol, time_limit=seconds, w0=w_S).weights
+
+    def pricing(S: np.ndarray, w_S: np.ndarray) -> tuple[np.ndarray, float] | None:
         L = cholesky_factor(X[S], w_S)
-        if L is None:  # numerically singular support weights: keep the best design priced so far
-            break
-        h = price(X, L, chunk=chunk)
-        rounds += 1
-        g = float(h.max())
-        if g < best_g:
-            best_w, best_S, best_g = w_S, S, g
-        if g <= target or rounds >= max_rounds or deadline.expired():
-            break
-        gap = g / d - 1.0
-        if listening():
-            report(f"exchange: pricing pass {rounds}, {S.size} support arms, certified gap {gap:.1e}")
-        # the inner solve must finish below tol at the end, and need not be much sharper than the global gap
-        inner_tol = max(0.5 * tol, min(0.05, 0.1 * gap))
-        h[S] = -np.inf
-        m = min(batch, n - S.size)
-        if m <= 0:  # every arm is in the support already: only the inner solve can improve
-            inner_tol = 0.5 * tol
-            continue
-        new = np.argpartition(-h, m - 1)[:m]
-        new = new[h[new] > target]
-        if new.size == 0:  # only support arms violate: tighten the inner solve
-            inner_tol = 0.5 * tol
-            continue
-        S = np.concatenate([S, new])
-        w_S = np.concatenate([w_S, np.zeros(new.size)])
+        return None if L is None else (price(X, L, chunk=chunk), float(d))
+
+    run = active_set_loop(X, inner, pricing, tol=tol, deadline=Deadline(time_limit),
+                          batch=max(32, 2 * d) if batch is None else max(1, int(batch)), chunk=chunk,
+                          max_rounds=max_rounds)
     w = np.zeros(n)
-    w[best_S] = best_w
-    return FastPathResult(w, best_g, float(d), rounds, best_g <= target)
+    w[run.support] = run.weights
+    return FastPathResult(w, run.ratio * d, float(d), run.rounds, run.converged)

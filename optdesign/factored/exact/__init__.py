@@ -5,6 +5,8 @@ characteristic_time    :func:`characteristic_time`: T* over clique marginals; N 
 generated              T* at any number of joint actions, on the constraint-generation engine
 constraint_generation  one row per joint action without listing them: working set, exact separation, certified
                        bracket (the engine of exact T* and of the regret bound)
+working_set            the joint actions generation starts from, and how many it may hold (refused before
+                       allocating)
 cutting_plane_master   the master program of that engine (Kelley cuts over the working set)
 clarabel_master        that master written directly in CLARABEL's conic form (no cvxpy compilation per solve)
 separation             max over ALL joint actions of H_w(a) / Delta(a)^2 by Pareto variable elimination

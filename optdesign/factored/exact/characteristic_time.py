@@ -14,6 +14,7 @@ The mean-field program, reduced by symmetry and certified, is in :mod:`optdesign
 
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from collections.abc import Callable
@@ -24,12 +25,20 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._lazy import cp
-from ...deadline import budget_expired, stop_reason, stop_requested, time_budget
+from ...deadline import budget_expired, stop_reason, time_budget
 from ...errors import InvalidInputError, TimeLimitReached
 from ...result import CharTimeResult, relative_gap
 from ...validation import as_count, as_tolerance, check_enumerable
 from ...vocabulary import EXACT_FORMULATIONS, EXACT_METHODS, ExactFormulation, ExactMethod, check_option
-from ..fallback import SHARE, char_time_bracket, char_time_result, merge_char_time, solve_fits
+from ..fallback import (
+    SHARE,
+    char_time_bracket,
+    char_time_result,
+    deferred,
+    merge_char_time,
+    solve_fits,
+    unsolved_reason,
+)
 from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
 from ..inference.marginals import consistent_clique_weights, marginal_maps
@@ -160,15 +169,16 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
     start = time.perf_counter()
     with time_budget(limit):
         fits = solve_fits(fg)
-        bracket = char_time_bracket(fg, SHARE if fits else 1.0)  # the answer if no solve brackets T* in time
+        # the answer if no solve brackets T* in time: computed first under a time limit, else only when needed
+        bracket = deferred(functools.partial(char_time_bracket, fg, SHARE if fits else 1.0), limit is not None)
         try:  # no solve when no program over the clique tables can start in the time left
             res = _solve(fg, method, formulation, solver, max_joint_actions, tol, limit, warm) if fits else None
         except TimeLimitReached:
             res = None
         if res is None:
-            return char_time_result(fg, bracket, status=stop_reason(), start=start,
-                                    extras={"stopped": "interrupted" if stop_requested() else "time"})
-    return merge_char_time(fg, res, bracket)
+            return char_time_result(fg, bracket(), status=stop_reason(), start=start,
+                                    extras={"stopped": unsolved_reason(fg)})
+    return merge_char_time(fg, res, bracket()) if res.status in ("not_converged", "interrupted") else res
 
 
 def _solve(fg: FactorGraph, method: str, formulation: str, solver: str | None, max_joint_actions: int, tol: float,

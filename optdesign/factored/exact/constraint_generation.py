@@ -27,9 +27,7 @@ through it.
 
 from __future__ import annotations
 
-import itertools
 import time
-import weakref
 from dataclasses import dataclass
 from typing import cast
 
@@ -39,7 +37,6 @@ from numpy.typing import ArrayLike
 from ...deadline import (
     as_time_limit,
     budget_expired,
-    check_budget,
     overtime,
     remaining_budget,
     stop_reason,
@@ -53,10 +50,10 @@ from ...solvers import SolveInfo
 from ...validation import as_count, as_tolerance
 from ...vocabulary import Status
 from ..graph.factor_graph import FactorGraph
-from ..inference.max_sum import batched_max_sum
 from .cutting_plane_master import CuttingPlaneMaster, Iterate
 from .rescaling import Reference
 from .separation import Separation
+from .working_set import best_through_entries, initial_working_set, working_set_capacity
 
 __all__ = ["DEFAULT_TOL", "MAX_ITERATIONS", "TIME_LIMIT", "GenerationRun", "best_through_entries", "generate",
            "initial_working_set", "warm_generate"]
@@ -69,91 +66,8 @@ MAX_STALLS = 3
 # under a time budget, the share of the time left a master solve may use (the rest brackets its point), and the
 # share the initial working set may use
 MASTER_SHARE, INITIAL_SHARE = 0.8, 0.3
-# the budget is checked every this many joint actions listed in gap order
-CHECK_EVERY = 16
-# best_through_entries per instance
-_BEST_THROUGH: weakref.WeakKeyDictionary[FactorGraph, np.ndarray] = weakref.WeakKeyDictionary()
 # the lower bound is only as good as the master's multipliers: CLARABEL at 1e-10 instead of its default 1e-8
 MASTER_SOLVER_OPTIONS = {"CLARABEL": {"tol_feas": 1e-10, "tol_gap_rel": 1e-10, "tol_gap_abs": 1e-10}}
-
-
-def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.ndarray:
-    """Joint actions to start from: the single deviations from a*, the ``n_best`` (default 20 N) smallest gaps, and
-    for every factor e and group action b the best joint action with a_e = b (one max-sum each).
-
-    Under a time budget (:func:`optdesign.deadline.time_budget`) the joint actions found before it runs out are
-    returned (the single deviations at least).
-
-    Parameters
-    ----------
-    fg : FactorGraph
-        The instance; a* must be unique.
-    n_best : int, optional
-        How many joint actions after a* in gap order to include; 20 N by default.
-
-    Returns
-    -------
-    numpy.ndarray, shape (M, N)
-        Distinct joint actions other than a*, in lexicographic order.
-    """
-    best = fg.best_action()
-    n_best = 20 * fg.n_agents if n_best is None else n_best
-    rows = []
-    for i, k in enumerate(fg.n_actions):
-        for b in range(k):
-            if b != best[i]:
-                a = best.copy()
-                a[i] = b
-                rows.append(a)
-    try:
-        for n, (_, a) in enumerate(itertools.islice(fg.iter_best(), min(n_best + 1, fg.n_joint_actions))):
-            if n % CHECK_EVERY == 0:
-                check_budget("the initial working set")
-            rows.append(a)
-        rows.extend(best_through_entries(fg))
-    except TimeLimitReached:
-        pass
-    A = np.unique(np.asarray(rows, dtype=np.int64).reshape(-1, fg.n_agents), axis=0)
-    return A[np.any(A != best, axis=1)]
-
-
-def best_through_entries(fg: FactorGraph) -> np.ndarray:
-    """For every factor e and group action b, the best joint action a with a_e = b (batched max-sum per factor).
-
-    Computed once per instance (kept while ``fg`` lives): exact T* and the regret bound both start from it.
-
-    Parameters
-    ----------
-    fg : FactorGraph
-        The instance.
-
-    Returns
-    -------
-    numpy.ndarray of int64, shape (fg.abar, N)
-        Row i is the best joint action through the flat factor-table entry i (laid out like ``fg.means``); its
-        gap is the smallest gap of the joint actions through that entry.
-
-    Raises
-    ------
-    TimeLimitReached
-        The enclosing :func:`optdesign.deadline.time_budget` ran out (checked between factors).
-    """
-    known = _BEST_THROUGH.get(fg)
-    if known is not None:
-        return np.array(known)
-    plan = fg.plan()
-    means = fg.means
-    never = -2.0 * (np.abs(means).sum() + 1.0)  # below any joint action's value: excludes a group action
-    rows = np.zeros((fg.abar, fg.n_agents), dtype=np.int64)
-    for e in range(fg.n_factors):  # one batched max-sum per factor, a column per entry b of its table
-        check_budget("the best joint actions through each group action")
-        lo, hi = plan.factor_offsets[e], plan.factor_offsets[e + 1]
-        forced = np.repeat(means[:, None], hi - lo, axis=1)
-        forced[lo:hi] = never
-        forced[np.arange(lo, hi), np.arange(hi - lo)] = means[lo:hi]
-        rows[lo:hi] = batched_max_sum(plan, forced)[1]
-    _BEST_THROUGH[fg] = rows
-    return np.array(rows)
 
 
 def check_initial(fg: FactorGraph, initial: ArrayLike) -> np.ndarray:
@@ -185,7 +99,8 @@ class GenerationRun:
     separation_time: float
     #: The last master solve's solver, status and time.
     info: SolveInfo
-    #: Why the loop ended: "certified", "iterations", "time", "interrupted", "stalled" or "separation".
+    #: Why the loop ended: "certified", "iterations", "time", "interrupted", "stalled", "separation" or
+    #: "working-set" (W holds :func:`.working_set.working_set_capacity` joint actions).
     stopped: str
 
     @property
@@ -226,8 +141,8 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
     iteration is cut, :class:`~optdesign.errors.TimeLimitReached` tells the caller that no bracket exists yet.
 
     Every iteration adds up to ``add_per_iteration`` of the most violated joint actions to W; after MAX_STALLS
-    re-solves that add none, or when exact separation runs out of its state budget, the run stops with the bracket
-    reached.
+    re-solves that add none, when exact separation runs out of its state budget, or when W is full
+    (:func:`.working_set.working_set_capacity`), the run stops with the bracket reached.
 
     Parameters
     ----------
@@ -279,7 +194,11 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
                 run.stopped = "iterations" if run.iteration == max_iterations else _time_reason()
                 run.status = stop_reason()
                 break
-            if master.add(sep.actions) == 0:  # W is complete at this point: re-solve centred on it (precision)
+            room = working_set_capacity(master.fg) - master.actions.shape[0]
+            if room <= 0:  # W is full (dense rows of N agents): the bracket reached is the answer
+                run.stopped = "working-set"
+                break
+            if master.add(sep.actions[:room]) == 0:  # W is complete at this point: re-solve centred on it
                 run.stalls += 1
                 if run.stalls >= MAX_STALLS:
                     run.stopped = "stalled"
@@ -381,8 +300,9 @@ def warm_generate(master: CuttingPlaneMaster, initial: ArrayLike | None, *, tol:
             master.add(initial_working_set(fg, n_best=n_best))
         if initial is not None:
             master.add(check_initial(fg, initial))
+        k = 5 * fg.n_agents if add_per_iteration is None else add_per_iteration
         return generate(master, tol=tol, max_iterations=max_iterations, time_limit=time_limit,
-                        add_per_iteration=5 * fg.n_agents if add_per_iteration is None else add_per_iteration)
+                        add_per_iteration=max(1, min(k, working_set_capacity(fg) // 4)))
 
 
 def run_extras(run: GenerationRun, master: CuttingPlaneMaster) -> dict:

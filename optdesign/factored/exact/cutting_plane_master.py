@@ -11,6 +11,7 @@ weak-duality lower bounds; :func:`optdesign.factored.exact.constraint_generation
 from __future__ import annotations
 
 import functools
+import hashlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 
@@ -25,6 +26,7 @@ from ..inference.elimination import EliminationPlan
 from ..inference.marginals import marginal_maps
 from .rescaling import Reference, ScaledAllocation
 from .separation import MAX_STATES, Separation, most_violated
+from .working_set import check_working_set
 
 __all__ = ["CuttingPlaneMaster", "Iterate"]
 
@@ -85,6 +87,7 @@ class CuttingPlaneMaster(ABC):
     top_shrink: int = 10
 
     def __init__(self, fg: FactorGraph, solver: str | None):
+        check_working_set(fg)  # W holds dense rows of N agents: refused before the plan is built
         self.fg, self.solver = fg, solver
         self.plan = fg.plan()
         self.F, self.C, self.R = shared_marginal_maps(self.plan)
@@ -95,6 +98,7 @@ class CuttingPlaneMaster(ABC):
         self.gap_terms = fg.means[self.star][factor_of] - fg.means  # Delta(a) = sum_e gap_terms[a_e]
         self.factor_of = factor_of
         self.actions = np.zeros((0, fg.n_agents), dtype=np.int64)
+        self.known: set[bytes] = set()  # digests of the rows of actions
         self.rows = sp.csr_matrix((0, self.n_columns))
 
     @property
@@ -236,12 +240,14 @@ class CuttingPlaneMaster(ABC):
             The number of joint actions added (0: W is complete for them).
         """
         actions = np.asarray(actions, dtype=np.int64).reshape(-1, self.fg.n_agents)
-        if self.actions.shape[0]:
-            known = {a.tobytes() for a in self.actions}
-            actions = np.asarray([a for a in actions if a.tobytes() not in known], dtype=np.int64)
-        if actions.size == 0:
+        first: dict[bytes, int] = {}  # a 16-byte digest per distinct joint action, not a copy of its row
+        for j, a in enumerate(actions):
+            first.setdefault(hashlib.blake2b(a.tobytes(), digest_size=16).digest(), j)
+        fresh = {h: j for h, j in first.items() if h not in self.known}
+        if not fresh:
             return 0
-        actions = np.unique(actions, axis=0)
+        self.known.update(fresh)
+        actions = np.unique(actions[list(fresh.values())], axis=0)
         self.actions = np.vstack([self.actions, actions])
         self.rows = sp.vstack([self.rows, self.scaled_rows(actions)]).tocsr()
         return int(actions.shape[0])

@@ -31,6 +31,9 @@ from .pareto import TANGENTS, _Bounds, _Elimination
 
 __all__ = ["MAX_STATES", "Separation", "most_violated"]
 
+# single deviations from a* that seed the pruning threshold, at most this many numbers in all (100 MB)
+SEED_ENTRIES = 12_500_000
+
 # per elimination pass: stored frontier points, and partial pairs formed by one merge, are refused beyond this
 MAX_STATES = 20_000_000
 # max-sum linearisation rounds used to raise the initial threshold
@@ -208,6 +211,11 @@ def _positions(plan: EliminationPlan, actions: np.ndarray) -> np.ndarray:
 
 
 def _single_deviations(plan: EliminationPlan, star: np.ndarray) -> np.ndarray:
+    """The joint actions one agent away from a*, as rows; none when they would hold more than SEED_ENTRIES numbers
+    (they only seed the pruning threshold, so the answer does not depend on them: a ring of 20,000 agents would list
+    20,000 x 20,000 of them)."""
+    if float(sum(K - 1 for K in plan.n_actions)) * plan.n_agents > SEED_ENTRIES:
+        return np.zeros((0, plan.n_agents), dtype=np.int64)
     rows = [np.zeros((0, plan.n_agents), dtype=np.int64)]
     for i, K in enumerate(plan.n_actions):
         block = np.tile(star, (K, 1))

@@ -9,7 +9,7 @@ are the package's own helpers (the constructors and generators of FactorGraph ca
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -123,8 +123,7 @@ def check_factors(n_actions: Sequence[int],
                   factors: object) -> tuple[tuple[tuple[int, ...], ...], tuple[np.ndarray, ...]]:
     """The (scope, means) pairs as checked scopes and finite real tables of their shapes, covering every agent."""
     n = len(n_actions)
-    scopes, tables = [], []
-    covered = np.zeros(n, dtype=bool)
+    scopes, raw = [], []
     items = nonempty_sequence(factors, "factors must be a sequence of (scope, means) pairs")
     for e, item in enumerate(items):
         try:
@@ -132,28 +131,54 @@ def check_factors(n_actions: Sequence[int],
             scope = tuple(scope)
         except (TypeError, ValueError):
             raise InvalidInputError(f"factor {e} must be a (scope tuple, means table) pair") from None
-        scope = check_scope(scope, e, n)
-        try:
-            arr = np.array(real_array(table))
-        except (TypeError, ValueError):
-            raise InvalidInputError(f"factor {e}: means must be a numeric (real) table") from None
-        expected = tuple(n_actions[i] for i in scope)
-        if arr.shape != expected:
-            raise InvalidInputError(
-                f"factor {e}: means table has shape {arr.shape}, expected {expected} for scope {scope}"
-            )
-        if not np.all(np.isfinite(arr)):
-            raise InvalidInputError(f"factor {e}: means contain NaN or infinite entries")
-        largest = float(np.max(np.abs(arr))) if arr.size else 0.0
-        if largest > MAX_ABS_MEAN:
-            raise InvalidInputError(f"factor {e}: means must lie in [-{MAX_ABS_MEAN:g}, {MAX_ABS_MEAN:g}] (lower "
-                                    f"bounds scale as 1 / Delta^2 and would underflow), got |mean| {largest:.3g}")
-        covered[list(scope)] = True
-        scopes.append(scope)
-        tables.append(arr)
+        scopes.append(check_scope(scope, e, n))
+        raw.append(table)
+    covered = np.zeros(n, dtype=bool)
+    covered[[i for scope in scopes for i in scope]] = True
     if not covered.all():
         raise InvalidInputError(f"agents {np.flatnonzero(~covered).tolist()} appear in no factor")
-    return tuple(scopes), tuple(tables)
+    shapes = [tuple(n_actions[i] for i in scope) for scope in scopes]
+    by_shape: dict[tuple[int, ...], list[int]] = {}
+    for e, shape in enumerate(shapes):
+        by_shape.setdefault(shape, []).append(e)
+    tables: list[np.ndarray | None] = [None] * len(scopes)
+    for shape, members in by_shape.items():  # one conversion and one check per table shape (10^5 factors: 1 s)
+        for e, table in zip(members, _tables_of_shape(shape, [raw[e] for e in members]), strict=True):
+            tables[e] = table
+    if any(t is None for t in tables):  # a group that failed its batch check: find and name the first bad factor
+        for e, (scope, table) in enumerate(zip(scopes, raw, strict=True)):
+            tables[e] = _checked_table(e, scope, table, shapes[e])
+    return tuple(scopes), tuple(cast(np.ndarray, t) for t in tables)
+
+
+def _tables_of_shape(shape: tuple[int, ...], raw: list[Any]) -> list[np.ndarray | None]:
+    """The tables expected to have ``shape``, converted and checked at once; Nones if any one fails (the caller
+    then checks them one by one for the message)."""
+    try:
+        block = np.array(real_array(raw))
+    except (TypeError, ValueError):
+        return [None] * len(raw)
+    if block.shape != (len(raw), *shape) or not np.all(np.isfinite(block)) or \
+            (block.size and float(np.max(np.abs(block))) > MAX_ABS_MEAN):
+        return [None] * len(raw)
+    return list(block)
+
+
+def _checked_table(e: int, scope: tuple[int, ...], table: Any, expected: tuple[int, ...]) -> np.ndarray:
+    """Factor e's means as a finite real array of shape ``expected``, or InvalidInputError saying what is wrong."""
+    try:
+        arr = np.array(real_array(table))
+    except (TypeError, ValueError):
+        raise InvalidInputError(f"factor {e}: means must be a numeric (real) table") from None
+    if arr.shape != expected:
+        raise InvalidInputError(f"factor {e}: means table has shape {arr.shape}, expected {expected} for scope {scope}")
+    if not np.all(np.isfinite(arr)):
+        raise InvalidInputError(f"factor {e}: means contain NaN or infinite entries")
+    largest = float(np.max(np.abs(arr))) if arr.size else 0.0
+    if largest > MAX_ABS_MEAN:
+        raise InvalidInputError(f"factor {e}: means must lie in [-{MAX_ABS_MEAN:g}, {MAX_ABS_MEAN:g}] (lower "
+                                f"bounds scale as 1 / Delta^2 and would underflow), got |mean| {largest:.3g}")
+    return arr
 
 
 def table_bound(K: object) -> float:

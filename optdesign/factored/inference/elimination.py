@@ -42,6 +42,8 @@ ORDER_HEURISTICS = ("min-fill", "min-degree")
 SHARED_PLANS = 64
 # the enclosing time budget (optdesign.deadline) is checked every this many steps while the index arrays are built
 CHECK_EVERY = 64
+# one step before its index arrays: (eliminated agent, scope of its message, (scope, flat offset) of every input)
+StepSpec = tuple[int, tuple[int, ...], list[tuple[tuple[int, ...], int]]]
 # min-fill gives narrower orders but networkx's implementation grows quadratically; beyond this
 # many agents "auto" switches to min-degree (measured: min-fill 6.2 s, min-degree 2.4 s on a
 # line of 10,000 agents).
@@ -126,33 +128,7 @@ class EliminationPlan:
         self._by_shape: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] | None = None
         self.order = self._resolve_order(order)
 
-        functions: list[tuple[int, ...]] = list(self.scopes)  # scope of every function so far
-        offsets = list(self.factor_offsets[:-1])
-        holders: list[set[int]] = [set() for _ in range(n)]  # live functions per agent
-        for f, s in enumerate(self.scopes):
-            for i in s:
-                holders[i].add(f)
-        next_offset = int(self.factor_offsets[-1])
-        # a symbolic pass first: scopes, inputs and offsets of every step, and the size of the index arrays, so
-        # that an order too wide is refused before anything is allocated
-        specs: list[tuple[int, tuple[int, ...], list[tuple[tuple[int, ...], int]]]] = []
-        message_offsets: list[int] = []
-        entries = 0
-        for var in self.order:
-            inputs = sorted(holders[var])
-            scope = tuple(sorted({j for f in inputs for j in functions[f]} - {var}))
-            entries += math.prod(self.n_actions[j] for j in (*scope, var)) * max(len(inputs), 1)
-            specs.append((var, scope, [(functions[f], offsets[f]) for f in inputs]))
-            for f in inputs:
-                for j in functions[f]:
-                    holders[j].discard(f)
-            new = len(functions)
-            functions.append(scope)
-            offsets.append(next_offset)
-            message_offsets.append(next_offset)
-            for j in scope:
-                holders[j].add(new)
-            next_offset += math.prod(self.n_actions[j] for j in scope)
+        specs, message_offsets, entries, next_offset = self._symbolic_pass()
         if entries > MAX_PLAN_ENTRIES:
             widest = max(len(scope) for _, scope, _ in specs) + 1
             raise InstanceTooLargeError(
@@ -174,6 +150,40 @@ class EliminationPlan:
         self.roots = tuple(n for n, s in enumerate(steps) if not s.scope)
         self.width = max((len(s.scope) for s in steps), default=0)
         self.n_rows = int(sum(s.n_rows for s in steps))
+
+    def _symbolic_pass(self) -> tuple[list[StepSpec], list[int], int, int]:
+        """Scopes, inputs and offsets of every step along ``self.order``, the message offsets, the number of index
+        entries and the flat size: what the plan needs, computed before anything is allocated (so that an order
+        too wide is refused first)."""
+        n = self.n_agents
+        functions: list[tuple[int, ...]] = list(self.scopes)  # scope of every function so far
+        offsets = list(self.factor_offsets[:-1])
+        holders: list[set[int]] = [set() for _ in range(n)]  # live functions per agent
+        for f, s in enumerate(self.scopes):
+            for i in s:
+                holders[i].add(f)
+        next_offset = int(self.factor_offsets[-1])
+        specs: list[StepSpec] = []
+        message_offsets: list[int] = []
+        entries = 0
+        for n_done, var in enumerate(self.order):
+            if n_done % (16 * CHECK_EVERY) == 0:
+                check_budget("the construction of an elimination plan")
+            inputs = sorted(holders[var])
+            scope = tuple(sorted({j for f in inputs for j in functions[f]} - {var}))
+            entries += math.prod(self.n_actions[j] for j in (*scope, var)) * max(len(inputs), 1)
+            specs.append((var, scope, [(functions[f], offsets[f]) for f in inputs]))
+            for f in inputs:
+                for j in functions[f]:
+                    holders[j].discard(f)
+            new = len(functions)
+            functions.append(scope)
+            offsets.append(next_offset)
+            message_offsets.append(next_offset)
+            for j in scope:
+                holders[j].add(new)
+            next_offset += math.prod(self.n_actions[j] for j in scope)
+        return specs, message_offsets, entries, next_offset
 
     # ----------------------------------------------------------------------------------------
     @property

@@ -13,7 +13,12 @@ from collections.abc import Sequence
 import networkx as nx
 from networkx.algorithms.approximation import treewidth_min_fill_in
 
+from ...deadline import check_budget
+
 __all__ = ["interaction_graph", "min_degree_order", "order_from_heuristic"]
+
+# the enclosing time budget (optdesign.deadline) is checked every this many eliminations
+CHECK_EVERY = 1024
 
 
 def interaction_graph(n_agents: int, scopes: Sequence[Sequence[int]]) -> nx.Graph:
@@ -70,7 +75,7 @@ def _adjacency(n_agents: int, scopes: Sequence[Sequence[int]]) -> dict[int, set[
 
 
 def _min_degree(adjacency: dict[int, set[int]]) -> tuple[int, ...]:
-    """:func:`min_degree_order` on neighbour sets (consumed)."""
+    """:func:`min_degree_order` on neighbour sets (consumed); TimeLimitReached once the time budget runs out."""
     heap = [(len(nbrs), v) for v, nbrs in adjacency.items()]
     heapq.heapify(heap)
     order: list[int] = []
@@ -79,6 +84,8 @@ def _min_degree(adjacency: dict[int, set[int]]) -> tuple[int, ...]:
         nbrs = adjacency.get(v)
         if nbrs is None or degree != len(nbrs):  # eliminated already, or a stale entry
             continue
+        if len(order) % CHECK_EVERY == 0:
+            check_budget("the elimination order")
         order.append(v)
         del adjacency[v]
         for u in nbrs:

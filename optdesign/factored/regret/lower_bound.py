@@ -1,20 +1,20 @@
 """Graves–Lai regret lower bound for multi-agent semi-bandits (MF-TaS paper App. F; Cuvelier et al. 2021).
 
-With unit-variance Gaussian feedback on every factor, every uniformly good algorithm has
-liminf R(T) / log T >= c_theta, where (w = expected counts / log T, unnormalised)
+With unit-variance Gaussian feedback on every factor, every uniformly good algorithm has liminf R(T) / log T >=
+c_theta, where (w = expected counts / log T, unnormalised)
 
     c_theta = min_{w in R^A_{>=0}}  sum_a w_a Delta(a)
               s.t. sum_{e: a_e != a*_e} 1 / wbar_{e,a_e} <= Delta(a)^2 / 2   for every a != a*,
 
-with wbar_{e,b} = sum_{a: a_e = b} w_a. The terms 1/wbar_{e,a*_e} of the pure-exploration
-program are absent: w_{a*} costs nothing, so it is sent to infinity. The objective depends on w
-only through its factor marginals, sum_a w_a Delta(a) = sum_{e,b} wbar_{e,b} (theta_e(a*_e) -
-theta_e(b)), so w is replaced by the exact *cone* of factor marginals: junction-tree clique
-counts mu >= 0 consistent on separators (:func:`optdesign.factored.inference.marginals.marginal_maps`) with one
-common total mass over the connected components, but no normalisation. Its size is O(N K^{w+1}).
-The objective is written r @ mu with the max-sum regrets r >= 0 of the cliques
-(Delta(a) = sum_l r_l(clique row of a), :mod:`optdesign.factored.inference.max_sum`): equal on the cone, and free
-of the cancellation between signed local gaps that costs percents when Delta_min << abs(theta_e).
+with wbar_{e,b} = sum_{a: a_e = b} w_a. The terms 1/wbar_{e,a*_e} of the pure-exploration program are absent:
+w_{a*} costs nothing, so it is sent to infinity. The objective depends on w only through its factor marginals,
+sum_a w_a Delta(a) = sum_{e,b} wbar_{e,b} (theta_e(a*_e) - theta_e(b)), so w is replaced by the exact *cone* of
+factor marginals: junction-tree clique counts mu >= 0 consistent on separators
+(:func:`optdesign.factored.inference.marginals.marginal_maps`) with one common total mass over the connected
+components, but no normalisation. Its size is O(N K^{w+1}).
+The objective is written r @ mu with the max-sum regrets r >= 0 of the cliques (Delta(a) = sum_l r_l(clique row
+of a), :mod:`optdesign.factored.inference.max_sum`): equal on the cone, and free of the cancellation between signed
+local gaps that costs percents when Delta_min << abs(theta_e).
 
 * ``method="exact"``: one constraint row per joint action a != a*, enumerated up to ``max_joint_actions``
   (default 20,000) joint actions and by constraint generation beyond (``RegretMaster`` of
@@ -26,18 +26,18 @@ of the cancellation between signed local gaps that costs percents when Delta_min
   the max is one Dinkelbach max-ratio).
 * ``method="mf"``: an UPPER bound on c_theta for large instances, see :func:`regret_lower_bound`.
 
-Numerics: the program is solved for theta / Delta_max (every gap <= 1, Delta_max the largest gap;
-c scales as 1/theta and the counts as 1/theta^2, so value and allocation are scaled back), in passes
-(:func:`optdesign.factored.exact.rescaling.solve_in_passes`, as exact T*): each pass is centred on the
-allocation of the previous one (pass 1 on a feasible mixture of joint actions, ``Cone.mixture``), so that clique counts,
-the cone entries of s_{e,b} >= 1/wbar_{e,b} (:class:`~optdesign.factored.exact.rescaling.ScaledAllocation`) and
-the cost are all O(1). The zero-cost ray w_{a*} -> infinity is cut by a valid linear row. The
-reported value is the objective at the pass's allocation, scaled up if needed to satisfy every
-constraint exactly; the pass with the smallest value is kept.
+Numerics: the program is solved for theta / Delta_max (every gap <= 1, Delta_max the largest gap; c scales as 1/theta
+and the counts as 1/theta^2, so value and allocation are scaled back), in passes
+(:func:`optdesign.factored.exact.rescaling.solve_in_passes`, as exact T*): each pass is centred on the allocation of
+the previous one (pass 1 on a feasible mixture of joint actions, ``Cone.mixture``), so that clique counts, the cone
+entries of s_{e,b} >= 1/wbar_{e,b} (:class:`~optdesign.factored.exact.rescaling.ScaledAllocation`) and the cost are
+all O(1). The zero-cost ray w_{a*} -> infinity is cut by a valid linear row. The reported value is the objective at
+the pass's allocation, scaled up if needed to satisfy every constraint exactly; the smallest pass's value is kept.
 """
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 from typing import cast
@@ -48,7 +48,7 @@ from numpy.typing import ArrayLike
 
 from ... import vocabulary as vocab
 from ..._lazy import cp
-from ...deadline import budget_expired, overtime, stop_reason, stop_requested, time_budget
+from ...deadline import budget_expired, overtime, stop_reason, time_budget
 from ...errors import InvalidInputError, TimeLimitReached
 from ...result import RegretBoundResult, relative_gap
 from ...validation import as_count, check_enumerable, check_m_best
@@ -61,7 +61,16 @@ from ..exact.constraint_generation import (
     warm_generate,
 )
 from ..exact.rescaling import Reference, ScaledAllocation, solve_in_passes
-from ..fallback import SHARE, UNKNOWN, merge_regret, regret_bracket, regret_result, solve_fits
+from ..fallback import (
+    SHARE,
+    UNKNOWN,
+    deferred,
+    merge_regret,
+    regret_bracket,
+    regret_result,
+    solve_fits,
+    unsolved_reason,
+)
 from ..graph.factor_graph import FactorGraph
 from ..inference.constraint_reduction import factored_max
 from ..inference.elimination import EliminationPlan
@@ -298,7 +307,8 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
                 return regret_result(fg, UNKNOWN, status=stop_reason(), start=start, extras={"stopped": "time"},
                                      method="mf", m=m)
         fits = solve_fits(fg)
-        bracket = regret_bracket(fg, SHARE if fits else 1.0)  # the answer if no solve brackets c_theta in time
+        # the answer if no solve brackets c_theta in time: computed first under a time limit, else only when needed
+        bracket = deferred(functools.partial(regret_bracket, fg, SHARE if fits else 1.0), time_limit is not None)
         try:  # no solve when no program over the clique tables can start in the time left
             res = None if not fits else (
                 _generated(fg, solver=solver, tol=tol, time_limit=time_limit, initial=initial) if generate
@@ -306,9 +316,9 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
         except TimeLimitReached:
             res = None
         if res is None:
-            return regret_result(fg, bracket, status=stop_reason(), start=start,
-                                 extras={"stopped": "interrupted" if stop_requested() else "time"})
-    return merge_regret(fg, res, bracket)
+            return regret_result(fg, bracket(), status=stop_reason(), start=start,
+                                 extras={"stopped": unsolved_reason(fg)})
+    return merge_regret(fg, res, bracket()) if res.status in ("not_converged", "interrupted") else res
 
 
 def _cone_bound(fg: FactorGraph, method: str, solver: str | None, m: int, restriction: str,
@@ -376,8 +386,8 @@ def _generated(fg: FactorGraph, *, solver: str | None, tol: float, time_limit: f
     except TimeLimitReached:
         if master.started is None:
             raise
-        return _at_counts(fg, master.cone, master.started, method="exact", m=0, start=start,
-                          extras={"stopped": "interrupted" if stop_requested() else "time"})
+        stopped = {"stopped": unsolved_reason(fg)}
+        return _at_counts(fg, master.cone, master.started, method="exact", m=0, start=start, extras=stopped)
     unit, kept = master.cone.unit, run.kept
     scale = run.upper / float(master.cone.regrets @ kept.exact)  # the allocation attaining the upper bound
     return RegretBoundResult(

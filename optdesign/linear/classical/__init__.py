@@ -1,0 +1,63 @@
+"""Classical design criteria: A-, I-, c/L-, E-, Ds- and Kiefer phi_p-optimal designs, with linear constraints.
+
+Every criterion is a function Phi(A(w)) of the information matrix A(w) = X^T diag(w) X, minimised over designs w
+(w >= 0, sum w = 1, optionally A w <= b), convex and homogeneous of degree -1, reported in its own units (a
+variance) with a certified lower bound: Phi* >= Phi(w)^2 / max_{w' in P} sum_k w'_k h_k(w), h_k = -dPhi/dw_k (the
+general equivalence theorem; Kiefer 1974, Pukelsheim 1993).
+
+============  ==================================================================================================
+designs       public entry points: ``a_optimal`` (tr A^{-1}), ``i_optimal`` (tr A^{-1} B, B a region's moments),
+              ``c_optimal`` (c^T A^- c, or tr C A^- C^T: L), ``e_optimal`` (1 / lambda_min), ``ds_optimal``
+              (det((A^-)_ss)^{1/s}), ``phi_optimal`` (Kiefer's (tr A^{-p} / d)^{1/p}: D at 0, A at 1, E at inf)
+values        ``criterion_value``: any criterion (and D, G) at a given design, singular ones included
+constraints   A w <= b: ``budget``, ``caps``, ``augment``, ``group_totals``, ``LinearConstraints``
+polytope      the designs they leave: emptiness, the LP bound of the certificates and its vertex (HiGHS), the
+              repair of a conic design into it, the candidates a cap of zero removes
+dispatch      how they are solved: ``method`` auto / fast / cvxpy, constraints through the model, time limits
+problems      checks the arguments: arms, the region's moment factor, c in the range of X^T X, subsets, p
+criteria      the convention, the base class, the 2 x 2 algebra of a pairwise step (Woodbury)
+linear        tr(C A^- C^T) (A, I, c, L): value, gradient, closed-form pairwise step, O(m d) updates on a support
+subset        Ds: det(K^T A^- K)^{1/s} and its closed-form pairwise step
+kiefer        phi_p: (tr A^{-p} / d)^{1/p} from the eigenvalues, Brent's step
+frankwolfe    fast path of the smooth criteria: pairwise Frank–Wolfe on an active set, one pricing pass per round
+elfving       fast path of c: Elfving's LP with column generation (exact for singular optima)
+eigen         fast path of E: the SDP on a working set, its dual priced over all candidates
+models        the cvxpy models (Sagnol's SOCP for the linear criteria, the SDPs of E, D, Ds, phi_2), built once
+certify       certified lower bounds of any design (regularised gradients, conic duals; simplex or polytope)
+============  ==================================================================================================
+"""
+
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .constraints import LinearConstraints, augment, budget, caps, group_totals
+    from .designs import a_optimal, c_optimal, ds_optimal, e_optimal, i_optimal, phi_optimal
+    from .models import ClassicalDesignModel
+    from .values import criterion_value
+
+_EXPORTS = {
+    ".constraints": ("LinearConstraints", "augment", "budget", "caps", "group_totals"),
+    ".designs": ("a_optimal", "c_optimal", "ds_optimal", "e_optimal", "i_optimal", "phi_optimal"),
+    ".models": ("ClassicalDesignModel",),
+    ".values": ("criterion_value",),
+}
+if not TYPE_CHECKING:  # type checkers see the imports above
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+__all__ = [
+    "ClassicalDesignModel",
+    "LinearConstraints",
+    "a_optimal",
+    "augment",
+    "budget",
+    "c_optimal",
+    "caps",
+    "criterion_value",
+    "ds_optimal",
+    "e_optimal",
+    "group_totals",
+    "i_optimal",
+    "phi_optimal",
+]

@@ -1,0 +1,198 @@
+"""Exact N-run designs (optdesign.exact): against enumeration of every N-run design, closed forms and the bound."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import optdesign as od
+from optdesign.errors import InvalidInputError
+from optdesign.exact.criteria import DCriterion, LinearCriterion
+from optdesign.exact.exchange import Exchange
+
+
+def quadratic(points):
+    t = np.asarray(points, dtype=float)
+    return np.column_stack([np.ones(t.size), t, t**2])
+
+
+def response_surface(k):
+    """Full quadratic model in k factors on the 3^k grid: 1, x_i, x_i x_j (i <= j)."""
+    g = np.array(list(itertools.product([-1.0, 0.0, 1.0], repeat=k)))
+    cols = [np.ones(len(g))] + [g[:, i] for i in range(k)] + [g[:, i] * g[:, j] for i in range(k) for j in range(i, k)]
+    return np.column_stack(cols)
+
+
+def criterion_value(X, counts, criterion, B=None):
+    """The homogeneous value, computed directly: det(M)^(-1/d) or tr(B M^{-1}), M = sum (n_k / n) x_k x_k^T."""
+    M = (X * (counts / counts.sum())[:, None]).T @ X
+    if criterion == "D":
+        sign, logdet = np.linalg.slogdet(M)
+        return np.exp(-logdet / X.shape[1]) if sign > 0 else np.inf
+    if np.linalg.matrix_rank(M) < X.shape[1]:
+        return np.inf
+    B = np.eye(X.shape[1]) if criterion == "A" else B
+    return float(np.trace(B @ np.linalg.inv(M)))
+
+
+def enumerated_optimum(X, n, criterion, replicates, B=None):
+    """The best value over every n-run design (multisets of candidates, or subsets without replicates)."""
+    K = X.shape[0]
+    pick = itertools.combinations_with_replacement if replicates else itertools.combinations
+    return min(criterion_value(X, np.bincount(c, minlength=K), criterion, B) for c in pick(range(K), n))
+
+
+def test_three_points_one_run_each_is_d_optimal():
+    """Quadratic regression on {-1, 0, 1}, N = 3: one run per point, which is also the approximate optimum."""
+    res = od.exact_design(quadratic([-1, 0, 1]), 3)
+    assert res.counts.tolist() == [1, 1, 1]
+    assert res.efficiency == pytest.approx(1.0, abs=1e-9)
+    # det M = 4/27 at the uniform design on {-1, 0, 1}
+    assert res.value == pytest.approx((4 / 27) ** (-1 / 3), rel=1e-12)
+
+
+@pytest.mark.parametrize("points", [[-1, 0, 1], [-1, -0.3, 0.2, 1], [-1, -0.5, 0, 0.5, 1]])
+@pytest.mark.parametrize("criterion", ["D", "A", "I"])
+@pytest.mark.parametrize("replicates", [True, False])
+def test_equals_enumeration_on_quadratic_regression(points, criterion, replicates):
+    X = quadratic(points)
+    B = X.T @ X / len(X)
+    for n in range(3, 6):
+        if not replicates and n > len(points):
+            continue
+        res = od.exact_design(X, n, criterion, replicates=replicates)
+        best = enumerated_optimum(X, n, criterion, replicates, B)
+        assert res.value == pytest.approx(best, rel=1e-9)
+        assert res.value == pytest.approx(criterion_value(X, res.counts, criterion, B), rel=1e-9)
+        assert res.lower_bound <= best * (1 + 1e-12)  # the approximate bound is below the exact optimum
+
+
+@pytest.mark.parametrize("criterion", ["D", "A"])
+@pytest.mark.parametrize("n", [6, 7])
+def test_equals_enumeration_on_a_response_surface(criterion, n):
+    """Quadratic model in 2 factors on the 3 x 3 grid (p = 6): all 3003 (n = 6) or 6435 (n = 7) designs."""
+    X = response_surface(2)
+    res = od.exact_design(X, n, criterion)
+    best = enumerated_optimum(X, n, criterion, True)
+    assert res.value == pytest.approx(best, rel=1e-9)
+    assert res.efficiency <= 1.0
+
+
+def test_bounds_match_closed_form_approximate_optima():
+    """On {-1, 0, 1}: the D-optimal design is uniform (det M = 4/27); the A-optimal one is (1/4, 1/2, 1/4)
+    with tr M^{-1} = 8 (M = [[1, 0, 1/2], [0, 1/2, 0], [1/2, 0, 1/2]])."""
+    X = quadratic([-1, 0, 1])
+    d_opt = (4 / 27) ** (-1 / 3)
+    a_opt = criterion_value(X, np.array([1, 2, 1]), "A")
+    assert a_opt == pytest.approx(8.0)
+    for n in (3, 4, 7):
+        d_res = od.exact_design(X, n, "D", tol=1e-8)
+        a_res = od.exact_design(X, n, "A", tol=1e-8)
+        assert d_opt / (1 + 1e-7) <= d_res.lower_bound <= d_opt
+        assert a_opt / (1 + 1e-7) <= a_res.lower_bound <= a_opt
+        assert d_res.value >= d_opt and a_res.value >= a_opt
+
+
+@pytest.mark.parametrize("criterion", ["D", "A", "I"])
+def test_stated_efficiency_is_certified_and_counts_are_integers(criterion):
+    X = response_surface(3)
+    for n in (10, 17, 30):
+        res = od.exact_design(X, n, criterion, restarts=3)
+        assert res.counts.dtype.kind == "i" and res.counts.min() >= 0 and res.counts.sum() == n
+        # value = lower_bound / efficiency, and the bound is below the approximate design's value
+        assert res.value * res.efficiency == pytest.approx(res.lower_bound, rel=1e-12)
+        assert 0 < res.efficiency <= 1 and res.lower_bound <= res.approximate_value
+        assert res.value == pytest.approx(criterion_value(X, res.counts, criterion, X.T @ X / len(X)), rel=1e-9)
+
+
+def test_without_replicates_at_most_one_run_per_candidate():
+    X = response_surface(2)
+    for n in (6, 8, 9):
+        res = od.exact_design(X, n, replicates=False)
+        assert res.counts.max() == 1 and res.counts.sum() == n
+    assert od.exact_design(X, 9, replicates=False).counts.tolist() == [1] * 9
+
+
+def test_i_criterion_moments_default_to_the_candidates():
+    X = response_surface(2)
+    default = od.exact_design(X, 8, "I")
+    given = od.exact_design(X, 8, "I", moments=X.T @ X / len(X))
+    assert given.value == pytest.approx(default.value, rel=1e-9)
+    other = np.diag([1.0, 0.1, 0.1, 0.5, 0.2, 0.5])  # another region: the values differ
+    assert od.exact_design(X, 8, "I", moments=other).value != pytest.approx(default.value)
+
+
+@pytest.mark.parametrize("rule", [DCriterion(), LinearCriterion(np.eye(4), "A"),
+                                  LinearCriterion(np.diag([1.0, 2.0, 0.5, 0.0]) + 0.1, "I")])
+def test_swap_gains_equal_the_direct_change(rule):
+    """Determinant lemma / Woodbury: each gain is loss(M) - loss(M - x_i x_i^T + x_j x_j^T), computed directly."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((12, 4))
+    counts = np.array([2, 1, 1, 0, 1, 0, 3, 0, 0, 1, 0, 0])
+    search = Exchange(X, counts, rule, True)
+    for i in np.flatnonzero(counts):
+        gains = rule.gains(search.V, search.h, search.extra, int(i), X[i])
+        for j in range(12):
+            moved = counts.copy()
+            moved[i] -= 1
+            moved[j] += 1
+            direct = search.loss - Exchange(X, moved, rule, True).loss
+            assert gains[j] == pytest.approx(direct, rel=1e-8, abs=1e-10)
+    search.move(0, 3)  # after the rank-one updates V, h and the kept quantities match a fresh factorisation
+    fresh = Exchange(X, search.counts, rule, True)
+    np.testing.assert_allclose(search.V, fresh.V, atol=1e-10)
+    np.testing.assert_allclose(search.h, fresh.h, atol=1e-10)
+    if fresh.extra is not None:
+        np.testing.assert_allclose(search.extra, fresh.extra, atol=1e-10)
+
+
+def test_the_rounded_start_survives_a_singular_rounding():
+    """n = d on a design with more than d support points: the start is completed to a basis."""
+    X = response_surface(3)
+    res = od.exact_design(X, 10, restarts=0)
+    assert res.counts.sum() == 10 and np.linalg.matrix_rank(X[res.support]) == 10
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"n": 2}, "n >= 3"),
+    ({"n": 4, "replicates": False}, "n <= 3"),
+    ({"n": 0}, "n must be a positive integer"),
+    ({"n": 3, "criterion": "E"}, "criterion must be one of D, A, I"),
+    ({"n": 3, "criterion": "A", "moments": np.eye(3)}, "moments= is the region of the I-criterion"),
+    ({"n": 3, "criterion": "I", "moments": -np.eye(3)}, "positive semidefinite"),
+    ({"n": 3, "criterion": "I", "moments": np.ones((3, 2))}, "3 columns"),
+    ({"n": 3, "criterion": "I", "moments": np.triu(np.ones((3, 3)))}, "symmetric"),
+    ({"n": 3, "restarts": -1}, "restarts"),
+])
+def test_bad_input_is_one_clear_error(kwargs, match):
+    with pytest.raises(InvalidInputError, match=match):
+        od.exact_design(quadratic([-1, 0, 1]), **kwargs)
+
+
+def test_bad_candidates_are_one_clear_error():
+    with pytest.raises(InvalidInputError, match="NaN or infinite"):
+        od.exact_design(np.array([[1.0, np.nan], [0.0, 1.0]]), 2)
+    with pytest.raises(InvalidInputError, match="span R"):
+        od.exact_design(np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]), 3)
+
+
+@pytest.mark.parametrize("replicates", [True, False])
+def test_every_kind_of_start_is_a_spanning_n_run_design(replicates):
+    from optdesign.exact.starts import greedy_start, perturbed_start, random_start
+
+    X = response_surface(3)
+    rng = np.random.default_rng(1)
+    for n in (10, 14, 27):
+        for counts in (random_start(X, n, replicates, rng), greedy_start(X, n, replicates, rng),
+                       perturbed_start(X, random_start(X, n, replicates, rng), replicates, rng)):
+            assert counts.sum() == n and counts.min() >= 0 and np.linalg.matrix_rank(X[counts > 0]) == 10
+            assert replicates or counts.max() == 1
+
+
+def test_a_time_limit_stops_the_restarts():
+    X = response_surface(3)
+    res = od.exact_design(X, 15, restarts=10**6, time_limit=0.2)
+    assert 1 < res.starts < 10**6 and res.counts.sum() == 15
+    assert od.exact_design(X, 15, restarts=0).starts == 1
