@@ -140,7 +140,9 @@ def test_delta_correct_with_the_practical_threshold_over_many_runs(make):
 def test_the_pareto_best_response_equals_enumeration(monkeypatch):
     """With one listing allowed, most states go to the Pareto elimination; its answer is the enumerated minimum."""
     from bandits.multiagent import best_response as br
+    from bandits.multiagent import glrt
 
+    monkeypatch.setattr(glrt, "ENUMERATE_ALL", 0)  # the search and the elimination, not the vectorised path
     calls = []
     real = br.most_violated
     monkeypatch.setattr(br, "most_violated", lambda *a, **k: calls.append(1) or real(*a, **k))
@@ -186,7 +188,9 @@ def test_the_stopping_test_equals_the_enumerated_statistic(monkeypatch):
     """Lambda_t > beta decided with one listing, then the elimination pruned at beta, agrees with the enumerated
     statistic at thresholds just below, at and above it, and a close minimiser found on the way is the true one."""
     from bandits.multiagent import best_response as br
+    from bandits.multiagent import glrt
 
+    monkeypatch.setattr(glrt, "ENUMERATE_ALL", 0)  # the search and the elimination, not the vectorised path
     calls = []
     real = br.most_violated
     monkeypatch.setattr(br, "most_violated", lambda *a, **k: calls.append(k["threshold"]) or real(*a, **k))

@@ -167,8 +167,12 @@ def test_forced_plays_lift_every_underexplored_group_action():
 # ------------------------------------------------------------------------------------------ GLRT
 
 
-@pytest.mark.parametrize("max_cuts", [8, 0])
-def test_exact_glrt_equals_brute_force_and_conservative_is_never_larger(max_cuts):
+@pytest.mark.parametrize("max_cuts,read_whole", [(8, False), (0, False), (8, True)],
+                         ids=["search", "search-no-cuts", "vectorised"])
+def test_exact_glrt_equals_brute_force_and_conservative_is_never_larger(max_cuts, read_whole, monkeypatch):
+    from bandits.multiagent import glrt as glrt_module
+
+    monkeypatch.setattr(glrt_module, "ENUMERATE_ALL", 10**9 if read_whole else 0)
     rng = np.random.default_rng(7)
     for fg in random_graphs(18, seed=2):
         sigma = float(rng.uniform(0.5, 2.0))
@@ -185,7 +189,9 @@ def test_exact_glrt_equals_brute_force_and_conservative_is_never_larger(max_cuts
             assert glrt(theta, counts).exceeds(beta) == (value > beta)
 
 
-def test_glrt_edge_cases_single_factor_unobserved_and_truncation():
+def test_glrt_edge_cases_single_factor_unobserved_and_truncation(monkeypatch):
+    from bandits.multiagent import glrt as glrt_module
+
     mu = np.array([0.5, 0.45, 0.43, 0.4])
     counts = np.array([40, 30, 9, 4])
     fg = FactorGraph.single_agent(mu)
@@ -198,6 +204,7 @@ def test_glrt_edge_cases_single_factor_unobserved_and_truncation():
     assert FactoredGLRT(line)(theta, zero).exact().value == 0.0
     counts = np.random.default_rng(2).integers(1, 30, line.abar)
     _, value = brute_glr(line, theta, counts)
+    monkeypatch.setattr(glrt_module, "ENUMERATE_ALL", 0)  # the search, not the vectorised path of small structures
     capped = FactoredGLRT(line, max_cuts=0, max_enumerated=1)(theta, counts).exact()
     assert capped.value <= value * (1 + 1e-12)  # a certified lower bound when the search is capped
 

@@ -40,11 +40,13 @@ can only stop later.
 
 A search is capped at ``max_enumerated`` listed actions. Past the cap it returns the certified lower
 bound min(lambda, LB(D_k)) <= Lambda_t (``exact=False``), so the stopping rule stays delta-correct. A
-single-factor instance (one agent: plain best-arm identification) takes a vectorised path.
+single-factor instance (one agent: plain best-arm identification) and a structure of at most ``ENUMERATE_ALL``
+joint actions take a vectorised path: every alternative's D and H at once.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -53,7 +55,7 @@ import numpy.typing as npt
 
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
-from optdesign.factored import MaxSum
+from optdesign.factored import EnumeratedSeparation, MaxSum
 from optdesign.validation import as_count
 
 from ..validation import check_choice
@@ -65,6 +67,8 @@ __all__ = ["FactoredGLRT", "GLRState", "GLRValue"]
 GLRT_MODES = ("exact", "conservative")
 #: relative safety margin on the enumeration bound (gaps from summed regrets vs direct sums)
 BOUND_MARGIN = 1e-9
+#: structures of at most this many joint actions are read whole (vectorised), without the search
+ENUMERATE_ALL = 2048
 
 
 @dataclass(frozen=True)
@@ -162,8 +166,8 @@ class GLRState:
         self._dmin: float | None = None
         if self.unobserved:  # an alternative can move an unobserved mean at no cost
             self.found, self.exhausted = 0.0, True
-        elif glrt.single:
-            self._single_factor()
+        elif glrt.single or math.prod(glrt.plan.n_actions) <= ENUMERATE_ALL:
+            self._enumerate_all()
 
     # ------------------------------------------------------------------ building blocks
     def _ratio(self, D: float, H: float) -> float:
@@ -237,22 +241,19 @@ class GLRState:
                 lb = max(lb, c * x * x / (s2 * (x - g)))
         return lb * (1.0 - BOUND_MARGIN)
 
-    def _single_factor(self) -> None:
-        D = self.top - self.theta
-        others = np.ones(D.size, dtype=bool)
-        others[self.star[0]] = False
-        ratios = np.where(D[others] > 0, D[others] ** 2 / (2.0 * self.glrt.sigma2 * self.h[others]), 0.0)
-        self.found = float(ratios.min()) if ratios.size else np.inf
-        if ratios.size:  # one factor over every agent: its entries are the joint actions (C order over its scope)
-            plan = self.glrt.plan
-            scope = list(plan.scopes[0])
-            entry = np.unravel_index(int(np.flatnonzero(others)[np.argmin(ratios)]), [plan.n_actions[i] for i in scope])
-            self.argmin_action = np.zeros(len(plan.n_actions), dtype=np.int64)
-            self.argmin_action[scope] = entry
-        self._dmin = float(D[others].min()) if ratios.size else np.inf
-        self._hmax = float(self.h.max())
-        self.enumerated = int(ratios.size)
-        self.exhausted = True
+    def _enumerate_all(self) -> None:
+        """Every alternative at once from its group positions (|A| x n_factors; one factor or few joint actions)."""
+        enum = EnumeratedSeparation.for_plan(self.glrt.plan)
+        gap = self.theta[self.star][self.glrt.indexer.factor_of] - self.theta
+        D, H = gap[enum.positions].sum(axis=1), self.h[enum.positions].sum(axis=1)
+        others = np.any(enum.actions != self.best, axis=1)
+        D, H, actions = D[others], H[others], enum.actions[others]
+        ratios = np.where(D > 0, D**2 / (2.0 * self.glrt.sigma2 * np.where(D > 0, H, 1.0)), 0.0)
+        self.enumerated, self.exhausted, self._hmax = int(ratios.size), True, float(H.max(initial=0.0))
+        self._dmin = float(D.min()) if ratios.size else np.inf
+        if ratios.size:
+            self.found = float(ratios.min())
+            self.argmin_action = actions[int(np.argmin(ratios))].copy()
 
     def _search(self, beta: float | None, limit: int | None = None) -> None:
         """Advance until exact (or, with ``beta``, until "Lambda > beta" is decided), the cap or ``limit`` listed."""

@@ -144,15 +144,18 @@ def _deviating(fg: FactorGraph, action: np.ndarray, star: np.ndarray) -> np.ndar
 def _uniform_ratio(fg: FactorGraph, star: np.ndarray, dmin: float) -> tuple[float, str]:
     """(U, how): max_a 2 sum_{e dev} |T_e| / Delta(a)^2 by exact separation, or 2 sum_e |T_e| / Delta_min^2 when
     that is cut by the time budget or its state budget."""
-    from .exact.separation import most_violated  # here: the exact package imports this module
+    from .exact.enumerated_separation import MAX_JOINT_ACTIONS, EnumeratedSeparation  # the exact package
+    from .exact.separation import most_violated  # imports this module
 
     closed = 2.0 * float(fg.table_sizes.sum()) / dmin**2
     star_idx = fg.group_indices(star)[0]
     factor_of = np.repeat(np.arange(fg.n_factors), fg.table_sizes)
     h = 2.0 * fg.table_sizes[factor_of].astype(float)
     h[star_idx] = 0.0
+    gap = fg.means[star_idx][factor_of] - fg.means
     try:
-        sep = most_violated(fg.plan(), h, fg.means[star_idx][factor_of] - fg.means, delta_min=dmin)
+        sep = (EnumeratedSeparation.for_plan(fg.plan()).separate(h, gap, star, k=1, threshold=0.0, delta_min=dmin)
+               if fg.n_joint_actions <= MAX_JOINT_ACTIONS else most_violated(fg.plan(), h, gap, delta_min=dmin))
     except (TimeLimitReached, InstanceTooLargeError):
         return closed, "closed-form"
     exact = sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)
