@@ -142,8 +142,9 @@ class GLRState:
         self.glrt = glrt
         self.theta = theta
         ix = glrt.indexer
-        self.maxsum = MaxSum(glrt.plan, theta)
-        self.best = self.maxsum.best_action.copy()
+        read_whole = glrt.single or math.prod(glrt.plan.n_actions) <= ENUMERATE_ALL
+        self.maxsum = None if read_whole else MaxSum(glrt.plan, theta)  # built by the search when it needs it
+        self.best = self._enumerated_best() if self.maxsum is None else self.maxsum.best_action.copy()
         self.star = ix.flat(self.best[None, :])[0]
         self.top = float(theta[self.star].sum())
         with np.errstate(divide="ignore"):
@@ -166,7 +167,7 @@ class GLRState:
         self._dmin: float | None = None
         if self.unobserved:  # an alternative can move an unobserved mean at no cost
             self.found, self.exhausted = 0.0, True
-        elif glrt.single or math.prod(glrt.plan.n_actions) <= ENUMERATE_ALL:
+        elif read_whole:
             self._enumerate_all()
 
     # ------------------------------------------------------------------ building blocks
@@ -193,6 +194,7 @@ class GLRState:
         """The next (gap, action) of the best-first enumeration (a_hat itself skipped), or None."""
         if self._pending is None and not self.exhausted:
             if self._iter is None:
+                self.maxsum = self.maxsum or MaxSum(self.glrt.plan, self.theta)
                 self._iter = self.maxsum.iter_best()
                 next(self._iter)  # a_hat, gap 0
             self._pending = next(self._iter, None)
@@ -240,6 +242,10 @@ class GLRState:
             if x > g:
                 lb = max(lb, c * x * x / (s2 * (x - g)))
         return lb * (1.0 - BOUND_MARGIN)
+
+    def _enumerated_best(self) -> np.ndarray:  # a_hat by enumeration (the first in C order on an exact tie)
+        enum = EnumeratedSeparation.for_plan(self.glrt.plan)
+        return enum.actions[int(np.argmax(self.theta[enum.positions].sum(axis=1)))].copy()
 
     def _enumerate_all(self) -> None:
         """Every alternative at once from its group positions (|A| x n_factors; one factor or few joint actions)."""
