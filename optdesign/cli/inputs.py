@@ -182,7 +182,7 @@ def _named_constraints(doc: dict, n: int) -> LinearConstraints:
     for key, entry in doc.items():
         for table in entry if key in ("budget", "group_totals") and isinstance(entry, list) else [entry]:
             parts.append(_helper(key, table, n))
-    return cast(LinearConstraints, as_constraints(parts, n))
+    return cast("LinearConstraints", as_constraints(parts, n))
 
 
 def _helper(key: str, entry: object, n: int) -> LinearConstraints:
@@ -197,7 +197,7 @@ def _helper(key: str, entry: object, n: int) -> LinearConstraints:
             return budget(entry.get("cost", []), entry.get("total", np.nan))
         if key == "group_totals":
             return group_totals(entry.get("groups", []), entry.get("lo"), entry.get("hi"))
-        return cast(LinearConstraints, as_constraints((entry.get("A", []), entry.get("b", [])), n))
+        return cast("LinearConstraints", as_constraints((entry.get("A", []), entry.get("b", [])), n))
     if key == "caps" and isinstance(entry, (int, float)) and not isinstance(entry, bool):
         entry = [float(entry)] * n
     if not isinstance(entry, list):
@@ -215,4 +215,4 @@ def _prefixed(build: Callable[[], LinearConstraints | None]) -> LinearConstraint
             from None
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"--constraints: {exc}") from None
-    return cast(LinearConstraints, out)
+    return cast("LinearConstraints", out)
