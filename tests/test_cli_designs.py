@@ -40,7 +40,7 @@ def arms(tmp_path):
     ("d-optimal", [], lambda: od.d_optimal(X)),
 ])
 def test_each_criterion_gives_the_api_value(arms, problem, extra, api):
-    data = solve(problem, "--arms", arms, *extra)
+    data = solve(problem, "--arms", arms, "--diagnostics", *extra)
     expected = api()
     assert data["problem"] == problem
     assert data["value"] == pytest.approx(expected.value, rel=2e-4)
@@ -54,7 +54,7 @@ def test_each_criterion_gives_the_api_value(arms, problem, extra, api):
 
 def test_d_optimal_reports_the_g_value_and_the_determinant(arms):
     """Kiefer–Wolfowitz: the G-value is d = 3 at the D-optimum; the diagnostics give det(M)^(-1/3) beside it."""
-    data = solve("d-optimal", "--arms", arms, "--tol", "1e-8")
+    data = solve("d-optimal", "--arms", arms, "--tol", "1e-8", "--diagnostics")
     w = np.array(data["weights"])
     assert data["value"] == pytest.approx(3.0, rel=1e-7)
     criteria = data["diagnostics"]["criteria"]
@@ -63,7 +63,7 @@ def test_d_optimal_reports_the_g_value_and_the_determinant(arms):
 
 
 def test_table_fits_80_columns(arms):
-    out = runner.invoke(app, ["solve", "a-optimal", "--arms", arms])
+    out = runner.invoke(app, ["solve", "a-optimal", "--arms", arms, "--diagnostics"])
     assert out.exit_code == 0, out.output
     assert "certified lower bound" in out.stdout and "efficiency" in out.stdout
     assert max(len(line) for line in out.stdout.splitlines()) <= 80

@@ -5,8 +5,9 @@ The candidates come from ``--arms FILE`` (one model row per line) or from a mode
 :func:`optdesign.formulas.candidates`, the design then reported in factor settings). Each criterion takes its own
 argument (``--c`` for c, ``--subset`` for Ds, ``--region`` for I), the classical ones linear constraints
 (``--constraints FILE``), and D, A and I an exact N-run design (``--runs N``, :func:`optdesign.exact_design`).
-The result is followed by its diagnostics (:func:`optdesign.design_diagnostics`: the efficiency under every
-criterion) and, with ``--plot FILE``, its fraction-of-design-space plot.
+With ``--diagnostics`` the result is followed by its diagnostics (:func:`optdesign.design_diagnostics`: the
+efficiency under every criterion, each optimum solved), and with ``--plot FILE`` by its fraction-of-design-space
+plot.
 """
 
 from __future__ import annotations
@@ -47,14 +48,14 @@ class DesignOptions:
     constraints: Path | None = None
     runs: int | None = None
     plot: Path | None = None
-    diagnostics: bool = True
+    diagnostics: bool = False
 
     def given(self) -> dict[str, bool]:
         """Option name to whether it was given."""
         return {"--formula": self.formula is not None, "--factor": bool(self.factors), "--c": self.c is not None,
                 "--subset": self.subset is not None, "--region": self.region is not None,
                 "--constraints": self.constraints is not None, "--runs": self.runs is not None,
-                "--plot": self.plot is not None, "--no-diagnostics": not self.diagnostics}
+                "--plot": self.plot is not None, "--diagnostics": self.diagnostics}
 
 
 @dataclass(frozen=True)

@@ -152,8 +152,8 @@ CONSTRAINTS = typer.Option(None, "--constraints", help="a-, i-, c-, e-, ds-optim
 RUNS = typer.Option(None, "--runs", help="d-, a-, i-optimal: an exact N-run design (exchange; efficiency certified "
                     "against the approximate optimum).")
 PLOT = typer.Option(None, "--plot", help="Designs on candidates: write the fraction-of-design-space plot here.")
-DIAGNOSTICS = typer.Option(True, "--diagnostics/--no-diagnostics", help="Designs on candidates: the efficiency "
-                           "under every criterion (each optimum solved and certified).")
+DIAGNOSTICS = typer.Option(False, "--diagnostics", help="Designs on candidates: also the efficiency under every "
+                           "criterion (each criterion's optimum solved and certified: slower on large sets).")
 SOLVER = typer.Option(None, "--solver", help="Force the conic solver (CLARABEL, SCS, MOSEK) of the cvxpy models; "
                       "the fast paths use none (checked to be usable either way).")
 METHOD = typer.Option("auto", "--method", help=f"Linear problems only; one of: {', '.join(METHODS)} (g-, d-optimal "
@@ -182,7 +182,7 @@ def solve(
     """Solve a linear design or a multi-agent lower bound and print its value, allocation and certificate.
 
     The designs on candidates alone (g-, d-, a-, i-, c-, e-, ds-optimal) read --arms or build the candidates from
-    --formula and --factor, and are followed by their diagnostics: the efficiency under every criterion, certified.
+    --formula and --factor; with --diagnostics, the efficiency under every criterion follows, certified.
     Characteristic times follow the MF-TaS convention: expected stopping time >= 2 T kl(delta, 1-delta) (unit-variance
     Gaussian feedback); exact T* enumerates up to 20,000 joint actions and generates the binding ones beyond. On a
     terminal a spinner shows while solving. The first Ctrl-C stops the iterative solves (designs, char-time, regret)
