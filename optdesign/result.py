@@ -28,8 +28,10 @@ __all__ = [
 class DesignResult:
     """A continuous design w over the rows of X and what is known about it.
 
-    ``value`` is the design criterion at ``weights`` (for G/D-optimal designs the G-value
-    ``max_x x^T A(w)^{-1} x``; for XY-type designs ``max_y y^T A(w)^{-1} y``).
+    ``value`` is the design criterion at ``weights`` (for G- and D-optimal designs alike the G-value
+    ``max_x x^T A(w)^{-1} x``, d at the optimum, not the D-criterion ``det A(w)^(-1/d)`` that
+    ``criterion_value(X, w, "d")`` returns; for XY-type designs ``max_y y^T A(w)^{-1} y``).
+    :func:`optdesign.design_diagnostics` gives a design's efficiency under every criterion.
     ``lower_bound`` is a certified lower bound on the optimal value, and ``gap`` the
     relative gap ``value / lower_bound - 1``, which bounds the relative error of ``value``
     from above (``efficiency = lower_bound / value`` in R OptimalDesign's terms).

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from .bilinear import bilinear_design, edge_arms
     from .classical import (
         ClassicalDesignModel,
+        DesignDiagnostics,
+        Efficiency,
         LinearConstraints,
         a_optimal,
         augment,
@@ -44,11 +46,15 @@ if TYPE_CHECKING:
         c_optimal,
         caps,
         criterion_value,
+        design_diagnostics,
         ds_optimal,
         e_optimal,
+        fds_curve,
+        fds_plot,
         group_totals,
         i_optimal,
         phi_optimal,
+        variance_function,
     )
     from .criteria import g_value, minmax_lower_bound, minmax_value
     from .designs import d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
@@ -64,7 +70,9 @@ if TYPE_CHECKING:
 _EXPORTS = {
     ".bilinear": ("bilinear_design", "edge_arms"),
     ".classical": ("ClassicalDesignModel", "LinearConstraints", "a_optimal", "augment", "budget", "c_optimal", "caps",
-                   "criterion_value", "ds_optimal", "e_optimal", "group_totals", "i_optimal", "phi_optimal"),
+                   "criterion_value", "ds_optimal", "e_optimal", "group_totals", "i_optimal", "phi_optimal",
+                   "DesignDiagnostics", "Efficiency", "design_diagnostics", "fds_curve", "fds_plot",
+                   "variance_function"),
     ".criteria": ("g_value", "minmax_lower_bound", "minmax_value"),
     ".designs": ("d_optimal", "g_optimal", "transductive", "xy_allocation", "xy_oracle"),
     ".directions": ("oracle_directions", "pairwise_differences"),
@@ -82,6 +90,8 @@ __all__ = [
     "METHODS",
     "ClassicalDesignModel",
     "DOptimalModel",
+    "DesignDiagnostics",
+    "Efficiency",
     "LinearConstraints",
     "MinMaxDesignModel",
     "OracleDesignModel",
@@ -93,9 +103,12 @@ __all__ = [
     "caps",
     "criterion_value",
     "d_optimal",
+    "design_diagnostics",
     "ds_optimal",
     "e_optimal",
     "edge_arms",
+    "fds_curve",
+    "fds_plot",
     "g_optimal",
     "g_value",
     "greedy_allocation",
@@ -113,6 +126,7 @@ __all__ = [
     "round_design",
     "top_pairs",
     "transductive",
+    "variance_function",
     "xy_allocation",
     "xy_oracle",
 ]

@@ -113,7 +113,12 @@ def g_optimal(X: ArrayLike, *, solver: str | None = None, method: DesignMethod =
 @_shared_doc
 def d_optimal(X: ArrayLike, *, solver: str | None = None, method: DesignMethod = "auto",
               tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult:
-    """D-optimal design argmax_w log det A(w); ``value`` reports its G-value (d at the optimum).
+    """D-optimal design argmax_w log det A(w); ``value`` reports its G-value max_k x_k^T A(w)^{-1} x_k (d at the
+    optimum, Kiefer–Wolfowitz), not the D-criterion.
+
+    The D-criterion in variance units, det A(w)^(-1/d), is ``criterion_value(X, res.weights, "d")``; both are in
+    :func:`optdesign.design_diagnostics` (``values["g"]`` is this ``value``, ``values["d"]`` the determinant's),
+    which also certifies the D-efficiency (det A(w) / det A*)^(1/d) >= d / ``value`` (Atwood 1969).
 
     Parameters
     ----------

@@ -10,6 +10,9 @@ designs       public entry points: ``a_optimal`` (tr A^{-1}), ``i_optimal`` (tr 
               ``c_optimal`` (c^T A^- c, or tr C A^- C^T: L), ``e_optimal`` (1 / lambda_min), ``ds_optimal``
               (det((A^-)_ss)^{1/s}), ``phi_optimal`` (Kiefer's (tr A^{-p} / d)^{1/p}: D at 0, A at 1, E at inf)
 values        ``criterion_value``: any criterion (and D, G) at a given design, singular ones included
+diagnostics   ``design_diagnostics``: a design's certified efficiency under every criterion (od_print), the
+              eigenvalues of M(w), ``variance_function`` d(x, w) = x^T M(w)^- x
+fds           ``fds_curve``, ``fds_plot``: fraction-of-design-space curves of d(x, w) (matplotlib)
 constraints   A w <= b: ``budget``, ``caps``, ``augment``, ``group_totals``, ``LinearConstraints``
 polytope      the designs they leave: emptiness, the LP bound of the certificates and its vertex (HiGHS), the
               repair of a conic design into it, the candidates a cap of zero removes
@@ -34,12 +37,16 @@ from ..._lazy import lazy_exports
 if TYPE_CHECKING:
     from .constraints import LinearConstraints, augment, budget, caps, group_totals
     from .designs import a_optimal, c_optimal, ds_optimal, e_optimal, i_optimal, phi_optimal
+    from .diagnostics import DesignDiagnostics, Efficiency, design_diagnostics, variance_function
+    from .fds import fds_curve, fds_plot
     from .models import ClassicalDesignModel
     from .values import criterion_value
 
 _EXPORTS = {
     ".constraints": ("LinearConstraints", "augment", "budget", "caps", "group_totals"),
     ".designs": ("a_optimal", "c_optimal", "ds_optimal", "e_optimal", "i_optimal", "phi_optimal"),
+    ".diagnostics": ("DesignDiagnostics", "Efficiency", "design_diagnostics", "variance_function"),
+    ".fds": ("fds_curve", "fds_plot"),
     ".models": ("ClassicalDesignModel",),
     ".values": ("criterion_value",),
 }
@@ -48,6 +55,8 @@ if not TYPE_CHECKING:  # type checkers see the imports above
 
 __all__ = [
     "ClassicalDesignModel",
+    "DesignDiagnostics",
+    "Efficiency",
     "LinearConstraints",
     "a_optimal",
     "augment",
@@ -55,9 +64,13 @@ __all__ = [
     "c_optimal",
     "caps",
     "criterion_value",
+    "design_diagnostics",
     "ds_optimal",
     "e_optimal",
+    "fds_curve",
+    "fds_plot",
     "group_totals",
     "i_optimal",
     "phi_optimal",
+    "variance_function",
 ]

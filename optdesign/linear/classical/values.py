@@ -22,12 +22,13 @@ def criterion_value(X: ArrayLike, w: ArrayLike, criterion: ClassicalCriterion, *
                     region: ArrayLike | None = None, region_weights: ArrayLike | None = None,
                     moments: ArrayLike | None = None, subset: ArrayLike | None = None,
                     p: float | None = None) -> float:
-    """The criterion at the design w, in the units of its design function's ``value``.
+    """The criterion at the design w, in the units of its design function's ``value`` (D excepted, see below).
 
     ``"a"``: tr A^{-1}; ``"i"``: tr(A^{-1} B); ``"c"``: tr(C A^- C^T) (c a vector or a matrix of rows); ``"e"``:
     1 / lambda_min(A); ``"ds"``: det((A^-)_ss)^{1/s}; ``"phi"``: (tr(A^{-p}) / d)^{1/p}; ``"d"``: det(A)^{-1/d}
-    (phi_0; :func:`optdesign.d_optimal` reports the G-value instead); ``"g"``: max_k x_k^T A^{-1} x_k. The same
-    arguments as the design functions select c, the region, the subset or p.
+    (phi_0, the D-criterion in variance units); ``"g"``: max_k x_k^T A^{-1} x_k. The ``value`` of
+    :func:`optdesign.d_optimal` is the G-value ``"g"`` (d at the optimum), not ``"d"``. The same arguments as the
+    design functions select c, the region, the subset or p.
 
     Parameters
     ----------

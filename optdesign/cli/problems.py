@@ -1,0 +1,40 @@
+"""The problems ``optdesign solve`` knows, and the families of options each one takes."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+__all__ = ["CLASSICAL_PROBLEMS", "EXACT_CRITERIA", "FACTOR_GRAPH_PROBLEMS", "STANDALONE_PROBLEMS", "Problem",
+           "RegretMethod"]
+
+
+class Problem(str, Enum):
+    g_optimal = "g-optimal"
+    d_optimal = "d-optimal"
+    a_optimal = "a-optimal"
+    i_optimal = "i-optimal"
+    c_optimal = "c-optimal"
+    e_optimal = "e-optimal"
+    ds_optimal = "ds-optimal"
+    xy = "xy"
+    xy_oracle = "xy-oracle"
+    transductive = "transductive"
+    bilinear = "bilinear"
+    char_time = "char-time"
+    mf_char_time = "mf-char-time"
+    regret = "regret"
+
+
+class RegretMethod(str, Enum):
+    exact = "exact"
+    mf = "mf"
+
+
+#: the multi-agent lower bounds: a factor graph (--instance)
+FACTOR_GRAPH_PROBLEMS = (Problem.char_time, Problem.mf_char_time, Problem.regret)
+#: the classical criteria of optdesign.linear.classical: --constraints apply to them
+CLASSICAL_PROBLEMS = (Problem.a_optimal, Problem.i_optimal, Problem.c_optimal, Problem.e_optimal, Problem.ds_optimal)
+#: designs on candidates alone: arms or a formula, diagnostics, an FDS plot
+STANDALONE_PROBLEMS = (Problem.g_optimal, Problem.d_optimal, *CLASSICAL_PROBLEMS)
+#: the problems an exact N-run design (--runs) exists for, and its criterion
+EXACT_CRITERIA = {Problem.d_optimal: "D", Problem.a_optimal: "A", Problem.i_optimal: "I"}

@@ -1,0 +1,226 @@
+"""The tables ``optdesign solve`` prints: a design (support, weights or runs, certificate), its diagnostics, and the
+summary and allocations of a multi-agent lower bound. Each fits 80 columns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
+from ..validation import count_text
+from .problems import Problem
+
+if TYPE_CHECKING:
+    from ..exact import ExactDesignResult
+    from ..factored.graph.factor_graph import FactorGraph
+    from ..linear.classical.diagnostics import DesignDiagnostics
+
+CHAR_TIME_CONVENTION = "E[tau] >= 2 T kl(delta,1-delta)"
+REGRET_CONVENTION = "liminf R(T) / log T >= c_theta"
+# rows shown in the allocation tables and entries shown per row
+MAX_ROWS = 10
+MAX_ENTRIES = 6
+MAX_ACTION_AGENTS = 16
+MAX_ARMS = 50  # support arms listed in a design table
+WIDTH = 80  # columns of the printed tables
+
+
+def _console() -> Console:
+    """A console at most WIDTH columns wide (the terminal's width when narrower)."""
+    return Console(width=min(WIDTH, Console().width))
+
+
+def arm_labels(X: np.ndarray) -> list[str]:
+    """Each candidate as its coordinates ``(x_1, ..., x_6, ...)``."""
+    more = ", ..." if X.shape[1] > 6 else ""
+    return ["(" + ", ".join(f"{v:.4g}" for v in row[:6]) + more + ")" for row in X]
+
+
+def print_design_table(problem: Problem, res: DesignResult | BilinearDesign | ExactDesignResult,
+                       labels: Sequence[str], what: str = "x") -> None:
+    """The support of a design (its largest weights, or its runs) with each point's label, then its summary."""
+    console = _console()
+    node = res.node if isinstance(res, BilinearDesign) else res
+    counts = getattr(node, "counts", None)
+    weights = node.weights
+    size = "runs" if counts is not None else "weight"
+    console.print(f"{problem.value} design: support ({node.support.size} of {len(weights)} candidates)",
+                  style="bold", markup=False)
+    table = Table()
+    for name, justify in (("arm", "right"), (size, "right"), (what, "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    order = node.support[np.argsort(-weights[node.support], kind="stable")]
+    for k in order[:MAX_ARMS]:
+        table.add_row(str(k), str(counts[k]) if counts is not None else f"{weights[k]:.6f}", escape(labels[k]))
+    if order.size > MAX_ARMS:
+        table.caption = f"... {order.size - MAX_ARMS} more arms of smaller weight (all of them in --json)"
+    console.print(table)
+    console.print(_design_summary(res))
+
+
+def _design_summary(res: DesignResult | BilinearDesign | ExactDesignResult) -> Table:
+    """Value, certified lower bound, gap or efficiency, status and time of a design, one row each."""
+    summary = Table(show_header=False, box=None)
+    if not isinstance(res, (DesignResult, BilinearDesign)):  # an exact design
+        summary.add_row(f"value ({res.criterion}, {res.n} runs)", f"{res.value:.8g}")
+        summary.add_row("certified lower bound", f"{res.lower_bound:.8g} (approximate optimum)")
+        summary.add_row("certified efficiency", f">= {res.efficiency:.6f}")
+        summary.add_row("starts, moves", f"{res.starts}, {res.moves}")
+        summary.add_row("time", f"{res.solve_time:.4f} s")
+        return summary
+    node = res.node if isinstance(res, BilinearDesign) else res
+    value_name = "edge G-value" if isinstance(res, BilinearDesign) else f"value ({node.criterion})"
+    summary.add_row(value_name, f"{res.value:.8g}")
+    if node.lower_bound is not None:
+        summary.add_row("certified lower bound", f"{node.lower_bound:.8g}")
+    summary.add_row("relative gap", "n/a" if node.gap is None else f"{node.gap:.2e}")
+    for key in ("status", "solver", "method"):
+        summary.add_row(key, str(getattr(node, key)))
+    summary.add_row("time", f"{node.solve_time:.4f} s")
+    for key, val in node.extras.items():
+        if np.isscalar(val):
+            summary.add_row(key, escape(str(val)))
+    return summary
+
+
+def print_diagnostics(diag: DesignDiagnostics) -> None:
+    """Each criterion's value at the design and its efficiency (certified, and an upper bound), then the
+    eigenvalues of M(w)."""
+    console = _console()
+    console.print("diagnostics: efficiency = optimum / value (certified interval)", style="bold", markup=False)
+    table = Table()
+    for name in ("criterion", "value", "efficiency >=", "<=", "exact"):
+        table.add_column(name, justify="left" if name == "criterion" else "right")
+    labels = {"d": "D  det(M)^(-1/d)", "g": "G  max x'M^-1 x", "a": "A  tr M^-1", "i": "I  tr(M^-1 B)",
+              "e": "E  1/lambda_min", "c": "c  c'M^- c", "ds": "Ds det(M_s^-1)^(1/s)"}
+    for name, e in diag.efficiencies.items():
+        table.add_row(labels[name], f"{e.value:.6g}", f"{e.efficiency:.6f}", f"{e.efficiency_upper:.6f}",
+                      "yes" if e.exact else "bound")
+    console.print(table)
+    console.print(f"eigenvalues of M(w): {_format_vector(diag.eigenvalues)}", markup=False)
+    if "g" in diag.efficiencies:
+        console.print("(d-optimal's value is the G-value, row G; row D is det(M)^(-1/d))", markup=False)
+
+
+def _format_action(action: ArrayLike, limit: int = MAX_ACTION_AGENTS) -> str:
+    a = [int(v) for v in np.asarray(action).ravel()]
+    if len(a) <= limit:
+        return "(" + ", ".join(map(str, a)) + ")"
+    return "(" + ", ".join(map(str, a[:limit])) + f", ...) [{len(a)} agents]"
+
+
+def _format_count(n: int) -> str:
+    """An exact integer, or its order of magnitude when it has more than 12 digits."""
+    return count_text(n)
+
+
+def _format_vector(v: ArrayLike, limit: int = MAX_ENTRIES) -> str:
+    arr = np.asarray(v, dtype=float).ravel()
+    text = ", ".join(f"{x:.4g}" for x in arr[:limit])
+    return f"[{text}, ... ({arr.size})]" if arr.size > limit else f"[{text}]"
+
+
+def _value_label(problem: Problem, res: CharTimeResult | RegretBoundResult) -> str:
+    if problem is Problem.char_time:
+        return "T* (exact)"
+    if problem is Problem.mf_char_time:
+        return f"T^MF({res.m}) (mean field)"
+    if res.method == "exact":
+        return "c_theta (exact)"
+    return f"c^MF({res.m}) (upper bound on c_theta)"
+
+
+def print_factor_graph_table(problem: Problem, res: CharTimeResult | RegretBoundResult, fg: FactorGraph) -> None:
+    """The summary of a multi-agent solve, then its local allocations (mean field) or its factor marginals."""
+    console = Console()
+    console.print(_factor_graph_summary(problem, res, fg))
+    if not np.size(res.best_action):  # the time limit ran out before a* was found: no allocation to show
+        return
+    local = getattr(res, "local_allocations", None)
+    if local is not None:
+        console.print(_local_allocation_table(res, local))
+        return
+    console.print(_factor_marginal_table(res, fg, problem is Problem.regret))
+
+
+def _factor_graph_summary(problem: Problem, res: CharTimeResult | RegretBoundResult, fg: FactorGraph) -> Table:
+    """Value, certificate, sizes, solver and times of a multi-agent solve, one row each."""
+    is_regret = problem is Problem.regret
+    title = f"{problem.value}: N={fg.n_agents}, factors={fg.n_factors}, |A|={_format_count(fg.n_joint_actions)}"
+    summary = Table(title=title, show_header=False)
+    summary.add_column(style="bold")
+    summary.add_column()
+    summary.add_row(_value_label(problem, res), f"{res.value:.8g}")
+    summary.add_row("convention", escape(REGRET_CONVENTION if is_regret else CHAR_TIME_CONVENTION))
+    summary.add_row("solver value", f"{res.solver_value:.8g}")
+    if getattr(res, "lower_bound", None) is not None:
+        summary.add_row("certified lower bound", f"{res.lower_bound:.8g}")
+        summary.add_row("relative gap", f"{res.gap:.2e}")
+    # a* and Delta_min are known unless the time limit ran out before max-sum found them
+    summary.add_row("Delta_min", f"{fg.gap_min():.6g}" if np.size(res.best_action) else "not computed in time")
+    if res.method != "exact":
+        summary.add_row("m", str(res.m))
+    if res.extras.get("formulation") == "constraint-generation":
+        summary.add_row("constraint generation", f"{res.extras['iterations']} iterations, working set of "
+                        f"{res.extras['working_set']} joint actions")
+    summary.add_row("n_constraints", str(res.n_constraints))
+    summary.add_row("n_variables", str(res.n_variables))
+    width = getattr(res, "width", None)
+    if width is None:
+        width = res.extras.get("width")
+    summary.add_row("width", "n/a" if width is None else str(width))
+    summary.add_row("status", str(res.status))
+    summary.add_row("solver", str(res.solver))
+    summary.add_row("solve time", f"{res.solve_time:.4f} s")
+    compile_time = getattr(res, "compile_time", None)
+    if compile_time is not None:
+        summary.add_row("compile time", f"{compile_time:.4f} s")
+    summary.add_row("best joint action a*", escape(_format_action(res.best_action)))
+    return summary
+
+
+def _local_allocation_table(res: CharTimeResult | RegretBoundResult, local: list[np.ndarray]) -> Table:
+    """The mean-field allocation v_i of each agent (the first MAX_ROWS agents)."""
+    table = Table(title="local allocations v_i (w_a = prod_i v_i(a_i))")
+    table.add_column("agent", justify="right")
+    table.add_column("K_i", justify="right")
+    table.add_column("v_i(a*_i)", justify="right")
+    table.add_column("v_i")
+    for i, v in enumerate(local[:MAX_ROWS]):
+        table.add_row(str(i), str(v.size), f"{v[int(res.best_action[i])]:.4g}", escape(_format_vector(v)))
+    if len(local) > MAX_ROWS:
+        table.caption = f"... {len(local) - MAX_ROWS} more agents (all of them in --json)"
+    return table
+
+
+def _factor_marginal_table(res: CharTimeResult | RegretBoundResult, fg: FactorGraph, is_regret: bool) -> Table:
+    """Each factor's marginal at a*_e and off it (the first MAX_ROWS factors); regret counts at a*_e are free."""
+    title = "factor marginals: counts / log T (entries at a*_e are free)" if is_regret else "factor marginals wbar_e"
+    table = Table(title=title)
+    table.add_column("factor", justify="right")
+    table.add_column("scope")
+    if not is_regret:
+        table.add_column("wbar_e(a*_e)", justify="right")
+    table.add_column("sum off a*_e", justify="right")
+    table.add_column("max off a*_e", justify="right")
+    for e, marg in enumerate(res.marginals[:MAX_ROWS]):
+        marg = np.asarray(marg, dtype=float)
+        scope = fg.scopes[e]
+        at_star = tuple(int(res.best_action[i]) for i in scope)
+        off = marg.copy()
+        off[at_star] = 0.0
+        row = [str(e), str(scope)]
+        if not is_regret:
+            row.append(f"{marg[at_star]:.4g}")
+        table.add_row(*row, f"{off.sum():.4g}", f"{off.max():.4g}")
+    if len(res.marginals) > MAX_ROWS:
+        table.caption = f"... {len(res.marginals) - MAX_ROWS} more factors (all of them in --json)"
+    return table
+
+
