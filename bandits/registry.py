@@ -105,6 +105,9 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "joint-fws": AlgorithmSpec("bandits.multiagent.frank_wolfe:JointFrankWolfe", "factored",
                                "Frank-Wolfe sampling over joint actions: near-tied pieces by the Pareto elimination, "
                                "the direction game by column generation over max-sum, factored GLRT"),
+    "joint-lingame": AlgorithmSpec("bandits.multiagent.lingame:JointLinGame", "factored",
+                                   "LinGame over joint actions: AdaHedge as a Gibbs distribution (sum-product) against "
+                                   "the exact best response, optimistic gains, C-tracking, factored GLRT"),
     "gk-tas": AlgorithmSpec("bandits.multiagent.mab:GKTrackAndStop", "factored",
                             "Garivier–Kaufmann Track-and-Stop, one agent (D/C tracking)"),
     "round-robin": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:RoundRobin", PURE_EXPLORATION,

@@ -23,6 +23,8 @@ Modules, one concept each:
 * :mod:`.top_two` — Top-Two over joint actions: a leader and its exact best response.
 * :mod:`.fw_game` — one Frank–Wolfe step: the near-tied pieces and the game over joint actions (column generation).
 * :mod:`.frank_wolfe` — Frank–Wolfe sampling over joint actions, and its noise-free iterate.
+* :mod:`.gibbs` — AdaHedge over joint actions, its distribution a Gibbs distribution (sum-product).
+* :mod:`.lingame` — LinGame over joint actions: the learner against the best response, C-tracking.
 * :mod:`.mab` — Garivier–Kaufmann Track-and-Stop for one agent (D- and C-tracking).
 * :mod:`.instances` — named instance factories for the registry.
 """
@@ -34,6 +36,7 @@ from .exploration import build_a0, covering_set, greedy_cover
 from .frank_wolfe import JointFrankWolfe
 from .glrt import FactoredGLRT
 from .joint_actions import GroupIndexer
+from .lingame import JointLinGame
 from .mab import GKTrackAndStop, gk_optimal_weights
 from .problem import FactoredProblem
 from .statistics import FactoredStatistics
@@ -51,6 +54,7 @@ __all__ = [
     "GKTrackAndStop",
     "GroupIndexer",
     "JointFrankWolfe",
+    "JointLinGame",
     "JointTopTwo",
     "MFTaS",
     "MFTaSOracle",

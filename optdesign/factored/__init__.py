@@ -34,9 +34,11 @@ if TYPE_CHECKING:
         EliminationPlan,
         FactoredMax,
         MaxSum,
+        SumProduct,
         enumerated_max,
         factored_max,
         marginal_polytope,
+        maximiser_terms,
         sample_joint_actions,
     )
     from .mean_field import MeanFieldModel, mf_characteristic_time
@@ -47,8 +49,8 @@ if TYPE_CHECKING:
 _EXPORTS = {
     ".exact": ("EXACT_MAX_JOINT_ACTIONS", "EnumeratedSeparation", "Separation", "characteristic_time", "most_violated"),
     ".graph": ("FactorGraph", "factor_graph_entries"),
-    ".inference": ("EliminationPlan", "FactoredMax", "MaxSum", "enumerated_max", "factored_max", "marginal_polytope",
-                   "sample_joint_actions"),
+    ".inference": ("EliminationPlan", "FactoredMax", "MaxSum", "SumProduct", "enumerated_max", "factored_max",
+                   "marginal_polytope", "maximiser_terms", "sample_joint_actions"),
     ".mean_field": ("MeanFieldModel", "mf_characteristic_time"),
     ".regret": ("regret_lower_bound",),
 }
@@ -64,11 +66,13 @@ __all__ = [
     "MaxSum",
     "MeanFieldModel",
     "Separation",
+    "SumProduct",
     "characteristic_time",
     "enumerated_max",
     "factor_graph_entries",
     "factored_max",
     "marginal_polytope",
+    "maximiser_terms",
     "mf_characteristic_time",
     "most_violated",
     "regret_lower_bound",

@@ -6,6 +6,7 @@ orders                 elimination orders (networkx's min-fill, a lazy-heap min-
 max_sum                max-sum: a*, gaps Delta(a) = sum of local regrets, joint actions in gap order (m best),
                        the largest ratio of two factored functions (Dinkelbach)
 constraint_reduction   Factored Constraint Reduction (FCR): t >= max_a sum_e f_e(a_e) as compact cvxpy constraints
+sum_product            sum-product in log space: log Z, factor marginals and draws of the Gibbs distribution
 marginals              the marginal polytope as junction-tree clique distributions; sampling joint actions from them
 =====================  ==============================================================================
 """
@@ -14,14 +15,17 @@ from .constraint_reduction import FactoredMax, enumerated_max, factored_max
 from .elimination import EliminationPlan
 from .marginals import marginal_polytope, sample_joint_actions
 from .max_sum import MaxSum, batched_max_sum
+from .sum_product import SumProduct, maximiser_terms
 
 __all__ = [
     "EliminationPlan",
     "FactoredMax",
     "MaxSum",
+    "SumProduct",
     "batched_max_sum",
     "enumerated_max",
     "factored_max",
     "marginal_polytope",
+    "maximiser_terms",
     "sample_joint_actions",
 ]
