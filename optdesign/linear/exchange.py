@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.linalg import cholesky, eigvalsh
 
 from ..deadline import Deadline
 from ..errors import InvalidInputError
@@ -38,9 +39,11 @@ from ..validation import as_matrix, check_scale, triangular_rank
 from .criteria import cholesky_factor, triangular_factor, whiten
 from .firstorder import d_optimal_fw
 
-__all__ = ["d_optimal_exchange"]
+__all__ = ["d_optimal_exchange", "spanning_arms", "spanning_factor"]
 
 CHUNK_ENTRIES = 1 << 21  # rows per pricing chunk = CHUNK_ENTRIES / d (16 MiB of whitened rows)
+#: the Gram matrix decides the rank of X when lambda_min > GRAM_RANK_MARGIN K d eps lambda_max (spanning_factor)
+GRAM_RANK_MARGIN = 4.0
 
 
 def _chunks(n: int, d: int, chunk: int | None) -> Iterator[tuple[int, int]]:
@@ -77,28 +80,63 @@ def price_map(X: np.ndarray, M: np.ndarray, *, chunk: int | None = None) -> np.n
     return column_squares(X, lambda B: M @ B.T, chunk=chunk)
 
 
-def spanning_arms(X: ArrayLike, name: str = "X",
- *, chunk: int | None = None) -> np.ndarray:
+def spanning_arms(X: ArrayLike, name: str = "X", *, chunk: int | None = None) -> np.ndarray:
     """X as a finite K x d array whose rows span R^d, at a representable scale (``check_scale``), checked
-    without copying X (large-K ``as_arms``).
+    without copying X (large-K ``as_arms``); :func:`spanning_factor` without the factor."""
+    return spanning_factor(X, name, chunk=chunk)[0]
 
-    The rank is that of the triangular factor R of X = QR, built chunk by chunk (TSQR,
-    :func:`optdesign.linear.criteria.triangular_factor`), decided as numpy's ``matrix_rank`` would by
-    :func:`optdesign.validation.triangular_rank`.
+
+def spanning_factor(X: ArrayLike, name: str = "X", *,
+                    chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """X checked as :func:`spanning_arms` says, and the lower-triangular L with L L^T = X^T X, from one pass.
+
+    The Gram matrix G = X^T X (one BLAS-3 call, no copy of X) decides when its eigenvalues are far from
+    singular: the rounding of G is at most K eps |X|^T |X| (norm <= K d eps lambda_max), so lambda_min >
+    GRAM_RANK_MARGIN K d eps lambda_max proves rank d, as numpy's ``matrix_rank`` (sigma_max K eps) decides it.
+    Otherwise the rank is that of the triangular factor R of X = QR, built chunk by chunk (TSQR,
+    :func:`optdesign.linear.criteria.triangular_factor`), decided by :func:`optdesign.validation.triangular_rank`,
+    and L = R^T.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms.
+    name : str
+        The argument's name in error messages.
+    chunk : int, optional
+        Rows per TSQR block.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray)
+        X (float64, not copied when it already is) and L (d x d).
+
+    Raises
+    ------
+    InvalidInputError
+        What :func:`optdesign.validation.as_matrix` refuses, rank below d, or a scale outside ARM_SCALE.
     """
     X = as_matrix(X, name)
     n, d = X.shape
-    rank = triangular_rank(triangular_factor(X, chunk=chunk), n)
+    G = X.T @ X
+    if np.all(np.isfinite(G)):
+        lam = eigvalsh(G, check_finite=False)
+        if lam[0] > GRAM_RANK_MARGIN * n * d * np.finfo(float).eps * lam[-1]:
+            return check_scale(X, name), cholesky(G, lower=True, check_finite=False)
+    R = triangular_factor(X, chunk=chunk)
+    rank = triangular_rank(R, n)
     if rank < d:
         raise InvalidInputError(f"the rows of {name} must span R^{d} (A(w) is singular otherwise); found rank {rank}")
-    return check_scale(X, name)
+    return check_scale(X, name), np.ascontiguousarray(R.T)
 
 
-def initial_support(X: np.ndarray, size: int, chunk: int | None = None) -> np.ndarray:
+def initial_support(X: np.ndarray, size: int, chunk: int | None = None,
+                    factor: np.ndarray | None = None) -> np.ndarray:
     """The ``size`` arms of largest leverage under the uniform design (the extreme arms of the data's
-    ellipsoid), grown until they span R^d; sorted indices."""
+    ellipsoid), grown until they span R^d; sorted indices. ``factor``: L with L L^T = X^T X, if known
+    (:func:`spanning_factor`; the leverages are those of the uniform design times K)."""
     n, d = X.shape
-    L = cholesky_factor(X, np.full(n, 1.0 / n))  # chunked QR: neither a Gram matrix nor a copy of X
+    L = cholesky_factor(X, np.full(n, 1.0 / n)) if factor is None else factor
     if L is None:
         raise InvalidInputError(f"the rows of X must span R^{d} (A(w) is singular otherwise)")
     h = price(X, L, chunk=chunk)
@@ -136,17 +174,18 @@ class ActiveSetRun:
 
 def active_set_loop(X: np.ndarray, inner: InnerSolve, pricing: Pricing, *, tol: float, deadline: Deadline,
                     batch: int, chunk: int | None = None, max_rounds: int = 10_000, label: str = "exchange",
-                    support: np.ndarray | None = None) -> ActiveSetRun:
+                    support: np.ndarray | None = None, factor: np.ndarray | None = None) -> ActiveSetRun:
     """Column generation for a design whose optimality condition is max_k h_k <= f (an equivalence theorem).
 
     Each round: ``inner`` solves the design restricted to the support S to a relative gap well below the current
     global one, arms whose weight fell to 0 leave S, one ``pricing`` pass computes h_k over all arms, and the
     ``batch`` arms outside S with the largest h_k > f (1 + tol) join S. Stops when max_k h_k <= f (1 + tol), at
     ``max_rounds`` or at the deadline, returning the best design priced (smallest max_k h_k / f). ``support``
-    is the starting S (default: :func:`initial_support` of max(2 batch, 4 d) arms), started uniform.
+    is the starting S (default: :func:`initial_support` of max(2 batch, 4 d) arms, ranked with ``factor``, L with
+    L L^T = X^T X, when given), started uniform.
     """
     n, d = X.shape
-    S = initial_support(X, max(2 * batch, 4 * d), chunk) if support is None else np.sort(support)
+    S = initial_support(X, max(2 * batch, 4 * d), chunk, factor) if support is None else np.sort(support)
     w_S = np.full(S.size, 1.0 / S.size)
     inner_tol = 0.05
     best = ActiveSetRun(S, w_S, np.inf, np.nan, 0, False)
@@ -190,6 +229,7 @@ def d_optimal_exchange(
     batch: int | None = None,
     chunk: int | None = None,
     max_rounds: int = 10_000,
+    factor: np.ndarray | None = None,
 ) -> FastPathResult:
     """D/G-optimal design max_w log det A(w) by active-set Frank–Wolfe with full pricing (see module doc).
 
@@ -213,6 +253,8 @@ def d_optimal_exchange(
         Rows per pricing block; CHUNK_ENTRIES / d (16 MiB of whitened rows) by default.
     max_rounds : int
         Most pricing passes.
+    factor : numpy.ndarray, shape (d, d), optional
+        Lower-triangular L with L L^T = X^T X (:func:`spanning_factor`), which ranks the starting support.
 
     Returns
     -------
@@ -236,7 +278,7 @@ def d_optimal_exchange(
 
     run = active_set_loop(X, inner, pricing, tol=tol, deadline=Deadline(time_limit),
                           batch=max(32, 2 * d) if batch is None else max(1, int(batch)), chunk=chunk,
-                          max_rounds=max_rounds)
+                          max_rounds=max_rounds, factor=factor)
     w = np.zeros(n)
     w[run.support] = run.weights
     return FastPathResult(w, run.ratio * d, float(d), run.rounds, run.converged)

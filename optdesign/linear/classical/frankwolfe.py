@@ -78,7 +78,8 @@ def support_frank_wolfe(X: np.ndarray, criterion: Criterion, w: np.ndarray, *, t
 
 
 def smooth_design(X: np.ndarray, criterion: Criterion, *, tol: float = 1e-4, time_limit: float | None = 60.0,
-                  batch: int | None = None, chunk: int | None = None, max_rounds: int = 10_000) -> FastPathResult:
+                  batch: int | None = None, chunk: int | None = None, max_rounds: int = 10_000,
+                  factor: np.ndarray | None = None) -> FastPathResult:
     """min_w Phi(A(w)) by active-set Frank–Wolfe with one pricing pass over all arms per round (module doc).
 
     Parameters
@@ -97,6 +98,8 @@ def smooth_design(X: np.ndarray, criterion: Criterion, *, tol: float = 1e-4, tim
         Rows per pricing block.
     max_rounds : int
         Most pricing passes.
+    factor : numpy.ndarray, shape (d, d), optional
+        Lower-triangular L with L L^T = X^T X, which ranks the starting support (computed when None).
 
     Returns
     -------
@@ -119,7 +122,7 @@ def smooth_design(X: np.ndarray, criterion: Criterion, *, tol: float = 1e-4, tim
 
     run = active_set_loop(X, inner, pricing, tol=tol, deadline=deadline,
                           batch=max(32, 2 * d) if batch is None else max(1, int(batch)), chunk=chunk,
-                          max_rounds=max_rounds, label=criterion.label)
+                          max_rounds=max_rounds, label=criterion.label, factor=factor)
     w = np.zeros(n)
     w[run.support] = run.weights
     value = criterion.value(X[run.support], run.weights)
