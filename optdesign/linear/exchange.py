@@ -1,17 +1,18 @@
-"""D/G-optimal designs on 10^5-10^6 arms: Frank–Wolfe with away steps on an active set, priced over all arms.
+"""D/G-optimal designs on 10^5-10^6 arms: Newton steps on an active set, priced over all arms.
 
 Why an active set (column generation) rather than REX: the D-optimal design of K arms in R^d is supported
 on at most d(d+1)/2 arms, so almost every arm of a large X has weight 0 at the optimum. Plain Frank–Wolfe
 (:func:`optdesign.linear.firstorder.d_optimal_fw`) still pays O(K d) for every one of its thousands of
-rank-one iterations. Here the same certified Frank–Wolfe kernel runs on a small support S (cost O(|S| d) per
-iteration), and the full set of arms is touched once per outer round, by one blocked BLAS-3 pricing pass
+rank-one iterations. Here the problem restricted to a small support S (a few d arms) is solved by a primal-dual
+interior-point method (:mod:`optdesign.linear.interior`: about 15 Newton steps of O(|S|^2 d + |S|^3), with
+Frank–Wolfe with away steps finishing any solve it leaves short), and the full set of arms is touched once per
+outer round, by one blocked BLAS-3 pricing pass
 
     h_k = x_k^T A(w)^{-1} x_k = ||L^{-1} x_k||^2,   A(w) = L L^T,
 
 in chunks of rows, so the memory beyond X is O(chunk d + K). The arms with the largest h_k (the most violated
-optimality conditions h_k <= d) join S; arms whose weight falls to 0 leave it. Reusing the Frank–Wolfe
-kernel keeps one implementation of the exact log det line search, and the restricted problem is exact:
-each round solves max log det over S, so log det increases strictly whenever an arm with h_k > d joins.
+optimality conditions h_k <= d) join S; arms whose weight falls to 0 leave it. Each round solves max log det
+over S, so log det increases strictly whenever an arm with h_k > d joins.
 
 Certificate (Kiefer–Wolfowitz): max_k h_k >= d for every design, with equality exactly at the optimum, so
 the G-value of w is max_k h_k and max_k h_k / d - 1 bounds the relative gap of both the G- and D-criteria
@@ -38,6 +39,7 @@ from ..result import FastPathResult
 from ..validation import as_matrix, check_scale, triangular_rank
 from .criteria import cholesky_factor, triangular_factor, whiten
 from .firstorder import d_optimal_fw
+from .interior import hadamard_terms, support_interior_point
 
 __all__ = ["d_optimal_exchange", "spanning_arms", "spanning_factor"]
 
@@ -82,7 +84,27 @@ def price_map(X: np.ndarray, M: np.ndarray, *, chunk: int | None = None) -> np.n
 
 def spanning_arms(X: ArrayLike, name: str = "X", *, chunk: int | None = None) -> np.ndarray:
     """X as a finite K x d array whose rows span R^d, at a representable scale (``check_scale``), checked
-    without copying X (large-K ``as_arms``); :func:`spanning_factor` without the factor."""
+    without copying X (large-K ``as_arms``): :func:`spanning_factor` without the factor.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms.
+    name : str
+        The argument's name in error messages.
+    chunk : int, optional
+        Rows per TSQR block.
+
+    Returns
+    -------
+    numpy.ndarray
+        X as float64, not copied when it already is.
+
+    Raises
+    ------
+    InvalidInputError
+        What :func:`optdesign.validation.as_matrix` refuses, rank below d, or a scale outside ARM_SCALE.
+    """
     return spanning_factor(X, name, chunk=chunk)[0]
 
 
@@ -231,9 +253,9 @@ def d_optimal_exchange(
     max_rounds: int = 10_000,
     factor: np.ndarray | None = None,
 ) -> FastPathResult:
-    """D/G-optimal design max_w log det A(w) by active-set Frank–Wolfe with full pricing (see module doc).
+    """D/G-optimal design max_w log det A(w) by an active set with full pricing (see module doc).
 
-    Each round (:func:`active_set_loop`): Frank–Wolfe on the support to a relative gap well below the current
+    Each round (:func:`active_set_loop`): Newton steps on the support to a relative gap well below the current
     global gap, one pricing pass h_k = x_k^T A^{-1} x_k over all arms, then the ``batch`` arms (default 2d, at
     least 32) with the largest h_k > d (1 + tol) join the support. Stops when max_k h_k <= d (1 + tol) or at
     ``time_limit`` seconds. ``iterations`` counts pricing passes (outer rounds).
@@ -246,7 +268,7 @@ def d_optimal_exchange(
     tol : float
         Certified relative gap: stop when max_k h_k <= d (1 + tol).
     time_limit : float
-        Seconds for the whole run (inner Frank–Wolfe solves included), capped by the enclosing time budget.
+        Seconds for the whole run (inner solves included), capped by the enclosing time budget.
     batch : int, optional
         Arms added to the support per pricing pass; max(32, 2 d) by default.
     chunk : int, optional
@@ -270,7 +292,17 @@ def d_optimal_exchange(
     n, d = X.shape
 
     def inner(S: np.ndarray, w_S: np.ndarray, inner_tol: float, seconds: float) -> np.ndarray:
-        return d_optimal_fw(X[S], tol=inner_tol, time_limit=seconds, w0=w_S).weights
+        XS, deadline = X[S], Deadline(seconds)
+
+        def terms(w: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+            L = cholesky_factor(XS, w)
+            return None if L is None else hadamard_terms(XS, L, None, 1.0)
+
+        solved = support_interior_point(terms, w_S, tol=inner_tol, deadline=deadline)
+        if solved is not None and solved[1]:
+            return solved[0]
+        start = w_S if solved is None else solved[0]  # Frank–Wolfe finishes what Newton could not
+        return d_optimal_fw(XS, tol=inner_tol, time_limit=deadline.remaining(), w0=start).weights
 
     def pricing(S: np.ndarray, w_S: np.ndarray) -> tuple[np.ndarray, float] | None:
         L = cholesky_factor(X[S], w_S)
