@@ -105,3 +105,17 @@ def test_singular_start_and_spent_deadline():
     w0 = np.full(10, 0.1)
     w, converged = support_interior_point(_d_terms(Y), w0, tol=1e-12, deadline=Deadline(0.0))
     assert not converged and w == pytest.approx(w0)  # no step after the deadline: the starting mix
+
+
+@pytest.mark.parametrize("fn", [od.d_optimal, od.a_optimal])
+def test_supports_past_the_newton_limit_are_solved_by_frank_wolfe(monkeypatch, fn):
+    """Both inner solves certify the same design: Newton (default) and Frank–Wolfe (every support past the limit)."""
+    from optdesign.linear import interior
+
+    X = np.random.default_rng(7).standard_normal((5_000, 6))
+    newton = fn(X, tol=1e-7)
+    monkeypatch.setattr(interior, "MAX_SUPPORT", 0)
+    frank_wolfe = fn(X, tol=1e-7)
+    for res in (newton, frank_wolfe):
+        assert res.method == "exchange" and res.gap <= 1e-7 and res.lower_bound <= res.value * (1 + 1e-12)
+    assert newton.value == pytest.approx(frank_wolfe.value, rel=3e-7)

@@ -39,7 +39,7 @@ from ..result import FastPathResult
 from ..validation import as_matrix, check_scale, triangular_rank
 from .criteria import cholesky_factor, triangular_factor, whiten
 from .firstorder import d_optimal_fw
-from .interior import hadamard_terms, support_interior_point
+from .interior import hadamard_terms, newton_fits, support_interior_point
 
 __all__ = ["d_optimal_exchange", "spanning_arms", "spanning_factor"]
 
@@ -298,7 +298,8 @@ def d_optimal_exchange(
             L = cholesky_factor(XS, w)
             return None if L is None else hadamard_terms(XS, L, None, 1.0)
 
-        solved = support_interior_point(terms, w_S, tol=inner_tol, deadline=deadline)
+        fits = newton_fits(*XS.shape)
+        solved = support_interior_point(terms, w_S, tol=inner_tol, deadline=deadline) if fits else None
         if solved is not None and solved[1]:
             return solved[0]
         start = w_S if solved is None else solved[0]  # Frank–Wolfe finishes what Newton could not

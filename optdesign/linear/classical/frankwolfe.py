@@ -24,7 +24,7 @@ from ...deadline import Deadline
 from ...progress import listening, report
 from ...result import FastPathResult
 from ..exchange import active_set_loop, price_map
-from ..interior import support_interior_point
+from ..interior import newton_fits, support_interior_point
 from .criteria import Criterion
 
 __all__ = ["smooth_design", "support_frank_wolfe"]
@@ -115,7 +115,7 @@ def smooth_design(X: np.ndarray, criterion: Criterion, *, tol: float = 1e-4, tim
 
     def inner(S: np.ndarray, w_S: np.ndarray, inner_tol: float, seconds: float) -> np.ndarray:
         XS, limit = X[S], Deadline(seconds)
-        if criterion.hessian_coefficient is not None:
+        if criterion.hessian_coefficient is not None and newton_fits(*XS.shape):
             solved = support_interior_point(lambda w: criterion.second_order(XS, w), w_S, tol=inner_tol,
                                             deadline=limit)
             if solved is not None and solved[1]:
