@@ -114,6 +114,7 @@ def _gap(h: np.ndarray, w: np.ndarray) -> float:
 def _purified(terms: SecondOrder, w: np.ndarray, s: np.ndarray, tol: float) -> np.ndarray:
     """w with the arms of w_k < min(s_k, PURGE tol / m) set to 0 (renormalised: at most PURGE tol of the weight
     moves) when its gap on the support stays <= tol, else w."""
+    w = w / w.sum()
     out = np.where((w < s) & (w < PURGE * tol / w.size), 0.0, w)
     if not np.any(out < w) or not np.any(out > 0):
         return w
