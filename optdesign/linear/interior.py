@@ -34,7 +34,7 @@ POLISH_STEPS = 2  # Newton steps after the gap met tol, with sigma = POLISH_CENT
 POLISH_CENTERING = 0.01
 PURGE = 0.1  # the arms set to 0 at the end weigh at most PURGE tol together
 #: supports above this many arms, or in more than MAX_DIMENSION dimensions, are left to Frank–Wolfe: a Newton step
-#: costs O(m^2 d + m^3), a rank-one step O(m d) (measured on Gaussian arms: Newton is faster up to d = 70, 800 arms)
+#: costs O(m^2 d + m^3), a rank-one step O(m d) (Gaussian arms: Newton as fast or faster up to d = 70, 800 arms)
 MAX_SUPPORT = 800
 MAX_DIMENSION = 100
 
