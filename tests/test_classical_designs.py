@@ -159,7 +159,7 @@ def test_large_candidate_sets_use_the_active_set_and_price_every_candidate():
 def test_time_limit_returns_the_best_certified_design_so_far():
     X = np.random.default_rng(8).standard_normal((200_000, 10))
     with pytest.warns(RuntimeWarning, match="time limit"):
-        res = od.a_optimal(X, tol=1e-14, time_limit=0.5)
+        res = od.a_optimal(X, tol=1e-14, time_limit=0.01)  # the whole solve takes several times longer
     assert res.status == "not_converged" and np.isfinite(res.gap) and res.lower_bound <= res.value
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import optdesign as od
 from optdesign.linear import dispatch
-from optdesign.linear.exchange import d_optimal_exchange, price, spanning_arms
+from optdesign.linear.exchange import d_optimal_exchange, price, spanning_arms, spanning_factor
 from optdesign.validation import RANK_QR_MIN, as_arms
 
 TOL = 1e-4
@@ -128,6 +128,27 @@ def test_rank_checks_decide_as_matrix_rank_across_its_tolerance(scale, check, sh
     else:
         with pytest.raises(od.InvalidInputError, match=f"found rank {d - 1}"):
             check(X)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-7])
+def test_spanning_factor_is_the_gram_factor_on_both_routes(scale):
+    """L L^T = X^T X whether the Gram matrix decides the rank (well conditioned) or the TSQR factor does (a column
+    within 1e-7 of the span of two others: cond(X^T X) ~ 1e14)."""
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((3_000, 8))
+    X[:, 7] = X[:, 1] + X[:, 4] + scale * rng.standard_normal(3_000)
+    arms, L = spanning_factor(X, chunk=700)
+    assert arms is X and np.allclose(L, np.tril(L))
+    G = X.T @ X
+    assert L @ L.T == pytest.approx(G, abs=1e-9 * np.abs(G).max())
+
+
+def test_i_optimal_default_region_from_the_factor_matches_the_listed_region():
+    X = _gaussian(5_000, 6, 13)
+    res = od.i_optimal(X, tol=1e-8)
+    listed = od.i_optimal(X, region=X, tol=1e-8)  # region given: its own QR factor
+    assert res.value == pytest.approx(listed.value, rel=1e-7)
+    assert res.lower_bound <= listed.value * (1 + 1e-12) and listed.lower_bound <= res.value * (1 + 1e-12)
 
 
 def test_pricing_is_chunk_independent():

@@ -75,7 +75,8 @@ def triangular_factor(X: np.ndarray, w: np.ndarray | None = None, *, chunk: int 
         block = X[rows[a : a + step]]
         if w is not None:
             block = np.sqrt(w[rows[a : a + step]])[:, None] * block
-        R = cast(np.ndarray, np.linalg.qr(np.vstack([R, block]), mode="r"))  # the stubs give QRResult for any mode
+        stacked = np.vstack([R, block]) if R.shape[0] else block  # the first block alone: no copy of it
+        R = cast(np.ndarray, np.linalg.qr(stacked, mode="r"))  # the stubs give QRResult for any mode
     return R
 
 

@@ -31,7 +31,7 @@ from ..vocabulary import DESIGN_METHODS, MINMAX_METHODS, DesignMethod, check_opt
 from . import firstorder
 from .barrier import minmax_barrier
 from .corank import d_optimal_corank
-from .exchange import d_optimal_exchange, spanning_arms
+from .exchange import d_optimal_exchange, spanning_factor
 from .generation import RowPricer, generate_directions
 from .models import MinMaxDesignModel
 
@@ -206,7 +206,8 @@ def corank_applies(K: int, d: int) -> bool:
     return (K - d) ** 2 <= CORANK_RATIO * d
 
 
-def _d_fast(X: np.ndarray, method: DesignMethod, tol: float, criterion: str) -> DesignResult:
+def _d_fast(X: np.ndarray, method: DesignMethod, tol: float, criterion: str,
+            factor: np.ndarray | None = None) -> DesignResult:
     if method == "corank" or (method == "auto" and corank_applies(*X.shape)):
         return _run_fast(d_optimal_corank, "corank", criterion, X, tol=tol)
     if method == "barrier":  # Kiefer–Wolfowitz: the optimum is exactly d, sharper than the dual bound
@@ -216,7 +217,7 @@ def _d_fast(X: np.ndarray, method: DesignMethod, tol: float, criterion: str) -> 
         return _run_fast(firstorder.d_optimal_multiplicative, method, criterion, X, tol=tol)
     if method == "exchange" or (method == "auto" and X.shape[0] >= EXCHANGE_MIN_ARMS):
         limit = EXCHANGE_TIME_LIMIT if remaining_budget() is None else None  # a caller's limit replaces it
-        return _run_fast(d_optimal_exchange, "exchange", criterion, X, tol=tol, time_limit=limit)
+        return _run_fast(d_optimal_exchange, "exchange", criterion, X, tol=tol, time_limit=limit, factor=factor)
     return _run_fast(firstorder.d_optimal_fw, "frank-wolfe", criterion, X, tol=tol)
 
 
@@ -240,10 +241,11 @@ def kiefer_wolfowitz_design(X: ArrayLike, solver: str | None, method: DesignMeth
         large = np.ndim(X) == 2 and np.shape(X)[0] >= EXCHANGE_MIN_ARMS
     except ValueError:  # a ragged nested list: as_arms names the problem
         large = False
-    arms = spanning_arms(X) if large else as_arms(X)  # same check, without copying a large X
+    # same check, without copying a large X; its factor L L^T = X^T X seeds the exchange
+    arms, factor = spanning_factor(X) if large else (as_arms(X), None)
     tol = as_tolerance(tol)
     if method != "cvxpy":
-        result = _d_fast(arms, method, tol, criterion)
+        result = _d_fast(arms, method, tol, criterion, factor)
         if method != "auto" or _fast_gap(result) <= tol or result.method == "exchange" or budget_expired():
             return result
         if not model_fits(*arms.shape):

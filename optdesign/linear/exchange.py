@@ -1,17 +1,18 @@
-"""D/G-optimal designs on 10^5-10^6 arms: Frank–Wolfe with away steps on an active set, priced over all arms.
+"""D/G-optimal designs on 10^5-10^6 arms: Newton steps on an active set, priced over all arms.
 
 Why an active set (column generation) rather than REX: the D-optimal design of K arms in R^d is supported
 on at most d(d+1)/2 arms, so almost every arm of a large X has weight 0 at the optimum. Plain Frank–Wolfe
 (:func:`optdesign.linear.firstorder.d_optimal_fw`) still pays O(K d) for every one of its thousands of
-rank-one iterations. Here the same certified Frank–Wolfe kernel runs on a small support S (cost O(|S| d) per
-iteration), and the full set of arms is touched once per outer round, by one blocked BLAS-3 pricing pass
+rank-one iterations. Here the problem restricted to a small support S (a few d arms) is solved by a primal-dual
+interior-point method (:mod:`optdesign.linear.interior`: about 15 Newton steps of O(|S|^2 d + |S|^3), with
+Frank–Wolfe with away steps finishing any solve it leaves short), and the full set of arms is touched once per
+outer round, by one blocked BLAS-3 pricing pass
 
     h_k = x_k^T A(w)^{-1} x_k = ||L^{-1} x_k||^2,   A(w) = L L^T,
 
 in chunks of rows, so the memory beyond X is O(chunk d + K). The arms with the largest h_k (the most violated
-optimality conditions h_k <= d) join S; arms whose weight falls to 0 leave it. Reusing the Frank–Wolfe
-kernel keeps one implementation of the exact log det line search, and the restricted problem is exact:
-each round solves max log det over S, so log det increases strictly whenever an arm with h_k > d joins.
+optimality conditions h_k <= d) join S; arms whose weight falls to 0 leave it. Each round solves max log det
+over S, so log det increases strictly whenever an arm with h_k > d joins.
 
 Certificate (Kiefer–Wolfowitz): max_k h_k >= d for every design, with equality exactly at the optimum, so
 the G-value of w is max_k h_k and max_k h_k / d - 1 bounds the relative gap of both the G- and D-criteria
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.linalg import cholesky, eigvalsh
 
 from ..deadline import Deadline
 from ..errors import InvalidInputError
@@ -37,10 +39,13 @@ from ..result import FastPathResult
 from ..validation import as_matrix, check_scale, triangular_rank
 from .criteria import cholesky_factor, triangular_factor, whiten
 from .firstorder import d_optimal_fw
+from .interior import hadamard_terms, newton_fits, support_interior_point
 
-__all__ = ["d_optimal_exchange"]
+__all__ = ["d_optimal_exchange", "spanning_arms", "spanning_factor"]
 
 CHUNK_ENTRIES = 1 << 21  # rows per pricing chunk = CHUNK_ENTRIES / d (16 MiB of whitened rows)
+#: the Gram matrix decides the rank of X when lambda_min > GRAM_RANK_MARGIN K d eps lambda_max (spanning_factor)
+GRAM_RANK_MARGIN = 4.0
 
 
 def _chunks(n: int, d: int, chunk: int | None) -> Iterator[tuple[int, int]]:
@@ -77,28 +82,83 @@ def price_map(X: np.ndarray, M: np.ndarray, *, chunk: int | None = None) -> np.n
     return column_squares(X, lambda B: M @ B.T, chunk=chunk)
 
 
-def spanning_arms(X: ArrayLike, name: str = "X",
- *, chunk: int | None = None) -> np.ndarray:
+def spanning_arms(X: ArrayLike, name: str = "X", *, chunk: int | None = None) -> np.ndarray:
     """X as a finite K x d array whose rows span R^d, at a representable scale (``check_scale``), checked
-    without copying X (large-K ``as_arms``).
+    without copying X (large-K ``as_arms``): :func:`spanning_factor` without the factor.
 
-    The rank is that of the triangular factor R of X = QR, built chunk by chunk (TSQR,
-    :func:`optdesign.linear.criteria.triangular_factor`), decided as numpy's ``matrix_rank`` would by
-    :func:`optdesign.validation.triangular_rank`.
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms.
+    name : str
+        The argument's name in error messages.
+    chunk : int, optional
+        Rows per TSQR block.
+
+    Returns
+    -------
+    numpy.ndarray
+        X as float64, not copied when it already is.
+
+    Raises
+    ------
+    InvalidInputError
+        What :func:`optdesign.validation.as_matrix` refuses, rank below d, or a scale outside ARM_SCALE.
+    """
+    return spanning_factor(X, name, chunk=chunk)[0]
+
+
+def spanning_factor(X: ArrayLike, name: str = "X", *,
+                    chunk: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """X checked as :func:`spanning_arms` says, and the lower-triangular L with L L^T = X^T X, from one pass.
+
+    The Gram matrix G = X^T X (one BLAS-3 call, no copy of X) decides when its eigenvalues are far from
+    singular: the rounding of G is at most K eps |X|^T |X| (norm <= K d eps lambda_max), so lambda_min >
+    GRAM_RANK_MARGIN K d eps lambda_max proves rank d, as numpy's ``matrix_rank`` (sigma_max K eps) decides it.
+    Otherwise the rank is that of the triangular factor R of X = QR, built chunk by chunk (TSQR,
+    :func:`optdesign.linear.criteria.triangular_factor`), decided by :func:`optdesign.validation.triangular_rank`,
+    and L = R^T.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms.
+    name : str
+        The argument's name in error messages.
+    chunk : int, optional
+        Rows per TSQR block.
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray)
+        X (float64, not copied when it already is) and L (d x d).
+
+    Raises
+    ------
+    InvalidInputError
+        What :func:`optdesign.validation.as_matrix` refuses, rank below d, or a scale outside ARM_SCALE.
     """
     X = as_matrix(X, name)
     n, d = X.shape
-    rank = triangular_rank(triangular_factor(X, chunk=chunk), n)
+    G = X.T @ X
+    if np.all(np.isfinite(G)):
+        lam = eigvalsh(G, check_finite=False)
+        if lam[0] > GRAM_RANK_MARGIN * n * d * np.finfo(float).eps * lam[-1]:
+            return check_scale(X, name), cholesky(G, lower=True, check_finite=False)
+    R = triangular_factor(X, chunk=chunk)
+    rank = triangular_rank(R, n)
     if rank < d:
         raise InvalidInputError(f"the rows of {name} must span R^{d} (A(w) is singular otherwise); found rank {rank}")
-    return check_scale(X, name)
+    return check_scale(X, name), np.ascontiguousarray(R.T)
 
 
-def initial_support(X: np.ndarray, size: int, chunk: int | None = None) -> np.ndarray:
+def initial_support(X: np.ndarray, size: int, chunk: int | None = None,
+                    factor: np.ndarray | None = None) -> np.ndarray:
     """The ``size`` arms of largest leverage under the uniform design (the extreme arms of the data's
-    ellipsoid), grown until they span R^d; sorted indices."""
+    ellipsoid), grown until they span R^d; sorted indices. ``factor``: L with L L^T = X^T X, if known
+    (:func:`spanning_factor`; the leverages are those of the uniform design times K)."""
     n, d = X.shape
-    L = cholesky_factor(X, np.full(n, 1.0 / n))  # chunked QR: neither a Gram matrix nor a copy of X
+    L = cholesky_factor(X, np.full(n, 1.0 / n)) if factor is None else factor
     if L is None:
         raise InvalidInputError(f"the rows of X must span R^{d} (A(w) is singular otherwise)")
     h = price(X, L, chunk=chunk)
@@ -136,17 +196,18 @@ class ActiveSetRun:
 
 def active_set_loop(X: np.ndarray, inner: InnerSolve, pricing: Pricing, *, tol: float, deadline: Deadline,
                     batch: int, chunk: int | None = None, max_rounds: int = 10_000, label: str = "exchange",
-                    support: np.ndarray | None = None) -> ActiveSetRun:
+                    support: np.ndarray | None = None, factor: np.ndarray | None = None) -> ActiveSetRun:
     """Column generation for a design whose optimality condition is max_k h_k <= f (an equivalence theorem).
 
     Each round: ``inner`` solves the design restricted to the support S to a relative gap well below the current
     global one, arms whose weight fell to 0 leave S, one ``pricing`` pass computes h_k over all arms, and the
     ``batch`` arms outside S with the largest h_k > f (1 + tol) join S. Stops when max_k h_k <= f (1 + tol), at
     ``max_rounds`` or at the deadline, returning the best design priced (smallest max_k h_k / f). ``support``
-    is the starting S (default: :func:`initial_support` of max(2 batch, 4 d) arms), started uniform.
+    is the starting S (default: :func:`initial_support` of max(2 batch, 4 d) arms, ranked with ``factor``, L with
+    L L^T = X^T X, when given), started uniform.
     """
     n, d = X.shape
-    S = initial_support(X, max(2 * batch, 4 * d), chunk) if support is None else np.sort(support)
+    S = initial_support(X, max(2 * batch, 4 * d), chunk, factor) if support is None else np.sort(support)
     w_S = np.full(S.size, 1.0 / S.size)
     inner_tol = 0.05
     best = ActiveSetRun(S, w_S, np.inf, np.nan, 0, False)
@@ -190,10 +251,11 @@ def d_optimal_exchange(
     batch: int | None = None,
     chunk: int | None = None,
     max_rounds: int = 10_000,
+    factor: np.ndarray | None = None,
 ) -> FastPathResult:
-    """D/G-optimal design max_w log det A(w) by active-set Frank–Wolfe with full pricing (see module doc).
+    """D/G-optimal design max_w log det A(w) by an active set with full pricing (see module doc).
 
-    Each round (:func:`active_set_loop`): Frank–Wolfe on the support to a relative gap well below the current
+    Each round (:func:`active_set_loop`): Newton steps on the support to a relative gap well below the current
     global gap, one pricing pass h_k = x_k^T A^{-1} x_k over all arms, then the ``batch`` arms (default 2d, at
     least 32) with the largest h_k > d (1 + tol) join the support. Stops when max_k h_k <= d (1 + tol) or at
     ``time_limit`` seconds. ``iterations`` counts pricing passes (outer rounds).
@@ -206,13 +268,15 @@ def d_optimal_exchange(
     tol : float
         Certified relative gap: stop when max_k h_k <= d (1 + tol).
     time_limit : float
-        Seconds for the whole run (inner Frank–Wolfe solves included), capped by the enclosing time budget.
+        Seconds for the whole run (inner solves included), capped by the enclosing time budget.
     batch : int, optional
         Arms added to the support per pricing pass; max(32, 2 d) by default.
     chunk : int, optional
         Rows per pricing block; CHUNK_ENTRIES / d (16 MiB of whitened rows) by default.
     max_rounds : int
         Most pricing passes.
+    factor : numpy.ndarray, shape (d, d), optional
+        Lower-triangular L with L L^T = X^T X (:func:`spanning_factor`), which ranks the starting support.
 
     Returns
     -------
@@ -228,7 +292,18 @@ def d_optimal_exchange(
     n, d = X.shape
 
     def inner(S: np.ndarray, w_S: np.ndarray, inner_tol: float, seconds: float) -> np.ndarray:
-        return d_optimal_fw(X[S], tol=inner_tol, time_limit=seconds, w0=w_S).weights
+        XS, deadline = X[S], Deadline(seconds)
+
+        def terms(w: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+            L = cholesky_factor(XS, w)
+            return None if L is None else hadamard_terms(XS, L, None, 1.0)
+
+        fits = newton_fits(*XS.shape)
+        solved = support_interior_point(terms, w_S, tol=inner_tol, deadline=deadline) if fits else None
+        if solved is not None and solved[1]:
+            return solved[0]
+        start = w_S if solved is None else solved[0]  # Frank–Wolfe finishes what Newton could not
+        return d_optimal_fw(XS, tol=inner_tol, time_limit=deadline.remaining(), w0=start).weights
 
     def pricing(S: np.ndarray, w_S: np.ndarray) -> tuple[np.ndarray, float] | None:
         L = cholesky_factor(X[S], w_S)
@@ -236,7 +311,7 @@ def d_optimal_exchange(
 
     run = active_set_loop(X, inner, pricing, tol=tol, deadline=Deadline(time_limit),
                           batch=max(32, 2 * d) if batch is None else max(1, int(batch)), chunk=chunk,
-                          max_rounds=max_rounds)
+                          max_rounds=max_rounds, factor=factor)
     w = np.zeros(n)
     w[run.support] = run.weights
     return FastPathResult(w, run.ratio * d, float(d), run.rounds, run.converged)

@@ -35,6 +35,7 @@ import numpy as np
 from scipy.linalg import solve_triangular, svd
 
 from ..criteria import triangular_factor
+from ..interior import hadamard_terms
 
 __all__ = ["Criterion", "Gradient", "SupportState"]
 
@@ -135,6 +136,8 @@ class Criterion(ABC):
 
     #: the label of the results (``"a-optimal"``, ...)
     label: str
+    #: c when the Hessian of Phi is c (x_i^T A^{-1} x_j)(x_i^T M^T M x_j) (:meth:`second_order`), else None
+    hessian_coefficient: float | None = None
 
     @abstractmethod
     def value(self, X: np.ndarray, w: np.ndarray) -> float:
@@ -190,6 +193,32 @@ class Criterion(ABC):
         float
             The step a; hi exactly when arm i leaves the support.
         """
+
+    def second_order(self, X: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Prices h_k = -dPhi/dw_k and the Hessian c (x_i^T A^{-1} x_j)(x_i^T M^T M x_j) of Phi at w, for the
+        criteria whose Hessian has that form (``hessian_coefficient`` c: 2 for the linear criteria).
+
+        Parameters
+        ----------
+        X : numpy.ndarray, shape (m, d)
+            The support arms.
+        w : numpy.ndarray, shape (m,)
+            Positive weights.
+
+        Returns
+        -------
+        tuple of (numpy.ndarray, numpy.ndarray), or None
+            h (m,) and the Hessian (m, m); None when A(w) is numerically singular.
+
+        Raises
+        ------
+        NotImplementedError
+            The criterion has no ``hessian_coefficient``.
+        """
+        if self.hessian_coefficient is None:
+            raise NotImplementedError(f"{self.label} has no closed-form Hessian")
+        g = self.gradient(X, w)
+        return None if g is None else hadamard_terms(X, g.L, g.M, self.hessian_coefficient)
 
     def support_state(self, X: np.ndarray, w: np.ndarray) -> SupportState | None:
         """The criterion on the arms X of a support, for its pairwise steps (None when A(w) is singular).

@@ -54,7 +54,7 @@ def _fast(problem: ClassicalProblem, tol: float, solver: str | None) -> DesignRe
     elif problem.path == "eigen":
         out = working_set_design(X, criterion, tol=tol, time_limit=limit, solver=solver)
     else:
-        out = smooth_design(X, criterion, tol=tol, time_limit=limit)
+        out = smooth_design(X, criterion, tol=tol, time_limit=limit, factor=problem.factor)
     method = {"elfving": "lp", "eigen": "generation", "smooth": "exchange"}[problem.path]
     return DesignResult(weights=out.weights, value=out.value, status="optimal" if out.converged else stop_reason(),
                         solver="numpy", solve_time=time.perf_counter() - start,
@@ -106,7 +106,7 @@ def _on_allowed(problem: ClassicalProblem, constraints: LinearConstraints, solve
     """A constrained design, solved on the candidates no row fixes at 0 and reported on all of them."""
     n = problem.X.shape[0]
     allowed = Polytope(constraints).allowed
-    sub = replace(problem, X=problem.X[allowed])
+    sub = replace(problem, X=problem.X[allowed], factor=None)
     if allowed.size == 0 or not np.isfinite(sub.criterion.value(sub.X, np.full(allowed.size, 1.0 / allowed.size))):
         raise not_estimable(problem.criterion.label, f"{allowed.size} candidates are not fixed at 0")
     cons = Polytope(constraints).restrict(allowed) if allowed.size < n else constraints

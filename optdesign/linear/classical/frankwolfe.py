@@ -1,12 +1,14 @@
-"""The fast path of the smooth criteria (A, I, L, Ds, phi_p): Frank–Wolfe with away steps on an active set.
+"""The fast path of the smooth criteria (A, I, L, Ds, phi_p): the restricted problem on an active set.
 
-Inner solve (:func:`support_frank_wolfe`): on a small support S, each iteration prices the support arms
-h_k = ||M x_k||^2 (the criterion's gradient map, :mod:`optdesign.linear.classical.criteria`) and moves weight
-from the support arm of smallest h_k to the arm of largest h_k (pairwise Frank–Wolfe, Lacoste-Julien & Jaggi
-2015; the vertex exchange of Böhning 1986 and the exchanges of REX, Harman, Filová & Richtárik 2020), with the
-criterion's exact line search; a step that empties the losing arm drops it. Iterates stay nonsingular (the
-line search never crosses a singular A(w)), so criteria whose optimum is singular (c-, L-, Ds-optimality) are
-approached from inside.
+Inner solve: the linear criteria (A, I, L), whose Hessian has a closed form
+(:meth:`~optdesign.linear.classical.criteria.Criterion.second_order`), take the primal-dual Newton steps of
+:mod:`optdesign.linear.interior`; the others, and any solve Newton leaves short, :func:`support_frank_wolfe`: on a
+small support S, each iteration prices the support arms h_k = ||M x_k||^2 (the criterion's gradient map,
+:mod:`optdesign.linear.classical.criteria`) and moves weight from the support arm of smallest h_k to the arm of
+largest h_k (pairwise Frank–Wolfe, Lacoste-Julien & Jaggi 2015; the vertex exchange of Böhning 1986 and the
+exchanges of REX, Harman, Filová & Richtárik 2020), with the criterion's exact line search; a step that empties
+the losing arm drops it. Iterates stay nonsingular (the line search never crosses a singular A(w)), so criteria
+whose optimum is singular (c-, L-, Ds-optimality) are approached from inside.
 
 Outer loop (:func:`optdesign.linear.exchange.active_set_loop`, shared with the D-optimal exchange): one chunked
 pricing pass over all arms per round, the violators h_k > Phi (1 + tol) join S. Certificate: Phi* >=
@@ -22,6 +24,7 @@ from ...deadline import Deadline
 from ...progress import listening, report
 from ...result import FastPathResult
 from ..exchange import active_set_loop, price_map
+from ..interior import newton_fits, support_interior_point
 from .criteria import Criterion
 
 __all__ = ["smooth_design", "support_frank_wolfe"]
@@ -78,7 +81,8 @@ def support_frank_wolfe(X: np.ndarray, criterion: Criterion, w: np.ndarray, *, t
 
 
 def smooth_design(X: np.ndarray, criterion: Criterion, *, tol: float = 1e-4, time_limit: float | None = 60.0,
-                  batch: int | None = None, chunk: int | None = None, max_rounds: int = 10_000) -> FastPathResult:
+                  batch: int | None = None, chunk: int | None = None, max_rounds: int = 10_000,
+                  factor: np.ndarray | None = None) -> FastPathResult:
     """min_w Phi(A(w)) by active-set Frank–Wolfe with one pricing pass over all arms per round (module doc).
 
     Parameters
@@ -97,6 +101,8 @@ def smooth_design(X: np.ndarray, criterion: Criterion, *, tol: float = 1e-4, tim
         Rows per pricing block.
     max_rounds : int
         Most pricing passes.
+    factor : numpy.ndarray, shape (d, d), optional
+        Lower-triangular L with L L^T = X^T X, which ranks the starting support (computed when None).
 
     Returns
     -------
@@ -108,7 +114,14 @@ def smooth_design(X: np.ndarray, criterion: Criterion, *, tol: float = 1e-4, tim
     deadline = Deadline(time_limit)
 
     def inner(S: np.ndarray, w_S: np.ndarray, inner_tol: float, seconds: float) -> np.ndarray:
-        w, _ = support_frank_wolfe(X[S], criterion, w_S, tol=inner_tol, deadline=Deadline(seconds))
+        XS, limit = X[S], Deadline(seconds)
+        if criterion.hessian_coefficient is not None and newton_fits(*XS.shape):
+            solved = support_interior_point(lambda w: criterion.second_order(XS, w), w_S, tol=inner_tol,
+                                            deadline=limit)
+            if solved is not None and solved[1]:
+                return solved[0]
+            w_S = w_S if solved is None else solved[0]  # Frank–Wolfe finishes what Newton could not
+        w, _ = support_frank_wolfe(XS, criterion, w_S, tol=inner_tol, deadline=limit)
         return w
 
     def pricing(S: np.ndarray, w_S: np.ndarray) -> tuple[np.ndarray, float] | None:
@@ -119,7 +132,7 @@ def smooth_design(X: np.ndarray, criterion: Criterion, *, tol: float = 1e-4, tim
 
     run = active_set_loop(X, inner, pricing, tol=tol, deadline=deadline,
                           batch=max(32, 2 * d) if batch is None else max(1, int(batch)), chunk=chunk,
-                          max_rounds=max_rounds, label=criterion.label)
+                          max_rounds=max_rounds, label=criterion.label, factor=factor)
     w = np.zeros(n)
     w[run.support] = run.weights
     value = criterion.value(X[run.support], run.weights)

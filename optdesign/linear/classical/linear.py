@@ -54,6 +54,9 @@ class LinearCriterion(Criterion):
         The label of the results.
     """
 
+    #: Phi = tr(C A^{-1} C^T): d^2 Phi / dw_i dw_j = 2 (x_i^T A^{-1} x_j)(x_i^T A^{-1} C^T C A^{-1} x_j)
+    hessian_coefficient = 2.0
+
     def __init__(self, C: np.ndarray, label: str):
         self.C = np.atleast_2d(np.asarray(C, dtype=float))
         self.label = label

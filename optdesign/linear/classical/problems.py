@@ -20,7 +20,7 @@ from scipy.linalg import svd
 from ...errors import InvalidInputError
 from ...validation import as_arms, as_matrix, as_vector, check_scale, check_weights
 from ..criteria import triangular_factor
-from ..exchange import spanning_arms
+from ..exchange import spanning_factor
 from .criteria import RANGE_TOL, Criterion
 from .kiefer import KieferCriterion
 from .linear import LinearCriterion
@@ -28,7 +28,7 @@ from .subset import SubsetCriterion
 
 __all__ = ["ClassicalProblem"]
 
-#: from this many rows the arms are checked without a copy (:func:`optdesign.linear.exchange.spanning_arms`)
+#: from this many rows the arms are checked without a copy (:func:`optdesign.linear.exchange.spanning_factor`)
 LARGE_ARMS = 2_000
 
 #: the fast path of a problem: Frank–Wolfe, Elfving's LP, the SDP on a working set, or the D-optimal paths
@@ -47,27 +47,34 @@ class ClassicalProblem:
     path: FastPath
     #: entries copied into the result's extras
     extras: dict = field(default_factory=dict)
+    #: lower-triangular L with L L^T = X^T X when the check of X built it (it seeds the active set), else None
+    factor: np.ndarray | None = None
 
 
 def arms(X: ArrayLike) -> np.ndarray:
     """X as arms spanning R^d (without a copy from LARGE_ARMS rows)."""
+    return checked_arms(X)[0]
+
+
+def checked_arms(X: ArrayLike) -> tuple[np.ndarray, np.ndarray | None]:
+    """X as arms spanning R^d and, from LARGE_ARMS rows (checked without a copy), L with L L^T = X^T X."""
     try:
         large = np.ndim(X) == 2 and np.shape(X)[0] >= LARGE_ARMS
     except ValueError:  # a ragged nested list: as_arms names the problem
         large = False
-    return spanning_arms(X) if large else as_arms(X)
+    return spanning_factor(X) if large else (as_arms(X), None)
 
 
 def a_problem(X: ArrayLike) -> ClassicalProblem:
     """A-optimality: tr(A^{-1}), C = I_d."""
-    Xa = arms(X)
-    return ClassicalProblem(Xa, LinearCriterion(np.eye(Xa.shape[1]), "a-optimal"), "smooth")
+    Xa, factor = checked_arms(X)
+    return ClassicalProblem(Xa, LinearCriterion(np.eye(Xa.shape[1]), "a-optimal"), "smooth", factor=factor)
 
 
 def i_problem(X: ArrayLike, region: ArrayLike | None, region_weights: ArrayLike | None,
               moments: ArrayLike | None) -> ClassicalProblem:
     """I-optimality: tr(A^{-1} B), B the second moments of the region (the candidates, uniformly, by default)."""
-    Xa = arms(X)
+    Xa, factor = checked_arms(X)
     d = Xa.shape[1]
     if moments is not None:
         if region is not None or region_weights is not None:
@@ -79,8 +86,11 @@ def i_problem(X: ArrayLike, region: ArrayLike | None, region_weights: ArrayLike 
         if rho.size != Z.shape[0]:
             raise InvalidInputError(f"region_weights must have one weight per region point ({Z.shape[0]}), "
                                     f"got {rho.size}")
-        C = triangular_factor(Z, rho / rho.sum())
-    return ClassicalProblem(Xa, LinearCriterion(C, "i-optimal"), "smooth")
+        if region is None and region_weights is None and factor is not None:  # the candidates uniformly:
+            C = factor.T / np.sqrt(Z.shape[0])  # from the check's L L^T = X^T X
+        else:
+            C = triangular_factor(Z, rho / rho.sum())
+    return ClassicalProblem(Xa, LinearCriterion(C, "i-optimal"), "smooth", factor=factor)
 
 
 def _moment_factor(B: np.ndarray, d: int) -> np.ndarray:
