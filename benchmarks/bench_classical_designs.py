@@ -69,7 +69,7 @@ def table_compare(console: Console, sizes: list[tuple[int, int]]) -> None:
 
 
 def table_targets(console: Console, max_n: int) -> None:
-    t = Table(title="Issue 29 targets, one core: certified efficiency = lower_bound / value")
+    t = Table(title="Size targets, one core: certified efficiency = lower_bound / value")
     for col in ("design", "n x d", "seconds", "target [s]", "efficiency", "status", "method", "rounds", "support"):
         t.add_column(col, justify="right")
     d = 20

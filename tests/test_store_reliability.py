@@ -1,4 +1,4 @@
-"""The study result store survives crashes and refuses a second writer (tracker issue 14).
+"""The study result store survives crashes and refuses a second writer.
 
 A crash can only cut the last line of runs.jsonl short: reopening drops it with a warning and the run is
 run again; a damaged line in the middle is reported; the directory lock names its holder and dies with it.
