@@ -44,7 +44,7 @@ from bandits.registry import ALGORITHMS, make_algorithm
 from bandits.studies import parse_study
 from optdesign import FactorGraph, OptDesignError
 from optdesign.cli import app as optdesign_app
-from optdesign.cli.solve import FACTOR_GRAPH_PROBLEMS, Problem
+from optdesign.cli.problems import FACTOR_GRAPH_PROBLEMS, SolveProblem
 
 pytestmark = pytest.mark.filterwarnings("ignore")  # numpy and the solvers warn about the degenerate inputs
 runner = CliRunner()
@@ -390,7 +390,7 @@ OPTIONS = mostly([["--tol", "1e-3"], ["--method", "barrier"], ["--method", "cvxp
 
 @example(problem="char-time", arms=np.eye(2), document=DOCUMENTS[0], fmt="npy", options=[["--instance", "*"]])
 @example(problem="g-optimal", arms=np.eye(2) + 1j, document=DOCUMENTS[0], fmt="npy", options=[])  # was cast
-@given(problem=mostly([p.value for p in Problem], ["nope", ""]), arms=arrays(max_rows=8),
+@given(problem=mostly([p.value for p in SolveProblem], ["nope", ""]), arms=arrays(max_rows=8),
        document=st.sampled_from(DOCUMENTS).flatmap(lambda doc: mutated(doc, 1)),
        fmt=mostly(["csv", "npy"], ["txt", "json"]), options=st.lists(OPTIONS, max_size=2))
 def test_optdesign_solve_cli(problem, arms, document, fmt, options):

@@ -1,6 +1,8 @@
-"""The ``optdesign`` command line: ``solve`` (:mod:`.solve`; the problems it knows in :mod:`.problems`, the designs
-on candidates alone, from arms or a formula, in :mod:`.designs`, its tables in :mod:`.solve_report`, its input files
-in :mod:`.inputs`), ``compare`` (:mod:`.compare`, its tables and figures in :mod:`.compare_report`), ``version``.
+"""The ``optdesign`` command line: ``solve`` (:mod:`optdesign.cli.solve`; the problems it knows in
+:mod:`optdesign.cli.problems`, the designs on candidates alone, from arms or a formula, in
+:mod:`optdesign.cli.designs`, its tables in :mod:`optdesign.cli.solve_report`, its input files in
+:mod:`optdesign.cli.inputs`), ``compare`` (:mod:`optdesign.cli.compare`, its tables and figures in
+:mod:`optdesign.cli.compare_report`), ``version``.
 
 Prints tables by default and JSON with ``--json``; bad input exits with status 2 and a one-line message on
 stderr (:func:`optdesign.errors.exit_on_project_errors`).

@@ -26,7 +26,7 @@ import typer
 from ..errors import InvalidInputError, OptDesignError
 from ..validation import check_image_path
 from .inputs import load_array, load_constraints, parse_factors, parse_int_range, parse_vector
-from .problems import CLASSICAL_PROBLEMS, EXACT_CRITERIA, STANDALONE_PROBLEMS, Problem
+from .problems import CLASSICAL_PROBLEMS, EXACT_CRITERIA, STANDALONE_PROBLEMS, SolveProblem
 from .solve_report import arm_labels, print_design_table, print_diagnostics
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ class Candidates:
     points: pd.DataFrame | None = None
 
 
-def check_design_options(problem: Problem, opts: DesignOptions, *, arms: Path | None, method: str) -> None:
+def check_design_options(problem: SolveProblem, opts: DesignOptions, *, arms: Path | None, method: str) -> None:
     """Refuse every option that does not apply to ``problem`` and every missing one, before anything is read."""
     given = opts.given()
     if problem not in STANDALONE_PROBLEMS:
@@ -77,13 +77,13 @@ def check_design_options(problem: Problem, opts: DesignOptions, *, arms: Path | 
             raise InvalidInputError(f"{extra[0]} only applies to the designs on candidates "
                                     f"({', '.join(p.value for p in STANDALONE_PROBLEMS)}), not to {problem.value}")
         return
-    own = {"--c": Problem.c_optimal, "--subset": Problem.ds_optimal, "--region": Problem.i_optimal}
+    own = {"--c": SolveProblem.c_optimal, "--subset": SolveProblem.ds_optimal, "--region": SolveProblem.i_optimal}
     for name, owner in own.items():
         if given[name] and problem is not owner:
             raise InvalidInputError(f"{name} only applies to {owner.value}, not to {problem.value}")
-    if problem is Problem.c_optimal and opts.c is None:
+    if problem is SolveProblem.c_optimal and opts.c is None:
         raise InvalidInputError("c-optimal needs --c: the vector c, as numbers separated by commas or a file")
-    if problem is Problem.ds_optimal and opts.subset is None:
+    if problem is SolveProblem.ds_optimal and opts.subset is None:
         raise InvalidInputError("ds-optimal needs --subset: the parameters of interest, e.g. 0,1")
     if opts.constraints is not None and problem not in CLASSICAL_PROBLEMS:
         raise InvalidInputError(f"--constraints applies to {', '.join(p.value for p in CLASSICAL_PROBLEMS)}, "
@@ -122,13 +122,13 @@ def load_candidates(arms: Path | None, opts: DesignOptions) -> Candidates:
     return Candidates(X, labels, "factor settings", points)
 
 
-def criterion_arguments(problem: Problem, opts: DesignOptions, cand: Candidates) -> dict[str, Any]:
+def criterion_arguments(problem: SolveProblem, opts: DesignOptions, cand: Candidates) -> dict[str, Any]:
     """The criterion's own argument: c (c-optimal), the subset (ds-optimal) or the region's points (i-optimal)."""
-    if problem is Problem.c_optimal:
+    if problem is SolveProblem.c_optimal:
         return {"c": parse_vector(cast(str, opts.c), "c")}
-    if problem is Problem.ds_optimal:
+    if problem is SolveProblem.ds_optimal:
         return {"subset": parse_int_range(cast(str, opts.subset), "subset", 0)}
-    if problem is not Problem.i_optimal or opts.region is None:
+    if problem is not SolveProblem.i_optimal or opts.region is None:
         return {}
     if cand.points is None:
         return {"region": load_array(opts.region, "region", ndim=2)}
@@ -144,8 +144,9 @@ def criterion_arguments(problem: Problem, opts: DesignOptions, cand: Candidates)
     return {"region": candidates(cast(str, opts.formula), pd.DataFrame(Z, columns=names)).X}
 
 
-def solve_design(problem: Problem, cand: Candidates, kw: dict[str, Any], opts: DesignOptions, *, solver: str | None,
-                 method: str, tol: float, time_limit: float | None) -> DesignResult | ExactDesignResult:
+def solve_design(problem: SolveProblem, cand: Candidates, kw: dict[str, Any], opts: DesignOptions, *,
+                 solver: str | None, method: str, tol: float,
+                 time_limit: float | None) -> DesignResult | ExactDesignResult:
     """The design: exact (--runs) through :func:`optdesign.exact_design`, else the criterion's design function."""
     from .. import linear
 
@@ -164,7 +165,7 @@ def solve_design(problem: Problem, cand: Candidates, kw: dict[str, Any], opts: D
     return design(X, **kw, **options)
 
 
-def run_design(problem: Problem, arms: Path | None, opts: DesignOptions, *, solver: str | None, method: str,
+def run_design(problem: SolveProblem, arms: Path | None, opts: DesignOptions, *, solver: str | None, method: str,
                tol: float, time_limit: float | None, as_json: bool,
                working: Callable[[str], AbstractContextManager[None]]) -> DesignResult | ExactDesignResult:
     """Read the candidates, solve, and print the design with its diagnostics (a table, or JSON)."""

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from enum import Enum
 
-__all__ = ["CLASSICAL_PROBLEMS", "EXACT_CRITERIA", "FACTOR_GRAPH_PROBLEMS", "STANDALONE_PROBLEMS", "Problem",
-           "RegretMethod"]
+__all__ = [
+    "CLASSICAL_PROBLEMS",
+    "EXACT_CRITERIA",
+    "FACTOR_GRAPH_PROBLEMS",
+    "STANDALONE_PROBLEMS",
+    "RegretMethod",
+    "SolveProblem",
+]
 
 
-class Problem(str, Enum):
+class SolveProblem(str, Enum):
     g_optimal = "g-optimal"
     d_optimal = "d-optimal"
     a_optimal = "a-optimal"
@@ -31,10 +37,13 @@ class RegretMethod(str, Enum):
 
 
 #: the multi-agent lower bounds: a factor graph (--instance)
-FACTOR_GRAPH_PROBLEMS = (Problem.char_time, Problem.mf_char_time, Problem.regret)
+FACTOR_GRAPH_PROBLEMS = (SolveProblem.char_time, SolveProblem.mf_char_time, SolveProblem.regret)
 #: the classical criteria of optdesign.linear.classical: --constraints apply to them
-CLASSICAL_PROBLEMS = (Problem.a_optimal, Problem.i_optimal, Problem.c_optimal, Problem.e_optimal, Problem.ds_optimal)
+CLASSICAL_PROBLEMS = (
+    SolveProblem.a_optimal, SolveProblem.i_optimal, SolveProblem.c_optimal,
+    SolveProblem.e_optimal, SolveProblem.ds_optimal,
+)
 #: designs on candidates alone: arms or a formula, diagnostics, an FDS plot
-STANDALONE_PROBLEMS = (Problem.g_optimal, Problem.d_optimal, *CLASSICAL_PROBLEMS)
+STANDALONE_PROBLEMS = (SolveProblem.g_optimal, SolveProblem.d_optimal, *CLASSICAL_PROBLEMS)
 #: the problems an exact N-run design (--runs) exists for, and its criterion
-EXACT_CRITERIA = {Problem.d_optimal: "D", Problem.a_optimal: "A", Problem.i_optimal: "I"}
+EXACT_CRITERIA = {SolveProblem.d_optimal: "D", SolveProblem.a_optimal: "A", SolveProblem.i_optimal: "I"}

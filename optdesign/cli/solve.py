@@ -28,14 +28,14 @@ from ..vocabulary import CLASSICAL_METHODS
 from ..vocabulary import DESIGN_METHODS as METHODS
 from .designs import DesignOptions, check_design_options, run_design
 from .inputs import load_array, load_instance
-from .problems import FACTOR_GRAPH_PROBLEMS, STANDALONE_PROBLEMS, Problem, RegretMethod
+from .problems import FACTOR_GRAPH_PROBLEMS, STANDALONE_PROBLEMS, RegretMethod, SolveProblem
 from .solve_report import arm_labels, print_design_table, print_factor_graph_table
 
 if TYPE_CHECKING:
     from ..exact import ExactDesignResult
     from ..factored.graph.factor_graph import FactorGraph
 
-__all__ = ["FACTOR_GRAPH_PROBLEMS", "Problem", "RegretMethod", "solve"]
+__all__ = ["solve"]  # SolveProblem, RegretMethod and FACTOR_GRAPH_PROBLEMS live in .problems
 
 
 @contextlib.contextmanager
@@ -56,42 +56,42 @@ def _working(message: str) -> Iterator[None]:
             yield
 
 
-def _solve(problem: Problem, X: np.ndarray, Z: np.ndarray | None, theta: np.ndarray | None, solver: str | None,
+def _solve(problem: SolveProblem, X: np.ndarray, Z: np.ndarray | None, theta: np.ndarray | None, solver: str | None,
            method: str, tol: float, time_limit: float | None) -> DesignResult | BilinearDesign:
     """xy, xy-oracle, transductive or bilinear (the designs on candidates alone are :mod:`.designs`)."""
     from ..linear import bilinear_design, transductive, xy_allocation, xy_oracle
 
     kw: dict[str, Any] = {"solver": solver, "method": method, "tol": tol, "time_limit": time_limit}
-    if problem is Problem.xy:
+    if problem is SolveProblem.xy:
         return xy_allocation(X, Z, **kw)
-    if problem is Problem.xy_oracle:
+    if problem is SolveProblem.xy_oracle:
         if theta is None:
             raise InvalidInputError("xy-oracle needs --theta FILE")
         return xy_oracle(X, theta, **kw)
-    if problem is Problem.transductive:
+    if problem is SolveProblem.transductive:
         if Z is None:
             raise InvalidInputError("transductive needs --items FILE (the item set Z)")
         return transductive(X, Z, theta, **kw)
     return bilinear_design(X, **kw)
 
 
-def _solve_factor_graph(problem: Problem, fg: FactorGraph, *, m: int, regret_method: RegretMethod,
+def _solve_factor_graph(problem: SolveProblem, fg: FactorGraph, *, m: int, regret_method: RegretMethod,
                         solver: str | None, time_limit: float | None) -> CharTimeResult | RegretBoundResult:
     """T* (char-time), T^MF(m) (mf-char-time) or the Graves–Lai constant (regret) of ``fg``."""
     limit: dict[str, Any] = {} if time_limit is None else {"time_limit": time_limit}
-    if problem is Problem.regret:
+    if problem is SolveProblem.regret:
         from ..factored.regret.lower_bound import regret_lower_bound
 
         # exact: generated beyond 20,000 joint actions
         return regret_lower_bound(fg, regret_method.value, solver=solver, m=m, **limit)
     from ..factored import characteristic_time, mf_characteristic_time
 
-    if problem is Problem.mf_char_time:
+    if problem is SolveProblem.mf_char_time:
         return mf_characteristic_time(fg, m, solver=solver, **limit)
     return characteristic_time(fg, solver=solver, **limit)  # enumerated when small, by constraint generation beyond
 
 
-def _check_solve_options(problem: Problem, *, arms: Path | None, items: Path | None, theta: Path | None,
+def _check_solve_options(problem: SolveProblem, *, arms: Path | None, items: Path | None, theta: Path | None,
                          instance: Path | None, method: str, m: int, regret_method: RegretMethod | None,
                          time_limit: float | None, design: DesignOptions) -> None:
     """Each option belongs to one family of problems; a misplaced one is an error, not silently ignored."""
@@ -109,9 +109,10 @@ def _check_solve_options(problem: Problem, *, arms: Path | None, items: Path | N
             raise InvalidInputError(
                 "--method selects the linear-design algorithm; for regret use --regret-method exact|mf"
             )
-        if regret_method is not None and problem is not Problem.regret:
+        if regret_method is not None and problem is not SolveProblem.regret:
             raise InvalidInputError(f"--regret-method only applies to regret, not to {problem.value}")
-        uses_m = problem is Problem.mf_char_time or (problem is Problem.regret and regret_method is RegretMethod.mf)
+        uses_m = problem is SolveProblem.mf_char_time or (
+            problem is SolveProblem.regret and regret_method is RegretMethod.mf)
         if m != 1 and not uses_m:
             raise InvalidInputError("--m only applies to mf-char-time and to regret --regret-method mf")
         return
@@ -167,7 +168,7 @@ AS_JSON = typer.Option(False, "--json", help="Print JSON ({\"problem\": ..., **r
 
 @exit_on_project_errors
 def solve(
-    problem: Problem = typer.Argument(
+    problem: SolveProblem = typer.Argument(
         ..., help="Linear design: g-optimal, d-optimal, a-optimal, i-optimal, c-optimal, e-optimal, ds-optimal "
         "(the designs on candidates alone: --arms or --formula), xy, xy-oracle, transductive, bilinear (--arms). "
         "Multi-agent (need --instance): char-time (exact T*), mf-char-time (mean-field T^MF(m)), "
@@ -213,7 +214,7 @@ def solve(
         raise typer.Exit(INTERRUPTED)
 
 
-def _run_linear(problem: Problem, arms: Path, items: Path | None, theta: Path | None, *, solver: str | None,
+def _run_linear(problem: SolveProblem, arms: Path, items: Path | None, theta: Path | None, *, solver: str | None,
                 method: str, tol: float, time_limit: float | None, as_json: bool) -> DesignResult | BilinearDesign:
     """Read the arms (and items, theta), solve xy, xy-oracle, transductive or bilinear, and print it."""
     X = load_array(arms, "arms", ndim=2)

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from ..result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
 from ..validation import count_text
-from .problems import Problem
+from .problems import SolveProblem
 
 if TYPE_CHECKING:
     from ..exact import ExactDesignResult
@@ -42,7 +42,7 @@ def arm_labels(X: np.ndarray) -> list[str]:
     return ["(" + ", ".join(f"{v:.4g}" for v in row[:6]) + more + ")" for row in X]
 
 
-def print_design_table(problem: Problem, res: DesignResult | BilinearDesign | ExactDesignResult,
+def print_design_table(problem: SolveProblem, res: DesignResult | BilinearDesign | ExactDesignResult,
                        labels: Sequence[str], what: str = "x") -> None:
     """The support of a design (its largest weights, or its runs) with each point's label, then its summary."""
     console = _console()
@@ -126,17 +126,17 @@ def _format_vector(v: ArrayLike, limit: int = MAX_ENTRIES) -> str:
     return f"[{text}, ... ({arr.size})]" if arr.size > limit else f"[{text}]"
 
 
-def _value_label(problem: Problem, res: CharTimeResult | RegretBoundResult) -> str:
-    if problem is Problem.char_time:
+def _value_label(problem: SolveProblem, res: CharTimeResult | RegretBoundResult) -> str:
+    if problem is SolveProblem.char_time:
         return "T* (exact)"
-    if problem is Problem.mf_char_time:
+    if problem is SolveProblem.mf_char_time:
         return f"T^MF({res.m}) (mean field)"
     if res.method == "exact":
         return "c_theta (exact)"
     return f"c^MF({res.m}) (upper bound on c_theta)"
 
 
-def print_factor_graph_table(problem: Problem, res: CharTimeResult | RegretBoundResult, fg: FactorGraph) -> None:
+def print_factor_graph_table(problem: SolveProblem, res: CharTimeResult | RegretBoundResult, fg: FactorGraph) -> None:
     """The summary of a multi-agent solve, then its local allocations (mean field) or its factor marginals."""
     console = Console()
     console.print(_factor_graph_summary(problem, res, fg))
@@ -146,12 +146,12 @@ def print_factor_graph_table(problem: Problem, res: CharTimeResult | RegretBound
     if local is not None:
         console.print(_local_allocation_table(res, local))
         return
-    console.print(_factor_marginal_table(res, fg, problem is Problem.regret))
+    console.print(_factor_marginal_table(res, fg, problem is SolveProblem.regret))
 
 
-def _factor_graph_summary(problem: Problem, res: CharTimeResult | RegretBoundResult, fg: FactorGraph) -> Table:
+def _factor_graph_summary(problem: SolveProblem, res: CharTimeResult | RegretBoundResult, fg: FactorGraph) -> Table:
     """Value, certificate, sizes, solver and times of a multi-agent solve, one row each."""
-    is_regret = problem is Problem.regret
+    is_regret = problem is SolveProblem.regret
     title = f"{problem.value}: N={fg.n_agents}, factors={fg.n_factors}, |A|={_format_count(fg.n_joint_actions)}"
     summary = Table(title=title, show_header=False)
     summary.add_column(style="bold")

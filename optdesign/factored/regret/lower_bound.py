@@ -78,8 +78,7 @@ from ..inference.max_sum import MaxSum, max_ratio
 from .cone import Cone
 from .master import RegretMaster
 
-__all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "RegretBoundResult",
-           "regret_lower_bound"]
+__all__ = ["EXACT_MAX_JOINT_ACTIONS", "METHODS", "RESTRICTIONS", "STRATEGIES", "regret_lower_bound"]
 
 # the options' tuples, from optdesign.vocabulary
 METHODS, RESTRICTIONS, STRATEGIES = vocab.REGRET_METHODS, vocab.RESTRICTIONS, vocab.REGRET_STRATEGIES
