@@ -39,6 +39,13 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+def clopper_pearson_upper(errors: int, runs: int, level: float = 0.95) -> float:
+    """One-sided Clopper-Pearson upper confidence bound on an error rate (errors out of runs)."""
+    from scipy.stats import beta as beta_law
+
+    return 1.0 if errors == runs else float(beta_law.ppf(level, errors + 1, runs - errors))
+
+
 def soare_arms(d: int, omega: float) -> np.ndarray:
     """Soare et al. (2014) instance: e_1..e_d and (cos omega, sin omega, 0, ...)."""
     X = np.eye(d)

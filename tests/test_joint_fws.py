@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import beta as beta_law
+from conftest import clopper_pearson_upper
 from test_factored_problem import GRAPHS as SMALL_GRAPHS
 
 from bandits.instances import soare
@@ -206,11 +206,6 @@ def test_bad_options_and_inputs_are_refused():
         forced_rounds(0, 5, 0)
     with pytest.raises(InvalidInputError):
         oracle_frank_wolfe(FactorGraph.line(3, 2, seed=0), 1)  # below the covering set's size
-
-
-def clopper_pearson_upper(errors: int, runs: int, level: float = 0.95) -> float:
-    """One-sided upper confidence bound on an error rate."""
-    return 1.0 if errors == runs else float(beta_law.ppf(level, errors + 1, runs - errors))
 
 
 def test_delta_correct_over_seeded_runs_on_a_small_line():

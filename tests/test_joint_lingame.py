@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from conftest import clopper_pearson_upper
 from scipy.special import logsumexp
-from test_joint_fws import clopper_pearson_upper
 
 from bandits.instances import soare
 from bandits.multiagent import FactoredBandit, JointLinGame

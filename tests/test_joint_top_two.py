@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy.stats import beta as beta_law
+from conftest import clopper_pearson_upper
 from test_factored_problem import GRAPHS as SMALL_GRAPHS
 
 from bandits.instances import soare
@@ -111,11 +111,6 @@ def test_bad_options_are_refused():
             JointTopTwo(**options)
     with pytest.raises(InvalidInputError, match="factored"):
         run(JointTopTwo(), soare(d=2), 0.1, seed=0)
-
-
-def clopper_pearson_upper(errors: int, runs: int, level: float = 0.95) -> float:
-    """One-sided upper confidence bound on an error rate."""
-    return 1.0 if errors == runs else float(beta_law.ppf(level, errors + 1, runs - errors))
 
 
 @pytest.mark.parametrize("leader", ["ts", pytest.param("eb", marks=pytest.mark.slow)])
