@@ -9,7 +9,7 @@ import pytest
 
 import optdesign as od
 from optdesign.errors import InvalidInputError
-from optdesign.exact.criteria import DCriterion, LinearCriterion
+from optdesign.exact.criteria import MIN_DET_RATIO, DCriterion, LinearCriterion
 from optdesign.exact.exchange import Exchange
 
 
@@ -132,9 +132,13 @@ def test_swap_gains_equal_the_direct_change(rule):
     X = rng.standard_normal((12, 4))
     counts = np.array([2, 1, 1, 0, 1, 0, 3, 0, 0, 1, 0, 0])
     search = Exchange(X, counts, rule, True)
-    for i in np.flatnonzero(counts):
-        gains = rule.gains(search.V, search.h, search.extra, int(i), X[i])
+    points, table = search.move_gains()
+    for column, i in enumerate(points):
+        gains = table[:, column]
         for j in range(12):
+            if j == i:
+                assert gains[j] == -np.inf  # no move
+                continue
             moved = counts.copy()
             moved[i] -= 1
             moved[j] += 1
@@ -196,3 +200,106 @@ def test_a_time_limit_stops_the_restarts():
     res = od.exact_design(X, 15, restarts=10**6, time_limit=0.2)
     assert 1 < res.starts < 10**6 and res.counts.sum() == 15
     assert od.exact_design(X, 15, restarts=0).starts == 1
+
+
+def _direct_loss(X, counts, rule):
+    """The loss recomputed from scratch (inf when M is singular)."""
+    try:
+        return Exchange(X, counts, rule, True).loss
+    except np.linalg.LinAlgError:
+        return np.inf
+
+
+def _logdet(X, counts):
+    """log det M (-inf when singular)."""
+    sign, logdet = np.linalg.slogdet((X * counts[:, None]).T @ X)
+    return logdet if sign > 0 else -np.inf
+
+
+def _moves(search):
+    """Every one-run move (i, j) with a finite gain, by enumeration."""
+    points, table = search.move_gains()
+    return [(int(i), int(j)) for c, i in enumerate(points) for j in range(table.shape[0]) if np.isfinite(table[j, c])]
+
+
+@pytest.mark.parametrize("rule", [DCriterion(), LinearCriterion(np.eye(4), "A"),
+                                  LinearCriterion(np.diag([1.0, 2.0, 0.5, 0.0]) + 0.1, "I")])
+def test_pair_gains_equal_the_direct_change(rule):
+    """4 x 4 determinant lemma / Woodbury: each pair's gain is loss(M) - loss(M') with both runs moved, computed
+    directly; the pairs listed are exactly the feasible pairs of distinct moves (counts stay >= 0)."""
+    from optdesign.exact.pair_moves import pair_gains
+
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((9, 4))
+    counts = np.array([2, 1, 1, 0, 1, 0, 3, 0, 0])
+    search = Exchange(X, counts, rule, True)
+    points, table = search.move_gains()
+    U, gains = pair_gains(search, points, table, moves=10**6)
+    listed = set()
+    for (j1, i1, j2, i2), gain in zip(U, gains, strict=True):
+        moved = counts.copy()
+        np.add.at(moved, [j1, i1, j2, i2], [1, -1, 1, -1])
+        assert moved.min() >= 0
+        listed.add(frozenset([(int(i1), int(j1)), (int(i2), int(j2))]))
+        if gain == -np.inf:  # refused: M' (nearly) singular, det M' / det M below MIN_DET_RATIO
+            assert _logdet(X, moved) - _logdet(X, counts) < np.log(2 * MIN_DET_RATIO)
+            continue
+        direct = search.loss - _direct_loss(X, moved, rule)
+        assert gain == pytest.approx(direct, rel=1e-7, abs=1e-9)
+    moves = _moves(search)
+    feasible = set()
+    for a, b in itertools.combinations(moves, 2):
+        moved = counts.copy()
+        np.add.at(moved, [a[1], a[0], b[1], b[0]], [1, -1, 1, -1])
+        if moved.min() >= 0:
+            feasible.add(frozenset([a, b]))
+    assert listed == feasible and len(U) == len(feasible)
+
+
+@pytest.mark.parametrize("criterion", ["D", "A"])
+def test_the_search_ends_where_no_move_and_no_pair_improves(criterion):
+    """With every pair priced, the local optimum is 2-opt: by enumeration, no single move and no pair of moves
+    lowers the loss."""
+    X = response_surface(2)
+    rule = DCriterion() if criterion == "D" else LinearCriterion(np.eye(6), "A")
+    rng = np.random.default_rng(2)
+    for n in (7, 9):
+        counts = np.bincount(rng.choice(9, size=n), minlength=9)
+        counts = od.exact_design(X, n, criterion, restarts=0).counts if np.linalg.matrix_rank(X[counts > 0]) < 6 \
+            else counts
+        search = Exchange(X, counts, rule, True, pair_moves=10**6)
+        final = search.run()
+        loss = _direct_loss(X, final, rule)
+        tol = 1e-9 * (1 + abs(loss))
+        moves = _moves(search)
+        for i, j in moves:
+            moved = final.copy()
+            moved[i] -= 1
+            moved[j] += 1
+            assert _direct_loss(X, moved, rule) >= loss - tol
+        for a, b in itertools.combinations(moves, 2):
+            moved = final.copy()
+            np.add.at(moved, [a[1], a[0], b[1], b[0]], [1, -1, 1, -1])
+            if moved.min() >= 0:
+                assert _direct_loss(X, moved, rule) >= loss - tol
+
+
+@pytest.mark.parametrize("criterion", ["D", "A", "I"])
+def test_pairs_only_improve_on_the_single_move_optimum(criterion):
+    """From the same start the search with pairs follows the single moves to their local optimum and goes on from
+    there, so it never ends worse; on the quadratic model in three factors it ends strictly better somewhere."""
+    from optdesign.exact.exchange import local_optimum
+    from optdesign.exact.starts import random_start
+
+    X = response_surface(3)
+    B = None if criterion == "D" else np.eye(10) if criterion == "A" else X.T @ X / X.shape[0]
+    rule = DCriterion() if B is None else LinearCriterion(B, criterion)
+    rng = np.random.default_rng(0)
+    better = 0
+    for _ in range(30):
+        start = random_start(X, 14, True, rng)
+        _, single, _ = local_optimum(X, start, rule, True, pairs=False)
+        _, paired, _ = local_optimum(X, start, rule, True)
+        assert paired <= single + 1e-9 * (1 + abs(single))
+        better += paired < single - 1e-9 * (1 + abs(single))
+    assert better > 0

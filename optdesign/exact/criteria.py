@@ -11,7 +11,10 @@ with h_ij = x_i^T M^{-1} x_j and the 2 x 2 matrix S = C^{-1} + U^T M^{-1} U = [[
     tr(B M'^{-1}) = tr(B M^{-1}) - tr(S^{-1} Q),   Q = [[b_j, b_ij], [b_ij, b_i]],  b_ij = u_i^T B u_j,
 
 so each swap is O(1) once h_j, h_ij (one product V x_i over all j) and, for the linear criteria, b_j and
-b_ij = V (B u_i) are known: a pass over every candidate j is two BLAS-2 products.
+b_ij = V (B u_i) are known: a pass over every candidate j is two BLAS-2 products. The same identities hold for any
+change M' = M + U C U^T with C = diag(+-1) (r columns): det M' / det M = det C det S and
+tr(B M'^{-1}) = tr(B M^{-1}) - tr(S^{-1} Q), S = C^{-1} + U^T M^{-1} U, Q = U^T M^{-1} B M^{-1} U; two runs moved
+at once are r = 4 (:meth:`ExactCriterion.block_gains`, :mod:`optdesign.exact.pair_moves`).
 
 A criterion is a loss to minimise: D: -log det M; linear (A: B = I, I: B = moment matrix of the region):
 tr(B M^{-1}). A new criterion implements :class:`ExactCriterion` (its swap gains and, when it keeps
@@ -53,13 +56,23 @@ class ExactCriterion(ABC):
         return None
 
     @abstractmethod
-    def gains(self, V: np.ndarray, h: np.ndarray, extra: np.ndarray | None, i: int, x_i: np.ndarray) -> np.ndarray:
-        """Decrease of the loss when one run moves from candidate i to each candidate j (-inf: not allowed)."""
+    def gains(self, X: np.ndarray, V: np.ndarray, h: np.ndarray, extra: np.ndarray | None,
+              rows: np.ndarray) -> np.ndarray:
+        """K x s: decrease of the loss when one run moves from candidate rows[c] to candidate j (-inf: singular)."""
+
+    def cross(self, V: np.ndarray, points: np.ndarray) -> np.ndarray | None:
+        """u_p^T B u_q for the given candidates p, q (the Q of :meth:`block_gains`); None when the gains need none."""
+        return None
+
+    @abstractmethod
+    def block_gains(self, S: np.ndarray, det_c: float, Q: np.ndarray | None) -> np.ndarray:
+        """Decrease of the loss for a stack of changes M + U C U^T, given S = C^{-1} + U^T M^{-1} U (P x r x r),
+        det C and Q = U^T M^{-1} B M^{-1} U (module docstring); -inf where M' is (nearly) singular."""
 
 
-def _det_ratio(h: np.ndarray, h_i: float, h_ij: np.ndarray) -> np.ndarray:
-    """det M' / det M = (1 + h_j)(1 - h_i) + h_ij^2 for every j."""
-    return (1.0 + h) * (1.0 - h_i) + h_ij * h_ij
+def _det_ratio(h: np.ndarray, rows: np.ndarray, h_ij: np.ndarray) -> np.ndarray:
+    """det M' / det M = (1 + h_j)(1 - h_i) + h_ij^2 for every candidate j (rows) and design point i (columns)."""
+    return np.outer(1.0 + h, 1.0 - h[rows]) + h_ij * h_ij
 
 
 class DCriterion(ExactCriterion):
@@ -73,9 +86,16 @@ class DCriterion(ExactCriterion):
     def value(self, L: np.ndarray, n: int) -> float:
         return float(np.exp(-2.0 * np.mean(np.log(np.diag(L))) + np.log(n)))
 
-    def gains(self, V: np.ndarray, h: np.ndarray, extra: np.ndarray | None, i: int,
-              x_i: np.ndarray) -> np.ndarray:
-        ratio = _det_ratio(h, h[i], V @ x_i)
+    def gains(self, X: np.ndarray, V: np.ndarray, h: np.ndarray, extra: np.ndarray | None,
+              rows: np.ndarray) -> np.ndarray:
+        ratio = _det_ratio(h, rows, V @ X[rows].T)
+        out = np.full(ratio.shape, -np.inf)
+        ok = ratio > MIN_DET_RATIO
+        out[ok] = np.log(ratio[ok])
+        return out
+
+    def block_gains(self, S: np.ndarray, det_c: float, Q: np.ndarray | None) -> np.ndarray:
+        ratio = det_c * np.linalg.det(S)
         out = np.full(ratio.shape, -np.inf)
         ok = ratio > MIN_DET_RATIO
         out[ok] = np.log(ratio[ok])
@@ -110,15 +130,26 @@ class LinearCriterion(ExactCriterion):
         Bu = self.B @ u
         extra += c * g * (c * g * float(u @ Bu) - 2.0 * (V @ Bu))
 
-    def gains(self, V: np.ndarray, h: np.ndarray, extra: np.ndarray | None, i: int,
-              x_i: np.ndarray) -> np.ndarray:
+    def gains(self, X: np.ndarray, V: np.ndarray, h: np.ndarray, extra: np.ndarray | None,
+              rows: np.ndarray) -> np.ndarray:
         assert extra is not None
-        h_ij = V @ x_i
-        b_ij = V @ (self.B @ V[i])
-        ratio = _det_ratio(h, h[i], h_ij)  # = -det S
+        h_ij = V @ X[rows].T
+        b_ij = V @ (self.B @ V[rows].T)
+        ratio = _det_ratio(h, rows, h_ij)  # = -det S
+        # tr(S^{-1} Q) = ((h_i - 1) b_j - 2 h_ij b_ij + (1 + h_j) b_i) / det S
+        num = np.outer(extra, h[rows] - 1.0) - 2.0 * h_ij * b_ij + np.outer(1.0 + h, extra[rows])
         out = np.full(ratio.shape, -np.inf)
         ok = ratio > MIN_DET_RATIO
-        # tr(S^{-1} Q) = ((h_i - 1) b_j - 2 h_ij b_ij + (1 + h_j) b_i) / det S
-        num = (h[i] - 1.0) * extra[ok] - 2.0 * h_ij[ok] * b_ij[ok] + (1.0 + h[ok]) * extra[i]
-        out[ok] = -num / ratio[ok]
+        out[ok] = -num[ok] / ratio[ok]
+        return out
+
+    def cross(self, V: np.ndarray, points: np.ndarray) -> np.ndarray:
+        return V[points] @ self.B @ V[points].T
+
+    def block_gains(self, S: np.ndarray, det_c: float, Q: np.ndarray | None) -> np.ndarray:
+        assert Q is not None
+        ratio = det_c * np.linalg.det(S)
+        out = np.full(ratio.shape, -np.inf)
+        ok = ratio > MIN_DET_RATIO
+        out[ok] = np.trace(np.linalg.solve(S[ok], Q[ok]), axis1=1, axis2=2)
         return out

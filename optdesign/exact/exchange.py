@@ -1,13 +1,14 @@
 """The exchange: move one run at a time from a design point to the candidate that improves the criterion most.
 
-Fedorov's exchange (Fedorov 1972, ch. 3; in the form of Cook & Nachtsheim 1980, "modified Fedorov"): each pass
-visits the design points i in order of increasing variance h_i, evaluates moving one of their runs to every
-candidate j at once (:mod:`optdesign.exact.criteria`: O(1) a pair after two products V x_i, O(K d) for all j) and
-makes the best move while it improves the loss. A pass that moves nothing ends the search: no single run can then
-be moved to improve the design (a local optimum over all pairs, as in Fedorov's original algorithm). After a move
-V = X M^{-1} and h are updated by two rank-one Sherman–Morrison steps (add x_j, then remove x_i: M stays
-nonsingular in between), O(K d) each; every pass starts from a fresh Cholesky factor of M, so rounding does not
-accumulate. With ``replicates=False`` a run only moves to a candidate without one.
+Fedorov's exchange (Fedorov 1972, ch. 3; Atkinson, Donev & Tobias 2007, §12.5): every step prices moving one run
+from each design point i to each candidate j at once (:mod:`optdesign.exact.criteria`: the K x s table of gains
+from two products V X_S^T, O(K s d)) and makes the best move while it improves the loss. When no single move
+improves, the design is a local optimum over all (i, j), as in Fedorov's original algorithm; the search then looks
+for two runs to move at once (:mod:`optdesign.exact.pair_moves`), makes the best pair when it improves the loss and
+goes on with single moves, and ends when there is none. After a move V = X M^{-1} and h are updated by two rank-one
+Sherman–Morrison steps (add x_j, then remove x_i: M stays nonsingular in between), O(K d) each; a fresh Cholesky
+factor of M is taken every ``REFRESH_MOVES`` moves and after a pair, so rounding does not accumulate. With
+``replicates=False`` a run only moves to a candidate without one.
 """
 
 from __future__ import annotations
@@ -16,23 +17,29 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_solve, cholesky
 
 from .criteria import ExactCriterion
+from .pair_moves import PAIR_MOVES, best_pair
 
 __all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
 
 #: a move must lower the loss by this much (relative to 1 + |loss|) to be made, so the search cannot cycle
 MIN_GAIN = 1e-10
-#: passes over the design points before the search stops (each pass that moves nothing ends it earlier)
-MAX_PASSES = 1000
+#: moves (a pair counts as one) before the search stops, whether or not it has reached a local optimum
+MAX_STEPS = 100_000
+#: single moves between two fresh factorisations of M
+REFRESH_MOVES = 10
 
 
 class Exchange:
     """One exchange search from given counts (nonsingular information matrix), for one criterion."""
 
-    def __init__(self, X: np.ndarray, counts: np.ndarray, criterion: ExactCriterion, replicates: bool):
+    def __init__(self, X: np.ndarray, counts: np.ndarray, criterion: ExactCriterion, replicates: bool,
+                 pairs: bool = True, pair_moves: int = PAIR_MOVES):
         self.X = X
         self.counts = counts.astype(np.int64).copy()
         self.criterion = criterion
         self.replicates = replicates
+        self.pairs = pairs
+        self.pair_moves = pair_moves
         self.moves = 0
         self.refresh()
 
@@ -73,45 +80,60 @@ class Exchange:
         self.counts[j] += 1
         self.moves += 1
 
-    def best_move(self, i: int) -> tuple[int, float]:
-        """The candidate j whose move from i gains most, and the gain (loss decrease)."""
-        gains = self.criterion.gains(self.V, self.h, self.extra, i, self.X[i])
-        if not self.replicates:
-            gains[self.counts > 0] = -np.inf
-        j = int(np.argmax(gains))
-        return j, float(gains[j])
-
-    def one_pass(self) -> bool:
-        """Visit every design point once (smallest variance first); True when some run moved."""
-        moved = False
+    def move_gains(self) -> tuple[np.ndarray, np.ndarray]:
+        """(design points i, the K x s table of loss decreases of moving one run from each i to each candidate j);
+        -inf where the move is not allowed (j = i, a singular M, or j already used without replicates)."""
         points = np.flatnonzero(self.counts)
-        for i in points[np.argsort(self.h[points], kind="stable")]:
-            while self.counts[i] > 0:
-                j, gain = self.best_move(int(i))
-                if gain <= MIN_GAIN * (1.0 + abs(self.loss)):
-                    break
-                self.move(int(i), j)
-                moved = True
-        return moved
+        table = self.criterion.gains(self.X, self.V, self.h, self.extra, points)
+        table[points, np.arange(points.size)] = -np.inf
+        if not self.replicates:
+            table[self.counts > 0, :] = -np.inf
+        return points, table
+
+    def min_gain(self) -> float:
+        """The smallest loss decrease worth a move."""
+        return MIN_GAIN * (1.0 + abs(self.loss))
+
+    def step(self) -> str | None:
+        """The best improving single move, else the best improving pair (module docstring): "move", "pair" or
+        None at a local optimum."""
+        points, table = self.move_gains()
+        best = int(np.argmax(table))
+        j, column = divmod(best, points.size)
+        if table[j, column] > self.min_gain():
+            self.move(int(points[column]), j)
+            return "move"
+        found = best_pair(self, points, table, self.min_gain(), self.pair_moves) if self.pairs else None
+        if found is None:
+            return None
+        np.add.at(self.counts, found, [1, -1, 1, -1])
+        self.moves += 2
+        return "pair"
 
     def run(self) -> np.ndarray:
-        """Passes until none moves a run (or MAX_PASSES); returns the counts of the local optimum."""
-        for _ in range(MAX_PASSES):
-            before = self.counts.copy()
-            if not self.one_pass():
-                break
+        """Steps until neither a move nor a pair improves the loss (or MAX_STEPS); the counts of the local optimum."""
+        kept, since = self.counts.copy(), 0
+        for _ in range(MAX_STEPS):
+            made = self.step()
+            since += 1
+            if made == "move" and since < REFRESH_MOVES:
+                continue
             try:
                 self.refresh()
-            except LinAlgError:  # a nearly singular move looked improving through rounding: keep the pass before
-                self.counts = before
+            except LinAlgError:  # a nearly singular move looked improving through rounding: back to the last factor
+                self.counts = kept
                 self.refresh()
                 break
+            if made is None:
+                break
+            kept, since = self.counts.copy(), 0
         return self.counts
 
 
-def local_optimum(X: np.ndarray, counts: np.ndarray, criterion: ExactCriterion, replicates: bool
-                  ) -> tuple[np.ndarray, float, int]:
-    """Run the exchange from ``counts``: (counts of the local optimum, its loss, moves made)."""
-    search = Exchange(X, counts, criterion, replicates)
+def local_optimum(X: np.ndarray, counts: np.ndarray, criterion: ExactCriterion, replicates: bool,
+                  pairs: bool = True) -> tuple[np.ndarray, float, int]:
+    """Run the exchange from ``counts``: (counts of the local optimum, its loss, moves made); ``pairs=False``: single
+    moves only."""
+    search = Exchange(X, counts, criterion, replicates, pairs)
     final = search.run()
     return final, search.loss, search.moves
