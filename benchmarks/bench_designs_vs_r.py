@@ -21,8 +21,11 @@ Tables (one BLAS thread on both sides: OPENBLAS/OMP/MKL_NUM_THREADS=1 in every c
 2. exact: the full quadratic model in k = 2, 3, 4 factors on the 3^k grid (p = 6, 10, 15 parameters),
    N = p .. 3p runs, D, A and I: ``od.exact_design`` against od_KL. od_KL restarts until its time limit t.max
    (--budget, 0.5 s); ours runs twice: with its defaults (30 restarts) and restarting until the same time limit.
-   All efficiencies are taken against our certified approximate bound (one bound for all three designs); time is
-   wall time of the whole call (approximate design included on both sides: od_KL computes od_REX first).
+   Both searches are random, so each case runs with --seeds seeds on every side (ours: ``seed=s``; od_KL:
+   ``set.seed``); the table gives the mean over the seeds and the tallies compare the means per case and the
+   runs seed by seed. All efficiencies are taken against our certified approximate bound (one bound for all the
+   designs of a case); time is wall time of the whole call (approximate design included on both sides: od_KL
+   computes od_REX first).
 """
 
 from __future__ import annotations
@@ -90,7 +93,7 @@ for (t in seq_len(nrow(tasks))) {
   Fx <- matrix(readBin(con, "double", tasks$K[t] * tasks$p[t], endian = "little"), tasks$K[t], tasks$p[t],
                byrow = TRUE)
   close(con)
-  set.seed(t)
+  set.seed(tasks$seed[t])
   start <- proc.time()[3]
   res <- od_KL(Fx, tasks$N[t], crit = tasks$crit[t], t.max = tasks$tmax[t], echo = FALSE, track = FALSE)
   seconds <- proc.time()[3] - start
@@ -200,7 +203,7 @@ def response_surface(k: int) -> np.ndarray:
 def r_exact(tasks: list[dict], folder: Path) -> dict[int, tuple[float, np.ndarray]]:
     """od_KL on every task in one Rscript: task number -> (seconds, counts)."""
     csv = folder / "tasks.csv"
-    keys = ("matrix", "K", "p", "N", "crit", "tmax")
+    keys = ("matrix", "K", "p", "N", "crit", "tmax", "seed")
     csv.write_text(",".join(keys) + "\n" + "".join(",".join(str(t[k]) for k in keys) + "\n" for t in tasks))
     out = folder / "kl.txt"
     proc = subprocess.run(["Rscript", "-e", R_EXACT, str(csv), str(out)], capture_output=True, text=True,
@@ -226,9 +229,21 @@ def exact_value(X: np.ndarray, counts: np.ndarray, criterion: str) -> float:
     return float(np.trace(B @ np.linalg.inv(M)))
 
 
+def _our_runs(X: np.ndarray, N: int, criterion: str, budget: float, seeds: int) -> list[list[tuple]]:
+    """Our exact designs of one case: [default runs, time-limited runs], each a list of (result, seconds) per seed."""
+    od.exact_design(X, N, criterion, restarts=0)  # warm: imports, caches
+    runs: list[list[tuple]] = [[], []]
+    for seed in range(seeds):
+        for slot, kwargs in enumerate(({}, {"restarts": 10**9, "time_limit": budget})):
+            start = time.perf_counter()
+            res = od.exact_design(X, N, criterion, seed=seed, **kwargs)
+            runs[slot].append((res, time.perf_counter() - start))
+    return runs
+
+
 def exact_table(args: argparse.Namespace, folder: Path) -> None:
     cases, tasks = [], []
-    budget = args.budget
+    budget, seeds = args.budget, args.seeds
     for k in (2, 3, 4):
         X = response_surface(k)
         path = folder / f"rs{k}.bin"
@@ -236,31 +251,33 @@ def exact_table(args: argparse.Namespace, folder: Path) -> None:
         p = X.shape[1]
         for criterion in args.exact_criteria.split(","):
             for N in range(p, 3 * p + 1):
-                od.exact_design(X, N, criterion, restarts=0)  # warm: imports, caches
-                runs = []
-                for kwargs in ({}, {"restarts": 10**9, "time_limit": budget}):
-                    start = time.perf_counter()
-                    res = od.exact_design(X, N, criterion, **kwargs)
-                    runs.append((res, time.perf_counter() - start))
-                cases.append((k, criterion, N, X, runs))
-                tasks.append({"matrix": path, "K": X.shape[0], "p": p, "N": N, "crit": criterion, "tmax": budget})
+                cases.append((k, criterion, N, X, _our_runs(X, N, criterion, budget, seeds)))
+                tasks += [{"matrix": path, "K": X.shape[0], "p": p, "N": N, "crit": criterion, "tmax": budget,
+                           "seed": 1000 * len(cases) + s} for s in range(seeds)]
     found = r_exact(tasks, folder)
     table = Table(title=f"Exact designs, quadratic models on 3^k grids: exact_design (default; {budget:g} s) vs "
-                        f"od_KL (t.max = {budget:g} s); efficiencies against one certified approximate bound")
+                        f"od_KL (t.max = {budget:g} s); mean efficiencies over {seeds} seeds against one certified "
+                        "approximate bound")
     for col in ("k", "crit", "N", "eff ours", "s", f"eff ours {budget:g}s", "s", "eff od_KL", "s"):
         table.add_column(col, justify="right")
-    tally = {"default": [0, 0], "budget": [0, 0]}
+    tally = {"default": [0, 0, 0], "budget": [0, 0, 0]}  # cases with mean >= od_KL's mean, runs >= the same seed's
     for c, (k, criterion, N, X, runs) in enumerate(cases):
-        seconds_kl, counts_kl = found[c + 1]
-        eff_kl = runs[0][0].lower_bound / exact_value(X, counts_kl, criterion)
-        for key, (res, _) in zip(tally, runs, strict=True):
-            tally[key][0] += res.efficiency >= eff_kl * (1 - 1e-9)
-            tally[key][1] += 1
+        bound = runs[0][0][0].lower_bound
+        kl = [found[c * seeds + s + 1] for s in range(seeds)]
+        eff_kl = np.array([bound / exact_value(X, counts, criterion) for _, counts in kl])
+        for key, slot in zip(tally, runs, strict=True):
+            eff = np.array([res.efficiency for res, _ in slot])
+            tally[key][0] += eff.mean() >= eff_kl.mean() * (1 - 1e-9)
+            tally[key][1] += int(np.sum(eff >= eff_kl * (1 - 1e-9)))
+            tally[key][2] += seeds
         table.add_row(str(k), criterion, str(N), *(f"{v:.4f}" if i % 2 == 0 else f"{v:.3f}" for i, v in enumerate(
-            [runs[0][0].efficiency, runs[0][1], runs[1][0].efficiency, runs[1][1], eff_kl, seconds_kl])))
+            [np.mean([r.efficiency for r, _ in runs[0]]), np.median([t for _, t in runs[0]]),
+             np.mean([r.efficiency for r, _ in runs[1]]), np.median([t for _, t in runs[1]]),
+             eff_kl.mean(), np.median([t for t, _ in kl])])))
     console.print(table)
-    for key, (wins, total) in tally.items():
-        console.print(f"exact_design ({key}) at least as efficient as od_KL ({budget:g} s) on {wins} of {total} cases")
+    for key, (cases_won, runs_won, runs) in tally.items():
+        console.print(f"exact_design ({key}): mean efficiency at least od_KL's ({budget:g} s) on {cases_won} of "
+                      f"{len(cases)} cases; at least od_KL's run with the same seed index on {runs_won} of {runs}")
 
 
 def main() -> None:
@@ -270,6 +287,7 @@ def main() -> None:
     parser.add_argument("--criteria", default="D,A,I", help="criteria of the approximate table")
     parser.add_argument("--exact-criteria", default="D,A,I")
     parser.add_argument("--budget", type=float, default=0.5, help="od_KL's t.max and our time_limit, seconds")
+    parser.add_argument("--seeds", type=int, default=5, help="seeds per exact case, on each side")
     parser.add_argument("--r-time-limit", type=float, default=300.0, help="od_REX's t.max, seconds")
     args = parser.parse_args()
     why = r_ready()

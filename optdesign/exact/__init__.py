@@ -4,7 +4,8 @@
 design      public entry point ``exact_design(X, n, criterion)``: D, A, I; repeats allowed or not
 result      ``ExactDesignResult``: counts, value, certified lower bound and efficiency
 criteria    the criterion pieces of the exchange (value, swap gains by the determinant lemma and Woodbury)
-exchange    Fedorov's exchange with rank-one (Sherman–Morrison) updates, all candidates priced at once
+exchange    Fedorov's exchange with rank-one (Sherman–Morrison) updates, every move priced at once
+pair_moves  two runs moved at once (4 x 4 determinant lemma, Woodbury): the step out of a one-run local optimum
 starts      starting designs: the rounded approximate optimum, random designs, made nonsingular
 bounds      the approximate optimum and its certified bound (Kiefer–Wolfowitz for D, duality for A/I)
 ==========  ========================================================================================

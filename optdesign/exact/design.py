@@ -74,8 +74,8 @@ def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, r
 
     Minimises phi(M) over M = sum_k (n_k / n) x_k x_k^T: D: det(M)^(-1/d); A: tr(M^{-1}); I: tr(B M^{-1}), B
     the region's moment matrix (Atkinson, Donev & Tobias 2007, ch. 10-12). Fedorov's exchange (one run moved at
-    a time, all candidates priced at once through rank-one updates) from the approximate optimum rounded by
-    efficient apportionment, then from ``restarts`` other starts; the best local optimum is returned with the
+    a time, every move priced at once through rank-one updates; two runs at once out of its local optima) from the
+    approximate optimum rounded by efficient apportionment, then from ``restarts`` other starts; the best local optimum is returned with the
     certified efficiency ``lower_bound / value`` against the approximate optimum (a bound on every n-run design).
 
     Parameters
