@@ -184,13 +184,13 @@ def test_bad_candidates_are_one_clear_error():
 
 @pytest.mark.parametrize("replicates", [True, False])
 def test_every_kind_of_start_is_a_spanning_n_run_design(replicates):
-    from optdesign.exact.starts import greedy_start, perturbed_start, random_start
+    from optdesign.exact.starts import extreme_start, perturbed_start
 
     X = response_surface(3)
     rng = np.random.default_rng(1)
     for n in (10, 14, 27):
-        for counts in (random_start(X, n, replicates, rng), greedy_start(X, n, replicates, rng),
-                       perturbed_start(X, random_start(X, n, replicates, rng), replicates, rng)):
+        for counts in (extreme_start(X, n, replicates, rng),
+                       perturbed_start(X, extreme_start(X, n, replicates, rng), replicates, rng)):
             assert counts.sum() == n and counts.min() >= 0 and np.linalg.matrix_rank(X[counts > 0]) == 10
             assert replicates or counts.max() == 1
 
@@ -289,7 +289,7 @@ def test_pairs_only_improve_on_the_single_move_optimum(criterion):
     """From the same start the search with pairs follows the single moves to their local optimum and goes on from
     there, so it never ends worse; on the quadratic model in three factors it ends strictly better somewhere."""
     from optdesign.exact.exchange import local_optimum
-    from optdesign.exact.starts import random_start
+    from optdesign.exact.starts import extreme_start
 
     X = response_surface(3)
     B = None if criterion == "D" else np.eye(10) if criterion == "A" else X.T @ X / X.shape[0]
@@ -297,7 +297,7 @@ def test_pairs_only_improve_on_the_single_move_optimum(criterion):
     rng = np.random.default_rng(0)
     better = 0
     for _ in range(30):
-        start = random_start(X, 14, True, rng)
+        start = extreme_start(X, 16, True, rng)
         _, single, _ = local_optimum(X, start, rule, True, pairs=False)
         _, paired, _ = local_optimum(X, start, rule, True)
         assert paired <= single + 1e-9 * (1 + abs(single))

@@ -4,7 +4,7 @@ The criteria (smaller is better, of the normalised information matrix M = sum_k 
 D: det(M)^(-1/d); A: tr(M^{-1}); I: tr(B M^{-1}), the average variance x^T M^{-1} x of the fitted response over a
 region with moment matrix B = E[x x^T] (the candidates, uniformly, by default). The search
 (:mod:`optdesign.exact.exchange`) starts from the approximate optimum rounded by efficient apportionment and from
-``restarts`` random, greedy and perturbed designs (:mod:`optdesign.exact.starts`), and keeps the best local
+``restarts`` extreme-basis and perturbed designs (:mod:`optdesign.exact.starts`), and keeps the best local
 optimum; the approximate optimum's certified bound (:mod:`optdesign.exact.bounds`) certifies its efficiency.
 """
 
@@ -23,7 +23,7 @@ from .bounds import Approximate, d_optimum, linear_optimum
 from .criteria import DCriterion, ExactCriterion, LinearCriterion
 from .exchange import Exchange, local_optimum
 from .result import ExactDesignResult
-from .starts import greedy_start, perturbed_start, random_start, rounded_start
+from .starts import extreme_start, perturbed_start, rounded_start
 
 __all__ = ["CRITERIA", "exact_design"]
 
@@ -75,8 +75,9 @@ def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, r
     Minimises phi(M) over M = sum_k (n_k / n) x_k x_k^T: D: det(M)^(-1/d); A: tr(M^{-1}); I: tr(B M^{-1}), B
     the region's moment matrix (Atkinson, Donev & Tobias 2007, ch. 10-12). Fedorov's exchange (one run moved at
     a time, every move priced at once through rank-one updates; two runs at once out of its local optima) from the
-    approximate optimum rounded by efficient apportionment, then from ``restarts`` other starts; the best local optimum is returned with the
-    certified efficiency ``lower_bound / value`` against the approximate optimum (a bound on every n-run design).
+    approximate optimum rounded by efficient apportionment, then from ``restarts`` other starts; the best local
+    optimum is returned with the certified efficiency ``lower_bound / value`` against the approximate optimum (a
+    bound on every n-run design).
 
     Parameters
     ----------
@@ -93,8 +94,8 @@ def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, r
         I-criterion only: the region's moment matrix E[x x^T] (d x d, positive semidefinite); the candidates,
         uniformly, by default (B = X^T X / K).
     restarts : int
-        Starts after the rounded approximate optimum (0: that start only): uniform random designs, random bases
-        completed greedily and the best design so far perturbed, in turn (:mod:`optdesign.exact.starts`).
+        Starts after the rounded approximate optimum (0: that start only): bases of extreme candidates completed
+        at random, and the best design so far perturbed, in turn (:mod:`optdesign.exact.starts`).
     time_limit : float, optional
         Seconds after which no new start begins (the rounded approximate optimum is always searched); with a large
         ``restarts`` the search runs until the time is spent, as R's od_KL does.
@@ -160,7 +161,7 @@ def _search(X: np.ndarray, n: int, rule: ExactCriterion, replicates: bool, weigh
             rng: np.random.Generator, deadline: float) -> tuple[np.ndarray, list[float], int]:
     """The exchange from each start: (the best counts, each start's final loss, moves over all starts).
 
-    Start 0 is the rounded approximate optimum; then uniform, greedy and perturbed-best starts in turn, until
+    Start 0 is the rounded approximate optimum; then extreme and perturbed-best starts in turn, until
     ``restarts`` of them or the ``deadline`` (a perf_counter time).
     """
     if not replicates and n == X.shape[0]:
@@ -170,9 +171,7 @@ def _search(X: np.ndarray, n: int, rule: ExactCriterion, replicates: bool, weigh
     for k in range(restarts):
         if time.perf_counter() > deadline:
             break
-        kind = k % 3
-        counts = (random_start(X, n, replicates, rng) if kind == 0 else greedy_start(X, n, replicates, rng)
-                  if kind == 1 else perturbed_start(X, best, replicates, rng))
+        counts = extreme_start(X, n, replicates, rng) if k % 2 == 0 else perturbed_start(X, best, replicates, rng)
         found, loss, made = local_optimum(X, counts, rule, replicates)
         moves += made
         if loss < min(losses):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
 
 #: one-run moves (the best by their own gain) among which every pair is priced
-PAIR_MOVES = 60
+PAIR_MOVES = 30
 #: C = diag(1, -1, 1, -1): add x_j1, remove x_i1, add x_j2, remove x_i2
 SIGNS = np.array([1.0, -1.0, 1.0, -1.0])
 
