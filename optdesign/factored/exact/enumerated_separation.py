@@ -76,8 +76,7 @@ class EnumeratedSeparation:
         values = means[self.positions].sum(axis=1)
         n = min(n, values.size)
         top = np.argpartition(-values, n - 1)[:n] if n < values.size else np.arange(values.size)
-        ranked: np.ndarray = self.actions[top[np.argsort(-values[top], kind="stable")]]
-        return ranked.copy()
+        return np.array(self.actions[top[np.argsort(-values[top], kind="stable")]])
 
     def best_through(self, means: np.ndarray) -> np.ndarray:
         """For every flat table entry (factor e, group action b), the joint action of largest theta(a) with a_e = b.
@@ -95,8 +94,7 @@ class EnumeratedSeparation:
         order = np.argsort(-means[self.positions].sum(axis=1), kind="stable")
         # the entries of distinct factors are distinct numbers: the first row of each entry in value order
         _, first = np.unique(self.positions[order].T, return_index=True)
-        rows: np.ndarray = self.actions[order[first % order.size]]
-        return rows.copy()
+        return np.array(self.actions[order[first % order.size]])
 
     def separate(self, h: np.ndarray, gap: np.ndarray, best: np.ndarray, *, k: int, threshold: float,
                  delta_min: float) -> Separation:
