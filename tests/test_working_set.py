@@ -76,3 +76,18 @@ def test_the_enumerated_starting_joint_actions_are_those_of_max_sum(monkeypatch,
     fresh = FactorGraph(fg.n_actions, list(zip(fg.scopes, fg.tables, strict=True)))
     np.testing.assert_array_equal(enumerated[0], initial_working_set(fresh))
     np.testing.assert_array_equal(enumerated[1], working_set.best_through_entries(fresh))
+
+
+@pytest.mark.parametrize("coded", [True, False])
+def test_seen_joint_actions_returns_each_new_joint_action_once_in_lexicographic_order(coded):
+    rng = np.random.default_rng(3)
+    seen = working_set.SeenJointActions([3, 2, 4])
+    seen.coded = coded  # the digest path serves structures whose codes overflow int64
+    known: set[tuple[int, ...]] = set()
+    for _ in range(6):
+        batch = rng.integers(0, [3, 2, 4], size=(rng.integers(0, 12), 3))
+        fresh = seen.add(batch)
+        expected = sorted({tuple(int(x) for x in a) for a in batch} - known)
+        np.testing.assert_array_equal(fresh, np.asarray(expected, dtype=np.int64).reshape(-1, 3))
+        known.update(expected)
+    assert working_set.SeenJointActions([2] * 70).coded is False  # 2^70 joint actions: digests

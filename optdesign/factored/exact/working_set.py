@@ -12,6 +12,7 @@ max-sum passes, in a fraction of the time: a bandit re-solving T* rebuilds them 
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import weakref
 
@@ -24,8 +25,8 @@ from ..graph.factor_graph import FactorGraph
 from ..inference.max_sum import batched_max_sum
 from .enumerated_separation import MAX_JOINT_ACTIONS, EnumeratedSeparation
 
-__all__ = ["WORKING_SET_ENTRIES", "best_through_entries", "check_working_set", "initial_working_set",
-           "working_set_capacity", "working_set_fits"]
+__all__ = ["WORKING_SET_ENTRIES", "SeenJointActions", "best_through_entries", "check_working_set",
+           "initial_working_set", "working_set_capacity", "working_set_fits"]
 
 # numbers the working set may hold (int64: 400 MB), leaving room for the copies made while it grows
 WORKING_SET_ENTRIES = 50_000_000
@@ -201,3 +202,46 @@ def best_through_entries(fg: FactorGraph) -> np.ndarray:
         rows[lo:hi] = batched_max_sum(plan, forced)[1]
     _BEST_THROUGH[fg] = rows
     return np.array(rows)
+
+
+class SeenJointActions:
+    """Which joint actions a working set already holds, without a copy of its rows: the code
+    sum_i a_i prod_{j > i} K_j of each when prod_i K_i fits in int64 (a sorted array), else a 16-byte digest of its row.
+
+    Parameters
+    ----------
+    n_actions : sequence of int
+        K_i per agent.
+    """
+
+    def __init__(self, n_actions: tuple[int, ...] | list[int]):
+        self.n_actions = tuple(int(k) for k in n_actions)
+        self.coded = float(np.prod(np.asarray(self.n_actions, dtype=float))) < 2.0**62
+        self.codes = np.zeros(0, dtype=np.int64)
+        self.digests: set[bytes] = set()
+
+    def add(self, actions: np.ndarray) -> np.ndarray:
+        """Record the joint actions not seen before and return them.
+
+        Parameters
+        ----------
+        actions : numpy.ndarray of int64, shape (M, N)
+            Joint actions, possibly repeated or seen before.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (M', N)
+            The distinct ones not seen before, in lexicographic order.
+        """
+        if self.coded:
+            new = np.unique(np.ravel_multi_index(tuple(actions.T), self.n_actions))
+            new = new[~np.isin(new, self.codes, assume_unique=True)]
+            self.codes = np.union1d(self.codes, new)
+            rows = np.stack(np.unravel_index(new, self.n_actions), axis=1).astype(np.int64)
+            return rows.reshape(-1, actions.shape[1])
+        first: dict[bytes, int] = {}
+        for j, a in enumerate(actions):
+            first.setdefault(hashlib.blake2b(a.tobytes(), digest_size=16).digest(), j)
+        fresh = {h: j for h, j in first.items() if h not in self.digests}
+        self.digests.update(fresh)
+        return np.unique(actions[list(fresh.values())], axis=0).reshape(-1, actions.shape[1])
