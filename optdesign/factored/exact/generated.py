@@ -107,6 +107,8 @@ class CharTimeMaster(CuttingPlaneMaster):
         super().__init__(fg, solver)
         self.centre = None if centre is None else self.reference(centre)
         self.options = master_options(tol)
+        # at a loose tol the minimiser of the dual bound is solved to the master's settings too (CLARABEL's otherwise)
+        self.bound_options = self.options if tol >= LOOSE_TOL else None
         if tol >= LOOSE_TOL:
             self.support_share = float(self.options["tol_gap_rel"])
         # CLARABEL at the head of the chain: the master's data are written directly (.clarabel_master)
@@ -174,7 +176,8 @@ class CharTimeMaster(CuttingPlaneMaster):
     def minimiser_bound(self, c: np.ndarray, reference: Reference) -> float:
         if self.layout is not None:
             try:
-                y = self.layout.solve(reference, cost=c / max(float(c.max()), 1e-300), accept_limit=True).allocation
+                y = self.layout.solve(reference, cost=c / max(float(c.max()), 1e-300), options=self.bound_options,
+                                      accept_limit=True).allocation
                 return self.dual_bound(c, self.F @ consistent_clique_weights(self.plan, y, 1.0))
             except SolverError as error:
                 if error.status == "time_limit":
