@@ -29,7 +29,9 @@ recommendation. They differ only in the sampling rule:
   RESULTS §6). The solve returns clique tables of a distribution over joint actions whose group marginals are the
   optimal wbar; every round draws a joint action from it by ancestral sampling down the clique tree
   (:func:`optdesign.factored.sample_joint_actions`), so the group frequencies converge to wbar, as
-  MF-TaS's independent draws do. Any number of joint actions: the cost is the re-solves.
+  MF-TaS's independent draws do; on at most ``LAW_JOINT_ACTIONS`` joint actions a batch of at least |A| rounds
+  draws its counts per joint action from their law at once (:func:`optdesign.factored.joint_action_probabilities`,
+  Multinomial: the same counts in distribution). Any number of joint actions: the cost is the re-solves.
 """
 
 from __future__ import annotations
