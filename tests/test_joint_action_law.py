@@ -69,7 +69,7 @@ def test_exact_tas_batches_drawn_from_the_law_stop_as_drawn_one_by_one(monkeypat
     track = algorithms._ExactPolicy._track
 
     def counting(self, rounds):  # type: ignore[no-untyped-def]
-        drawn.append(int(self.law is not None and rounds >= self.law.size))
+        drawn.append(int(self.joint is not None and rounds >= self.joint.shape[0]))
         return track(self, rounds)
 
     monkeypatch.setattr(algorithms._ExactPolicy, "_track", counting)

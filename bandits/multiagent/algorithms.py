@@ -302,6 +302,7 @@ class _ExactPolicy(FactoredPolicy):
         self.plan: EliminationPlan | None = None
         self.clique_weights: np.ndarray | None = None
         # on small structures: every joint action (row r: code r) and the law of the tracked distribution over them
+        # (computed at the first batch of at least |A| rounds after each re-solve)
         n_joint = int(np.prod(self.structure.n_actions, dtype=float))
         self.joint = (np.indices(self.structure.n_actions).reshape(len(self.structure.n_actions), -1).T
                       if n_joint <= LAW_JOINT_ACTIONS else None)
@@ -322,8 +323,7 @@ class _ExactPolicy(FactoredPolicy):
             res = characteristic_time(fg_hat, method="generate", tol=self.tol, solver="CLARABEL",
                                       time_limit=RESOLVE_TIME_LIMIT, warm_start=self.last)
             self.plan, self.clique_weights, self.last = fg_hat.plan(), res.clique_weights, res
-            if self.joint is not None and self.clique_weights is not None:
-                self.law = joint_action_probabilities(self.plan, self.clique_weights)
+            self.law = None  # the law of the new tables, computed when a batch first draws from it
             self.inaccurate_solves += res.status != "optimal"
             self.solves += 1
         except (InvalidInputError, SolverError):  # tie in theta_hat or solver failure: keep the last allocation
@@ -336,7 +336,9 @@ class _ExactPolicy(FactoredPolicy):
             self._next_solve = next_checkpoint(self._rounds, self.resolve_growth)
         if self.plan is None or self.clique_weights is None:
             return self.indexer.counts(sample_product(uniform_local(self.structure.n_actions), rounds, self.rng))
-        if self.joint is not None and self.law is not None and rounds >= self.law.size:
+        if self.joint is not None and rounds >= self.joint.shape[0]:
+            if self.law is None:
+                self.law = joint_action_probabilities(self.plan, self.clique_weights)
             plays = self.rng.multinomial(rounds, self.law)
             drawn = np.flatnonzero(plays)
             return self.indexer.counts(self.joint[drawn], plays[drawn])
