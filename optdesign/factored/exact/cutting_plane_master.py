@@ -84,8 +84,6 @@ class CuttingPlaneMaster(ABC):
     top_share: float = TOP_SHARE
     #: ... and k is divided by this while that search still overflows.
     top_shrink: int = 10
-    #: The support of an iterate: the rows whose multiplier exceeds this share of the largest (:meth:`support`).
-    support_share: float = 1e-9
 
     def __init__(self, fg: FactorGraph, solver: str | None):
         check_working_set(fg)  # W holds dense rows of N agents: refused before the plan is built
@@ -303,9 +301,9 @@ class CuttingPlaneMaster(ABC):
         Returns
         -------
         numpy.ndarray, shape (M, N)
-            The joint actions whose multiplier exceeds ``support_share`` of the largest (a warm start's working set).
+            The joint actions whose multiplier exceeds 1e-9 of the largest (a warm start's working set).
         """
-        return self.actions[:it.lam.size][it.lam > self.support_share * it.lam.max()]
+        return self.actions[:it.lam.size][it.lam > 1e-9 * it.lam.max()]
 
     def multipliers(self, dual: ArrayLike | None) -> np.ndarray:
         """The rows' multipliers as a distribution over W (uniform if the solver gave none).
