@@ -77,7 +77,7 @@ def worker(cell: str, runs: int, profiler: Any = None) -> None:
             profiler.disable()
 
 
-# parts of a run under cProfile: (label, file suffix, function name); cumulative seconds, summed over matches
+# parts of a run under cProfile: (label, file suffix or suffixes, function name); cumulative seconds summed over matches
 PARTS = [("whole runs", "bandits/run.py", "run"), ("re-solves", "multiagent/algorithms.py", "_resolve"),
          ("  master solves", "exact/generated.py", "solve"),
          ("  cvxpy compilation", "cvxpy/problems/problem.py", "get_problem_data"),
@@ -85,9 +85,10 @@ PARTS = [("whole runs", "bandits/run.py", "run"), ("re-solves", "multiagent/algo
          ("  CLARABEL (every conic solve)", "~", "<method 'solve' of 'builtins.DefaultSolver' objects>"),
          ("  separation (Pareto)", "exact/separation.py", "most_violated"),
          ("  separation (enumeration)", "exact/enumerated_separation.py", "separate"),
-         ("  initial working set", "exact/constraint_generation.py", "initial_working_set"),
+         ("  initial working set", ("exact/constraint_generation.py", "exact/working_set.py"), "initial_working_set"),
          ("stopping rule (GLRT)", "multiagent/policy.py", "stopped"),
-         ("sampling joint actions", "inference/marginals.py", "sample_joint_actions")]
+         ("sampling joint actions", "inference/marginals.py", "sample_joint_actions"),
+         ("law of the joint actions", "inference/marginals.py", "joint_action_probabilities")]
 
 
 def profile_worker(cell: str, runs: int) -> None:

@@ -131,6 +131,22 @@ def test_a_first_solve_cut_short_returns_the_fallback_bracket(monkeypatch, name,
     assert_valid(res, truth[name])
 
 
+def test_a_small_instance_brackets_after_its_budget_is_spent(monkeypatch):
+    """Up to 20,000 joint actions the fallback bracket is computed only when needed, with overtime: still the bracket
+    at the uniform allocation once the solve has spent the whole budget."""
+    case = ("ring", 5, 3, 0)
+    fg, truth = instance(*case), truths(*case)
+
+    def spend_the_budget(*args, **kwargs):
+        time.sleep(0.3)
+        raise TimeLimitReached("the time budget ran out during a solve (test)")
+
+    monkeypatch.setattr("optdesign.factored.exact.generated.CharTimeMaster.solve", spend_the_budget)
+    res = od.characteristic_time(fg, method="generate", time_limit=0.2)
+    assert res.status == "not_converged" and res.extras["fallback"] == "uniform"
+    assert_valid(res, truth["tstar"])
+
+
 def test_a_stop_request_before_max_sum_returns_an_empty_bracket():
     """a* is not even known: value inf, lower bound 0, no best action (status interrupted)."""
     fg = FactorGraph.ring(5, 3, seed=11)  # fresh: no cached plan or max-sum

@@ -188,3 +188,20 @@ def test_cold_generation_certifies_where_the_cvxpy_model_does(monkeypatch):
         assert res.status == "optimal" and res.gap <= 1e-4
         assert res.value == pytest.approx(brute_value(fg, res.marginals), rel=1e-9)
     assert direct.lower_bound <= model.value and model.lower_bound <= direct.value
+
+
+@pytest.mark.filterwarnings("ignore:exact T:RuntimeWarning")
+@pytest.mark.parametrize("fg", instances()[:3], ids=repr)
+def test_loose_master_settings_change_the_work_not_the_bracket(fg):
+    """At a loose tol the master solves without iterative refinement (tight tol unchanged); the bracket still contains
+    the enumerated T*."""
+    from optdesign.factored.exact.generated import master_options
+
+    assert master_options(1e-4) == {"tol_feas": 1e-10, "tol_gap_rel": 1e-10, "tol_gap_abs": 1e-10}
+    assert master_options(TOL) == {"tol_feas": 1e-8, "tol_gap_rel": 1e-8, "tol_gap_abs": 1e-8,
+                                   "iterative_refinement_enable": False}
+    exact = od.characteristic_time(fg, method="enumerate")
+    res = characteristic_time_generated(fg, tol=TOL, solver="CLARABEL")
+    assert res.status == "optimal" and res.lower_bound <= exact.value * (1 + 1e-9)
+    assert exact.lower_bound * (1 - 1e-9) <= res.value <= exact.value * (1 + TOL)
+    assert res.value == pytest.approx(brute_value(fg, res.marginals), rel=1e-9)  # attained

@@ -3,12 +3,15 @@ bracket stays certified when the cap stops the run (checked against enumeration)
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 import optdesign as od
 from optdesign import FactorGraph, InstanceTooLargeError
 from optdesign.factored.exact import working_set
+from optdesign.factored.exact.enumerated_separation import EnumeratedSeparation
 from optdesign.factored.exact.working_set import initial_working_set, working_set_capacity, working_set_fits
 
 
@@ -54,3 +57,37 @@ def test_a_full_working_set_stops_generation_with_a_bracket_around_the_enumerate
     assert res.extras["stopped"] == "working-set" and res.status == "not_converged"
     assert res.extras["working_set"] <= capacity
     assert res.lower_bound <= exact * (1 + 1e-6) and res.value >= exact * (1 - 1e-6)
+
+
+@pytest.mark.parametrize("fg", [FactorGraph.ring(5, 3, seed=1), FactorGraph.line(5, 4, seed=2),
+                                FactorGraph.star(5, 3, seed=0)], ids=repr)
+def test_the_enumerated_starting_joint_actions_are_those_of_max_sum(monkeypatch, fg):
+    enumeration = EnumeratedSeparation.for_plan(fg.plan())
+    np.testing.assert_array_equal(enumeration.best_first(fg.means, 40),
+                                  [a for _, a in itertools.islice(fg.iter_best(), 40)])
+    through = enumeration.best_through(fg.means)  # theta(row j) = max theta(a) over a through entry j
+    positions = fg.group_indices(enumeration.actions)
+    values = fg.means[positions].sum(axis=1)
+    for j in range(fg.abar):
+        assert j in fg.group_indices(through[j])[0]
+        assert fg.means[fg.group_indices(through[j])[0]].sum() == pytest.approx(values[np.any(positions == j, 1)].max())
+    enumerated = (initial_working_set(fg), working_set.best_through_entries(fg))
+    monkeypatch.setattr(working_set, "MAX_JOINT_ACTIONS", 0)  # the max-sum path, on a fresh instance
+    fresh = FactorGraph(fg.n_actions, list(zip(fg.scopes, fg.tables, strict=True)))
+    np.testing.assert_array_equal(enumerated[0], initial_working_set(fresh))
+    np.testing.assert_array_equal(enumerated[1], working_set.best_through_entries(fresh))
+
+
+@pytest.mark.parametrize("coded", [True, False])
+def test_seen_joint_actions_returns_each_new_joint_action_once_in_lexicographic_order(coded):
+    rng = np.random.default_rng(3)
+    seen = working_set.SeenJointActions([3, 2, 4])
+    seen.coded = coded  # the digest path serves structures whose codes overflow int64
+    known: set[tuple[int, ...]] = set()
+    for _ in range(6):
+        batch = rng.integers(0, [3, 2, 4], size=(rng.integers(0, 12), 3))
+        fresh = seen.add(batch)
+        expected = sorted({tuple(int(x) for x in a) for a in batch} - known)
+        np.testing.assert_array_equal(fresh, np.asarray(expected, dtype=np.int64).reshape(-1, 3))
+        known.update(expected)
+    assert working_set.SeenJointActions([2] * 70).coded is False  # 2^70 joint actions: digests

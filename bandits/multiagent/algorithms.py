@@ -29,7 +29,9 @@ recommendation. They differ only in the sampling rule:
   RESULTS §6). The solve returns clique tables of a distribution over joint actions whose group marginals are the
   optimal wbar; every round draws a joint action from it by ancestral sampling down the clique tree
   (:func:`optdesign.factored.sample_joint_actions`), so the group frequencies converge to wbar, as
-  MF-TaS's independent draws do. Any number of joint actions: the cost is the re-solves.
+  MF-TaS's independent draws do; on at most ``LAW_JOINT_ACTIONS`` joint actions a batch of at least |A| rounds
+  draws its counts per joint action from their law at once (:func:`optdesign.factored.joint_action_probabilities`,
+  Multinomial: the same counts in distribution). Any number of joint actions: the cost is the re-solves.
 """
 
 from __future__ import annotations
@@ -43,7 +45,13 @@ import numpy.typing as npt
 
 from optdesign import CharTimeResult, FactorGraph
 from optdesign.errors import InvalidInputError, SolverError
-from optdesign.factored import EliminationPlan, MeanFieldModel, characteristic_time, sample_joint_actions
+from optdesign.factored import (
+    EliminationPlan,
+    MeanFieldModel,
+    characteristic_time,
+    joint_action_probabilities,
+    sample_joint_actions,
+)
 
 from ..algorithm import Algorithm
 from ..linear.common import check_growth
@@ -60,6 +68,10 @@ __all__ = ["ExactTaS", "MFTaS", "MFTaSOracle", "UniformSampling"]
 
 # seconds one exact re-solve may take; past it the allocation reached so far (certified gap above tol) is used
 RESOLVE_TIME_LIMIT = 120.0
+# up to this many joint actions exact TaS keeps the law of the tracked distribution over all of them: a batch of at
+# least that many rounds draws its counts per joint action, Multinomial(rounds, P), instead of one joint action per
+# round (the same counts in distribution, O(|A|) instead of O(rounds N K))
+LAW_JOINT_ACTIONS = 4_096
 
 
 @dataclass(frozen=True)
@@ -289,6 +301,12 @@ class _ExactPolicy(FactoredPolicy):
         # elimination plan and consistent clique tables of the last solve (None: uniform)
         self.plan: EliminationPlan | None = None
         self.clique_weights: np.ndarray | None = None
+        # on small structures: every joint action (row r: code r) and the law of the tracked distribution over them
+        # (computed at the first batch of at least |A| rounds after each re-solve)
+        n_joint = int(np.prod(self.structure.n_actions, dtype=float))
+        self.joint = (np.indices(self.structure.n_actions).reshape(len(self.structure.n_actions), -1).T
+                      if n_joint <= LAW_JOINT_ACTIONS else None)
+        self.law: np.ndarray | None = None
         self.last: CharTimeResult | None = None  # the last solve, the warm start of the next
         self._next_solve = 0
         self.solves = 0
@@ -305,6 +323,7 @@ class _ExactPolicy(FactoredPolicy):
             res = characteristic_time(fg_hat, method="generate", tol=self.tol, solver="CLARABEL",
                                       time_limit=RESOLVE_TIME_LIMIT, warm_start=self.last)
             self.plan, self.clique_weights, self.last = fg_hat.plan(), res.clique_weights, res
+            self.law = None  # the law of the new tables, computed when a batch first draws from it
             self.inaccurate_solves += res.status != "optimal"
             self.solves += 1
         except (InvalidInputError, SolverError):  # tie in theta_hat or solver failure: keep the last allocation
@@ -317,4 +336,10 @@ class _ExactPolicy(FactoredPolicy):
             self._next_solve = next_checkpoint(self._rounds, self.resolve_growth)
         if self.plan is None or self.clique_weights is None:
             return self.indexer.counts(sample_product(uniform_local(self.structure.n_actions), rounds, self.rng))
+        if self.joint is not None and rounds >= self.joint.shape[0]:
+            if self.law is None:
+                self.law = joint_action_probabilities(self.plan, self.clique_weights)
+            plays = self.rng.multinomial(rounds, self.law)
+            drawn = np.flatnonzero(plays)
+            return self.indexer.counts(self.joint[drawn], plays[drawn])
         return self.indexer.counts(sample_joint_actions(self.plan, self.clique_weights, rounds, self.rng))

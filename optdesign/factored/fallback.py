@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ..deadline import remaining_budget, stop_requested, time_budget
+from ..deadline import overtime, remaining_budget, stop_requested, time_budget
 from ..errors import InstanceTooLargeError, TimeLimitReached
 from ..result import CharTimeResult, RegretBoundResult, relative_gap
 from ..solvers import setup_seconds
@@ -116,7 +116,7 @@ def unsolved_reason(fg: FactorGraph) -> str:
 
 def deferred(compute: Callable[[], Bracket], now: bool) -> Callable[[], Bracket]:
     """``compute`` cached: run at once when ``now`` (under a time limit, before the solve may use the budget up), else
-    at its first call (only when a solve ends short).
+    at its first call (only when a solve ends short) with :func:`optdesign.deadline.overtime` (the budget may be spent).
 
     Parameters
     ----------
@@ -133,7 +133,12 @@ def deferred(compute: Callable[[], Bracket], now: bool) -> Callable[[], Bracket]
     cached = functools.cache(compute)
     if now:
         cached()
-    return cached
+
+    def late() -> Bracket:
+        with overtime():
+            return cached()
+
+    return late
 
 
 def _deviating(fg: FactorGraph, action: np.ndarray, star: np.ndarray) -> np.ndarray:

@@ -11,7 +11,6 @@ weak-duality lower bounds; :func:`optdesign.factored.exact.constraint_generation
 from __future__ import annotations
 
 import functools
-import hashlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 
@@ -26,7 +25,7 @@ from ..inference.elimination import EliminationPlan
 from ..inference.marginals import marginal_maps
 from .rescaling import Reference, ScaledAllocation
 from .separation import MAX_STATES, Separation, most_violated
-from .working_set import check_working_set
+from .working_set import SeenJointActions, check_working_set
 
 __all__ = ["CuttingPlaneMaster", "Iterate"]
 
@@ -98,7 +97,7 @@ class CuttingPlaneMaster(ABC):
         self.gap_terms = fg.means[self.star][factor_of] - fg.means  # Delta(a) = sum_e gap_terms[a_e]
         self.factor_of = factor_of
         self.actions = np.zeros((0, fg.n_agents), dtype=np.int64)
-        self.known: set[bytes] = set()  # digests of the rows of actions
+        self.seen = SeenJointActions(fg.n_actions)  # the joint actions of W, without a copy of their rows
         self.rows = sp.csr_matrix((0, self.n_columns))
 
     @property
@@ -239,15 +238,9 @@ class CuttingPlaneMaster(ABC):
         int
             The number of joint actions added (0: W is complete for them).
         """
-        actions = np.asarray(actions, dtype=np.int64).reshape(-1, self.fg.n_agents)
-        first: dict[bytes, int] = {}  # a 16-byte digest per distinct joint action, not a copy of its row
-        for j, a in enumerate(actions):
-            first.setdefault(hashlib.blake2b(a.tobytes(), digest_size=16).digest(), j)
-        fresh = {h: j for h, j in first.items() if h not in self.known}
-        if not fresh:
+        actions = self.seen.add(np.asarray(actions, dtype=np.int64).reshape(-1, self.fg.n_agents))
+        if not actions.shape[0]:
             return 0
-        self.known.update(fresh)
-        actions = np.unique(actions[list(fresh.values())], axis=0)
         self.actions = np.vstack([self.actions, actions])
         self.rows = sp.vstack([self.rows, self.scaled_rows(actions)]).tocsr()
         return int(actions.shape[0])

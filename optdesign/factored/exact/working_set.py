@@ -5,10 +5,14 @@ rows, one joint action of N agents each, so W costs N numbers per joint action. 
 in W from the start (they carry the optimum's shape), so an instance whose N sum_i (K_i - 1) numbers exceed
 WORKING_SET_ENTRIES is refused before anything is allocated (a ring of 20,000 agents with K = 2 would need 4e8), and
 W never grows past WORKING_SET_ENTRIES / N joint actions (generation then stops with the bracket it has).
+Up to :data:`.enumerated_separation.MAX_JOINT_ACTIONS` joint actions, the gap-order list and the best joint action
+through each group action are read off one enumeration of the structure (the same joint actions, up to ties, as the
+max-sum passes, in a fraction of the time: a bandit re-solving T* rebuilds them at every re-solve).
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import weakref
 
@@ -19,9 +23,10 @@ from ...errors import InstanceTooLargeError, TimeLimitReached
 from ...sizes import check_array_size, count_text
 from ..graph.factor_graph import FactorGraph
 from ..inference.max_sum import batched_max_sum
+from .enumerated_separation import MAX_JOINT_ACTIONS, EnumeratedSeparation
 
-__all__ = ["WORKING_SET_ENTRIES", "best_through_entries", "check_working_set", "initial_working_set",
-           "working_set_capacity", "working_set_fits"]
+__all__ = ["WORKING_SET_ENTRIES", "SeenJointActions", "best_through_entries", "check_working_set",
+           "initial_working_set", "working_set_capacity", "working_set_fits"]
 
 # numbers the working set may hold (int64: 400 MB), leaving room for the copies made while it grows
 WORKING_SET_ENTRIES = 50_000_000
@@ -92,7 +97,8 @@ def check_working_set(fg: FactorGraph) -> None:
 
 def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.ndarray:
     """Joint actions to start from: the single deviations from a*, the ``n_best`` (default 20 N) smallest gaps, and
-    for every factor e and group action b the best joint action with a_e = b (one max-sum each), as many as fit in
+    for every factor e and group action b the best joint action with a_e = b (one max-sum each, or one enumeration
+    of a small structure), as many as fit in
     :func:`working_set_capacity` (in that order of priority).
 
     Under a time budget (:func:`optdesign.deadline.time_budget`) the joint actions found before it runs out are
@@ -127,16 +133,29 @@ def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.nda
                 a[i] = b
                 rows.append(a)
     try:
-        for n, (_, a) in enumerate(itertools.islice(fg.iter_best(), min(n_best + 1, fg.n_joint_actions))):
-            if n % CHECK_EVERY == 0:
-                check_budget("the initial working set")
-            rows.append(a)
+        rows.extend(_best_first(fg, n_best + 1))
         if fg.abar <= room - n_best:
             rows.extend(best_through_entries(fg))
     except TimeLimitReached:
         pass
     A = np.unique(np.asarray(rows, dtype=np.int64).reshape(-1, fg.n_agents), axis=0)
     return A[np.any(A != best, axis=1)]
+
+
+def _best_first(fg: FactorGraph, n: int) -> list[np.ndarray]:
+    """The ``n`` best joint actions in nondecreasing gap (a* first): by enumeration on small structures, else by
+    best-first max-sum, checking the time budget every CHECK_EVERY of them (TimeLimitReached: those found so far)."""
+    if fg.n_joint_actions <= MAX_JOINT_ACTIONS:
+        return list(EnumeratedSeparation.for_plan(fg.plan()).best_first(fg.means, n))
+    rows: list[np.ndarray] = []
+    try:
+        for i, (_, a) in enumerate(itertools.islice(fg.iter_best(), min(n, fg.n_joint_actions))):
+            if i % CHECK_EVERY == 0:
+                check_budget("the initial working set")
+            rows.append(a)
+    except TimeLimitReached:
+        pass
+    return rows
 
 
 def best_through_entries(fg: FactorGraph) -> np.ndarray:
@@ -169,6 +188,9 @@ def best_through_entries(fg: FactorGraph) -> np.ndarray:
                      f"the best joint action through every factor-table entry ({fg.abar:,} rows of N agents)")
     plan = fg.plan()
     means = fg.means
+    if fg.n_joint_actions <= MAX_JOINT_ACTIONS:
+        _BEST_THROUGH[fg] = EnumeratedSeparation.for_plan(plan).best_through(means)
+        return np.array(_BEST_THROUGH[fg])
     never = -2.0 * (np.abs(means).sum() + 1.0)  # below any joint action's value: excludes a group action
     rows = np.zeros((fg.abar, fg.n_agents), dtype=np.int64)
     for e in range(fg.n_factors):  # one batched max-sum per factor, a column per entry b of its table
@@ -180,3 +202,46 @@ def best_through_entries(fg: FactorGraph) -> np.ndarray:
         rows[lo:hi] = batched_max_sum(plan, forced)[1]
     _BEST_THROUGH[fg] = rows
     return np.array(rows)
+
+
+class SeenJointActions:
+    """Which joint actions a working set already holds, without a copy of its rows: the code
+    sum_i a_i prod_{j > i} K_j of each when prod_i K_i fits in int64 (a sorted array), else a 16-byte digest of its row.
+
+    Parameters
+    ----------
+    n_actions : sequence of int
+        K_i per agent.
+    """
+
+    def __init__(self, n_actions: tuple[int, ...] | list[int]):
+        self.n_actions = tuple(int(k) for k in n_actions)
+        self.coded = float(np.prod(np.asarray(self.n_actions, dtype=float))) < 2.0**62
+        self.codes = np.zeros(0, dtype=np.int64)
+        self.digests: set[bytes] = set()
+
+    def add(self, actions: np.ndarray) -> np.ndarray:
+        """Record the joint actions not seen before and return them.
+
+        Parameters
+        ----------
+        actions : numpy.ndarray of int64, shape (M, N)
+            Joint actions, possibly repeated or seen before.
+
+        Returns
+        -------
+        numpy.ndarray of int64, shape (M', N)
+            The distinct ones not seen before, in lexicographic order.
+        """
+        if self.coded:
+            new = np.unique(np.ravel_multi_index(tuple(actions.T), self.n_actions))
+            new = new[~np.isin(new, self.codes, assume_unique=True)]
+            self.codes = np.union1d(self.codes, new)
+            rows = np.stack(np.unravel_index(new, self.n_actions), axis=1).astype(np.int64)
+            return rows.reshape(-1, actions.shape[1])
+        first: dict[bytes, int] = {}
+        for j, a in enumerate(actions):
+            first.setdefault(hashlib.blake2b(a.tobytes(), digest_size=16).digest(), j)
+        fresh = {h: j for h, j in first.items() if h not in self.digests}
+        self.digests.update(fresh)
+        return np.unique(actions[list(fresh.values())], axis=0).reshape(-1, actions.shape[1])

@@ -8,12 +8,13 @@ max_sum                max-sum: a*, gaps Delta(a) = sum of local regrets, joint 
 constraint_reduction   Factored Constraint Reduction (FCR): t >= max_a sum_e f_e(a_e) as compact cvxpy constraints
 sum_product            sum-product in log space: log Z, factor marginals and draws of the Gibbs distribution
 marginals              the marginal polytope as junction-tree clique distributions; sampling joint actions from them
+                       (or their law, on small structures)
 =====================  ==============================================================================
 """
 
 from .constraint_reduction import FactoredMax, enumerated_max, factored_max
 from .elimination import EliminationPlan
-from .marginals import marginal_polytope, sample_joint_actions
+from .marginals import joint_action_probabilities, marginal_polytope, sample_joint_actions
 from .max_sum import MaxSum, batched_max_sum
 from .sum_product import SumProduct, maximiser_terms
 
@@ -25,6 +26,7 @@ __all__ = [
     "batched_max_sum",
     "enumerated_max",
     "factored_max",
+    "joint_action_probabilities",
     "marginal_polytope",
     "maximiser_terms",
     "sample_joint_actions",

@@ -16,10 +16,14 @@ import scipy.sparse as sp
 
 from ..._lazy import cp
 from ...errors import InvalidInputError
-from ...validation import as_count, as_vector
+from ...validation import as_count, as_vector, check_enumerable
 from .elimination import EliminationPlan
 
-__all__ = ["consistent_clique_weights", "marginal_maps", "marginal_polytope", "sample_joint_actions"]
+__all__ = ["consistent_clique_weights", "joint_action_probabilities", "marginal_maps", "marginal_polytope",
+           "sample_joint_actions"]
+
+# joint_action_probabilities lists at most this many joint actions by default
+MAX_ENUMERATED = 20_000
 
 
 def marginal_maps(plan: EliminationPlan) -> tuple[sp.csr_matrix, sp.csr_matrix, sp.csr_matrix]:
@@ -180,21 +184,68 @@ def sample_joint_actions(plan: EliminationPlan, clique_weights: np.ndarray, n: i
         numpy Generator.
     """
     n = as_count(n, "n", minimum=0)
+    if not isinstance(rng, np.random.Generator):
+        raise InvalidInputError("rng must be a numpy.random.Generator")
+    cdfs = _conditional_cdfs(plan, clique_weights)
+    out = np.zeros((n, plan.n_agents), dtype=np.int64)
+    for step_no in range(len(plan.steps) - 1, -1, -1):
+        step, cdf = plan.steps[step_no], cdfs[step_no]
+        z = np.ravel_multi_index(tuple(out[:, j] for j in step.scope), step.shape) if step.scope else np.zeros(n, int)
+        u = rng.random(n)
+        out[:, step.variable] = np.minimum((u[:, None] >= cdf[z]).sum(axis=1), cdf.shape[1] - 1)
+    return out
+
+
+def joint_action_probabilities(plan: EliminationPlan, clique_weights: np.ndarray, *,
+                               max_joint_actions: int = MAX_ENUMERATED) -> np.ndarray:
+    """P(a) = prod over steps of P(a_i | a_Z) for every joint action a: the distribution
+    :func:`sample_joint_actions` draws from, so that the counts of n draws are Multinomial(n, P).
+
+    Parameters
+    ----------
+    plan : EliminationPlan
+        The elimination order the weights are laid out in.
+    clique_weights : array_like, shape (plan.n_rows,)
+        Nonnegative consistent clique tables (as for :func:`sample_joint_actions`).
+    max_joint_actions : int
+        Largest number of joint actions listed.
+
+    Returns
+    -------
+    numpy.ndarray, shape (prod_i K_i,)
+        Entry r is P of the joint action of code r (``np.ravel_multi_index(a, plan.n_actions)``); sums to one.
+
+    Raises
+    ------
+    InvalidInputError
+        Weights of the wrong length, not finite or negative.
+    InstanceTooLargeError
+        More than ``max_joint_actions`` joint actions.
+    """
+    check_enumerable(int(np.prod(plan.n_actions, dtype=float)), max_joint_actions, what="the law of every joint action",
+                     instead="sample_joint_actions")
+    cdfs = _conditional_cdfs(plan, clique_weights)
+    actions = np.indices(plan.n_actions).reshape(plan.n_agents, -1)  # column r: the joint action of code r
+    p = np.ones(actions.shape[1])
+    for step, cdf in zip(plan.steps, cdfs, strict=True):
+        conditional = np.diff(cdf, axis=1, prepend=0.0)
+        z = np.ravel_multi_index(tuple(actions[j] for j in step.scope), step.shape) if step.scope else 0
+        p *= conditional[z, actions[step.variable]]
+    law: np.ndarray = p / p.sum()
+    return law
+
+
+def _conditional_cdfs(plan: EliminationPlan, clique_weights: np.ndarray) -> list[np.ndarray]:
+    """Per step, the CDF of its eliminated agent given each separator state (rows of its clique table normalised,
+    uniform where a row has no mass); checks the weights."""
     clique_weights = as_vector(clique_weights, "clique_weights", length=plan.n_rows)
     if np.any(clique_weights < 0):
         raise InvalidInputError("clique_weights must be nonnegative (consistent_clique_weights gives such tables)")
-    if not isinstance(rng, np.random.Generator):
-        raise InvalidInputError("rng must be a numpy.random.Generator")
     starts = np.concatenate([[0], np.cumsum([s.n_rows for s in plan.steps])]).astype(np.int64)
-    out = np.zeros((n, plan.n_agents), dtype=np.int64)
-    for step_no in range(len(plan.steps) - 1, -1, -1):
-        step = plan.steps[step_no]
+    cdfs = []
+    for step_no, step in enumerate(plan.steps):
         k = plan.n_actions[step.variable]
-        table = clique_weights[starts[step_no]:starts[step_no + 1]].reshape(-1, k)
-        cdf = np.cumsum(table, axis=1)
+        cdf = np.cumsum(clique_weights[starts[step_no]:starts[step_no + 1]].reshape(-1, k), axis=1)
         total = cdf[:, -1:]
-        cdf = np.where(total > 0, cdf / np.where(total > 0, total, 1.0), (np.arange(1, k + 1) / k)[None, :])
-        z = np.ravel_multi_index(tuple(out[:, j] for j in step.scope), step.shape) if step.scope else np.zeros(n, int)
-        u = rng.random(n)
-        out[:, step.variable] = np.minimum((u[:, None] >= cdf[z]).sum(axis=1), k - 1)
-    return out
+        cdfs.append(np.where(total > 0, cdf / np.where(total > 0, total, 1.0), (np.arange(1, k + 1) / k)[None, :]))
+    return cdfs

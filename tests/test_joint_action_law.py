@@ -1,0 +1,82 @@
+"""The law over joint actions of consistent clique tables: the distribution ancestral sampling draws from, with the
+tables' factor marginals, and exact TaS drawing a batch's counts from it (Multinomial) instead of one joint action per
+round."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bandits.multiagent.algorithms as algorithms
+from bandits.multiagent import ExactTaS
+from bandits.multiagent import instances as inst
+from bandits.run import run
+from optdesign import FactorGraph, InstanceTooLargeError, InvalidInputError
+from optdesign.factored import joint_action_probabilities, sample_joint_actions
+from optdesign.factored.inference.marginals import consistent_clique_weights, marginal_maps
+
+
+def random_tables(fg: FactorGraph, seed: int) -> np.ndarray:
+    """Consistent clique tables of ``fg.plan()`` from random positive weights (zero rows included)."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(fg.plan().n_rows) * (rng.random(fg.plan().n_rows) > 0.2)
+    return consistent_clique_weights(fg.plan(), y, 1.0)
+
+
+INSTANCES = [FactorGraph.ring(4, 3, seed=0), FactorGraph.star(4, [2, 3, 2, 4], seed=1), FactorGraph.line(5, 2, seed=2),
+             FactorGraph.grid(2, 3, 2, seed=3)]
+
+
+@pytest.mark.parametrize("fg", INSTANCES, ids=repr)
+def test_the_law_is_a_distribution_with_the_tables_factor_marginals(fg):
+    weights = random_tables(fg, 0)
+    law = joint_action_probabilities(fg.plan(), weights)
+    A = fg.joint_actions()
+    codes = np.ravel_multi_index(tuple(A.T), fg.n_actions)
+    assert law.shape == (A.shape[0],) and np.all(law >= 0) and law.sum() == pytest.approx(1.0, abs=1e-12)
+    marginals = np.bincount(fg.group_indices(A).ravel(), weights=np.repeat(law[codes], fg.n_factors),
+                            minlength=fg.abar)
+    np.testing.assert_allclose(marginals, marginal_maps(fg.plan())[0] @ weights, atol=1e-12)
+
+
+@pytest.mark.parametrize("fg", INSTANCES[:2], ids=repr)
+def test_ancestral_draws_follow_the_law(fg):
+    weights = random_tables(fg, 1)
+    law = joint_action_probabilities(fg.plan(), weights)
+    n = 200_000
+    A = sample_joint_actions(fg.plan(), weights, n, np.random.default_rng(0))
+    empirical = np.bincount(np.ravel_multi_index(tuple(A.T), fg.n_actions), minlength=law.size) / n
+    # every joint action's frequency within 5 binomial standard errors of its probability
+    assert np.all(np.abs(empirical - law) <= 5 * np.sqrt(law * (1 - law) / n) + 1e-12)
+
+
+def test_the_law_refuses_bad_tables_and_too_many_joint_actions():
+    fg = FactorGraph.ring(4, 3, seed=0)
+    good = random_tables(fg, 0)
+    for weights, word in ((good[:-1], "length"), (np.full(fg.plan().n_rows, np.nan), "NaN"), (-good - 1, "nonneg")):
+        with pytest.raises(InvalidInputError, match=word):
+            joint_action_probabilities(fg.plan(), weights)
+    with pytest.raises(InstanceTooLargeError, match="joint action"):
+        joint_action_probabilities(fg.plan(), good, max_joint_actions=80)
+
+
+def test_exact_tas_batches_drawn_from_the_law_stop_as_drawn_one_by_one(monkeypatch):
+    """Counts per joint action ~ Multinomial(rounds, law) are the counts of rounds ancestral draws: the same seeds stop
+    after about as many rounds with either (the random streams differ, so the paths do)."""
+    env = inst.line(3, 2, seed=2, means="planted", gap=0.1)  # thousands of rounds: batches of more than 8
+    seeds = range(12)
+    drawn: list[int] = []
+    track = algorithms._ExactPolicy._track
+
+    def counting(self, rounds):  # type: ignore[no-untyped-def]
+        drawn.append(int(self.joint is not None and rounds >= self.joint.shape[0]))
+        return track(self, rounds)
+
+    monkeypatch.setattr(algorithms._ExactPolicy, "_track", counting)
+    by_law = [run(ExactTaS(), env, 0.05, seed=s) for s in seeds]
+    assert sum(drawn) > 0  # the batches past 8 rounds drew their counts from the law
+    monkeypatch.setattr(algorithms, "LAW_JOINT_ACTIONS", 0)
+    one_by_one = [run(ExactTaS(), env, 0.05, seed=s) for s in seeds]
+    assert all(r.correct for r in by_law + one_by_one)
+    ratio = np.mean([r.rounds for r in by_law]) / np.mean([r.rounds for r in one_by_one])
+    assert 0.75 < ratio < 1.33
