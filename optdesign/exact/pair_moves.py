@@ -31,7 +31,7 @@ def _feasible(counts: np.ndarray, U: np.ndarray, replicates: bool) -> np.ndarray
     """For each row (j1, i1, j2, i2) of U: whether the counts after both moves stay in range."""
     net = (U[:, :, None] == U[:, None, :]) @ SIGNS  # net change of the count at each of the four candidates
     after = counts[U] + net
-    ok = np.all(after >= 0, axis=1)
+    ok: np.ndarray = np.all(after >= 0, axis=1)
     return ok if replicates else ok & np.all(after <= 1, axis=1)
 
 
