@@ -12,12 +12,21 @@ replicates).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .exchange import Exchange
+from .criteria import ExactCriterion
+
+
+class Search(Protocol):
+    """What pricing pairs reads of an exchange search (:class:`optdesign.exact.exchange.Exchange`)."""
+
+    X: np.ndarray  # candidates, K x d
+    V: np.ndarray  # X M^{-1}
+    counts: np.ndarray
+    criterion: ExactCriterion
+    replicates: bool
 
 __all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
 
@@ -35,7 +44,7 @@ def _feasible(counts: np.ndarray, U: np.ndarray, replicates: bool) -> np.ndarray
     return ok if replicates else ok & np.all(after <= 1, axis=1)
 
 
-def pair_gains(search: Exchange, points: np.ndarray, table: np.ndarray, moves: int = PAIR_MOVES
+def pair_gains(search: Search, points: np.ndarray, table: np.ndarray, moves: int = PAIR_MOVES
                ) -> tuple[np.ndarray, np.ndarray]:
     """Every feasible pair among the ``moves`` best one-run moves of ``table`` (K x s gains of moving a run from
     points[c] to j, :meth:`optdesign.exact.exchange.Exchange.move_gains`): (P x 4 candidates (j1, i1, j2, i2), the
@@ -60,7 +69,7 @@ def pair_gains(search: Exchange, points: np.ndarray, table: np.ndarray, moves: i
     return U, search.criterion.block_gains(S, 1.0, Q)
 
 
-def best_pair(search: Exchange, points: np.ndarray, table: np.ndarray, min_gain: float,
+def best_pair(search: Search, points: np.ndarray, table: np.ndarray, min_gain: float,
               moves: int = PAIR_MOVES) -> np.ndarray | None:
     """The best pair of :func:`pair_gains`, its candidates (j1, i1, j2, i2); None when no pair lowers the loss by
     more than ``min_gain``."""
