@@ -217,6 +217,8 @@ class SeenJointActions:
     def __init__(self, n_actions: tuple[int, ...] | list[int]):
         self.n_actions = tuple(int(k) for k in n_actions)
         self.coded = float(np.prod(np.asarray(self.n_actions, dtype=float))) < 2.0**62
+        radix = np.asarray(self.n_actions[1:] + (1,), dtype=np.int64)
+        self.strides = np.cumprod(radix[::-1])[::-1] if self.coded else radix  # prod_{j > i} K_j
         self.codes = np.zeros(0, dtype=np.int64)
         self.digests: set[bytes] = set()
 
@@ -233,12 +235,11 @@ class SeenJointActions:
         numpy.ndarray of int64, shape (M', N)
             The distinct ones not seen before, in lexicographic order.
         """
-        if self.coded:
-            new = np.unique(np.ravel_multi_index(tuple(actions.T), self.n_actions))
+        if self.coded:  # mixed-radix codes by hand: numpy's ravel_multi_index takes at most 32 agents before numpy 2
+            new = np.unique(actions.astype(np.int64) @ self.strides)
             new = new[~np.isin(new, self.codes, assume_unique=True)]
             self.codes = np.union1d(self.codes, new)
-            rows = np.stack(np.unravel_index(new, self.n_actions), axis=1).astype(np.int64)
-            return rows.reshape(-1, actions.shape[1])
+            return (new[:, None] // self.strides) % np.asarray(self.n_actions, dtype=np.int64)
         first: dict[bytes, int] = {}
         for j, a in enumerate(actions):
             first.setdefault(hashlib.blake2b(a.tobytes(), digest_size=16).digest(), j)
