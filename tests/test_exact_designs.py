@@ -257,9 +257,12 @@ def test_pair_gains_equal_the_direct_change(rule):
 
 
 @pytest.mark.parametrize("criterion", ["D", "A"])
-def test_the_search_ends_where_no_move_and_no_pair_improves(criterion):
+@pytest.mark.parametrize("by_point", [False, True])
+def test_the_search_ends_where_no_move_and_no_pair_improves(criterion, by_point, monkeypatch):
     """With every pair priced, the local optimum is 2-opt: by enumeration, no single move and no pair of moves
-    lowers the loss."""
+    lowers the loss; also when single moves go point by point (the path of large tables)."""
+    if by_point:
+        monkeypatch.setattr("optdesign.exact.exchange.TABLE_ENTRIES", 0)
     X = response_surface(2)
     rule = DCriterion() if criterion == "D" else LinearCriterion(np.eye(6), "A")
     rng = np.random.default_rng(2)

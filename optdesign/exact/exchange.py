@@ -2,7 +2,10 @@
 
 Fedorov's exchange (Fedorov 1972, ch. 3; Atkinson, Donev & Tobias 2007, §12.5): every step prices moving one run
 from each design point i to each candidate j at once (:mod:`optdesign.exact.criteria`: the K x s table of gains
-from two products V X_S^T, O(K s d)) and makes the best move while it improves the loss. When no single move
+from two products V X_S^T, O(K s d)) and makes the best move while it improves the loss. Above ``TABLE_ENTRIES``
+the single moves go point by point instead (each design point, smallest variance first, moves its runs to their
+best candidates, O(K d) a point: Cook & Nachtsheim 1980's modified Fedorov exchange), which needs fewer
+products per move; the whole table is then built only where a pass moves nothing. When no single move
 improves, the design is a local optimum over all (i, j), as in Fedorov's original algorithm; the search then looks
 for two runs to move at once (:mod:`optdesign.exact.pair_moves`), makes the best pair when it improves the loss and
 goes on with single moves, and ends when there is none. After a move V = X M^{-1} and h are updated by two rank-one
@@ -27,6 +30,8 @@ MIN_GAIN = 1e-10
 MAX_STEPS = 100_000
 #: single moves between two fresh factorisations of M
 REFRESH_MOVES = 10
+#: above this many entries (candidates x design points) single moves go point by point, not over the whole table
+TABLE_ENTRIES = 20_000
 
 
 class Exchange:
@@ -80,10 +85,11 @@ class Exchange:
         self.counts[j] += 1
         self.moves += 1
 
-    def move_gains(self) -> tuple[np.ndarray, np.ndarray]:
+    def move_gains(self, points: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(design points i, the K x s table of loss decreases of moving one run from each i to each candidate j);
-        -inf where the move is not allowed (j = i, a singular M, or j already used without replicates)."""
-        points = np.flatnonzero(self.counts)
+        -inf where the move is not allowed (j = i, a singular M, or j already used without replicates). ``points``:
+        some design points only (default: all)."""
+        points = np.flatnonzero(self.counts) if points is None else points
         table = self.criterion.gains(self.X, self.V, self.h, self.extra, points)
         table[points, np.arange(points.size)] = -np.inf
         if not self.replicates:
@@ -94,9 +100,27 @@ class Exchange:
         """The smallest loss decrease worth a move."""
         return MIN_GAIN * (1.0 + abs(self.loss))
 
+    def one_pass(self) -> bool:
+        """Each design point in turn (smallest variance first) moves its runs to their best candidates while that
+        improves the loss; True when some run moved. The single moves of large tables (``TABLE_ENTRIES``)."""
+        moved = False
+        points = np.flatnonzero(self.counts)
+        for i in points[np.argsort(self.h[points], kind="stable")]:
+            while self.counts[i] > 0:
+                gains = self.move_gains(np.array([i]))[1][:, 0]
+                j = int(np.argmax(gains))
+                if gains[j] <= self.min_gain():
+                    break
+                self.move(int(i), j)
+                moved = True
+        return moved
+
     def step(self) -> str | None:
-        """The best improving single move, else the best improving pair (module docstring): "move", "pair" or
-        None at a local optimum."""
+        """The best improving single move (a pass of them over a large table), else the best improving pair (module
+        docstring): "move", "pass", "pair" or None at a local optimum."""
+        large = self.X.shape[0] * np.count_nonzero(self.counts) > TABLE_ENTRIES
+        if large and self.one_pass():
+            return "pass"
         points, table = self.move_gains()
         best = int(np.argmax(table))
         j, column = divmod(best, points.size)
