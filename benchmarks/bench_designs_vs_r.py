@@ -4,6 +4,7 @@ Richtárik 2020), exact designs against od_KL, both called through Rscript in th
     python benchmarks/bench_designs_vs_r.py                       # both tables (tens of minutes with R)
     python benchmarks/bench_designs_vs_r.py --only approximate --max-n 100000
     python benchmarks/bench_designs_vs_r.py --only exact --exact-criteria D
+    python benchmarks/bench_designs_vs_r.py --only exact-scale --exact-criteria D,A --seeds 3
 
 R and the package: ``apt-get install r-base-core r-cran-matrix r-cran-matrixstats r-cran-matrixcalc r-cran-plyr
 r-cran-quadprog r-cran-lpsolve r-cran-rgl``, then ``install.packages("OptimalDesign")`` or ``R CMD INSTALL`` of its
@@ -26,6 +27,8 @@ Tables (one BLAS thread on both sides: OPENBLAS/OMP/MKL_NUM_THREADS=1 in every c
    runs seed by seed. All efficiencies are taken against our certified approximate bound (one bound for all the
    designs of a case); time is wall time of the whole call (approximate design included on both sides: od_KL
    computes od_REX first).
+3. exact-scale: Gaussian candidates (K, d) in {(10^4, 10), (10^4, 20), (10^5, 20)}, n = 2d runs, both sides
+   restarting until --scale-budget seconds (5 s), --seeds seeds a side, efficiencies against our certified bound.
 """
 
 from __future__ import annotations
@@ -280,14 +283,50 @@ def exact_table(args: argparse.Namespace, folder: Path) -> None:
                       f"{len(cases)} cases; at least od_KL's run with the same seed index on {runs_won} of {runs}")
 
 
+def exact_scale_table(args: argparse.Namespace, folder: Path) -> None:
+    """Exact designs on large random candidate sets (Gaussian, K x d, n = 2d runs): ours against od_KL, both
+    restarting until the same time limit (--scale-budget), --seeds seeds a side."""
+    budget, seeds = args.scale_budget, args.seeds
+    cases, tasks = [], []
+    for K, d in ((10_000, 10), (10_000, 20), (100_000, 20)):
+        path = folder / f"gauss_{K}_{d}.bin"
+        X = np.random.default_rng(K + d).standard_normal((K, d))
+        X.astype("<f8").tofile(path)
+        for criterion in args.exact_criteria.split(","):
+            od.exact_design(X, 2 * d, criterion, restarts=0)  # warm: imports, caches
+            runs = []
+            for seed in range(seeds):
+                start = time.perf_counter()
+                res = od.exact_design(X, 2 * d, criterion, restarts=10**9, time_limit=budget, seed=seed)
+                runs.append((res, time.perf_counter() - start))
+            cases.append((K, d, criterion, X, runs))
+            tasks += [{"matrix": path, "K": K, "p": d, "N": 2 * d, "crit": criterion, "tmax": budget,
+                       "seed": 1000 * len(cases) + s} for s in range(seeds)]
+    found = r_exact(tasks, folder)
+    table = Table(title=f"Exact designs on Gaussian candidates, n = 2d runs: exact_design and od_KL restarting until "
+                        f"{budget:g} s; mean efficiency (min) over {seeds} seeds against one certified bound")
+    for col in ("K", "d", "crit", "eff ours", "starts", "s", "eff od_KL", "s"):
+        table.add_column(col, justify="right")
+    for c, (K, d, criterion, X, runs) in enumerate(cases):
+        bound = runs[0][0].lower_bound
+        kl = [found[c * seeds + s + 1] for s in range(seeds)]
+        eff_kl = np.array([bound / exact_value(X, counts, criterion) for _, counts in kl])
+        eff = np.array([res.efficiency for res, _ in runs])
+        table.add_row(f"{K:.0e}", str(d), criterion, f"{eff.mean():.4f} ({eff.min():.4f})",
+                      f"{np.mean([r.starts for r, _ in runs]):.0f}", f"{np.median([t for _, t in runs]):.2f}",
+                      f"{eff_kl.mean():.4f} ({eff_kl.min():.4f})", f"{np.median([t for t, _ in kl]):.2f}")
+    console.print(table)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("approximate", "exact"))
+    parser.add_argument("--only", choices=("approximate", "exact", "exact-scale"))
     parser.add_argument("--max-n", type=int, default=1_000_000)
     parser.add_argument("--criteria", default="D,A,I", help="criteria of the approximate table")
     parser.add_argument("--exact-criteria", default="D,A,I")
     parser.add_argument("--budget", type=float, default=0.5, help="od_KL's t.max and our time_limit, seconds")
     parser.add_argument("--seeds", type=int, default=5, help="seeds per exact case, on each side")
+    parser.add_argument("--scale-budget", type=float, default=5.0, help="time limit of the large exact designs, s")
     parser.add_argument("--r-time-limit", type=float, default=300.0, help="od_REX's t.max, seconds")
     args = parser.parse_args()
     why = r_ready()
@@ -297,6 +336,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         if args.only in (None, "exact"):
             exact_table(args, Path(tmp))
+        if args.only in (None, "exact-scale"):
+            exact_scale_table(args, Path(tmp))
         if args.only in (None, "approximate"):
             approximate_table(args, Path(tmp))
 
