@@ -26,7 +26,10 @@ though, the leader is drawn once per batch, and a run can follow a wrong empiric
 line N = 5, K = 3 of mftas_synthetic.toml took 3.0e6 rounds against 1.7e4-4.2e4 for the others). The default
 forced exploration is therefore GK16's D-tracking level (``exploration="dtracking"``: A0 plays while some
 N_{e,b} < sqrt(t) - Abar/2), which never acts before t > Abar^2/4 and then keeps every group action observed
-about sqrt(t) times; that run then stops at 3.2e4 rounds.
+about sqrt(t) times; that run then stops at 3.2e4 rounds. On structures of a hundred agents and more the posterior
+draw's best joint action differs from a_hat in about 40 % of batches, and T3C's rounds grow (7.0x the exact lower
+bound on the planted line of 200 agents, 15.9x on the ring of 200: benchmarks/RESULTS.md §6), where the ``"eb"``
+leader (2.6x on that line) and Frank–Wolfe sampling (:mod:`bandits.multiagent.frank_wolfe`) stay within 2.7x.
 
 The pair is computed at the batch's start (the estimate and the counts of the last checkpoint); ``growth`` sets
 the batches (0.01: pairs re-computed on a 1 % grid of rounds; a tiny growth gives one round per batch and the
