@@ -217,7 +217,7 @@ class SeenJointActions:
     def __init__(self, n_actions: tuple[int, ...] | list[int]):
         self.n_actions = tuple(int(k) for k in n_actions)
         self.coded = float(np.prod(np.asarray(self.n_actions, dtype=float))) < 2.0**62
-        radix = np.asarray(self.n_actions[1:] + (1,), dtype=np.int64)
+        radix = np.asarray((*self.n_actions[1:], 1), dtype=np.int64)
         self.strides = np.cumprod(radix[::-1])[::-1] if self.coded else radix  # prod_{j > i} K_j
         self.codes = np.zeros(0, dtype=np.int64)
         self.digests: set[bytes] = set()
