@@ -17,7 +17,7 @@ factor of M is taken every ``REFRESH_MOVES`` moves and after a pair, so rounding
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_solve, cholesky
+from scipy.linalg import LinAlgError, blas, cho_solve, cholesky
 
 from .criteria import ExactCriterion
 from .pair_moves import PAIR_MOVES, best_pair
@@ -58,7 +58,7 @@ class Exchange:
     def refresh(self) -> None:
         """Recompute V = X M^{-1}, h, the criterion's per-candidate quantities and the loss from the counts."""
         L = self.factor()
-        self.V = cho_solve((L, True), self.X.T, check_finite=False).T
+        self.V = np.ascontiguousarray(cho_solve((L, True), self.X.T, check_finite=False).T)  # rank-one updates in place
         self.h = np.einsum("kj,kj->k", self.V, self.X)
         self.extra = self.criterion.per_candidate(self.V)
         self.loss = self.criterion.loss(L)
@@ -69,7 +69,9 @@ class Exchange:
         g = self.V @ self.X[k]
         c = sign / (1.0 + sign * self.h[k])
         self.criterion.update(self.extra, self.V, g, u, c)
-        self.V -= c * np.outer(g, u)
+        updated = blas.dger(-c, u, g, a=self.V.T, overwrite_a=True)  # V^T <- V^T - c u g^T, in place (BLAS ger)
+        if not np.shares_memory(updated, self.V):  # a copy only if V was not C-contiguous
+            self.V = np.ascontiguousarray(updated.T)
         self.h -= c * g * g
 
     def add(self, j: int) -> None:
