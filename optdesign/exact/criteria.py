@@ -24,6 +24,7 @@ per-candidate quantities beyond h, their rank-one update).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 import numpy as np
 
@@ -65,9 +66,23 @@ class ExactCriterion(ABC):
         return None
 
     @abstractmethod
-    def block_gains(self, S: np.ndarray, det_c: float, Q: np.ndarray | None) -> np.ndarray:
-        """Decrease of the loss for a stack of changes M + U C U^T, given S = C^{-1} + U^T M^{-1} U (P x r x r),
-        det C and Q = U^T M^{-1} B M^{-1} U (module docstring); -inf where M' is (nearly) singular."""
+    def block_gains(self, S: np.ndarray, Q: np.ndarray | None) -> np.ndarray:
+        """Decrease of the loss for a stack of changes M + U C U^T with det C = 1 (as many runs added as removed, in
+        pairs), given S = C^{-1} + U^T M^{-1} U (P x r x r) and Q = U^T M^{-1} B M^{-1} U (module docstring); -inf
+        where M' is (nearly) singular."""
+
+
+def _nonsingular(ratio: np.ndarray, gain: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """``gain(ok)`` where det M' / det M = ``ratio`` exceeds MIN_DET_RATIO (``ok`` that mask), -inf elsewhere."""
+    out = np.full(ratio.shape, -np.inf)
+    ok = ratio > MIN_DET_RATIO
+    out[ok] = gain(ok)
+    return out
+
+
+def _log_ratio(ratio: np.ndarray) -> np.ndarray:
+    """The D-loss decrease log(det M' / det M), -inf where M' is (nearly) singular."""
+    return _nonsingular(ratio, lambda ok: np.log(ratio[ok]))
 
 
 def _det_ratio(h: np.ndarray, rows: np.ndarray, h_ij: np.ndarray) -> np.ndarray:
@@ -88,18 +103,10 @@ class DCriterion(ExactCriterion):
 
     def gains(self, X: np.ndarray, V: np.ndarray, h: np.ndarray, extra: np.ndarray | None,
               rows: np.ndarray) -> np.ndarray:
-        ratio = _det_ratio(h, rows, V @ X[rows].T)
-        out = np.full(ratio.shape, -np.inf)
-        ok = ratio > MIN_DET_RATIO
-        out[ok] = np.log(ratio[ok])
-        return out
+        return _log_ratio(_det_ratio(h, rows, V @ X[rows].T))
 
-    def block_gains(self, S: np.ndarray, det_c: float, Q: np.ndarray | None) -> np.ndarray:
-        ratio = det_c * np.linalg.det(S)
-        out = np.full(ratio.shape, -np.inf)
-        ok = ratio > MIN_DET_RATIO
-        out[ok] = np.log(ratio[ok])
-        return out
+    def block_gains(self, S: np.ndarray, Q: np.ndarray | None) -> np.ndarray:
+        return _log_ratio(np.linalg.det(S))
 
 
 class LinearCriterion(ExactCriterion):
@@ -138,18 +145,11 @@ class LinearCriterion(ExactCriterion):
         ratio = _det_ratio(h, rows, h_ij)  # = -det S
         # tr(S^{-1} Q) = ((h_i - 1) b_j - 2 h_ij b_ij + (1 + h_j) b_i) / det S
         num = np.outer(extra, h[rows] - 1.0) - 2.0 * h_ij * b_ij + np.outer(1.0 + h, extra[rows])
-        out = np.full(ratio.shape, -np.inf)
-        ok = ratio > MIN_DET_RATIO
-        out[ok] = -num[ok] / ratio[ok]
-        return out
+        return _nonsingular(ratio, lambda ok: -num[ok] / ratio[ok])
 
     def cross(self, V: np.ndarray, points: np.ndarray) -> np.ndarray:
         return V[points] @ self.B @ V[points].T
 
-    def block_gains(self, S: np.ndarray, det_c: float, Q: np.ndarray | None) -> np.ndarray:
+    def block_gains(self, S: np.ndarray, Q: np.ndarray | None) -> np.ndarray:
         assert Q is not None
-        ratio = det_c * np.linalg.det(S)
-        out = np.full(ratio.shape, -np.inf)
-        ok = ratio > MIN_DET_RATIO
-        out[ok] = np.trace(np.linalg.solve(S[ok], Q[ok]), axis1=1, axis2=2)
-        return out
+        return _nonsingular(np.linalg.det(S), lambda ok: np.trace(np.linalg.solve(S[ok], Q[ok]), axis1=1, axis2=2))

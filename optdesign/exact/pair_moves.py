@@ -18,6 +18,13 @@ import numpy as np
 
 from .criteria import ExactCriterion
 
+__all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
+
+#: one-run moves (the best by their own gain) among which every pair is priced
+PAIR_MOVES = 30
+#: C = diag(1, -1, 1, -1): add x_j1, remove x_i1, add x_j2, remove x_i2
+SIGNS = np.array([1.0, -1.0, 1.0, -1.0])
+
 
 class Search(Protocol):
     """What pricing pairs reads of an exchange search (:class:`optdesign.exact.exchange.Exchange`)."""
@@ -27,13 +34,6 @@ class Search(Protocol):
     counts: np.ndarray
     criterion: ExactCriterion
     replicates: bool
-
-__all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
-
-#: one-run moves (the best by their own gain) among which every pair is priced
-PAIR_MOVES = 30
-#: C = diag(1, -1, 1, -1): add x_j1, remove x_i1, add x_j2, remove x_i2
-SIGNS = np.array([1.0, -1.0, 1.0, -1.0])
 
 
 def _feasible(counts: np.ndarray, U: np.ndarray, replicates: bool) -> np.ndarray:
@@ -66,7 +66,7 @@ def pair_gains(search: Search, points: np.ndarray, table: np.ndarray, moves: int
     S = H[index[:, :, None], index[:, None, :]] + np.diag(SIGNS)  # C^{-1} = C
     cross = search.criterion.cross(search.V, involved)
     Q = None if cross is None else cross[index[:, :, None], index[:, None, :]]
-    return U, search.criterion.block_gains(S, 1.0, Q)
+    return U, search.criterion.block_gains(S, Q)
 
 
 def best_pair(search: Search, points: np.ndarray, table: np.ndarray, min_gain: float,

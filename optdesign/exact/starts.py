@@ -4,11 +4,9 @@ best designs.
 Random starts come in two kinds, taken in turn: a basis of extreme points, each the candidate of largest
 |x^T P g| for a Gaussian direction g projected (P) off the points already chosen (the random start of
 OptimalDesign's od_KL, Harman & Filová), completed by n - d runs drawn uniformly; and the best design so far with
-two to four runs moved at random (an iterated local search). On the response-surface benchmark
-(``benchmarks/bench_designs_vs_r.py``) this pair reaches the best designs more often within a time limit than
-uniform starts or random bases completed by sequential D-optimal additions: exact optima such as central
-composite designs avoid points that carry weight in the approximate optimum, and are reached from extreme bases
-far more often.
+two to four runs moved at random (an iterated local search). On the response surfaces of
+``benchmarks/bench_exact_exchange.py`` the exchange ends at the best design found about as often from extreme
+bases as from uniform draws, and more often on its I-criterion case.
 
 Any start with n >= d runs is repaired into one whose points span R^d: keep a basis of its own points (pivoted
 QR), add the candidates of a basis of the complement (pivoted QR of the candidates' residuals, one run each) and
