@@ -58,6 +58,10 @@ def test_the_law_refuses_bad_tables_and_too_many_joint_actions():
             joint_action_probabilities(fg.plan(), weights)
     with pytest.raises(InstanceTooLargeError, match="joint action"):
         joint_action_probabilities(fg.plan(), good, max_joint_actions=80)
+    with pytest.raises(InvalidInputError, match="EliminationPlan"):
+        joint_action_probabilities(fg, good)
+    with pytest.raises(InvalidInputError, match="EliminationPlan"):
+        sample_joint_actions(fg, good, 3, np.random.default_rng(0))
 
 
 def test_exact_tas_batches_drawn_from_the_law_stop_as_drawn_one_by_one(monkeypatch):

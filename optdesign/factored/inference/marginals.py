@@ -180,9 +180,10 @@ def sample_joint_actions(plan: EliminationPlan, clique_weights: np.ndarray, n: i
     Raises
     ------
     InvalidInputError
-        ``n`` not a nonnegative integer, weights of the wrong length, not finite or negative, or ``rng`` not a
-        numpy Generator.
+        ``plan`` not an EliminationPlan, ``n`` not a nonnegative integer, weights of the wrong length, not finite or
+        negative, or ``rng`` not a numpy Generator.
     """
+    _check_plan(plan)
     n = as_count(n, "n", minimum=0)
     if not isinstance(rng, np.random.Generator):
         raise InvalidInputError("rng must be a numpy.random.Generator")
@@ -218,10 +219,11 @@ def joint_action_probabilities(plan: EliminationPlan, clique_weights: np.ndarray
     Raises
     ------
     InvalidInputError
-        Weights of the wrong length, not finite or negative.
+        ``plan`` not an EliminationPlan, weights of the wrong length, not finite or negative.
     InstanceTooLargeError
         More than ``max_joint_actions`` joint actions.
     """
+    _check_plan(plan)
     check_enumerable(int(np.prod(plan.n_actions, dtype=float)), max_joint_actions, what="the law of every joint action",
                      instead="sample_joint_actions")
     cdfs = _conditional_cdfs(plan, clique_weights)
@@ -233,6 +235,12 @@ def joint_action_probabilities(plan: EliminationPlan, clique_weights: np.ndarray
         p *= conditional[z, actions[step.variable]]
     law: np.ndarray = p / p.sum()
     return law
+
+
+def _check_plan(plan: object) -> None:
+    """InvalidInputError unless ``plan`` is an EliminationPlan."""
+    if not isinstance(plan, EliminationPlan):
+        raise InvalidInputError(f"plan must be an EliminationPlan (FactorGraph.plan()), got {type(plan).__name__}")
 
 
 def _conditional_cdfs(plan: EliminationPlan, clique_weights: np.ndarray) -> list[np.ndarray]:
