@@ -86,10 +86,11 @@ def check_sigma(sigma: float) -> float:
     """``sigma`` as a float when it is a positive noise level whose variance is a normal float64, else
     InvalidInputError."""
     try:
-        variance = float(sigma) ** 2
+        value = float(sigma)
+        variance = value**2
     except (TypeError, ValueError, OverflowError):
-        variance = float("nan")
-    if isinstance(sigma, bool) or not (np.isfinite(variance) and variance >= np.finfo(float).tiny):
+        value = variance = float("nan")
+    if isinstance(sigma, bool) or not (value > 0 and np.isfinite(variance) and variance >= np.finfo(float).tiny):
         raise InvalidInputError(f"sigma must be a positive number whose square is a finite, normal float "
                                 f"(about 1e-154 to 1e154), got {sigma!r}")
     return float(sigma)

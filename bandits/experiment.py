@@ -101,8 +101,10 @@ class Experiment:
         InvalidInputError
             An unknown algorithm or instance name, bad options, an algorithm that does not run on the
             instance's kind, a missing budget or delta, a budget for a fixed-confidence algorithm or a delta for a
-            fixed-budget one, a negative seed, a delta outside (0, 1), several deltas for an
-            algorithm that samples differently for each, or a stop the algorithm or instance cannot take.
+            fixed-budget one, a budget no algorithm could pull within a run's time limit
+            (:func:`bandits.thresholding.runner.check_run_time`; the measured rule applies when it runs), a negative
+            seed, a delta outside (0, 1), several deltas for an algorithm that samples differently for each, or a stop
+            the algorithm or instance cannot take.
         """
         algo = make_algorithm(self.algorithm, stop=self.stop)
         name = split_options(self.instance)[0]
@@ -123,7 +125,9 @@ class Experiment:
                 raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: give the budget T")
             if self.deltas:
                 raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: it takes a budget T, not delta")
-            as_count(self.budget, "budget T", minimum=1, floats=True)
+            from .thresholding.runner import check_run_time
+
+            check_run_time(as_count(self.budget, "budget T", minimum=1, floats=True))
         else:
             if self.budget is not None:
                 raise InvalidInputError(f"{algo.name} is a fixed-confidence algorithm: it takes delta, not a budget T")

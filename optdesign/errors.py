@@ -146,6 +146,7 @@ def run_command_line(app: Callable[..., object]) -> None:
 
     import typer
 
+    _warnings_on_one_line()
     aborts: tuple[type[BaseException], ...] = (typer.Abort,)
     try:  # typer before 0.16 raises click's own exceptions
         import click
@@ -172,3 +173,20 @@ def run_command_line(app: Callable[..., object]) -> None:
     if isinstance(code, int) and code != 0:
         sys.exit(code)
 
+
+def _warnings_on_one_line() -> None:
+    """Warnings as ``warning: <message>`` on one line of stderr, each text once per process (not the source line
+    that raised it, nor once per place that read the same damaged file)."""
+    import sys
+    import warnings
+
+    shown: set[str] = set()  # warnings' own "once" registry is reset by every catch_warnings block (pandas, ...)
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: object = None,
+             line: str | None = None) -> None:
+        text = " ".join(str(message).split())
+        if text not in shown:
+            shown.add(text)
+            print(f"warning: {text}", file=sys.stderr)
+
+    warnings.showwarning = show

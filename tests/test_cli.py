@@ -60,6 +60,8 @@ def test_transductive_and_bilinear(tmp_path):
         (["solve", "g-optimal", "--arms", "{tmp}"], "is not a regular file"),
         (["solve", "g-optimal", "--arms", "{dates}"], "entries must be numbers, got datetime64[D] values"),
         (["solve", "char-time", "--instance", "{nested}"], "nested too deeply"),
+        (["solve", "g-optimal", "--arms", "{empty}"], "holds no numbers"),
+        (["solve", "g-optimal", "--arms", "{comments}"], "holds no numbers"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, args, message):
@@ -68,9 +70,12 @@ def test_bad_input_is_one_line(tmp_path, args, message):
     np.save(tmp_path / "dates.npy", np.array(["2020-01-01", "2020-02-01", "2020-03-01"], dtype="datetime64[D]")
             .reshape(3, 1))
     (tmp_path / "nested.json").write_text("[" * 100_000 + "]" * 100_000)
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "comments.csv").write_text("# x1, x2\n\n")
     paths = {"arms": str(EXAMPLES / "soare_d5_arms.csv"), "rank1": str(tmp_path / "rank1.csv"),
              "badtheta": str(tmp_path / "badtheta.csv"), "tmp": str(tmp_path), "dates": str(tmp_path / "dates.npy"),
-             "nested": str(tmp_path / "nested.json")}
+             "nested": str(tmp_path / "nested.json"), "empty": str(tmp_path / "empty.csv"),
+             "comments": str(tmp_path / "comments.csv")}
     out = run(*[a.format(**paths) for a in args])
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()

@@ -71,7 +71,7 @@ def test_char_times_table(small, problem, heading):
     result = invoke("solve", problem, "--instance", small[0])
     assert result.exit_code == 0, result.output
     text = result.stdout
-    for fragment in (heading, "E[tau] >= 2 T kl(delta,1-delta)", "solver value", "n_constraints", "n_variables",
+    for fragment in (heading, "E[tau] >= 2 T kl(delta,1-delta)", "solver optimum", "n_constraints", "n_variables",
                      "width", "optimal", "best joint action", "compile time"):
         assert fragment in text, fragment
     assert ("local allocations" if problem == "mf-char-time" else "factor marginals") in text

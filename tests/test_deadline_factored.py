@@ -109,6 +109,79 @@ def test_mf_fallback_with_explicit_rows_contains_t_mf_2():
     assert bracket.lower / scale <= exact.value * (1 + RTOL) and bracket.upper / scale >= exact.lower_bound
 
 
+# ring N = 6, K = 10 (10^6 joint actions): certified brackets of unlimited solves (characteristic_time and
+# regret_lower_bound without a limit, 16 s and 8 s)
+RING_6_10 = {"tstar": (47815.163666776425, 47815.565721749466), "regret": (3396.9509457184513, 3396.956561683001)}
+
+
+@pytest.mark.parametrize("name", sorted(SOLVES))
+def test_a_time_limit_too_short_for_anything_still_gives_a_finite_certified_bracket(name):
+    """time_limit=1e-9 returned [0, inf] beyond 20,000 joint actions: a* was looked for under the spent budget. Its
+    max-sum pass now gets overtime, so the closed forms (and the T^MF bracket) hold, a positive lower bound below a
+    finite value."""
+    fg = FactorGraph.ring(6, 10, seed=0)  # fresh: no cached plan or max-sum
+    start = time.perf_counter()
+    res = SOLVES[name](fg, time_limit=1e-9)
+    assert time.perf_counter() - start <= SLACK
+    assert res.status == "not_converged" and res.extras["fallback"] != "none" and res.best_action.size == fg.n_agents
+    assert 0 < res.lower_bound <= res.value < np.inf
+    assert_valid(res, RING_6_10[name] if name in RING_6_10 else
+                 (lambda exact: (exact.lower_bound, exact.value))(od.mf_characteristic_time(fg)))
+
+
+def _blocked_by_setup(monkeypatch) -> None:
+    """As on a ring of 1,000 agents with K = 10 under a 30-s limit: no program over the clique tables can start."""
+    monkeypatch.setattr(fallback, "setup_seconds", lambda size: 1e9)
+
+
+def test_a_solve_that_cannot_start_spends_its_budget_on_better_allocations(monkeypatch):
+    """The smallest program could not start in the limit, and the call returned the uniform allocation's bracket
+    after a fraction of its budget (ring N = 1,000, K = 10, 30 s: [8.3e9, 4.1e11] after 5.9 s). The budget now goes to
+    mixtures of the best joint actions, each certified by one exact separation: the value is attained by the
+    returned marginals and far below the uniform allocation's."""
+    from optdesign.factored.exact.separation import most_violated
+
+    fg = instance("ring", 30, 3, 0)  # 2e14 joint actions
+    exact = od.characteristic_time(fg)
+    uniform = fallback.char_time_bracket(fg)
+    _blocked_by_setup(monkeypatch)
+    res = od.characteristic_time(fg, time_limit=30)
+    assert res.status == "not_converged" and res.extras["stopped"] == "setup" and res.extras["fallback"] == "mixture"
+    assert_valid(res, (exact.lower_bound, exact.value))
+    assert res.value < uniform.upper / 3 and res.lower_bound == pytest.approx(uniform.lower)
+    wbar = np.concatenate([t.ravel() for t in res.marginals])
+    star = fg.group_indices(fg.best_action())[0]
+    factor_of = np.repeat(np.arange(fg.n_factors), fg.table_sizes)
+    h = 1.0 / wbar + (1.0 / wbar[star])[factor_of]
+    h[star] = 0.0
+    sep = most_violated(fg.plan(), h, fg.means[star][factor_of] - fg.means)
+    assert sep.exact and sep.max_ratio == pytest.approx(res.value, rel=1e-9)  # attained by the returned marginals
+    assert sum(t.sum() for t in res.marginals) == pytest.approx(fg.n_factors)  # a distribution's marginals
+
+
+def test_a_regret_bound_that_cannot_start_spends_its_budget_on_better_counts(monkeypatch):
+    """As for T*, with the counts 2 V_w w of a mixture w: they satisfy every row of c_theta and cost the value."""
+    from optdesign.factored.exact.separation import most_violated
+
+    fg = instance("ring", 30, 3, 0)
+    exact = od.regret_lower_bound(fg)
+    uniform = fallback.regret_bracket(fg)
+    _blocked_by_setup(monkeypatch)
+    res = od.regret_lower_bound(fg, time_limit=30)
+    assert res.extras["stopped"] == "setup" and res.extras["fallback"] == "mixture"
+    assert_valid(res, (exact.lower_bound, exact.value))
+    assert res.value < uniform.upper / 10
+    counts = np.concatenate([t.ravel() for t in res.marginals])
+    star = fg.group_indices(fg.best_action())[0]
+    factor_of = np.repeat(np.arange(fg.n_factors), fg.table_sizes)
+    local_gap = fg.means[star][factor_of] - fg.means
+    h = 1.0 / counts
+    h[star] = 0.0
+    sep = most_violated(fg.plan(), h, local_gap)  # max_a sum_{e: a_e != a*_e} 1 / n_{e,a_e} / Delta(a)^2
+    assert sep.exact and sep.max_ratio == pytest.approx(0.5, rel=1e-9)  # every row holds, the worst is tight
+    assert counts @ local_gap == pytest.approx(res.value, rel=1e-6)
+
+
 # --------------------------------------------------------------------------------------- cut short, on purpose
 def _sleep_then_time_out(*args, **kwargs):
     time.sleep(0.05)

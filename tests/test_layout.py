@@ -164,6 +164,28 @@ def test_subpackages_document_their_modules(name):
     assert module.__doc__ and len(module.__doc__.splitlines()) >= 3
 
 
+def _module_table(doc: str) -> list[str] | None:
+    """The first column of a package docstring's table of modules (an rst simple table), or None without one."""
+    lines = doc.splitlines()
+    rules = [i for i, line in enumerate(lines) if re.fullmatch(r"=+( +=+)+", line.strip())]
+    if len(rules) < 2:
+        return None
+    return [line.split()[0].rstrip("/") for line in lines[rules[0] + 1:rules[-1]] if line and not line[0].isspace()]
+
+
+TABLES = {path.parent: table for path in MODULES.values() if path.name == "__init__.py"
+          and (table := _module_table(ast.get_docstring(ast.parse(path.read_text())) or "")) is not None}
+
+
+@pytest.mark.parametrize("package", sorted(TABLES), ids=lambda path: str(path.relative_to(ROOT)))
+def test_a_package_table_lists_exactly_its_modules(package):
+    """A package docstring that tabulates its modules names each of them once and nothing else."""
+    names = TABLES[package]
+    modules = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+    modules |= {p.name for p in package.iterdir() if (p / "__init__.py").is_file()}
+    assert sorted(names) == sorted(modules)
+
+
 # Project files cite the papers and the project's own documentation only, never working notes outside the repository.
 # The needles are assembled so that this file does not match them itself.
 _OUTSIDE_REFERENCES = ("../" + "shared", "shared" + "/spec", "shared" + "/seeds", "spec" + " §")

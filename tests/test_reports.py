@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from bandits.cli import app
 from bandits.cli.summary import compact_table, short_cells
 from bandits.pure_exploration.karmed import KArmedProblem
-from bandits.studies import load_study, run_study, summarize, write_tables
+from bandits.studies import load_study, records_frame, run_study, summarize, write_tables
 from bandits.studies.bounds import characteristic_time, kl_delta, practical_bound
 
 # (c, delta) with c log(1 / delta) > 1, where t = c beta(t, delta) has a root in [1, inf)
@@ -198,7 +198,8 @@ def test_the_figure_has_integer_ticks_an_outside_legend_and_both_bounds(tmp_path
     path = tmp_path / "linear.toml"
     path.write_text(LINEAR)
     run_study(load_study(path), tmp_path / "res", progress=False)
-    fig = plots._sample_complexity(summarize(tmp_path / "res"), read_meta(tmp_path / "res")["study"])
+    fig = plots._sample_complexity(summarize(tmp_path / "res"), read_meta(tmp_path / "res")["study"],
+                                   records_frame(tmp_path / "res")[0])
     axes = [ax for ax in fig.axes if ax.get_visible()]
     assert len(axes) == 2 and all(ax.get_legend() is None for ax in axes) and len(fig.legends) == 1
     for ax in axes:  # d = 2, 3, 4: no 2.5

@@ -57,10 +57,23 @@ def test_huge_instances_are_refused_before_allocating(text):
     assert "limit" in message and "use " in message  # names the limit and the alternative
 
 
-@pytest.mark.parametrize("text", ["ring:N=1000,K=3", "line:N=2000,K=2", "star:N=500,K=3", "grid:rows=5,cols=6",
-                                  "antenna:N=12,K=3", "sbm:n=200", "nws:n=2000", "gbb:d=8"])
-def test_moderate_instances_still_build(text):
-    assert parse_instance(text) is not None
+def _factored_size(env):
+    return env.fg.n_agents, env.fg.n_factors, sorted(set(env.fg.n_actions))
+
+
+@pytest.mark.parametrize("text, size, expected", [
+    ("ring:N=1000,K=3", _factored_size, (1000, 1000, [3])),
+    ("line:N=2000,K=2", _factored_size, (2000, 1999, [2])),
+    ("star:N=500,K=3", _factored_size, (500, 499, [3])),
+    ("grid:rows=5,cols=6", _factored_size, (30, 5 * 5 + 4 * 6, [3])),  # K = 3 by default
+    ("antenna:N=12,K=3", lambda env: (env.fg.n_agents, sorted(set(env.fg.n_actions))), (12, [3])),
+    ("sbm:n=200", lambda env: (env.graph.number_of_nodes(), env.means.size), (2 * 200, 2 * 200)),  # n per block
+    ("nws:n=2000", lambda env: (env.graph.number_of_nodes(), env.means.size), (2000, 2000)),
+    ("gbb:d=8", lambda env: (env.X.shape[1], env.theta.size), (8, 8 * 8)),
+])
+def test_moderate_instances_still_build(text, size, expected):
+    """Sizes below the limits build the instance asked for, at the size asked for."""
+    assert size(parse_instance(text)) == expected
 
 
 @pytest.mark.parametrize("args", [

@@ -49,6 +49,17 @@ def lines(out: Path) -> list[bytes]:
     return (out / "runs.jsonl").read_bytes().splitlines(keepends=True)
 
 
+def test_the_command_line_warns_of_a_torn_record_once_on_one_line(results):
+    """``bandits plot`` reads the store several times (table, figure, error curves): one ``warning:`` line, without
+    the Python source line that raised it."""
+    stored = lines(results)
+    (results / "runs.jsonl").write_bytes(b"".join(stored[:-1]) + stored[-1][:10])
+    out = subprocess.run([*BANDITS, "plot", str(results)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.splitlines() == [line for line in out.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(out.stderr.splitlines()) == 1 and "a record cut short by a crash" in out.stderr
+
+
 @pytest.mark.parametrize("damage", ["cut", "zeros"])
 def test_a_damaged_last_record_is_dropped_with_a_warning_and_run_again(finished, results, tmp_path, damage):
     """A crash during a write (a cut line) or a power cut (the last record's bytes left as zeros)."""

@@ -393,3 +393,43 @@ def test_jobs_above_the_cores_are_capped_with_one_warning_line(tmp_path, monkeyp
     assert "(joblib, 1 job(s))" in text
     with pytest.warns(UserWarning, match="--jobs 3 is more than the 1 cores"):
         run_study(load_study(write(tmp_path), quick=True), tmp_path / "res2", jobs=3, progress=False)
+
+
+def test_an_unreachable_scheduler_leaves_no_folder_behind_and_no_header(tmp_path, monkeypatch):
+    """The issue's command: --scheduler tcp://127.0.0.1:1 used to create --out (meta.json, an empty runs.jsonl,
+    .lock) and print its header before failing, so the same command without --scheduler was refused."""
+    from bandits.studies import execute
+
+    monkeypatch.setattr(execute, "SCHEDULER_TIMEOUT", 1.0)  # a refused connection is retried until the timeout
+    path, out = write(tmp_path), tmp_path / "res"
+    failed = CliRunner().invoke(app, ["study", str(path), "--quick", "--no-plot", "--scheduler", "tcp://127.0.0.1:1",
+                                      "--out", str(out)])
+    assert failed.exit_code == 2, failed.output
+    lines = failed.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: cannot reach the Dask scheduler tcp://127.0.0.1:1"), lines
+    assert not out.exists()
+    again = CliRunner().invoke(app, ["study", str(path), "--quick", "--no-plot", "--out", str(out)])
+    assert again.exit_code == 0, again.output
+    assert "tiny: 2 runs -> " in again.output and len(read_entries(out)) == 2
+
+
+def test_a_folder_set_up_without_any_run_starts_afresh_without_resume(tmp_path):
+    """A start that stopped before its first run (killed, or from an older version) leaves meta.json and an empty
+    runs.jsonl: nothing to lose, so the same study starts afresh there; another study's such folder stays refused
+    and untouched, and a folder holding a run still needs --resume."""
+    from bandits.studies.store import ResultStore
+
+    study = load_study(write(tmp_path), quick=True)
+    ResultStore(tmp_path / "res", study).close()
+    report = run_study(study, tmp_path / "res", progress=False)
+    assert (report.done, report.skipped) == (len(study.runs), 0) and len(read_entries(tmp_path / "res")) == 2
+    meta = json.loads((tmp_path / "res" / "meta.json").read_text())
+    assert "resumed" not in meta and (tmp_path / "res" / "study.toml").read_text() == STUDY
+    with pytest.raises(InvalidInputError, match="pass --resume"):
+        run_study(study, tmp_path / "res", progress=False)
+
+    ResultStore(tmp_path / "other", load_study(write(tmp_path))).close()  # the full preset: another study
+    before = {p.name: p.read_bytes() for p in (tmp_path / "other").iterdir()}
+    with pytest.raises(InvalidInputError, match="no runs yet, set up for another study file or preset"):
+        run_study(study, tmp_path / "other", progress=False)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "other").iterdir()} == before

@@ -448,6 +448,75 @@ def test_runner_reports_progress_after_every_batch():
     assert calls == [(121, 1), (122, 2), (123, 3)]  # the free warm-up (2 x 60 arms) counts in the samples
 
 
+def test_a_budget_beyond_a_year_is_refused_once_the_rate_is_measured_without_progress_before():
+    """The issue: grapl with T = 10^15 warned "about 5.2e+05 years" and ran on. The run refuses it with one error
+    naming the estimate and the largest T that fits, and reports no progress first (so a caller's own estimate,
+    e.g. the command line's, cannot come before the refusal)."""
+    import re
+    import time
+
+    env = sbm(n=30, seed=1)
+    start, calls = time.perf_counter(), []
+
+    def watchdog(samples: int, batches: int) -> None:
+        calls.append(samples)
+        assert time.perf_counter() - start < 30, "still pulling a budget of 10^15"
+
+    with pytest.raises(InvalidInputError, match=r"^T = 1,000,000,000,000,000 pulls would take about \S+ years at the "
+                       r"[\d,]+ pulls per second grapl makes here, more than the 365 days a run may take; choose T <= "
+                       r"[\d,]+$") as refused:
+        run_thresholding(GrAPL(gamma=10, alpha=1), env, 10**15, seed=0, progress=watchdog)
+    assert calls == []
+    fits = int(re.search(r"T <= ([\d,]+)$", str(refused.value)).group(1).replace(",", ""))
+    assert 10**4 < fits < 10**15
+
+
+def test_the_run_time_rule_decides_once_from_the_rate_of_pulls():
+    from bandits.thresholding import runner
+
+    now, measured = [0.0], runner.RATE_SECONDS
+    rule = runner._RunTime(10**12, "grapl", clock=lambda: now[0])  # timed from the first pull
+    now[0] = 0.6 * measured
+    rule.check(2400 * measured)  # not measured for RATE_SECONDS yet: no decision, no progress
+    assert not rule.reports
+    now[0] = measured
+    with pytest.raises(InvalidInputError, match=r"about 7\.9 years at the 4,000 pulls per second grapl makes here.* "
+                       r"choose T <= 126,230,400,000$"):
+        rule.check(4000 * measured)  # 4,000 pulls per second: 10^12 pulls take 7.9 years, a year holds 1.26e11
+    now[0] = 0.0
+    accepted = runner._RunTime(10**10, "apt", clock=lambda: now[0])  # 29 days at that rate
+    now[0] = measured
+    accepted.check(4000 * measured)
+    assert accepted.reports
+    now[0] = 1e9
+    accepted.check(8000 * measured)  # decided once: a slower rate later does not refuse a run under way
+    assert runner._RunTime(1000, "apt").reports  # a budget even a slow algorithm ends in time: progress at once
+
+
+def test_a_budget_no_algorithm_could_pull_in_a_year_is_refused_before_any_pull():
+    from bandits.experiment import Experiment
+
+    def never(samples: int, batches: int) -> None:
+        raise AssertionError("a budget of 10^17 pulls was started")
+
+    with pytest.raises(InvalidInputError, match=r"even at 1e\+09 pulls per second.*choose T <= 31,557,600,000,000,000"):
+        run_thresholding(APT(), sbm(n=30, seed=1), 10**17, seed=0, progress=never)
+    with pytest.raises(InvalidInputError, match="even at 1e\\+09 pulls per second"):  # a study refuses the cell
+        Experiment("random-laplacian", "sbm:n=30", budget=10**17).check()
+
+
+def test_cli_refuses_a_budget_beyond_a_year_in_one_line():
+    import subprocess
+    import sys
+
+    code = "import sys; from bandits.cli import main; sys.argv = {!r}; main()".format(
+        ["bandits", "run", "grapl", "-i", "sbm:n=30", "--budget", "1000000000000000"])
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1, out.stderr
+    assert lines[0].startswith("error: T = 1,000,000,000,000,000 pulls would take about ") and out.stdout == ""
+
+
 def test_permutation_order_pulls_every_arm_once_per_cycle():
     env = sbm(n=25, seed=0)
     policy = RandomLaplacian(order="permutation").start(env, np.random.default_rng(3))

@@ -7,14 +7,15 @@ of every delta along one trajectory for algorithms whose sampling ignores delta.
 algorithms (grapl, apt, random-laplacian) take ``--budget T`` instead of ``--delta``. Bad input exits
 with status 2 and one line on stderr.
 
-One module per command, plus the summary table two of them share; this one holds the typer ``app``,
-registers the commands and defines ``bandits version`` (:func:`show_version`):
+One module per command, plus the summary table two of them share and the output width; this one holds the
+typer ``app``, registers the commands and defines ``bandits version`` (:func:`show_version`):
 
     run       run_command: one algorithm on one instance (table or JSON)
     study     study_command: a TOML study on worker processes or Dask (heavy imports inside the command)
     plot      plot_command: redraw a study's summary table and figure
     listing   list_command and catalogue(): the algorithms and instances by name
     summary   print_summary: the summary table that ``study`` and ``plot`` print
+    terminal  the width of what the commands print: the terminal's, at most 80 columns
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from .plot import plot_command
 from .run import RUN_HELP, run_command
 from .study import study_command
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Pure-exploration bandit loops and studies.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode="rich",
+                  help="Pure-exploration bandit loops and studies.")
 
 
 @app.callback()
@@ -36,7 +38,7 @@ def _group() -> None:
     """Pure-exploration bandit loops and studies."""
 
 
-app.command("run", help=RUN_HELP)(run_command)
+app.command("run", help=RUN_HELP)(run_command)  # the catalogue, wrapped to 80 columns by bandits.cli.listing
 app.command("study")(study_command)
 app.command("plot")(plot_command)
 app.command("list")(list_command)

@@ -1,6 +1,9 @@
-"""``bandits list``: the algorithms and instances by name (also the help text of ``bandits run``)."""
+"""``bandits list``: the algorithms and instances by name (also the help text of ``bandits run``), wrapped to the
+terminal (at most 80 columns) under their own column."""
 
 from __future__ import annotations
+
+import textwrap
 
 import typer
 
@@ -9,32 +12,54 @@ from optdesign.errors import InvalidInputError
 from ..instances import INSTANCES
 from ..plugins import entry_point_plugins
 from ..registry import ALGORITHMS, algorithm_spec
+from .terminal import text_width
+
+#: columns of the name column of a catalogue line
+NAME_WIDTH = 18
 
 
-def catalogue(plugins: bool = False) -> str:
-    """Every algorithm and instance with its kind and one-line summary; with ``plugins``, also the entry-point
-    plug-ins (which imports them: ``bandits list`` does, the help text of ``bandits run`` does not)."""
-    algos = "\n".join(f"  {name:<18} [{'|'.join(spec.kinds)}] {spec.summary}" for name, spec in ALGORITHMS.items())
-    insts = "\n".join(f"  {name:<18} [{spec.kind}] {spec.summary}" for name, spec in INSTANCES.items())
+def catalogue(plugins: bool = False, width: int | None = None) -> str:
+    """Every algorithm and instance with its kind and one-line summary, each wrapped to ``width`` columns
+    (:func:`bandits.cli.terminal.text_width` by default) under its own column; with ``plugins``, also the
+    entry-point plug-ins (which imports them: ``bandits list`` does, the help text of ``bandits run`` does not)."""
+    width = width or text_width()
+    algos = "\n".join(_entry(name, f"[{'|'.join(spec.kinds)}] {spec.summary}", width)
+                      for name, spec in ALGORITHMS.items())
+    insts = "\n".join(_entry(name, f"[{spec.kind}] {spec.summary}", width) for name, spec in INSTANCES.items())
     text = f"Algorithms:\n\n{algos}\n\nInstances:\n\n{insts}"
     found = entry_point_plugins() if plugins else {}
     if found:
-        text += f"\n\nPlug-ins (entry points bandits.samplers):\n\n{plugin_lines(found)}"
-    return text + "\n\nAny Sampler or Algorithm subclass also runs by its path, package.module:Class."
+        text += f"\n\nPlug-ins (entry points bandits.samplers):\n\n{plugin_lines(found, width)}"
+    last = "Any Sampler or Algorithm subclass also runs by its path, package.module:Class."
+    return f"{text}\n\n{_wrap(last, width)}"
 
 
-def plugin_lines(plugins: dict[str, tuple[str, str]]) -> str:
-    """One line per entry-point plug-in: name, kinds, summary and origin (or why it does not load)."""
+def _entry(name: str, text: str, width: int) -> str:
+    """One catalogue entry: the name in its column, ``text`` wrapped beside it."""
+    return _wrap(text, width, first=f"  {name:<{NAME_WIDTH}} ", indent=NAME_WIDTH + 3)
+
+
+def _wrap(text: str, width: int, *, first: str = "", indent: int = 0) -> str:
+    """``text`` wrapped at spaces to ``width`` columns after the prefix ``first``, its other lines indented by
+    ``indent`` spaces; a word longer than a line stays whole (never cut)."""
+    return textwrap.fill(text, width, initial_indent=first, subsequent_indent=" " * indent, break_long_words=False,
+                         break_on_hyphens=False)
+
+
+def plugin_lines(plugins: dict[str, tuple[str, str]], width: int | None = None) -> str:
+    """One entry per entry-point plug-in: name, kinds, summary and origin (or why it does not load), wrapped to
+    ``width`` columns (:func:`bandits.cli.terminal.text_width` by default)."""
+    width = width or text_width()
     lines = []
     for name, (target, origin) in plugins.items():
         if name in ALGORITHMS:
-            lines.append(f"  {name:<18} shadowed by the built-in name ({target}, from {origin})")
+            lines.append(_entry(name, f"shadowed by the built-in name ({target}, from {origin})", width))
             continue
         try:
             spec = algorithm_spec(name)
-            lines.append(f"  {name:<18} [{'|'.join(spec.kinds)}] {spec.summary} ({target}, from {origin})")
+            lines.append(_entry(name, f"[{'|'.join(spec.kinds)}] {spec.summary} ({target}, from {origin})", width))
         except InvalidInputError as exc:
-            lines.append(f"  {name:<18} does not load: {exc} (from {origin})")
+            lines.append(_entry(name, f"does not load: {exc} (from {origin})", width))
     return "\n".join(lines)
 
 

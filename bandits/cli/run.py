@@ -8,7 +8,9 @@ import time
 from collections.abc import Callable
 
 import typer
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -18,6 +20,7 @@ from ..experiment import Experiment
 from ..kinds import kind_of
 from ..run import DEFAULT_MAX_SAMPLES
 from .listing import catalogue
+from .terminal import WIDTH, narrow_console
 
 
 class BudgetEstimate:
@@ -85,7 +88,9 @@ def execute_with_progress(experiment: Experiment) -> list[dict]:
         return experiment.execute(progress=show, interruptible=True)
 
 
-RUN_HELP = f"Run one algorithm on one instance until it stops (or for T pulls).\n\n{catalogue()}"
+RUN_HELP = f"Run one algorithm on one instance until it stops (or for T pulls).\n\n{escape(catalogue(width=WIDTH - 2))}"
+STOP_HELP = ("stopping rule: own (default) or glr[:threshold=T,growth=G], with T one of practical, theory, kk21, "
+             "soare or package.module:Class")
 
 
 @exit_on_project_errors
@@ -96,8 +101,7 @@ def run_command(
                                      "(fixed-confidence algorithms; 0.05 by default)"),
     budget: int | None = typer.Option(None, "--budget", "-T", help="budget T of a thresholding algorithm"),
     free_warmup: bool = typer.Option(False, "--free-warmup", help="APT's initial pulls before t = 0 (paper axis)"),
-    stop: str | None = typer.Option(None, "--stop", help="stopping rule: own (default) or "
-                                    "glr[:threshold=practical|theory|kk21|soare|package.module:Class,growth=G]"),
+    stop: str | None = typer.Option(None, "--stop", help=STOP_HELP),
     seed: int = typer.Option(0, "--seed"),
     max_samples: int = typer.Option(DEFAULT_MAX_SAMPLES, "--max-samples", help="sample budget"),
     as_json: bool = typer.Option(False, "--json", help="print JSON"),
@@ -114,28 +118,63 @@ def run_command(
     if as_json:
         typer.echo(json.dumps(records, indent=2, default=str))
         return
-    first = records[0]
-    title = f"{first['algorithm']} on {first['instance']}, seed {seed}"
+    console = narrow_console()
+    console.print(f"{records[0]['algorithm']} on {records[0]['instance']}, seed {seed}", style="bold", markup=False)
     if kind_of(experiment.kind).budgeted:
-        table = Table(title=title, caption="E(t): fraction of judged arms misclassified; L_T = 1 if any is")
-        columns: tuple[str, ...] = ("T", "samples", "E(T)", "L_T", "|S_hat|", "wall (s)")
-        row: tuple[str, ...] = (f"{first['T']:,}", f"{first['samples']:,}", f"{first['error']:.4g}",
-                                str(int(first["loss"])), str(first["superlevel_size"]), f"{first['wall_time']:.2f}")
-        curve = first["error_curve"]
-        picks = sorted({curve[round(i * (len(curve) - 1) / 5)][0] for i in range(6)})
-        lookup = dict(curve)
-        columns += tuple(f"E({t})" for t in picks)
-        row += tuple(f"{lookup[t]:.4g}" for t in picks)
-        rows = [row]
+        console.print(_budget_table(records[0]))
+        console.print("error along the run", style="bold")
+        console.print(_error_curve_table(records[0]))
+        console.print("E(t): fraction of judged arms misclassified; L_T = 1 if any is", markup=False)
     else:
-        table = Table(title=title, caption=kind_of(experiment.kind).caption)
-        columns = ("delta", "samples", "rounds", "recommendation", "correct", "stopped by", "solve (s)", "other (s)")
-        rows = [(f"{r['delta']:g}", f"{r['samples']:,}", f"{r['rounds']:,}", r["recommendation"], str(r["correct"]),
-                 r["stopped_by"], f"{r['solve_time']:.3f}", f"{r['other_time']:.3f}") for r in records]
-    for col in columns:
-        table.add_column(col, justify="right")
-    for row in rows:
-        table.add_row(*row)
-    Console(width=None if sys.stdout.isatty() else 160).print(table)
+        console.print(_confidence_table(records))
+        caption = kind_of(experiment.kind).caption
+        if caption:
+            console.print(caption, markup=False)
     if any(r.get("stopped_by") == "interrupted" for r in records):
         raise typer.Exit(INTERRUPTED)
+
+
+def _table() -> Table:
+    """A borderless table (as the study summary) whose cells wrap at spaces, and fold only a word wider than
+    its column: never cut."""
+    return Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+
+
+#: the columns of a fixed-confidence run: header, record field and format (the times' headers on two lines)
+CONFIDENCE_COLUMNS = (("delta", "delta", "{:g}"), ("samples", "samples", "{:,}"), ("rounds", "rounds", "{:,}"),
+                      ("recommendation", "recommendation", "{}"), ("correct", "correct", "{}"),
+                      ("stopped by", "stopped_by", "{}"), ("solve\n(s)", "solve_time", "{:.3f}"),
+                      ("other\n(s)", "other_time", "{:.3f}"))
+
+
+def _confidence_table(records: list[dict]) -> Table:
+    """One row per delta: samples, rounds, recommendation, whether it is correct, what stopped it, seconds."""
+    table = _table()
+    for header, key, _ in CONFIDENCE_COLUMNS:
+        table.add_column(header, justify="left" if key in ("recommendation", "stopped_by") else "right",
+                         overflow="fold")
+    for r in records:
+        table.add_row(*(escape(fmt.format(r[key])) for _, key, fmt in CONFIDENCE_COLUMNS))
+    return table
+
+
+def _budget_table(record: dict) -> Table:
+    """The fixed-budget result: T, samples, the error E(T), the loss L_T, |S_hat| and the wall time."""
+    table = _table()
+    for col in ("T", "samples", "E(T)", "L_T", "|S_hat|", "wall (s)"):
+        table.add_column(col, justify="right", overflow="fold")
+    table.add_row(f"{record['T']:,}", f"{record['samples']:,}", f"{record['error']:.4g}", str(int(record["loss"])),
+                  str(record["superlevel_size"]), f"{record['wall_time']:.2f}")
+    return table
+
+
+def _error_curve_table(record: dict) -> Table:
+    """The error E(t) at six pulls t evenly spread over the run, one column each."""
+    curve = record["error_curve"]
+    picks = sorted({curve[round(i * (len(curve) - 1) / 5)][0] for i in range(6)})
+    lookup = dict(curve)
+    table = _table()
+    for t in picks:
+        table.add_column(f"E({t})", justify="right", overflow="fold")
+    table.add_row(*(f"{lookup[t]:.4g}" for t in picks))
+    return table

@@ -9,11 +9,11 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.console import Console
 
 from optdesign.errors import exit_on_project_errors
 
 from .summary import print_summary
+from .terminal import narrow_console
 
 
 @exit_on_project_errors
@@ -45,15 +45,15 @@ def study_command(
     jobs = check_execution(jobs, backend, scheduler)
     out = out or f"results/{study.name}{'-quick' if quick else ''}"
     out = str(check_out(out))  # a file named by --out: one error line, before the header below
-    console = Console(stderr=True)
+    console = narrow_console(stderr=True)
     if scheduler is None and isinstance(jobs, int) and jobs > available_cores():
         console.print(f"warning: --jobs {jobs} is more than the {available_cores()} cores available: running "
                       f"{available_cores()} job(s)")
         jobs = available_cores()
-    console.print(f"{study.name}: {len(study.runs)} runs -> {out} ({backend}, {jobs} job(s))")
-    try:
+    header = f"{study.name}: {len(study.runs)} runs -> {out} ({backend}, {jobs} job(s))"
+    try:  # the header once the backend is ready and out is open: an error before it is the only line
         report = run_study(study, out, jobs=jobs, backend=backend, scheduler=scheduler, resume=resume,
-                           console=console, progress=sys.stderr.isatty())
+                           console=console, progress=sys.stderr.isatty(), on_ready=lambda: console.print(header))
     except KeyboardInterrupt:
         console.print(f"interrupted: the finished runs are saved in {out}; continue with --resume")
         raise typer.Exit(130) from None

@@ -19,10 +19,13 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
+from ..studies.aggregate import short_cells
+from .terminal import narrow_console
+
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["compact_table", "print_summary", "short_cells", "wide_table"]
+__all__ = ["compact_table", "print_summary", "wide_table"]
 
 #: (summary column, header, significant digits) of the default table, fixed confidence then fixed budget
 CONFIDENCE_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("delta", "delta", 3),
@@ -35,7 +38,8 @@ FLAGS = "flags: ! error rate significantly above delta, cap: some runs hit the s
 
 
 def print_summary(summary: pd.DataFrame, out: str, wide: bool = False) -> None:
-    """The summary table (compact by default, every column with ``wide``), then where the file is.
+    """The summary table (compact by default, every column with ``wide``), then where the file is. Each instance's
+    rows run from the largest delta to the smallest, as the figure's panels do.
 
     Parameters
     ----------
@@ -49,11 +53,13 @@ def print_summary(summary: pd.DataFrame, out: str, wide: bool = False) -> None:
     if summary.empty:
         typer.echo("no finished runs")
         return
-    console = Console()
+    if "delta" in summary.columns:  # easy to hard, as the figure (summary.csv keeps the summary's own order)
+        summary = summary.sort_values("delta", ascending=False, kind="stable").sort_values("cell", kind="stable")
+    console = narrow_console()
     table = wide_table(summary) if wide else compact_table(summary)
     if wide:  # its natural width: the terminal wraps long lines, nothing is cut
         natural = Measurement.get(console, console.options.update_width(10**6), table).maximum
-        console = Console(width=max(console.width, natural))
+        console = Console(width=max(Console().width, natural))
     console.print(table)
     warned = "warning" in summary.columns and (summary["warning"] != "").any()
     if not wide and (warned or ("capped" in summary.columns and (summary["capped"] > 0).any())):
@@ -125,46 +131,6 @@ def wide_table(summary: pd.DataFrame) -> Table:
     for _, row in summary.iterrows():
         table.add_row(*(_cell(v) for v in row), style="bold red" if row.get("warning") else None)
     return table
-
-
-def short_cells(cells: list[str]) -> tuple[dict[str, str], str]:
-    """Short names of instance texts ``family:key=value,...``: the family (when several) and the varying options.
-
-    Parameters
-    ----------
-    cells : list of str
-        The cells of the summary (repeats allowed).
-
-    Returns
-    -------
-    labels : dict
-        Cell text to its short name (the full text when the short names would not tell cells apart).
-    common : str
-        The options every cell shares (``family, key=value, ...``), empty when nothing is shared.
-    """
-    unique = list(dict.fromkeys(cells))
-    parsed = {c: _options(c) for c in unique}
-    families = {family for family, _ in parsed.values()}
-    keys = list(dict.fromkeys(k for _, opts in parsed.values() for k in opts))
-    fixed = [k for k in keys if len({opts.get(k) for _, opts in parsed.values()}) == 1]
-    labels = {}
-    for cell, (family, opts) in parsed.items():  # ", " between the options: rich wraps there
-        shown = ", ".join(f"{k}={v}" for k, v in opts.items() if k not in fixed)
-        labels[cell] = (f"{family}: {shown}" if shown else family) if len(families) > 1 else (shown or family)
-    if len(set(labels.values())) < len(unique):
-        return {c: c for c in unique}, ""
-    shared = [f"{k}={parsed[unique[0]][1][k]}" for k in fixed]
-    return labels, ", ".join((list(families) if len(families) == 1 else []) + shared)
-
-
-def _options(cell: str) -> tuple[str, dict[str, str]]:
-    """``"family:key=value,..."`` -> (family, {key: value text}); a part without ``=`` is kept whole."""
-    family, _, rest = str(cell).partition(":")
-    options = {}
-    for part in filter(None, rest.split(",")):
-        key, _, value = part.partition("=")
-        options[key] = value
-    return family, options
 
 
 def _short(value: Any, digits: int) -> str:

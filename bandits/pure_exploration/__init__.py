@@ -8,6 +8,7 @@ families     one-parameter exponential families (Gaussian with known sigma, Bern
 karmed       K-armed best-arm identification in an exponential family (GK16's oracle)
 linear       linear and transductive best-arm identification (oracle: optdesign.transductive)
 environment  K-armed instances simulated through reward sums
+instances    the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments)
 sampler      the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
 samplers/    the sampling rules, one module each
 policy       the GLR stopping rule (thresholds by name) and the policy of a sampler's run, several deltas from

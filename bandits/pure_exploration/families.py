@@ -19,7 +19,7 @@ from scipy.special import xlog1py
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["FAMILIES", "Bernoulli", "ExponentialFamily", "Gaussian", "make_family"]
+__all__ = ["Bernoulli", "ExponentialFamily", "Gaussian"]
 
 
 @dataclass(frozen=True)
@@ -187,38 +187,3 @@ class Bernoulli(ExponentialFamily):
         if not np.all((means >= 0) & (means <= 1)):
             raise InvalidInputError("Bernoulli means must lie in [0, 1]")
         return means
-
-
-#: the families by name, for instance strings (``bernoulli:means=0.3/0.21/0.2``)
-FAMILIES = {"gaussian": Gaussian, "bernoulli": Bernoulli}
-
-
-def make_family(name: str | ExponentialFamily, **options: Any) -> ExponentialFamily:
-    """A family from its name and options (``sigma`` for Gaussian), or as given.
-
-    Parameters
-    ----------
-    name : str or ExponentialFamily
-        ``"gaussian"`` or ``"bernoulli"``, or a family object.
-    **options
-        The family's parameters.
-
-    Returns
-    -------
-    ExponentialFamily
-        The family.
-
-    Raises
-    ------
-    InvalidInputError
-        An unknown name or option.
-    """
-    if isinstance(name, ExponentialFamily):
-        return name
-    if name not in FAMILIES:
-        raise InvalidInputError(f"unknown reward family {name!r}; valid: {', '.join(FAMILIES)}")
-    try:
-        family: ExponentialFamily = FAMILIES[name](**options)
-    except TypeError as exc:
-        raise InvalidInputError(f"family {name}: {exc}") from None
-    return family

@@ -3,13 +3,14 @@
     spec        load_study(path) -> Study: the validated list of RunSpec (per-run SeedSequence seeds)
     document    the checks and sweep expansion of a study's TOML tables and values (used by spec)
     store       ResultStore: results directory (meta.json provenance, runs.jsonl appended as runs finish)
+    run_records the lines of runs.jsonl: every run record read, the damaged tail a crash leaves found or cut off
     directory_lock  the store's single-writer lock (an exclusive flock on DIR/.lock, released if the holder dies)
     execute     run_study(study, out, jobs, backend="joblib"|"dask") with a rich progress bar
     worker      execute_run(spec): one run -> its store entry (the task the workers import and run)
     pool        the reusable local joblib (loky) workers; prestart() warms them before the study is read
     bounds      characteristic times c (E[tau] >= c kl(delta, 1 - delta)); practical bound t* = c beta(t*, delta)
-    aggregate   summarize(out) -> pandas table; write_tables(out): summary.csv / .parquet, runs.csv
-    plots       plot_study(out): sample complexity against d, m or N; error curves E(t)
+    aggregate   summarize(out) -> pandas table; write_tables(out): summary.csv / .parquet, runs.csv; short_cells
+    plots       plot_study(out): samples per rule (every run, box, mean, bounds) or against a sweep; E(t)
 """
 
 import importlib

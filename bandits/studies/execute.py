@@ -17,10 +17,11 @@ here), and the local worker processes come from :mod:`bandits.studies.pool`.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ from optdesign.validation import as_count
 from ..validation import check_choice
 from .pool import cap_jobs, local_pool
 from .spec import RunSpec, Study
-from .store import ResultStore
+from .store import ResultStore, check_store
 from .worker import entry_head, execute_run
 
 __all__ = ["StudyReport", "check_execution", "run_study"]
@@ -48,6 +49,8 @@ Sink = Callable[[dict[str, Any]], None]
 
 #: BLAS threads per run: runs, not BLAS calls, are the unit of parallelism (the matrices are small)
 RUN_BLAS_THREADS = 1
+#: seconds to wait for the Dask scheduler given by ``scheduler`` to answer before the study is refused
+SCHEDULER_TIMEOUT = 20.0
 
 
 @dataclass
@@ -69,8 +72,13 @@ class StudyReport:
 
 
 def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "joblib", scheduler: str | None = None,
-              resume: bool = False, progress: bool = True, console: Console | None = None) -> StudyReport:
+              resume: bool = False, progress: bool = True, console: Console | None = None,
+              on_ready: Callable[[], None] | None = None) -> StudyReport:
     """Run every run of ``study`` not yet stored in ``out`` (see the module docstring).
+
+    Nothing is written before the backend is ready: ``out`` is checked first (read only), then the Dask scheduler is
+    reached (or the local cluster started), and only then is ``out`` created and locked; a scheduler that cannot be
+    reached leaves no trace in ``out``.
 
     Parameters
     ----------
@@ -91,6 +99,9 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
         Show a rich progress bar.
     console : rich.console.Console, optional
         Where the progress bar is drawn.
+    on_ready : callable, optional
+        Called without arguments once the backend is ready and ``out`` is open, before the first run (the command
+        line prints its header there).
 
     Returns
     -------
@@ -101,13 +112,18 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
     ------
     InvalidInputError
         Bad jobs/backend/scheduler, ``out`` being a file, ``out`` holding results without ``resume``, another
-        study's results in ``out``, or ``out`` held by another writer.
+        study's results in ``out``, ``out`` held by another writer, or a Dask scheduler that does not answer
+        within SCHEDULER_TIMEOUT seconds.
     """
     jobs = check_execution(jobs, backend, scheduler)
     if scheduler is None:  # local processes: no more than the cores (a remote cluster has its own)
         jobs = cap_jobs(jobs)
     start = time.perf_counter()
-    with ResultStore(out, study, resume=resume) as store:
+    check_store(out, study, resume=resume)  # refused before a cluster is started for nothing
+    with _dask_client(jobs, scheduler) if backend == "dask" else contextlib.nullcontext() as client, \
+            ResultStore(out, study, resume=resume) as store:
+        if on_ready is not None:
+            on_ready()
         todo = [r for r in study.runs if r.key not in store.done]
         counts = {"ok": 0, "failed": 0}
         run_time = [0.0]  # the runs' own seconds, summed by the sink below
@@ -126,8 +142,8 @@ def run_study(study: Study, out: str | Path, *, jobs: int = 1, backend: str = "j
                     left = len(todo) - counts["ok"] - counts["failed"]
                     bar.update(task, advance=1, failed=counts["failed"], running=min(jobs, left))
 
-            if backend == "dask":
-                _dask(todo, jobs, scheduler, sink, RUN_BLAS_THREADS)
+            if client is not None:
+                _dask(client, todo, scheduler, sink, RUN_BLAS_THREADS)
             else:
                 with threadpool_limits(RUN_BLAS_THREADS):  # this process runs too; restored afterwards
                     _joblib(todo, jobs, sink, RUN_BLAS_THREADS)
@@ -234,33 +250,43 @@ def _finished_entry(future: Future[dict[str, Any]], spec: RunSpec) -> dict[str, 
         return {**entry_head(spec), "status": "failed", "seconds": 0.0, "error": f"{type(exc).__name__}: {exc}"}
 
 
-def _dask(todo: list[RunSpec], jobs: int, scheduler: str | None, sink: Sink, blas: int) -> None:
-    """Run ``todo`` on the Dask cluster at ``scheduler``, or on a local one of ``jobs`` workers, storing each
-    entry (through ``sink``) as it completes."""
+@contextlib.contextmanager
+def _dask_client(jobs: int, scheduler: str | None) -> Iterator[Any]:
+    """A ``dask.distributed`` client of the cluster at ``scheduler``, or of a LocalCluster of ``jobs`` single-threaded
+    worker processes, closed (with the local cluster) on exit; InvalidInputError if the scheduler does not answer
+    within SCHEDULER_TIMEOUT seconds."""
     try:
-        from dask.distributed import Client, LocalCluster, as_completed
+        from dask.distributed import Client, LocalCluster
     except ImportError:
         raise InvalidInputError("the dask backend needs dask.distributed: pip install 'dask[distributed]'") from None
     cluster = None
     if scheduler is None:
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
     try:
-        client = Client(cluster if cluster is not None else scheduler, timeout="20s")
+        client = Client(cluster if cluster is not None else scheduler, timeout=SCHEDULER_TIMEOUT)
     except OSError as exc:
         if cluster is not None:
             cluster.close()
         raise InvalidInputError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
     try:
-        futures = client.map(execute_run, todo, blas_threads=blas if scheduler is None else None, pure=False)
-        by_future = dict(zip(futures, todo, strict=True))
-        for future in as_completed(futures):
-            try:
-                entry = future.result()
-            except Exception as exc:  # a worker died under this run: record it, go on
-                entry = {**entry_head(by_future[future]), "status": "failed", "seconds": 0.0,
-                         "error": f"{type(exc).__name__}: {exc}"}
-            sink(entry)
+        yield client
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _dask(client: Any, todo: list[RunSpec], scheduler: str | None, sink: Sink, blas: int) -> None:
+    """Run ``todo`` on the cluster of ``client`` (:func:`_dask_client`), storing each entry (through ``sink``) as it
+    completes; the BLAS threads of a remote ``scheduler``'s workers are left as they are."""
+    from dask.distributed import as_completed
+
+    futures = client.map(execute_run, todo, blas_threads=blas if scheduler is None else None, pure=False)
+    by_future = dict(zip(futures, todo, strict=True))
+    for future in as_completed(futures):
+        try:
+            entry = future.result()
+        except Exception as exc:  # a worker died under this run: record it, go on
+            entry = {**entry_head(by_future[future]), "status": "failed", "seconds": 0.0,
+                     "error": f"{type(exc).__name__}: {exc}"}
+        sink(entry)

@@ -21,7 +21,9 @@ releases the lock when the holder dies, so a killed study never leaves a stale l
 (:func:`read_entries`, :func:`read_meta`) take no lock.
 
 ``--resume`` skips the runs stored with status "ok" (failed runs are retried); it refuses a directory
-written from a different study file or preset, so a table never mixes two studies.
+written from a different study file or preset, so a table never mixes two studies. Without it, a directory that holds
+results is refused; one set up by the same study file and preset but holding no run at all (a start that failed
+before its first run finished) is started afresh, as if it did not exist: nothing in it can be lost.
 """
 
 from __future__ import annotations
@@ -29,12 +31,10 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 import shutil
 import sys
 import time
 import warnings
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -42,15 +42,14 @@ from typing import Any, BinaryIO
 from optdesign.errors import InvalidInputError
 
 from .directory_lock import _lock, _unlock
+from .run_records import repair_tail, scan_runs
 from .spec import Study
 
-__all__ = ["ResultStore", "provenance", "read_entries", "read_meta"]
+__all__ = ["ResultStore", "check_store", "provenance", "read_entries", "read_meta"]
 
 RUNS_FILE, META_FILE, STUDY_FILE = "runs.jsonl", "meta.json", "study.toml"
 VERSIONED = ("optdesign-bandits", "numpy", "scipy", "cvxpy", "clarabel", "scs", "networkx", "pandas", "joblib",
              "distributed")
-PREVIEW = 60  # bytes of a damaged line quoted in messages
-_KEY = re.compile(rb'"key": ("(?:[^"\\]|\\.)*")')
 
 
 def provenance() -> dict[str, Any]:
@@ -88,6 +87,29 @@ def check_out(out: str | Path) -> Path:
     return path
 
 
+def check_store(out: str | Path, study: Study, *, resume: bool = False) -> None:
+    """Refuse, without creating or locking anything, an ``out`` that :class:`ResultStore` would refuse for its
+    content: results without ``resume``, or another study's (the store checks again when it opens).
+
+    Parameters
+    ----------
+    out : str or Path
+        The results directory (it need not exist).
+    study : Study
+        The study about to be run.
+    resume : bool
+        Whether stored results of ``study`` are to be continued.
+
+    Raises
+    ------
+    InvalidInputError
+        ``out`` unusable as a directory (:func:`check_out`), or refused as :class:`ResultStore` would.
+    """
+    path = check_out(out)
+    if path.is_dir():
+        _checked_meta(path, study, resume)
+
+
 def read_entries(out: str | Path) -> list[dict[str, Any]]:
     """The stored runs of ``out``, the latest entry of each key (a retried run replaces its failure).
 
@@ -113,7 +135,7 @@ def read_entries(out: str | Path) -> list[dict[str, Any]]:
     path = Path(out) / RUNS_FILE
     if not path.exists():
         return []
-    scan = _scan(path)
+    scan = scan_runs(path)
     if scan.damaged:
         warnings.warn(f"{path}: ignoring {scan.describe_tail()}: a record cut short by a crash (or being written "
                       "now); the next --resume removes it and runs its run again", stacklevel=2)
@@ -153,7 +175,8 @@ class ResultStore:
     """Append-only store of finished runs in ``out``, its only writer while open (see the module docstring).
 
     Opening it creates ``out`` if needed, takes the directory lock (:class:`InvalidInputError` naming the
-    holder if another process has it), checks ``meta.json`` against ``study`` and ``resume``, and removes
+    holder if another process has it), checks ``meta.json`` against ``study`` and ``resume`` (:func:`check_store`;
+    a directory of this study holding no run is started afresh), and removes
     a damaged tail of ``runs.jsonl`` (with a warning). ``done`` is the set of keys stored with status "ok".
     Use it as a context manager, or call :meth:`close`; the lock is released on closing or when the
     process dies, whichever comes first.
@@ -182,9 +205,9 @@ class ResultStore:
             raise InvalidInputError(f"cannot create the --out directory {out}: {exc.strerror}") from None
         self._lock: BinaryIO | None = _lock(self.out)
         try:
-            fresh = not (self.out / META_FILE).exists()
             meta = _checked_meta(self.out, study, resume)
-            entries = _repair_tail(self.out / RUNS_FILE)
+            entries = repair_tail(self.out / RUNS_FILE)
+            fresh = not (self.out / META_FILE).exists() or not entries  # a start afresh (module docstring)
             if fresh and Path(study.path).is_file():
                 shutil.copyfile(study.path, self.out / STUDY_FILE)
             _write_atomic(self.out / META_FILE, json.dumps(meta, indent=2))
@@ -248,107 +271,43 @@ class ResultStore:
         self.close()
 
 
-# -- runs.jsonl: reading, and repairing its tail ----------------------------------------------------------
-
-
-@dataclass
-class _Scan:
-    """``runs.jsonl`` read once: the readable records, and the damaged tail after them (if any)."""
-
-    path: Path
-    entries: dict[str, dict]  # key -> latest entry
-    end: int  # bytes of the readable records at the start of the file
-    size: int  # bytes in the file
-    tail_line: int  # line number where the damaged tail starts
-    tail: bytes  # its first bytes
-
-    @property
-    def damaged(self) -> bool:
-        return self.size > self.end
-
-    def describe_tail(self) -> str:
-        """The damaged tail for a message: its size, line and, when it shows, the run it held."""
-        what = repr(self.tail[:PREVIEW])
-        found = _KEY.search(self.tail)
-        if found:
-            try:
-                what = f"run {json.loads(found.group(1))!r}"
-            except ValueError:  # a key cut inside an escape
-                pass
-        return f"{self.size - self.end} bytes from line {self.tail_line} ({what})"
-
-
-def _record(line: bytes) -> dict | None:
-    """The run entry on one line of ``runs.jsonl``, or None if the line is cut short or not an entry."""
-    if not line.endswith(b"\n"):
-        return None
-    try:
-        record = json.loads(line)
-    except ValueError:  # not JSON, or not UTF-8
-        return None
-    return record if isinstance(record, dict) and "key" in record and "status" in record else None
-
-
-def _scan(path: Path) -> _Scan:
-    """Read ``runs.jsonl``: every record up to the damaged tail (the unreadable lines at the end, if any).
-    An unreadable line followed by a readable one raises :class:`InvalidInputError` naming both lines."""
-    entries: dict[str, dict] = {}
-    end = offset = 0
-    first_bad: tuple[int, bytes] | None = None  # (line number, start) of the first unreadable line after `end`
-    with path.open("rb") as fh:
-        for number, line in enumerate(fh, 1):
-            record = _record(line)
-            if record is None:
-                first_bad = first_bad or (number, line[:PREVIEW])
-            elif first_bad is not None:
-                raise InvalidInputError(
-                    f"{path}: line {first_bad[0]} is not a readable run record ({first_bad[1]!r}) but line {number} "
-                    f"is, so the file was damaged, not cut short by a crash; remove line {first_bad[0]} "
-                    "(--resume then runs its run again)")
-            else:
-                entries[record["key"]] = record
-                end = offset + len(line)
-            offset += len(line)
-        fh.seek(end)
-        tail = fh.read(4096)
-    tail_line = first_bad[0] if first_bad else 0
-    return _Scan(path, entries, end, offset, tail_line, tail)
-
-
-def _repair_tail(path: Path) -> dict[str, dict]:
-    """The stored entries (key -> latest) of ``runs.jsonl``, after cutting the file back to the end of its last
-    readable record (synced, with a warning naming what was dropped) so the next append starts a fresh line."""
-    if not path.exists():
-        return {}
-    scan = _scan(path)
-    if scan.damaged:
-        with path.open("r+b") as fh:
-            fh.truncate(scan.end)
-            os.fsync(fh.fileno())
-        warnings.warn(f"{path}: dropped {scan.describe_tail()}, a record cut short by a crash; its run will be run "
-                      "again", stacklevel=3)
-    return scan.entries
-
-
 # -- meta.json ------------------------------------------------------------------------------------------------
 
 
+def _holds_runs(out: Path) -> bool:
+    """Whether ``runs.jsonl`` in ``out`` holds at least one readable run record."""
+    path = out / RUNS_FILE
+    return path.exists() and bool(scan_runs(path).entries)
+
+
 def _checked_meta(out: Path, study: Study, resume: bool) -> dict:
-    """The provenance to write for ``study`` in ``out``: a new one, or the stored one with this resumption
-    added; :class:`InvalidInputError` if ``out`` holds results and ``resume`` is off, or holds another study."""
+    """The provenance to write for ``study`` in ``out``: a new one (also for a directory of this study that holds no
+    run, module docstring), or the stored one with this resumption added; :class:`InvalidInputError` if ``out``
+    holds results and ``resume`` is off, or was set up for another study. Reads only."""
     if (out / META_FILE).exists():
         meta = read_meta(out)
-        if not resume:
+        same = meta["study"]["sha256"] == study.sha256 and meta["study"]["quick"] == study.quick
+        holds_runs = _holds_runs(out)
+        if same and not holds_runs and not resume:  # a start that stopped before its first run: start afresh
+            return _new_meta(study)
+        if not resume and holds_runs:
             raise InvalidInputError(f"{out} already holds results of study {meta['study']['name']!r}; "
                                     "pass --resume to continue it, or choose another --out")
-        if meta["study"]["sha256"] != study.sha256 or meta["study"]["quick"] != study.quick:
-            raise InvalidInputError(f"{out} holds results of another study file or preset "
+        if not same:
+            held = "results of" if holds_runs else "no runs yet, set up for"
+            raise InvalidInputError(f"{out} holds {held} another study file or preset "
                                     f"(sha256 {meta['study']['sha256'][:12]}, quick={meta['study']['quick']}); "
-                                    "resume it with the same file and preset, or choose another --out")
+                                    "run it with the same file and preset, or choose another --out")
         meta.setdefault("resumed", []).append(time.strftime("%Y-%m-%dT%H:%M:%S"))
         meta["study"].update(runs=study.replicates, n_runs=len(study.runs))  # a resume may ask for more runs
         meta.setdefault("resume_commands", []).append(sys.argv)
         return meta
+    return _new_meta(study)
+
+
+def _new_meta(study: Study) -> dict:
+    """The provenance of a fresh start of ``study``: the study's identity and axes, the seeding, the command, the
+    versions and the platform."""
     return {"study": {"name": study.name, "path": study.path, "sha256": study.sha256, "quick": study.quick,
                       "seed": study.seed, "runs": study.replicates, "x": study.x, "series": study.series,
                       "y": study.y, "log_x": study.log_x, "log_y": study.log_y, "n_runs": len(study.runs),

@@ -2,7 +2,8 @@
 :mod:`optdesign.cli.problems`, the designs on candidates alone, from arms or a formula, in
 :mod:`optdesign.cli.designs`, its tables in :mod:`optdesign.cli.solve_report`, its input files in
 :mod:`optdesign.cli.inputs`), ``compare`` (:mod:`optdesign.cli.compare`, its tables and figures in
-:mod:`optdesign.cli.compare_report`), ``version``.
+:mod:`optdesign.cli.compare_report`), ``version``. :mod:`optdesign.cli.terminal` keeps what they print within
+80 columns.
 
 Prints tables by default and JSON with ``--json``; bad input exits with status 2 and a one-line message on
 stderr (:func:`optdesign.errors.exit_on_project_errors`).
@@ -15,14 +16,16 @@ import typer
 from ..errors import run_command_line
 from .compare import compare
 from .solve import solve
+from .terminal import reflow
 
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
+    rich_markup_mode="rich",
     help="Optimal experimental design and bandit lower bounds (cvxpy models with certified fast paths).",
 )
-app.command()(solve)
-app.command()(compare)
+app.command(help=reflow(solve.__doc__))(solve)  # the docstrings' paragraphs reflow to the terminal
+app.command(help=reflow(compare.__doc__))(compare)
 
 
 @app.command("version")

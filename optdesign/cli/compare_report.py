@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
-from rich.console import Console
-from rich.measure import Measurement
+from rich import box
 from rich.table import Table
 
 from ..errors import InvalidInputError
+from .terminal import narrow_console
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,19 +40,10 @@ def _mean(row: dict, col: str, fmt: str) -> str:
 def _print_compare_tables(summary: pd.DataFrame, ms: list[int], *, graph: str, means: str, exact_limit: int | None,
                           n_ties: int, checks: dict[str, list[str]], n_instances: int) -> None:
     """The ratio and cost tables of the summary, then the notes on skipped instances and the claim checks."""
-    ratios = Table(title=f"{graph} instances ({means} means): T^MF / T* and T^MF(m) / T^MF, mean ± std over seeds")
-    for col in ("N", "K", "seeds", "exact"):
-        ratios.add_column(col, justify="right")
-    ratios.add_column("T^MF/T*", justify="right")
-    ratios.add_column("4Abar/rho", justify="right")
     shown_m = [m for m in ms if m != 1]
-    for m in shown_m:
-        ratios.add_column(f"T^MF({m})/T^MF", justify="right")
-    cost = Table(title="cost, mean over seeds: constraints (FCR rows vs one per joint action a != a*), wall times (s)")
-    for col in ("N", "K", "|A|", "exact rows", "FCR rows", "t T*", "t MF"):
-        cost.add_column(col, justify="right")
-    for m in shown_m:
-        cost.add_column(f"t MF({m})", justify="right")
+    # headers break at their spaces and "a ± b" cells at theirs: the tables fit 80 columns without cutting a word
+    ratios = _table(["N", "K", "seeds", "exact", "T^MF / T*", "4 Abar / rho", *(f"T^MF({m}) / T^MF" for m in shown_m)])
+    cost = _table(["N", "K", "|A|", "exact rows", "FCR rows", "t T*", "t MF", *(f"t MF({m})" for m in shown_m)])
     for row in summary.to_dict("records"):
         nk = [str(row["N"]), str(row["K"])]
         ratios.add_row(*nk, str(row["n_instances"]), str(row["n_exact"]), _mean_std(row, "ratio_mf_exact"),
@@ -62,12 +53,12 @@ def _print_compare_tables(summary: pd.DataFrame, ms: list[int], *, graph: str, m
         cost.add_row(*nk, "-" if not np.isfinite(n_joint) else f"{n_joint:.0f}", exact_rows,
                      _mean(row, "T_mf_constraints", "{:.0f}"), _mean(row, "T_star_time", "{:.3f}"),
                      _mean(row, "T_mf_time", "{:.3f}"), *(_mean(row, f"time_m{m}", "{:.3f}") for m in shown_m))
-    console = Console()
-    if not console.is_terminal:  # piped or captured: size to the tables, not to an 80-column default
-        wide = console.options.update_width(10_000)
-        widths = [max(Measurement.get(console, wide, t).maximum, len(cast(str, t.title))) for t in (ratios, cost)]
-        console = Console(width=max(80, *widths))
+    console = narrow_console()
+    console.print(f"{graph} instances ({means} means): T^MF / T* and T^MF(m) / T^MF, mean ± std over seeds",
+                  style="bold", markup=False)
     console.print(ratios)
+    console.print("cost, mean over seeds: constraints (FCR rows vs one per joint action a != a*), wall times (s)",
+                  style="bold", markup=False)
     console.print(cost)
     from ..factored.exact.characteristic_time import EXACT_MAX_JOINT_ACTIONS
 
@@ -78,10 +69,19 @@ def _print_compare_tables(summary: pd.DataFrame, ms: list[int], *, graph: str, m
     for claim, violations in checks.items():
         verdict = f"holds on all {n_instances} instances" if not violations else \
             f"FAILS on {len(violations)}: " + "; ".join(violations)
-        console.print(f"check {claim}: {verdict}", markup=False, soft_wrap=True)
+        console.print(f"check {claim}: {verdict}", markup=False)
     if n_ties:
         console.print(f"{n_ties} instance(s) with a tie for the best joint action were skipped (not re-drawn).",
                       style="dim", markup=False)
+
+
+def _table(headers: list[str]) -> Table:
+    """A borderless table of right-justified columns whose headers and cells wrap at spaces (a word wider than its
+    column folds; nothing is cut)."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for header in headers:
+        table.add_column(header, justify="right", overflow="fold")
+    return table
 
 
 def _load_matplotlib() -> tuple[type[Figure], type[FigureCanvasAgg],

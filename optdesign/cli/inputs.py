@@ -34,9 +34,13 @@ def load_array(path: Path, name: str, *, ndim: int) -> np.ndarray:
             arr = np.load(path, allow_pickle=False)
         else:
             text = path.read_text()
+            if not any(line.split("#", 1)[0].strip() for line in text.splitlines()):
+                raise InvalidInputError(f"--{name}: {path} holds no numbers (every line is blank or a # comment)")
             delimiter = "," if "," in text else None
             arr = np.loadtxt(path, delimiter=delimiter, ndmin=2, comments="#")
         arr = real_array(arr)
+    except InvalidInputError:
+        raise
     except (TypeError, ValueError, OSError) as exc:
         raise InvalidInputError(f"--{name}: cannot read {path}: {exc}") from None
     if ndim == 1 and arr.ndim == 2 and 1 in arr.shape:

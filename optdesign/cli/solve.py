@@ -30,6 +30,7 @@ from .designs import DesignOptions, check_design_options, run_design
 from .inputs import load_array, load_instance
 from .problems import FACTOR_GRAPH_PROBLEMS, STANDALONE_PROBLEMS, RegretMethod, SolveProblem
 from .solve_report import arm_labels, print_design_table, print_factor_graph_table
+from .terminal import wrap
 
 if TYPE_CHECKING:
     from ..exact import ExactDesignResult
@@ -93,10 +94,18 @@ def _solve_factor_graph(problem: SolveProblem, fg: FactorGraph, *, m: int, regre
 
 def _check_solve_options(problem: SolveProblem, *, arms: Path | None, items: Path | None, theta: Path | None,
                          instance: Path | None, method: str, m: int, regret_method: RegretMethod | None,
-                         time_limit: float | None, design: DesignOptions) -> None:
-    """Each option belongs to one family of problems; a misplaced one is an error, not silently ignored."""
+                         time_limit: float | None, solver: str | None, design: DesignOptions) -> None:
+    """Each option belongs to one family of problems; a misplaced one is an error, not silently ignored (--solver
+    with a linear problem: only where a cvxpy model is solved)."""
     as_time_limit(time_limit, "--time-limit")
     check_design_options(problem, design, arms=arms, method=method)
+    if solver is not None and problem not in FACTOR_GRAPH_PROBLEMS:
+        if design.runs is not None:
+            raise InvalidInputError(f"--solver {solver}: --runs makes an exact design by exchange, which uses no "
+                                    "conic solver")
+        if method not in ("auto", "cvxpy"):
+            raise InvalidInputError(f"--solver {solver} picks the conic solver of the cvxpy model, which --method "
+                                    f"{method} does not use: drop one of them (--solver alone solves the cvxpy model)")
     if problem in FACTOR_GRAPH_PROBLEMS:
         if instance is None:
             raise InvalidInputError(
@@ -155,8 +164,10 @@ RUNS = typer.Option(None, "--runs", help="d-, a-, i-optimal: an exact N-run desi
 PLOT = typer.Option(None, "--plot", help="Designs on candidates: write the fraction-of-design-space plot here.")
 DIAGNOSTICS = typer.Option(False, "--diagnostics", help="Designs on candidates: also the efficiency under every "
                            "criterion (each criterion's optimum solved and certified: slower on large sets).")
-SOLVER = typer.Option(None, "--solver", help="Force the conic solver (CLARABEL, SCS, MOSEK) of the cvxpy models; "
-                      "the fast paths use none (checked to be usable either way).")
+SOLVER = typer.Option(None, "--solver", help="Force a conic solver (CLARABEL, SCS, MOSEK). A linear problem then "
+                      "solves its cvxpy model with it (--method cvxpy; the fast paths use no conic solver); a "
+                      "multi-agent one uses it for its conic programs, and a note on stderr says when the result "
+                      "came from elsewhere (a closed-form bracket, the orbit search).")
 METHOD = typer.Option("auto", "--method", help=f"Linear problems only; one of: {', '.join(METHODS)} (g-, d-optimal "
                       f"and the min-max designs), {', '.join(CLASSICAL_METHODS)} (a-, i-, c-, e-, ds-optimal).")
 TOL = typer.Option(1e-4, "--tol", help="Linear problems: certified relative gap for the fast path.")
@@ -169,8 +180,9 @@ AS_JSON = typer.Option(False, "--json", help="Print JSON ({\"problem\": ..., **r
 @exit_on_project_errors
 def solve(
     problem: SolveProblem = typer.Argument(
-        ..., help="Linear design: g-optimal, d-optimal, a-optimal, i-optimal, c-optimal, e-optimal, ds-optimal "
-        "(the designs on candidates alone: --arms or --formula), xy, xy-oracle, transductive, bilinear (--arms). "
+        ..., show_choices=False, metavar="PROBLEM",  # the help lists them (a list of choices breaks at 80 columns)
+        help="Linear design: g-optimal, d-optimal, a-optimal, i-optimal, c-optimal, e-optimal, ds-optimal (the "
+        "designs on candidates alone: --arms or --formula), xy, xy-oracle, transductive, bilinear (--arms). "
         "Multi-agent (need --instance): char-time (exact T*), mf-char-time (mean-field T^MF(m)), "
         "regret (Graves–Lai constant c_theta)."),
     arms: Path | None = ARMS, items: Path | None = ITEMS, theta: Path | None = THETA,
@@ -191,7 +203,9 @@ def solve(
     """
     design = DesignOptions(formula, factor or [], c, subset, region, constraints, runs, plot, diagnostics)
     _check_solve_options(problem, arms=arms, items=items, theta=theta, instance=instance, method=method, m=m,
-                         regret_method=regret_method, time_limit=time_limit, design=design)
+                         regret_method=regret_method, time_limit=time_limit, solver=solver, design=design)
+    if solver is not None and problem not in FACTOR_GRAPH_PROBLEMS:
+        method = "cvxpy"  # a solver is forced on the conic model (the fast paths use none)
     res: CharTimeResult | RegretBoundResult | DesignResult | BilinearDesign | ExactDesignResult
     with time_budget(time_limit):  # the limit is the command's: reading the input counts too
         if problem in FACTOR_GRAPH_PROBLEMS:
@@ -199,19 +213,37 @@ def solve(
             with _working(f"solving {problem.value}"):
                 res = _solve_factor_graph(problem, fg, m=m, regret_method=regret_method or RegretMethod.exact,
                                           solver=solver, time_limit=time_limit)
+            note = _solver_note(solver, res)
             if as_json:
-                typer.echo(json.dumps({"problem": problem.value, **res.to_dict()}, indent=2))
+                typer.echo(json.dumps({"problem": problem.value, **res.to_dict(), **({"note": note} if note else {})},
+                                      indent=2))
             else:
                 print_factor_graph_table(problem, res, fg)
+            if note:
+                typer.echo(wrap(f"note: {note}"), err=True)
         elif problem in STANDALONE_PROBLEMS:
             res = run_design(problem, arms, design, solver=solver, method=method, tol=tol, time_limit=time_limit,
                              as_json=as_json, working=_working)
         else:
             res = _run_linear(problem, cast(Path, arms), items, theta, solver=solver, method=method, tol=tol,
                               time_limit=time_limit, as_json=as_json)
+    if problem not in FACTOR_GRAPH_PROBLEMS and (note := _solver_note(solver, res)):
+        typer.echo(wrap(f"note: {note}"), err=True)
     if getattr(getattr(res, "node", res), "status", None) == "interrupted":
         typer.echo("interrupted: the result above is the best certified one so far", err=True)
         raise typer.Exit(INTERRUPTED)
+
+
+def _solver_note(solver: str | None, res: object) -> str | None:
+    """Why the result did not come from the forced ``solver`` (None when it did, or when none was forced)."""
+    used = getattr(getattr(res, "node", res), "solver", None)
+    if solver is None or used is None or str(used).upper() == solver.upper():
+        return None
+    if used == "none":
+        return f"--solver {solver} was not used: no solve finished in time, the result is the closed-form bracket"
+    if used == "orbit-kelley":
+        return f"--solver {solver} was not used: the instance is symmetric, solved by the orbit search (orbit-kelley)"
+    return f"--solver {solver} was not used: the result comes from {used}"
 
 
 def _run_linear(problem: SolveProblem, arms: Path, items: Path | None, theta: Path | None, *, solver: str | None,

@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from ..result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
 from ..validation import count_text
 from .problems import SolveProblem
+from .terminal import narrow_console
 
 if TYPE_CHECKING:
     from ..exact import ExactDesignResult
@@ -28,12 +28,6 @@ MAX_ROWS = 10
 MAX_ENTRIES = 6
 MAX_ACTION_AGENTS = 16
 MAX_ARMS = 50  # support arms listed in a design table
-WIDTH = 80  # columns of the printed tables
-
-
-def _console() -> Console:
-    """A console at most WIDTH columns wide (the terminal's width when narrower)."""
-    return Console(width=min(WIDTH, Console().width))
 
 
 def arm_labels(X: np.ndarray) -> list[str]:
@@ -45,7 +39,7 @@ def arm_labels(X: np.ndarray) -> list[str]:
 def print_design_table(problem: SolveProblem, res: DesignResult | BilinearDesign | ExactDesignResult,
                        labels: Sequence[str], what: str = "x") -> None:
     """The support of a design (its largest weights, or its runs) with each point's label, then its summary."""
-    console = _console()
+    console = narrow_console()
     node = res.node if isinstance(res, BilinearDesign) else res
     counts = getattr(node, "counts", None)
     weights = node.weights
@@ -92,7 +86,7 @@ def _design_summary(res: DesignResult | BilinearDesign | ExactDesignResult) -> T
 def print_diagnostics(diag: DesignDiagnostics) -> None:
     """Each criterion's value at the design and its efficiency (certified, and an upper bound), then the
     eigenvalues of M(w)."""
-    console = _console()
+    console = narrow_console()
     console.print("diagnostics: efficiency = optimum / value (certified interval)", style="bold", markup=False)
     table = Table()
     for name in ("criterion", "value", "efficiency >=", "<=", "exact"):
@@ -126,19 +120,31 @@ def _format_vector(v: ArrayLike, limit: int = MAX_ENTRIES) -> str:
     return f"[{text}, ... ({arr.size})]" if arr.size > limit else f"[{text}]"
 
 
-def _value_label(problem: SolveProblem, res: CharTimeResult | RegretBoundResult) -> str:
+def _quantity(problem: SolveProblem, res: CharTimeResult | RegretBoundResult) -> str:
+    """The symbol of what a multi-agent solve computes: T*, T^MF(m), c_theta or c^MF(m)."""
     if problem is SolveProblem.char_time:
-        return "T* (exact)"
+        return "T*"
     if problem is SolveProblem.mf_char_time:
-        return f"T^MF({res.m}) (mean field)"
-    if res.method == "exact":
-        return "c_theta (exact)"
-    return f"c^MF({res.m}) (upper bound on c_theta)"
+        return f"T^MF({res.m})"
+    return "c_theta" if res.method == "exact" else f"c^MF({res.m})"
+
+
+def _value_label(problem: SolveProblem, res: CharTimeResult | RegretBoundResult) -> str:
+    """What ``value`` is: the optimum when the solve converged (status optimal), else an upper bound on it (the
+    objective at the allocation returned, which attains it), with the status that says why."""
+    name = _quantity(problem, res)
+    if res.status != "optimal":
+        return f"{name} upper bound ({str(res.status).replace('_', ' ')})"
+    if problem is SolveProblem.mf_char_time:
+        return f"{name} (mean field)"
+    if problem is SolveProblem.regret and res.method != "exact":
+        return f"{name} (upper bound on c_theta)"
+    return f"{name} (exact)"
 
 
 def print_factor_graph_table(problem: SolveProblem, res: CharTimeResult | RegretBoundResult, fg: FactorGraph) -> None:
     """The summary of a multi-agent solve, then its local allocations (mean field) or its factor marginals."""
-    console = Console()
+    console = narrow_console()
     console.print(_factor_graph_summary(problem, res, fg))
     if not np.size(res.best_action):  # the time limit ran out before a* was found: no allocation to show
         return
@@ -158,10 +164,13 @@ def _factor_graph_summary(problem: SolveProblem, res: CharTimeResult | RegretBou
     summary.add_column()
     summary.add_row(_value_label(problem, res), f"{res.value:.8g}")
     summary.add_row("convention", escape(REGRET_CONVENTION if is_regret else CHAR_TIME_CONVENTION))
-    summary.add_row("solver value", f"{res.solver_value:.8g}")
-    if getattr(res, "lower_bound", None) is not None:
-        summary.add_row("certified lower bound", f"{res.lower_bound:.8g}")
+    if res.lower_bound is not None:
+        summary.add_row("certified bracket", escape(f"{res.lower_bound:.8g} <= {_quantity(problem, res)} <= "
+                                                    f"{res.value:.8g}"))
         summary.add_row("relative gap", f"{res.gap:.2e}")
+    if res.status in ("optimal", "optimal_inaccurate") and res.solver != "none":
+        # the conic optimum agrees with the value once converged; before, it is a relaxation's (no bound): left out
+        summary.add_row("solver optimum", f"{res.solver_value:.8g}")
     # a* and Delta_min are known unless the time limit ran out before max-sum found them
     summary.add_row("Delta_min", f"{fg.gap_min():.6g}" if np.size(res.best_action) else "not computed in time")
     if res.method != "exact":
@@ -176,6 +185,9 @@ def _factor_graph_summary(problem: SolveProblem, res: CharTimeResult | RegretBou
         width = res.extras.get("width")
     summary.add_row("width", "n/a" if width is None else str(width))
     summary.add_row("status", str(res.status))
+    for key in ("stopped", "fallback"):  # why a limit stopped it; the closed-form bracket used instead of a solve
+        if key in res.extras:
+            summary.add_row(key, escape(str(res.extras[key])))
     summary.add_row("solver", str(res.solver))
     summary.add_row("solve time", f"{res.solve_time:.4f} s")
     compile_time = getattr(res, "compile_time", None)

@@ -15,58 +15,85 @@ e with a_e != a*_e, and Delta(a) >= Delta_min for every a != a* (a_1 is the runn
   at least Delta_min per unit, so c_theta >= 2 d(a_1) / Delta_min; the uniform allocation of total mass U
   satisfies every row and costs U (theta(a*) - sum_e mean_b theta_e(b)).
 
+a* and a_1 come from one max-sum pass that every certified answer needs, so it is granted
+:data:`optdesign.deadline.CERTIFY_SECONDS` past a budget already spent (a ``time_limit`` of 1e-9 s still returns these
+brackets, unless that pass needs longer: a ring of 10^5 agents takes seconds).
+
+When no solve can start in the time limit (:func:`solve_blocker`), the bracket is the answer and the time left goes to
+lowering its upper end (the uniform allocation spreads its mass over joint actions with large gaps: its value was 50
+times the lower end on a ring of 1,000 agents with K = 10). Mixtures of point masses and the uniform distribution,
+
+    w = (1 - s) sum_{j=0..M} lambda_j delta_{a_j} + s uniform,    lambda_j proportional to d(a_j) / Delta(a_j)^2,
+
+over a* = a_0 and the M best joint actions after it (lambda_0 = max_j lambda_j), are distributions over joint actions,
+so their factor marginals are in the polytope; each is evaluated by one exact separation (for c_theta, the counts
+2 V_w w with V_w = max_a sum_{e: a_e != a*_e} 1 / wbar_{e,a_e} / Delta(a)^2 cost 2 V_w E_w[Delta]), for M in
+MIXTURE_SIZES and s in MIXTURE_SHARES, until the list or the time runs out; the best replaces the uniform allocation
+(on that ring, within 1.2 % of the lower end once all six are tried).
+
 Each result records ``extras["fallback"]``: ``"uniform"`` (value attained by the returned uniform allocation),
-``"closed-form"`` (the separation did not finish: the value bounds the objective at that allocation from above) or
-``"none"`` (a* itself was not found in time: value inf, lower bound 0, empty ``best_action``).
+``"mixture"`` (value attained by the returned mixture; ``extras["mixture"]`` names M + 1 and s), ``"closed-form"`` (the
+separation did not finish: the value bounds the objective at that allocation from above) or ``"none"`` (no bound was
+computed: a* was not found before the time ran out or a stop was requested; value inf, lower bound 0, empty
+``best_action``). ``extras["stopped"]`` says why no solve gave the bracket (:func:`unsolved_reason`).
+:mod:`optdesign.factored.fallback_results` turns a bracket into a result, or merges it into a solve cut short.
 """
 
 from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from ..deadline import overtime, remaining_budget, stop_requested, time_budget
+from ..deadline import check_budget, overtime, remaining_budget, stop_requested, time_budget
 from ..errors import InstanceTooLargeError, TimeLimitReached
-from ..result import CharTimeResult, RegretBoundResult, relative_gap
 from ..solvers import setup_seconds
-from ..vocabulary import CharTimeKind, RegretMethod, Status
-from .graph.checks import structure_key
 from .graph.factor_graph import FactorGraph
 
-__all__ = ["SHARE", "Bracket", "char_time_bracket", "char_time_result", "deferred", "merge_char_time", "merge_regret",
-           "mf_bracket", "regret_bracket", "regret_result", "solve_fits", "unsolved_reason"]
+__all__ = ["MIXTURE_SHARES", "MIXTURE_SIZES", "SHARE", "Bracket", "char_time_bracket", "deferred", "mf_bracket",
+           "regret_bracket", "solve_blocker", "unsolved_reason"]
 
 
 @dataclass(frozen=True)
 class Bracket:
     """A certified bracket lower <= optimum <= upper and how the upper end was obtained."""
 
-    #: an upper bound on the optimum (attained by the uniform allocation when ``how`` is ``"uniform"``)
+    #: an upper bound on the optimum (attained by the allocation ``marginals`` when ``how`` is ``"uniform"`` or
+    #: ``"mixture"``)
     upper: float
     #: a lower bound on the optimum
     lower: float
-    #: ``"uniform"``, ``"closed-form"`` or ``"none"`` (module docstring)
+    #: ``"uniform"``, ``"mixture"``, ``"closed-form"`` or ``"none"`` (module docstring)
     how: str
-    #: for c_theta: the total mass of the uniform allocation (the T* upper end U); 0 otherwise
+    #: for c_theta: the total mass of the counts attaining ``upper`` (U for the uniform allocation); 0 otherwise
     mass: float = 0.0
+    #: flat factor marginals (laid out like ``fg.means``) of the distribution attaining ``upper``; None: uniform
+    marginals: np.ndarray | None = field(default=None, compare=False)
+    #: ``"mixture"``: its number of joint actions M + 1 and uniform share s (module docstring)
+    mixture: dict[str, Any] | None = field(default=None, compare=False)
 
 
 UNKNOWN = Bracket(float("inf"), 0.0, "none")
 # the share of the time left that the exact evaluation of the uniform allocation may use, when a solve could follow
 SHARE = 0.25
+# the mixtures tried when no solve can start (module docstring): M best joint actions after a* and the share s of the
+# uniform distribution (the best of these was within 1.01 to 1.84 times exact T* on ten rings, lines, stars and grids
+# of 16 to 2e14 joint actions, where the uniform allocation was at 1.9 to 40 times; s = 0.05 and 0.01 won most often)
+MIXTURE_SIZES = (16, 256)
+MIXTURE_SHARES = (0.05, 0.01, 0.2)
 
 
-def solve_fits(fg: FactorGraph) -> bool:
-    """Whether the smallest program over the clique tables (plan rows, their marginals, one row per single deviation)
-    can start in the time left (:func:`optdesign.solvers.setup_seconds`; a ring of 1,000 agents with K = 10 needs
-    about 30 s) and its working set fits (:func:`.exact.working_set.working_set_fits`); True outside any time
-    budget (where a working set too large is refused by the solve). When it cannot, the fallback bracket gets the
-    whole budget.
+def solve_blocker(fg: FactorGraph) -> str | None:
+    """Why no solve can start now, or None when one may: ``"working-set"`` (constraint generation could not hold the
+    single deviations, :func:`.exact.working_set.working_set_fits`), ``"setup"`` (the smallest program over the clique
+    tables, plan rows, their marginals and one row per single deviation, cannot start in the time left,
+    :func:`optdesign.solvers.setup_seconds`: a ring of 1,000 agents with K = 10 needs about 36 s) or ``"time"`` (the
+    budget ran out while the elimination plan was built). Always None outside any time budget (where a working set
+    too large is refused by the solve). When a solve is blocked, the fallback bracket gets the whole budget.
 
     Parameters
     ----------
@@ -75,32 +102,34 @@ def solve_fits(fg: FactorGraph) -> bool:
 
     Returns
     -------
-    bool
-        False when the budget is too short (or ran out while the elimination plan was built), or the working set would
-        not fit.
+    str or None
+        The reason, to become the result's ``extras["stopped"]`` (:func:`unsolved_reason`), or None.
     """
     left = remaining_budget()
     if left is None:
-        return True
+        return None
     from .exact.working_set import working_set_fits  # the exact package imports this module
 
     if not working_set_fits(fg):  # constraint generation would refuse it: the bracket is the answer in time
-        return False
+        return "working-set"
     try:
         size = fg.plan().n_rows + fg.abar + int(sum(fg.n_actions))
     except TimeLimitReached:
-        return False
-    return setup_seconds(size) < left
+        return "time"
+    return None if setup_seconds(size) < left else "setup"
 
 
-def unsolved_reason(fg: FactorGraph) -> str:
-    """Why no solve bracketed the optimum: ``"interrupted"`` (a stop request), ``"working-set"`` (constraint
-    generation could not hold the single deviations, :func:`.exact.working_set.working_set_fits`) or ``"time"``.
+def unsolved_reason(fg: FactorGraph, blocked: str | None = None) -> str:
+    """Why no solve bracketed the optimum: ``"interrupted"`` (a stop request), ``blocked`` (no solve could start,
+    :func:`solve_blocker`), ``"working-set"`` (constraint generation could not hold the single deviations,
+    :func:`.exact.working_set.working_set_fits`) or ``"time"``.
 
     Parameters
     ----------
     fg : FactorGraph
         The instance.
+    blocked : str, optional
+        What :func:`solve_blocker` returned before the solve; None if a solve was started.
 
     Returns
     -------
@@ -111,6 +140,8 @@ def unsolved_reason(fg: FactorGraph) -> str:
 
     if stop_requested():
         return "interrupted"
+    if blocked is not None:
+        return blocked
     return "time" if working_set_fits(fg) else "working-set"
 
 
@@ -146,28 +177,101 @@ def _deviating(fg: FactorGraph, action: np.ndarray, star: np.ndarray) -> np.ndar
     return np.asarray(fg.group_indices(action)[0] != fg.group_indices(star)[0])
 
 
-def _uniform_ratio(fg: FactorGraph, star: np.ndarray, dmin: float) -> tuple[float, str]:
-    """(U, how): max_a 2 sum_{e dev} |T_e| / Delta(a)^2 by exact separation, or 2 sum_e |T_e| / Delta_min^2 when
-    that is cut by the time budget or its state budget."""
+def _best_two(fg: FactorGraph) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """(a*, a_1, Delta_min) by one max-sum pass, granted overtime (module docstring); None when even that does not find
+    them, or a stop was requested."""
+    try:
+        with overtime():
+            (star, _), (runner_up, dmin) = fg.m_best(2)
+    except TimeLimitReached:
+        return None
+    return star, runner_up, dmin
+
+
+def _max_ratio(fg: FactorGraph, star: np.ndarray, dmin: float, h: np.ndarray) -> tuple[float, bool]:
+    """(max_{a != a*} sum_e h_e(a_e) / Delta(a)^2, whether exact) by one exact separation (an enumeration on small
+    structures), or a bound above it when the separation prunes; raises what the separation raises."""
     from .exact.enumerated_separation import MAX_JOINT_ACTIONS, EnumeratedSeparation  # the exact package
     from .exact.separation import most_violated  # imports this module
 
-    closed = 2.0 * float(fg.table_sizes.sum()) / dmin**2
     star_idx = fg.group_indices(star)[0]
-    factor_of = np.repeat(np.arange(fg.n_factors), fg.table_sizes)
-    h = 2.0 * fg.table_sizes[factor_of].astype(float)
-    h[star_idx] = 0.0
-    gap = fg.means[star_idx][factor_of] - fg.means
+    gap = fg.means[star_idx][np.repeat(np.arange(fg.n_factors), fg.table_sizes)] - fg.means
+    sep = (EnumeratedSeparation.for_plan(fg.plan()).separate(h, gap, star, k=1, threshold=0.0, delta_min=dmin)
+           if fg.n_joint_actions <= MAX_JOINT_ACTIONS else most_violated(fg.plan(), h, gap, delta_min=dmin))
+    return (sep.max_ratio, True) if sep.exact else (max(sep.max_ratio, sep.upper_bound), False)
+
+
+def _uniform_ratio(fg: FactorGraph, star: np.ndarray, dmin: float) -> tuple[float, str]:
+    """(U, how): max_a 2 sum_{e dev} |T_e| / Delta(a)^2 by exact separation, or 2 sum_e |T_e| / Delta_min^2 when
+    that is cut by the time budget or its state budget."""
+    closed = 2.0 * float(fg.table_sizes.sum()) / dmin**2
+    h = 2.0 * np.repeat(fg.table_sizes, fg.table_sizes).astype(float)
+    h[fg.group_indices(star)[0]] = 0.0
     try:
-        sep = (EnumeratedSeparation.for_plan(fg.plan()).separate(h, gap, star, k=1, threshold=0.0, delta_min=dmin)
-               if fg.n_joint_actions <= MAX_JOINT_ACTIONS else most_violated(fg.plan(), h, gap, delta_min=dmin))
+        value, exact = _max_ratio(fg, star, dmin, h)
     except (TimeLimitReached, InstanceTooLargeError):
         return closed, "closed-form"
-    exact = sep.max_ratio if sep.exact else max(sep.max_ratio, sep.upper_bound)
-    return min(exact, closed), "uniform" if sep.exact and exact <= closed else "closed-form"
+    return min(value, closed), "uniform" if exact and value <= closed else "closed-form"
 
 
-def char_time_bracket(fg: FactorGraph, share: float = 1.0) -> Bracket:
+def _uniform_gap(fg: FactorGraph, star: np.ndarray) -> float:
+    """E[Delta] under the uniform distribution over joint actions: theta(a*) - sum_e mean_b theta_e(b)."""
+    return float(np.sum(fg.means[fg.group_indices(star)[0]] - np.asarray([t.mean() for t in fg.tables])))
+
+
+def _mixtures(fg: FactorGraph, star: np.ndarray) -> Iterator[tuple[np.ndarray, float, dict[str, Any]]]:
+    """The mixtures of the module docstring, each share s of MIXTURE_SHARES with each M of MIXTURE_SIZES in turn (so a
+    short budget tries both sizes): (flat factor marginals w, E_w[Delta], {"joint_actions": M + 1,
+    "uniform_share": s}); fewer sizes when the instance has fewer joint actions, or the time budget runs out while
+    they are listed."""
+    from .exact.working_set import best_first_actions  # the exact package imports this module
+
+    ranked = np.asarray(best_first_actions(fg, max(MIXTURE_SIZES) + 1))
+    gaps = np.asarray(fg.gap(ranked), dtype=float)
+    # per distinct size: the marginals of sum_j lambda_j delta_{a_j}, its mean gap, M + 1
+    points: list[tuple[np.ndarray, float, int]] = []
+    for size in MIXTURE_SIZES:
+        top, top_gaps = ranked[:size + 1], gaps[:size + 1]
+        if top.shape[0] < 2 or (points and top.shape[0] == points[-1][2]):
+            break
+        idx = fg.group_indices(top)
+        weight = np.zeros(top.shape[0])
+        weight[1:] = np.sum(idx[1:] != idx[0], axis=1) / top_gaps[1:] ** 2
+        weight[0] = weight[1:].max()
+        weight /= weight.sum()
+        points.append((np.bincount(idx.ravel(), weights=np.repeat(weight, fg.n_factors), minlength=fg.abar),
+                       float(weight @ top_gaps), int(top.shape[0])))
+    uniform, uniform_gap = 1.0 / np.repeat(fg.table_sizes, fg.table_sizes).astype(float), _uniform_gap(fg, star)
+    for share in MIXTURE_SHARES:
+        for point, point_gap, count in points:
+            yield ((1.0 - share) * point + share * uniform, (1.0 - share) * point_gap + share * uniform_gap,
+                   {"joint_actions": count, "uniform_share": share})
+
+
+def _refined(fg: FactorGraph, bracket: Bracket, star: np.ndarray,
+             value: Callable[[np.ndarray, float], tuple[float, float]]) -> Bracket:
+    """``bracket`` with its upper end lowered by the best of :func:`_mixtures`: ``value(w, E_w[Delta])`` is (the
+    certified objective at w, or inf; the mass of the counts attaining it). Stops when the time or the separation's
+    state budget runs out, or when the time left is shorter than the last evaluation took (the next one would be cut
+    short, its work lost)."""
+    best, took = bracket, 0.0
+    try:
+        for w, mean_gap, mixture in _mixtures(fg, star):
+            left = remaining_budget()
+            if left is not None and left < took:
+                break
+            check_budget("the fallback's mixtures")  # an enumerated separation does not check it
+            start = time.perf_counter()
+            upper, mass = value(w, mean_gap)
+            took = time.perf_counter() - start
+            if upper < best.upper:
+                best = replace(best, upper=upper, how="mixture", mass=mass, marginals=w, mixture=mixture)
+    except (TimeLimitReached, InstanceTooLargeError):
+        pass
+    return best
+
+
+def char_time_bracket(fg: FactorGraph, share: float = 1.0, *, refine: bool = False) -> Bracket:
     """The bracket of exact T* (module docstring), or UNKNOWN when a* is not found before the budget runs out.
 
     Parameters
@@ -176,20 +280,36 @@ def char_time_bracket(fg: FactorGraph, share: float = 1.0) -> Bracket:
         The instance; a* must be unique.
     share : float
         The share of the time left (after a* and Delta_min) that the separation at the uniform allocation may use.
+    refine : bool
+        Spend that time on mixtures too (module docstring): when no solve can start, the bracket is the answer.
 
     Returns
     -------
     Bracket
-        4 d(a_1) / Delta_min^2 <= T* <= the value at the uniform distribution (closed form if the separation is cut).
+        4 d(a_1) / Delta_min^2 <= T* <= the value at the uniform distribution or the best mixture (closed form if the
+        separation is cut).
     """
-    try:
-        (star, _), (runner_up, dmin) = fg.m_best(2)
-    except TimeLimitReached:
+    found = _best_two(fg)
+    if found is None:
         return UNKNOWN
+    star, runner_up, dmin = found
+    lower = 4.0 * float(_deviating(fg, runner_up, star).sum()) / dmin**2
     left = remaining_budget()
     with time_budget(None if left is None else share * left):
         upper, how = _uniform_ratio(fg, star, dmin)
-    return Bracket(upper, 4.0 * float(_deviating(fg, runner_up, star).sum()) / dmin**2, how)
+        bracket = Bracket(upper, lower, how)
+        if refine and how == "uniform":
+            star_idx = fg.group_indices(star)[0]
+            factor_of = np.repeat(np.arange(fg.n_factors), fg.table_sizes)
+
+            def value(w: np.ndarray, mean_gap: float) -> tuple[float, float]:
+                h = 1.0 / w + (1.0 / w[star_idx])[factor_of]  # H_w(a) = sum_e h_e(a_e), zero at a*
+                h[star_idx] = 0.0
+                ratio, exact = _max_ratio(fg, star, dmin, h)
+                return (ratio if exact else np.inf), 0.0
+
+            bracket = _refined(fg, bracket, star, value)
+    return bracket
 
 
 def mf_bracket(fg: FactorGraph, ranked: list[tuple[np.ndarray, float]]) -> Bracket:
@@ -217,7 +337,7 @@ def mf_bracket(fg: FactorGraph, ranked: list[tuple[np.ndarray, float]]) -> Brack
     return Bracket(upper, lower, "uniform")
 
 
-def regret_bracket(fg: FactorGraph, share: float = 1.0) -> Bracket:
+def regret_bracket(fg: FactorGraph, share: float = 1.0, *, refine: bool = False) -> Bracket:
     """The bracket of c_theta (module docstring), or UNKNOWN when a* is not found before the budget runs out.
 
     Parameters
@@ -226,161 +346,29 @@ def regret_bracket(fg: FactorGraph, share: float = 1.0) -> Bracket:
         The instance; a* must be unique.
     share : float
         As for :func:`char_time_bracket`.
+    refine : bool
+        As for :func:`char_time_bracket`, with the mixtures' counts 2 V_w w and their cost.
 
     Returns
     -------
     Bracket
-        2 d(a_1) / Delta_min <= c_theta <= U (theta(a*) - sum_e mean theta_e), with ``mass`` = U.
+        2 d(a_1) / Delta_min <= c_theta <= U (theta(a*) - sum_e mean theta_e), with ``mass`` = U, or the cost of the
+        best mixture's counts.
     """
     tstar = char_time_bracket(fg, share)
     if tstar.how == "none":
         return UNKNOWN
     (star, _), (runner_up, dmin) = fg.m_best(2)  # cached by char_time_bracket
-    star_idx = fg.group_indices(star)[0]
-    mean_gap = float(np.sum(fg.means[star_idx] - np.asarray([t.mean() for t in fg.tables])))
-    return Bracket(tstar.upper * mean_gap, 2.0 * float(_deviating(fg, runner_up, star).sum()) / dmin, tstar.how,
-                   mass=tstar.upper)
+    bracket = Bracket(tstar.upper * _uniform_gap(fg, star), 2.0 * float(_deviating(fg, runner_up, star).sum()) / dmin,
+                      tstar.how, mass=tstar.upper)
+    if refine and tstar.how == "uniform":
+        star_idx = fg.group_indices(star)[0]
 
+        def value(w: np.ndarray, mean_gap: float) -> tuple[float, float]:
+            h = 1.0 / w  # the rows of c_theta: sum_{e: a_e != a*_e} 1 / wbar_{e,a_e} <= Delta(a)^2 / 2
+            h[star_idx] = 0.0
+            ratio, exact = _max_ratio(fg, star, dmin, h)
+            return (2.0 * ratio * mean_gap if exact else np.inf), 2.0 * ratio
 
-def _best(fg: FactorGraph, bracket: Bracket) -> tuple[np.ndarray, np.ndarray]:
-    """(a*, [Delta_min]) when the bracket knows them, else empty arrays."""
-    if bracket.how == "none":
-        return np.zeros(0, dtype=np.int64), np.zeros(0)
-    (star, _), (_, dmin) = fg.m_best(2)
-    return star, np.asarray([dmin])
-
-
-def char_time_result(fg: FactorGraph, bracket: Bracket, *, status: Status, start: float, extras: dict[str, Any],
-                     method: CharTimeKind = "exact", m: int = 0, gaps: np.ndarray | None = None) -> CharTimeResult:
-    """A CharTimeResult for ``bracket``: the uniform allocation, status ``status`` (a limit stopped the solve).
-
-    Parameters
-    ----------
-    fg : FactorGraph
-        The instance.
-    bracket : Bracket
-        From :func:`char_time_bracket` (``method="exact"``) or :func:`mf_bracket` divided by Delta_m^2.
-    status : str
-        ``"not_converged"`` or ``"interrupted"``.
-    start : float
-        ``time.perf_counter()`` at the start of the call (for ``solve_time``).
-    extras : dict
-        Entries added to the result's extras (why it stopped, ...).
-    method : str
-        ``"exact"`` or ``"mean-field"``.
-    m : int
-        The m of T^MF(m) (0 for T*).
-    gaps : numpy.ndarray, optional
-        The gaps Delta_1..Delta_m of T^MF(m) (default: [Delta_min]).
-
-    Returns
-    -------
-    CharTimeResult
-        ``value`` = the upper end, certified ``lower_bound`` and ``gap``, uniform marginals (and local
-        allocations for the mean field), an empty ``working_set`` (a warm start from it adds nothing).
-    """
-    star, dmin = _best(fg, bracket)
-    local = [np.full(k, 1.0 / k) for k in fg.n_actions] if method == "mean-field" else None
-    return CharTimeResult(
-        value=bracket.upper, solver_value=bracket.upper, method=method, m=m,
-        best_action=star, gaps=dmin if gaps is None else gaps,
-        marginals=[np.full(t.shape, 1.0 / t.size) for t in fg.tables], local_allocations=local,
-        global_allocation=None, n_constraints=0, n_variables=0, width=None, status=status, solver="none",
-        solve_time=time.perf_counter() - start, compile_time=0.0,
-        extras={**extras, "fallback": bracket.how}, lower_bound=bracket.lower,
-        gap=relative_gap(bracket.upper, bracket.lower), clique_weights=None,
-        working_set=np.zeros((0, fg.n_agents), dtype=np.int64) if method == "exact" else None,
-        structure=structure_key(fg.n_actions, fg.scopes) if method == "exact" else None,
-    )
-
-
-def regret_result(fg: FactorGraph, bracket: Bracket, *, status: Status, start: float, extras: dict[str, Any],
-                  method: RegretMethod = "exact", m: int = 0) -> RegretBoundResult:
-    """A RegretBoundResult for the bracket of :func:`regret_bracket`: uniform counts of total mass ``bracket.mass``.
-
-    Parameters
-    ----------
-    fg : FactorGraph
-        The instance.
-    bracket : Bracket
-        From :func:`regret_bracket`.
-    status : str
-        ``"not_converged"`` or ``"interrupted"``.
-    start : float
-        ``time.perf_counter()`` at the start of the call.
-    extras : dict
-        Entries added to the result's extras.
-    method : str
-        ``"exact"``, or ``"mf"`` (then only UNKNOWN: the closed form does not bound c^MF(m) from above).
-    m : int
-        The m of ``"mf"`` (0 for ``"exact"``).
-
-    Returns
-    -------
-    RegretBoundResult
-        ``value`` = the upper end (attained by the uniform counts unless ``how`` is ``"closed-form"``), certified
-        ``lower_bound`` and ``gap`` (None for ``"mf"``).
-    """
-    star, _ = _best(fg, bracket)
-    mass = bracket.mass if np.isfinite(bracket.mass) and bracket.mass > 0 else 0.0
-    return RegretBoundResult(
-        value=bracket.upper, solver_value=bracket.upper, method=method, m=m, best_action=star,
-        marginals=[np.full(t.shape, mass / t.size) for t in fg.tables], n_constraints=0, n_variables=0,
-        status=status, solver="none", solve_time=time.perf_counter() - start,
-        extras={**extras, "fallback": bracket.how}, lower_bound=bracket.lower if method == "exact" else None,
-        gap=relative_gap(bracket.upper, bracket.lower) if method == "exact" else None,
-    )
-
-
-def merge_regret(fg: FactorGraph, res: RegretBoundResult, bracket: Bracket) -> RegretBoundResult:
-    """As :func:`merge_char_time`, for the exact regret bound and the bracket of :func:`regret_bracket`.
-
-    Parameters
-    ----------
-    fg : FactorGraph
-        The instance.
-    res : RegretBoundResult
-        A solve's result of ``method="exact"``.
-    bracket : Bracket
-        From :func:`regret_bracket`.
-
-    Returns
-    -------
-    RegretBoundResult
-        The merged result.
-    """
-    if res.status not in ("not_converged", "interrupted") or bracket.how == "none":
-        return res
-    lower = max(res.lower_bound or 0.0, bracket.lower)
-    if bracket.upper < res.value:
-        out = regret_result(fg, replace(bracket, lower=lower), status=res.status, start=0.0, extras=res.extras)
-        return replace(out, solve_time=res.solve_time)
-    return replace(res, lower_bound=lower, gap=relative_gap(res.value, lower))
-
-
-def merge_char_time(fg: FactorGraph, res: CharTimeResult, bracket: Bracket) -> CharTimeResult:
-    """``res``, cut short by a limit, with the better ends of ``bracket``: its lower bound if higher, its uniform
-    allocation if that attains less. A result that was not cut short is returned unchanged.
-
-    Parameters
-    ----------
-    fg : FactorGraph
-        The instance.
-    res : CharTimeResult
-        A solve's result (status ``"not_converged"`` or ``"interrupted"`` when a limit stopped it).
-    bracket : Bracket
-        The fallback bracket, in the units of ``res.value``.
-
-    Returns
-    -------
-    CharTimeResult
-        The merged result (``extras["fallback"]`` says when the uniform allocation replaced the solve's).
-    """
-    if res.status not in ("not_converged", "interrupted") or bracket.how == "none":
-        return res
-    lower = max(res.lower_bound or 0.0, bracket.lower)
-    if bracket.upper < res.value:
-        out = char_time_result(fg, replace(bracket, lower=lower), status=res.status, start=0.0, extras=res.extras,
-                               method=res.method, m=res.m, gaps=res.gaps)
-        return replace(out, solve_time=res.solve_time)
-    return replace(res, lower_bound=lower, gap=relative_gap(res.value, lower))
+        bracket = _refined(fg, bracket, star, value)
+    return bracket

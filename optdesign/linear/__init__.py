@@ -16,6 +16,7 @@ criteria        F(w) in numpy and its dual certificate F* >= f_p(w)^2 / max_k h_
 barrier         certified log-barrier Newton method for every min-max design (the fast path)
 certificate_lp  the barrier's certificate LP: the dual p that (nearly) maximises a design's lower bound
 firstorder      Frank–Wolfe with away steps and the multiplicative algorithm for G/D (certified by max_k h_k / d)
+interior        a primal-dual interior-point method on a small support (D and the linear criteria, exact KKT)
 exchange        G/D on 10^5-10^6 arms: Frank–Wolfe on an active set, one blocked pricing pass h_k over all arms a round
 corank          G/D when K - d is small: variances from the left null space of X, O(K (K-d)^2) a step
 generation      min-max designs over very many directions: working set, one pricing pass, certified on all

@@ -30,15 +30,8 @@ from ...errors import InvalidInputError, TimeLimitReached
 from ...result import CharTimeResult, relative_gap
 from ...validation import as_count, as_tolerance, check_enumerable
 from ...vocabulary import EXACT_FORMULATIONS, EXACT_METHODS, ExactFormulation, ExactMethod, check_option
-from ..fallback import (
-    SHARE,
-    char_time_bracket,
-    char_time_result,
-    deferred,
-    merge_char_time,
-    solve_fits,
-    unsolved_reason,
-)
+from ..fallback import SHARE, char_time_bracket, deferred, solve_blocker, unsolved_reason
+from ..fallback_results import char_time_result, merge_char_time
 from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
 from ..inference.marginals import consistent_clique_weights, marginal_maps
@@ -71,8 +64,13 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
     bracket so far is returned with status ``"not_converged"`` (``"interrupted"`` after Ctrl-C under
     :func:`optdesign.deadline.graceful_interrupt`): ``value`` an upper bound on T* attained by ``marginals``,
     ``lower_bound`` a lower bound. Before any solve has bracketed T* that is the closed-form bracket of
-    :mod:`optdesign.factored.fallback` (the uniform allocation; ``extras["fallback"]`` says so), and if even a* was
-    not found, value inf and lower bound 0 with an empty ``best_action``.
+    :mod:`optdesign.factored.fallback` (``extras["fallback"]`` says which allocation attains it), and if even a* was
+    not found (after Ctrl-C, or when its max-sum pass outlasts its overtime), value inf and lower bound 0 with an empty
+    ``best_action`` (``extras["fallback"] == "none"``: no bound computed). When no program over the clique tables can
+    start in the time limit (``extras["stopped"] == "setup"``: a ring of 1,000 agents with K = 10 needs about 36 s,
+    :func:`optdesign.factored.fallback.solve_blocker`), no solve is attempted and the budget goes to that bracket:
+    mixtures of the best joint actions and the uniform distribution lower its upper end, and the call returns once
+    they are tried, possibly before the limit.
     ``method="enumerate"`` lists every joint action, as follows; ``"auto"`` (default) enumerates up to
     ``max_joint_actions`` joint actions (and generates when that solve's certified gap exceeds ``tol``) and
     generates beyond.
@@ -169,19 +167,20 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
     warm = None if warm_start is None else (_warm_actions(fg, warm_start), _warm_centre(fg, warm_start))
     start = time.perf_counter()
     with time_budget(limit):
-        fits = solve_fits(fg)
+        blocked = solve_blocker(fg)
         # the answer if no solve brackets T* in time: computed first under a time limit, else only when needed; a
         # structure separated by enumeration brackets in about a millisecond, also when the budget is spent (a bandit
-        # re-solving T* under a time limit spent 7 % of each re-solve on a bracket it never used)
-        bracket = deferred(functools.partial(char_time_bracket, fg, SHARE if fits else 1.0),
-                           limit is not None and fg.n_joint_actions > ENUMERATED_SEPARATION)
+        # re-solving T* under a time limit spent 7 % of each re-solve on a bracket it never used). When no solve can
+        # start, it is the answer and gets the whole budget to improve its allocation (fallback module docstring)
+        bracket = deferred(functools.partial(char_time_bracket, fg, 1.0 if blocked else SHARE, refine=bool(blocked)),
+                           limit is not None and (fg.n_joint_actions > ENUMERATED_SEPARATION or bool(blocked)))
         try:  # no solve when no program over the clique tables can start in the time left
-            res = _solve(fg, method, formulation, solver, max_joint_actions, tol, limit, warm) if fits else None
+            res = None if blocked else _solve(fg, method, formulation, solver, max_joint_actions, tol, limit, warm)
         except TimeLimitReached:
             res = None
         if res is None:
             return char_time_result(fg, bracket(), status=stop_reason(), start=start,
-                                    extras={"stopped": unsolved_reason(fg)})
+                                    extras={"stopped": unsolved_reason(fg, blocked)})
     return merge_char_time(fg, res, bracket()) if res.status in ("not_converged", "interrupted") else res
 
 

@@ -25,8 +25,8 @@ from ..graph.factor_graph import FactorGraph
 from ..inference.max_sum import batched_max_sum
 from .enumerated_separation import MAX_JOINT_ACTIONS, EnumeratedSeparation
 
-__all__ = ["WORKING_SET_ENTRIES", "SeenJointActions", "best_through_entries", "check_working_set",
-           "initial_working_set", "working_set_capacity", "working_set_fits"]
+__all__ = ["WORKING_SET_ENTRIES", "SeenJointActions", "best_first_actions", "best_through_entries",
+           "check_working_set", "initial_working_set", "working_set_capacity", "working_set_fits"]
 
 # numbers the working set may hold (int64: 400 MB), leaving room for the copies made while it grows
 WORKING_SET_ENTRIES = 50_000_000
@@ -133,7 +133,7 @@ def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.nda
                 a[i] = b
                 rows.append(a)
     try:
-        rows.extend(_best_first(fg, n_best + 1))
+        rows.extend(best_first_actions(fg, n_best + 1))
         if fg.abar <= room - n_best:
             rows.extend(best_through_entries(fg))
     except TimeLimitReached:
@@ -142,9 +142,22 @@ def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.nda
     return A[np.any(A != best, axis=1)]
 
 
-def _best_first(fg: FactorGraph, n: int) -> list[np.ndarray]:
+def best_first_actions(fg: FactorGraph, n: int) -> list[np.ndarray]:
     """The ``n`` best joint actions in nondecreasing gap (a* first): by enumeration on small structures, else by
-    best-first max-sum, checking the time budget every CHECK_EVERY of them (TimeLimitReached: those found so far)."""
+    best-first max-sum, checking the time budget every CHECK_EVERY of them (when it runs out: those found so far).
+
+    Parameters
+    ----------
+    fg : FactorGraph
+        The instance.
+    n : int
+        How many joint actions (at most all of them).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        The joint actions, a* first; fewer than ``n`` when the time budget ran out.
+    """
     if fg.n_joint_actions <= MAX_JOINT_ACTIONS:
         return list(EnumeratedSeparation.for_plan(fg.plan()).best_first(fg.means, n))
     rows: list[np.ndarray] = []

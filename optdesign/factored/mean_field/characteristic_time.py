@@ -20,7 +20,8 @@ from ...deadline import as_time_limit, overtime, stop_reason, stop_requested, ti
 from ...errors import InvalidInputError, TimeLimitReached
 from ...result import CharTimeResult
 from ...validation import as_tolerance, check_m_best
-from ..fallback import UNKNOWN, char_time_result, merge_char_time, mf_bracket
+from ..fallback import UNKNOWN, mf_bracket
+from ..fallback_results import char_time_result, merge_char_time
 from ..graph.factor_graph import FactorGraph
 from .model import DEFAULT_TOL, MeanFieldModel, _shared_doc
 
@@ -103,7 +104,8 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     start = time.perf_counter()
     with time_budget(limit):
         try:
-            ranked = fg.m_best(m + 1)  # raises if a* is not unique
+            with overtime():  # every certified answer needs them (optdesign.factored.fallback)
+                ranked = fg.m_best(m + 1)  # raises if a* is not unique
         except TimeLimitReached:  # a* not found in time: nothing is known
             return char_time_result(fg, UNKNOWN, status=stop_reason(), start=start, extras={"stopped": "time"},
                                     method="mean-field", m=int(m), gaps=np.zeros(0))

@@ -61,16 +61,8 @@ from ..exact.constraint_generation import (
     warm_generate,
 )
 from ..exact.rescaling import Reference, ScaledAllocation, solve_in_passes
-from ..fallback import (
-    SHARE,
-    UNKNOWN,
-    deferred,
-    merge_regret,
-    regret_bracket,
-    regret_result,
-    solve_fits,
-    unsolved_reason,
-)
+from ..fallback import SHARE, UNKNOWN, deferred, regret_bracket, solve_blocker, unsolved_reason
+from ..fallback_results import merge_regret, regret_result
 from ..graph.factor_graph import FactorGraph
 from ..inference.constraint_reduction import factored_max
 from ..inference.elimination import EliminationPlan
@@ -257,8 +249,9 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
     time_limit : float
         Seconds for the whole call; past them the best certified result is returned (status ``"not_converged"``,
         as for :func:`optdesign.factored.characteristic_time`): for ``"exact"`` the bracket reached, else the
-        closed-form bracket of :mod:`optdesign.factored.fallback` or the feasible starting point's value; for
-        ``"mf"`` the value at its feasible starting point (inf if even that was not reached).
+        closed-form bracket of :mod:`optdesign.factored.fallback` (finite however small the limit, unless a* cannot
+        be found in its overtime: then ``extras["fallback"] == "none"``, no bound computed) or the feasible starting
+        point's value; for ``"mf"`` the value at its feasible starting point (inf if even that was not reached).
     initial : array_like, shape (M, N), optional
         Joint actions added to the starting working set of constraint generation (a warm start).
 
@@ -305,18 +298,20 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
             except TimeLimitReached:  # no feasible point of the restricted program yet: nothing bounds c^MF(m)
                 return regret_result(fg, UNKNOWN, status=stop_reason(), start=start, extras={"stopped": "time"},
                                      method="mf", m=m)
-        fits = solve_fits(fg)
-        # the answer if no solve brackets c_theta in time: computed first under a time limit, else only when needed
-        bracket = deferred(functools.partial(regret_bracket, fg, SHARE if fits else 1.0), time_limit is not None)
+        blocked = solve_blocker(fg)
+        # the answer if no solve brackets c_theta in time: computed first under a time limit, else only when needed;
+        # when no solve can start it gets the whole budget to improve its allocation (fallback module docstring)
+        bracket = deferred(functools.partial(regret_bracket, fg, 1.0 if blocked else SHARE, refine=bool(blocked)),
+                           time_limit is not None)
         try:  # no solve when no program over the clique tables can start in the time left
-            res = None if not fits else (
+            res = None if blocked else (
                 _generated(fg, solver=solver, tol=tol, time_limit=time_limit, initial=initial) if generate
                 else _cone_bound(fg, "exact", solver, m, restriction, order))
         except TimeLimitReached:
             res = None
         if res is None:
             return regret_result(fg, bracket(), status=stop_reason(), start=start,
-                                 extras={"stopped": unsolved_reason(fg)})
+                                 extras={"stopped": unsolved_reason(fg, blocked)})
     return merge_regret(fg, res, bracket()) if res.status in ("not_converged", "interrupted") else res
 
 

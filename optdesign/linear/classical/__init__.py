@@ -24,7 +24,8 @@ subset        Ds: det(K^T A^- K)^{1/s} and its closed-form pairwise step
 kiefer        phi_p: (tr A^{-p} / d)^{1/p} from the eigenvalues, Brent's step
 frankwolfe    fast path of the smooth criteria: pairwise Frank–Wolfe on an active set, one pricing pass per round
 elfving       fast path of c: Elfving's LP with column generation (exact for singular optima)
-eigen         fast path of E: the SDP on a working set, its dual priced over all candidates
+working       fast path of E and of constrained designs: the conic model on a working set of candidates, its
+              dual priced over all of them
 models        the cvxpy models (Sagnol's SOCP for the linear criteria, the SDPs of E, D, Ds, phi_2), built once
 certify       certified lower bounds of any design (regularised gradients, conic duals; simplex or polytope)
 ============  ==================================================================================================
