@@ -39,8 +39,6 @@ from rich.markup import escape
 from rich.table import Table
 
 import optdesign as od
-from optdesign import solvers
-from optdesign.blas import single_threaded_blas
 from optdesign.linear.barrier import minmax_barrier
 from optdesign.linear.criteria import inverse_information
 from optdesign.linear.models import (
@@ -52,6 +50,8 @@ from optdesign.linear.models import (
     oracle_model_size,
 )
 from optdesign.linear.socp import minmax_socp
+from optdesign.runtime import solvers
+from optdesign.runtime.blas import single_threaded_blas
 
 
 def reference_fw_away(X: np.ndarray, tol: float = 1e-3, max_iter: int = 200_000) -> np.ndarray:
@@ -157,7 +157,7 @@ def table_resolve(console: Console) -> None:
         for name, thetas in sequences.items():
             model = OracleDesignModel(X, polish=False)
             before = OracleDesignModel(X, polish=False)
-            before._use_session = False  # the previous re-solve: problem.solve via optdesign.solvers
+            before._use_session = False  # the previous re-solve: problem.solve via optdesign.runtime.solvers
             model.solve(thetas[0])  # the first solve compiles
             before.solve(thetas[0])
             rows = []

@@ -38,12 +38,12 @@ from rich.markup import escape
 from rich.table import Table
 
 import optdesign as od
-from optdesign.blas import single_threaded_blas
 from optdesign.linear import dispatch, pairs
 from optdesign.linear.corank import d_optimal_corank, left_null_basis
 from optdesign.linear.criteria import cholesky_factor, whiten
 from optdesign.linear.exchange import d_optimal_exchange
 from optdesign.linear.firstorder import d_optimal_fw, d_optimal_multiplicative
+from optdesign.runtime.blas import single_threaded_blas
 
 
 def scan_every_pair(V: np.ndarray) -> float:

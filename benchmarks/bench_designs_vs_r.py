@@ -49,7 +49,7 @@ from rich.console import Console
 from rich.table import Table
 
 import optdesign as od
-from optdesign.blas import single_threaded_blas
+from optdesign.runtime.blas import single_threaded_blas
 
 #: criterion -> (our function in optdesign, R's crit name)
 CRITERIA = {"D": ("d_optimal", "D"), "A": ("a_optimal", "A"), "I": ("i_optimal", "I")}

@@ -29,9 +29,9 @@ from rich.table import Table
 import optdesign as od
 from bandits.instances import many_arms, sphere
 from bandits.linear import static
-from optdesign.blas import single_threaded_blas
 from optdesign.linear import pairs
 from optdesign.linear.criteria import cholesky_factor, whiten
+from optdesign.runtime.blas import single_threaded_blas
 
 FARTHEST_BLOCK = 128
 

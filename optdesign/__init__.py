@@ -10,11 +10,11 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 * :mod:`optdesign.formulas`: candidate sets from model formulas (grids, cubes, simplex lattices) and designs
   reported in factor settings;
 * the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
-  ``validation``, ``vocabulary`` (option and status strings as Literal types), ``information`` (Bernoulli
-  KL), ``solvers`` (which solver runs and its status policy), ``session`` (a persistent CLARABEL
-  solver), ``result`` (result dataclasses), ``blas`` (single-threaded BLAS), ``docstrings`` (shared numpydoc
-  entries), ``_lazy`` (cvxpy, and this package's re-exports, loaded on first use) and ``_version``
-  (``__version__``, read on first access);
+  :mod:`optdesign.validation` (input and size checks), ``vocabulary`` (option and status strings as Literal
+  types), ``information`` (Bernoulli KL), ``result`` (result dataclasses), :mod:`optdesign.runtime` (time limits
+  and Ctrl-C, progress lines, which solver runs, a persistent CLARABEL solver, single-threaded BLAS, the command
+  lines' width), ``docstrings`` (shared numpydoc entries), ``_lazy`` (cvxpy, and this package's re-exports,
+  loaded on first use) and ``_version`` (``__version__``, read on first access);
 * :mod:`optdesign.cli`: the ``optdesign`` command line.
 
 Code built on the toolkit (such as ``bandits``) imports from this top level, from ``optdesign.linear``,
@@ -32,7 +32,6 @@ from .errors import InstanceTooLargeError, InvalidInputError, OptDesignError, So
 
 if TYPE_CHECKING:
     from ._version import __version__ as __version__
-    from .blas import single_threaded_blas
     from .docstrings import shared_doc
     from .exact import ExactDesignResult, exact_design
     from .factored import (
@@ -91,7 +90,8 @@ if TYPE_CHECKING:
         xy_oracle,
     )
     from .result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
-    from .solvers import available_solvers, default_solver, mosek_usable
+    from .runtime.blas import single_threaded_blas
+    from .runtime.solvers import available_solvers, default_solver, mosek_usable
 
 # every other name of __all__ is imported from its submodule on first access (``od.g_optimal``,
 # ``from optdesign import g_optimal``), so ``import optdesign`` loads neither scipy's solvers nor networkx
@@ -109,9 +109,9 @@ _EXPORTS = {
                 "round_design", "transductive", "xy_allocation", "xy_oracle", "DesignDiagnostics", "Efficiency",
                 "design_diagnostics", "fds_curve", "fds_plot", "variance_function"),
     ".result": ("BilinearDesign", "CharTimeResult", "DesignResult", "RegretBoundResult"),
-    ".solvers": ("available_solvers", "default_solver", "mosek_usable"),
+    ".runtime.solvers": ("available_solvers", "default_solver", "mosek_usable"),
     "._version": ("__version__",),
-    ".blas": ("single_threaded_blas",),
+    ".runtime.blas": ("single_threaded_blas",),
     ".docstrings": ("shared_doc",),
     ".information": ("bernoulli_kl", "kl_delta"),
 }

@@ -47,7 +47,7 @@ def lazy_exports(package: str, exports: Mapping[str, Iterable[str]]) -> tuple[Ca
     tuple
         ``(__getattr__, __dir__)``: the first imports the submodule that defines a name, stores the value in
         the package's namespace (later accesses skip it) and returns it; the name of a submodule not imported
-        yet imports it (``od.solvers``, as when the package imported it eagerly); any other name raises
+        yet imports it (``od.runtime``, as when the package imported it eagerly); any other name raises
         ``AttributeError``. The second lists the namespace and every re-exported name.
     """
     source = {name: module for module, names in exports.items() for name in names}
@@ -57,7 +57,7 @@ def lazy_exports(package: str, exports: Mapping[str, Iterable[str]]) -> tuple[Ca
         if name in source:
             value = getattr(importlib.import_module(source[name], package), name)
         elif not name.startswith("__") and importlib.util.find_spec(f"{package}.{name}") is not None:
-            value = importlib.import_module(f"{package}.{name}")  # ``od.solvers``: a submodule not imported yet
+            value = importlib.import_module(f"{package}.{name}")  # ``od.runtime``: a submodule not imported yet
         else:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         namespace[name] = value

@@ -69,7 +69,8 @@ class SolverError(OptDesignError, RuntimeError):
 class TimeLimitReached(SolverError):
     """The enclosing time budget ran out, or a stop was requested, before a computation finished.
 
-    Raised by :func:`optdesign.deadline.check_budget` inside long loops and by :func:`optdesign.solvers.solve`
+    Raised by :func:`optdesign.runtime.deadline.check_budget` inside long loops and by
+    :func:`optdesign.runtime.solvers.solve`
     before or after a conic solve (``status`` is ``"time_limit"``). A function with a ``time_limit`` catches it
     and returns its best certified result so far: callers of such functions never see it.
 

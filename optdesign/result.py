@@ -10,7 +10,7 @@ import numpy as np
 from .information import bernoulli_kl, kl_delta
 
 if TYPE_CHECKING:
-    from .solvers import SolveInfo
+    from .runtime.solvers import SolveInfo
     from .vocabulary import CharTimeKind, RegretMethod, Status
 
 __all__ = [

@@ -12,6 +12,7 @@ from scipy.optimize import brentq
 import optdesign as od
 from optdesign import FactorGraph, InstanceTooLargeError, InvalidInputError
 from optdesign.factored.inference.constraint_reduction import enumerated_max, factored_max
+from optdesign.runtime import solvers
 
 
 def instances():
@@ -30,7 +31,7 @@ def test_fcr_of_constant_terms_is_the_max_over_joint_actions(fg):
     terms = np.random.default_rng(0).standard_normal(fg.abar)
     fm = factored_max(cp.Constant(terms), fg.plan())
     problem = cp.Problem(cp.Minimize(fm.t), fm.constraints)
-    od.solvers.solve(problem, "CLARABEL")
+    solvers.solve(problem, "CLARABEL")
     brute = (terms[fg.group_indices(fg.joint_actions())]).sum(axis=1).max()
     assert fm.t.value == pytest.approx(brute, rel=1e-6, abs=1e-7)
     en = enumerated_max(cp.Constant(terms), fg.group_indices(fg.joint_actions()))
@@ -47,7 +48,7 @@ def test_fcr_with_clique_terms_is_the_max_over_joint_actions(fg):
     terms = np.random.default_rng(1).standard_normal(fg.abar)
     regrets = np.concatenate(MaxSum(plan, fg.means).regrets)
     fm = factored_max(cp.Constant(terms), plan, row_terms=regrets)
-    od.solvers.solve(cp.Problem(cp.Minimize(fm.t), fm.constraints), "CLARABEL")
+    solvers.solve(cp.Problem(cp.Minimize(fm.t), fm.constraints), "CLARABEL")
     A = fg.joint_actions()
     brute = (terms[fg.group_indices(A)].sum(axis=1) + fg.gap(A)).max()
     assert fm.t.value == pytest.approx(brute, rel=1e-6, abs=1e-7)

@@ -17,8 +17,7 @@ def instances():
         FactorGraph.ring(4, 6, seed=0),
         FactorGraph.star(5, [2, 3, 4, 3, 2], seed=2),
         FactorGraph.grid(2, 3, 3, seed=3),
-        FactorGraph.from_networkx(nx.random_labeled_tree(6, seed=4) if hasattr(nx, "random_labeled_tree")
-                                  else nx.random_tree(6, seed=4), [3, 2, 4, 2, 3, 2], seed=5),
+        FactorGraph.from_networkx(nx.random_labeled_tree(6, seed=4), [3, 2, 4, 2, 3, 2], seed=5),
     ]
 
 

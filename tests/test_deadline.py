@@ -13,10 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 import optdesign as od
-from optdesign import deadline
 from optdesign.cli import app
 from optdesign.errors import InvalidInputError
 from optdesign.factored import FactorGraph
+from optdesign.runtime import deadline
 
 TOL = 1e-4
 
@@ -131,7 +131,7 @@ def test_cli_refuses_a_misplaced_or_bad_time_limit(tmp_path):
 
 
 def test_iterative_paths_report_their_progress():
-    from optdesign.progress import reporting
+    from optdesign.runtime.progress import reporting
 
     lines = []
     with reporting(lines.append):
@@ -146,8 +146,8 @@ def test_conic_solves_get_the_time_left_and_refuse_a_spent_budget():
 
     import cvxpy as cp
 
-    from optdesign import solvers
     from optdesign.errors import SolverError
+    from optdesign.runtime import solvers
 
     x = cp.Variable(3)
     problem = cp.Problem(cp.Minimize(cp.sum_squares(x - np.arange(3.0))), [cp.sum(x) == 1])
@@ -187,7 +187,7 @@ def test_master_solve_cut_short_keeps_the_bracket(monkeypatch):
 
 
 def test_budget_deadline_and_reporting_refuse_bad_arguments():
-    from optdesign.progress import reporting
+    from optdesign.runtime.progress import reporting
 
     for bad in ("1", True, float("nan")):
         with pytest.raises(InvalidInputError, match="seconds"):

@@ -18,9 +18,10 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import optdesign as od
-from optdesign import FactorGraph, deadline, solvers
+from optdesign import FactorGraph
 from optdesign.errors import TimeLimitReached
 from optdesign.factored import fallback
+from optdesign.runtime import deadline, solvers
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # cut solves warn about their gap
 

@@ -27,7 +27,7 @@ from typer.testing import CliRunner
 
 from bandits.cli import app as bandits_app
 from optdesign.cli import app as optdesign_app
-from optdesign.solvers import available_solvers
+from optdesign.runtime.solvers import available_solvers
 
 runner = CliRunner()
 

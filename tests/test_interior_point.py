@@ -8,10 +8,10 @@ import pytest
 from numpy.polynomial import legendre
 
 import optdesign as od
-from optdesign.deadline import Deadline
 from optdesign.linear.classical.linear import LinearCriterion
 from optdesign.linear.criteria import cholesky_factor
 from optdesign.linear.interior import hadamard_terms, support_interior_point
+from optdesign.runtime.deadline import Deadline
 
 
 def _d_terms(X):

@@ -117,6 +117,16 @@ def _code_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     return lines
 
 
+#: modules at the top of optdesign (its shared ground: errors, results, vocabulary, ...); the rest lives in subpackages
+MAX_ROOT_MODULES = 12
+
+
+def test_the_optdesign_root_holds_only_its_shared_ground():
+    """Input checks (``validation``) and run-time machinery (``runtime``) are grouped, so the root stays short."""
+    root = sorted(path.name for path in (ROOT / "optdesign").glob("*.py"))
+    assert len(root) <= MAX_ROOT_MODULES, root
+
+
 def test_routines_are_short():
     """Every function and method (nested ones too) of optdesign and bandits has at most MAX_ROUTINE_LINES lines of
     code, its docstring excluded: end_lineno - lineno + 1 of the def, less the docstring's lines."""
@@ -217,9 +227,23 @@ def test_no_references_outside_the_repository():
     assert not hits, "references to files outside the repository:\n" + "\n".join(hits)
 
 
+def test_text_files_hold_no_control_characters():
+    """A backslash escape lost in an edit (``\\frac`` written as a form feed, ``\\theta`` as a tab) shows here."""
+    control = re.compile("[\x00-\x09\x0b\x0c\x0e-\x1f]")  # tabs too: none of these files needs one
+    hits = []
+    for path in _tracked_files():
+        if path.suffix not in (".py", ".md", ".rst", ".toml", ".ipynb", ".txt", ".json", ".csv"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
+            if control.search(line):
+                hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:80]!r}")
+    assert not hits, "control characters:\n" + "\n".join(hits)
+
+
 #: the optdesign modules bandits may import from: the top level, the subpackages' top level, the shared errors and
-#: input checks; everything else in optdesign is its inside and may change without notice
-BANDITS_MAY_IMPORT = ("optdesign", "optdesign.linear", "optdesign.factored", "optdesign.errors", "optdesign.validation")
+#: input checks, the command lines' width; everything else in optdesign is its inside and may change without notice
+BANDITS_MAY_IMPORT = ("optdesign", "optdesign.linear", "optdesign.factored", "optdesign.errors", "optdesign.validation",
+                      "optdesign.runtime.terminal")
 
 
 def _dunder(name: str) -> bool:

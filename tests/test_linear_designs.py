@@ -312,7 +312,7 @@ def test_clarabel_session_reproduces_cvxpy_resolve():
     X, Z = rng.standard_normal((8, 3)), rng.standard_normal((11, 3))
     fast = od.OracleDesignModel(X, Z, solver="CLARABEL", polish=False)
     slow = od.OracleDesignModel(X, Z, solver="CLARABEL", polish=False)
-    slow._use_session = False  # cvxpy's own path: problem.solve through optdesign.solvers.solve
+    slow._use_session = False  # cvxpy's own path: problem.solve through optdesign.runtime.solvers.solve
     thetas = [rng.standard_normal(3), *_drifting_estimates(rng, 3, 3)]
     for theta in thetas:
         a, b = fast.solve(theta), slow.solve(theta)
@@ -325,7 +325,7 @@ def test_clarabel_session_reproduces_cvxpy_resolve():
 
 
 def test_unsolved_clarabel_session_falls_back_to_the_solver_chain(monkeypatch):
-    from optdesign import session, solvers
+    from optdesign.runtime import session, solvers
 
     rng = np.random.default_rng(10)
     X, theta = rng.standard_normal((9, 3)), rng.standard_normal(3)

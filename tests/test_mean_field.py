@@ -24,7 +24,7 @@ from optdesign.factored.mean_field.posynomial_bound import gp_lower_bound
 
 
 def heterogeneous_instances():
-    tree = nx.random_labeled_tree(7, seed=3) if hasattr(nx, "random_labeled_tree") else nx.random_tree(7, seed=3)
+    tree = nx.random_labeled_tree(7, seed=3)
     return [
         FactorGraph.star(6, [10, 3, 4, 5, 6, 7], seed=0),
         FactorGraph.grid(2, 3, 4, seed=1),

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import optdesign as od
 from optdesign import FactorGraph, InstanceTooLargeError, InvalidInputError
 from optdesign.factored.regret.lower_bound import RegretBoundResult, regret_lower_bound
+from optdesign.runtime import solvers
 
 
 def global_bound(fg: FactorGraph) -> float:
@@ -50,7 +50,7 @@ def global_bound(fg: FactorGraph) -> float:
         cost = gaps * c / np.linalg.norm(gaps * c)
         problem = cp.Problem(cp.Minimize(cost @ y), [cp.inv_pos(cp.multiply(S, wbar)) <= sigma,
                                                      sp.diags(2.0 / gaps**2) @ H @ cp.multiply(S, sigma) <= 1])
-        od.solvers.solve(problem, "CLARABEL", accept_inaccurate=True)
+        solvers.solve(problem, "CLARABEL", accept_inaccurate=True)
         value = float(gaps @ (c * y.value))
         if abs(value / previous - 1) < 1e-8:
             break

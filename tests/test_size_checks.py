@@ -28,7 +28,7 @@ from optdesign.factored.graph.checks import (
     FACTOR_OVERHEAD_ENTRIES,
     check_generated_size,
 )
-from optdesign.sizes import MAX_ARRAY_ENTRIES
+from optdesign.validation.sizes import MAX_ARRAY_ENTRIES
 
 runner = CliRunner()
 BILLION = 10**9

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import optdesign as od
-from optdesign import solvers
+from optdesign.runtime import solvers
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,8 @@ of every delta along one trajectory for algorithms whose sampling ignores delta.
 algorithms (grapl, apt, random-laplacian) take ``--budget T`` instead of ``--delta``. Bad input exits
 with status 2 and one line on stderr.
 
-One module per command, plus the summary table two of them share and the output width; this one holds the
+One module per command, plus the summary table two of them share (the width: :mod:`optdesign.runtime.terminal`);
+this one holds the
 typer ``app``, registers the commands and defines ``bandits version`` (:func:`show_version`):
 
     run       run_command: one algorithm on one instance (table or JSON)
@@ -15,7 +16,6 @@ typer ``app``, registers the commands and defines ``bandits version`` (:func:`sh
     plot      plot_command: redraw a study's summary table and figure
     listing   list_command and catalogue(): the algorithms and instances by name
     summary   print_summary: the summary table that ``study`` and ``plot`` print
-    terminal  the width of what the commands print: the terminal's, at most 80 columns
 """
 
 from __future__ import annotations

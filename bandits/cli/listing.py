@@ -8,11 +8,11 @@ import textwrap
 import typer
 
 from optdesign.errors import InvalidInputError
+from optdesign.runtime.terminal import text_width
 
 from ..instances import INSTANCES
 from ..plugins import entry_point_plugins
 from ..registry import ALGORITHMS, algorithm_spec
-from .terminal import text_width
 
 #: columns of the name column of a catalogue line
 NAME_WIDTH = 18
@@ -20,7 +20,7 @@ NAME_WIDTH = 18
 
 def catalogue(plugins: bool = False, width: int | None = None) -> str:
     """Every algorithm and instance with its kind and one-line summary, each wrapped to ``width`` columns
-    (:func:`bandits.cli.terminal.text_width` by default) under its own column; with ``plugins``, also the
+    (:func:`optdesign.runtime.terminal.text_width` by default) under its own column; with ``plugins``, also the
     entry-point plug-ins (which imports them: ``bandits list`` does, the help text of ``bandits run`` does not)."""
     width = width or text_width()
     algos = "\n".join(_entry(name, f"[{'|'.join(spec.kinds)}] {spec.summary}", width)
@@ -48,7 +48,7 @@ def _wrap(text: str, width: int, *, first: str = "", indent: int = 0) -> str:
 
 def plugin_lines(plugins: dict[str, tuple[str, str]], width: int | None = None) -> str:
     """One entry per entry-point plug-in: name, kinds, summary and origin (or why it does not load), wrapped to
-    ``width`` columns (:func:`bandits.cli.terminal.text_width` by default)."""
+    ``width`` columns (:func:`optdesign.runtime.terminal.text_width` by default)."""
     width = width or text_width()
     lines = []
     for name, (target, origin) in plugins.items():

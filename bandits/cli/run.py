@@ -15,12 +15,12 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from optdesign.errors import INTERRUPTED, InvalidInputError, exit_on_project_errors
+from optdesign.runtime.terminal import WIDTH, narrow_console
 
 from ..experiment import Experiment
 from ..kinds import kind_of
 from ..run import DEFAULT_MAX_SAMPLES
 from .listing import catalogue
-from .terminal import WIDTH, narrow_console
 
 
 class BudgetEstimate:

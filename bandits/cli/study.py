@@ -11,9 +11,9 @@ import sys
 import typer
 
 from optdesign.errors import exit_on_project_errors
+from optdesign.runtime.terminal import narrow_console
 
 from .summary import print_summary
-from .terminal import narrow_console
 
 
 @exit_on_project_errors

@@ -19,8 +19,9 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from ..studies.aggregate import short_cells
-from .terminal import narrow_console
+from optdesign.runtime.terminal import narrow_console
+
+from ..studies.labels import short_cells
 
 if TYPE_CHECKING:
     import pandas as pd

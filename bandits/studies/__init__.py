@@ -9,7 +9,8 @@
     worker      execute_run(spec): one run -> its store entry (the task the workers import and run)
     pool        the reusable local joblib (loky) workers; prestart() warms them before the study is read
     bounds      characteristic times c (E[tau] >= c kl(delta, 1 - delta)); practical bound t* = c beta(t*, delta)
-    aggregate   summarize(out) -> pandas table; write_tables(out): summary.csv / .parquet, runs.csv; short_cells
+    aggregate   summarize(out) -> pandas table; write_tables(out): summary.csv / .parquet, runs.csv
+    labels      short_cells: the short names of the cells (the options that vary) in tables and figures
     plots       plot_study(out): samples per rule (every run, box, mean, bounds) or against a sweep; E(t)
 """
 

@@ -27,7 +27,7 @@ from scipy.stats import binomtest
 from .bounds import characteristic_times, kl_delta, practical_bound
 from .store import read_entries, read_meta
 
-__all__ = ["error_curves", "records_frame", "short_cells", "summarize", "write_tables"]
+__all__ = ["error_curves", "records_frame", "summarize", "write_tables"]
 
 WARNING = "error rate above delta"
 SIGNIFICANCE = 0.05
@@ -221,43 +221,3 @@ def provenance_lines(meta: dict[str, Any]) -> list[str]:
     return [f"study {study['name']} ({study['path']}, sha256 {study['sha256']}, quick={study['quick']})",
             f"seed {study['seed']}, {study['runs']} runs per cell; {meta['seeding']}",
             f"python {meta['python']} on {meta['platform']}; {versions}"]
-
-
-def short_cells(cells: list[str]) -> tuple[dict[str, str], str]:
-    """Short names of instance texts ``family:key=value,...``: the family (when several) and the varying options.
-
-    Parameters
-    ----------
-    cells : list of str
-        The cells of the summary (repeats allowed).
-
-    Returns
-    -------
-    labels : dict
-        Cell text to its short name (the full text when the short names would not tell cells apart).
-    common : str
-        The options every cell shares (``family, key=value, ...``), empty when nothing is shared.
-    """
-    unique = list(dict.fromkeys(cells))
-    parsed = {c: _options(c) for c in unique}
-    families = {family for family, _ in parsed.values()}
-    keys = list(dict.fromkeys(k for _, opts in parsed.values() for k in opts))
-    fixed = [k for k in keys if len({opts.get(k) for _, opts in parsed.values()}) == 1]
-    labels = {}
-    for cell, (family, opts) in parsed.items():  # ", " between the options: rich wraps there
-        shown = ", ".join(f"{k}={v}" for k, v in opts.items() if k not in fixed)
-        labels[cell] = (f"{family}: {shown}" if shown else family) if len(families) > 1 else (shown or family)
-    if len(set(labels.values())) < len(unique):
-        return {c: c for c in unique}, ""
-    shared = [f"{k}={parsed[unique[0]][1][k]}" for k in fixed]
-    return labels, ", ".join((list(families) if len(families) == 1 else []) + shared)
-
-
-def _options(cell: str) -> tuple[str, dict[str, str]]:
-    """``"family:key=value,..."`` -> (family, {key: value text}); a part without ``=`` is kept whole."""
-    family, _, rest = str(cell).partition(":")
-    options = {}
-    for part in filter(None, rest.split(",")):
-        key, _, value = part.partition("=")
-        options[key] = value
-    return family, options

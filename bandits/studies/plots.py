@@ -39,7 +39,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormat
 from optdesign.errors import InvalidInputError
 from optdesign.validation import check_image_path
 
-from .aggregate import error_curves, records_frame, short_cells, summarize
+from .aggregate import error_curves, records_frame, summarize
+from .labels import short_cells
 from .store import read_meta
 
 __all__ = ["plot_study"]

@@ -20,21 +20,44 @@ _KEY = re.compile(rb'"key": ("(?:[^"\\]|\\.)*")')
 
 @dataclass
 class Scan:
-    """``runs.jsonl`` read once: the readable records, and the damaged tail after them (if any)."""
+    """``runs.jsonl`` read once: the readable records, and the damaged tail after them (if any).
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    entries : dict
+        Run key -> its latest entry.
+    end : int
+        Bytes of the readable records at the start of the file.
+    size : int
+        Bytes in the file.
+    tail_line : int
+        Line number where the damaged tail starts (0 without one).
+    tail : bytes
+        The tail's first bytes.
+    """
 
     path: Path
-    entries: dict[str, dict]  # key -> latest entry
-    end: int  # bytes of the readable records at the start of the file
-    size: int  # bytes in the file
-    tail_line: int  # line number where the damaged tail starts
-    tail: bytes  # its first bytes
+    entries: dict[str, dict]
+    end: int
+    size: int
+    tail_line: int
+    tail: bytes
 
     @property
     def damaged(self) -> bool:
+        """Whether bytes follow the last readable record."""
         return self.size > self.end
 
     def describe_tail(self) -> str:
-        """The damaged tail for a message: its size, line and, when it shows, the run it held."""
+        """The damaged tail for a message: its size, line and, when it shows, the run it held.
+
+        Returns
+        -------
+        str
+            ``"N bytes from line L (run 'key')"``, or the tail's first bytes in place of the run.
+        """
         what = repr(self.tail[:PREVIEW])
         found = _KEY.search(self.tail)
         if found:
@@ -58,7 +81,22 @@ def _record(line: bytes) -> dict | None:
 
 def scan_runs(path: Path) -> Scan:
     """Read ``runs.jsonl``: every record up to the damaged tail (the unreadable lines at the end, if any).
-    An unreadable line followed by a readable one raises :class:`InvalidInputError` naming both lines."""
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    Scan
+        The records and the tail.
+
+    Raises
+    ------
+    InvalidInputError
+        An unreadable line followed by a readable one (damage from outside the store), naming both lines.
+    """
     entries: dict[str, dict] = {}
     end = offset = 0
     first_bad: tuple[int, bytes] | None = None  # (line number, start) of the first unreadable line after `end`
@@ -83,8 +121,19 @@ def scan_runs(path: Path) -> Scan:
 
 
 def repair_tail(path: Path) -> dict[str, dict]:
-    """The stored entries (key -> latest) of ``runs.jsonl``, after cutting the file back to the end of its last
-    readable record (synced, with a warning naming what was dropped) so the next append starts a fresh line."""
+    """The stored entries of ``runs.jsonl``, after cutting the file back to the end of its last readable record
+    (synced, with a warning naming what was dropped) so the next append starts a fresh line.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file (missing: no entries).
+
+    Returns
+    -------
+    dict
+        Run key -> its latest entry.
+    """
     if not path.exists():
         return {}
     scan = scan_runs(path)

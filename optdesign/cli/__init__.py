@@ -2,7 +2,7 @@
 :mod:`optdesign.cli.problems`, the designs on candidates alone, from arms or a formula, in
 :mod:`optdesign.cli.designs`, its tables in :mod:`optdesign.cli.solve_report`, its input files in
 :mod:`optdesign.cli.inputs`), ``compare`` (:mod:`optdesign.cli.compare`, its tables and figures in
-:mod:`optdesign.cli.compare_report`), ``version``. :mod:`optdesign.cli.terminal` keeps what they print within
+:mod:`optdesign.cli.compare_report`), ``version``. :mod:`optdesign.runtime.terminal` keeps what they print within
 80 columns.
 
 Prints tables by default and JSON with ``--json``; bad input exits with status 2 and a one-line message on
@@ -14,9 +14,9 @@ from __future__ import annotations
 import typer
 
 from ..errors import run_command_line
+from ..runtime.terminal import reflow
 from .compare import compare
 from .solve import solve
-from .terminal import reflow
 
 app = typer.Typer(
     add_completion=False,
@@ -32,7 +32,7 @@ app.command(help=reflow(compare.__doc__))(compare)
 def show_version() -> None:
     """Print the package version and the usable solvers."""
     from .. import __version__
-    from ..solvers import available_solvers
+    from ..runtime.solvers import available_solvers
 
     typer.echo(f"optdesign {__version__}; solvers: {', '.join(available_solvers())}")
 

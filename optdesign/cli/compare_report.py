@@ -10,7 +10,7 @@ from rich import box
 from rich.table import Table
 
 from ..errors import InvalidInputError
-from .terminal import narrow_console
+from ..runtime.terminal import narrow_console
 
 if TYPE_CHECKING:
     import pandas as pd

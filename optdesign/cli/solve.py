@@ -20,17 +20,17 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ..deadline import as_time_limit, graceful_interrupt, time_budget
 from ..errors import INTERRUPTED, InvalidInputError, exit_on_project_errors
-from ..progress import reporting
 from ..result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
+from ..runtime.deadline import as_time_limit, graceful_interrupt, time_budget
+from ..runtime.progress import reporting
+from ..runtime.terminal import wrap
 from ..vocabulary import CLASSICAL_METHODS
 from ..vocabulary import DESIGN_METHODS as METHODS
 from .designs import DesignOptions, check_design_options, run_design
 from .inputs import load_array, load_instance
 from .problems import FACTOR_GRAPH_PROBLEMS, STANDALONE_PROBLEMS, RegretMethod, SolveProblem
 from .solve_report import arm_labels, print_design_table, print_factor_graph_table
-from .terminal import wrap
 
 if TYPE_CHECKING:
     from ..exact import ExactDesignResult
@@ -42,7 +42,7 @@ __all__ = ["solve"]  # SolveProblem, RegretMethod and FACTOR_GRAPH_PROBLEMS live
 @contextlib.contextmanager
 def _working(message: str) -> Iterator[None]:
     """A transient spinner on stderr when it is a terminal; the first Ctrl-C asks the solve for its best result
-    so far (:func:`optdesign.deadline.graceful_interrupt`), a second one aborts."""
+    so far (:func:`optdesign.runtime.deadline.graceful_interrupt`), a second one aborts."""
     def first_interrupt() -> None:
         typer.echo("stopping: finishing the current step, then printing the best result so far "
                    "(Ctrl-C again aborts)", err=True)

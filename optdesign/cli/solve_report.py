@@ -12,9 +12,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
+from ..runtime.terminal import narrow_console
 from ..validation import count_text
 from .problems import SolveProblem
-from .terminal import narrow_console
 
 if TYPE_CHECKING:
     from ..exact import ExactDesignResult

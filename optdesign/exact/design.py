@@ -16,8 +16,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..blas import single_threaded_blas
 from ..errors import InvalidInputError
+from ..runtime.blas import single_threaded_blas
 from ..validation import as_arms, as_count, as_matrix, as_tolerance, check_array_size
 from .bounds import Approximate, d_optimum, linear_optimum
 from .criteria import DCriterion, ExactCriterion, LinearCriterion

@@ -16,8 +16,8 @@ e with a_e != a*_e, and Delta(a) >= Delta_min for every a != a* (a_1 is the runn
   satisfies every row and costs U (theta(a*) - sum_e mean_b theta_e(b)).
 
 a* and a_1 come from one max-sum pass that every certified answer needs, so it is granted
-:data:`optdesign.deadline.CERTIFY_SECONDS` past a budget already spent (a ``time_limit`` of 1e-9 s still returns these
-brackets, unless that pass needs longer: a ring of 10^5 agents takes seconds).
+:data:`optdesign.runtime.deadline.CERTIFY_SECONDS` past a budget already spent (a ``time_limit`` of 1e-9 s still
+returns these brackets, unless that pass needs longer: a ring of 10^5 agents takes seconds).
 
 When no solve can start in the time limit (:func:`solve_blocker`), the bracket is the answer and the time left goes to
 lowering its upper end (the uniform allocation spreads its mass over joint actions with large gaps: its value was 50
@@ -49,9 +49,9 @@ from typing import Any
 
 import numpy as np
 
-from ..deadline import check_budget, overtime, remaining_budget, stop_requested, time_budget
 from ..errors import InstanceTooLargeError, TimeLimitReached
-from ..solvers import setup_seconds
+from ..runtime.deadline import check_budget, overtime, remaining_budget, stop_requested, time_budget
+from ..runtime.solvers import setup_seconds
 from .graph.factor_graph import FactorGraph
 
 __all__ = ["MIXTURE_SHARES", "MIXTURE_SIZES", "SHARE", "Bracket", "char_time_bracket", "deferred", "mf_bracket",
@@ -91,9 +91,10 @@ def solve_blocker(fg: FactorGraph) -> str | None:
     """Why no solve can start now, or None when one may: ``"working-set"`` (constraint generation could not hold the
     single deviations, :func:`.exact.working_set.working_set_fits`), ``"setup"`` (the smallest program over the clique
     tables, plan rows, their marginals and one row per single deviation, cannot start in the time left,
-    :func:`optdesign.solvers.setup_seconds`: a ring of 1,000 agents with K = 10 needs about 36 s) or ``"time"`` (the
-    budget ran out while the elimination plan was built). Always None outside any time budget (where a working set
-    too large is refused by the solve). When a solve is blocked, the fallback bracket gets the whole budget.
+    :func:`optdesign.runtime.solvers.setup_seconds`: a ring of 1,000 agents with K = 10 needs about 36 s) or
+    ``"time"`` (the budget ran out while the elimination plan was built). Always None outside any time budget (where
+    a working set too large is refused by the solve). When a solve is blocked, the fallback bracket gets the whole
+    budget.
 
     Parameters
     ----------
@@ -147,7 +148,8 @@ def unsolved_reason(fg: FactorGraph, blocked: str | None = None) -> str:
 
 def deferred(compute: Callable[[], Bracket], now: bool) -> Callable[[], Bracket]:
     """``compute`` cached: run at once when ``now`` (under a time limit, before the solve may use the budget up), else
-    at its first call (only when a solve ends short) with :func:`optdesign.deadline.overtime` (the budget may be spent).
+    at its first call (only when a solve ends short) with :func:`optdesign.runtime.deadline.overtime` (the budget may
+    be spent).
 
     Parameters
     ----------

@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InvalidInputError
-from ..sizes import check_array_size
 from ..validation import as_count
+from ..validation.sizes import check_array_size
 
 __all__ = ["cube", "factor_grid", "simplex_lattice"]
 

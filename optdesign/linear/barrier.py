@@ -48,10 +48,10 @@ from typing import cast
 
 import numpy as np
 
-from ..deadline import Deadline
 from ..errors import InvalidInputError
-from ..progress import listening, report
 from ..result import FastPathResult
+from ..runtime.deadline import Deadline
+from ..runtime.progress import listening, report
 from .certificate_lp import _best_certificate
 from .criteria import Certificate, cholesky_factor, whiten
 
@@ -319,7 +319,7 @@ def minmax_barrier(
     max_iter : int
         Most Newton steps.
     time_limit : float
-        Seconds, capped by the enclosing :func:`optdesign.deadline.time_budget`.
+        Seconds, capped by the enclosing :func:`optdesign.runtime.deadline.time_budget`.
     w0 : array_like, shape (K,), optional
         Warm start (mixed with 10 % of the uniform design so that every weight is positive); uniform by default.
     max_arms : int

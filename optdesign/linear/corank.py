@@ -36,9 +36,9 @@ import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, qr, solve_triangular
 from scipy.linalg.lapack import dormqr
 
-from ..deadline import Deadline
 from ..errors import InvalidInputError
 from ..result import FastPathResult
+from ..runtime.deadline import Deadline
 from ..validation import as_matrix, triangular_rank
 from .firstorder import frank_wolfe_loop
 

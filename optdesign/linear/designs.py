@@ -37,7 +37,7 @@ OPTIONS_DOC = """    solver : str, optional
         Certified relative gap at which the fast path stops (``value / lower_bound - 1``).
     time_limit : float, optional
         Seconds for the whole call; when they are spent, or at the first Ctrl-C inside
-        :func:`optdesign.deadline.graceful_interrupt`, the best certified design so far is returned (status
+        :func:`optdesign.runtime.deadline.graceful_interrupt`, the best certified design so far is returned (status
         ``"not_converged"`` or ``"interrupted"``, RuntimeWarning if its gap exceeds ``tol``)."""
 
 

@@ -22,10 +22,10 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..blas import single_threaded_blas
-from ..deadline import as_time_limit, budget_expired, remaining_budget, stop_reason, time_budget
 from ..errors import InvalidInputError
 from ..result import DesignResult, FastPathResult, relative_gap
+from ..runtime.blas import single_threaded_blas
+from ..runtime.deadline import as_time_limit, budget_expired, remaining_budget, stop_reason, time_budget
 from ..validation import as_arms, as_matrix, as_tolerance, check_direction_scale, check_weights
 from ..vocabulary import DESIGN_METHODS, MINMAX_METHODS, DesignMethod, check_option
 from . import firstorder
@@ -64,9 +64,9 @@ def check_method(method: object) -> DesignMethod:
 
 def check_solver(solver: object) -> None:
     """A forced solver must be a usable one even when the fast path answers (then it is not used): InvalidInputError
-    for a name that is not installed, or MOSEK without a licence (:func:`optdesign.solvers.solver_chain`)."""
+    for a name that is not installed, or MOSEK without a licence (:func:`optdesign.runtime.solvers.solver_chain`)."""
     if solver is not None:
-        from ..solvers import solver_chain  # imports cvxpy: only when a solver is named
+        from ..runtime.solvers import solver_chain  # imports cvxpy: only when a solver is named
 
         solver_chain(solver)  # type: ignore[arg-type]  # it refuses non-strings itself
 
@@ -75,7 +75,7 @@ def within_time_limit(time_limit: float | None, tol: float, solve: Callable[[], 
     """Run ``solve()`` under the caller's ``time_limit`` (seconds; None keeps each path's own limit).
 
     Every iterative path inside stops by the limit, or at the first Ctrl-C inside
-    :func:`optdesign.deadline.graceful_interrupt`, and the best certified design is returned with status
+    :func:`optdesign.runtime.deadline.graceful_interrupt`, and the best certified design is returned with status
     ``"not_converged"`` or ``"interrupted"``, its certified ``gap`` and a RuntimeWarning when the gap exceeds ``tol``.
     Returns ``solve()``'s result.
     """

@@ -32,10 +32,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.linalg import cholesky, eigvalsh
 
-from ..deadline import Deadline
 from ..errors import InvalidInputError
-from ..progress import listening, report
 from ..result import FastPathResult
+from ..runtime.deadline import Deadline
+from ..runtime.progress import listening, report
 from ..validation import as_matrix, check_scale, triangular_rank
 from .criteria import cholesky_factor, triangular_factor, whiten
 from .firstorder import d_optimal_fw

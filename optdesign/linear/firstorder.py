@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..deadline import Deadline
 from ..errors import SolverError
-from ..progress import listening, report
 from ..result import FastPathResult
+from ..runtime.deadline import Deadline
+from ..runtime.progress import listening, report
 from .criteria import direction_variances, inverse_information
 
 __all__ = ["FrankWolfeRun", "d_optimal_fw", "d_optimal_multiplicative", "frank_wolfe_loop", "frank_wolfe_step"]
@@ -176,7 +176,7 @@ def d_optimal_multiplicative(
     max_iter : int
         Most multiplicative steps.
     time_limit : float
-        Seconds, capped by an enclosing :func:`optdesign.deadline.time_budget`.
+        Seconds, capped by an enclosing :func:`optdesign.runtime.deadline.time_budget`.
     w0 : numpy.ndarray, shape (K,), optional
         Starting weights (normalised, mixed with 1 % of the uniform design); uniform by default.
 

@@ -24,10 +24,10 @@ from typing import Protocol, cast
 
 import numpy as np
 
-from ..deadline import Deadline, stop_reason
 from ..errors import InvalidInputError, SolverError
-from ..progress import listening, report
 from ..result import DesignResult, relative_gap
+from ..runtime.deadline import Deadline, stop_reason
+from ..runtime.progress import listening, report
 from .criteria import cholesky_factor, whiten
 
 __all__ = ["Pricer", "RowPricer", "generate_directions"]

@@ -20,7 +20,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from ..deadline import Deadline
+from ..runtime.deadline import Deadline
 from .criteria import whiten
 
 __all__ = ["SecondOrder", "hadamard_terms", "newton_fits", "support_interior_point"]

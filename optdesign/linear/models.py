@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .. import solvers
 from .._lazy import cp
 from ..errors import InstanceTooLargeError, InvalidInputError
 from ..result import DesignResult, relative_gap
+from ..runtime import solvers
 from ..validation import as_arms, as_matrix, as_vector, check_direction_scale, unique_argmax
 from .criteria import minmax_value
 from .socp import CertifiedSOCP, _weights_from, minmax_socp

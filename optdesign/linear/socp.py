@@ -16,11 +16,11 @@ from typing import cast
 
 import numpy as np
 
-from .. import solvers
 from .._lazy import cp
-from ..blas import single_threaded_blas
 from ..result import DesignResult, relative_gap
-from ..session import ClarabelSession
+from ..runtime import solvers
+from ..runtime.blas import single_threaded_blas
+from ..runtime.session import ClarabelSession
 from .barrier import minmax_barrier
 from .criteria import certificate
 
@@ -88,7 +88,7 @@ class CertifiedSOCP:
 
     The conic solve goes through :class:`ClarabelSession` when CLARABEL heads the solver chain
     (no MOSEK licence, or ``solver="CLARABEL"``); any status other than clarabel's ``Solved``
-    (or an error) hands the solve to :func:`optdesign.solvers.solve`, whose status policy and
+    (or an error) hands the solve to :func:`optdesign.runtime.solvers.solve`, whose status policy and
     fallback chain then apply as before. ``last_solver_seconds`` is the wall time of the last
     interior-point solve on that path (None when the solve went through ``problem.solve``).
 

@@ -25,9 +25,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..._lazy import cp
-from ...deadline import budget_expired, stop_reason, time_budget
 from ...errors import InvalidInputError, TimeLimitReached
 from ...result import CharTimeResult, relative_gap
+from ...runtime.deadline import budget_expired, stop_reason, time_budget
 from ...validation import as_count, as_tolerance, check_enumerable
 from ...vocabulary import EXACT_FORMULATIONS, EXACT_METHODS, ExactFormulation, ExactMethod, check_option
 from ..fallback import SHARE, char_time_bracket, deferred, solve_blocker, unsolved_reason
@@ -62,7 +62,7 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
     ``time_limit`` bounds the whole call (a few seconds of slack: the bracket of a point already computed is
     finished): every conic solve gets the time left, every loop checks it, and when it runs out the best certified
     bracket so far is returned with status ``"not_converged"`` (``"interrupted"`` after Ctrl-C under
-    :func:`optdesign.deadline.graceful_interrupt`): ``value`` an upper bound on T* attained by ``marginals``,
+    :func:`optdesign.runtime.deadline.graceful_interrupt`): ``value`` an upper bound on T* attained by ``marginals``,
     ``lower_bound`` a lower bound. Before any solve has bracketed T* that is the closed-form bracket of
     :mod:`optdesign.factored.fallback` (``extras["fallback"]`` says which allocation attains it), and if even a* was
     not found (after Ctrl-C, or when its max-sum pass outlasts its overtime), value inf and lower bound 0 with an empty

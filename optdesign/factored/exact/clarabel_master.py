@@ -27,10 +27,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ... import solvers
-from ...deadline import remaining_budget
 from ...errors import InvalidInputError, SolverError, TimeLimitReached
-from ...solvers import SolveInfo
+from ...runtime import solvers
+from ...runtime.deadline import remaining_budget
+from ...runtime.solvers import SolveInfo
 from ...vocabulary import Status
 from .rescaling import Reference
 
@@ -95,11 +95,13 @@ class ScaledConicLayout:
         cost : numpy.ndarray, shape (m,), optional
             Nonnegative cost over s: the program is min cost . s.
         options : dict, optional
-            CLARABEL settings (``tol_gap_rel``, ...), on top of :data:`optdesign.solvers.SOLVER_OPTIONS`; inside a
-            :func:`optdesign.deadline.time_budget` the time left is CLARABEL's ``time_limit``.
+            CLARABEL settings (``tol_gap_rel``, ...), on top of :data:`optdesign.runtime.solvers.SOLVER_OPTIONS`;
+            inside a
+            :func:`optdesign.runtime.deadline.time_budget` the time left is CLARABEL's ``time_limit``.
         accept_limit : bool
             Return the point CLARABEL stopped at on the time budget (status ``"not_converged"``) instead of raising
-            TimeLimitReached, as :func:`optdesign.solvers.solve` does: only for callers certified whatever the point.
+            TimeLimitReached, as :func:`optdesign.runtime.solvers.solve` does: only for callers certified whatever
+            the point.
 
         Returns
         -------

@@ -34,7 +34,9 @@ from typing import cast
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ...deadline import (
+from ...errors import InstanceTooLargeError, InvalidInputError, SolverError, TimeLimitReached
+from ...result import relative_gap
+from ...runtime.deadline import (
     as_time_limit,
     budget_expired,
     overtime,
@@ -43,10 +45,8 @@ from ...deadline import (
     stop_requested,
     time_budget,
 )
-from ...errors import InstanceTooLargeError, InvalidInputError, SolverError, TimeLimitReached
-from ...progress import listening, report
-from ...result import relative_gap
-from ...solvers import SolveInfo
+from ...runtime.progress import listening, report
+from ...runtime.solvers import SolveInfo
 from ...validation import as_count, as_tolerance
 from ...vocabulary import Status
 from ..graph.factor_graph import FactorGraph
@@ -110,7 +110,7 @@ class GenerationRun:
 
 
 def check_time_limit(time_limit: object) -> float:
-    """A positive finite number of seconds (:func:`optdesign.deadline.as_time_limit`), here required."""
+    """A positive finite number of seconds (:func:`optdesign.runtime.deadline.as_time_limit`), here required."""
     limit = as_time_limit(time_limit)
     if limit is None:
         raise InvalidInputError("time_limit must be a positive number of seconds, got None")
@@ -131,10 +131,11 @@ def check_limits(tol: float, time_limit: float, max_iterations: int,
 def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, time_limit: float,
              add_per_iteration: int) -> GenerationRun:
     """Constraint generation until upper / lower - 1 <= ``tol``, or the iteration / time limits (status
-    ``"not_converged"``, or ``"interrupted"`` after Ctrl-C under :func:`optdesign.deadline.graceful_interrupt`:
+    ``"not_converged"``, or ``"interrupted"`` after Ctrl-C under :func:`optdesign.runtime.deadline.graceful_interrupt`:
     the bracket still holds).
 
-    Every step runs under one time budget of ``time_limit`` seconds (:func:`optdesign.deadline.time_budget`, capped
+    Every step runs under one time budget of ``time_limit`` seconds (:func:`optdesign.runtime.deadline.time_budget`,
+    capped
     by an enclosing one): each master solve gets MASTER_SHARE of the time left as its solver's limit and returns its
     point when stopped by it (any point is bracketed below), separation checks the budget between elimination
     steps, and a step cut short ends the run with the bracket of the iterations before it; when the first

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
 from ...errors import InstanceTooLargeError
-from ...solvers import SolveInfo
+from ...runtime.solvers import SolveInfo
 from ..graph.factor_graph import FactorGraph
 from ..inference.elimination import EliminationPlan
 from ..inference.marginals import marginal_maps
@@ -107,7 +107,7 @@ class CuttingPlaneMaster(ABC):
         Returns
         -------
         int
-            plan rows + columns + working-set rows (the size :func:`optdesign.solvers.setup_seconds` reads).
+            plan rows + columns + working-set rows (the size :func:`optdesign.runtime.solvers.setup_seconds` reads).
         """
         return int(self.plan.n_rows + self.n_columns + self.actions.shape[0])
 

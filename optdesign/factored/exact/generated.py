@@ -22,11 +22,11 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
-from ... import solvers
 from ..._lazy import cp
-from ...deadline import overtime
 from ...errors import InvalidInputError, SolverError, TimeLimitReached
 from ...result import CharTimeResult
+from ...runtime import solvers
+from ...runtime.deadline import overtime
 from ...validation import as_vector
 from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
@@ -187,7 +187,8 @@ def certified_lower_bound(fg: FactorGraph, H_scaled: sp.csr_matrix, dual: ArrayL
                           solver: str | None) -> float:
     """Weak-duality lower bound on T* from multipliers ``dual`` of rows H_scaled (1/wbar) <= z (any rows of joint
     actions, scaled by (Delta_min / Delta(a))^2), at ``wbar`` and at the minimiser of sum c / w; 0 without duals.
-    Under a time budget, the bounds computed before it runs out (the first with :func:`optdesign.deadline.overtime`)."""
+    Under a time budget, the bounds computed before it runs out (the first with
+    :func:`optdesign.runtime.deadline.overtime`)."""
     if dual is None:
         return 0.0
     lam = np.clip(np.asarray(dual, dtype=float).ravel(), 0.0, None)

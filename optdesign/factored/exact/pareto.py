@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...deadline import check_budget
 from ...errors import InstanceTooLargeError
+from ...runtime.deadline import check_budget
 from ..inference.elimination import EliminationPlan
 
 __all__: list[str] = []  # the machinery of separation.most_violated, its only caller

@@ -34,11 +34,11 @@ from typing import Any, cast
 import numpy as np
 import scipy.sparse as sp
 
-from ... import solvers
 from ..._lazy import cp
-from ...deadline import budget_expired, overtime
 from ...errors import SolverError
-from ...solvers import SolveInfo
+from ...runtime import solvers
+from ...runtime.deadline import budget_expired, overtime
+from ...runtime.solvers import SolveInfo
 
 __all__ = ["Pass", "PassesResult", "Reference", "ScaledAllocation", "solve_in_passes"]
 
@@ -228,16 +228,16 @@ def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], 
     optimal (measured: CLARABEL reported ``optimal`` 1e-3 above the optimum on the regret bound of a
     ring with Delta_min / Delta_max ~ 2e-4 when pass 2 started from a poor pass 1; pass 4 settled).
 
-    Under a time budget (:func:`optdesign.deadline.time_budget`) every solve gets the time left and a pass stopped
-    by it is kept like any other (its value is attained); the passes then end (``cut``).
+    Under a time budget (:func:`optdesign.runtime.deadline.time_budget`) every solve gets the time left and a pass
+    stopped by it is kept like any other (its value is attained); the passes then end (``cut``).
 
-    Pass 1 uses the solver chain of :func:`optdesign.solvers.solve`; later passes only the solver
+    Pass 1 uses the solver chain of :func:`optdesign.runtime.solvers.solve`; later passes only the solver
     that answered pass 1, and if it fails the passes end with the best one so far (a fallback
     solver would start from scratch: SCS ran 200,000 iterations, 300 s, on an exact T* that
     CLARABEL solves in 1 s). ``optimal_inaccurate`` answers are used; a RuntimeWarning is issued
     unless some ``optimal`` pass agrees with its own solver optimum and with the kept value to
     ``accept_tol`` (the kept value is attained either way, but then not confirmed optimal). ``solver_options``
-    are passed to :func:`optdesign.solvers.solve` (per-solver tolerances). ``warn=False`` leaves the warning to
+    are passed to :func:`optdesign.runtime.solvers.solve` (per-solver tolerances). ``warn=False`` leaves the warning to
     a caller that certifies the kept pass itself (``confirmed`` is set either way).
 
     Parameters
@@ -259,7 +259,7 @@ def solve_in_passes(build: Callable[[Reference], tuple[cp.Problem, Callable[[], 
     accept_tol : float
         Relative agreement with which an ``optimal`` pass confirms the kept value (no warning).
     solver_options : dict, optional
-        Per-solver keyword arguments, ``{"CLARABEL": {...}}``, passed to :func:`optdesign.solvers.solve`.
+        Per-solver keyword arguments, ``{"CLARABEL": {...}}``, passed to :func:`optdesign.runtime.solvers.solve`.
     warn : bool
         Issue the RuntimeWarning when the kept value is not confirmed.
 

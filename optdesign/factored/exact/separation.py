@@ -23,8 +23,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ...errors import InvalidInputError
-from ...sizes import check_array_size
 from ...validation import as_count, as_vector
+from ...validation.sizes import check_array_size
 from ..inference.elimination import EliminationPlan
 from ..inference.max_sum import MaxSum
 from .pareto import TANGENTS, _Bounds, _Elimination
@@ -117,10 +117,10 @@ def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delt
         unique joint action, a single joint action, malformed ``candidates``.
     InstanceTooLargeError
         A pass would store or form more than ``max_states`` frontier points or pairs, or the bounds over
-        completions would exceed the array size limit (:func:`optdesign.sizes.check_array_size`; a ring of 10^5
-        agents with K = 10 does).
+        completions would exceed the array size limit (:func:`optdesign.validation.sizes.check_array_size`; a ring of
+        10^5 agents with K = 10 does).
     TimeLimitReached
-        The enclosing :func:`optdesign.deadline.time_budget` ran out (checked between elimination steps).
+        The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out (checked between elimination steps).
     """
     h, gap = as_vector(h, "h", length=plan.table_size), as_vector(gap, "gap", length=plan.table_size)
     if np.any(h < 0):

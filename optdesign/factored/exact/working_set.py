@@ -18,9 +18,9 @@ import weakref
 
 import numpy as np
 
-from ...deadline import check_budget
 from ...errors import InstanceTooLargeError, TimeLimitReached
-from ...sizes import check_array_size, count_text
+from ...runtime.deadline import check_budget
+from ...validation.sizes import check_array_size, count_text
 from ..graph.factor_graph import FactorGraph
 from ..inference.max_sum import batched_max_sum
 from .enumerated_separation import MAX_JOINT_ACTIONS, EnumeratedSeparation
@@ -101,7 +101,7 @@ def initial_working_set(fg: FactorGraph, *, n_best: int | None = None) -> np.nda
     of a small structure), as many as fit in
     :func:`working_set_capacity` (in that order of priority).
 
-    Under a time budget (:func:`optdesign.deadline.time_budget`) the joint actions found before it runs out are
+    Under a time budget (:func:`optdesign.runtime.deadline.time_budget`) the joint actions found before it runs out are
     returned (the single deviations at least).
 
     Parameters
@@ -190,9 +190,9 @@ def best_through_entries(fg: FactorGraph) -> np.ndarray:
     Raises
     ------
     TimeLimitReached
-        The enclosing :func:`optdesign.deadline.time_budget` ran out (checked between factors).
+        The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out (checked between factors).
     InstanceTooLargeError
-        The abar x N rows exceed :data:`optdesign.sizes.MAX_ARRAY_ENTRIES` (checked before allocating).
+        The abar x N rows exceed :data:`optdesign.validation.sizes.MAX_ARRAY_ENTRIES` (checked before allocating).
     """
     known = _BEST_THROUGH.get(fg)
     if known is not None:

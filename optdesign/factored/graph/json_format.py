@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...errors import InvalidInputError
-from ...files import check_input_file
+from ...validation.files import check_input_file
 
 if TYPE_CHECKING:
     from typing_extensions import Self

@@ -29,8 +29,8 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
-from ...deadline import check_budget
 from ...errors import InstanceTooLargeError, InvalidInputError
+from ...runtime.deadline import check_budget
 from ...validation import check_array_size
 from .orders import _adjacency, _min_degree, interaction_graph, min_degree_order, order_from_heuristic
 
@@ -40,7 +40,8 @@ __all__ = ["EliminationPlan", "EliminationStep", "interaction_graph", "min_degre
 ORDER_HEURISTICS = ("min-fill", "min-degree")
 # structures whose plans shared_plan keeps
 SHARED_PLANS = 64
-# the enclosing time budget (optdesign.deadline) is checked every this many steps while the index arrays are built
+# the enclosing time budget (optdesign.runtime.deadline) is checked every this many steps while the index arrays
+# are built
 CHECK_EVERY = 64
 # one step before its index arrays: (eliminated agent, scope of its message, (scope, flat offset) of every input)
 StepSpec = tuple[int, tuple[int, ...], list[tuple[tuple[int, ...], int]]]
@@ -113,7 +114,7 @@ class EliminationPlan:
         The order needs more than ``MAX_PLAN_ENTRIES`` index entries, or the plan for N agents exceeds the
         array size limit.
     TimeLimitReached
-        The enclosing :func:`optdesign.deadline.time_budget` ran out while the index arrays were built.
+        The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out while the index arrays were built.
     """
 
     def __init__(self, n_actions: Sequence[int], scopes: Sequence[Sequence[int]], order: str | Sequence[int] = "auto"):

@@ -25,8 +25,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ...deadline import check_budget
 from ...errors import InvalidInputError
+from ...runtime.deadline import check_budget
 from .elimination import EliminationPlan
 
 __all__ = ["MaxSum", "batched_max_sum", "gathered_sum", "max_ratio"]
@@ -83,7 +83,7 @@ class MaxSum:
     Raises
     ------
     TimeLimitReached
-        The enclosing :func:`optdesign.deadline.time_budget` ran out during the pass.
+        The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out during the pass.
     """
 
     def __init__(self, plan: EliminationPlan, values: np.ndarray, *, keep_regrets: bool = True):
@@ -151,7 +151,7 @@ class MaxSum:
         Raises
         ------
         TimeLimitReached
-            The enclosing :func:`optdesign.deadline.time_budget` ran out.
+            The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out.
         """
         star = self.best_action
         best: tuple[float, int, int] | None = None
@@ -246,7 +246,7 @@ def batched_max_sum(plan: EliminationPlan, values: np.ndarray) -> tuple[np.ndarr
     Raises
     ------
     TimeLimitReached
-        The enclosing :func:`optdesign.deadline.time_budget` ran out.
+        The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out.
     """
     batch = values.shape[1]
     flat = np.empty((plan.n_functions_flat, batch))
@@ -294,7 +294,7 @@ def max_ratio(plan: EliminationPlan, num: np.ndarray, den: np.ndarray, *, floor:
     Raises
     ------
     TimeLimitReached
-        The enclosing :func:`optdesign.deadline.time_budget` ran out.
+        The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out.
     """
     rho = floor
     for _ in range(1000):

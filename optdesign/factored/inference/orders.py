@@ -13,11 +13,11 @@ from collections.abc import Sequence
 import networkx as nx
 from networkx.algorithms.approximation import treewidth_min_fill_in
 
-from ...deadline import check_budget
+from ...runtime.deadline import check_budget
 
 __all__ = ["interaction_graph", "min_degree_order", "order_from_heuristic"]
 
-# the enclosing time budget (optdesign.deadline) is checked every this many eliminations
+# the enclosing time budget (optdesign.runtime.deadline) is checked every this many eliminations
 CHECK_EVERY = 1024
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...deadline import check_budget
 from ...errors import InvalidInputError
+from ...runtime.deadline import check_budget
 from .elimination import EliminationPlan
 from .max_sum import CHECK_EVERY, MaxSum, gathered_sum
 
@@ -70,7 +70,7 @@ class SumProduct:
     InvalidInputError
         Not a plan, values of the wrong length, NaN or +inf, row terms of the wrong shapes, or an unknown reduction.
     TimeLimitReached
-        The enclosing :func:`optdesign.deadline.time_budget` ran out during the pass.
+        The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out during the pass.
     """
 
     def __init__(self, plan: EliminationPlan, values: np.ndarray, *, row_terms: list[np.ndarray] | None = None,

@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from ... import solvers
-from ...deadline import as_time_limit, overtime, stop_reason, stop_requested, time_budget
 from ...errors import InvalidInputError, TimeLimitReached
 from ...result import CharTimeResult
+from ...runtime import solvers
+from ...runtime.deadline import as_time_limit, overtime, stop_reason, stop_requested, time_budget
 from ...validation import as_tolerance, check_m_best
 from ..fallback import UNKNOWN, mf_bracket
 from ..fallback_results import char_time_result, merge_char_time

@@ -37,12 +37,12 @@ from typing import Any, ClassVar, cast
 import numpy as np
 import scipy.sparse as sp
 
-from ... import solvers
 from ..._lazy import cp
-from ...deadline import overtime
 from ...docstrings import shared_doc
 from ...errors import InstanceTooLargeError, InvalidInputError
 from ...result import MeanFieldSolution, relative_gap
+from ...runtime import solvers
+from ...runtime.deadline import overtime
 from ...validation import as_count
 from ..graph.checks import Structure, structure_key
 from ..graph.factor_graph import FactorGraph

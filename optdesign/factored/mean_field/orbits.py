@@ -22,10 +22,10 @@ from typing import cast
 import numpy as np
 import scipy.sparse as sp
 
-from ...deadline import stop_reason
 from ...errors import TimeLimitReached
 from ...result import MeanFieldSolution, relative_gap
-from ...solvers import SolveInfo
+from ...runtime.deadline import stop_reason
+from ...runtime.solvers import SolveInfo
 from ...vocabulary import Status
 from ..inference.elimination import EliminationPlan
 from ..inference.max_sum import batched_max_sum
@@ -122,7 +122,7 @@ class OrbitMeanField:
         passes, stalled, last = 0, 0, (np.inf, -np.inf)
         while passes < max_passes:
             batch = np.clip(batch, INTERIOR, 1.0 - INTERIOR)
-            try:  # under a time budget (optdesign.deadline): the bracket of the passes so far
+            try:  # under a time budget (optdesign.runtime.deadline): the bracket of the passes so far
                 f, g = self.evaluate(batch)
             except TimeLimitReached:
                 if not passes:

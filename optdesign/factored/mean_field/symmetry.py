@@ -20,8 +20,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from ...deadline import check_budget
 from ...errors import InvalidInputError
+from ...runtime.deadline import check_budget
 from ..inference.elimination import interaction_graph
 
 __all__ = ["Structure", "agent_orbits", "cycle_rotation", "twin_swaps"]
@@ -117,7 +117,7 @@ def twin_swaps(structure: Structure) -> list[tuple[int, int]]:
     Raises
     ------
     TimeLimitReached
-        The enclosing :func:`optdesign.deadline.time_budget` ran out.
+        The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out.
     """
     groups: dict = defaultdict(list)
     for i in range(structure.n_agents):

@@ -48,9 +48,9 @@ from numpy.typing import ArrayLike
 
 from ... import vocabulary as vocab
 from ..._lazy import cp
-from ...deadline import budget_expired, overtime, stop_reason, time_budget
 from ...errors import InvalidInputError, TimeLimitReached
 from ...result import RegretBoundResult, relative_gap
+from ...runtime.deadline import budget_expired, overtime, stop_reason, time_budget
 from ...validation import as_count, check_enumerable, check_m_best
 from ..exact.constraint_generation import (
     DEFAULT_TOL,

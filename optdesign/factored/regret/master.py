@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ... import solvers
 from ..._lazy import cp
 from ...errors import SolverError, TimeLimitReached
-from ...solvers import SolveInfo
+from ...runtime import solvers
+from ...runtime.solvers import SolveInfo
 from ..exact.constraint_generation import MASTER_SOLVER_OPTIONS
 from ..exact.cutting_plane_master import CuttingPlaneMaster, Iterate
 from ..exact.rescaling import Reference

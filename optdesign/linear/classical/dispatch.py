@@ -17,10 +17,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...blas import single_threaded_blas
-from ...deadline import budget_expired, remaining_budget, stop_reason
 from ...errors import InvalidInputError, SolverError
 from ...result import DesignResult, FastPathResult, relative_gap
+from ...runtime.blas import single_threaded_blas
+from ...runtime.deadline import budget_expired, remaining_budget, stop_reason
 from ...validation import as_tolerance
 from ...vocabulary import CLASSICAL_METHODS, ClassicalMethod, check_option
 from ..dispatch import EXCHANGE_TIME_LIMIT, check_solver, kiefer_wolfowitz_design
@@ -149,7 +149,7 @@ def classical_design(problem: ClassicalProblem, *, constraints: ConstraintsLike 
     method = check_option(method, "method", CLASSICAL_METHODS)
     check_solver(solver)
     tol = as_tolerance(tol)
-    with single_threaded_blas():  # d x d algebra and chunked passes: threads only contend (optdesign.blas)
+    with single_threaded_blas():  # d x d algebra and chunked passes: threads only contend (optdesign.runtime.blas)
         return _solve(problem, constraints, solver, method, tol)
 
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import linprog
 
-from ...deadline import Deadline
 from ...errors import SolverError
 from ...result import FastPathResult
+from ...runtime.deadline import Deadline
 from ..exchange import active_set_loop, price_map
 from .linear import LinearCriterion
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...deadline import Deadline
-from ...progress import listening, report
 from ...result import FastPathResult
+from ...runtime.deadline import Deadline
+from ...runtime.progress import listening, report
 from ..exchange import active_set_loop, price_map
 from ..interior import newton_fits, support_interior_point
 from .criteria import Criterion

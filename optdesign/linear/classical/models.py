@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ... import solvers
 from ..._lazy import cp
 from ...errors import InstanceTooLargeError, InvalidInputError
+from ...runtime import solvers
 from ...vocabulary import CLASSICAL_CRITERIA, ClassicalCriterion, check_option
 from ..models import D_OPTIMAL_MAX_DIM, D_OPTIMAL_MAX_ENTRIES
 from .constraints import ConstraintsLike, LinearConstraints, as_constraints
@@ -74,7 +74,7 @@ class ModelSolution:
     ----------
     weights : numpy.ndarray, shape (K,)
         The design (clipped at 0, normalised).
-    info : optdesign.solvers.SolveInfo
+    info : optdesign.runtime.solvers.SolveInfo
         Status, solver and time.
     dual : numpy.ndarray, optional
         Y (d x k) of a linear criterion, Z (d x d) of E; None otherwise.

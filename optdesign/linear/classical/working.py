@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...deadline import Deadline
 from ...errors import SolverError
-from ...progress import listening, report
 from ...result import FastPathResult
+from ...runtime.deadline import Deadline
+from ...runtime.progress import listening, report
 from ..exchange import initial_support, price_map
 from .certify import certificate_pairs
 from .criteria import Criterion

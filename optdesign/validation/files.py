@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import InstanceTooLargeError, InvalidInputError
+from ..errors import InstanceTooLargeError, InvalidInputError
 
 __all__ = ["IMAGE_SUFFIXES", "MAX_INPUT_BYTES", "check_image_path", "check_input_file"]
 

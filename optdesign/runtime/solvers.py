@@ -18,7 +18,7 @@ Status policy (documented contract):
   to the next solver; when the chain is exhausted a :class:`SolverError` names every solver
   tried and the status or exception each returned.
 
-Time limits (:func:`optdesign.deadline.time_budget`): every solve gets the time left as the solver's own limit
+Time limits (:func:`optdesign.runtime.deadline.time_budget`): every solve gets the time left as the solver's own limit
 (:func:`time_limit_options`: CLARABEL ``time_limit``, SCS ``time_limit_secs``, MOSEK ``MSK_DPAR_OPTIMIZER_MAX_TIME``).
 A solver checks its limit between iterations only, after cvxpy's compilation and its own set-up (the first
 factorisation), which grow with the problem: :func:`setup_seconds` estimates them, and a solve whose estimate
@@ -37,10 +37,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
-from ._lazy import cp
+from .._lazy import cp
+from ..errors import InvalidInputError, SolverError, TimeLimitReached
+from ..vocabulary import Status
 from .deadline import budget_expired, remaining_budget
-from .errors import InvalidInputError, SolverError, TimeLimitReached
-from .vocabulary import Status
 
 __all__ = ["SolveInfo", "available_solvers", "check_setup_time", "default_solver", "mosek_usable", "setup_seconds",
            "solve", "solver_chain", "time_limit_options"]

@@ -1,33 +1,15 @@
-"""Input checks shared by every public function: they raise InvalidInputError naming the argument.
-
-``__all__`` lists the validators that code built on the toolkit (new designs, bandit instances) uses to refuse
-bad input the same way (and, from :mod:`optdesign.sizes`, ``check_array_size`` and ``count_text``, which refuse
-and describe sizes before anything is allocated); the others are size and scale checks specific to one family of
-programs.
-"""
+"""The argument checks: arrays (finite, real, of the right shape), arm sets (spanning, on a sane scale), counts,
+tolerances, weights and unique maximisers; each raises InvalidInputError naming the argument."""
 
 from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .errors import InstanceTooLargeError, InvalidInputError
-from .files import check_image_path, check_input_file
-from .sizes import check_array_size, count_text
+from ..errors import InstanceTooLargeError, InvalidInputError
+from .sizes import count_text
 
-__all__ = [
-    "as_arms",
-    "as_count",
-    "as_matrix",
-    "as_tolerance",
-    "as_vector",
-    "check_array_size",
-    "check_image_path",
-    "check_input_file",
-    "check_weights",
-    "count_text",
-    "unique_argmax",
-]
+__all__ = ["as_arms", "as_count", "as_matrix", "as_tolerance", "as_vector", "check_weights", "unique_argmax"]
 
 
 def real_array(value: ArrayLike) -> np.ndarray:

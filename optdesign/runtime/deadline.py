@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from types import FrameType
 from typing import Literal
 
-from .errors import InvalidInputError, TimeLimitReached
+from ..errors import InvalidInputError, TimeLimitReached
 
 __all__ = [
     "Deadline",

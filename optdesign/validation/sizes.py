@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from .errors import InstanceTooLargeError
+from ..errors import InstanceTooLargeError
 
 __all__ = ["MAX_ARRAY_ENTRIES", "check_array_size", "count_text"]
 

@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 
-from .errors import InvalidInputError
+from ..errors import InvalidInputError
 
 __all__ = ["listening", "report", "reporting"]
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .._lazy import cp
 from . import solvers
-from ._lazy import cp
 
 __all__ = ["ClarabelSession"]
 
