@@ -24,9 +24,9 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
 from .algorithm import Algorithm
+from .entries import split_algorithm
 from .instances import INSTANCES, parse_instance, split_options
 from .kinds import kind_of
-from .plugins import split_algorithm
 from .registry import algorithm_spec, make_algorithm
 from .run import DEFAULT_MAX_SAMPLES, run
 from .stopping import check_delta

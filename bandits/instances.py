@@ -7,7 +7,6 @@ theta = 2 e_1), ``many-arms`` (Fiez exp. 2), ``sphere`` (Fiez exp. 3), ``factori
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import itertools
 import typing
@@ -22,6 +21,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count, check_array_size
 
 from .algorithm import Environment
+from .entries import load_object, split_options
 from .environments import LinearBandit
 from .kinds import kind_of
 from .validation import check_positive
@@ -232,11 +232,21 @@ class InstanceSpec:
 
 
 def resolve(target: Callable[..., Any] | str) -> Callable[..., Any]:
-    """A callable given directly or as ``"package.module:attribute"`` (imported)."""
+    """A callable given directly or as ``"package.module:attribute"`` (imported: :func:`bandits.entries.load_object`).
+
+    Parameters
+    ----------
+    target : callable or str
+        The callable, or its path.
+
+    Returns
+    -------
+    callable
+        The callable.
+    """
     if callable(target):
         return target
-    module, _, attr = target.partition(":")
-    found: Callable[..., Any] = getattr(importlib.import_module(module), attr)
+    found: Callable[..., Any] = load_object(target, "factory")
     return found
 
 
@@ -295,21 +305,6 @@ def register(name: str, factory: Callable[..., Any] | str, kind: str, summary: s
         An unknown kind.
     """
     INSTANCES[name] = InstanceSpec(factory, kind, summary)
-
-
-def split_options(text: str) -> tuple[str, dict[str, Any]]:
-    """``"name:key=value,key=value"`` -> (name, {key: number, true/false, or string}); InvalidInputError if an
-    option lacks ``=`` or is given twice."""
-    name, _, rest = str(text).partition(":")
-    options: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise InvalidInputError(f"option {item!r} of {name.strip()!r} must read key=value")
-        if key.strip() in options:
-            raise InvalidInputError(f"option {key.strip()!r} of {name.strip()!r} is given twice")
-        options[key.strip()] = _number(value.strip())
-    return name.strip(), options
 
 
 def check_options(factory: Callable[..., Any], options: dict[str, Any], what: str) -> None:
@@ -375,18 +370,3 @@ def parse_instance(text: str) -> Environment:
     except TypeError as exc:
         raise InvalidInputError(f"instance {name}: {exc}") from None
     return env
-
-
-def _number(text: str) -> int | float | bool | str:
-    """An option value: an int, a float, pi or pi/2, true/false, else the text itself."""
-    cast: type[int] | type[float]
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    if text.lower() in ("pi/2", "pi"):
-        return np.pi / 2 if text.lower() == "pi/2" else np.pi
-    if text.lower() in ("true", "false"):
-        return text.lower() == "true"
-    return text

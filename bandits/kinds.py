@@ -17,11 +17,12 @@ costs nothing and imports no other part of the package.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Any
 
 from optdesign.errors import InvalidInputError
+
+from .entries import load_object
 
 __all__ = ["KINDS", "PURE_EXPLORATION", "Kind", "kind_of"]
 
@@ -83,7 +84,7 @@ class Kind:
         """
         if self.problem is None:
             raise InvalidInputError(f"{self.name} instances have no pure-exploration problem")
-        return _resolve(self.problem)(env)
+        return load_object(self.problem, "problem")(env)
 
     def characteristic_time(self, env: Any) -> dict[str, Any] | None:
         """The characteristic time of an environment of this kind, or None where the kind reports none.
@@ -98,16 +99,7 @@ class Kind:
         dict or None
             ``{"kind", "value", "unit"}`` as :func:`bandits.studies.bounds.characteristic_time` documents.
         """
-        return None if self.bound is None else dict(_resolve(self.bound)(env))
-
-
-def _resolve(path: str) -> Any:
-    """The attribute named by ``"package.module:name.attribute"`` (the module imported on first use)."""
-    module, _, attribute = path.partition(":")
-    found: Any = importlib.import_module(module)
-    for part in attribute.split("."):
-        found = getattr(found, part)
-    return found
+        return None if self.bound is None else dict(load_object(self.bound, "lower bound")(env))
 
 
 _BOUNDS = "bandits.studies.bounds"

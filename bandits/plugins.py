@@ -23,19 +23,16 @@ the instance's own problem, e.g. another estimator or statistic on the same inst
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
 
 from optdesign.errors import InvalidInputError
 
 from .algorithm import Algorithm
-from .instances import split_options
+from .entries import load_object
 from .stopping import Threshold
 
-__all__ = ["ENTRY_POINT_GROUP", "Plugin", "entry_point_plugins", "load_object", "load_plugin", "load_problem",
-           "load_threshold", "split_algorithm"]
+__all__ = ["ENTRY_POINT_GROUP", "Plugin", "entry_point_plugins", "load_plugin", "load_problem", "load_threshold"]
 
 #: the entry-point group through which installed distributions add sampling rules and algorithms
 ENTRY_POINT_GROUP = "bandits.samplers"
@@ -71,41 +68,6 @@ class Plugin:
         """The first line of the class's docstring."""
         doc = (self.cls.__doc__ or "").strip()
         return doc.splitlines()[0] if doc else self.target
-
-
-def load_object(path: str, what: str) -> Any:
-    """The attribute a ``"package.module:attribute"`` path names, imported; one clear error line otherwise.
-
-    Parameters
-    ----------
-    path : str
-        ``module:attribute`` (dotted module, attribute possibly dotted).
-    what : str
-        What the path should name, for the messages (e.g. ``"sampler"``).
-
-    Returns
-    -------
-    object
-        The attribute.
-
-    Raises
-    ------
-    InvalidInputError
-        A path not of that form, a module that does not import, or no such attribute.
-    """
-    module, colon, attr = str(path).partition(":")
-    if not colon or not module or not attr:
-        raise InvalidInputError(f"{what} {path!r} must read package.module:Name")
-    try:
-        found: Any = importlib.import_module(module)
-    except Exception as exc:  # any failure while importing a user's module is reported the same way
-        raise InvalidInputError(f"{what} {path!r}: module {module!r} does not import "
-                                f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})") from None
-    for part in attr.split("."):
-        if not hasattr(found, part):
-            raise InvalidInputError(f"{what} {path!r}: module {module!r} has no attribute {attr!r}")
-        found = getattr(found, part)
-    return found
 
 
 def load_plugin(path: str, origin: str = "path") -> Plugin:
@@ -195,35 +157,6 @@ def load_problem(problem: str | type) -> type:
         raise InvalidInputError(f"problem {cls.__name__} has kind {cls.kind!r}; a problem's class attribute kind "
                                 f"names the instances it runs on: {valid}")
     return cls
-
-
-def split_algorithm(text: str) -> tuple[str, dict[str, Any]]:
-    """``NAME[:options]`` or ``package.module:Class[:options]`` -> (name or path, options).
-
-    A path is recognised by its second part: ``a:b=1`` is the name ``a`` with option ``b``, ``a:B`` the class
-    ``B`` of module ``a`` (options then follow a second colon).
-
-    Parameters
-    ----------
-    text : str
-        The algorithm text.
-
-    Returns
-    -------
-    tuple
-        ``(name, options)`` with the options parsed as :func:`bandits.instances.split_options` does.
-
-    Raises
-    ------
-    InvalidInputError
-        An option without ``=``.
-    """
-    head, colon, rest = str(text).partition(":")
-    attr, _, options = rest.partition(":")
-    if colon and attr.strip() and "=" not in attr and "," not in attr:
-        name = f"{head.strip()}:{attr.strip()}"
-        return name, split_options(f"{head.strip()}:{options}")[1] if options else {}
-    return split_options(text)
 
 
 def entry_point_plugins() -> dict[str, tuple[str, str]]:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from optdesign.errors import InvalidInputError
 
 from .algorithm import Algorithm
-from .plugins import entry_point_plugins, load_plugin, split_algorithm
+from .entries import split_algorithm
+from .plugins import entry_point_plugins, load_plugin
 
 if TYPE_CHECKING:
     from .thresholding.algorithms import ThresholdingAlgorithm

@@ -10,7 +10,6 @@ import numpy as np
 from .information import bernoulli_kl, kl_delta
 
 if TYPE_CHECKING:
-    from .runtime.solvers import SolveInfo
     from .vocabulary import CharTimeKind, RegretMethod, Status
 
 __all__ = [
@@ -20,8 +19,22 @@ __all__ = [
     "FastPathResult",
     "MeanFieldSolution",
     "RegretBoundResult",
+    "SolveInfo",
     "bernoulli_kl",
 ]
+
+
+@dataclass(frozen=True)
+class SolveInfo:
+    """What a solve did: final status, the solver that produced it, and wall time in seconds."""
+
+    #: cvxpy's status of the accepted solve: ``"optimal"`` or ``"optimal_inaccurate"`` (the orbit search of
+    #: :mod:`optdesign.factored.mean_field` reports its own, see :data:`optdesign.vocabulary.Status`)
+    status: Status
+    #: the solver that produced it (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``)
+    solver: str
+    #: wall-clock seconds of the solve
+    solve_time: float
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import optdesign as od
 from optdesign import FactorGraph
 from optdesign.errors import TimeLimitReached
-from optdesign.factored import fallback
+from optdesign.factored.exact import fallback
 from optdesign.runtime import deadline, solvers
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # cut solves warn about their gap
@@ -87,15 +87,14 @@ def test_fallback_brackets_contain_the_optima(case):
 def test_fallback_upper_end_is_the_closed_form_when_separation_is_refused(monkeypatch):
     """Past the separation's array size limit (a ring of 10^5 agents), the upper end is 2 sum_e |T_e| / Delta_min^2."""
     from optdesign.errors import InstanceTooLargeError
-    from optdesign.factored.exact import enumerated_separation, separation
 
     def refused(*args, **kwargs):
         raise InstanceTooLargeError("exact separation's bounds needs too much memory (test)")
 
     case = ("ring", 5, 3, 0)
     fg = instance(*case)
-    monkeypatch.setattr(separation, "most_violated", refused)
-    monkeypatch.setattr(enumerated_separation, "MAX_JOINT_ACTIONS", 0)  # as on a large instance: no enumeration
+    monkeypatch.setattr(fallback, "most_violated", refused)
+    monkeypatch.setattr(fallback, "MAX_JOINT_ACTIONS", 0)  # as on a large instance: no enumeration
     bracket = fallback.char_time_bracket(fg)
     assert bracket.how == "closed-form" and bracket.upper == pytest.approx(2 * fg.abar / fg.gap_min() ** 2)
     assert bracket.upper >= truths(*case)["tstar"][0]

@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from bandits.cli import app
+from bandits.entries import split_algorithm
 from bandits.experiment import Experiment
-from bandits.plugins import split_algorithm
 from bandits.pure_exploration import GLRStop, PureExploration
 from bandits.pure_exploration.with_stop import WithStop, WithStopPolicy, parse_stop
 from bandits.registry import ALGORITHMS, algorithm_spec, make_algorithm

@@ -3,22 +3,20 @@
 Every program here has one constraint per joint action; variable elimination along an order of width w
 makes each polynomial, O(N K^{w+1}), instead of prod_i K_i.
 
-================  ============================================================================================
-graph             :class:`FactorGraph` (agents, action counts, factors with scopes and mean tables), its generators,
-                  its JSON format and its input checks
-inference         variable elimination: orders, max-sum (a*, gaps, m best), Factored Constraint Reduction, the
-                  marginal polytope
-mean_field        the mean-field characteristic time T^MF(m) (eqs. 2-3, App. H), on action classes and orbits
-exact             the exact characteristic time T* (eq. 1): enumerated, or by constraint generation with exact
-                  separation
-regret            the Graves–Lai regret lower bound c_theta (App. F), exact and mean-field
-fallback          closed-form certified brackets of all three, returned when a time limit leaves no solved one
-fallback_results  those brackets as results, and merged into a solve that a limit cut short
-================  ============================================================================================
+==========  ============================================================================================
+graph       :class:`FactorGraph` (agents, action counts, factors with scopes and mean tables), its generators,
+            its JSON format and its input checks
+inference   variable elimination: orders, max-sum (a*, gaps, m best), Factored Constraint Reduction, the
+            marginal polytope
+exact       the exact characteristic time T* (eq. 1): enumerated, or by constraint generation with exact
+            separation
+mean_field  the mean-field characteristic time T^MF(m) (eqs. 2-3, App. H), on action classes and orbits
+regret      the Graves–Lai regret lower bound c_theta (App. F), exact and mean-field
+==========  ============================================================================================
 
-Dependencies go down the table's reverse: ``graph`` and ``inference`` need nothing above them, ``mean_field``
-and ``exact`` build on both, ``regret`` also on ``exact``'s engine. ``fallback`` serves the three bounds: it needs
-``graph`` and ``inference``, and ``exact``'s separation oracle for its one exact evaluation (imported when used).
+Dependencies go up the table: ``graph`` and ``inference`` need nothing below them, ``exact`` builds on both,
+``mean_field`` and ``regret`` also on ``exact``: it holds the closed-form fallback brackets of all three bounds
+(its separation oracle evaluates them), and its engine serves the regret bound.
 
 Convention (MF-TaS paper): E[tau] >= 2 T* kl(delta, 1 - delta) for unit-variance Gaussian rewards.
 """

@@ -34,11 +34,11 @@ import functools
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import cast
 
 from .._lazy import cp
 from ..errors import InvalidInputError, SolverError, TimeLimitReached
+from ..result import SolveInfo
 from ..vocabulary import Status
 from .deadline import budget_expired, remaining_budget
 
@@ -128,19 +128,6 @@ def check_setup_time(size: int, what: str) -> None:
     left = remaining_budget()
     if budget_expired() or (left is not None and setup_seconds(size) > left):
         raise TimeLimitReached(f"{what} ({size:,} scalars) cannot start in the time budget left")
-
-
-@dataclass(frozen=True)
-class SolveInfo:
-    """What a solve did: final status, the solver that produced it, and wall time in seconds."""
-
-    #: cvxpy's status of the accepted solve: ``"optimal"`` or ``"optimal_inaccurate"`` (the orbit search of
-    #: :mod:`optdesign.factored.mean_field` reports its own, see :data:`optdesign.vocabulary.Status`)
-    status: Status
-    #: the solver that produced it (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``)
-    solver: str
-    #: wall-clock seconds of the solve
-    solve_time: float
 
 
 @functools.cache

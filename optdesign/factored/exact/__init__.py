@@ -13,6 +13,9 @@ separation             max over ALL joint actions of H_w(a) / Delta(a)^2 by Pare
 pareto                 the Pareto layers and bounds that elimination keeps per variable
 enumerated_separation  the same separation by enumeration, up to 20,000 joint actions
 rescaling              multi-pass solves of programs with s >= 1/w, each centred on the previous pass
+fallback               certified brackets of T*, T^MF(m) and c_theta that need no solve (closed forms, certified
+                       mixtures), returned when a time limit leaves no solved one
+fallback_results       those brackets as results, and merged into a solve that a limit cut short
 =====================  ==============================================================================
 """
 

@@ -30,13 +30,13 @@ from ...result import CharTimeResult, relative_gap
 from ...runtime.deadline import budget_expired, stop_reason, time_budget
 from ...validation import as_count, as_tolerance, check_enumerable
 from ...vocabulary import EXACT_FORMULATIONS, EXACT_METHODS, ExactFormulation, ExactMethod, check_option
-from ..fallback import SHARE, char_time_bracket, deferred, solve_blocker, unsolved_reason
-from ..fallback_results import char_time_result, merge_char_time
 from ..graph.checks import structure_key
 from ..graph.factor_graph import FactorGraph
 from ..inference.marginals import consistent_clique_weights, marginal_maps
 from .constraint_generation import MASTER_SOLVER_OPTIONS, check_time_limit
 from .enumerated_separation import MAX_JOINT_ACTIONS as ENUMERATED_SEPARATION
+from .fallback import SHARE, char_time_bracket, deferred, solve_blocker, unsolved_reason
+from .fallback_results import char_time_result, merge_char_time
 from .generated import certified_lower_bound, characteristic_time_generated
 from .rescaling import Reference, ScaledAllocation, solve_in_passes
 
@@ -64,11 +64,11 @@ def characteristic_time(fg: FactorGraph, *, method: ExactMethod = "auto",
     bracket so far is returned with status ``"not_converged"`` (``"interrupted"`` after Ctrl-C under
     :func:`optdesign.runtime.deadline.graceful_interrupt`): ``value`` an upper bound on T* attained by ``marginals``,
     ``lower_bound`` a lower bound. Before any solve has bracketed T* that is the closed-form bracket of
-    :mod:`optdesign.factored.fallback` (``extras["fallback"]`` says which allocation attains it), and if even a* was
-    not found (after Ctrl-C, or when its max-sum pass outlasts its overtime), value inf and lower bound 0 with an empty
-    ``best_action`` (``extras["fallback"] == "none"``: no bound computed). When no program over the clique tables can
-    start in the time limit (``extras["stopped"] == "setup"``: a ring of 1,000 agents with K = 10 needs about 36 s,
-    :func:`optdesign.factored.fallback.solve_blocker`), no solve is attempted and the budget goes to that bracket:
+    :mod:`optdesign.factored.exact.fallback` (``extras["fallback"]`` says which allocation attains it), and if even
+    a* was not found (after Ctrl-C, or when its max-sum pass outlasts its overtime), value inf and lower bound 0 with an
+    empty ``best_action`` (``extras["fallback"] == "none"``: no bound computed). When no program over the clique tables
+    can start in the time limit (``extras["stopped"] == "setup"``: a ring of 1,000 agents with K = 10 needs about 36 s,
+    :func:`optdesign.factored.exact.fallback.solve_blocker`), no solve is attempted and the budget goes to that bracket:
     mixtures of the best joint actions and the uniform distribution lower its upper end, and the call returns once
     they are tried, possibly before the limit.
     ``method="enumerate"`` lists every joint action, as follows; ``"auto"`` (default) enumerates up to

@@ -20,8 +20,8 @@ from ...result import CharTimeResult
 from ...runtime import solvers
 from ...runtime.deadline import as_time_limit, overtime, stop_reason, stop_requested, time_budget
 from ...validation import as_tolerance, check_m_best
-from ..fallback import UNKNOWN, mf_bracket
-from ..fallback_results import char_time_result, merge_char_time
+from ..exact.fallback import UNKNOWN, mf_bracket
+from ..exact.fallback_results import char_time_result, merge_char_time
 from ..graph.factor_graph import FactorGraph
 from .model import DEFAULT_TOL, MeanFieldModel, _shared_doc
 
@@ -53,7 +53,7 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     :func:`optdesign.factored.characteristic_time`): the conic solve gets the time left and returns the point it
     reached, the orbit search and the model's construction check it, and when it runs out the best certified
     bracket so far is returned with status ``"not_converged"``. Before any solve has bracketed T^MF(m) that is the
-    closed-form bracket of :mod:`optdesign.factored.fallback` (uniform local allocations, ``extras["fallback"]``).
+    closed-form bracket of :mod:`optdesign.factored.exact.fallback` (uniform local allocations, ``extras["fallback"]``).
 
     Parameters
     ----------
@@ -104,7 +104,7 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
     start = time.perf_counter()
     with time_budget(limit):
         try:
-            with overtime():  # every certified answer needs them (optdesign.factored.fallback)
+            with overtime():  # every certified answer needs them (optdesign.factored.exact.fallback)
                 ranked = fg.m_best(m + 1)  # raises if a* is not unique
         except TimeLimitReached:  # a* not found in time: nothing is known
             return char_time_result(fg, UNKNOWN, status=stop_reason(), start=start, extras={"stopped": "time"},

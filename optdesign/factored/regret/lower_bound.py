@@ -60,9 +60,9 @@ from ..exact.constraint_generation import (
     run_extras,
     warm_generate,
 )
+from ..exact.fallback import SHARE, UNKNOWN, deferred, regret_bracket, solve_blocker, unsolved_reason
+from ..exact.fallback_results import merge_regret, regret_result
 from ..exact.rescaling import Reference, ScaledAllocation, solve_in_passes
-from ..fallback import SHARE, UNKNOWN, deferred, regret_bracket, solve_blocker, unsolved_reason
-from ..fallback_results import merge_regret, regret_result
 from ..graph.factor_graph import FactorGraph
 from ..inference.constraint_reduction import factored_max
 from ..inference.elimination import EliminationPlan
@@ -249,9 +249,10 @@ def regret_lower_bound(fg: FactorGraph, method: vocab.RegretMethod = "exact", *,
     time_limit : float
         Seconds for the whole call; past them the best certified result is returned (status ``"not_converged"``,
         as for :func:`optdesign.factored.characteristic_time`): for ``"exact"`` the bracket reached, else the
-        closed-form bracket of :mod:`optdesign.factored.fallback` (finite however small the limit, unless a* cannot
-        be found in its overtime: then ``extras["fallback"] == "none"``, no bound computed) or the feasible starting
-        point's value; for ``"mf"`` the value at its feasible starting point (inf if even that was not reached).
+        closed-form bracket of :mod:`optdesign.factored.exact.fallback` (finite however small the limit, unless a*
+        cannot be found in its overtime: then ``extras["fallback"] == "none"``, no bound computed) or the feasible
+        starting point's value; for ``"mf"`` the value at its feasible starting point (inf if even that was not
+        reached).
     initial : array_like, shape (M, N), optional
         Joint actions added to the starting working set of constraint generation (a warm start).
 

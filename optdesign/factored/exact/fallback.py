@@ -36,7 +36,7 @@ Each result records ``extras["fallback"]``: ``"uniform"`` (value attained by the
 separation did not finish: the value bounds the objective at that allocation from above) or ``"none"`` (no bound was
 computed: a* was not found before the time ran out or a stop was requested; value inf, lower bound 0, empty
 ``best_action``). ``extras["stopped"]`` says why no solve gave the bracket (:func:`unsolved_reason`).
-:mod:`optdesign.factored.fallback_results` turns a bracket into a result, or merges it into a solve cut short.
+:mod:`optdesign.factored.exact.fallback_results` turns a bracket into a result, or merges it into a solve cut short.
 """
 
 from __future__ import annotations
@@ -49,10 +49,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InstanceTooLargeError, TimeLimitReached
-from ..runtime.deadline import check_budget, overtime, remaining_budget, stop_requested, time_budget
-from ..runtime.solvers import setup_seconds
-from .graph.factor_graph import FactorGraph
+from ...errors import InstanceTooLargeError, TimeLimitReached
+from ...runtime.deadline import check_budget, overtime, remaining_budget, stop_requested, time_budget
+from ...runtime.solvers import setup_seconds
+from ..graph.factor_graph import FactorGraph
+from .enumerated_separation import MAX_JOINT_ACTIONS, EnumeratedSeparation
+from .separation import most_violated
+from .working_set import best_first_actions, working_set_fits
 
 __all__ = ["MIXTURE_SHARES", "MIXTURE_SIZES", "SHARE", "Bracket", "char_time_bracket", "deferred", "mf_bracket",
            "regret_bracket", "solve_blocker", "unsolved_reason"]
@@ -109,7 +112,6 @@ def solve_blocker(fg: FactorGraph) -> str | None:
     left = remaining_budget()
     if left is None:
         return None
-    from .exact.working_set import working_set_fits  # the exact package imports this module
 
     if not working_set_fits(fg):  # constraint generation would refuse it: the bracket is the answer in time
         return "working-set"
@@ -137,7 +139,6 @@ def unsolved_reason(fg: FactorGraph, blocked: str | None = None) -> str:
     str
         The value of the result's ``extras["stopped"]``.
     """
-    from .exact.working_set import working_set_fits  # the exact package imports this module
 
     if stop_requested():
         return "interrupted"
@@ -193,8 +194,6 @@ def _best_two(fg: FactorGraph) -> tuple[np.ndarray, np.ndarray, float] | None:
 def _max_ratio(fg: FactorGraph, star: np.ndarray, dmin: float, h: np.ndarray) -> tuple[float, bool]:
     """(max_{a != a*} sum_e h_e(a_e) / Delta(a)^2, whether exact) by one exact separation (an enumeration on small
     structures), or a bound above it when the separation prunes; raises what the separation raises."""
-    from .exact.enumerated_separation import MAX_JOINT_ACTIONS, EnumeratedSeparation  # the exact package
-    from .exact.separation import most_violated  # imports this module
 
     star_idx = fg.group_indices(star)[0]
     gap = fg.means[star_idx][np.repeat(np.arange(fg.n_factors), fg.table_sizes)] - fg.means
@@ -226,7 +225,6 @@ def _mixtures(fg: FactorGraph, star: np.ndarray) -> Iterator[tuple[np.ndarray, f
     short budget tries both sizes): (flat factor marginals w, E_w[Delta], {"joint_actions": M + 1,
     "uniform_share": s}); fewer sizes when the instance has fewer joint actions, or the time budget runs out while
     they are listed."""
-    from .exact.working_set import best_first_actions  # the exact package imports this module
 
     ranked = np.asarray(best_first_actions(fg, max(MIXTURE_SIZES) + 1))
     gaps = np.asarray(fg.gap(ranked), dtype=float)

@@ -1,5 +1,6 @@
-"""A fallback bracket (:mod:`optdesign.factored.fallback`) as a result: the CharTimeResult or RegretBoundResult of its
-allocation (uniform or a mixture), and a solve cut short by a limit merged with the better ends of a bracket."""
+"""A fallback bracket (:mod:`optdesign.factored.exact.fallback`) as a result: the CharTimeResult or
+RegretBoundResult of its allocation (uniform or a mixture), and a solve cut short by a limit merged with the better
+ends of a bracket."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from ..result import CharTimeResult, RegretBoundResult, relative_gap
-from ..vocabulary import CharTimeKind, RegretMethod, Status
+from ...result import CharTimeResult, RegretBoundResult, relative_gap
+from ...vocabulary import CharTimeKind, RegretMethod, Status
+from ..graph.checks import structure_key
+from ..graph.factor_graph import FactorGraph
 from .fallback import Bracket
-from .graph.checks import structure_key
-from .graph.factor_graph import FactorGraph
 
 __all__ = ["char_time_result", "merge_char_time", "merge_regret", "regret_result"]
 
