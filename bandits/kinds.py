@@ -8,7 +8,8 @@ algorithm (:data:`bandits.registry.ALGORITHMS`) names the kinds it runs on. The 
 * the pure-exploration problem (:mod:`bandits.pure_exploration`): how it is built from an environment, and whether
   the generic sampling rules and the GLR stop run on it (they pull one arm at a time, so not on factored
   instances, whose pulls are joint actions);
-* the lower bound a study reports (:mod:`bandits.studies.bounds`) and the unit it counts in;
+* the lower bound a study reports, and the unit it counts in: the problem's own
+  (:meth:`bandits.pure_exploration.Problem.lower_bound`), so a kind without a problem reports none;
 * the caption of ``bandits run``'s table (what samples and rounds mean).
 
 The table holds import paths (``"package.module:attribute"``), resolved on first use, so importing this module
@@ -44,9 +45,6 @@ class Kind:
         kind has none).
     samplers : bool
         The generic sampling rules and the GLR stop of any algorithm run on the kind (its pulls are single arms).
-    bound : str or None
-        ``"module:function"`` giving the characteristic time of an environment (see
-        :func:`bandits.studies.bounds.characteristic_time`); None: no lower bound is reported.
     caption : str or None
         The caption of ``bandits run``'s table: what samples and rounds count (None: they coincide).
     """
@@ -56,7 +54,6 @@ class Kind:
     budgeted: bool = False
     problem: str | None = None
     samplers: bool = False
-    bound: str | None = None
     caption: str | None = None
 
     @property
@@ -87,7 +84,8 @@ class Kind:
         return load_object(self.problem, "problem")(env)
 
     def characteristic_time(self, env: Any) -> dict[str, Any] | None:
-        """The characteristic time of an environment of this kind, or None where the kind reports none.
+        """The characteristic time of an environment of this kind at its true parameter, as its problem gives it
+        (:meth:`bandits.pure_exploration.Problem.lower_bound`), or None for a kind without a problem.
 
         Parameters
         ----------
@@ -99,23 +97,21 @@ class Kind:
         dict or None
             ``{"kind", "value", "unit"}`` as :func:`bandits.studies.bounds.characteristic_time` documents.
         """
-        return None if self.bound is None else dict(load_object(self.bound, "lower bound")(env))
+        if self.problem is None:
+            return None
+        problem = self.make_problem(env)
+        return dict(problem.lower_bound(problem.true_parameter(env)))
 
-
-_BOUNDS = "bandits.studies.bounds"
 
 KINDS: dict[str, Kind] = {
     "karmed": Kind("karmed", "K arms of one exponential family (Gaussian, Bernoulli): identify the best arm",
-                   problem="bandits.pure_exploration.karmed:KArmedProblem.of_environment", samplers=True,
-                   bound=f"{_BOUNDS}:karmed_time"),
+                   problem="bandits.pure_exploration.karmed:KArmedProblem.of_environment", samplers=True),
     "linear": Kind("linear", "linear and transductive bandits: pull x in X, identify the best z in Z",
-                   problem="bandits.pure_exploration.linear:LinearProblem.of_environment", samplers=True,
-                   bound=f"{_BOUNDS}:linear_time"),
+                   problem="bandits.pure_exploration.linear:LinearProblem.of_environment", samplers=True),
     "bilinear": Kind("bilinear", "graphical bilinear bandits: node arms, edge rewards x^T M x'",
                      caption="samples: edge observations; rounds: graph rounds"),
     "factored": Kind("factored", "multi-agent bandits on a factor graph: joint actions, factor rewards",
                      problem="bandits.multiagent.problem:FactoredProblem.of_environment",
-                     bound=f"{_BOUNDS}:factored_time",
                      caption="samples: observations (rho per round); rounds: joint actions played"),
     "thresholding": Kind("thresholding", "graph thresholding: classify every node's mean against a threshold",
                          budgeted=True),

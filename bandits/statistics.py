@@ -10,10 +10,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import qr
 
 from .alternatives import Alternatives, Directions, Whitening
 
-__all__ = ["GLR", "LinearStatistics"]
+__all__ = ["GLR", "LinearStatistics", "spanning_subset"]
+
+
+def spanning_subset(X: np.ndarray) -> np.ndarray:
+    """Indices of d arms spanning R^d: the first d pivots of a column-pivoted QR of X^T, sorted.
+
+    One pull of each makes the information matrix invertible. Soare et al. start every static allocation and
+    every XY-Adaptive phase from one pull of each canonical arm; on their instance pivoted QR picks d such arms.
+    (:func:`optdesign.linear.exchange.spanning_arms` checks that X spans R^d; it picks no subset.)
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms (spanning R^d).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (d,)
+        Sorted row indices of the d arms.
+    """
+    X = np.asarray(X, dtype=float)
+    _, _, pivots = qr(X.T, pivoting=True, mode="economic")
+    return np.sort(pivots[: X.shape[1]])
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ Gaussian GLR in natural units, Lambda = min_{z != z_hat} Delta_hat(z)^2 / (2 sig
 (:mod:`bandits.statistics`). Confidence-set tests of the papers are rewritten in these units:
 "c ||y||_{A^{-1}} sqrt(L) <= Delta_hat(y)" with c = 2 sigma sqrt(2) is "Lambda >= c^2 L / (2 sigma^2) = 4 L".
 
-Thresholds are small frozen dataclasses (so results and study files can record them):
+Thresholds are small frozen dataclasses (so results and study files can record them); :mod:`bandits.thresholds`
+holds the table of their names:
 
 * :class:`PracticalThreshold`: log((1 + log t) / delta), the heuristic of Garivier & Kaufmann
   (2016, Sec. 6) used by most Track-and-Stop experiments; not proven delta-correct.
@@ -30,7 +31,6 @@ Thresholds are small frozen dataclasses (so results and study files can record t
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
@@ -39,9 +39,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from .validation import check_choice
-
-__all__ = ["THRESHOLDS", "BilinearThreshold", "Kk21ExpFamilyThreshold", "Kk21Threshold", "LinearTheoryThreshold",
+__all__ = ["BilinearThreshold", "Kk21ExpFamilyThreshold", "Kk21Threshold", "LinearTheoryThreshold",
            "PracticalThreshold", "SoareThreshold", "Threshold", "exponential_calibration", "gaussian_calibration"]
 
 
@@ -349,15 +347,3 @@ class Kk21ExpFamilyThreshold(Kk21Threshold):
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         x = 0.5 * float(np.log((self.n_arms - 1) / delta))
         return 2.0 * exponential_calibration(max(x, 0.0)) + 6.0 * float(np.log1p(np.log(max(t, 2.0) / 2.0)))
-
-
-#: the threshold names the linear algorithms accept
-THRESHOLDS = ("practical", "soare", "theory")
-
-
-def check_threshold_option(value: str | Threshold, choices: Collection[str] = THRESHOLDS) -> str | Threshold:
-    """A threshold option: a :class:`Threshold` instance, or one of the names in ``choices`` (else
-    InvalidInputError)."""
-    if isinstance(value, Threshold):
-        return value
-    return check_choice(value, "threshold", choices)

@@ -5,7 +5,8 @@ spread so that N + batch stays close to (n + b) w: the deficits max((n + b) w - 
 apportioned by efficient rounding (:func:`optdesign.round_design`). Per-arm deviations from the
 target stay bounded by a constant independent of n (C-tracking of Garivier & Kaufmann 2016 in
 batch form), so a static design advanced by a geometric grid of checkpoints pulls what the greedy
-rule of Soare et al. would, up to O(K) pulls per arm.
+rule of Soare et al. would, up to O(K) pulls per arm. C-tracking's floored target w^eps is
+:func:`project_floor`.
 """
 
 from __future__ import annotations
@@ -13,8 +14,12 @@ from __future__ import annotations
 import numpy as np
 
 from optdesign import round_design
+from optdesign.errors import InvalidInputError
 
-__all__ = ["next_checkpoint", "portion", "track"]
+__all__ = ["next_checkpoint", "portion", "project_floor", "track"]
+
+#: relative slack on eps K <= 1 (a floor computed as 1 / K may exceed it by round-off)
+FLOOR_SLACK = 1e-12
 
 
 def track(counts: np.ndarray, weights: np.ndarray, batch: int) -> np.ndarray:
@@ -86,3 +91,47 @@ def portion(remaining: np.ndarray, budget: int) -> np.ndarray:
     if take.sum() == 0:
         take[int(np.argmax(remaining))] = 1
     return take
+
+
+def project_floor(w: np.ndarray, eps: float) -> np.ndarray:
+    """L-infinity projection of w onto {v in simplex : v >= eps}: v = max(w - s, eps) with sum_k v_k = 1.
+
+    GK16's w^eps of C-tracking. Raising the arms below the floor to eps and taking the mass this needs from the
+    others by one common shift s (water filling) makes the largest change max(max_k (eps - w_k), s) as small as
+    any feasible point can. s solves the piecewise linear sum_k max(w_k - s, eps) = 1, exactly, on the sorted
+    weights. At eps K = 1 the set is the uniform point alone; with GK16's eps_t = 1 / (2 sqrt(K^2 + t)),
+    eps K <= 1/2 always.
+
+    Parameters
+    ----------
+    w : numpy.ndarray, shape (K,)
+        Nonnegative weights summing to 1.
+    eps : float
+        The floor, with 0 <= eps K <= 1 (up to a relative round-off of FLOOR_SLACK).
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        The projection: a copy of w when no weight is below eps, the uniform weights when eps K >= 1.
+
+    Raises
+    ------
+    InvalidInputError
+        A floor that is negative, not a number, or with eps K > 1 (no point of the simplex is above it).
+    """
+    w = np.array(w, dtype=float)
+    K = w.size
+    if not (eps >= 0.0 and eps * K <= 1.0 + FLOOR_SLACK):
+        raise InvalidInputError(f"the floor eps = {eps} must lie in [0, 1/K]: with eps K > 1 it leaves no point "
+                                f"of the {K}-simplex")
+    if eps * K >= 1.0:
+        return np.full(K, 1.0 / K)
+    if w.min() >= eps:
+        return w
+    # with the top m weights above the floor: (sum of the top m) - m s + (K - m) eps = 1
+    top = np.sort(w)[::-1]
+    m = np.arange(1, K + 1)
+    shifts = (np.cumsum(top) + (K - m) * eps - 1.0) / m
+    # the right m: the smallest whose shift leaves the (m+1)-th weight at or below the floor
+    below = np.r_[top[1:], -np.inf] - shifts <= eps
+    return np.maximum(w - shifts[int(np.argmax(below))], eps)

@@ -58,3 +58,35 @@ def check_graph_size(nodes: float, edges: float, what: str) -> None:
     check_array_size(GRAPH_NODE_ENTRIES * float(nodes) + GRAPH_EDGE_ENTRIES * float(edges),
                      f"{what} with {float(nodes):.3g} nodes and about {float(edges):.3g} edges",
                      instead="use a smaller graph")
+
+
+def check_growth(growth: object, name: str = "growth", *, refuse_zero: str = "") -> float:
+    """The relative step of a grid of checks t -> max(t + 1, ceil(t (1 + growth))): a number in [0, 1].
+
+    0 means a check after every pull (:func:`bandits.tracking.next_checkpoint` gives t + 1), 0.01 checks 1 % apart.
+
+    Parameters
+    ----------
+    growth : float
+        The option's value.
+    name : str
+        The option's name in messages (``growth``, ``replan_growth``, ...).
+    refuse_zero : str
+        When not empty, the caller does not offer a check after every pull, and this says why (0 is refused).
+
+    Returns
+    -------
+    float
+        ``growth`` as a float.
+
+    Raises
+    ------
+    InvalidInputError
+        Not a number in [0, 1], or 0 when ``refuse_zero`` is given.
+    """
+    if isinstance(growth, bool) or not isinstance(growth, _NUMBER) or not (_finite(growth) and 0 <= growth <= 1):
+        raise InvalidInputError(f"{name} (relative step of the grid of checks; 0: after every pull) must be a number "
+                                f"in [0, 1], got {growth!r}")
+    if growth == 0 and refuse_zero:
+        raise InvalidInputError(f"{name} = 0 (a check after every pull) is not offered here: {refuse_zero}")
+    return float(growth)

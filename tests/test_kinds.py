@@ -70,14 +70,15 @@ def test_a_factored_bound_not_settled_in_time_reports_the_certified_lower_end(mo
     """T* not certified within the time limit: the lower end of its bracket is still a lower bound on the rounds."""
     import optdesign as od
     from bandits.multiagent import instances as inst
-    from bandits.studies import bounds
+    from bandits.multiagent.problem import FactoredProblem
 
     env = inst.line(4, 2, seed=0)
     exact = od.characteristic_time(env.fg, solver="CLARABEL")
     unsettled = dataclasses.replace(exact, status="not_converged", lower_bound=0.9 * exact.value)
     monkeypatch.setattr(od, "characteristic_time", lambda *a, **k: unsettled)
-    out = bounds.factored_time(env)
+    problem = FactoredProblem.of_environment(env)
+    out = problem.lower_bound(problem.true_parameter(env))
     assert out["kind"] == "2 T* (certified lower end)"
     assert out["value"] == pytest.approx(2 * 0.9 * exact.value)
     monkeypatch.setattr(od, "characteristic_time", lambda *a, **k: dataclasses.replace(unsettled, lower_bound=None))
-    assert bounds.factored_time(env)["kind"] == "2 T^MF (reference)"
+    assert problem.lower_bound(problem.true_parameter(env))["kind"] == "2 T^MF (reference)"

@@ -88,7 +88,7 @@ _NAMED_MODULE = re.compile(r"((?:optdesign|bandits)(?:\.\w+)+)(?::[\w.]+)?")
 
 
 def _imports_by_name(module: str) -> list[str]:
-    """The project's modules a module names in a string to import later (``"bandits.studies.bounds:karmed_time"``,
+    """The project's modules a module names in a string to import later (``"bandits.pure_exploration.karmed:K"``,
     ``importlib.import_module("optdesign.linear")``): imports all the same, which an import statement would show."""
     tree = ast.parse(MODULES[module].read_text())
     docstrings = {id(node.body[0].value) for node in ast.walk(tree)
@@ -120,7 +120,7 @@ def _package_graph() -> nx.DiGraph:
 
 #: the packages whose subpackages must not import each other both ways. Not yet bandits: its root mixes the ground
 #: its subpackages build on (environments, run, stopping) with the wiring that names them all (registry, instances,
-#: kinds, which also names bandits.studies.bounds in a string), so its packages import each other both ways.
+#: kinds), so its packages import each other both ways.
 ACYCLIC_PACKAGES = ("optdesign",)
 
 

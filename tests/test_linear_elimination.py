@@ -15,8 +15,8 @@ from bandits.environments import LinearBandit
 from bandits.instances import soare, transductive
 from bandits.linear import RAGE, FullyAdaptiveXY, StaticAllocation, XYAdaptive
 from bandits.linear.adaptive import design_phase, dominated, greedy_phase
-from bandits.linear.common import spanning_arms
 from bandits.run import run
+from bandits.statistics import spanning_subset
 
 DELTA = 0.05
 ALGORITHMS = {"xy-adaptive": XYAdaptive, "xy-fully-adaptive": FullyAdaptiveXY, "rage": RAGE}
@@ -89,7 +89,7 @@ def test_phases_meet_eq18_and_use_their_own_samples():
     phases = policy.phases
     assert sum(p["samples"] for p in phases) == n == phases[-1]["total"]
     base = np.zeros(env.n_arms, dtype=np.int64)
-    base[spanning_arms(env.X)] = 1
+    base[spanning_subset(env.X)] = 1
     first = od.minmax_value(env.X, base, od.pairwise_differences(env.Z))
     assert phases[0]["target"] == pytest.approx(alpha * first)
     for prev, cur in itertools.pairwise(phases):
@@ -102,7 +102,7 @@ def test_greedy_and_design_phase_lengths_agree(d):
     """Both rules reach the Eq. 18 target of a phase after the same order of pulls."""
     X = soare(d, omega=0.1).X
     base = np.zeros(X.shape[0], dtype=np.int64)
-    base[spanning_arms(X)] = 1
+    base[spanning_subset(X)] = 1
     for Y, factor in [(od.pairwise_differences(X), 0.1), (od.pairwise_differences(X), 1e-3),
                       ((X[0] - X[-1])[None, :], 1e-2)]:
         target = factor * od.minmax_value(X, base, Y)

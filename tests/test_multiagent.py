@@ -32,9 +32,10 @@ from bandits.multiagent import (
 from bandits.multiagent import instances as inst
 from bandits.multiagent.antenna import antenna_tilt, received_power_mw, site_positions, tilt_values
 from bandits.multiagent.exploration import forced_plays
-from bandits.multiagent.mab import project_floor
 from bandits.multiagent.tracking import sample_product
+from bandits.pure_exploration import Gaussian, KArmedProblem
 from bandits.run import run
+from bandits.tracking import project_floor
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 from optdesign.factored import MeanFieldModel
@@ -287,6 +288,31 @@ def test_gk_weights_for_equal_gaps_and_projection():
     np.testing.assert_allclose(p, [0.875, 0.075, 0.05], atol=1e-9)  # lowered evenly, the minimal L-inf move 0.05
     with pytest.raises(InvalidInputError):
         gk_optimal_weights([1.0, 1.0, 0.0])
+
+
+@pytest.mark.parametrize("mu, sigma", [([1.0, 0.0], 0.3), ([1.0, 0.0], 1.2), ([0.7, 0.2], 0.7), ([0.3, 2.5], 1.0),
+                                       ([-1.0, -1.4], 3.0)])
+def test_gk_weights_of_two_gaussian_arms(mu, sigma):
+    """Two Gaussian arms: w* = (1/2, 1/2) and T*_GK = 8 sigma^2 / gap^2 (GK16 Sec. 2), including the sigmas where
+    a root bracket [0, y_max / 2] with F(y_max / 2) = 1 in exact arithmetic lost its sign change to round-off."""
+    w, T = gk_optimal_weights(mu, sigma=sigma)
+    np.testing.assert_allclose(w, [0.5, 0.5], rtol=1e-12)
+    assert T == pytest.approx(8 * sigma**2 / (mu[0] - mu[1]) ** 2, rel=1e-12)
+
+
+@pytest.mark.parametrize("mu", [[0.5, 0.45, 0.43, 0.4], [3.0, 2.9, 2.9, 1.0, 0.5], [0.0, 2.0, 1.5, -1.0]])
+def test_gk_weights_are_the_karmed_oracle(mu):
+    """One K-armed oracle: gk_optimal_weights is KArmedProblem.oracle for the Gaussian family."""
+    for sigma in (1.0, 2.5):
+        w, T = gk_optimal_weights(mu, sigma=sigma)
+        oracle = KArmedProblem(len(mu), Gaussian(sigma)).oracle(np.asarray(mu))
+        np.testing.assert_array_equal(w, oracle.weights)
+        assert T == oracle.T
+    for bad in ([1.0], [1.0, np.nan, 0.0]):
+        with pytest.raises(InvalidInputError):
+            gk_optimal_weights(bad)
+    with pytest.raises(InvalidInputError):
+        gk_optimal_weights(mu, sigma=0.0)
 
 
 # ---------------------------------------------------------------------------------- tracking

@@ -13,9 +13,9 @@ from bandits.instances import parse_instance
 from bandits.pure_exploration import Gaussian, KArmedBandit, KArmedProblem, PureExploration
 from bandits.pure_exploration.samplers import TopTwo, TrackAndStop
 from bandits.pure_exploration.samplers.top_two import transport_costs
-from bandits.pure_exploration.samplers.track_and_stop import project_floor
 from bandits.registry import make_algorithm
 from bandits.run import run
+from bandits.tracking import project_floor
 from optdesign.errors import InvalidInputError
 
 #: GK16's second experiment: three suboptimal arms within 0.01 of each other, so w*(mu_hat) moves a lot with
@@ -56,6 +56,17 @@ def _beta_optimal(problem: KArmedProblem, mu: np.ndarray, beta: float) -> np.nda
     return w
 
 
+def _linf_distance_to_floored_simplex(w: np.ndarray, eps: float) -> float:
+    """The optimum of the LP min r s.t. |v - w| <= r, v >= eps, sum v = 1 (variables (v, r))."""
+    K = w.size
+    eye = np.eye(K)
+    res = linprog(np.r_[np.zeros(K), 1.0], A_ub=np.r_[np.c_[eye, -np.ones(K)], np.c_[-eye, -np.ones(K)]],
+                  b_ub=np.r_[w, -w], A_eq=np.r_[np.ones(K), 0.0][None], b_eq=[1.0],
+                  bounds=[(eps, None)] * K + [(0, None)], method="highs")
+    assert res.status == 0
+    return float(res.fun)
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_project_floor_is_an_l_infinity_projection(seed):
     """The distance max_k |v_k - w_k| equals the optimum of the LP min r s.t. |v - w| <= r, v >= eps, sum v = 1."""
@@ -65,14 +76,43 @@ def test_project_floor_is_an_l_infinity_projection(seed):
     eps = rng.uniform(0, 1 / K)
     v = project_floor(w, eps)
     assert v.sum() == pytest.approx(1.0, abs=1e-12) and v.min() >= eps - 1e-15
-    # variables (v, r): minimise r
-    eye = np.eye(K)
-    res = linprog(np.r_[np.zeros(K), 1.0], A_ub=np.r_[np.c_[eye, -np.ones(K)], np.c_[-eye, -np.ones(K)]],
-                  b_ub=np.r_[w, -w], A_eq=np.r_[np.ones(K), 0.0][None], b_eq=[1.0],
-                  bounds=[(eps, None)] * K + [(0, None)], method="highs")
-    assert np.abs(v - w).max() == pytest.approx(res.fun, abs=1e-9)
+    assert np.abs(v - w).max() == pytest.approx(_linf_distance_to_floored_simplex(w, eps), abs=1e-9)
     with pytest.raises(InvalidInputError, match="floor"):
         project_floor(w, 1.5 / K)
+
+
+@pytest.mark.parametrize("K", [2, 3, 5, 7, 10])
+@pytest.mark.parametrize("case", ["eps=0", "eps=1/K", "feasible", "vertex", "vertex, eps=1/K", "near 1/K"])
+def test_project_floor_edge_cases(K, case):
+    """The edge cases against the LP and in closed form: eps = 0 and a feasible w leave w unchanged (a copy);
+    eps = 1/K (the set is one point) gives the uniform weights; a vertex e_1 moves to
+    (1 - (K - 1) eps, eps, ..., eps)."""
+    rng = np.random.default_rng(K)
+    w = rng.dirichlet(np.ones(K))
+    eps = {"eps=0": 0.0, "eps=1/K": 1.0 / K, "feasible": 0.5 * w.min(), "vertex": 0.3 / K,
+           "vertex, eps=1/K": 1.0 / K, "near 1/K": (1.0 - 1e-9) / K}[case]
+    if case.startswith("vertex"):
+        w = np.eye(K)[K - 1]
+    v = project_floor(w, eps)
+    assert v.sum() == pytest.approx(1.0, abs=1e-12) and v.min() >= eps * (1 - 1e-12)
+    assert np.abs(v - w).max() == pytest.approx(_linf_distance_to_floored_simplex(w, eps), abs=1e-9)
+    if case in ("eps=0", "feasible"):
+        np.testing.assert_array_equal(v, w)
+        assert v is not w
+    elif case in ("eps=1/K", "vertex, eps=1/K"):
+        np.testing.assert_array_equal(v, np.full(K, 1.0 / K))
+    elif case == "vertex":
+        np.testing.assert_allclose(v, np.r_[np.full(K - 1, eps), 1.0 - (K - 1) * eps], rtol=1e-14)
+
+
+def test_project_floor_refuses_floors_outside_zero_to_one_over_k():
+    """eps K > 1 leaves no point of the simplex; a negative or NaN floor is not a floor; eps = 1/K computed with
+    round-off (K eps a few ulps above 1) is accepted and gives the uniform weights."""
+    w = np.array([0.7, 0.2, 0.1])
+    for eps in (0.34, 1.0, -0.01, float("nan")):
+        with pytest.raises(InvalidInputError, match="floor"):
+            project_floor(w, eps)
+    np.testing.assert_array_equal(project_floor(w, np.nextafter(1 / 3, 1.0)), np.full(3, 1 / 3))
 
 
 @pytest.mark.parametrize("tracking", ["C", "D"])

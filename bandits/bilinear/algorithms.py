@@ -19,7 +19,8 @@ from optdesign.errors import InvalidInputError
 from ..algorithm import Algorithm, Policy
 from ..linear.common import LinearGLRPolicy, check_growth
 from ..statistics import GLR
-from ..stopping import BilinearThreshold, LinearTheoryThreshold, PracticalThreshold, Threshold, check_threshold_option
+from ..stopping import BilinearThreshold, PracticalThreshold, Threshold
+from ..thresholds import ThresholdContext, check_threshold_option, make_threshold, threshold_names
 from ..tracking import next_checkpoint
 from .assignments import DRAW_CHUNK
 from .environment import GraphicalBilinearBandit
@@ -27,8 +28,8 @@ from .maxcut import algorithm1_allocation
 
 __all__ = ["BILINEAR_THRESHOLDS", "RandomizedGAllocation", "draw_assignments"]
 
-#: the threshold names of :class:`RandomizedGAllocation`
-BILINEAR_THRESHOLDS = ("s1", "practical", "theory")
+#: the threshold names of :class:`RandomizedGAllocation` (:data:`bandits.thresholds.FAMILY_THRESHOLDS`)
+BILINEAR_THRESHOLDS = threshold_names("bilinear")
 
 
 def draw_assignments(weights: npt.NDArray[np.float64], n_nodes: int, rounds: int,
@@ -102,7 +103,7 @@ class RandomizedGAllocation(Algorithm):
     delta_independent = True
 
     def __post_init__(self) -> None:
-        check_threshold_option(self.threshold, BILINEAR_THRESHOLDS)
+        check_threshold_option(self.threshold, "bilinear")
         if self.design not in ("g", "bilinear"):
             raise InvalidInputError(f"design must be 'g' (od.g_optimal) or 'bilinear' (od.bilinear_design); "
                                     f"got {self.design!r}")
@@ -129,12 +130,9 @@ class _GAllocationPolicy(LinearGLRPolicy):
     """Linear GLRT over the edge arms (X = Z = the K^2 edge arms in R^{d^2}), fed by random rounds."""
 
     def __init__(self, algo: RandomizedGAllocation, env: GraphicalBilinearBandit, rng: np.random.Generator):
-        deferred = algo.threshold == "theory"
-        threshold = algo.threshold
-        if algo.threshold == "s1":
-            threshold = BilinearThreshold(n_edges=env.n_edges, n_node_arms=env.n_node_arms)
-        elif algo.threshold == "practical" or deferred:
-            threshold = PracticalThreshold()  # "theory" is replaced once A is invertible
+        deferred = algo.threshold == "theory"  # replaced once A is invertible
+        graph = ThresholdContext(graph=(env.n_edges, env.n_node_arms))
+        threshold = PracticalThreshold() if deferred else make_threshold(algo.threshold, graph, "bilinear")
         super().__init__(SimpleNamespace(X=env.Z, Z=env.Z, sigma=env.sigma), threshold)
         self.algo, self.env, self.rng = algo, env, rng
         self._deferred = deferred
@@ -178,7 +176,7 @@ class _GAllocationPolicy(LinearGLRPolicy):
             seen = self.X[self.stats.counts > 0]
             self._spanning = seen.shape[0] >= seen.shape[1] and np.linalg.matrix_rank(seen) == seen.shape[1]
             if self._spanning and self._deferred:
-                self.threshold = LinearTheoryThreshold.from_matrix(self.stats.A)
+                self.threshold = make_threshold("theory", ThresholdContext(information=self.stats.A), "bilinear")
 
     def glr(self) -> GLR | None:
         return super().glr() if self._spanning else None

@@ -3,9 +3,10 @@ LinGapE (Xu et al. 2018), ALBA (Tao et al. 2018) and a Track-and-Stop baseline. 
 sampling rule, a stopping rule (the linear
 GLRT of :mod:`bandits.linear.common` unless it eliminates) and a recommendation rule."""
 
+from ..statistics import spanning_subset
 from .adaptive import FullyAdaptiveXY, XYAdaptive
 from .alba import ALBA
-from .common import LinearGLRPolicy, spanning_arms
+from .common import LinearGLRPolicy
 from .lingape import LinGapE
 from .rage import RAGE
 from .static import StaticAllocation
@@ -20,5 +21,5 @@ __all__ = [
     "LinearTrackAndStop",
     "StaticAllocation",
     "XYAdaptive",
-    "spanning_arms",
+    "spanning_subset",
 ]

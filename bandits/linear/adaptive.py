@@ -66,10 +66,10 @@ from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm
 from ..environments import LinearBandit
-from ..statistics import LinearStatistics
+from ..statistics import LinearStatistics, spanning_subset
 from ..tracking import next_checkpoint, portion, track
 from ..validation import check_choice
-from .common import LinearModel, check_growth, linear_items, spanning_arms
+from .common import LinearModel, check_growth, linear_items
 from .fiez_adaptive import FiezXYAdaptivePolicy
 from .phases import PhasedPolicy, SurvivorsPolicy, dominated
 
@@ -187,7 +187,7 @@ class _XYAdaptivePolicy(PhasedPolicy):
         super().__init__(env, delta)
         self.algo = algo
         self.base = np.zeros(self.X.shape[0], dtype=np.int64)
-        self.base[spanning_arms(self.X)] = 1  # A_0, pulled at the start of every phase
+        self.base[spanning_subset(self.X)] = 1  # A_0, pulled at the start of every phase
         self.c = 2.0 * self.sigma * np.sqrt(2.0)
         self._reference: float | None = None  # max_{y in Y_{j-1}} y^T A_{j-1}^{-1} y
         self._Y: np.ndarray | None = None
@@ -267,7 +267,7 @@ class _FullyAdaptivePolicy(SurvivorsPolicy):
         self.delta = float(delta)
         self.stats = LinearStatistics(self.X)
         self.initial = np.zeros(self.X.shape[0], dtype=np.int64)
-        self.initial[spanning_arms(self.X)] = 1
+        self.initial[spanning_subset(self.X)] = 1
         self.L2 = float(np.max(np.sum(self.X**2, axis=1)))
         self.active = np.arange(self.Z.shape[0])
         self.solve_time = 0.0

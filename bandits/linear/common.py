@@ -1,6 +1,6 @@
-"""Pieces shared by the linear best-arm-identification algorithms: initial spanning pulls, the
-threshold by name, a policy base class holding the GLR statistic (computed once per time), and one whose
-stopping rule is the linear GLRT."""
+"""Pieces shared by the linear best-arm-identification algorithms: the growth check of their grid of checks, a
+policy base class holding the GLR statistic (computed once per time), and one whose stopping rule is the linear
+GLRT (its threshold by name from :mod:`bandits.thresholds`)."""
 
 from __future__ import annotations
 
@@ -8,15 +8,14 @@ from abc import abstractmethod
 from typing import Any, Protocol
 
 import numpy as np
-from scipy.linalg import qr
 
-from optdesign.errors import InvalidInputError
-
+from .. import validation
 from ..algorithm import Policy
-from ..statistics import GLR, LinearStatistics
-from ..stopping import THRESHOLDS, LinearTheoryThreshold, PracticalThreshold, SoareThreshold, Threshold
+from ..statistics import GLR, LinearStatistics, spanning_subset
+from ..stopping import Threshold
+from ..thresholds import ThresholdContext, make_threshold
 
-__all__ = ["GLRPolicy", "LinearGLRPolicy", "LinearModel", "linear_items", "spanning_arms"]
+__all__ = ["GLRPolicy", "LinearGLRPolicy", "LinearModel", "linear_items"]
 
 
 class LinearModel(Protocol):
@@ -54,46 +53,33 @@ def linear_items(env: LinearModel) -> np.ndarray:
     return env.X if env.Z is None else env.Z
 
 
-def spanning_arms(X: np.ndarray) -> np.ndarray:
-    """Indices of d arms spanning R^d (pivoted QR of X^T), pulled once each to make A invertible.
+#: why the linear and factored algorithms refuse growth = 0 (:func:`bandits.validation.check_growth`)
+GRID_ONLY = ("this algorithm checks its own stopping rule once per batch, on a geometric grid of times (the grid "
+             "saves a GLR over all alternatives at every pull); a small growth such as 0.001 comes close, and on "
+             "K-armed or linear instances the GLR stop (stop='glr:growth=0') checks after every pull")
 
-    Soare et al. start every static allocation and every XY-Adaptive phase from A_0 = one pull of
-    each canonical arm; on their instance pivoted QR picks d such arms.
+
+def check_growth(growth: float, name: str = "growth") -> float:
+    """``growth`` of a grid of checks (:func:`bandits.validation.check_growth`), 0 refused (:data:`GRID_ONLY`).
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (K, d)
-        The arms (spanning R^d).
+    growth : float
+        The option's value.
+    name : str
+        The option's name in messages.
 
     Returns
     -------
-    numpy.ndarray of int, shape (d,)
-        Sorted row indices of the d arms.
+    float
+        ``growth`` as a float, in (0, 1].
+
+    Raises
+    ------
+    InvalidInputError
+        Not a number in (0, 1].
     """
-    d = X.shape[1]
-    _, _, piv = qr(X.T, pivoting=True, mode="economic")
-    return np.sort(piv[:d])
-
-
-def make_threshold(name: str | Threshold, env: LinearModel, A0: np.ndarray) -> Threshold:
-    """A threshold object from its name (``practical``, ``soare``, ``theory``) or as given (``soare`` counts the
-    items of ``env``, ``theory`` starts from the information ``A0``); InvalidInputError on another name."""
-    if isinstance(name, Threshold):
-        return name
-    if name == "practical":
-        return PracticalThreshold()
-    if name == "soare":
-        return SoareThreshold(n_items=linear_items(env).shape[0])
-    if name == "theory":
-        return LinearTheoryThreshold.from_matrix(A0)
-    raise InvalidInputError(f"threshold must be one of {', '.join(THRESHOLDS)}; got {name!r}")
-
-
-def check_growth(growth: float) -> float:
-    """``growth`` as a float when it lies in (0, 1] (relative step of a checkpoint grid), else InvalidInputError."""
-    if not (np.isfinite(growth) and 0 < growth <= 1):
-        raise InvalidInputError(f"growth (relative step of the checkpoint grid) must lie in (0, 1], got {growth}")
-    return float(growth)
+    return validation.check_growth(growth, name, refuse_zero=GRID_ONLY)
 
 
 class GLRPolicy(Policy):
@@ -165,12 +151,12 @@ class LinearGLRPolicy(GLRPolicy):
 
     def __init__(self, env: LinearModel, threshold: str | Threshold) -> None:
         super().__init__(env)
-        self.initial = spanning_arms(self.X)
+        self.initial = spanning_subset(self.X)
         A0 = self.X[self.initial].T @ self.X[self.initial]
-        self.threshold = make_threshold(threshold, env, A0)
+        self.threshold = make_threshold(threshold, ThresholdContext(n_items=self.Z.shape[0], information=A0))
 
     def initial_batch(self) -> np.ndarray:
-        """One pull of each of the d spanning arms (:func:`spanning_arms`), which makes A invertible.
+        """One pull of each of the d spanning arms (:func:`bandits.statistics.spanning_subset`): A is invertible.
 
         Returns
         -------

@@ -42,7 +42,7 @@ from ..algorithm import Algorithm, Policy
 from ..environments import LinearBandit
 from ..statistics import LinearStatistics
 from ..tracking import next_checkpoint, portion, track
-from ..validation import check_choice
+from ..validation import check_choice, check_growth
 from .common import linear_items
 
 __all__ = ["LinGapE"]
@@ -109,9 +109,7 @@ class LinGapE(Algorithm[LinearBandit]):
             raise InvalidInputError(f"lam (ridge regulariser) must be a positive number, got {self.lam!r}")
         check_norm_bound(self.S)
         check_choice(self.selection, "selection", SELECTIONS)
-        if isinstance(self.growth, bool) or not (np.isfinite(self.growth) and 0 <= self.growth <= 1):
-            raise InvalidInputError(f"growth (relative step of the decision grid) must lie in [0, 1], "
-                                    f"got {self.growth!r}")
+        check_growth(self.growth)
 
     @property
     def name(self) -> str:
@@ -167,7 +165,7 @@ class _LinGapEPolicy(Policy):
         if not self.initialised:
             return portion(np.maximum(1 - self.stats.counts, 0), budget)
         i, j, _ = self._decide()
-        size = min(next_checkpoint(n, self.algo.growth) - n if self.algo.growth > 0 else 1, budget)
+        size = min(next_checkpoint(n, self.algo.growth) - n, budget)  # growth 0: one pull
         y = self.Z[i] - self.Z[j]
         if self.algo.selection == "ratio":
             if (i, j) not in self._ratios:

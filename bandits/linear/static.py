@@ -48,7 +48,8 @@ from optdesign.linear import top_pairs
 
 from ..algorithm import Algorithm, Policy
 from ..environments import LinearBandit
-from ..stopping import Threshold, check_threshold_option
+from ..stopping import Threshold
+from ..thresholds import check_threshold_option
 from ..tracking import next_checkpoint, portion, track
 from ..validation import check_choice
 from .common import GLRPolicy, LinearGLRPolicy, check_growth, linear_items

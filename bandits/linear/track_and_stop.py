@@ -68,7 +68,8 @@ from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm
 from ..environments import LinearBandit
-from ..stopping import Threshold, check_threshold_option
+from ..stopping import Threshold
+from ..thresholds import check_threshold_option
 from ..tracking import next_checkpoint, track
 from ..validation import check_choice
 from .common import LinearGLRPolicy, LinearModel, check_growth
@@ -122,12 +123,7 @@ class LinearTrackAndStop(Algorithm[LinearBandit]):
         check_choice(self.tracking, "tracking", TRACKINGS)
         check_choice(self.solver_mode, "solver_mode", SOLVER_MODES)
         check_growth(self.growth)
-        try:
-            check_growth(self.replan_growth)
-        except InvalidInputError:
-            raise InvalidInputError(
-                f"replan_growth (relative step of the re-solve grid) must lie in (0, 1], got {self.replan_growth}"
-            ) from None
+        check_growth(self.replan_growth, "replan_growth")
 
     @property
     def name(self) -> str:

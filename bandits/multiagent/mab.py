@@ -1,16 +1,9 @@
 """Track-and-Stop for one agent (Garivier & Kaufmann, COLT 2016) with Gaussian arms.
 
-Optimal weights (GK16 Thm 5) by 1-D root finding, written out for d(x, y) = (x - y)^2 / (2 sigma^2). Let
-arm 1 be the best and Delta_a = mu_1 - mu_a. Then
-
-    g_a(x) = (1 + x) I_{1/(1+x)}(mu_1, mu_a) = x Delta_a^2 / (2 sigma^2 (1 + x)),
-    x_a(y) = g_a^{-1}(y) = 2 sigma^2 y / (Delta_a^2 - 2 sigma^2 y)          on [0, Delta_a^2 / (2 sigma^2)),
-    F(y) = sum_{a != 1} d(mu_1, m_a) / d(mu_a, m_a) = sum_{a != 1} x_a(y)^2,   m_a = (mu_1 + x_a mu_a) / (1 + x_a).
-
-F rises from 0 to infinity on (0, min_a Delta_a^2 / (2 sigma^2)), so F(y*) = 1 has one root, found by
-Brent's method. Then w_1 = 1 / (1 + sum_a x_a(y*)), w_a = x_a(y*) w_1 and T*_GK = (1 + sum_a x_a(y*)) / y*.
-With unit variance T*_GK is twice the MF-TaS convention's T* (``optdesign.factored.characteristic_time`` on
-``FactorGraph.single_agent``).
+The optimal weights w*(mu) and T*_GK(mu) (GK16 Thm 5) are the K-armed oracle
+:meth:`bandits.pure_exploration.karmed.KArmedProblem.oracle` for the Gaussian family,
+d(x, y) = (x - y)^2 / (2 sigma^2). With unit variance T*_GK is twice the MF-TaS convention's T*
+(``optdesign.factored.characteristic_time`` on ``FactorGraph.single_agent``).
 
 Sampling rules (batch forms on the shared grid; t in samples, which are rounds here):
 
@@ -18,9 +11,9 @@ Sampling rules (batch forms on the shared grid; t in samples, which are rounds h
   ``exploration="dtracking"`` of the shared loop). Otherwise the batch tracks t w*(mu_hat(t)) with
   :func:`bandits.tracking.track`.
 * C-tracking: the target is the cumulative sum sum_s w^{eps_s}(mu_hat(s)), where w^eps is the L-infinity
-  projection of w* onto {w >= eps} and eps_s = (K^2 + s)^{-1/2} / 2. No forced exploration. Within a batch
-  of R rounds mu_hat is fixed, and the R projections are replaced by R w^{eps} at the batch's middle time.
-  eps changes by under 1 % across a batch on the 1 % grid.
+  projection of w* onto {w >= eps} (:func:`bandits.tracking.project_floor`) and eps_s = (K^2 + s)^{-1/2} / 2.
+  No forced exploration. Within a batch of R rounds mu_hat is fixed, and the R projections are replaced by
+  R w^{eps} at the batch's middle time. eps changes by under 1 % across a batch on the 1 % grid.
 
 Stopping is the GLRT of :mod:`bandits.multiagent.glrt`. For one factor it is GK's Chernoff statistic
 min_b (mu_hat_best - mu_hat_b)^2 / (2 sigma^2 (1/N_best + 1/N_b)).
@@ -33,30 +26,31 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import brentq
 
-from optdesign.errors import InvalidInputError
-from optdesign.validation import as_vector, unique_argmax
+from optdesign.errors import InvalidInputError, SolverError
+from optdesign.validation import as_vector
 
 from ..algorithm import Algorithm
 from ..environments import check_sigma
 from ..linear.common import check_growth
+from ..pure_exploration.families import Gaussian
+from ..pure_exploration.karmed import KArmedProblem
 from ..stopping import Threshold
-from ..tracking import track
+from ..tracking import project_floor, track
 from ..validation import check_choice
 from .environment import FactoredBandit
 from .glrt import check_glrt_mode
 from .policy import FactoredPolicy, _shared_doc, check_env
 from .thresholds import check_threshold
 
-__all__ = ["GKTrackAndStop", "gk_optimal_weights", "project_floor"]
+__all__ = ["GKTrackAndStop", "gk_optimal_weights"]
 
 #: the ``tracking`` options of :class:`GKTrackAndStop`
 TRACKING = ("D", "C")
 
 
 def gk_optimal_weights(mu: npt.ArrayLike, sigma: float = 1.0) -> tuple[npt.NDArray[np.float64], float]:
-    """Garivier–Kaufmann optimal weights w* and T*_GK for Gaussian arms (module docstring).
+    """Garivier–Kaufmann optimal weights w* and T*_GK for Gaussian arms: the K-armed oracle (GK16 Thm 5).
 
     Parameters
     ----------
@@ -76,57 +70,14 @@ def gk_optimal_weights(mu: npt.ArrayLike, sigma: float = 1.0) -> tuple[npt.NDArr
     ------
     InvalidInputError
         Fewer than two means, non-finite means, a tie for the best, or sigma not positive.
+    SolverError
+        The root finding did not converge (divergences at the limit of floating point).
     """
     mu = as_vector(mu, "mu")
     if mu.size < 2:
         raise InvalidInputError("mu must hold at least two arm means")
-    sigma2 = check_sigma(sigma) ** 2
-    best = unique_argmax(mu, "mu")
-    others = np.delete(np.arange(mu.size), best)
-    gaps2 = (mu[best] - mu[others]) ** 2
-    y_max = gaps2.min() / (2.0 * sigma2)
-
-    def x_of(y: float) -> np.ndarray:
-        return 2.0 * sigma2 * y / (gaps2 - 2.0 * sigma2 * y)
-
-    # at y_max / 2 the closest arm has x_a = 1, so F >= 1 there: [0, y_max / 2] brackets the root
-    y_star = brentq(lambda y: np.sum(x_of(y) ** 2) - 1.0, 0.0, y_max / 2.0, xtol=1e-14 * y_max, rtol=1e-15,
-                    maxiter=500)
-    x = x_of(y_star)
-    w = np.empty(mu.size)
-    w[best] = 1.0 / (1.0 + x.sum())
-    w[others] = x * w[best]
-    return w, float((1.0 + x.sum()) / y_star)
-
-
-def project_floor(w: npt.NDArray[np.float64], eps: float) -> npt.NDArray[np.float64]:
-    """L-infinity projection of w onto {w in simplex, w >= eps}: w' = max(w - c, eps) with sum w' = 1.
-
-    The shift c is found by bisection on [-1, 1] (the w^eps of C-tracking).
-
-    Parameters
-    ----------
-    w : ndarray, shape (K,)
-        A point of the simplex.
-    eps : float
-        The floor; with eps K >= 1 the result is uniform.
-
-    Returns
-    -------
-    ndarray, shape (K,)
-        The projection, renormalised to sum 1.
-    """
-    if eps * w.size >= 1.0:
-        return np.full(w.size, 1.0 / w.size)
-    lo, hi = -1.0, 1.0  # sum max(w - c, eps) is nonincreasing in c
-    for _ in range(100):
-        c = (lo + hi) / 2.0
-        if np.maximum(w - c, eps).sum() > 1.0:
-            lo = c
-        else:
-            hi = c
-    out = np.maximum(w - hi, eps)
-    return out / out.sum()
+    oracle = KArmedProblem(mu.size, Gaussian(check_sigma(sigma))).oracle(mu)
+    return oracle.weights, float(oracle.T)
 
 
 @_shared_doc
@@ -191,12 +142,14 @@ class _GKPolicy(FactoredPolicy):
         self.K = env.n_arms
         self.cumulative: np.ndarray | None = None  # C-tracking target sum_s w^{eps_s}
         self.weights = np.full(self.K, 1.0 / self.K)
+        self.karmed = KArmedProblem(self.K, Gaussian(self.sigma))  # the oracle w*(mu)
 
     def _weights(self) -> npt.NDArray[np.float64]:
         start = time.perf_counter()
         try:
-            self.weights, _ = gk_optimal_weights(self.theta_hat(), self.sigma)
-        except InvalidInputError:  # empirical tie for the best arm: keep the previous weights
+            self.weights = self.karmed.oracle(self.theta_hat()).weights
+        except (InvalidInputError, SolverError):  # empirical tie for the best arm: keep the previous weights
+            # (SolverError: the root finding failed at the limit of floating point)
             pass
         self.solve_time += time.perf_counter() - start
         return self.weights

@@ -40,12 +40,14 @@ import numpy.typing as npt
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 
-from ..stopping import PracticalThreshold, Threshold, check_threshold_option
+from .. import thresholds
+from ..stopping import Threshold
+from ..thresholds import ThresholdContext
 
 __all__ = ["FactoredTheoryThreshold", "make_threshold"]
 
-#: the threshold names of the factored algorithms
-THRESHOLDS = ("practical", "theory")
+#: the threshold names of the factored algorithms (:data:`bandits.thresholds.FAMILY_THRESHOLDS`)
+THRESHOLDS = thresholds.threshold_names("factored")
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,7 +93,10 @@ class FactoredTheoryThreshold(Threshold):
 
 
 def make_threshold(name: str | Threshold, structure: FactorGraph, eta: float = 1.0) -> Threshold:
-    """A threshold by name (``practical``, ``theory``) or a :class:`Threshold` given as is.
+    """A threshold by name (``practical``, ``theory``: :func:`bandits.thresholds.make_threshold`) or as given.
+
+    The structure offers its own theory threshold, :class:`FactoredTheoryThreshold` with
+    log_alternatives = log(abs(A) - 1) and the factors' blocks.
 
     Parameters
     ----------
@@ -113,16 +118,13 @@ def make_threshold(name: str | Threshold, structure: FactorGraph, eta: float = 1
     InvalidInputError
         An unknown name, or eta not positive.
     """
-    if isinstance(name, Threshold):
-        return name
-    if name == "practical":
-        return PracticalThreshold()
-    if name == "theory":
+    def theory() -> Threshold:
         starts = np.asarray(structure.plan().factor_offsets[:-1], dtype=np.int64)
         return FactoredTheoryThreshold(math.log(structure.n_joint_actions - 1), starts, eta)
-    raise InvalidInputError(f"threshold must be one of {', '.join(THRESHOLDS)}; got {name!r}")
+
+    return thresholds.make_threshold(name, ThresholdContext(theory=theory), "factored")
 
 
 def check_threshold(name: str | Threshold) -> None:
     """InvalidInputError unless ``name`` is a :class:`Threshold` or one of :data:`THRESHOLDS`."""
-    check_threshold_option(name, THRESHOLDS)
+    thresholds.check_threshold_option(name, "factored")

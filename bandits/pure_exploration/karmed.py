@@ -113,6 +113,21 @@ class KArmedProblem(Problem):
             grads[np.arange(others.size), others] = da
         return Pieces(best=b, answers=others, values=values, gradients=grads)
 
+    def true_parameter(self, env: KArmedBandit) -> np.ndarray:
+        """The arms' means (:meth:`Problem.true_parameter`).
+
+        Parameters
+        ----------
+        env : KArmedBandit
+            The instance.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``env.means``.
+        """
+        return self.check_parameter(env.means)
+
     def oracle(self, mu: np.ndarray) -> Oracle:
         """T*(mu) and w*(mu) by GK16's Theorem 5, certified with the optimal multipliers p_a ~ 1 / d(mu_a, m_a).
 

@@ -16,7 +16,7 @@ At the counts, min_j f_j is the linear GLR statistic. Values, gradients and best
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -151,6 +151,36 @@ class LinearProblem(Problem):
         """
         w = np.asarray(w, dtype=float)
         return self.X.T @ (self.X * w[:, None])
+
+    def true_parameter(self, env: LinearBandit) -> np.ndarray:
+        """theta (:meth:`Problem.true_parameter`).
+
+        Parameters
+        ----------
+        env : LinearBandit
+            The instance.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``env.theta``.
+        """
+        return self.check_parameter(env.theta)
+
+    def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
+        """c = 2 sigma^2 rho*(theta) in samples (Soare et al. 2014; Fiez et al. 2019): the oracle's T*.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            theta.
+
+        Returns
+        -------
+        dict
+            ``{"kind": "2 sigma^2 rho*", "value": c, "unit": "samples"}``.
+        """
+        return {"kind": "2 sigma^2 rho*", "value": float(self.oracle(mu).T), "unit": "samples"}
 
     def oracle(self, mu: np.ndarray) -> Oracle:
         mu = self.check_parameter(mu)

@@ -31,23 +31,16 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Policy
-from ..stopping import (
-    Kk21ExpFamilyThreshold,
-    Kk21Threshold,
-    LinearTheoryThreshold,
-    PracticalThreshold,
-    SoareThreshold,
-    Threshold,
-)
+from ..stopping import Threshold
+from ..thresholds import THRESHOLD_TABLE, ThresholdContext, check_threshold_option, make_threshold, threshold_names
+from ..validation import check_growth
 from .problem import Problem
 from .sampler import Observations, SamplerState
 
 __all__ = ["GLRPolicyBase", "GLRStop", "PureExplorationPolicy", "check_stop_options", "problem_of"]
 
-#: the threshold names of the GLR stopping rule
-STOP_THRESHOLDS = ("practical", "theory", "kk21", "soare")
-#: the instance kinds each named threshold is proven or meant for
-THRESHOLD_KINDS = {"theory": ("linear",), "kk21": ("karmed",), "soare": ("linear",)}
+#: the threshold names of the GLR stopping rule (:data:`bandits.thresholds.FAMILY_THRESHOLDS`)
+STOP_THRESHOLDS = threshold_names("glr")
 
 
 @dataclass(frozen=True)
@@ -77,9 +70,8 @@ class GLRStop:
             from ..plugins import load_threshold  # here: bandits.plugins imports this package
 
             object.__setattr__(self, "threshold", load_threshold(str(self.threshold)))
-        elif self.threshold not in STOP_THRESHOLDS:
-            raise InvalidInputError(f"unknown GLR threshold {self.threshold!r}; valid: {', '.join(STOP_THRESHOLDS)} "
-                                    "or package.module:Class")
+        else:
+            check_threshold_option(self.threshold, "glr")
 
     def check_kind(self, kind: str) -> None:
         """Refuse a named threshold on an instance kind it is not meant for (before any run).
@@ -94,10 +86,10 @@ class GLRStop:
         InvalidInputError
             ``"theory"`` or ``"soare"`` on a non-linear instance, ``"kk21"`` on a non-K-armed one.
         """
-        allowed = THRESHOLD_KINDS.get(self.threshold) if isinstance(self.threshold, str) else None
-        if allowed is not None and kind not in allowed:
-            what = "K-armed problems" if self.threshold == "kk21" else "linear problems"
-            raise InvalidInputError(f"the {self.threshold!r} GLR threshold is for {what}, not {kind} instances")
+        row = THRESHOLD_TABLE[self.threshold] if isinstance(self.threshold, str) else None
+        if row is not None and row.kinds and kind not in row.kinds:
+            raise InvalidInputError(f"the {self.threshold!r} GLR threshold is for {row.meant_for}, "
+                                    f"not {kind} instances")
 
     def make(self, problem: Problem, initial_counts: np.ndarray) -> Threshold:
         """The threshold for a run of ``problem`` that started with ``initial_counts``.
@@ -120,23 +112,7 @@ class GLRStop:
             ``"theory"`` or ``"soare"`` on a problem without an information matrix, ``"kk21"`` on a problem other
             than a K-armed one.
         """
-        if isinstance(self.threshold, Threshold):
-            return self.threshold
-        if self.threshold == "kk21":
-            if problem.kind != "karmed":
-                raise InvalidInputError(f"the 'kk21' GLR threshold is proven for K-armed problems, not {problem.kind}")
-            gaussian = getattr(getattr(problem, "family", None), "name", None) == "gaussian"
-            return (Kk21Threshold if gaussian else Kk21ExpFamilyThreshold)(problem.n_arms)
-        if self.threshold == "soare":
-            if problem.information(initial_counts) is None:
-                raise InvalidInputError(f"the 'soare' threshold is for linear problems, not {problem.kind}")
-            return SoareThreshold(problem.n_answers)
-        if self.threshold == "theory":
-            A0 = problem.information(initial_counts)
-            if A0 is None:
-                raise InvalidInputError(f"the 'theory' threshold needs a linear problem, not {problem.kind}")
-            return LinearTheoryThreshold.from_matrix(A0)
-        return PracticalThreshold()
+        return make_threshold(self.threshold, ThresholdContext.of_problem(problem, initial_counts), "glr")
 
     def describe(self) -> dict[str, Any]:
         """The rule as a flat record.
@@ -167,8 +143,7 @@ def check_stop_options(stop: object, growth: float) -> None:
     """
     if not isinstance(stop, GLRStop):
         raise InvalidInputError(f"stop must be a GLRStop, got {type(stop).__name__}")
-    if not (np.isfinite(growth) and 0 <= growth <= 1):
-        raise InvalidInputError(f"growth must lie in [0, 1], got {growth!r}")
+    check_growth(growth)
 
 
 def problem_of(env: Any) -> Problem:

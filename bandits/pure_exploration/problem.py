@@ -241,6 +241,44 @@ class Problem(ABC):
             with a tie for the best answer.
         """
 
+    def true_parameter(self, env: Any) -> np.ndarray:
+        """The parameter mu of an environment this problem models, read to score a run and report its lower bound
+        (a sampling rule never sees it).
+
+        Parameters
+        ----------
+        env : object
+            An environment of the problem's kind.
+
+        Returns
+        -------
+        numpy.ndarray
+            Its parameter, checked (:meth:`check_parameter`).
+
+        Raises
+        ------
+        InvalidInputError
+            The problem does not say where an environment keeps its parameter, or the environment has none.
+        """
+        raise InvalidInputError(f"{type(self).__name__} does not say where an environment keeps its true parameter "
+                                f"(override true_parameter)")
+
+    def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
+        """The constant c of the sample-complexity lower bound E[tau] >= c kl(delta, 1 - delta) at ``mu``, as a
+        study reports it: by default the oracle's T*(mu) in samples (Garivier & Kaufmann 2016, Thm 1).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The true parameter.
+
+        Returns
+        -------
+        dict
+            ``{"kind": how c was obtained (e.g. "T*"), "value": c, "unit": "samples" or "rounds"}``.
+        """
+        return {"kind": "T*", "value": float(self.oracle(mu).T), "unit": "samples"}
+
     @property
     def dim(self) -> int:
         """Length of a parameter: the number of arms (K-armed) or the dimension d (linear)."""

@@ -33,6 +33,7 @@ from ..algorithm import Algorithm, Policy
 from ..instances import split_options
 from ..kinds import PURE_EXPLORATION
 from ..tracking import portion, track
+from ..validation import check_growth
 from .policy import GLRPolicyBase, GLRStop, check_stop_options, problem_of
 from .problem import Problem
 
@@ -85,9 +86,8 @@ def parse_stop(text: str | None) -> StopChoice | None:
     if unknown:
         raise InvalidInputError(f"stop {text!r}: unknown option(s) {', '.join(unknown)}; valid: threshold, growth")
     growth = options.get("growth")
-    if growth is not None and not (isinstance(growth, (int, float)) and 0 <= growth <= 1):
-        raise InvalidInputError(f"stop {text!r}: growth must lie in [0, 1], got {growth!r}")
-    return StopChoice(GLRStop(options.get("threshold", "practical")), None if growth is None else float(growth))
+    return StopChoice(GLRStop(options.get("threshold", "practical")),
+                      None if growth is None else check_growth(growth, f"stop {text!r}: growth"))
 
 
 def with_stop(algorithm: Any, name: str, kinds: tuple[str, ...], choice: StopChoice | None,

@@ -1,12 +1,15 @@
 """Characteristic times of the study instances: the constant c with E[tau] >= c kl(delta, 1 - delta) for
-every delta-correct algorithm (Garivier & Kaufmann 2016; Soare et al. 2014; Vannella et al. 2023).
+every delta-correct algorithm, as each instance's problem gives it at its true parameter
+(:meth:`bandits.pure_exploration.Problem.lower_bound`; Garivier & Kaufmann 2016; Soare et al. 2014; Vannella et
+al. 2023):
 
+* K-armed (samples): c = T*(mu) of :meth:`bandits.pure_exploration.karmed.KArmedProblem.oracle` (GK16, Thm 5);
 * linear (samples): c = 2 sigma^2 rho*, rho* = min_w max_z ||z* - z||^2_{A(w)^-1} / Delta(z)^2 (H_LB when
   Z = X), from ``optdesign.transductive``;
 * factored (rounds): c = 2 sigma^2 T*, exact T* certified by ``optdesign.characteristic_time`` (constraint
-  generation beyond enumeration); when that is not settled within ``EXACT_TIME_LIMIT`` seconds it is 2 sigma^2 T^MF,
-  an upper reference (MF-TaS's rate), not a lower bound, and is labelled so;
-* K-armed (samples): c = T*(mu) of :meth:`bandits.pure_exploration.karmed.KArmedProblem.oracle` (GK16, Thm 5);
+  generation beyond enumeration); when that is not settled within
+  :data:`bandits.multiagent.problem.EXACT_TIME_LIMIT` seconds, the certified lower end of its bracket, else
+  2 sigma^2 T^MF, an upper reference (MF-TaS's rate), not a lower bound, and labelled so;
 * bilinear and thresholding: none here (NaN).
 
 Beside c kl(delta, 1 - delta), :func:`practical_bound` gives the *practical* lower bound of the Frank–Wolfe
@@ -19,36 +22,25 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from scipy.optimize import brentq
 
-import optdesign as od
 from optdesign import kl_delta  # the factor c multiplies (re-exported here)
-from optdesign.errors import InstanceTooLargeError
 
 from ..instances import INSTANCES, parse_instance, split_options
 from ..kinds import kind_of
 from ..stopping import check_delta
 
-if TYPE_CHECKING:
-    from ..environments import LinearBandit
-    from ..multiagent.environment import FactoredBandit
-    from ..pure_exploration.environment import KArmedBandit
-
-__all__ = ["characteristic_time", "characteristic_times", "factored_time", "karmed_time", "kl_delta", "linear_time",
-           "practical_bound"]
+__all__ = ["characteristic_time", "characteristic_times", "kl_delta", "practical_bound"]
 
 BOUNDS_FILE = "bounds.json"
-# seconds the certified exact T* of one instance may take before the T^MF reference is used instead
-EXACT_TIME_LIMIT = 120.0
 
 
 def characteristic_time(instance: str) -> dict[str, Any]:
     """``{"kind", "value": c, "unit": "samples" | "rounds"}`` of an instance text (NaN where none applies).
 
-    The instance's kind (:data:`bandits.kinds.KINDS`) says how c is computed: :func:`karmed_time`,
-    :func:`linear_time` or :func:`factored_time`.
+    The instance's problem computes c at its true parameter (module docstring); a kind without a problem has none.
 
     Parameters
     ----------
@@ -64,69 +56,6 @@ def characteristic_time(instance: str) -> dict[str, Any]:
     env = parse_instance(instance)
     entry = kind_of(env.kind).characteristic_time(env)
     return entry if entry is not None else {"kind": "", "value": float("nan"), "unit": "samples"}
-
-
-def karmed_time(env: KArmedBandit) -> dict[str, Any]:
-    """c = T*(mu) of a K-armed instance (GK16's Theorem 5, in samples).
-
-    Parameters
-    ----------
-    env : KArmedBandit
-        The instance.
-
-    Returns
-    -------
-    dict
-        ``{"kind": "T*", "value": c, "unit": "samples"}``.
-    """
-    from ..pure_exploration.policy import problem_of
-
-    return {"kind": "T*", "value": float(problem_of(env).oracle(env.means).T), "unit": "samples"}
-
-
-def factored_time(env: FactoredBandit) -> dict[str, Any]:
-    """c = 2 sigma^2 T* of a factored instance (in rounds): T* itself when certified optimal, else the certified lower
-    end of T*'s bracket (still a lower bound on the sample complexity), else the T^MF reference.
-
-    Parameters
-    ----------
-    env : FactoredBandit
-        The instance.
-
-    Returns
-    -------
-    dict
-        ``{"kind": "2 T*", "2 T* (certified lower end)" or "2 T^MF (reference)", "value": c, "unit": "rounds"}``.
-    """
-    try:  # certified by constraint generation at any size; T^MF when it is not settled in time
-        exact = od.characteristic_time(env.fg, solver="CLARABEL", time_limit=EXACT_TIME_LIMIT)
-    except InstanceTooLargeError:  # an interaction graph too wide for variable elimination
-        exact = None
-    if exact is not None and exact.status == "optimal":
-        value, kind = exact.value, "2 T*"
-    elif exact is not None and exact.lower_bound is not None and exact.lower_bound > 0:
-        value, kind = exact.lower_bound, "2 T* (certified lower end)"
-    else:
-        value, kind = od.mf_characteristic_time(env.fg, solver="CLARABEL").value, "2 T^MF (reference)"
-    return {"kind": kind, "value": 2 * env.sigma**2 * float(value), "unit": "rounds"}
-
-
-def linear_time(env: LinearBandit) -> dict[str, Any]:
-    """c = 2 sigma^2 rho* of a linear or transductive instance (in samples), from ``optdesign.transductive``.
-
-    Parameters
-    ----------
-    env : LinearBandit
-        The instance.
-
-    Returns
-    -------
-    dict
-        ``{"kind": "2 sigma^2 rho*", "value": c, "unit": "samples"}``.
-    """
-    items = env.X if env.Z is None else env.Z  # __post_init__ sets Z = X when it is not given
-    rho = od.transductive(env.X, items, env.theta, solver="CLARABEL").value
-    return {"kind": "2 sigma^2 rho*", "value": 2 * env.sigma**2 * float(rho), "unit": "samples"}
 
 
 def characteristic_times(instances: list[str], out: str | Path | None = None) -> dict[str, dict[str, Any]]:

@@ -302,9 +302,10 @@ def _error_curves(out: Path) -> Figure:
     fig, axes = _panels(len(cells))
     for ax, cell in zip(axes, cells, strict=False):
         for algo, line in curves[curves["cell"] == cell].groupby("algorithm", sort=False):
-            ax.plot(line["t"], line["mean_error"], label=algo)
-            ax.fill_between(line["t"], line["mean_error"] - line["se_error"].fillna(0),
-                            line["mean_error"] + line["se_error"].fillna(0), alpha=0.2)
+            t, mean = line["t"].to_numpy(dtype=float), line["mean_error"].to_numpy(dtype=float)
+            se = line["se_error"].fillna(0).to_numpy(dtype=float)  # float arrays: older pandas keep object columns
+            ax.plot(t, mean, label=algo)
+            ax.fill_between(t, mean - se, mean + se, alpha=0.2)
         ax.set_yscale("symlog", linthresh=1e-3)
         ax.set_xlabel("t (pulls)")
         ax.set_title(cell, fontsize=9)

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.linalg import qr
 
 from optdesign.errors import InvalidInputError
 
+from ...statistics import spanning_subset
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState, c_tracking
 
@@ -66,14 +66,22 @@ class LazyTrackAndStop(Sampler):
         return _LazyState(problem, self.fw_steps, float(self.tolerance))
 
 
-def spanning_set(problem: Problem) -> np.ndarray:
-    """Arms whose information spans the parameter: every arm of a K-armed problem, d arms of a linear one
-    (a column-pivoted QR of X^T picks them)."""
+def forced_arms(problem: Problem) -> np.ndarray:
+    """The arms of forced exploration, whose information spans the parameter: every arm of a K-armed problem, d arms
+    of a linear one (:func:`bandits.statistics.spanning_subset` of its arms X).
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (a linear one offers its arms ``X``).
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Sorted arm indices.
+    """
     X = getattr(problem, "X", None)
-    if X is None:
-        return np.arange(problem.n_arms)
-    _, _, pivots = qr(np.asarray(X, dtype=float).T, pivoting=True, mode="economic")
-    return np.sort(pivots[: X.shape[1]])
+    return np.arange(problem.n_arms) if X is None else spanning_subset(X)
 
 
 class _LazyState(SequentialState):
@@ -83,7 +91,7 @@ class _LazyState(SequentialState):
         self.problem, self.fw_steps, self.tolerance = problem, fw_steps, tolerance
         self.target = np.full(problem.n_arms, 1.0 / problem.n_arms)
         self.cumulative: np.ndarray | None = None
-        self.spanning = spanning_set(problem)
+        self.spanning = forced_arms(problem)
         self.c0: float | None = None
         self.next_forced = 0
         self.forced = False

@@ -4,8 +4,9 @@ The target is the oracle's w*(mu_hat) at the estimate (:meth:`bandits.pure_explo
 and each pull follows it by one of GK16's two tracking rules (Sec. 3.1):
 
 * ``"C"`` (C-tracking): pull argmax_k (sum_{s <= t} w^{eps_s}_k - N_k), where w^eps is the L-infinity
-  projection of the target onto {w >= eps} and eps_s = 1 / (2 sqrt(K^2 + s)); the floor replaces forced
-  exploration (GK16 Lemma 7: every N_k grows like sqrt(t)).
+  projection of the target onto {w >= eps} (:func:`bandits.tracking.project_floor`) and
+  eps_s = 1 / (2 sqrt(K^2 + s)); the floor replaces forced exploration (GK16 Lemma 7: every N_k grows like
+  sqrt(t)).
 * ``"D"`` (D-tracking): if some N_k < sqrt(t) - K/2, pull the least-pulled arm (forced exploration), else
   argmax_k (t w_k - N_k). On a linear problem the forced exploration runs over all K arms, as GK16 write it;
   a spanning subset would be enough for the estimate, but the rule is kept as published.
@@ -34,54 +35,15 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError, SolverError
 
+from ...tracking import project_floor
 from ...validation import check_choice
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState, c_tracking, d_tracking
 
-__all__ = ["TRACKING", "TrackAndStop", "project_floor"]
+__all__ = ["TRACKING", "TrackAndStop"]
 
 #: the tracking rules of :class:`TrackAndStop`
 TRACKING = ("C", "D")
-
-
-def project_floor(w: np.ndarray, eps: float) -> np.ndarray:
-    """An L-infinity projection of a point of the simplex onto {v in simplex, v >= eps}: v = max(w - s, eps).
-
-    The arms below the floor are raised to eps and the mass this takes is removed from the others by one
-    common shift s (water filling), which keeps the largest change max(max_k (eps - w_k), s) as small as any
-    feasible point can (GK16's w^eps of C-tracking). s solves sum_k max(w_k - s, eps) = 1, a piecewise linear
-    equation solved exactly on the sorted weights.
-
-    Parameters
-    ----------
-    w : numpy.ndarray, shape (K,)
-        Nonnegative weights summing to 1.
-    eps : float
-        The floor, with 0 <= eps K <= 1.
-
-    Returns
-    -------
-    numpy.ndarray, shape (K,)
-        The projection (w itself when no weight is below eps).
-
-    Raises
-    ------
-    InvalidInputError
-        A floor with eps K > 1 (the set is empty).
-    """
-    K = w.size
-    if eps * K > 1.0 + 1e-12:
-        raise InvalidInputError(f"the floor eps = {eps} leaves no point of the {K}-simplex")
-    if w.min() >= eps:
-        return w
-    # with the top m weights above the floor: m (mean of the top m) - m s + (K - m) eps = 1
-    top = np.sort(w)[::-1]
-    m = np.arange(1, K + 1)
-    shifts = (np.cumsum(top) + (K - m) * eps - 1.0) / m
-    # the right m: the smallest whose shift leaves the (m+1)-th weight at or below the floor
-    below = np.r_[top[1:], -np.inf] - shifts <= eps
-    s = shifts[int(np.argmax(below))]
-    return np.maximum(w - s, eps)
 
 
 @dataclass(frozen=True)

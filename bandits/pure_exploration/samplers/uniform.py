@@ -72,12 +72,7 @@ class FixedWeights(Sampler):
         """
         start = time.perf_counter()
         if self.weights is None:
-            truth = getattr(env, "theta", None)
-            truth = getattr(env, "means", None) if truth is None else truth
-            if truth is None:
-                raise InvalidInputError(f"oracle-weights needs an instance with a true parameter, not "
-                                        f"{type(env).__name__}")
-            w = problem.oracle(np.asarray(truth)).weights
+            w = problem.oracle(problem.true_parameter(env)).weights
         else:
             w = np.asarray(self.weights, dtype=float)
             if w.shape != (problem.n_arms,) or np.any(w < 0) or not np.isfinite(w).all() or w.sum() <= 0:
