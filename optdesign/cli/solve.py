@@ -180,11 +180,9 @@ AS_JSON = typer.Option(False, "--json", help="Print JSON ({\"problem\": ..., **r
 @exit_on_project_errors
 def solve(
     problem: SolveProblem = typer.Argument(
-        ..., show_choices=False, metavar="PROBLEM",  # the help lists them (a list of choices breaks at 80 columns)
-        help="Linear design: g-optimal, d-optimal, a-optimal, i-optimal, c-optimal, e-optimal, ds-optimal (the "
-        "designs on candidates alone: --arms or --formula), xy, xy-oracle, transductive, bilinear (--arms). "
-        "Multi-agent (need --instance): char-time (exact T*), mf-char-time (mean-field T^MF(m)), "
-        "regret (Graves–Lai constant c_theta)."),
+        # the choices are listed in the command's help, which every Typer release shows (as a list of choices they
+        # would break mid-word at 80 columns)
+        ..., show_choices=False, metavar="PROBLEM", help="The problem (listed above)."),
     arms: Path | None = ARMS, items: Path | None = ITEMS, theta: Path | None = THETA,
     instance: Path | None = INSTANCE, m: int = M, regret_method: RegretMethod | None = REGRET_METHOD,
     formula: str | None = FORMULA, factor: list[str] | None = FACTOR, c: str | None = C, subset: str | None = SUBSET,
@@ -193,6 +191,11 @@ def solve(
     tol: float = TOL, time_limit: float | None = TIME_LIMIT, as_json: bool = AS_JSON,
 ) -> None:
     """Solve a linear design or a multi-agent lower bound and print its value, allocation and certificate.
+
+    PROBLEM is a linear design: g-optimal, d-optimal, a-optimal, i-optimal, c-optimal, e-optimal, ds-optimal (the
+    designs on candidates alone: --arms or --formula), xy, xy-oracle, transductive, bilinear (--arms); or a
+    multi-agent bound (--instance): char-time (exact T*), mf-char-time (mean-field T^MF(m)), regret (Graves–Lai
+    constant c_theta).
 
     The designs on candidates alone (g-, d-, a-, i-, c-, e-, ds-optimal) read --arms or build the candidates from
     --formula and --factor; with --diagnostics, the efficiency under every criterion follows, certified.
