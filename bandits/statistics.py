@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import qr
 
+from optdesign.validation import as_arms
+
 from .alternatives import Alternatives, Directions, Whitening
 
 __all__ = ["GLR", "LinearStatistics", "spanning_subset"]
@@ -33,8 +35,13 @@ def spanning_subset(X: np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray of int, shape (d,)
         Sorted row indices of the d arms.
+
+    Raises
+    ------
+    InvalidInputError
+        X not a finite K x d matrix, or arms that do not span R^d (:func:`optdesign.validation.as_arms`).
     """
-    X = np.asarray(X, dtype=float)
+    X = as_arms(X)
     _, _, pivots = qr(X.T, pivoting=True, mode="economic")
     return np.sort(pivots[: X.shape[1]])
 

@@ -175,7 +175,15 @@ def threshold_names(family: str) -> tuple[str, ...]:
     -------
     tuple of str
         The names, in the order messages list them.
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown family.
     """
+    if family not in FAMILY_THRESHOLDS:
+        raise InvalidInputError(f"unknown algorithm family {family!r} of thresholds; valid: "
+                                f"{', '.join(FAMILY_THRESHOLDS)}")
     return FAMILY_THRESHOLDS[family]
 
 
@@ -197,7 +205,7 @@ def check_threshold_option(value: str | Threshold, family: str = "linear") -> st
     Raises
     ------
     InvalidInputError
-        Any other value, with the family's valid names.
+        Any other value, with the family's valid names, or an unknown family.
     """
     if isinstance(value, Threshold):
         return value

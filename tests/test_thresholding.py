@@ -505,6 +505,14 @@ def test_a_budget_no_algorithm_could_pull_in_a_year_is_refused_before_any_pull()
         Experiment("random-laplacian", "sbm:n=30", budget=10**17).check()
 
 
+@pytest.mark.parametrize("T", ["x", float("nan"), 0, -1, 2.5])
+def test_the_run_time_rule_refuses_what_is_not_a_budget(T):
+    from bandits.thresholding.runner import check_run_time
+
+    with pytest.raises(InvalidInputError, match="budget T"):
+        check_run_time(T)
+
+
 def test_cli_refuses_a_budget_beyond_a_year_in_one_line():
     import subprocess
     import sys

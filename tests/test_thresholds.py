@@ -109,6 +109,13 @@ def test_an_unknown_name_is_one_error_listing_the_valid_names(family):
     assert check_threshold_option(st.PracticalThreshold(), family) == st.PracticalThreshold()
 
 
+def test_an_unknown_family_is_refused_in_one_line():
+    with pytest.raises(InvalidInputError, match="unknown algorithm family 'nope'"):
+        check_threshold_option("practical", "nope")
+    with pytest.raises(InvalidInputError, match="unknown algorithm family 'nope'"):
+        make_threshold("practical", ThresholdContext(), "nope")
+
+
 def test_unknown_names_in_every_place_that_takes_one():
     for make in (lambda: GLRStop("nope"), lambda: StaticAllocation(threshold="nope"),
                  lambda: LinearTrackAndStop(threshold="kk21"), lambda: RandomizedGAllocation(threshold="soare"),
@@ -149,3 +156,13 @@ def test_spanning_subset_spans():
     arms = spanning_subset(np.vstack([X, X]))
     assert arms.shape == (2,) and np.linalg.matrix_rank(np.vstack([X, X])[arms]) == 2
     assert list(spanning_subset(np.eye(3))) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("arms, match", [
+    (np.array([[1.0, 0.0], [2.0, 0.0]]), "span"),
+    (np.array([[np.nan, 1.0], [0.0, 1.0]]), "NaN|finite"),
+    (np.ones(3), "2-D|shape|rows"),
+])
+def test_spanning_subset_refuses_what_cannot_be_spanned(arms, match):
+    with pytest.raises(InvalidInputError, match=match):
+        spanning_subset(arms)

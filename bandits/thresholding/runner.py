@@ -258,8 +258,9 @@ def check_run_time(T: int) -> None:
     Raises
     ------
     InvalidInputError
-        T above MAX_RUN_SECONDS x MAX_PULLS_PER_SECOND.
+        T not a positive integer, or above MAX_RUN_SECONDS x MAX_PULLS_PER_SECOND.
     """
+    T = as_count(T, "budget T", minimum=1, floats=True)
     fits = int(MAX_RUN_SECONDS * MAX_PULLS_PER_SECOND)
     if T > fits:
         raise InvalidInputError(f"T = {T:,} pulls would take {_years(T / MAX_PULLS_PER_SECOND)} even at "
