@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Algorithm", "Environment", "Policy"]
+__all__ = ["Algorithm", "Environment", "Policy", "Question"]
 
 
 class Environment(Protocol):
@@ -71,10 +71,67 @@ class Environment(Protocol):
 EnvT = TypeVar("EnvT", bound=Environment)
 
 
+class Question(Protocol):
+    """What a run is scored by: the question its policy answers (every pure-exploration problem is one).
+
+    The runner reads the instance's true parameter once, before the run, and judges the recommendation with
+    ``correct`` (a question may accept several correct answers); ``answer`` is the one a result reports as best.
+    """
+
+    def true_parameter(self, env: Any) -> np.ndarray:
+        """The parameter of the instance (never shown to a sampling rule).
+
+        Parameters
+        ----------
+        env : object
+            The instance.
+
+        Returns
+        -------
+        numpy.ndarray
+            Its parameter.
+        """
+        ...
+
+    def answer(self, mu: np.ndarray) -> int:
+        """The correct answer at ``mu`` (the first one when several are correct).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            A parameter.
+
+        Returns
+        -------
+        int
+            The answer.
+        """
+        ...
+
+    def correct(self, answer: int, mu: np.ndarray) -> bool:
+        """Whether ``answer`` is a correct answer at ``mu``.
+
+        Parameters
+        ----------
+        answer : int
+            A recommendation.
+        mu : numpy.ndarray
+            The true parameter.
+
+        Returns
+        -------
+        bool
+            True when it is correct.
+        """
+        ...
+
+
 class Policy(ABC):
-    """State of one run. ``solve_time`` accumulates seconds spent in optdesign solves."""
+    """State of one run. ``solve_time`` accumulates seconds spent in optdesign solves; ``problem`` is the question
+    the run answers (None: the instance's best item, :attr:`Environment.best_item`)."""
 
     solve_time: float = 0.0
+    problem: Question | None = None
 
     @abstractmethod
     def next_batch(self, budget: int) -> np.ndarray:

@@ -24,7 +24,7 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
-from .algorithm import Algorithm, Environment, EnvT, Policy
+from .algorithm import Algorithm, Environment, EnvT, Policy, Question
 from .environments import as_counts
 from .stopping import check_delta
 from .tracking import portion
@@ -61,9 +61,9 @@ class RunResult:
     recommendation : int
         The recommended item.
     best : int
-        The instance's best item.
+        The correct answer on the instance (its best item, or the policy's problem's answer at the true parameter).
     correct : bool
-        Whether ``recommendation == best``.
+        Whether the recommendation is a correct answer (the problem's ``correct``: a question may accept several).
     stopped_by : str
         ``"stopping_rule"``, ``"budget"`` (``max_samples`` reached or a batch cut to it) or ``"interrupted"``.
     solve_time : float
@@ -256,6 +256,7 @@ def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tupl
     env_rng, alg_rng = split_seed(seed)
     start = time.perf_counter()
     policy = algorithm.start(env, min(deltas), alg_rng)
+    truth = _Truth.of(policy, env)
     trajectory = _Trajectory(policy, deltas, start, log=[] if trace else None)
     trajectory.settle_stopped()
     try:
@@ -272,7 +273,7 @@ def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tupl
         if not interruptible:
             raise
         trajectory.settle_all("interrupted")
-    results = _results(algorithm, env, seed, trajectory)
+    results = _results(algorithm, env, seed, trajectory, truth)
     return results if many else results[0]
 
 
@@ -294,10 +295,33 @@ def _checked_deltas(algorithm: Algorithm[EnvT], delta: float | list[float] | tup
     return deltas, many
 
 
+@dataclass(frozen=True)
+class _Truth:
+    """What a run is judged against: the question's true parameter (None: the instance's best item)."""
+
+    best: int
+    question: Question | None
+    mu: np.ndarray | None
+
+    @classmethod
+    def of(cls, policy: Policy, env: Environment) -> _Truth:
+        """Read the truth before the run, so a question that cannot be scored on ``env`` fails before any pull."""
+        question = policy.problem
+        if question is None:
+            return cls(int(env.best_item), None, None)
+        mu = question.true_parameter(env)
+        return cls(int(question.answer(mu)), question, mu)
+
+    def correct(self, recommendation: int) -> bool:
+        """Whether the recommendation answers the question correctly."""
+        if self.question is None or self.mu is None:
+            return recommendation == self.best
+        return bool(self.question.correct(recommendation, self.mu))
+
+
 def _results(algorithm: Algorithm[EnvT], env: EnvT, seed: int | np.integer | np.random.SeedSequence | None,
-             run: _Trajectory) -> list[RunResult]:
+             run: _Trajectory, truth: _Truth) -> list[RunResult]:
     """One RunResult per delta, in the given order, from the outcomes of the settled run."""
-    best = int(env.best_item)
     results = []
     for i, d in enumerate(run.deltas):
         out = run.outcomes[i]
@@ -306,7 +330,7 @@ def _results(algorithm: Algorithm[EnvT], env: EnvT, seed: int | np.integer | np.
             algorithm=algorithm.name, instance=getattr(env, "name", type(env).__name__), delta=d,
             seed=seed if isinstance(seed, (int, np.integer, type(None))) else None,
             samples=int(n), rounds=int(n if rounds is None else rounds), batches=out.batches, recommendation=int(rec),
-            best=best, correct=int(rec) == best, stopped_by=out.stopped_by, solve_time=out.solve_time,
+            best=truth.best, correct=truth.correct(int(rec)), stopped_by=out.stopped_by, solve_time=out.solve_time,
             other_time=out.elapsed - out.solve_time, config=algorithm.describe(), trace=run.log,
         ))
     return results

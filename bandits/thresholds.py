@@ -78,7 +78,7 @@ class ThresholdContext:
         ThresholdContext
             The context.
         """
-        family = getattr(problem, "family", None)
+        family = problem.family
         return cls(n_items=problem.n_answers, information=problem.information(counts), n_arms=problem.n_arms,
                    family=None if family is None else str(family.name))
 

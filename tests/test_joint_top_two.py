@@ -15,7 +15,6 @@ from bandits.multiagent import instances as inst
 from bandits.multiagent.best_response import exact_best_response, glr_exceeds
 from bandits.multiagent.top_two import JointTopTwo, leader_share
 from bandits.pure_exploration import Gaussian, KArmedProblem
-from bandits.pure_exploration.samplers.top_two import transport_costs
 from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign import FactorGraph
@@ -62,7 +61,7 @@ def test_one_agent_gives_the_k_armed_rule(seed):
     mu, N = policy.theta_hat(), policy.stats.counts
     karmed = KArmedProblem(K, Gaussian(1.0))
     B = int(np.argmax(mu))
-    C = int(np.argmin(transport_costs(karmed, mu, N, B)))
+    C = int(np.argmin(karmed.pair_costs(mu, N, B)))
     assert (int(leader[0]), int(challenger[0])) == (B, C)
     ids = N[C] / (N[B] + N[C])  # the K-armed Gaussian IDS proportion
     assert leader_share(N, np.array([B]), np.array([C])) == pytest.approx(ids, rel=1e-12)

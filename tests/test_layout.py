@@ -326,3 +326,31 @@ def _attributes_outside_all(module: str) -> list[str]:
             for node in ast.walk(tree)
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases
             and not _dunder(node.attr) and node.attr not in importlib.import_module(aliases[node.value.id]).__all__]
+
+
+#: modules whose code runs on any problem: they ask for capabilities, never a problem's class
+GENERIC_MODULES = (*(m for m in MODULES if m.startswith("bandits.pure_exploration.samplers.")),
+                   "bandits.thresholds", "bandits.pure_exploration.policy", "bandits.pure_exploration.algorithm")
+
+
+@pytest.mark.parametrize("module", GENERIC_MODULES)
+def test_sampling_rules_never_test_a_problem_class(module):
+    """A rule asks the problem for capabilities (:mod:`bandits.pure_exploration.capabilities`): no ``isinstance`` on a
+    problem or reward-family class, and no ``getattr`` probing a problem for an attribute."""
+    from bandits.pure_exploration.families import ExponentialFamily
+    from bandits.pure_exploration.problem import Problem
+
+    namespace = importlib.import_module(module)
+    bad = []
+    for node in ast.walk(ast.parse(MODULES[module].read_text())):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) >= 2):
+            continue
+        if node.func.id == "isinstance":
+            kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            for kind in kinds:
+                cls = getattr(namespace, kind.id, None) if isinstance(kind, ast.Name) else None
+                if isinstance(cls, type) and issubclass(cls, (Problem, ExponentialFamily)):
+                    bad.append(f"{module}:{node.lineno} isinstance(..., {cls.__name__})")
+        elif node.func.id == "getattr" and "problem" in ast.unparse(node.args[0]):
+            bad.append(f"{module}:{node.lineno} {ast.unparse(node)}")
+    assert not bad, bad

@@ -29,10 +29,19 @@ def problems(tmp_path, monkeypatch):
             '''The linear problem, unchanged.'''
 
         class Stubborn(KArmedProblem):
-            '''Always answers the last arm (so a run that uses it recommends the last arm).'''
+            '''Always recommends the last arm, still asked which arm is best (so a run that uses it errs).'''
 
             def answer(self, mu):
                 return self.n_arms - 1
+
+            def correct(self, answer, mu):
+                return answer == KArmedProblem.answer(self, mu)
+
+        class Lenient(KArmedProblem):
+            '''Any of the two best arms is a correct answer (a question with several correct answers).'''
+
+            def correct(self, answer, mu):
+                return answer in mu.argsort()[-2:]
 
         NOT_A_PROBLEM = 3
     """))
@@ -53,6 +62,23 @@ def test_the_run_asks_the_plugged_problem(problems):
     for rule in ("round-robin", "track-and-stop", "top-two"):
         record = Experiment(f"{rule}:problem=my_problems:Stubborn", KARMED, deltas=(0.1,), seed=0).execute()[0]
         assert record["recommendation"] == "2" and not record["correct"]
+
+
+def test_the_problem_scores_the_run(problems):
+    """The runner judges a recommendation by the problem's own ``correct`` at the instance's true parameter."""
+    from bandits.instances import parse_instance
+    from bandits.run import run
+
+    env = parse_instance(KARMED)
+    strict = run(make_algorithm("round-robin:problem=my_problems:Stubborn"), env, 0.1, seed=0)
+    # best: the problem's answer at the truth; correct: the problem's own judgement (the best arm is arm 0)
+    assert (strict.best, strict.recommendation, strict.correct) == (2, 2, False)
+    for seed in range(3):
+        lenient = run(make_algorithm("round-robin:growth=0"), env, 0.5, seed=seed, max_samples=4)
+        judged = run(make_algorithm("round-robin:growth=0,problem=my_problems:Lenient"), env, 0.5, seed=seed,
+                     max_samples=4)
+        assert judged.recommendation == lenient.recommendation
+        assert judged.correct == (lenient.recommendation in (0, 1))
 
 
 def test_a_class_given_directly():

@@ -9,7 +9,7 @@ from scipy.stats import beta as beta_dist
 
 from bandits.instances import parse_instance
 from bandits.pure_exploration import Gaussian, KArmedProblem, LinearProblem, Observations
-from bandits.pure_exploration.samplers.lazy_tas import LazyTrackAndStop, forced_arms
+from bandits.pure_exploration.samplers.lazy_tas import LazyTrackAndStop
 from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign.errors import InvalidInputError
@@ -45,9 +45,9 @@ def test_updates_happen_at_powers_of_two_only():
 
 def test_the_spanning_set_spans():
     env = parse_instance("soare:d=5,omega=0.1")
-    arms = forced_arms(LinearProblem.of_environment(env))
+    arms = LinearProblem.of_environment(env).exploration_arms()
     assert arms.size == 5 and np.linalg.matrix_rank(env.X[arms]) == 5
-    assert list(forced_arms(KArmedProblem(3, Gaussian()))) == [0, 1, 2]
+    assert list(KArmedProblem(3, Gaussian()).exploration_arms()) == [0, 1, 2]
 
 
 def test_runs_under_the_glr_stop_and_refuses_bad_options():

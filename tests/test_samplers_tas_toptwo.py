@@ -12,7 +12,6 @@ from scipy.stats import beta as beta_dist
 from bandits.instances import parse_instance
 from bandits.pure_exploration import Gaussian, KArmedBandit, KArmedProblem, PureExploration
 from bandits.pure_exploration.samplers import TopTwo, TrackAndStop
-from bandits.pure_exploration.samplers.top_two import transport_costs
 from bandits.registry import make_algorithm
 from bandits.run import run
 from bandits.tracking import project_floor
@@ -162,9 +161,9 @@ def test_transport_costs_are_the_pieces_or_the_pairwise_glr(seed):
     mu, N = rng.normal(size=5), rng.integers(1, 40, size=5).astype(float)
     b = int(np.argmax(mu))
     pieces = problem.pieces(mu, N, gradients=False)
-    assert transport_costs(problem, mu, N, b)[pieces.answers] == pytest.approx(pieces.values, rel=1e-12)
+    assert problem.pair_costs(mu, N, b)[pieces.answers] == pytest.approx(pieces.values, rel=1e-12)
     leader = int(np.argsort(mu)[-2])  # the second best as leader: 0 against the best, the closed form otherwise
-    W = transport_costs(problem, mu, N, leader)
+    W = problem.pair_costs(mu, N, leader)
     for j in range(5):
         closed = (0.0 if mu[j] >= mu[leader] else
                   (mu[leader] - mu[j]) ** 2 / (2 * 0.8**2 * (1 / N[leader] + 1 / N[j])))

@@ -32,7 +32,8 @@ from optdesign import FactorGraph
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import MaxSum
 
-from ..pure_exploration.problem import Oracle, Pieces, Problem
+from ..pure_exploration.pieces import Pieces
+from ..pure_exploration.problem import Oracle, Problem
 from .best_response import BestResponse, exact_best_response
 from .glrt import FactoredGLRT, GLRState
 from .joint_actions import GroupIndexer, decode, encode_joint

@@ -1,21 +1,24 @@
 """Pure exploration at the field's standard: problems x sampling rules x one GLR stopping rule.
 
-===========  =========================================================================================
-problem      the interface: answers, estimate, the pieces of the alternative (GLR, best response, gradients),
-             the oracle T*(mu), w*(mu)
-certificate  a certified bracket on T* from any proportions
-families     one-parameter exponential families (Gaussian with known sigma, Bernoulli): kl, reward sums
-karmed       K-armed best-arm identification in an exponential family (GK16's oracle)
-linear       linear and transductive best-arm identification (oracle: optdesign.transductive)
-environment  K-armed instances simulated through reward sums
-instances    the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments)
-sampler      the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
-samplers/    the sampling rules, one module each
-policy       the GLR stopping rule (thresholds by name) and the policy of a sampler's run, several deltas from
-             one trajectory
-algorithm    PureExploration = a sampler under the GLR stopping rule (the instance's problem or another)
-with_stop    any fixed-confidence algorithm under the GLR stop (``--stop glr``)
-===========  =========================================================================================
+==============  ======================================================================================
+problem         the interface: answers, estimate, the pieces of the alternative (GLR, best response, gradients),
+                the oracle T*(mu), w*(mu), the scoring of an answer
+pieces          the alternative's pieces at (mu, w): values, gradients, the best response
+capabilities    the optional problem methods a rule may ask for (optimism, pair costs, posterior draws, ...)
+design_inverse  the design inverse along a Frank-Wolfe path of a linear problem (FWS's fast path)
+certificate     a certified bracket on T* from any proportions
+families        one-parameter exponential families (Gaussian with known sigma, Bernoulli): kl, reward sums
+karmed          K-armed best-arm identification in an exponential family (GK16's oracle)
+linear          linear and transductive best-arm identification (oracle: optdesign.transductive)
+environment     K-armed instances simulated through reward sums
+instances       the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments)
+sampler         the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
+samplers/       the sampling rules, one module each
+policy          the GLR stopping rule (thresholds by name) and the policy of a sampler's run, several deltas from
+                one trajectory
+algorithm       PureExploration = a sampler under the GLR stopping rule (the instance's problem or another)
+with_stop       any fixed-confidence algorithm under the GLR stop (``--stop glr``)
+==============  ======================================================================================
 """
 
 from .algorithm import PureExploration
@@ -24,8 +27,9 @@ from .environment import KArmedBandit
 from .families import Bernoulli, ExponentialFamily, Gaussian
 from .karmed import KArmedProblem
 from .linear import LinearProblem
+from .pieces import Pieces
 from .policy import GLRStop, problem_of
-from .problem import Oracle, Pieces, Problem
+from .problem import Oracle, Problem
 from .sampler import Observations, Sampler, SamplerState, SequentialState
 
 __all__ = [

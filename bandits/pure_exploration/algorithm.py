@@ -14,6 +14,7 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from ..algorithm import Algorithm, Policy
+from .capabilities import require
 from .policy import GLRStop, PureExplorationPolicy, check_stop_options, problem_of
 from .problem import Problem
 from .sampler import Sampler
@@ -96,6 +97,7 @@ class PureExploration(Algorithm[Any]):
         if cls is not None:
             self.check_kind(getattr(env, "kind", ""))
         problem = problem_of(env) if cls is None else cls.of_environment(env)
+        require(problem, self.sampler.name, self.sampler.requires())
         return PureExplorationPolicy(problem, self.sampler.start(problem, env, rng), self.stop, self.growth)
 
     def describe(self) -> dict[str, Any]:

@@ -103,6 +103,62 @@ class ExponentialFamily(ABC):
             A mean outside the family's mean space.
         """
 
+    def confidence_interval(self, mu: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The KL confidence interval {m : d(mu_k, m) <= level_k} of every arm (LinGame's optimism, UCB indices).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (K,)
+            The means.
+        level : numpy.ndarray, shape (K,)
+            The divergence allowed per arm (c / N_k).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(lower, upper)`` bounds per arm.
+
+        Raises
+        ------
+        InvalidInputError
+            The family does not give its confidence intervals.
+        """
+        raise InvalidInputError(f"{self.name} arms do not give KL confidence intervals")
+
+    def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
+                        rng: np.random.Generator) -> np.ndarray:
+        """Draws of the means from the posterior after ``counts`` pulls with reward ``sums`` (Thompson sampling).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (K,)
+            The empirical means.
+        counts : numpy.ndarray, shape (K,)
+            Pulls per arm (positive).
+        sums : numpy.ndarray, shape (K,)
+            Reward sums per arm.
+        size : int
+            Number of draws.
+        rng : numpy.random.Generator
+            The source of the draws.
+
+        Returns
+        -------
+        numpy.ndarray, shape (size, K)
+            One draw of the K means per row.
+
+        Raises
+        ------
+        InvalidInputError
+            The family has no posterior here.
+        """
+        raise InvalidInputError(f"{self.name} arms have no posterior to draw from")
+
+    @property
+    def has_posterior(self) -> bool:
+        """Whether :meth:`posterior_draws` is defined for the family."""
+        return type(self).posterior_draws is not ExponentialFamily.posterior_draws
+
     def describe(self) -> dict[str, Any]:
         """The family as a flat record.
 
@@ -149,6 +205,16 @@ class Gaussian(ExponentialFamily):
         out[pulled] = n * means[pulled] + self.sigma * np.sqrt(n) * rng.standard_normal(pulled.size)
         return out
 
+    def confidence_interval(self, mu: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """mu_k -/+ sigma sqrt(2 level_k) (closed form)."""
+        width = self.sigma * np.sqrt(2.0 * level)
+        return mu - width, mu + width
+
+    def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
+                        rng: np.random.Generator) -> np.ndarray:
+        """N(mu_k, sigma^2 / N_k) per arm (the flat prior's posterior)."""
+        return mu + self.sigma / np.sqrt(counts) * rng.standard_normal((size, counts.size))
+
     def check_means(self, means: np.ndarray) -> np.ndarray:
         means = np.asarray(means, dtype=float)
         if not np.all(np.isfinite(means)):
@@ -158,6 +224,8 @@ class Gaussian(ExponentialFamily):
 
 #: means of a Bernoulli kl are kept this far inside (0, 1), where the kl stays finite
 BERNOULLI_EPS = 1e-15
+#: bisection steps of the Bernoulli confidence bounds
+BISECTION_STEPS = 50
 
 
 @dataclass(frozen=True)
@@ -181,6 +249,23 @@ class Bernoulli(ExponentialFamily):
 
     def sample_sums(self, means: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return rng.binomial(counts, means).astype(float)
+
+    def confidence_interval(self, mu: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Bisection (:data:`BISECTION_STEPS` halvings) between mu_k and each end of [0, 1] (KL-UCB and KL-LCB)."""
+        bounds = []
+        for edge in (0.0, 1.0):
+            inside, outside = mu.copy(), np.full(mu.shape, edge)
+            for _ in range(BISECTION_STEPS):
+                mid = 0.5 * (inside + outside)
+                ok = self.kl(mu, mid) <= level
+                inside, outside = np.where(ok, mid, inside), np.where(ok, outside, mid)
+            bounds.append(inside)
+        return bounds[0], bounds[1]
+
+    def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
+                        rng: np.random.Generator) -> np.ndarray:
+        """Beta(1 + S_k, 1 + N_k - S_k) per arm (the uniform prior's posterior)."""
+        return rng.beta(1.0 + sums, 1.0 + counts - sums, size=(size, counts.size))
 
     def check_means(self, means: np.ndarray) -> np.ndarray:
         means = np.asarray(means, dtype=float)

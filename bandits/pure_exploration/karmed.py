@@ -24,14 +24,16 @@ import numpy as np
 from optdesign.errors import InvalidInputError, SolverError
 from optdesign.validation import as_count, unique_argmax
 
+from .capabilities import Optimism
 from .certificate import certified_bracket
 from .families import ExponentialFamily, Gaussian
-from .problem import Oracle, Pieces, Problem
+from .pieces import Pieces
+from .problem import Oracle, Problem
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
 
-__all__ = ["KArmedProblem"]
+__all__ = ["KArmedOptimism", "KArmedProblem"]
 
 #: a Newton iteration has converged when its step or its bracket is this small relative to the iterate
 RTOL = 1e-13
@@ -60,6 +62,7 @@ class KArmedProblem(Problem):
     """
 
     kind = "karmed"
+    family: ExponentialFamily
 
     def __init__(self, n_arms: int, family: ExponentialFamily | None = None) -> None:
         self._K = as_count(n_arms, "n_arms (a K-armed problem needs at least two arms)", minimum=2)
@@ -112,6 +115,46 @@ class KArmedProblem(Problem):
             grads[:, b] = db
             grads[np.arange(others.size), others] = da
         return Pieces(best=b, answers=others, values=values, gradients=grads)
+
+    def withheld(self) -> frozenset[str]:
+        """Posterior draws only for a family with a posterior."""
+        return frozenset() if self.family.has_posterior else frozenset({"posterior_draws"})
+
+    def pair_costs(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> np.ndarray:
+        """W_B,j = N_B d(mu_B, m) + N_j d(mu_j, m), m = (N_B mu_B + N_j mu_j) / (N_B + N_j), when mu_B > mu_j (else 0);
+        inf at B. When B is the estimate's answer these are the pieces' values at (mu, N)."""
+        if leader == self.answer(mu):
+            pieces = self.pieces(mu, counts, gradients=False)
+            out = np.full(self.n_arms, np.inf)
+            out[pieces.answers] = pieces.values
+            return out
+        N = np.asarray(counts, dtype=float)
+        m = (N[leader] * mu[leader] + N * mu) / (N[leader] + N)
+        kl = self.family.kl
+        W = np.where(mu[leader] > mu, N[leader] * kl(mu[leader], m) + N * kl(mu, m), 0.0)
+        W[leader] = np.inf
+        return W
+
+    def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
+        """N_B d(mu_B, m) / (N_B d(mu_B, m) + N_C d(mu_C, m)) at the pair's weighted mean m (1/2 when both vanish)."""
+        kl = self.family.kl
+        nB, nC = float(counts[leader]), float(counts[challenger])
+        m = (nB * mu[leader] + nC * mu[challenger]) / (nB + nC)
+        lead, chal = nB * float(kl(mu[leader], m)), nC * float(kl(mu[challenger], m))
+        return lead / (lead + chal) if lead + chal > 0 else 0.5
+
+    def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
+                        rng: np.random.Generator) -> np.ndarray:
+        """The family's posterior (:meth:`ExponentialFamily.posterior_draws`)."""
+        return self.family.posterior_draws(mu, np.asarray(counts, dtype=float), sums, size, rng)
+
+    def upper_indices(self, mu: np.ndarray, counts: np.ndarray, level: float) -> np.ndarray:
+        """The upper ends of the family's KL confidence intervals at levels level / N_k."""
+        return self.family.confidence_interval(mu, level / np.asarray(counts, dtype=float))[1]
+
+    def optimism(self, mu: np.ndarray, counts: np.ndarray, c: float) -> KArmedOptimism:
+        """LinGame's optimism over the arms' KL confidence intervals (:class:`KArmedOptimism`)."""
+        return KArmedOptimism(self, mu, counts, c)
 
     def true_parameter(self, env: KArmedBandit) -> np.ndarray:
         """The arms' means (:meth:`Problem.true_parameter`).
@@ -258,3 +301,43 @@ def _equalise(family: ExponentialFamily, mb: float, ma: np.ndarray,
         last, y = abs(move), float(new)
         u = np.minimum(np.maximum(u + move / slope, 0.0), U_MAX)  # first-order prediction of u(y)
     raise SolverError("GK16's equation for y* did not converge")
+
+
+class KArmedOptimism(Optimism):
+    """LinGame's optimistic gains on K arms: U_k = min(max(d(u_k, lambda_k), d(l_k, lambda_k)), c) over the
+    confidence intervals [l_k, u_k] = {m : N_k d(mu_k, m) <= c} (for Gaussian arms, the linear formula with the
+    arms e_k); the best response to w moves the estimate's answer and its challenger to their weighted mean.
+
+    Parameters
+    ----------
+    problem : KArmedProblem
+        The structure.
+    mu : numpy.ndarray, shape (K,)
+        The means.
+    counts : numpy.ndarray, shape (K,)
+        Pulls per arm.
+    c : float
+        The level c_t.
+    """
+
+    def __init__(self, problem: KArmedProblem, mu: np.ndarray, counts: np.ndarray, c: float) -> None:
+        self.problem, self.mu, self.c = problem, mu, c
+        self.best = problem.answer(mu)
+        self.lower, self.upper = problem.family.confidence_interval(mu, c / np.maximum(counts, 1e-300))
+
+    def gains(self, w: np.ndarray) -> np.ndarray:
+        mu = self.mu
+        pieces = self.problem.pieces(mu, w, gradients=False)
+        b, a = pieces.best, int(pieces.challenger)
+        lam = mu.astype(float).copy()
+        total = w[b] + w[a]
+        lam[[a, b]] = (w[b] * mu[b] + w[a] * mu[a]) / total if total > 0 else 0.5 * (mu[a] + mu[b])
+        return self._gains(lam)
+
+    def at_estimate(self) -> np.ndarray:
+        return self._gains(np.asarray(self.mu, dtype=float))
+
+    def _gains(self, lam: np.ndarray) -> np.ndarray:
+        """min(max(d(l_k, lambda_k), d(u_k, lambda_k)), c)."""
+        kl = self.problem.family.kl
+        return np.minimum(np.maximum(kl(self.lower, lam), kl(self.upper, lam)), self.c)

@@ -26,12 +26,16 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_arms, as_matrix, unique_argmax
 
 from ..alternatives import Alternatives, Directions, Whitening
-from .problem import Oracle, Pieces, Problem
+from ..statistics import spanning_subset
+from .capabilities import Optimism
+from .design_inverse import DesignInverse
+from .pieces import Pieces
+from .problem import Oracle, Problem
 
 if TYPE_CHECKING:
     from ..environments import LinearBandit
 
-__all__ = ["LinearProblem"]
+__all__ = ["LinearOptimism", "LinearProblem"]
 
 
 class LinearProblem(Problem):
@@ -182,6 +186,18 @@ class LinearProblem(Problem):
         """
         return {"kind": "2 sigma^2 rho*", "value": float(self.oracle(mu).T), "unit": "samples"}
 
+    def exploration_arms(self) -> np.ndarray:
+        """d arms spanning R^d (:func:`bandits.statistics.spanning_subset` of X)."""
+        return spanning_subset(self.X)
+
+    def design_inverse(self, x: np.ndarray, *, published: bool, refresh: int) -> DesignInverse:
+        """H = V(x)^{-1} along the Frank–Wolfe path, by rank-one updates (:class:`DesignInverse`)."""
+        return DesignInverse(self.X, self.Z, self.sigma, x, published, refresh)
+
+    def optimism(self, mu: np.ndarray, counts: np.ndarray, c: float) -> LinearOptimism:
+        """LinGame's optimism, widths sigma sqrt(2 c) ||x_k||_{A^{-1}} at the counts (:class:`LinearOptimism`)."""
+        return LinearOptimism(self, mu, counts, c)
+
     def oracle(self, mu: np.ndarray) -> Oracle:
         mu = self.check_parameter(mu)
         unique_argmax(self.Z @ mu, "the items' values z^T theta")
@@ -189,3 +205,41 @@ class LinearProblem(Problem):
         two_var = 2.0 * self.sigma**2
         lower = design.lower_bound if design.lower_bound is not None else 0.0
         return Oracle(T=two_var * design.value, weights=np.asarray(design.weights), lower_bound=two_var * lower)
+
+
+class LinearOptimism(Optimism):
+    """LinGame's optimistic gains on a linear problem (the authors' implementation): for the closest alternative
+    lambda, U_k = min((|x_k^T (theta_hat - lambda)| + sigma sqrt(2 c) ||x_k||_{A^{-1}})^2 / (2 sigma^2), c), with
+    A = sum_k N_k x_k x_k^T (its pseudo-inverse before the arms span R^d).
+
+    Parameters
+    ----------
+    problem : LinearProblem
+        The structure.
+    mu : numpy.ndarray, shape (d,)
+        The estimate theta_hat.
+    counts : numpy.ndarray, shape (K,)
+        Pulls per arm.
+    c : float
+        The level c_t.
+    """
+
+    def __init__(self, problem: LinearProblem, mu: np.ndarray, counts: np.ndarray, c: float) -> None:
+        self.problem, self.mu, self.c = problem, mu, c
+        self.best = problem.answer(mu)
+        self.directions = Directions(problem.Z, mu)
+        H = np.linalg.pinv(problem.information(counts), hermitian=True)
+        norms = np.einsum("kd,kd->k", problem.X @ H, problem.X)
+        self.widths = problem.sigma * np.sqrt(2.0 * c * np.maximum(norms, 0.0))
+
+    def gains(self, w: np.ndarray) -> np.ndarray:
+        alternatives = self.problem.alternatives(self.mu, w, directions=self.directions)
+        response = int(np.argmin(alternatives.values))  # the best response: the piece of least value
+        return self._gains(np.abs(self.problem.X @ alternatives.displacement(response)))
+
+    def at_estimate(self) -> np.ndarray:
+        return self._gains(np.zeros(self.problem.n_arms))
+
+    def _gains(self, shift: np.ndarray) -> np.ndarray:
+        """min((shift_k + width_k)^2 / (2 sigma^2), c) for the shifts |x_k^T (theta_hat - lambda)|."""
+        return np.minimum((shift + self.widths) ** 2 / (2.0 * self.problem.sigma**2), self.c)

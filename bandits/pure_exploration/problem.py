@@ -22,65 +22,19 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["Oracle", "Pieces", "Problem"]
+from .capabilities import Capabilities
+from .pieces import Pieces
 
+if TYPE_CHECKING:
+    from .families import ExponentialFamily
 
-@dataclass(frozen=True)
-class Pieces:
-    """The alternative pieces of a problem at (mu, w); piece j stands for answer ``answers[j]``.
-
-    Parameters
-    ----------
-    best : int
-        The answer i*(mu) the pieces are alternatives to.
-    answers : numpy.ndarray of int, shape (J,)
-        The other answers, one per piece.
-    values : numpy.ndarray, shape (J,)
-        f_j(w) = gradients[j] @ w (0 for a piece tied with the best: no information separates them).
-    gradients : numpy.ndarray, shape (J, K), or None
-        d(mu_k, lambda_j,k) for every piece and arm (None when not asked for).
-    """
-
-    best: int
-    answers: np.ndarray
-    values: np.ndarray
-    gradients: np.ndarray | None
-
-    @property
-    def value(self) -> float:
-        """F(w) = min_j f_j(w): the GLR statistic when w are counts (inf with no other answer)."""
-        return float(self.values.min()) if self.values.size else float("inf")
-
-    @property
-    def best_response(self) -> int:
-        """Index (into ``answers``) of the piece attaining the minimum: the most confusing alternative."""
-        return int(np.argmin(self.values))
-
-    @property
-    def challenger(self) -> int:
-        """The answer of the best response (the Top-Two challenger by transportation cost)."""
-        return int(self.answers[self.best_response])
-
-    def near_minimal(self, slack: float) -> np.ndarray:
-        """Indices of the pieces within ``slack`` of the minimum (the r-subdifferential of Frank–Wolfe sampling).
-
-        Parameters
-        ----------
-        slack : float
-            Additive slack r >= 0 (0 keeps the minimal pieces only).
-
-        Returns
-        -------
-        numpy.ndarray of int
-            Indices into ``answers``.
-        """
-        return np.flatnonzero(self.values <= self.values.min() + slack)
+__all__ = ["Oracle", "Problem"]
 
 
 @dataclass(frozen=True)
@@ -120,14 +74,17 @@ class Oracle:
         return self.T * kl_delta(delta)
 
 
-class Problem(ABC):
+class Problem(Capabilities, ABC):
     """A pure-exploration problem: arms, answers, the estimate, the pieces of the alternative, the oracle.
 
-    Counts and reward sums per arm are the sufficient statistics every problem here estimates from.
+    Counts and reward sums per arm are the sufficient statistics every problem here estimates from. The optional
+    methods sampling rules may ask for are :class:`bandits.pure_exploration.capabilities.Capabilities`.
     """
 
     #: the instance kind the problem is for (a key of :data:`bandits.kinds.KINDS`: ``karmed``, ``linear``)
     kind: str = ""
+    #: the arms' one-parameter exponential family (None when the arms are not one family's, e.g. linear arms)
+    family: ExponentialFamily | None = None
 
     @classmethod
     def of_environment(cls, env: Any) -> Problem:
@@ -195,6 +152,24 @@ class Problem(ABC):
         int
             Index of the answer.
         """
+
+    def correct(self, answer: int, mu: np.ndarray) -> bool:
+        """Whether ``answer`` is correct at ``mu`` (the runner and studies score a recommendation with it): here, the
+        answer :meth:`answer` gives; a problem with several correct answers overrides it.
+
+        Parameters
+        ----------
+        answer : int
+            A recommended answer.
+        mu : numpy.ndarray
+            The true parameter.
+
+        Returns
+        -------
+        bool
+            True when ``answer`` is a correct answer at ``mu``.
+        """
+        return int(answer) == int(self.answer(mu))
 
     @abstractmethod
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
@@ -381,3 +356,13 @@ class Problem(ABC):
             Arm indices.
         """
         return np.arange(self.n_arms)
+
+    def exploration_arms(self) -> np.ndarray:
+        """Arms whose information identifies the parameter, for forced exploration (every initial arm by default).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Sorted arm indices.
+        """
+        return np.sort(self.initial_arms())

@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from .problem import Pieces, Problem
+from .pieces import Pieces
+from .problem import Problem
 
 __all__ = ["Observations", "Sampler", "SamplerState", "SequentialState", "c_tracking", "d_tracking"]
 
@@ -80,6 +81,16 @@ class Sampler(ABC):
     def name(self) -> str:
         """Short name of the rule (for result tables)."""
         return type(self).__name__.lower()
+
+    def requires(self) -> tuple[str, ...]:
+        """The problem capabilities the rule needs with these options (:mod:`bandits.pure_exploration.capabilities`).
+
+        Returns
+        -------
+        tuple of str
+            Capability names; none by default (the pieces every problem gives are enough).
+        """
+        return ()
 
     @abstractmethod
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:

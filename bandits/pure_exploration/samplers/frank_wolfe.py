@@ -10,10 +10,9 @@ far, x uniform at the start):
   (:func:`bandits.pure_exploration.samplers.games.solve_game`);
 * x <- (1 - 1/t) x + z / t, and the arm pulled is argmax_k x_k / N_k (the published tracking rule).
 
-Linear problems keep H = V(x)^{-1}, V(x) = sum_k x_k a_k a_k^T, by Sherman–Morrison: after the step
-V <- (1 - 1/t) V + sum_k (z_k / t) a_k a_k^T, so H is scaled by t / (t - 1) and updated by rank one with
-u = sqrt(z_k / t) a_k, and recomputed exactly every ``refresh`` steps and after a dense z. The projections
-H y_j of the answers' directions are updated alongside (O(J d) per rank one instead of O(J d^2)).
+A problem offering the ``design_inverse`` capability (linear problems: H = V(x)^{-1} kept by rank-one updates,
+:mod:`bandits.pure_exploration.design_inverse`) gives the pieces along the path; on any other problem they are
+the problem's pieces at (mu_hat, x).
 
 ``inverse_update="as-published"`` reproduces a bug of the authors' published code, for reproductions only: it
 starts from H = V(x_1) itself, scales H by (t - 1) / t and updates it with u = (z_k / t) a_k, so H is the
@@ -33,18 +32,16 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ...alternatives import piece_gradients, piece_values
-from ..linear import LinearProblem
+from ..capabilities import offered
+from ..design_inverse import DesignInverse
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState
 from .games import solve_game
 
-__all__ = ["INVERSE_UPDATES", "DesignInverse", "FrankWolfe"]
+__all__ = ["INVERSE_UPDATES", "FrankWolfe"]
 
 #: the ways of keeping H = V(x)^{-1} on linear problems
 INVERSE_UPDATES = ("exact", "as-published")
-#: a direction z with more nonzero entries than this refreshes H by one inversion instead of rank-one updates
-DENSE_SUPPORT = 4
 
 
 @dataclass(frozen=True)
@@ -87,6 +84,10 @@ class FrankWolfe(Sampler):
         """``fws``."""
         return "fws"
 
+    def requires(self) -> tuple[str, ...]:
+        """The published inverse update needs a problem with a design inverse (a linear one)."""
+        return ("design_inverse",) if self.inverse_update == "as-published" else ()
+
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
         """A fresh Frank–Wolfe state: x uniform (and H = V(x)^{-1} on a linear problem).
 
@@ -107,89 +108,6 @@ class FrankWolfe(Sampler):
         return FrankWolfeState(problem, self)
 
 
-class DesignInverse:
-    """H = W^{-1} for the design W of the Frank–Wolfe iterate, with the answers' projections H y_j kept alongside.
-
-    ``exact``: W = V(x) and H its inverse. ``as-published``: W and H follow the published code (module docs).
-
-    Parameters
-    ----------
-    X : numpy.ndarray, shape (K, d)
-        The arms.
-    x : numpy.ndarray, shape (K,)
-        The starting iterate (positive, with V(x) invertible).
-    published : bool
-        Follow the published code's update.
-    refresh : int
-        Steps between exact recomputations of H (exact update only).
-    """
-
-    def __init__(self, X: np.ndarray, x: np.ndarray, published: bool, refresh: int) -> None:
-        self.X, self.published, self.refresh = X, published, refresh
-        V = X.T @ (X * x[:, None])
-        self.W: np.ndarray = np.linalg.inv(V) if published else V
-        self.H: np.ndarray = V if published else np.linalg.inv(V)
-        self.Y = np.zeros((0, X.shape[1]))
-        self.P = np.zeros((0, X.shape[1]))  # rows H y_j
-        self.q = np.zeros(0)  # y_j^T H y_j
-        self._since = 0
-
-    def project(self, Y: np.ndarray) -> None:
-        """Use the directions Y (rows y_j = z* - z_j) from now on.
-
-        Parameters
-        ----------
-        Y : numpy.ndarray, shape (J, d)
-            The answers' directions.
-        """
-        self.Y = Y
-        self.P = Y @ self.H
-        self.q = np.einsum("jd,jd->j", self.P, Y)
-
-    def step(self, t: int, z: np.ndarray, x: np.ndarray) -> None:
-        """Follow the Frank–Wolfe step x <- (1 - 1/t) x + z / t (``x`` is the new iterate).
-
-        Parameters
-        ----------
-        t : int
-            The step (at least 2).
-        z : numpy.ndarray, shape (K,)
-            The direction (a point of the simplex).
-        x : numpy.ndarray, shape (K,)
-            The iterate after the step.
-        """
-        support = np.flatnonzero(z)
-        if self.published:
-            scale, coef = t / (t - 1.0), (z[support] / t) ** 2
-        else:
-            scale, coef = (t - 1.0) / t, z[support] / t
-        Xs = self.X[support]
-        self.W = scale * self.W + Xs.T @ (Xs * coef[:, None])
-        self._since += 1
-        if support.size > DENSE_SUPPORT or (not self.published and self._since >= self.refresh):
-            if not self.published:
-                self.W = self.X.T @ (self.X * x[:, None])
-            self._invert()
-            return
-        self.H /= scale
-        self.P /= scale
-        self.q /= scale
-        for u in Xs * np.sqrt(coef)[:, None]:
-            h = self.H @ u
-            denom = 1.0 + u @ h
-            Pu = self.P @ u
-            self.H -= np.outer(h, h / denom)
-            self.P -= np.outer(Pu, h / denom)
-            self.q -= Pu**2 / denom
-
-    def _invert(self) -> None:
-        """H = W^{-1} by one inversion, and the projections from it."""
-        H = np.linalg.inv(self.W)
-        self.H = 0.5 * (H + H.T)
-        self._since = 0
-        self.project(self.Y)
-
-
 def is_square(n: int) -> bool:
     """Whether n >= 0 is a perfect square (0 included)."""
     r = math.isqrt(n)
@@ -197,7 +115,7 @@ def is_square(n: int) -> bool:
 
 
 class FrankWolfeState(SequentialState):
-    """One FWS run: the iterate x, and on a linear problem the inverse design at x.
+    """One FWS run: the iterate x, and the design inverse at x when the problem offers one.
 
     Parameters
     ----------
@@ -205,11 +123,6 @@ class FrankWolfeState(SequentialState):
         The structure.
     config : FrankWolfe
         The options.
-
-    Raises
-    ------
-    InvalidInputError
-        ``inverse_update="as-published"`` on a problem that is not linear.
     """
 
     def __init__(self, problem: Problem, config: FrankWolfe) -> None:
@@ -217,22 +130,13 @@ class FrankWolfeState(SequentialState):
         self.problem, self.config = problem, config
         self.x = np.full(K, 1.0 / K)
         self.inverse: DesignInverse | None = None
-        if isinstance(problem, LinearProblem):
-            self.inverse = DesignInverse(problem.X, self.x, config.inverse_update == "as-published", config.refresh)
-        elif config.inverse_update != "exact":
-            raise InvalidInputError(f"inverse_update={config.inverse_update!r} applies to linear problems only")
-        self._gaps = np.zeros(0)
-        self._best = -1
+        if "design_inverse" in offered(problem):
+            self.inverse = problem.design_inverse(self.x, published=config.inverse_update == "as-published",
+                                                  refresh=config.refresh)
 
     def plan(self, obs: Observations, n: int) -> np.ndarray:
         if self.inverse is not None:
-            problem = self.problem
-            assert isinstance(problem, LinearProblem)
-            best = problem.answer(obs.mu)
-            if best != self._best:
-                self._best = best
-                self.inverse.project(problem.Z[best] - np.delete(problem.Z, best, axis=0))
-            self._gaps = self.inverse.Y @ obs.mu
+            self.inverse.start_batch(obs.mu)
         return super().plan(obs, n)
 
     def choose(self, obs: Observations, counts: np.ndarray) -> int:
@@ -292,21 +196,10 @@ class FrankWolfeState(SequentialState):
     def _pieces(self, obs: Observations, slack: float) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The values of all pieces at (mu_hat, x) and the gradients of those within ``slack`` of the minimum
         (None, None when the estimate has no unique answer)."""
-        if self.inverse is None:
-            pieces = obs.problem.pieces(obs.mu, self.x)
-            if pieces.values.size == 0 or pieces.values.min() <= 0:
-                return None, None
-            assert pieces.gradients is not None
-            return pieces.values, pieces.gradients[pieces.near_minimal(slack)]
-        gaps, inv = self._gaps, self.inverse
-        if gaps.size == 0 or gaps.min() <= 0:
+        if self.inverse is not None:
+            return self.inverse.pieces(self.x, slack)
+        pieces = obs.problem.pieces(obs.mu, self.x)
+        if pieces.values.size == 0 or pieces.values.min() <= 0:
             return None, None
-        problem = obs.problem
-        assert isinstance(problem, LinearProblem)
-        if inv.published:  # the published code's f_j = <x, grad f_j> at its matrix
-            grads = piece_gradients(gaps, inv.q, inv.P @ problem.X.T, problem.sigma)
-            values = grads @ self.x
-            return values, grads[values <= values.min() + slack]
-        values = piece_values(gaps, inv.q, problem.sigma)
-        near = np.flatnonzero(values <= values.min() + slack)
-        return values, piece_gradients(gaps[near], inv.q[near], inv.P[near] @ problem.X.T, problem.sigma)
+        assert pieces.gradients is not None
+        return pieces.values, pieces.gradients[pieces.near_minimal(slack)]

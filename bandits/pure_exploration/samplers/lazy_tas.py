@@ -7,8 +7,8 @@ loop ends early once ||e_k|| / ((i + 1) ||w||) < ``tolerance`` (the rule of the 
 implementation, which their Table 1 ran). The arm pulled C-tracks the sum of the targets of every step so far,
 argmax_k (sum_s w_s,k - N_k), except under forced exploration: while the smallest eigenvalue of the information
 matrix A_t is below c0 sqrt(t), the arms of a spanning set are pulled in turn (c0 = lambda_min(A) / sqrt(d) after
-the initial pulls; for K-armed problems A_t = diag(N) and the spanning set is every arm). The estimate, t and the
-eigenvalue test are those of the batch's start.
+the initial pulls; for K-armed problems A_t = diag(N); the spanning set is the problem's exploration arms). The
+estimate, t and the eigenvalue test are those of the batch's start.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ...statistics import spanning_subset
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState, c_tracking
 
@@ -66,24 +65,6 @@ class LazyTrackAndStop(Sampler):
         return _LazyState(problem, self.fw_steps, float(self.tolerance))
 
 
-def forced_arms(problem: Problem) -> np.ndarray:
-    """The arms of forced exploration, whose information spans the parameter: every arm of a K-armed problem, d arms
-    of a linear one (:func:`bandits.statistics.spanning_subset` of its arms X).
-
-    Parameters
-    ----------
-    problem : Problem
-        The problem (a linear one offers its arms ``X``).
-
-    Returns
-    -------
-    numpy.ndarray of int
-        Sorted arm indices.
-    """
-    X = getattr(problem, "X", None)
-    return np.arange(problem.n_arms) if X is None else spanning_subset(X)
-
-
 class _LazyState(SequentialState):
     """One run: the target, the cumulative targets, the forced-exploration set and its constant c0."""
 
@@ -91,7 +72,7 @@ class _LazyState(SequentialState):
         self.problem, self.fw_steps, self.tolerance = problem, fw_steps, tolerance
         self.target = np.full(problem.n_arms, 1.0 / problem.n_arms)
         self.cumulative: np.ndarray | None = None
-        self.spanning = forced_arms(problem)
+        self.spanning = problem.exploration_arms()
         self.c0: float | None = None
         self.next_forced = 0
         self.forced = False

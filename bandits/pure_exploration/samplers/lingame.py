@@ -8,7 +8,9 @@ C-tracks the cumulative sum of the w_t.
 
 K-armed problems use the analogous upper confidence on d(mu_k, lambda_k): U_k = min(max(d(u_k, lambda_k),
 d(l_k, lambda_k)), c_t) with [l_k, u_k] = {m : N_k d(mu_k, m) <= c_t} (for Gaussian arms this is the linear
-formula with the arms e_k). The estimate, t and the confidence widths are those of the batch's start.
+formula with the arms e_k). The rule runs on every problem offering this ``optimism``
+(:mod:`bandits.pure_exploration.capabilities`). The estimate, t and the confidence widths are those of the batch's
+start.
 
 ``learners="one"`` keeps one learner for every answer; ``"per-answer"`` one learner per answer of the estimate
 (the authors' LinGame code keys its learners by the current answer).
@@ -23,20 +25,15 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ...alternatives import Directions
-from ..families import Gaussian
-from ..karmed import KArmedProblem
-from ..linear import LinearProblem
+from ..capabilities import Optimism
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState, c_tracking
 from .games import AdaHedge
 
-__all__ = ["LEARNERS", "LinGame", "kl_confidence"]
+__all__ = ["LEARNERS", "LinGame"]
 
 #: one learner for all answers, or one per answer of the estimate
 LEARNERS = ("one", "per-answer")
-#: bisection steps of the K-armed confidence bounds
-BISECTION_STEPS = 50
 
 
 @dataclass(frozen=True)
@@ -66,13 +63,17 @@ class LinGame(Sampler):
         """``lingame``."""
         return "lingame"
 
+    def requires(self) -> tuple[str, ...]:
+        """LinGame's learner gains optimistic gradients."""
+        return ("optimism",)
+
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
         """A fresh LinGame state (learners created on first use).
 
         Parameters
         ----------
         problem : Problem
-            A linear or K-armed problem.
+            A problem offering ``optimism`` (linear and K-armed ones).
         env : object
             The instance (unused).
         rng : numpy.random.Generator
@@ -82,70 +83,28 @@ class LinGame(Sampler):
         -------
         SamplerState
             The LinGame state.
-
-        Raises
-        ------
-        InvalidInputError
-            A problem that is neither linear nor K-armed.
         """
-        if not isinstance(problem, (LinearProblem, KArmedProblem)):
-            raise InvalidInputError(f"lingame runs on linear or K-armed problems, not {type(problem).__name__}")
         return LinGameState(problem, self.learners == "one")
 
 
-def kl_confidence(family: Any, mu: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The confidence interval {m : d(mu_k, m) <= level_k} of every arm (closed form for Gaussian arms,
-    bisection on [0, 1] otherwise).
-
-    Parameters
-    ----------
-    family : ExponentialFamily
-        The arms' family.
-    mu : numpy.ndarray, shape (K,)
-        The means.
-    level : numpy.ndarray, shape (K,)
-        The divergence allowed per arm (c_t / N_k).
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        ``(lower, upper)`` bounds per arm.
-    """
-    if isinstance(family, Gaussian):
-        width = family.sigma * np.sqrt(2.0 * level)
-        return mu - width, mu + width
-    bounds = []
-    for edge in (0.0, 1.0):
-        inside, outside = mu.copy(), np.full(mu.shape, edge)
-        for _ in range(BISECTION_STEPS):
-            mid = 0.5 * (inside + outside)
-            ok = family.kl(mu, mid) <= level
-            inside, outside = np.where(ok, mid, inside), np.where(ok, outside, mid)
-        bounds.append(inside)
-    return bounds[0], bounds[1]
-
-
 class LinGameState(SequentialState):
-    """One LinGame run: the learner(s), the cumulative plays, the batch's confidence widths.
+    """One LinGame run: the learner(s), the cumulative plays, the batch's optimism.
 
     Parameters
     ----------
-    problem : LinearProblem or KArmedProblem
-        The structure.
+    problem : Problem
+        The structure (offering ``optimism``).
     shared : bool
         One learner for all answers (else one per answer).
     """
 
-    def __init__(self, problem: LinearProblem | KArmedProblem, shared: bool) -> None:
+    def __init__(self, problem: Problem, shared: bool) -> None:
         self.problem, self.shared = problem, shared
         self.learners: dict[int, AdaHedge] = {}
         self.cumulative: np.ndarray | None = None
-        self._c = 1.0
         self._key = 0
         self._best = 0
-        self._directions: Directions | None = None  # of the batch's estimate (linear problems)
-        self._widths = np.zeros(0)
-        self._bounds = (np.zeros(0), np.zeros(0))
+        self._optimism: Optimism | None = None
 
     def plan(self, obs: Observations, n: int) -> np.ndarray:
         if self.cumulative is None:
@@ -157,26 +116,15 @@ class LinGameState(SequentialState):
         return super().plan(obs, n)
 
     def prepare(self, obs: Observations) -> None:
-        """The batch's c_t = log t, the estimate's answer and the confidence widths (K-armed: intervals) of the arms.
+        """The batch's c_t = log t and the problem's optimism at the estimate (its answer, its confidence widths).
 
         Parameters
         ----------
         obs : Observations
             The batch's start.
         """
-        problem = self.problem
-        t = max(obs.t, 2)
-        self._c = float(np.log(t))
-        self._best = problem.answer(obs.mu)
-        counts = np.maximum(obs.counts, 1e-300)
-        if isinstance(problem, LinearProblem):
-            self._directions = Directions(problem.Z, obs.mu)
-            A = problem.information(obs.counts)
-            H = np.linalg.pinv(A, hermitian=True)
-            norms = np.einsum("kd,kd->k", problem.X @ H, problem.X)
-            self._widths = problem.sigma * np.sqrt(2.0 * self._c * np.maximum(norms, 0.0))
-        else:
-            self._bounds = kl_confidence(problem.family, obs.mu, self._c / counts)
+        self._optimism = self.problem.optimism(obs.mu, obs.counts, float(np.log(max(obs.t, 2))))
+        self._best = self._optimism.best
 
     def choose(self, obs: Observations, counts: np.ndarray) -> int:
         learner = self.learners[self._key]
@@ -202,21 +150,11 @@ class LinGameState(SequentialState):
         numpy.ndarray, shape (K,)
             U_k in [0, c_t].
         """
-        problem = self.problem
-        if isinstance(problem, LinearProblem):
-            alternatives = problem.alternatives(obs.mu, w, directions=self._directions)
-            response = int(np.argmin(alternatives.values))  # the best response: the piece of least value
-            return self._linear_gains(np.abs(problem.X @ alternatives.displacement(response)))
-        pieces = problem.pieces(obs.mu, w, gradients=False)
-        b, a = pieces.best, int(pieces.challenger)
-        lam = obs.mu.astype(float).copy()
-        total = w[b] + w[a]
-        lam[[a, b]] = (w[b] * obs.mu[b] + w[a] * obs.mu[a]) / total if total > 0 else 0.5 * (obs.mu[a] + obs.mu[b])
-        return self._karmed_gains(lam)
+        assert self._optimism is not None
+        return self._optimism.gains(w)
 
     def gains_at_estimate(self, obs: Observations) -> np.ndarray:
-        """The optimistic gradient U at lambda = the estimate: the best response of an answer the estimate already
-        contradicts (linear: c_t ||x_k||^2_{A^{-1}}; K-armed: max(d(l_k, mu_k), d(u_k, mu_k)); capped at c_t).
+        """The optimistic gradient U at lambda = the estimate (:meth:`Optimism.at_estimate`).
 
         Parameters
         ----------
@@ -228,18 +166,5 @@ class LinGameState(SequentialState):
         numpy.ndarray, shape (K,)
             U_k in [0, c_t].
         """
-        if isinstance(self.problem, LinearProblem):
-            return self._linear_gains(np.zeros(self.problem.n_arms))
-        return self._karmed_gains(np.asarray(obs.mu, dtype=float))
-
-    def _linear_gains(self, shift: np.ndarray) -> np.ndarray:
-        """min((shift_k + width_k)^2 / (2 sigma^2), c_t) for the shifts |x_k^T (theta_hat - lambda)|."""
-        assert isinstance(self.problem, LinearProblem)
-        return np.minimum((shift + self._widths) ** 2 / (2.0 * self.problem.sigma**2), self._c)
-
-    def _karmed_gains(self, lam: np.ndarray) -> np.ndarray:
-        """min(max(d(l_k, lambda_k), d(u_k, lambda_k)), c_t) for the batch's confidence intervals [l_k, u_k]."""
-        assert isinstance(self.problem, KArmedProblem)
-        lower, upper = self._bounds
-        family = self.problem.family
-        return np.minimum(np.maximum(family.kl(lower, lam), family.kl(upper, lam)), self._c)
+        assert self._optimism is not None
+        return self._optimism.at_estimate()

@@ -26,8 +26,6 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ..karmed import KArmedProblem
-from ..linear import LinearProblem
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState
 from .games import AdaHedge
@@ -49,13 +47,17 @@ class LinGameC(Sampler):
         """``lingame-c``."""
         return "lingame-c"
 
+    def requires(self) -> tuple[str, ...]:
+        """The learner gains LinGame's optimistic gradients."""
+        return ("optimism",)
+
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
         """A fresh LinGame-C state.
 
         Parameters
         ----------
         problem : Problem
-            A linear or K-armed problem with at most :data:`MAX_PAIRS` (answer, arm) pairs.
+            A problem offering ``optimism``, with at most :data:`MAX_PAIRS` (answer, arm) pairs.
         env : object
             The instance (unused).
         rng : numpy.random.Generator
@@ -69,10 +71,8 @@ class LinGameC(Sampler):
         Raises
         ------
         InvalidInputError
-            A problem that is neither linear nor K-armed, or one with more than :data:`MAX_PAIRS` pairs.
+            A problem with more than :data:`MAX_PAIRS` pairs.
         """
-        if not isinstance(problem, (LinearProblem, KArmedProblem)):
-            raise InvalidInputError(f"lingame-c runs on linear or K-armed problems, not {type(problem).__name__}")
         pairs = problem.n_answers * problem.n_arms
         if pairs > MAX_PAIRS:
             raise InvalidInputError(f"lingame-c keeps a weight per (answer, arm) pair: {problem.n_answers:,} answers x "
@@ -86,11 +86,11 @@ class LinGameCState(LinGameState):
 
     Parameters
     ----------
-    problem : LinearProblem or KArmedProblem
-        The structure.
+    problem : Problem
+        The structure (offering ``optimism``).
     """
 
-    def __init__(self, problem: LinearProblem | KArmedProblem) -> None:
+    def __init__(self, problem: Problem) -> None:
         super().__init__(problem, shared=True)
         self.learner = AdaHedge(problem.n_answers * problem.n_arms)
         self.plays = np.zeros((problem.n_answers, problem.n_arms))  # sum over steps of W_t

@@ -32,9 +32,11 @@ optimality condition sum_j d(mu_B, m_j) / d(mu_j, m_j) = 1, so no beta need be t
 rounds it led, this one included; ``"sampling"``: pull B with probability beta (the rule's rng).
 
 The estimate and the posterior are those of the batch's start; the counts advance within a batch, so the
-challenger and beta follow the pulls. Top-Two runs on K-armed problems only: on a linear or transductive problem
-the leader and the challenger are items of Z, and turning that pair into an arm of X is not settled in the
-literature, so such problems are refused.
+challenger and beta follow the pulls. Top-Two runs on problems whose answers are arms (the ``pair_costs``
+capability, :mod:`bandits.pure_exploration.capabilities`; K-armed problems only so far): on a linear or
+transductive problem the leader and the challenger are items of Z, and turning that pair into an arm of X is not
+settled in the literature, so such problems are refused. The Thompson-sampling rules also need the problem's
+``posterior_draws``, the UCB leader its ``upper_indices`` and the IDS beta its ``pair_share``.
 """
 
 from __future__ import annotations
@@ -44,15 +46,11 @@ from typing import Any
 
 import numpy as np
 
-from optdesign.errors import InvalidInputError
-
 from ...validation import check_choice, check_top_two_beta
-from ..families import Bernoulli, Gaussian
-from ..karmed import KArmedProblem
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState
 
-__all__ = ["CHALLENGERS", "LEADERS", "SELECTIONS", "TS_DRAWS", "TopTwo", "transport_costs"]
+__all__ = ["CHALLENGERS", "LEADERS", "SELECTIONS", "TS_DRAWS", "TopTwo"]
 
 #: the leader rules, challenger rules and selections of :class:`TopTwo`
 LEADERS = ("eb", "ts", "ucb")
@@ -60,43 +58,6 @@ CHALLENGERS = ("tc", "tci", "ts")
 SELECTIONS = ("tracking", "sampling")
 #: posterior draws the ``"ts"`` challenger tries before falling back to ``"tc"``
 TS_DRAWS = 1000
-#: bisection steps of the Bernoulli KL-UCB index
-UCB_STEPS = 50
-
-
-def transport_costs(problem: KArmedProblem, mu: np.ndarray, counts: np.ndarray, leader: int) -> np.ndarray:
-    """W_B,j: the GLR of "the leader B beats arm j" at the counts, for every arm (inf at B).
-
-    W_B,j = N_B d(mu_B, m) + N_j d(mu_j, m) with m = (N_B mu_B + N_j mu_j) / (N_B + N_j) when mu_B > mu_j, else 0.
-    When B is the empirical best these are the values of the problem's pieces at (mu, N).
-
-    Parameters
-    ----------
-    problem : KArmedProblem
-        The structure (its family's kl).
-    mu : numpy.ndarray, shape (K,)
-        The means.
-    counts : numpy.ndarray, shape (K,)
-        Pulls per arm (positive).
-    leader : int
-        The arm B.
-
-    Returns
-    -------
-    numpy.ndarray, shape (K,)
-        The costs, inf at the leader.
-    """
-    if leader == problem.answer(mu):
-        pieces = problem.pieces(mu, counts, gradients=False)
-        out = np.full(problem.n_arms, np.inf)
-        out[pieces.answers] = pieces.values
-        return out
-    N = np.asarray(counts, dtype=float)
-    m = (N[leader] * mu[leader] + N * mu) / (N[leader] + N)
-    kl = problem.family.kl
-    W = np.where(mu[leader] > mu, N[leader] * kl(mu[leader], m) + N * kl(mu, m), 0.0)
-    W[leader] = np.inf
-    return W
 
 
 @dataclass(frozen=True)
@@ -137,13 +98,24 @@ class TopTwo(Sampler):
         """``top-two``."""
         return "top-two"
 
+    def requires(self) -> tuple[str, ...]:
+        """Answers that are arms, and what the leader, challenger and beta options read."""
+        needs = ["pair_costs"]
+        if "ts" in (self.leader, self.challenger):
+            needs.append("posterior_draws")
+        if self.leader == "ucb":
+            needs.append("upper_indices")
+        if self.beta == "ids":
+            needs.append("pair_share")
+        return tuple(needs)
+
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
         """A fresh state for one run.
 
         Parameters
         ----------
         problem : Problem
-            The structure: a K-armed problem with Gaussian or Bernoulli arms.
+            The structure, offering :meth:`requires`.
         env : object
             The instance (unused).
         rng : numpy.random.Generator
@@ -153,24 +125,14 @@ class TopTwo(Sampler):
         -------
         SamplerState
             The rule's state.
-
-        Raises
-        ------
-        InvalidInputError
-            A linear (or other non-K-armed) problem, or a family other than Gaussian and Bernoulli.
         """
-        if not isinstance(problem, KArmedProblem):
-            raise InvalidInputError(f"top-two runs on K-armed problems only, not {problem.kind or 'this'} ones "
-                                    "(no settled rule maps a leader and a challenger among items to an arm)")
-        if not isinstance(problem.family, (Gaussian, Bernoulli)):
-            raise InvalidInputError(f"top-two needs Gaussian or Bernoulli arms, not {problem.family.name}")
         return _TopTwoState(self, problem, rng)
 
 
 class _TopTwoState(SequentialState):
     """One run: the per-leader tracking counters and the batch's fixed leader (``eb``, ``ucb``)."""
 
-    def __init__(self, rule: TopTwo, problem: KArmedProblem, rng: np.random.Generator) -> None:
+    def __init__(self, rule: TopTwo, problem: Problem, rng: np.random.Generator) -> None:
         self.rule, self.problem, self.rng = rule, problem, rng
         K = problem.n_arms
         self.leader_pulls = np.zeros(K)  # pulls of the leader in those rounds
@@ -211,28 +173,15 @@ class _TopTwoState(SequentialState):
 
     def _draws(self, obs: Observations, size: int) -> np.ndarray:
         """``size`` posterior draws of the means, shape (size, K)."""
-        family, N = self.problem.family, obs.counts.astype(float)
-        if isinstance(family, Gaussian):
-            return obs.mu + family.sigma / np.sqrt(N) * self.rng.standard_normal((size, N.size))
-        S = obs.sums
-        return self.rng.beta(1.0 + S, 1.0 + N - S, size=(size, N.size))
+        return self.problem.posterior_draws(obs.mu, obs.counts, obs.sums, size, self.rng)
 
     def _posterior_best(self, obs: Observations) -> int:
         """The TS leader: the best arm of one posterior draw."""
         return int(np.argmax(self._draws(obs, 1)[0]))
 
     def _ucb(self, obs: Observations) -> np.ndarray:
-        """U_k = max{q >= mu_k : N_k d(mu_k, q) <= log t} (closed form for Gaussian, bisection for Bernoulli)."""
-        family, mu, N = self.problem.family, obs.mu, obs.counts.astype(float)
-        level = np.log(max(obs.t, 2)) / N
-        if isinstance(family, Gaussian):
-            return mu + np.sqrt(2.0 * family.sigma**2 * level)
-        lo, hi = mu.copy(), np.ones_like(mu)
-        for _ in range(UCB_STEPS):
-            q = 0.5 * (lo + hi)
-            inside = family.kl(mu, q) <= level
-            lo, hi = np.where(inside, q, lo), np.where(inside, hi, q)
-        return lo
+        """U_k = max{q >= mu_k : N_k d(mu_k, q) <= log t} (the problem's upper indices)."""
+        return self.problem.upper_indices(obs.mu, obs.counts, float(np.log(max(obs.t, 2))))
 
     def _challenger(self, obs: Observations, counts: np.ndarray, B: int) -> int:
         """The challenger of leader B by the rule's option."""
@@ -242,17 +191,13 @@ class _TopTwoState(SequentialState):
                 other = best[best != B]
                 if other.size:
                     return int(other[0])
-        W = transport_costs(self.problem, obs.mu, counts, B)
+        W = self.problem.pair_costs(obs.mu, counts, B)
         if self.rule.challenger == "tci":
             W = W + np.log(counts)
         return int(np.argmin(W))
 
     def _beta(self, mu: np.ndarray, counts: np.ndarray, B: int, C: int) -> float:
-        """The fixed beta, or IDS: N_B d(mu_B, m) / (N_B d(mu_B, m) + N_C d(mu_C, m)) (1/2 when both vanish)."""
+        """The fixed beta, or IDS: the leader's share of the pair's information (the problem's ``pair_share``)."""
         if self.rule.beta != "ids":
             return float(self.rule.beta)
-        kl = self.problem.family.kl
-        nB, nC = float(counts[B]), float(counts[C])
-        m = (nB * mu[B] + nC * mu[C]) / (nB + nC)
-        lead, chal = nB * float(kl(mu[B], m)), nC * float(kl(mu[C], m))
-        return lead / (lead + chal) if lead + chal > 0 else 0.5
+        return self.problem.pair_share(mu, counts, B, C)

@@ -1,0 +1,311 @@
+"""Capabilities: the optional problem methods a sampling rule may ask for, beyond the pieces every problem gives.
+
+A sampling rule names what it needs (:meth:`bandits.pure_exploration.sampler.Sampler.requires`); a problem offers
+a capability when its class defines the method of that name (:class:`Capabilities`, a base of every
+:class:`bandits.pure_exploration.problem.Problem`, declares each one and refuses by default). So a rule never tests
+a problem's class: it runs on every problem that offers what it needs, and a problem that lacks one is refused
+before the run in one message naming both.
+
+What a problem can derive from its pieces needs no capability: the best response, the transportation costs of
+the estimate's answer, the arms of forced exploration (:meth:`Problem.exploration_arms`, every arm by default).
+"""
+
+from __future__ import annotations
+
+import inspect
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from optdesign.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from .design_inverse import DesignInverse
+
+__all__ = ["CAPABILITIES", "Capabilities", "MissingCapability", "Optimism", "offered", "require"]
+
+#: every capability a rule may ask for: the problem method's name and what it gives
+CAPABILITIES: dict[str, str] = {
+    "optimism": "optimistic gains of a best response over a confidence region (LinGame's learner)",
+    "pair_costs": "answers that are arms, as on K-armed problems only so far, and a leader's transportation costs",
+    "pair_share": "the leader's share of the information of a leader-challenger pair (information-directed beta)",
+    "posterior_draws": "draws of the parameter from a posterior (Thompson-sampling leaders and challengers)",
+    "upper_indices": "upper confidence indices of the arms (UCB leaders)",
+    "design_inverse": "an incremental design inverse along a Frank-Wolfe path, on linear problems only so far",
+}
+
+
+class MissingCapability(InvalidInputError):
+    """A problem asked for a capability it does not offer.
+
+    Parameters
+    ----------
+    problem : object
+        The problem.
+    capability : str
+        A key of :data:`CAPABILITIES`.
+    """
+
+    def __init__(self, problem: object, capability: str) -> None:
+        super().__init__(f"{type(problem).__name__} does not offer {capability} ({CAPABILITIES[capability]})")
+
+
+class Capabilities:
+    """The optional methods of a problem, one per key of :data:`CAPABILITIES`; each refuses by default."""
+
+    def withheld(self) -> frozenset[str]:
+        """Capabilities the class defines that this instance cannot give (e.g. its family has no posterior).
+
+        Returns
+        -------
+        frozenset of str
+            Keys of :data:`CAPABILITIES` (none by default).
+        """
+        return frozenset()
+
+    def optimism(self, mu: np.ndarray, counts: np.ndarray, c: float) -> Optimism:
+        """Capability ``optimism``: LinGame's optimistic gains at the estimate, for confidence level c = c_t.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts : numpy.ndarray
+            Pulls per arm (the confidence region's sizes).
+        c : float
+            The exploration level c_t (log t in LinGame's code).
+
+        Returns
+        -------
+        Optimism
+            Gains of the best response to a play, and at the estimate.
+
+        Raises
+        ------
+        MissingCapability
+            The problem does not offer it.
+        """
+        raise MissingCapability(self, "optimism")
+
+    def pair_costs(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> np.ndarray:
+        """Capability ``pair_costs``: W_B,j, the GLR of "the leader arm B beats arm j" at the counts, for every arm.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts : numpy.ndarray
+            Pulls (or weights) per arm.
+        leader : int
+            The arm B.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            The costs, inf at the leader.
+
+        Raises
+        ------
+        MissingCapability
+            The problem does not offer it.
+        """
+        raise MissingCapability(self, "pair_costs")
+
+    def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
+        """Capability ``pair_share``: the leader's share of the pair's information, N_B d(mu_B, m) / W_B,C.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts : numpy.ndarray
+            Pulls per arm.
+        leader, challenger : int
+            The arms B and C.
+
+        Returns
+        -------
+        float
+            A number in [0, 1] (1/2 when the pair carries no information).
+
+        Raises
+        ------
+        MissingCapability
+            The problem does not offer it.
+        """
+        raise MissingCapability(self, "pair_share")
+
+    def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
+                        rng: np.random.Generator) -> np.ndarray:
+        """Capability ``posterior_draws``: draws of the parameter from its posterior given the statistics.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts, sums : numpy.ndarray
+            Pulls and reward sums per arm.
+        size : int
+            Number of draws.
+        rng : numpy.random.Generator
+            The rule's randomness.
+
+        Returns
+        -------
+        numpy.ndarray, shape (size, dim)
+            One parameter per row.
+
+        Raises
+        ------
+        MissingCapability
+            The problem does not offer it.
+        """
+        raise MissingCapability(self, "posterior_draws")
+
+    def upper_indices(self, mu: np.ndarray, counts: np.ndarray, level: float) -> np.ndarray:
+        """Capability ``upper_indices``: U_k = max{q >= mu_k : N_k d(mu_k, q) <= level} for every arm.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts : numpy.ndarray
+            Pulls per arm.
+        level : float
+            The exploration level (log t for TTUCB).
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            The indices.
+
+        Raises
+        ------
+        MissingCapability
+            The problem does not offer it.
+        """
+        raise MissingCapability(self, "upper_indices")
+
+    def design_inverse(self, x: np.ndarray, *, published: bool, refresh: int) -> DesignInverse:
+        """Capability ``design_inverse``: the pieces along a Frank–Wolfe path by an incremental design inverse.
+
+        Parameters
+        ----------
+        x : numpy.ndarray, shape (K,)
+            The path's starting iterate.
+        published : bool
+            Follow the published FWS code's update (reproductions only).
+        refresh : int
+            Steps between exact recomputations.
+
+        Returns
+        -------
+        DesignInverse
+            The path's inverse (:mod:`bandits.pure_exploration.design_inverse`).
+
+        Raises
+        ------
+        MissingCapability
+            The problem does not offer it.
+        """
+        raise MissingCapability(self, "design_inverse")
+
+
+def offered(problem: Capabilities | type[Capabilities]) -> frozenset[str]:
+    """The capabilities a problem offers: those whose method its class defines (and, for a family-dependent one,
+    whose family supports it: :meth:`Capabilities.withheld`).
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem (an instance or its class).
+
+    Returns
+    -------
+    frozenset of str
+        Keys of :data:`CAPABILITIES`.
+    """
+    cls = problem if isinstance(problem, type) else type(problem)
+    names = {name for name in CAPABILITIES if getattr(cls, name) is not getattr(Capabilities, name)}
+    if not isinstance(problem, type):
+        names -= problem.withheld()
+    return frozenset(names)
+
+
+def require(problem: Capabilities, rule: str, needs: Iterable[str]) -> None:
+    """Refuse a problem that lacks a capability the rule needs, naming both.
+
+    Parameters
+    ----------
+    problem : Problem
+        The problem of the run.
+    rule : str
+        The rule's name (for the message).
+    needs : iterable of str
+        Capabilities the rule needs (keys of :data:`CAPABILITIES`).
+
+    Raises
+    ------
+    MissingCapability
+        A capability the problem does not offer.
+    """
+    have = offered(problem)
+    for need in needs:
+        if need not in have:
+            others = ", ".join(sorted(cls.__name__ for cls in _problem_classes() if need in offered(cls)))
+            error = MissingCapability(problem, need)
+            error.args = (f"{rule} needs {need} ({CAPABILITIES[need]}), which {type(problem).__name__} does not "
+                          f"offer" + (f" (offered by {others})" if others else ""),)
+            raise error
+
+
+def _problem_classes() -> list[type[Capabilities]]:
+    """Every concrete problem class defined so far (the built-in ones and any imported plug-in)."""
+    found: list[type[Capabilities]] = []
+    stack = list(Capabilities.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        if not inspect.isabstract(cls):
+            found.append(cls)
+        stack.extend(cls.__subclasses__())
+    return found
+
+
+class Optimism(ABC):
+    """LinGame's optimistic gradients at one estimate (Degenne, Ménard, Shang & Valko, ICML 2020): for the closest
+    alternative lambda to the learner's play, U_k = min(max over the confidence region of d_k(theta, lambda), c_t).
+
+    Attributes
+    ----------
+    best : int
+        The answer of the estimate.
+    """
+
+    best: int
+
+    @abstractmethod
+    def gains(self, w: np.ndarray) -> np.ndarray:
+        """U of the best response to the play ``w`` (the piece of least value at the estimate).
+
+        Parameters
+        ----------
+        w : numpy.ndarray, shape (K,)
+            The learner's play.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            U_k in [0, c_t].
+        """
+
+    @abstractmethod
+    def at_estimate(self) -> np.ndarray:
+        """U at lambda = the estimate: the best response of an answer the estimate already contradicts.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            U_k in [0, c_t].
+        """

@@ -1,0 +1,66 @@
+"""The pieces of a problem's alternative set at (mu, w): one per other answer, with its value f_j(w) and gradient.
+
+F(w) = min_j f_j(w) is the characteristic function of the problem (:mod:`bandits.pure_exploration.problem`): its
+value at the counts is the GLR statistic, its minimiser the best response, the gradients of its near-minimal pieces
+what Frank–Wolfe sampling follows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Pieces"]
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """The alternative pieces of a problem at (mu, w); piece j stands for answer ``answers[j]``.
+
+    Parameters
+    ----------
+    best : int
+        The answer i*(mu) the pieces are alternatives to.
+    answers : numpy.ndarray of int, shape (J,)
+        The other answers, one per piece.
+    values : numpy.ndarray, shape (J,)
+        f_j(w) = gradients[j] @ w (0 for a piece tied with the best: no information separates them).
+    gradients : numpy.ndarray, shape (J, K), or None
+        d(mu_k, lambda_j,k) for every piece and arm (None when not asked for).
+    """
+
+    best: int
+    answers: np.ndarray
+    values: np.ndarray
+    gradients: np.ndarray | None
+
+    @property
+    def value(self) -> float:
+        """F(w) = min_j f_j(w): the GLR statistic when w are counts (inf with no other answer)."""
+        return float(self.values.min()) if self.values.size else float("inf")
+
+    @property
+    def best_response(self) -> int:
+        """Index (into ``answers``) of the piece attaining the minimum: the most confusing alternative."""
+        return int(np.argmin(self.values))
+
+    @property
+    def challenger(self) -> int:
+        """The answer of the best response (the Top-Two challenger by transportation cost)."""
+        return int(self.answers[self.best_response])
+
+    def near_minimal(self, slack: float) -> np.ndarray:
+        """Indices of the pieces within ``slack`` of the minimum (the r-subdifferential of Frank–Wolfe sampling).
+
+        Parameters
+        ----------
+        slack : float
+            Additive slack r >= 0 (0 keeps the minimal pieces only).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Indices into ``answers``.
+        """
+        return np.flatnonzero(self.values <= self.values.min() + slack)

@@ -1,0 +1,62 @@
+"""Capabilities instead of class tests: what each built-in problem offers, what each rule needs, and the one clear
+error when a rule meets a problem without what it needs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bandits.instances import parse_instance
+from bandits.kinds import KINDS, PURE_EXPLORATION
+from bandits.multiagent.problem import FactoredProblem
+from bandits.plugins import load_object
+from bandits.pure_exploration import Bernoulli, Gaussian, KArmedProblem, LinearProblem
+from bandits.pure_exploration.capabilities import CAPABILITIES, MissingCapability, offered
+from bandits.registry import ALGORITHMS, make_algorithm
+from bandits.run import run
+from optdesign.errors import InvalidInputError
+
+
+def _problem_class(kind: str) -> type:
+    return load_object(KINDS[kind].problem.rsplit(".", 1)[0], "problem")
+
+
+def test_what_the_built_in_problems_offer():
+    assert offered(KArmedProblem) == {"optimism", "pair_costs", "pair_share", "posterior_draws", "upper_indices"}
+    assert offered(LinearProblem) == {"optimism", "design_inverse"}
+    assert offered(FactoredProblem) == frozenset()
+    assert offered(KArmedProblem(3, Bernoulli())) == offered(KArmedProblem(3, Gaussian()))
+    assert set(CAPABILITIES) == offered(KArmedProblem) | offered(LinearProblem)
+
+
+@pytest.mark.parametrize("name", sorted(n for n, spec in ALGORITHMS.items() if spec.sampler))
+def test_a_rule_is_listed_on_exactly_the_kinds_whose_problem_offers_what_it_needs(name):
+    """``bandits list`` shows the kinds a rule runs on; they are those whose problem offers the rule's needs (with
+    its default options)."""
+    needs = set(make_algorithm(name).sampler.requires())
+    offering = {kind for kind in PURE_EXPLORATION if needs <= offered(_problem_class(kind))}
+    assert set(ALGORITHMS[name].kinds) == offering
+
+
+@pytest.mark.parametrize(("text", "instance", "need", "problem"), [
+    ("top-two", "soare:d=2,omega=0.5", "pair_costs", "LinearProblem"),
+    ("fws:inverse_update=as-published", "gaussian:means=1/0.5/0.2", "design_inverse", "KArmedProblem"),
+])
+def test_a_missing_capability_is_one_error_naming_rule_and_problem(text, instance, need, problem):
+    with pytest.raises(MissingCapability, match=f"{text.split(':')[0]} needs {need} .* which {problem} does not"):
+        run(make_algorithm(text), parse_instance(instance), 0.1, seed=0)
+
+
+def test_the_options_decide_the_needs():
+    assert make_algorithm("top-two").sampler.requires() == ("pair_costs",)
+    assert set(make_algorithm("top-two:leader=ts,beta=ids").sampler.requires()) == {
+        "pair_costs", "posterior_draws", "pair_share"}
+    assert make_algorithm("top-two:leader=ucb").sampler.requires() == ("pair_costs", "upper_indices")
+    assert make_algorithm("fws").sampler.requires() == ()
+
+
+def test_a_problem_refuses_a_capability_it_lacks():
+    problem = LinearProblem(np.eye(2))
+    with pytest.raises(MissingCapability, match="LinearProblem does not offer pair_costs"):
+        problem.pair_costs(np.zeros(2), np.ones(2), 0)
+    assert issubclass(MissingCapability, InvalidInputError)
