@@ -61,27 +61,6 @@ class ThresholdContext:
     theory: Callable[[], Threshold] | None = None
     graph: tuple[int, int] | None = None
 
-    @classmethod
-    def of_problem(cls, problem: Any, counts: np.ndarray) -> ThresholdContext:
-        """What a pure-exploration problem offers after the initial pulls ``counts``.
-
-        Parameters
-        ----------
-        problem : bandits.pure_exploration.problem.Problem
-            The problem: its answers, arms, ``information(counts)`` (None when unstructured) and, for K-armed
-            problems, its reward ``family``.
-        counts : numpy.ndarray of int
-            The pulls made before the sampling rule runs (A_0 is their information).
-
-        Returns
-        -------
-        ThresholdContext
-            The context.
-        """
-        family = problem.family
-        return cls(n_items=problem.n_answers, information=problem.information(counts), n_arms=problem.n_arms,
-                   family=None if family is None else str(family.name))
-
 
 @dataclass(frozen=True)
 class ThresholdName:

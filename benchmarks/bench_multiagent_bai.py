@@ -116,9 +116,9 @@ def table_sample_complexity(console: Console, runs: int, exact_runs: int, delta:
 
 def glrt_timings(policy):
     """Exact value and conservative statistic at the policy's final statistics, each on a fresh state."""
-    theta, counts = policy.stats.theta_hat(), policy.stats.counts
-    exact, t_exact = timed(policy.glrt(theta, counts).exact)
-    cons, t_cons = timed(policy.glrt(theta, counts).conservative)
+    theta, counts = policy.theta_hat(), policy.counts
+    exact, t_exact = timed(policy.problem.glrt(theta, counts).exact)
+    cons, t_cons = timed(policy.problem.glrt(theta, counts).conservative)
     no_cuts = FactoredGLRT(policy.structure, policy.indexer, sigma=policy.sigma, max_cuts=0, max_enumerated=3000)
     plain = no_cuts(theta, counts).exact()
     return exact, t_exact, cons, t_cons, plain

@@ -51,7 +51,7 @@ def test_near_tied_pieces_are_the_smallest_enumerated_pieces(name, seed, elimina
     if eliminate:  # the Pareto elimination instead of the enumeration
         monkeypatch.setattr(fw_game, "ENUMERATED_MAX", 0)
     _, policy = policy_at(GRAPHS[name](), JointFrankWolfe(), seed, scale=0.2)
-    theta, N = policy.theta_hat(), policy.stats.counts.astype(float)
+    theta, N = policy.theta_hat(), policy.counts.astype(float)
     near = near_tied_pieces(policy.state(), N, slack=0.5, limit=5)
     pieces = policy.problem.pieces(theta, N)
     order = np.argsort(pieces.values, kind="stable")
@@ -72,7 +72,7 @@ def test_the_direction_game_equals_its_solution_over_every_joint_action(name, se
     """Column generation over max-sum against the game with one column per joint action (HiGHS)."""
     fg = GRAPHS[name]()
     _, policy = policy_at(fg, JointFrankWolfe(), seed, scale=0.2)
-    N = policy.stats.counts.astype(float)
+    N = policy.counts.astype(float)
     w = N / policy.rounds
     near = near_tied_pieces(policy.state(), N, slack=1.0, limit=6)
     step = frank_wolfe_step(policy.problem.glrt, near.gradients, w, prefer=policy.state().best)
@@ -183,7 +183,7 @@ def test_bad_options_and_inputs_are_refused():
     with pytest.raises(InvalidInputError, match="factored"):
         run(JointFrankWolfe(), soare(d=2), 0.1, seed=0)
     _, policy = policy_at(FactorGraph.line(3, 2, seed=0), JointFrankWolfe(), 0)
-    state, N = policy.state(), policy.stats.counts.astype(float)
+    state, N = policy.state(), policy.counts.astype(float)
     glrt = policy.problem.glrt
     with pytest.raises(InvalidInputError):
         near_tied_pieces("not a state", N, slack=0.1, limit=2)

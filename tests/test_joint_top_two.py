@@ -40,7 +40,7 @@ def test_the_challenger_is_the_enumerated_best_response(name, seed):
     fg = GRAPHS[name]()
     _env, policy = policy_at(fg, JointTopTwo(leader="eb"), seed)
     leader, challenger = policy._pair(policy.state())
-    problem, theta, N = policy.problem, policy.theta_hat(), policy.stats.counts
+    problem, theta, N = policy.problem, policy.theta_hat(), policy.counts
     pieces = problem.pieces(theta, N, gradients=False)
     assert leader.tolist() == problem.decode(pieces.best).tolist()
     flat = problem.indexer.flat(challenger[None, :])[0]
@@ -58,7 +58,7 @@ def test_one_agent_gives_the_k_armed_rule(seed):
     fg = FactorGraph([K], [((0,), rng.normal(size=K))])
     _env, policy = policy_at(fg, JointTopTwo(leader="eb"), seed)
     leader, challenger = policy._pair(policy.state())
-    mu, N = policy.theta_hat(), policy.stats.counts
+    mu, N = policy.theta_hat(), policy.counts
     karmed = KArmedProblem(K, Gaussian(1.0))
     B = int(np.argmax(mu))
     C = int(np.argmin(karmed.pair_costs(mu, N, B)))
@@ -72,7 +72,7 @@ def test_leader_share_is_the_leaders_part_of_the_closest_alternative():
     fg = FactorGraph.line(4, 3, seed=7)
     _env, policy = policy_at(fg, JointTopTwo(leader="eb"), 3)
     leader, challenger = policy._pair(policy.state())
-    theta, N = policy.theta_hat(), policy.stats.counts.astype(float)
+    theta, N = policy.theta_hat(), policy.counts.astype(float)
     ix = policy.indexer
     star, other = ix.flat(leader[None, :])[0], ix.flat(challenger[None, :])[0]
     # the closest alternative: minimise sum N (theta - lam)^2 subject to lam(challenger) = lam(leader)
@@ -145,7 +145,7 @@ def test_the_pareto_best_response_equals_enumeration(monkeypatch):
     for name, make in {**GRAPHS, **larger}.items():
         for seed in range(6):
             _, policy = policy_at(make(), JointTopTwo(), 100 + seed, scale=0.05)
-            problem, theta, N = policy.problem, policy.theta_hat(), policy.stats.counts
+            problem, theta, N = policy.problem, policy.theta_hat(), policy.counts
             result = br.exact_best_response(policy.state(), listed=1)
             pieces = problem.pieces(theta, N, gradients=False)
             assert result.exact, name
@@ -159,7 +159,7 @@ def test_the_public_helpers_refuse_bad_input():
     fg = FactorGraph.line(3, 2, seed=0)
     _, policy = policy_at(fg, JointTopTwo(leader="eb"), 0)
     state = policy.state()
-    counts = policy.stats.counts
+    counts = policy.counts
     with pytest.raises(InvalidInputError):
         leader_share(counts, np.array([0, 1]), np.array([0, 1, 2]))  # shapes differ
     with pytest.raises(InvalidInputError):
@@ -192,10 +192,10 @@ def test_the_stopping_test_equals_the_enumerated_statistic(monkeypatch):
     for name, make in {**GRAPHS, **larger}.items():
         for seed in range(4):
             _, policy = policy_at(make(), JointTopTwo(), 200 + seed, scale=0.05)
-            pieces = policy.problem.pieces(policy.theta_hat(), policy.stats.counts, gradients=False)
+            pieces = policy.problem.pieces(policy.theta_hat(), policy.counts, gradients=False)
             for factor in (0.5, 1 - 1e-9, 1 + 1e-9, 2.0):
                 beta = factor * pieces.value
-                state = policy.problem.glr_state(policy.theta_hat(), policy.stats.counts)
+                state = policy.problem.glr_state(policy.theta_hat(), policy.counts)
                 assert br.glr_exceeds(state, beta, listed=1) == (pieces.value > beta), (name, seed, factor)
                 if state.exhausted:
                     assert state.found == pytest.approx(pieces.value, rel=1e-12), name

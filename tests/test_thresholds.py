@@ -38,9 +38,9 @@ def _contexts() -> dict[str, ThresholdContext]:
     """What a problem of every kind offers the factories, as the code that resolves names builds it."""
     ones = np.ones(3, dtype=np.int64)
     factored = ThresholdContext(theory=lambda: factored_threshold("theory", STRUCTURE))
-    return {"karmed": ThresholdContext.of_problem(KArmedProblem(3, Gaussian()), ones),
-            "karmed-bernoulli": ThresholdContext.of_problem(KArmedProblem(3, Bernoulli()), ones),
-            "linear": ThresholdContext.of_problem(LinearProblem(X), ones),
+    return {"karmed": KArmedProblem(3, Gaussian()).threshold_context(ones),
+            "karmed-bernoulli": KArmedProblem(3, Bernoulli()).threshold_context(ones),
+            "linear": LinearProblem(X).threshold_context(ones),
             "factored": factored,
             "bilinear": ThresholdContext(graph=(6, 2), information=X.T @ X)}
 

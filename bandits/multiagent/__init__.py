@@ -9,16 +9,17 @@ Modules, one concept each:
 * :mod:`.antenna` — antenna-tilt instances (App. I) on a synthetic network.
 * :mod:`.exploration` — covering sets A0 (the paper's BUILD-A0 and a max-sum greedy cover) and forced
   exploration.
-* :mod:`.statistics` — counts and reward sums per group action.
 * :mod:`.glrt` — the factored GLRT: exact (best-first enumeration with H_max and Lagrangian bounds),
   threshold test, conservative.
 * :mod:`.best_response` — the exact best response of the GLR: the search, then the Pareto elimination of
   exact T*'s separation.
 * :mod:`.problem` — :class:`FactoredProblem`: the pure-exploration problem interface on a factor graph (the
-  estimate, the answer, the GLR and its best response, the pieces, the exact T* oracle).
+  estimate, the answer, the GLR statistic of the one GLR stop and its best response, the time in rounds, the
+  pieces, the exact T* oracle).
 * :mod:`.thresholds` — beta(t, delta): practical (GK16) and a delta-correct theory threshold.
 * :mod:`.tracking` — independent per-agent sampling of a product allocation.
-* :mod:`.policy` — the loop shared by every factored policy.
+* :mod:`.policy` — the loop shared by every factored policy (A0, forced exploration, tracked rounds) under the
+  GLR stop of every pure-exploration policy.
 * :mod:`.algorithms` — MF-TaS, its Oracle baseline, uniform product sampling, exact Track-and-Stop.
 * :mod:`.top_two` — Top-Two over joint actions: a leader and its exact best response.
 * :mod:`.fw_game` — one Frank–Wolfe step: the near-tied pieces and the game over joint actions (column generation).
@@ -39,7 +40,6 @@ from .joint_actions import GroupIndexer
 from .lingame import JointLinGame
 from .mab import GKTrackAndStop, gk_optimal_weights
 from .problem import FactoredProblem
-from .statistics import FactoredStatistics
 from .thresholds import FactoredTheoryThreshold
 from .top_two import JointTopTwo
 
@@ -49,7 +49,6 @@ __all__ = [
     "FactoredBandit",
     "FactoredGLRT",
     "FactoredProblem",
-    "FactoredStatistics",
     "FactoredTheoryThreshold",
     "GKTrackAndStop",
     "GroupIndexer",

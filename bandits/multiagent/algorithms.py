@@ -331,9 +331,9 @@ class _ExactPolicy(FactoredPolicy):
         self.solve_time += time.perf_counter() - start
 
     def _track(self, rounds: int) -> npt.NDArray[np.int64]:
-        if self._rounds >= self._next_solve:
+        if self.rounds >= self._next_solve:
             self._resolve()
-            self._next_solve = next_checkpoint(self._rounds, self.resolve_growth)
+            self._next_solve = next_checkpoint(self.rounds, self.resolve_growth)
         if self.plan is None or self.clique_weights is None:
             return self.indexer.counts(sample_product(uniform_local(self.structure.n_actions), rounds, self.rng))
         if self.joint is not None and rounds >= self.joint.shape[0]:

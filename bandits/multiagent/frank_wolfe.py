@@ -223,7 +223,7 @@ class _FrankWolfePolicy(FactoredPolicy):
             self.forced_rounds += cover
         if cover < rounds:
             start = time.perf_counter()
-            step = self.planner.step(state, self.stats.counts.astype(float))
+            step = self.planner.step(state, self.counts.astype(float))
             self.solve_time += time.perf_counter() - start
             self.columns += step.columns
             reps = round_design(step.weights, rounds - cover)
@@ -234,11 +234,11 @@ class _FrankWolfePolicy(FactoredPolicy):
     def stopped(self, delta: float) -> bool:
         """The factored GLRT, first told no when a known piece is at most beta: Lambda_t <= f_a(N) for every a."""
         pool = self.planner.pool
-        if pool is not None and self.rounds and self.stats.counts.min() > 0:
+        if pool is not None and self.rounds and self.counts.min() > 0:
             _, ratios = candidate_ratios(self.state(), pool)
             if ratios.size and ratios.max() > 0:
                 known = 1.0 / (2.0 * self.sigma**2 * float(ratios.max()))
-                if known <= self.threshold(self.rounds, delta, self.stats.counts):
+                if known <= self.beta(delta):
                     return False
         return super().stopped(delta)
 

@@ -111,7 +111,7 @@ class _LinGamePolicy(FactoredPolicy):
 
     def _track(self, rounds: int) -> npt.NDArray[np.int64]:
         state = self.state()
-        counts = self.stats.counts.copy()
+        counts = self.counts.copy()
         if self.cumulative is None:
             self.cumulative = counts.astype(float)
         c = float(np.log(max(self.rounds, 2)))

@@ -155,12 +155,12 @@ class _GKPolicy(FactoredPolicy):
         return self.weights
 
     def _track(self, rounds: int) -> npt.NDArray[np.int64]:
-        counts = self.stats.counts
+        counts = self.counts
         w = self._weights()
         if self.tracking == "D":
             return track(counts, w, rounds)
         if self.cumulative is None:  # the initial pass pulled every arm once
             self.cumulative = counts.astype(float)
-        eps = 0.5 / np.sqrt(self.K**2 + self._rounds + rounds / 2.0)
+        eps = 0.5 / np.sqrt(self.K**2 + self.rounds + rounds / 2.0)
         self.cumulative = self.cumulative + rounds * project_floor(w, eps)
         return track(counts, self.cumulative, rounds)

@@ -4,8 +4,10 @@
 * Batches on the geometric grid of rounds t -> next_checkpoint(t, growth) (1 % by default). A batch is
   either a forced-exploration batch (:func:`~bandits.multiagent.exploration.forced_plays` at the batch's
   end time) or R tracked rounds from the subclass's sampling rule (``_track``).
-* Stopping: the factored GLRT Lambda_t > beta(t, delta) after every batch (``glrt="exact"`` or
-  ``"conservative"``, :mod:`bandits.multiagent.glrt`), t in rounds.
+* Stopping: the GLR stopping rule of every pure-exploration policy
+  (:class:`bandits.pure_exploration.policy.GLRPolicyBase`) on the factored problem, whose GLR statistic is the
+  factored GLRT Lambda_t > beta(t, delta) after every batch (``glrt="exact"`` or ``"conservative"``,
+  :mod:`bandits.multiagent.glrt`) and whose time is in rounds.
 * Recommendation: a_hat = argmax_a sum_e theta_hat_e(a_e) by max-sum, reported as its mixed-radix code.
 
 Batch sizes are in rounds; the runner's budget is in observations (rho per round). A budget below one
@@ -16,7 +18,7 @@ happens only at the very end of a budget-limited run, and the statistics stay va
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -24,17 +26,14 @@ import numpy.typing as npt
 from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Policy
+from ..pure_exploration.pieces import GLRStatistic
+from ..pure_exploration.policy import GLRPolicyBase, GLRStop
 from ..stopping import Threshold
 from ..tracking import next_checkpoint
-from .best_response import glr_exceeds
 from .environment import FactoredBandit
 from .exploration import covering_set, exploration_level, forced_plays
 from .glrt import GLRState
-from .joint_actions import encode_joint
-from .problem import FactoredProblem
-from .statistics import FactoredStatistics
-from .thresholds import make_threshold
+from .problem import FactoredGLR, FactoredProblem
 
 __all__ = ["FactoredPolicy"]
 
@@ -78,7 +77,7 @@ def check_env(env: object) -> FactoredBandit:
 
 
 @_shared_doc
-class FactoredPolicy(Policy):
+class FactoredPolicy(GLRPolicyBase):
     """Policy state shared by MF-TaS, uniform sampling, exact Track-and-Stop and GK Track-and-Stop.
 
     The loop of the module docstring; a subclass supplies the sampling rule (``_track``). ``rounds`` counts
@@ -103,26 +102,23 @@ class FactoredPolicy(Policy):
         ``env`` is not a :class:`~bandits.multiagent.environment.FactoredBandit`.
     """
 
+    problem: FactoredProblem
+
     def __init__(self, env: FactoredBandit, rng: np.random.Generator, *, threshold: str | Threshold, glrt: str,
                  cover: str, exploration: str, growth: float) -> None:
         env = check_env(env)
+        super().__init__(FactoredProblem(env.structure, env.sigma, glrt=glrt), GLRStop(threshold), growth)
         self.structure = env.structure
         self.indexer = env.indexer
         self.sigma = env.sigma
         self.n_factors = env.n_factors
         self.abar = env.n_arms
         self.rng = rng
-        self.mode, self.exploration, self.growth = glrt, exploration, growth
+        self.exploration = exploration
         self.radices = self.structure.n_actions
         start = time.perf_counter()
         self.cover = covering_set(self.structure, cover)
         self.solve_time = time.perf_counter() - start  # max-sum covers are optdesign calls
-        self.stats = FactoredStatistics(self.abar)
-        self.problem = FactoredProblem(self.structure, self.sigma)  # the estimate and the GLR search
-        self.threshold = make_threshold(threshold, self.structure)
-        self._rounds = 0
-        self._state: GLRState | None = None
-        self._decided: dict[float, bool] = {}
         self.glrt_time = 0.0
         self.forced_rounds = 0
 
@@ -130,7 +126,7 @@ class FactoredPolicy(Policy):
     @property
     def rounds(self) -> int:
         """Joint actions played so far (a partial round is not counted)."""
-        return self._rounds
+        return self.problem.time(self.counts)
 
     def _track(self, rounds: int) -> npt.NDArray[np.int64]:
         """Group counts of ``rounds`` tracked rounds (the algorithm's sampling rule)."""
@@ -143,15 +139,16 @@ class FactoredPolicy(Policy):
         """Group counts of the next batch: the pass over A0, forced exploration or tracked rounds up to the next
         checkpoint; the batch fits in ``budget`` observations (rho per round, a partial round below one)."""
         per_round = self.n_factors
-        if self._rounds == 0:
+        rounds_so_far = self.rounds
+        if rounds_so_far == 0:
             return self._play(self.cover.actions, np.ones(self.cover.size, dtype=np.int64), budget)
-        target = next_checkpoint(self._rounds, self.growth)
+        target = next_checkpoint(rounds_so_far, self.growth)
         level = exploration_level(self.exploration, target, self.cover.size, self.abar)
-        reps = forced_plays(self.cover, self.stats.counts, level)
+        reps = forced_plays(self.cover, self.counts, level)
         if reps is not None:
             self.forced_rounds += int(reps.sum())
             return self._play(self.cover.actions, reps, budget)
-        rounds = min(target - self._rounds, budget // per_round)
+        rounds = min(target - rounds_so_far, budget // per_round)
         if rounds == 0:
             return self._partial(budget)
         return self._track(rounds)
@@ -172,14 +169,7 @@ class FactoredPolicy(Policy):
         idx = self.indexer.flat(self.cover.actions[:1])[0][:budget]
         return np.bincount(idx, minlength=self.abar).astype(np.int64)
 
-    # ------------------------------------------------------------------ statistics and stopping
-    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        """Add the batch to the group statistics; ``counts`` are group counts N_{e,b} and advance the rounds."""
-        self.stats.add(counts, sums)
-        self._rounds += self.indexer.rounds_in(counts)
-        self._state = None
-        self._decided = {}
-
+    # ------------------------------------------------------------------ the GLR stop, timed
     def theta_hat(self) -> np.ndarray:
         """The estimate theta_hat per group action (the problem's: sums / counts, 0 where unobserved).
 
@@ -188,7 +178,21 @@ class FactoredPolicy(Policy):
         numpy.ndarray, shape (Abar,)
             The empirical means.
         """
-        return self.problem.estimate(self.stats.counts, self.stats.sums)
+        return self.mu
+
+    def statistic(self) -> GLRStatistic:
+        """The factored GLRT at the current statistics (computed once per batch, its time counted in glrt_time).
+
+        Returns
+        -------
+        GLRStatistic
+            A :class:`~bandits.multiagent.problem.FactoredGLR`.
+        """
+        if self._statistic is None:
+            start = time.perf_counter()
+            super().statistic()
+            self.glrt_time += time.perf_counter() - start
+        return super().statistic()
 
     def state(self) -> GLRState:
         """The GLR state at the current statistics (computed once per batch).
@@ -198,35 +202,19 @@ class FactoredPolicy(Policy):
         GLRState
             The empirical best a_hat and the resumable search for Lambda_t.
         """
-        if self._state is None:
-            start = time.perf_counter()
-            self._state = self.problem.glr_state(self.theta_hat(), self.stats.counts)
-            self.glrt_time += time.perf_counter() - start
-        return self._state
+        return cast(FactoredGLR, self.statistic()).state
 
     def stopped(self, delta: float) -> bool:
-        """The factored GLRT Lambda_t > beta(t, delta), t in rounds; False until every N_{e,b} >= 1."""
-        if self._rounds == 0 or np.any(self.stats.counts == 0):
-            return False
-        if delta not in self._decided:
-            beta = self.threshold(self._rounds, delta, self.stats.counts)
-            state = self.state()
-            start = time.perf_counter()
-            self._decided[delta] = state.conservative() > beta if self.mode == "conservative" else \
-                glr_exceeds(state, beta)
-            self.glrt_time += time.perf_counter() - start
-        return self._decided[delta]
-
-    def recommend(self) -> int:
-        """The code (:func:`~bandits.multiagent.joint_actions.encode_joint`) of a_hat, the max-sum argmax."""
-        if self._rounds == 0:
-            return 0
-        return encode_joint(self.state().best, self.radices)
+        # the factored GLRT Lambda_t > beta(t, delta), t in rounds; False until every N_{e,b} >= 1
+        if self.ready():
+            self.statistic()  # timed on its own
+        start = time.perf_counter()
+        out = super().stopped(delta)
+        self.glrt_time += time.perf_counter() - start
+        return out
 
     def stop_statistic(self) -> dict[str, Any]:
         """Rounds, forced rounds, the conservative GLR and the smallest ratio listed (empty before any round)."""
-        if self._rounds == 0:
+        if self.rounds == 0:
             return {}
-        state = self.state()
-        return {"rounds": self._rounds, "forced_rounds": self.forced_rounds, "glr_conservative": state.conservative(),
-                "glr_found": state.found}
+        return {"rounds": self.rounds, "forced_rounds": self.forced_rounds, **self.statistic().describe()}

@@ -32,16 +32,19 @@ from optdesign import FactorGraph
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import MaxSum
 
-from ..pure_exploration.pieces import Pieces
-from ..pure_exploration.problem import Oracle, Problem
-from .best_response import BestResponse, exact_best_response
-from .glrt import FactoredGLRT, GLRState
+from ..pure_exploration.oracle import Oracle
+from ..pure_exploration.pieces import GLRStatistic, Pieces
+from ..pure_exploration.problem import Problem
+from ..thresholds import ThresholdContext
+from .best_response import BestResponse, exact_best_response, glr_exceeds
+from .glrt import FactoredGLRT, GLRState, check_glrt_mode
 from .joint_actions import GroupIndexer, decode, encode_joint
+from .thresholds import FactoredTheoryThreshold
 
 if TYPE_CHECKING:
     from .environment import FactoredBandit
 
-__all__ = ["BestResponse", "FactoredProblem", "joint_piece_gradients"]
+__all__ = ["BestResponse", "FactoredGLR", "FactoredProblem", "joint_piece_gradients"]
 
 #: joint actions above which :meth:`FactoredProblem.pieces` refuses to list them
 MAX_LISTED = 200_000
@@ -62,21 +65,25 @@ class FactoredProblem(Problem):
         Standard deviation of one factor observation.
     max_enumerated : int
         Cap on the alternatives the GLR search lists (past it, a certified lower bound).
+    glrt : str
+        The GLR statistic of the stopping rule: ``"exact"`` (the test Lambda_t > beta by the exact search) or
+        ``"conservative"`` (its lower bound D_min^2 / (2 sigma^2 H_max): stops later, still delta-correct).
 
     Raises
     ------
     InvalidInputError
-        ``structure`` is not a FactorGraph, or a bad sigma or cap.
+        ``structure`` is not a FactorGraph, or a bad sigma, cap or glrt mode.
     """
 
     kind = "factored"
 
-    def __init__(self, structure: FactorGraph, sigma: float = 1.0, *, max_enumerated: int = 20_000) -> None:
+    def __init__(self, structure: FactorGraph, sigma: float = 1.0, *, max_enumerated: int = 20_000,
+                 glrt: str = "exact") -> None:
         if not isinstance(structure, FactorGraph):
             raise InvalidInputError(f"structure must be an optdesign FactorGraph, got {type(structure).__name__}")
         if not (np.isfinite(sigma) and sigma > 0):
             raise InvalidInputError(f"sigma must be a positive number, got {sigma!r}")
-        self.structure, self.sigma = structure, float(sigma)
+        self.structure, self.sigma, self.mode = structure, float(sigma), check_glrt_mode(glrt)
         self.indexer = GroupIndexer(structure)
         self.glrt = FactoredGLRT(structure, self.indexer, sigma=self.sigma, max_enumerated=max_enumerated)
 
@@ -128,6 +135,37 @@ class FactoredProblem(Problem):
         """
         mu, counts = self.check_shapes(mu, counts)
         return self.glrt(mu, counts)
+
+    def glr(self, mu: np.ndarray, counts: np.ndarray) -> FactoredGLR:
+        """The factored GLRT at (theta_hat, N) (:class:`FactoredGLR`): never lists every joint action.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (Abar,)
+            theta_hat.
+        counts : numpy.ndarray, shape (Abar,)
+            N_{e,b}.
+
+        Returns
+        -------
+        FactoredGLR
+            Its answer a_hat and its threshold test.
+        """
+        return FactoredGLR(self.glr_state(mu, counts), self.structure.n_actions, self.mode == "conservative")
+
+    def time(self, counts: np.ndarray) -> int:
+        """Rounds (joint actions played): every round adds one count to factor 0."""
+        return self.indexer.rounds_in(np.asarray(counts))
+
+    def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
+        """The answers and the structure's own delta-correct threshold (:class:`FactoredTheoryThreshold`)."""
+
+        return ThresholdContext(n_items=self.n_answers, n_arms=self.n_arms,
+                                theory=lambda: FactoredTheoryThreshold.for_structure(self.structure))
+
+    def threshold_argument(self, counts: np.ndarray, information: np.ndarray | None) -> np.ndarray:
+        """The group counts N_{e,b} (what :class:`FactoredTheoryThreshold` reads)."""
+        return counts
 
     def best_response(self, mu: np.ndarray, w: np.ndarray) -> BestResponse:
         """The alternative joint action of smallest f_a(w), exactly and without listing every joint action
@@ -308,3 +346,39 @@ def joint_piece_gradients(flat: np.ndarray, star: np.ndarray, D: np.ndarray, H: 
         part = np.where(changed, (c[:, None] * inv[entries]) ** 2 / (2 * sigma**2), 0.0)
         np.add.at(grads, (rows[changed], entries[changed]), part[changed])
     return grads
+
+
+class FactoredGLR(GLRStatistic):
+    """The factored GLRT as the GLR stopping rule reads it: a_hat by max-sum and Lambda_t > beta decided by the
+    exact search with as little enumeration as possible (:func:`bandits.multiagent.best_response.glr_exceeds`), or
+    by its conservative lower bound.
+
+    Parameters
+    ----------
+    state : GLRState
+        The resumable search at (theta_hat, N).
+    radices : sequence of int
+        The agents' action counts (to encode a_hat).
+    conservative : bool
+        Decide by the lower bound D_min^2 / (2 sigma^2 H_max).
+    """
+
+    def __init__(self, state: GLRState, radices: Any, conservative: bool) -> None:
+        self.state, self.radices, self.conservative = state, radices, conservative
+
+    @property
+    def answer(self) -> int:
+        """The code of a_hat."""
+        return encode_joint(self.state.best, self.radices)
+
+    @property
+    def value(self) -> float:
+        """Lambda_t (its certified lower bound past the enumeration cap), or the conservative bound."""
+        return self.state.conservative() if self.conservative else self.state.exact().value
+
+    def exceeds(self, beta: float) -> bool:
+        return bool(self.state.conservative() > beta) if self.conservative else glr_exceeds(self.state, beta)
+
+    def describe(self) -> dict[str, float | int]:
+        """``{"glr_conservative": D_min^2 / (2 sigma^2 H_max), "glr_found": the smallest ratio listed}``."""
+        return {"glr_conservative": self.state.conservative(), "glr_found": self.state.found}

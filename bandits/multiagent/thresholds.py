@@ -81,6 +81,25 @@ class FactoredTheoryThreshold(Threshold):
         per_factor = np.maximum.reduceat(growth, self.block_starts)
         return float((1.0 + self.eta) * (np.log(1.0 / delta) + self.log_alternatives + per_factor.sum()))
 
+    @classmethod
+    def for_structure(cls, structure: FactorGraph, eta: float = 1.0) -> FactoredTheoryThreshold:
+        """The threshold of a structure: log_alternatives = log(abs(A) - 1) and the factors' blocks.
+
+        Parameters
+        ----------
+        structure : FactorGraph
+            The structure (joint-action count and factor blocks; tables not read).
+        eta : float
+            The regulariser.
+
+        Returns
+        -------
+        FactoredTheoryThreshold
+            The threshold.
+        """
+        starts = np.asarray(structure.plan().factor_offsets[:-1], dtype=np.int64)
+        return cls(math.log(structure.n_joint_actions - 1), starts, eta)
+
     def describe(self) -> dict[str, Any]:
         """The threshold's name and eta (the structure's constants are left out).
 
@@ -118,11 +137,8 @@ def make_threshold(name: str | Threshold, structure: FactorGraph, eta: float = 1
     InvalidInputError
         An unknown name, or eta not positive.
     """
-    def theory() -> Threshold:
-        starts = np.asarray(structure.plan().factor_offsets[:-1], dtype=np.int64)
-        return FactoredTheoryThreshold(math.log(structure.n_joint_actions - 1), starts, eta)
-
-    return thresholds.make_threshold(name, ThresholdContext(theory=theory), "factored")
+    return thresholds.make_threshold(
+        name, ThresholdContext(theory=lambda: FactoredTheoryThreshold.for_structure(structure, eta)), "factored")
 
 
 def check_threshold(name: str | Threshold) -> None:

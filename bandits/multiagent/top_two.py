@@ -162,7 +162,7 @@ class _TopTwoPolicy(FactoredPolicy):
         if challenger is None:  # a single joint action: nothing to test against
             return self.indexer.counts(leader[None, :], np.array([rounds]))
         flat = self.indexer.flat(np.stack([leader, challenger]))
-        beta = (leader_share(self.stats.counts, flat[0], flat[1]) if self.rule.beta == "ids"
+        beta = (leader_share(self.counts, flat[0], flat[1]) if self.rule.beta == "ids"
                 else float(self.rule.beta))
         n_leader = self._leader_rounds(encode_joint(leader, self.radices), beta, rounds)
         reps = np.array([n_leader, rounds - n_leader])
@@ -172,7 +172,7 @@ class _TopTwoPolicy(FactoredPolicy):
     def _pair(self, state: GLRState) -> tuple[np.ndarray, np.ndarray | None]:
         """(leader, challenger) at the batch's start; the challenger is None when there is no alternative."""
         if self.rule.leader == "ts":
-            N = self.stats.counts.astype(float)
+            N = self.counts.astype(float)
             draw = state.theta + self.sigma / np.sqrt(N) * self.rng.standard_normal(N.size)
             leader = MaxSum(self.structure.plan(), draw).best_action
             if not np.array_equal(leader, state.best):

@@ -3,6 +3,7 @@
 ==============  ======================================================================================
 problem         the interface: answers, estimate, the pieces of the alternative (GLR, best response, gradients),
                 the oracle T*(mu), w*(mu), the scoring of an answer
+oracle          what an oracle reports: T*, w* and a certified lower bound
 pieces          the alternative's pieces at (mu, w): values, gradients, the best response
 capabilities    the optional problem methods a rule may ask for (optimism, pair costs, posterior draws, ...)
 design_inverse  the design inverse along a Frank-Wolfe path of a linear problem (FWS's fast path)
@@ -27,9 +28,10 @@ from .environment import KArmedBandit
 from .families import Bernoulli, ExponentialFamily, Gaussian
 from .karmed import KArmedProblem
 from .linear import LinearProblem
+from .oracle import Oracle
 from .pieces import Pieces
 from .policy import GLRStop, problem_of
-from .problem import Oracle, Problem
+from .problem import Problem
 from .sampler import Observations, Sampler, SamplerState, SequentialState
 
 __all__ = [

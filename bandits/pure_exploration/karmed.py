@@ -27,8 +27,9 @@ from optdesign.validation import as_count, unique_argmax
 from .capabilities import Optimism
 from .certificate import certified_bracket
 from .families import ExponentialFamily, Gaussian
+from .oracle import Oracle
 from .pieces import Pieces
-from .problem import Oracle, Problem
+from .problem import Problem
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit

@@ -29,8 +29,9 @@ from ..alternatives import Alternatives, Directions, Whitening
 from ..statistics import spanning_subset
 from .capabilities import Optimism
 from .design_inverse import DesignInverse
+from .oracle import Oracle
 from .pieces import Pieces
-from .problem import Oracle, Problem
+from .problem import Problem
 
 if TYPE_CHECKING:
     from ..environments import LinearBandit

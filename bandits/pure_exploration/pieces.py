@@ -2,7 +2,7 @@
 
 F(w) = min_j f_j(w) is the characteristic function of the problem (:mod:`bandits.pure_exploration.problem`): its
 value at the counts is the GLR statistic, its minimiser the best response, the gradients of its near-minimal pieces
-what Frank–Wolfe sampling follows.
+what Frank–Wolfe sampling follows. :class:`GLRStatistic` is what the GLR stopping rule reads of them.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Pieces"]
+__all__ = ["GLRStatistic", "Pieces"]
 
 
 @dataclass(frozen=True)
@@ -64,3 +64,53 @@ class Pieces:
             Indices into ``answers``.
         """
         return np.flatnonzero(self.values <= self.values.min() + slack)
+
+
+class GLRStatistic:
+    """The GLR statistic at (mu_hat, N) as the stopping rule reads it: the answer it is for and the test against a
+    threshold. This one reads the pieces at the counts (their minimum); a problem whose pieces cannot be listed
+    gives its own (the factored problem's exact search).
+
+    Parameters
+    ----------
+    pieces : Pieces
+        The pieces at the estimate and the counts.
+    """
+
+    def __init__(self, pieces: Pieces) -> None:
+        self.pieces = pieces
+
+    @property
+    def answer(self) -> int:
+        """The answer the statistic is for (the estimate's)."""
+        return self.pieces.best
+
+    @property
+    def value(self) -> float:
+        """min_j f_j(N) in nats."""
+        return self.pieces.value
+
+    def exceeds(self, beta: float) -> bool:
+        """The stopping test GLR > beta.
+
+        Parameters
+        ----------
+        beta : float
+            The threshold beta(t, delta).
+
+        Returns
+        -------
+        bool
+            Whether the statistic exceeds it.
+        """
+        return self.value > beta
+
+    def describe(self) -> dict[str, float | int]:
+        """The statistic for a run's trace.
+
+        Returns
+        -------
+        dict
+            ``{"glr": value, "best": answer}``.
+        """
+        return {"glr": self.value, "best": self.answer}

@@ -32,8 +32,9 @@ from optdesign.errors import InvalidInputError
 
 from ..algorithm import Policy
 from ..stopping import Threshold
-from ..thresholds import THRESHOLD_TABLE, ThresholdContext, check_threshold_option, make_threshold, threshold_names
+from ..thresholds import THRESHOLD_TABLE, check_threshold_option, make_threshold, threshold_names
 from ..validation import check_growth
+from .pieces import GLRStatistic
 from .problem import Problem
 from .sampler import Observations, SamplerState
 
@@ -112,7 +113,7 @@ class GLRStop:
             ``"theory"`` or ``"soare"`` on a problem without an information matrix, ``"kk21"`` on a problem other
             than a K-armed one.
         """
-        return make_threshold(self.threshold, ThresholdContext.of_problem(problem, initial_counts), "glr")
+        return make_threshold(self.threshold, problem.threshold_context(initial_counts), "glr")
 
     def describe(self) -> dict[str, Any]:
         """The rule as a flat record.
@@ -179,16 +180,17 @@ def problem_of(env: Any) -> Problem:
 
 
 class GLRPolicyBase(Policy):
-    """The statistics and the GLR stopping rule of a run, shared by the sampler and wrapper policies.
+    """The statistics and the GLR stopping rule of a run, shared by every policy under it.
 
-    Counts and reward sums per arm; the estimate, the GLR statistic and the information matrix are computed
-    once per time. The GLR exists once the counts identify the parameter (every initial arm pulled for an
-    unstructured problem, spanning arms for a linear one); the threshold is made at that moment, from those counts.
+    Counts and reward sums per arm; the estimate, the GLR statistic (:meth:`Problem.glr`) and the information matrix
+    are computed once per time, the stopping decision once per time and delta. The GLR exists once the counts
+    identify the parameter (every initial arm pulled for an unstructured problem, spanning arms for a linear one);
+    the threshold is made at that moment, from those counts, and reads the problem's time (:meth:`Problem.time`).
 
     Parameters
     ----------
     problem : Problem
-        The structure (its pieces give the GLR).
+        The structure (its GLR statistic, answer and time).
     stop : GLRStop
         The stopping rule.
     growth : float
@@ -203,8 +205,9 @@ class GLRPolicyBase(Policy):
         self._threshold: Threshold | None = None
         self._ready = False
         self._mu: np.ndarray | None = None
-        self._glr: float | None = None
+        self._statistic: GLRStatistic | None = None
         self._information: np.ndarray | None = None
+        self._decided: dict[float, bool] = {}
 
     @property
     def mu(self) -> np.ndarray:
@@ -237,7 +240,8 @@ class GLRPolicyBase(Policy):
         """
         self.counts += counts
         self.sums += sums
-        self._mu = self._glr = self._information = None
+        self._mu = self._statistic = self._information = None
+        self._decided = {}
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
         self.record(counts, sums)
@@ -260,28 +264,55 @@ class GLRPolicyBase(Policy):
                 self._threshold = self.stop.make(self.problem, self.counts)
         return self._ready
 
+    def statistic(self) -> GLRStatistic:
+        """The problem's GLR statistic at the estimate and the counts (computed once per time).
+
+        Returns
+        -------
+        GLRStatistic
+            Its answer and its threshold test.
+        """
+        if self._statistic is None:
+            self._statistic = self.problem.glr(self.mu, self.counts)
+        return self._statistic
+
     def glr(self) -> float:
-        """The GLR statistic min_j f_j(N) at the estimate (0 until :meth:`ready`; computed once per time).
+        """The GLR statistic min_j f_j(N) at the estimate (0 until :meth:`ready`).
 
         Returns
         -------
         float
             The statistic in nats.
         """
-        if not self.ready():
-            return 0.0
-        if self._glr is None:
-            self._glr = self.problem.pieces(self.mu, self.counts, gradients=False).value
-        return self._glr
+        return self.statistic().value if self.ready() else 0.0
+
+    def beta(self, delta: float) -> float:
+        """The threshold beta(t, delta) now, t the problem's time (inf until :meth:`ready`).
+
+        Parameters
+        ----------
+        delta : float
+            The confidence level.
+
+        Returns
+        -------
+        float
+            The threshold.
+        """
+        if not self.ready() or self._threshold is None:
+            return float("inf")
+        return self._threshold(self.problem.time(self.counts), delta,
+                               self.problem.threshold_argument(self.counts, self.information()))
 
     def stopped(self, delta: float) -> bool:
-        glr = self.glr()
-        if self._threshold is None:
+        if not self.ready():
             return False
-        return glr > self._threshold(int(self.counts.sum()), delta, self.information())
+        if delta not in self._decided:
+            self._decided[delta] = self.statistic().exceeds(self.beta(delta))
+        return self._decided[delta]
 
     def recommend(self) -> int:
-        return self.problem.answer(self.mu) if self.counts.sum() else 0
+        return self.statistic().answer if self.counts.sum() else 0
 
     def stop_statistic(self) -> dict[str, Any]:
         """The GLR statistic and the current answer.
@@ -289,9 +320,9 @@ class GLRPolicyBase(Policy):
         Returns
         -------
         dict
-            ``{"glr": value, "best": answer}``.
+            ``{"glr": value, "best": answer}`` (the problem's own record once the GLR exists).
         """
-        return {"glr": self.glr(), "best": self.recommend()}
+        return dict(self.statistic().describe()) if self.ready() else {"glr": 0.0, "best": self.recommend()}
 
 
 class PureExplorationPolicy(GLRPolicyBase):

@@ -21,7 +21,6 @@ families) and :class:`bandits.pure_exploration.linear.LinearProblem` (linear and
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,49 +28,14 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from .capabilities import Capabilities
-from .pieces import Pieces
+from .oracle import Oracle
+from .pieces import GLRStatistic, Pieces
 
 if TYPE_CHECKING:
+    from ..thresholds import ThresholdContext
     from .families import ExponentialFamily
 
-__all__ = ["Oracle", "Problem"]
-
-
-@dataclass(frozen=True)
-class Oracle:
-    """The characteristic time and the optimal proportions at a parameter.
-
-    Parameters
-    ----------
-    T : float
-        T*(mu) in Garivier & Kaufmann's convention: E[tau] >= T kl(delta, 1 - delta) for every delta-correct
-        algorithm (twice the MF-TaS convention's T*).
-    weights : numpy.ndarray, shape (K,)
-        The optimal proportions w*(mu) (a point of the simplex).
-    lower_bound : float
-        A certified lower bound on T (equal to T for closed forms and exact root finding).
-    """
-
-    T: float
-    weights: np.ndarray
-    lower_bound: float
-
-    def sample_complexity(self, delta: float) -> float:
-        """The lower bound T kl(delta, 1 - delta) on the expected number of samples.
-
-        Parameters
-        ----------
-        delta : float
-            Confidence level in (0, 1).
-
-        Returns
-        -------
-        float
-            T*(mu) kl(delta, 1 - delta).
-        """
-        from optdesign import kl_delta
-
-        return self.T * kl_delta(delta)
+__all__ = ["Problem"]
 
 
 class Problem(Capabilities, ABC):
@@ -366,3 +330,71 @@ class Problem(Capabilities, ABC):
             Sorted arm indices.
         """
         return np.sort(self.initial_arms())
+
+    def glr(self, mu: np.ndarray, counts: np.ndarray) -> GLRStatistic:
+        """The GLR statistic at the estimate and the counts (by default the minimum of :meth:`pieces`).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts : numpy.ndarray of int, shape (K,)
+            Pulls per arm.
+
+        Returns
+        -------
+        GLRStatistic
+            The answer it is for and the test against a threshold.
+        """
+        return GLRStatistic(self.pieces(mu, counts, gradients=False))
+
+    def time(self, counts: np.ndarray) -> int:
+        """The time t a threshold beta(t, delta) reads: samples (rounds when a pull observes several arms).
+
+        Parameters
+        ----------
+        counts : numpy.ndarray of int, shape (K,)
+            Pulls (observations) per arm.
+
+        Returns
+        -------
+        int
+            t.
+        """
+        return int(np.sum(counts))
+
+    def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
+        """What the problem offers the threshold factories after the initial pulls (its answers, arms, A_0, family).
+
+        Parameters
+        ----------
+        counts : numpy.ndarray of int
+            The pulls made before the sampling rule runs.
+
+        Returns
+        -------
+        ThresholdContext
+            The context.
+        """
+        from ..thresholds import ThresholdContext
+
+        family = self.family
+        return ThresholdContext(n_items=self.n_answers, information=self.information(counts), n_arms=self.n_arms,
+                                family=None if family is None else str(family.name))
+
+    def threshold_argument(self, counts: np.ndarray, information: np.ndarray | None) -> np.ndarray | None:
+        """The third argument of a threshold call beta(t, delta, A).
+
+        Parameters
+        ----------
+        counts : numpy.ndarray of int
+            Pulls per arm now.
+        information : numpy.ndarray or None
+            :meth:`information` at them, computed once per time by the policy.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            What the problem's thresholds read: ``information`` by default.
+        """
+        return information
