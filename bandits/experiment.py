@@ -23,13 +23,13 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
-from .algorithm import Algorithm
-from .entries import split_algorithm
-from .instances import INSTANCES, parse_instance, split_options
+from .core.algorithm import Algorithm
+from .core.entries import split_algorithm
+from .core.stopping import check_delta
+from .instances import instance_kind, parse_instance
 from .kinds import kind_of
 from .registry import algorithm_spec, make_algorithm
 from .run import DEFAULT_MAX_SAMPLES, run
-from .stopping import check_delta
 
 if TYPE_CHECKING:
     from .thresholding.algorithms import ThresholdingAlgorithm
@@ -83,10 +83,11 @@ class Experiment:
         """The kind of instance the run is on (a key of :data:`bandits.kinds.KINDS`): the instance's own when the
         algorithm runs on several kinds; InvalidInputError if the algorithm is unknown."""
         kinds = algorithm_spec(split_algorithm(self.algorithm)[0]).kinds
-        instance = split_options(self.instance)[0]
-        if instance in INSTANCES and INSTANCES[instance].kind in kinds:
-            return INSTANCES[instance].kind
-        return kinds[0]
+        try:
+            got = instance_kind(self.instance)
+        except InvalidInputError:
+            return kinds[0]
+        return got if got in kinds else kinds[0]
 
     def check(self) -> Algorithm[Any] | ThresholdingAlgorithm:
         """Validate everything that can be checked without building the instance; returns the algorithm.
@@ -107,10 +108,7 @@ class Experiment:
             the algorithm or instance cannot take.
         """
         algo = make_algorithm(self.algorithm, stop=self.stop)
-        name = split_options(self.instance)[0]
-        if name not in INSTANCES:
-            raise InvalidInputError(f"unknown instance {name!r}; valid names: {', '.join(sorted(INSTANCES))}")
-        kinds, got = algorithm_spec(split_algorithm(self.algorithm)[0]).kinds, INSTANCES[name].kind
+        kinds, got = algorithm_spec(split_algorithm(self.algorithm)[0]).kinds, instance_kind(self.instance)
         if got not in kinds:
             raise InvalidInputError(f"algorithm {algo.name} runs on {' or '.join(kinds)} instances; "
                                     f"{self.instance!r} is {got}")

@@ -1,189 +1,26 @@
 """Named benchmark instances, and the ``NAME:key=value,...`` strings the CLI accepts.
 
-Linear (Soare et al. 2014; Fiez et al. 2019): ``soare`` (e_1..e_d plus (cos w, sin w, 0, ...),
-theta = 2 e_1), ``many-arms`` (Fiez exp. 2), ``sphere`` (Fiez exp. 3), ``factorial`` (Fiez exp. 4),
-``transductive`` (Fiez exp. 5).
+Every family keeps its factories beside its algorithms (the linear ones in :mod:`bandits.linear.instances`:
+``soare``, ``many-arms``, ``sphere``, ``factorial``, ``transductive``); this table names them all.
 """
 
 from __future__ import annotations
 
 import inspect
-import itertools
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-import numpy as np
-
-from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
-from optdesign.validation import as_count, check_array_size
+from optdesign.validation import as_count
 
-from .algorithm import Environment
-from .entries import load_object, split_options
-from .environments import LinearBandit
+from .core.algorithm import Environment
+from .core.entries import load_object, split_algorithm
 from .kinds import kind_of
-from .validation import check_positive
+from .plugins import INSTANCE_GROUP, entry_point_plugins
 
-__all__ = ["INSTANCES", "InstanceSpec", "factorial", "many_arms", "parse_instance", "register", "soare", "sphere",
-           "transductive"]
-
-_SIGMA_DOC = """    sigma : float
-        Standard deviation of the Gaussian reward noise (default 1)."""
-_SEED_DOC = """    seed : int
-        Seed (nonnegative) of the random construction; the same seed gives the same instance."""
-_RETURNS_DOC = """    Returns
-    -------
-    LinearBandit
-        The instance, named after its options (e.g. in result tables)."""
-
-
-_shared_doc = shared_doc({"sigma": _SIGMA_DOC, "seed": _SEED_DOC, "returns": _RETURNS_DOC})
-
-
-@_shared_doc
-def soare(d: int = 2, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
-    """Soare et al. (2014, Sec. 6): arms e_1..e_d and x_{d+1} = (cos omega, sin omega, 0, ...),
-    theta = (2, 0, ..., 0); Delta_min = 2 (1 - cos omega) (about omega^2).
-
-    Parameters
-    ----------
-    d : int
-        Dimension (at least 2); there are d + 1 arms.
-    omega : float
-        Angle (radians, > 0) between e_1 and the extra arm: the smaller, the harder.
-%(sigma)s
-
-%(returns)s
-    """
-    d = as_count(d, "d", minimum=2, floats=True)
-    check_array_size(float(d + 1) * d, f"soare with d = {d}")
-    omega = check_positive(omega, "omega")
-    extra = np.zeros(d)
-    extra[:2] = np.cos(omega), np.sin(omega)
-    X = np.vstack([np.eye(d), extra])
-    theta = np.zeros(d)
-    theta[0] = 2.0
-    return LinearBandit(X, theta, sigma=sigma, name=f"soare(d={d},omega={omega:g})")
-
-
-@_shared_doc
-def many_arms(n: int = 1000, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
-    """Fiez et al. (2019) experiment 2 in R^2: e_1 (best, theta = e_1), (-0.707, 0.707) and n - 2
-    unit vectors at angle 0.78 + U[0, 0.1].
-
-    Parameters
-    ----------
-    n : int
-        Number of arms (at least 3).
-%(seed)s
-%(sigma)s
-
-%(returns)s
-    """
-    n = as_count(n, "n", minimum=3, floats=True)
-    check_array_size(2.0 * n, f"many-arms with n = {n}")
-    rng = np.random.default_rng(seed)
-    angles = 0.78 + rng.uniform(0.0, 0.1, n - 2)
-    X = np.vstack([[1.0, 0.0], [-np.sqrt(0.5), np.sqrt(0.5)], np.c_[np.cos(angles), np.sin(angles)]])
-    return LinearBandit(X, np.array([1.0, 0.0]), sigma=sigma, name=f"many-arms(n={n},seed={seed})")
-
-
-@_shared_doc
-def sphere(n: int = 250, d: int = 9, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
-    """Fiez et al. (2019) experiment 3: n arms uniform on the unit sphere of R^d; theta is one arm
-    of the closest pair, so the best and second-best arms are close.
-
-    Parameters
-    ----------
-    n : int
-        Number of arms (at least 2).
-    d : int
-        Dimension (at least 2).
-%(seed)s
-%(sigma)s
-
-%(returns)s
-    """
-    n, d = as_count(n, "n", minimum=2, floats=True), as_count(d, "d", minimum=2, floats=True)
-    check_array_size(float(n) * d, f"sphere with n = {n}, d = {d}")
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
-    i = closest_pair_row(X)
-    return LinearBandit(X, X[i].copy(), sigma=sigma, name=f"sphere(n={n},d={d},seed={seed})")
-
-
-def closest_pair_row(X: np.ndarray, chunk_entries: int = 2_000_000) -> int:
-    """Row i of the pair with the largest inner product x_i^T x_j (i != j), first in row-major order, from blocks
-    of the Gram matrix (never the whole n x n); ``chunk_entries`` bounds the entries of one block."""
-    n = X.shape[0]
-    rows = max(1, chunk_entries // n)
-    best, best_row = -np.inf, 0
-    for a in range(0, n, rows):
-        block = X[a : a + rows] @ X.T
-        block[np.arange(block.shape[0]), a + np.arange(block.shape[0])] = -np.inf
-        r = int(np.argmax(block.max(axis=1)))
-        if block[r].max() > best:
-            best, best_row = float(block[r].max()), a + r
-    return best_row
-
-
-@_shared_doc
-def factorial(D: int = 3, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
-    """Fiez et al. (2019) experiment 4: the 2^D points of {-1, 1}^D with features (1, x_i, x_i x_j);
-    theta ~ randint(-10, 10) / 100 (interactions scaled by 1/2), redrawn until the top gap > 1e-5.
-
-    Parameters
-    ----------
-    D : int
-        Number of binary factors (at least 2): 2^D arms of dimension 1 + D + D (D - 1) / 2.
-%(seed)s
-%(sigma)s
-
-%(returns)s
-    """
-    D = as_count(D, "D", minimum=2, floats=True)
-    n_points = 2.0**D if D < 1024 else float("inf")  # 2.0**D overflows beyond
-    check_array_size(n_points * (1 + D + D * (D - 1) / 2), f"factorial with D = {D} (2^D points)")
-    rng = np.random.default_rng(seed)
-    points = np.array(list(itertools.product([-1.0, 1.0], repeat=D)))
-    pairs = list(itertools.combinations(range(D), 2))
-    X = np.hstack([np.ones((2**D, 1)), points, np.stack([points[:, i] * points[:, j] for i, j in pairs], axis=1)])
-    while True:
-        theta = rng.integers(-10, 10, size=int(X.shape[1])) / 100.0
-        theta[1 + D:] *= 0.5
-        top = np.sort(X @ theta)[-2:]
-        if top[1] - top[0] > 1e-5:
-            return LinearBandit(X, theta, sigma=sigma, name=f"factorial(D={D},seed={seed})")
-
-
-@_shared_doc
-def transductive(d: int = 20, omega: float = 0.1, sigma: float = 1.0) -> LinearBandit:
-    """Fiez et al. (2019) experiment 5: X = canonical basis of R^{2d}; items e_1..e_d and
-    cos(omega) e_i + sin(omega) e_{d+i}; theta = e_1.
-
-    Parameters
-    ----------
-    d : int
-        Half the dimension (at least 1): 2d arms and 2d items in R^{2d}.
-    omega : float
-        Angle (radians, > 0) between e_i and its tilted item; the best gap is 1 - cos(omega): the smaller, the harder.
-%(sigma)s
-
-%(returns)s
-    """
-    d = as_count(d, "d", minimum=1, floats=True)
-    check_array_size(8.0 * d * d, f"transductive with d = {d} (X = I_2d and the items)")
-    omega = check_positive(omega, "omega")
-    X = np.eye(2 * d)
-    tilted = np.hstack([np.cos(omega) * np.eye(d), np.sin(omega) * np.eye(d)])
-    Z = np.vstack([np.eye(2 * d)[:d], tilted])
-    theta = np.zeros(2 * d)
-    theta[0] = 1.0
-    return LinearBandit(X, theta, sigma=sigma, Z=Z, name=f"transductive(d={d},omega={omega:g})")
-
+__all__ = ["INSTANCES", "InstanceSpec", "instance_factory", "instance_kind", "parse_instance", "register"]
 
 @dataclass(frozen=True)
 class InstanceSpec:
@@ -232,7 +69,7 @@ class InstanceSpec:
 
 
 def resolve(target: Callable[..., Any] | str) -> Callable[..., Any]:
-    """A callable given directly or as ``"package.module:attribute"`` (imported: :func:`bandits.entries.load_object`).
+    """A callable given directly or as ``"package.module:attribute"`` (:func:`bandits.core.entries.load_object`).
 
     Parameters
     ----------
@@ -251,11 +88,16 @@ def resolve(target: Callable[..., Any] | str) -> Callable[..., Any]:
 
 
 INSTANCES: dict[str, InstanceSpec] = {
-    "soare": InstanceSpec(soare, "linear", "Soare et al.: d+1 arms, angle omega (d, omega, sigma)"),
-    "many-arms": InstanceSpec(many_arms, "linear", "Fiez et al. exp. 2: n arms in R^2 (n, seed)"),
-    "sphere": InstanceSpec(sphere, "linear", "Fiez et al. exp. 3: n arms on the sphere of R^d (n, d, seed)"),
-    "factorial": InstanceSpec(factorial, "linear", "Fiez et al. exp. 4: 2^D factorial, interactions (D, seed)"),
-    "transductive": InstanceSpec(transductive, "linear", "Fiez et al. exp. 5: X = I_2d, Z tilted (d, omega)"),
+    "soare": InstanceSpec("bandits.linear.instances:soare", "linear",
+                           "Soare et al.: d+1 arms, angle omega (d, omega, sigma)"),
+    "many-arms": InstanceSpec("bandits.linear.instances:many_arms", "linear",
+                               "Fiez et al. exp. 2: n arms in R^2 (n, seed)"),
+    "sphere": InstanceSpec("bandits.linear.instances:sphere", "linear",
+                            "Fiez et al. exp. 3: n arms on the sphere of R^d (n, d, seed)"),
+    "factorial": InstanceSpec("bandits.linear.instances:factorial", "linear",
+                               "Fiez et al. exp. 4: 2^D factorial, interactions (D, seed)"),
+    "transductive": InstanceSpec("bandits.linear.instances:transductive", "linear",
+                                  "Fiez et al. exp. 5: X = I_2d, Z tilted (d, omega)"),
     "gbb": InstanceSpec("bandits.bilinear.instances:gbb", "bilinear",
                         "Rizk et al. Sec. 7: soare arms, M = 2 e1 e1^T on a "
                         "graph (d, omega, graph=star|complete|circle|matching, m directed edges)"),
@@ -283,6 +125,19 @@ INSTANCES["sbm"] = InstanceSpec("bandits.thresholding.instances:sbm", "threshold
                                 "LeJeune et al. 4.1: two-block SBM, mu = +-1, sigma 2 (n, blocks, sigma, seed)")
 INSTANCES["nws"] = InstanceSpec("bandits.thresholding.instances:nws", "thresholding",
                                 "LeJeune et al. 4.2: Newman–Watts–Strogatz, smooth Bernoulli means (n, k, p, seed)")
+
+
+#: the linear factories, importable from here as before (:mod:`bandits.linear.instances`, loaded on first use)
+_LINEAR_FACTORIES = ("factorial", "many_arms", "soare", "sphere", "transductive")
+
+
+def __getattr__(name: str) -> Any:
+    """A linear factory of :mod:`bandits.linear.instances` (imported on first use, so ``--help`` stays light)."""
+    if name in _LINEAR_FACTORIES:
+        from .linear import instances
+
+        return getattr(instances, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def register(name: str, factory: Callable[..., Any] | str, kind: str, summary: str) -> None:
@@ -337,36 +192,94 @@ def _check_numbers(factory: Callable[..., Any], options: dict[str, Any], what: s
                                     f"got {value!r}")
 
 
+def instance_factory(name: str) -> Callable[..., Any]:
+    """The family a name stands for: a name of :data:`INSTANCES`, else an installed distribution's entry point in
+    the group ``bandits.instances``, else a ``package.module:function`` path.
+
+    Parameters
+    ----------
+    name : str
+        The name or path.
+
+    Returns
+    -------
+    callable
+        The family (keyword options -> environment).
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown name, or a path that does not import or names no callable.
+    """
+    if name in INSTANCES:
+        return resolve(INSTANCES[name].factory)
+    plugins = {} if ":" in name else entry_point_plugins(INSTANCE_GROUP)
+    if ":" not in name and name not in plugins:
+        raise InvalidInputError(f"unknown instance {name!r}; valid names: {', '.join(sorted({*INSTANCES, *plugins}))}"
+                                ", or a package.module:function path")
+    factory = load_object(plugins[name][0] if name in plugins else name, "instance family")
+    if not callable(factory):
+        raise InvalidInputError(f"instance {name!r} names no function of keyword options")
+    return cast(Callable[..., Any], factory)
+
+
+def instance_kind(text: str) -> str:
+    """The kind of the instance a text names (a key of :data:`bandits.kinds.KINDS`): a named family's own, or that
+    of the environment a plug-in family builds.
+
+    Parameters
+    ----------
+    text : str
+        The instance text, as :func:`parse_instance` takes it.
+
+    Returns
+    -------
+    str
+        The kind.
+
+    Raises
+    ------
+    InvalidInputError
+        What :func:`parse_instance` refuses (a plug-in family is built to read its kind).
+    """
+    name = split_algorithm(text)[0]
+    if name in INSTANCES:
+        return INSTANCES[name].kind
+    return str(parse_instance(text).kind)
+
+
 def parse_instance(text: str) -> Environment:
     """Build an environment from ``NAME`` or ``NAME:key=value,key=value``.
 
     Parameters
     ----------
     text : str
-        A name of :data:`INSTANCES` (``bandits list`` prints them), then the keyword options of its family
-        as ``key=value`` pairs separated by commas (numbers, ``true``/``false``, ``pi``, ``pi/2`` or strings),
-        e.g. ``"soare:d=5,omega=0.01"``.
+        A name of :data:`INSTANCES` (``bandits list`` prints them), an entry point of the group
+        ``bandits.instances`` or a ``package.module:function`` path (options then follow a second colon), then the
+        keyword options of its family as ``key=value`` pairs separated by commas (numbers, ``true``/``false``,
+        ``pi``, ``pi/2`` or strings), e.g. ``"soare:d=5,omega=0.01"``. A plug-in family returns an environment
+        whose ``kind`` is a key of :data:`bandits.kinds.KINDS`.
 
     Returns
     -------
     Environment
-        The instance (a :class:`bandits.environments.LinearBandit` for the linear families).
+        The instance (a :class:`bandits.core.environments.LinearBandit` for the linear families).
 
     Raises
     ------
     InvalidInputError
         An unknown name, an option the family does not take (the message lists the valid ones), a
-        negative seed, or a value the family refuses.
+        negative seed, a value the family refuses, or a plug-in family whose environment has no known kind.
     """
-    name, kwargs = split_options(text)
-    if name not in INSTANCES:
-        raise InvalidInputError(f"unknown instance {name!r}; valid names: {', '.join(sorted(INSTANCES))}")
-    spec = INSTANCES[name]
-    check_options(resolve(spec.factory), kwargs, f"instance {name}")
+    name, kwargs = split_algorithm(text)
+    factory = instance_factory(name)
+    check_options(factory, kwargs, f"instance {name}")
     if "seed" in kwargs:  # every family's seed feeds numpy's SeedSequence, which refuses negative integers
         kwargs["seed"] = as_count(kwargs["seed"], "seed", minimum=0, floats=True)
     try:
-        env: Environment = spec.build(**kwargs)
+        env: Environment = factory(**kwargs)
     except TypeError as exc:
         raise InvalidInputError(f"instance {name}: {exc}") from None
+    if name not in INSTANCES:
+        kind_of(getattr(env, "kind", f"<none: {type(env).__name__} has no kind>"))
     return env

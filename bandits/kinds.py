@@ -12,8 +12,8 @@ algorithm (:data:`bandits.registry.ALGORITHMS`) names the kinds it runs on. The 
   (:meth:`bandits.pure_exploration.Problem.lower_bound`), so a kind without a problem reports none;
 * the caption of ``bandits run``'s table (what samples and rounds mean).
 
-The table holds import paths (``"package.module:attribute"``), resolved on first use, so importing this module
-costs nothing and imports no other part of the package.
+Importing this module costs nothing: the problems are built on first use
+(:func:`bandits.pure_exploration.policy.problem_of`).
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from optdesign.errors import InvalidInputError
-
-from .entries import load_object
 
 __all__ = ["KINDS", "PURE_EXPLORATION", "Kind", "kind_of"]
 
@@ -40,9 +38,8 @@ class Kind:
         One line: what an instance of the kind is.
     budgeted : bool
         Runs have a fixed budget T (thresholding) instead of a confidence level delta.
-    problem : str or None
-        ``"module:function"`` building the pure-exploration problem of an environment of this kind (None: the
-        kind has none).
+    problem : bool
+        The kind has a pure-exploration problem (:func:`bandits.pure_exploration.problem_of` builds it).
     samplers : bool
         The generic sampling rules and the GLR stop of any algorithm run on the kind (its pulls are single arms).
     caption : str or None
@@ -52,14 +49,14 @@ class Kind:
     name: str
     summary: str
     budgeted: bool = False
-    problem: str | None = None
+    problem: bool = False
     samplers: bool = False
     caption: str | None = None
 
     @property
     def pure_exploration(self) -> bool:
         """The generic sampling rules and the GLR stop run on the kind."""
-        return self.samplers and self.problem is not None
+        return self.samplers and self.problem
 
     def make_problem(self, env: Any) -> Any:
         """The pure-exploration problem of an environment of this kind.
@@ -79,9 +76,11 @@ class Kind:
         InvalidInputError
             The kind has no pure-exploration problem.
         """
-        if self.problem is None:
+        if not self.problem:
             raise InvalidInputError(f"{self.name} instances have no pure-exploration problem")
-        return load_object(self.problem, "problem")(env)
+        from .pure_exploration.policy import problem_of  # on first use: the problems load scipy
+
+        return problem_of(env)
 
     def characteristic_time(self, env: Any) -> dict[str, Any] | None:
         """The characteristic time of an environment of this kind at its true parameter, as its problem gives it
@@ -97,7 +96,7 @@ class Kind:
         dict or None
             ``{"kind", "value", "unit"}`` as :func:`bandits.studies.bounds.characteristic_time` documents.
         """
-        if self.problem is None:
+        if not self.problem:
             return None
         problem = self.make_problem(env)
         return dict(problem.lower_bound(problem.true_parameter(env)))
@@ -105,13 +104,13 @@ class Kind:
 
 KINDS: dict[str, Kind] = {
     "karmed": Kind("karmed", "K arms of one exponential family (Gaussian, Bernoulli): identify the best arm",
-                   problem="bandits.pure_exploration.karmed:KArmedProblem.of_environment", samplers=True),
+                   problem=True, samplers=True),
     "linear": Kind("linear", "linear and transductive bandits: pull x in X, identify the best z in Z",
-                   problem="bandits.pure_exploration.linear:LinearProblem.of_environment", samplers=True),
+                   problem=True, samplers=True),
     "bilinear": Kind("bilinear", "graphical bilinear bandits: node arms, edge rewards x^T M x'",
                      caption="samples: edge observations; rounds: graph rounds"),
     "factored": Kind("factored", "multi-agent bandits on a factor graph: joint actions, factor rewards",
-                     problem="bandits.multiagent.problem:FactoredProblem.of_environment",
+                     problem=True,
                      caption="samples: observations (rho per round); rounds: joint actions played"),
     "thresholding": Kind("thresholding", "graph thresholding: classify every node's mean against a threshold",
                          budgeted=True),

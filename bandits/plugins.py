@@ -3,7 +3,7 @@
 Wherever an algorithm name is read (``bandits run``, a study's ``[[algorithms]]`` block,
 :func:`bandits.registry.make_algorithm`), ``package.module:Class`` names a class to import: a
 :class:`bandits.pure_exploration.Sampler` subclass runs under the GLR stopping rule (as the built-in sampling
-rules do), an :class:`bandits.algorithm.Algorithm` subclass runs as it is. Options follow a second colon:
+rules do), an :class:`bandits.core.algorithm.Algorithm` subclass runs as it is. Options follow a second colon:
 ``mypkg.rules:MyRule:alpha=0.2,threshold=kk21``. The module must be importable (installed, or on ``sys.path``).
 
 Installed distributions add names through the entry-point group ``bandits.samplers``; in a
@@ -15,7 +15,7 @@ Installed distributions add names through the entry-point group ``bandits.sample
 after which ``bandits run my-rule ...`` works and ``bandits list`` shows the name with the distribution it comes
 from. A built-in name wins over an entry point of the same name.
 
-Thresholds: ``threshold=package.module:Class`` names a :class:`bandits.stopping.Threshold` subclass (built
+Thresholds: ``threshold=package.module:Class`` names a :class:`bandits.core.stopping.Threshold` subclass (built
 without arguments) or instance. Problems: ``problem=package.module:Class`` (an option of a sampling rule) names a
 :class:`bandits.pure_exploration.Problem` subclass that the run builds with ``Class.of_environment(env)`` in place of
 the instance's own problem, e.g. another estimator or statistic on the same instances.
@@ -28,14 +28,15 @@ from importlib import metadata
 
 from optdesign.errors import InvalidInputError
 
-from .algorithm import Algorithm
-from .entries import load_object
-from .stopping import Threshold
+from .core.algorithm import Algorithm
+from .core.entries import load_object
 
-__all__ = ["ENTRY_POINT_GROUP", "Plugin", "entry_point_plugins", "load_plugin", "load_problem", "load_threshold"]
+__all__ = ["ENTRY_POINT_GROUP", "INSTANCE_GROUP", "Plugin", "entry_point_plugins", "load_plugin"]
 
 #: the entry-point group through which installed distributions add sampling rules and algorithms
 ENTRY_POINT_GROUP = "bandits.samplers"
+#: the entry-point group of instance families (a function of keyword options returning an environment)
+INSTANCE_GROUP = "bandits.instances"
 
 
 @dataclass(frozen=True)
@@ -95,72 +96,18 @@ def load_plugin(path: str, origin: str = "path") -> Plugin:
     cls = load_object(path, "algorithm")
     if not (isinstance(cls, type) and issubclass(cls, (Sampler, Algorithm))):
         raise InvalidInputError(f"algorithm {path!r} is not a Sampler or Algorithm subclass "
-                                f"(bandits.pure_exploration.Sampler, bandits.algorithm.Algorithm)")
+                                f"(bandits.pure_exploration.Sampler, bandits.core.algorithm.Algorithm)")
     return Plugin(path, cls, origin)
 
 
-def load_threshold(path: str) -> Threshold:
-    """The threshold a ``"package.module:Class"`` path names: a Threshold instance, or a subclass built bare.
+def entry_point_plugins(group: str = ENTRY_POINT_GROUP) -> dict[str, tuple[str, str]]:
+    """The names installed distributions add through an entry-point group (``bandits.samplers`` by default, or
+    :data:`INSTANCE_GROUP`).
 
     Parameters
     ----------
-    path : str
-        ``"package.module:Name"``.
-
-    Returns
-    -------
-    Threshold
-        The threshold object.
-
-    Raises
-    ------
-    InvalidInputError
-        The path does not import, names no Threshold, or the class needs arguments.
-    """
-    found = load_object(path, "threshold")
-    if isinstance(found, Threshold):
-        return found
-    if not (isinstance(found, type) and issubclass(found, Threshold)):
-        raise InvalidInputError(f"threshold {path!r} is not a Threshold subclass or instance (bandits.stopping)")
-    try:
-        return found()
-    except TypeError as exc:
-        raise InvalidInputError(f"threshold {path!r} cannot be built without arguments: {exc}") from None
-
-
-def load_problem(problem: str | type) -> type:
-    """The problem class a ``"package.module:Class"`` path names (or the class itself, checked).
-
-    Parameters
-    ----------
-    problem : str or type
-        ``"package.module:Class"``, or the class.
-
-    Returns
-    -------
-    type
-        A :class:`bandits.pure_exploration.Problem` subclass with a ``kind`` (the instances it runs on).
-
-    Raises
-    ------
-    InvalidInputError
-        The path does not import, names no Problem subclass, or the class names no known kind.
-    """
-    from .kinds import KINDS
-    from .pure_exploration.problem import Problem  # here: the problems load scipy
-
-    cls = load_object(problem, "problem") if isinstance(problem, str) else problem
-    if not (isinstance(cls, type) and issubclass(cls, Problem)):
-        raise InvalidInputError(f"problem {problem!r} is not a Problem subclass (bandits.pure_exploration.Problem)")
-    if cls.kind not in KINDS or not KINDS[cls.kind].pure_exploration:
-        valid = ", ".join(k for k in KINDS if KINDS[k].pure_exploration)
-        raise InvalidInputError(f"problem {cls.__name__} has kind {cls.kind!r}; a problem's class attribute kind "
-                                f"names the instances it runs on: {valid}")
-    return cls
-
-
-def entry_point_plugins() -> dict[str, tuple[str, str]]:
-    """The names installed distributions add through the ``bandits.samplers`` entry-point group.
+    group : str
+        The entry-point group.
 
     Returns
     -------
@@ -169,7 +116,7 @@ def entry_point_plugins() -> dict[str, tuple[str, str]]:
         classes are not imported.
     """
     found = {}
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+    for ep in metadata.entry_points(group=group):
         dist = getattr(ep, "dist", None)
         found[ep.name] = (ep.value, f"{dist.name} {dist.version}" if dist is not None else "entry point")
     return dict(sorted(found.items()))

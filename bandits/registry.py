@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from optdesign.errors import InvalidInputError
 
-from .algorithm import Algorithm
-from .entries import split_algorithm
+from .core.algorithm import Algorithm
+from .core.entries import split_algorithm
 from .plugins import entry_point_plugins, load_plugin
 
 if TYPE_CHECKING:
@@ -218,4 +218,7 @@ def make_algorithm(text: str, stop: str | None = None) -> Algorithm[Any] | Thres
         algorithm: Algorithm[Any] | ThresholdingAlgorithm = factory(**{**spec.defaults, **options})
     except TypeError as exc:
         raise InvalidInputError(f"algorithm {name}: {exc}") from None
-    return with_stop(algorithm, name, spec.kinds, choice, run_options if spec.sampler else None)
+    if choice is not None and not spec.sampler and not set(spec.kinds) & set(PURE_EXPLORATION):
+        raise InvalidInputError(f"algorithm {name} runs on {' or '.join(spec.kinds)} instances; the GLR stop "
+                                "(--stop glr) runs on K-armed and linear ones")
+    return with_stop(algorithm, name, choice, run_options if spec.sampler else None)

@@ -22,12 +22,12 @@ from typing import Any, overload
 import numpy as np
 
 from optdesign.errors import InvalidInputError
-from optdesign.validation import as_count
 
-from .algorithm import Algorithm, Environment, EnvT, Policy, Question
-from .environments import as_counts
-from .stopping import check_delta
-from .tracking import portion
+from .core.algorithm import Algorithm, Environment, EnvT, Policy, Question
+from .core.environments import as_counts
+from .core.seeds import split_seed
+from .core.stopping import check_delta
+from .core.tracking import portion
 
 __all__ = ["DEFAULT_MAX_SAMPLES", "RunResult", "run"]
 
@@ -102,17 +102,6 @@ class RunResult:
         """
         return asdict(self)
 
-
-def split_seed(
-    seed: int | np.integer | np.random.SeedSequence | None,
-) -> tuple[np.random.Generator, np.random.Generator]:
-    """Independent generators for the environment's noise and the algorithm's own draws (the two children
-    of ``SeedSequence(seed)``); InvalidInputError for a seed that is not None, a SeedSequence or an integer >= 0."""
-    if not (seed is None or isinstance(seed, np.random.SeedSequence)):
-        seed = as_count(seed, "seed", minimum=0)
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    env_ss, alg_ss = ss.spawn(2)
-    return np.random.default_rng(env_ss), np.random.default_rng(alg_ss)
 
 @dataclass
 class _Outcome:

@@ -28,11 +28,11 @@ from rich.table import Table
 from scipy.linalg import cho_factor, cho_solve, solve_triangular
 from threadpoolctl import threadpool_limits
 
-from bandits.alternatives import Directions
-from bandits.environments import LinearBandit
+from bandits.core.alternatives import Directions
+from bandits.core.environments import LinearBandit
+from bandits.core.statistics import LinearStatistics
 from bandits.instances import soare
 from bandits.pure_exploration import LinearProblem
-from bandits.statistics import LinearStatistics
 
 
 def old_statistics_glr(stats: LinearStatistics, Z: np.ndarray, sigma: float) -> tuple[int, float]:

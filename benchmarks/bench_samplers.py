@@ -37,7 +37,7 @@ from rich.console import Console
 from rich.table import Table
 from threadpoolctl import threadpool_limits
 
-from bandits.environments import LinearBandit
+from bandits.core.environments import LinearBandit
 from bandits.instances import soare
 from bandits.pure_exploration import KArmedBandit, KArmedProblem, LinearProblem, Observations
 from bandits.pure_exploration.samplers.frank_wolfe import INVERSE_UPDATES, FrankWolfe

@@ -68,9 +68,9 @@ autosummary_generate = True
 autosummary_ignore_module_all = False  # a module's __all__, when it has one, is its public API
 autosummary_imported_members = False
 # A class lists the methods it inherits from the project's own bases (FactorGraph's generators and JSON format live
-# in mixins, a policy's protocol methods in bandits.algorithm), but not those of builtins and typing constructs.
+# in mixins, a policy's protocol methods in bandits.core.algorithm), but not those of builtins and typing constructs.
 # A class lists the methods it inherits from the project's own bases (FactorGraph's generators and JSON format are
-# mixins, a policy's protocol methods live in bandits.algorithm), not those of builtins and typing constructs.
+# mixins, a policy's protocol methods live in bandits.core.algorithm), not those of builtins and typing constructs.
 autodoc_default_options = {"members": True, "undoc-members": True, "show-inheritance": True,
                            "inherited-members": "object,BaseException,Exception,dict,tuple,list,str,Generic,Protocol"}
 autodoc_member_order = "bysource"

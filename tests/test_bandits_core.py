@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 import optdesign as od
-from bandits.environments import LinearBandit
+from bandits.core.environments import LinearBandit
+from bandits.core.statistics import LinearStatistics
+from bandits.core.stopping import LinearTheoryThreshold, PracticalThreshold, SoareThreshold, check_delta
+from bandits.core.tracking import next_checkpoint, track
 from bandits.instances import factorial, many_arms, parse_instance, soare, sphere, transductive
 from bandits.linear import StaticAllocation
 from bandits.run import run
-from bandits.statistics import LinearStatistics
-from bandits.stopping import LinearTheoryThreshold, PracticalThreshold, SoareThreshold, check_delta
-from bandits.tracking import next_checkpoint, track
 from optdesign.errors import InvalidInputError
 
 
@@ -220,7 +220,7 @@ def test_ctrl_c_ends_an_interruptible_run_with_what_it_has():
 
 
 def test_glr_equals_its_formula_and_pulls_draw_only_for_pulled_arms():
-    from bandits.environments import gaussian_sums
+    from bandits.core.environments import gaussian_sums
 
     rng = np.random.default_rng(4)
     X = rng.standard_normal((40, 3))
@@ -252,7 +252,7 @@ def test_instances_too_large_are_refused_before_allocating(spec):
 
 
 def test_closest_pair_in_blocks_equals_the_gram_matrix():
-    from bandits.instances import closest_pair_row
+    from bandits.linear.instances import closest_pair_row
 
     rng = np.random.default_rng(2)
     for n in (2, 7, 400):

@@ -7,18 +7,14 @@ import numpy as np
 import pytest
 
 from bandits.instances import parse_instance
-from bandits.kinds import KINDS, PURE_EXPLORATION
+from bandits.kinds import PURE_EXPLORATION
 from bandits.multiagent.problem import FactoredProblem
-from bandits.plugins import load_object
 from bandits.pure_exploration import Bernoulli, Gaussian, KArmedProblem, LinearProblem
 from bandits.pure_exploration.capabilities import CAPABILITIES, MissingCapability, offered
+from bandits.pure_exploration.policy import BUILT_IN_PROBLEMS
 from bandits.registry import ALGORITHMS, make_algorithm
 from bandits.run import run
 from optdesign.errors import InvalidInputError
-
-
-def _problem_class(kind: str) -> type:
-    return load_object(KINDS[kind].problem.rsplit(".", 1)[0], "problem")
 
 
 def test_what_the_built_in_problems_offer():
@@ -34,7 +30,7 @@ def test_a_rule_is_listed_on_exactly_the_kinds_whose_problem_offers_what_it_need
     """``bandits list`` shows the kinds a rule runs on; they are those whose problem offers the rule's needs (with
     its default options)."""
     needs = set(make_algorithm(name).sampler.requires())
-    offering = {kind for kind in PURE_EXPLORATION if needs <= offered(_problem_class(kind))}
+    offering = {kind for kind in PURE_EXPLORATION if needs <= offered(BUILT_IN_PROBLEMS[kind])}
     assert set(ALGORITHMS[name].kinds) == offering
 
 

@@ -39,7 +39,8 @@ from typer.testing import CliRunner
 
 import optdesign as od
 from bandits.cli import app as bandits_app
-from bandits.instances import INSTANCES, parse_instance, resolve, split_options
+from bandits.core.entries import split_options
+from bandits.instances import INSTANCES, parse_instance, resolve
 from bandits.registry import ALGORITHMS, make_algorithm
 from bandits.studies import parse_study
 from optdesign import FactorGraph, OptDesignError

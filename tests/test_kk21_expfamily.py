@@ -10,11 +10,11 @@ from scipy.optimize import brentq, minimize_scalar
 from scipy.special import lambertw, zeta
 from scipy.stats import beta as beta_dist
 
+from bandits.core.stopping import Kk21ExpFamilyThreshold, Kk21Threshold, exponential_calibration
 from bandits.experiment import Experiment
 from bandits.pure_exploration import Bernoulli, Gaussian, GLRStop, KArmedBandit, KArmedProblem, PureExploration
 from bandits.pure_exploration.samplers import RoundRobin, TopTwo
 from bandits.run import run
-from bandits.stopping import Kk21ExpFamilyThreshold, Kk21Threshold, exponential_calibration
 from optdesign.errors import InvalidInputError
 
 Z = 1.5  # the z of h~_z in T

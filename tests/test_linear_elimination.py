@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 import optdesign as od
-from bandits.environments import LinearBandit
+from bandits.core.environments import LinearBandit
+from bandits.core.statistics import spanning_subset
 from bandits.instances import soare, transductive
 from bandits.linear import RAGE, FullyAdaptiveXY, StaticAllocation, XYAdaptive
 from bandits.linear.adaptive import design_phase, dominated, greedy_phase
 from bandits.run import run
-from bandits.statistics import spanning_subset
 
 DELTA = 0.05
 ALGORITHMS = {"xy-adaptive": XYAdaptive, "xy-fully-adaptive": FullyAdaptiveXY, "rage": RAGE}

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import optdesign as od
-from bandits.environments import LinearBandit
+from bandits.core.environments import LinearBandit
 from bandits.instances import soare
 from bandits.linear import LinearTrackAndStop
 from bandits.run import run

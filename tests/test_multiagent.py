@@ -15,6 +15,7 @@ import pytest
 from scipy.optimize import brentq
 
 import optdesign as od
+from bandits.core.tracking import project_floor
 from bandits.instances import soare
 from bandits.multiagent import (
     ExactTaS,
@@ -35,7 +36,6 @@ from bandits.multiagent.exploration import forced_plays
 from bandits.multiagent.tracking import sample_product
 from bandits.pure_exploration import Gaussian, KArmedProblem
 from bandits.run import run
-from bandits.tracking import project_floor
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 from optdesign.factored import MeanFieldModel

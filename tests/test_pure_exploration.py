@@ -9,7 +9,8 @@ import pytest
 from scipy.optimize import minimize, minimize_scalar
 
 import optdesign as od
-from bandits.environments import LinearBandit
+from bandits.core.environments import LinearBandit
+from bandits.core.statistics import LinearStatistics
 from bandits.instances import parse_instance, soare
 from bandits.pure_exploration import (
     Bernoulli,
@@ -24,7 +25,6 @@ from bandits.pure_exploration import (
 from bandits.pure_exploration.samplers import FixedWeights, RoundRobin
 from bandits.registry import make_algorithm
 from bandits.run import run
-from bandits.statistics import LinearStatistics
 from optdesign.errors import InvalidInputError
 
 

@@ -9,12 +9,12 @@ import pytest
 from scipy.optimize import brentq, linprog
 from scipy.stats import beta as beta_dist
 
+from bandits.core.tracking import project_floor
 from bandits.instances import parse_instance
 from bandits.pure_exploration import Gaussian, KArmedBandit, KArmedProblem, PureExploration
 from bandits.pure_exploration.samplers import TopTwo, TrackAndStop
 from bandits.registry import make_algorithm
 from bandits.run import run
-from bandits.tracking import project_floor
 from optdesign.errors import InvalidInputError
 
 #: GK16's second experiment: three suboptimal arms within 0.01 of each other, so w*(mu_hat) moves a lot with

@@ -16,11 +16,11 @@ from typer.testing import CliRunner
 import optdesign as od
 from bandits.bilinear.graphs import make_graph
 from bandits.cli import app
+from bandits.core.validation import check_graph_size
 from bandits.instances import parse_instance
 from bandits.multiagent.antenna import antenna_tilt, check_antenna_size
 from bandits.studies.spec import MAX_STUDY_RUNS, _check_run_count, parse_study
 from bandits.thresholding.instances import NWS_MAX_SHORTCUTS, SBM_MAX_PAIRS, nws, sbm
-from bandits.validation import check_graph_size
 from optdesign import FactorGraph
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored.graph.checks import (

@@ -14,12 +14,12 @@ import pytest
 from typer.testing import CliRunner
 
 from bandits.cli import app
-from bandits.entries import split_algorithm
+from bandits.core.entries import split_algorithm
+from bandits.core.stopping import Kk21Threshold, gaussian_calibration
 from bandits.experiment import Experiment
 from bandits.pure_exploration import GLRStop, PureExploration
 from bandits.pure_exploration.with_stop import WithStop, WithStopPolicy, parse_stop
 from bandits.registry import ALGORITHMS, algorithm_spec, make_algorithm
-from bandits.stopping import Kk21Threshold, gaussian_calibration
 from optdesign.errors import InvalidInputError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,7 +152,7 @@ def plugin_dir(tmp_path, monkeypatch):
     (tmp_path / "broken_rules.py").write_text("raise RuntimeError('boom')\n")
     (tmp_path / "my_thresholds.py").write_text(textwrap.dedent("""
         from dataclasses import dataclass
-        from bandits.stopping import Threshold
+        from bandits.core.stopping import Threshold
 
         @dataclass(frozen=True)
         class Flat(Threshold):
@@ -231,7 +231,7 @@ def test_entry_point_plugins(plugin_dir, monkeypatch):
     (["no_such_module_here:Rule", "-i", KARMED], "does not import"),
     (["broken_rules:Rule", "-i", KARMED], "does not import"),
     (["my_rules:Missing", "-i", KARMED], "no attribute"),
-    (["bandits.stopping:PracticalThreshold", "-i", KARMED], "not a Sampler or Algorithm"),
+    (["bandits.core.stopping:PracticalThreshold", "-i", KARMED], "not a Sampler or Algorithm"),
     (["no-such-name", "-i", KARMED], "unknown algorithm"),
     (["round-robin", "-i", KARMED, "--stop", "glr:threshold=my_thresholds:NOT_A_THRESHOLD"], "not a Threshold"),
 ])
@@ -256,8 +256,8 @@ def test_bad_stop_in_a_study():
 
 
 def test_soare_threshold_under_the_glr_stop():
+    from bandits.core.stopping import SoareThreshold
     from bandits.pure_exploration import LinearProblem
-    from bandits.stopping import SoareThreshold
 
     record = Experiment("round-robin", LINEAR, deltas=(0.1,), stop="glr:threshold=soare").execute()[0]
     assert record["config"]["threshold"] == "soare" and record["correct"]

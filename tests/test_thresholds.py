@@ -1,12 +1,21 @@
-"""The one threshold table (bandits.thresholds), the one growth check and the one spanning-subset function."""
+"""The one threshold table (bandits.core.thresholds), the one growth check and the one spanning-subset function."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from bandits import stopping as st
 from bandits.bilinear import BILINEAR_THRESHOLDS, RandomizedGAllocation, gbb
+from bandits.core import stopping as st
+from bandits.core.statistics import spanning_subset
+from bandits.core.thresholds import (
+    FAMILY_THRESHOLDS,
+    THRESHOLD_TABLE,
+    ThresholdContext,
+    check_threshold_option,
+    make_threshold,
+)
+from bandits.core.validation import check_growth
 from bandits.instances import soare
 from bandits.linear import FullyAdaptiveXY, LinearTrackAndStop, LinGapE, StaticAllocation
 from bandits.multiagent.thresholds import THRESHOLDS as FACTORED_THRESHOLDS
@@ -18,15 +27,6 @@ from bandits.pure_exploration.policy import STOP_THRESHOLDS
 from bandits.pure_exploration.with_stop import WithStopPolicy
 from bandits.registry import make_algorithm
 from bandits.run import run
-from bandits.statistics import spanning_subset
-from bandits.thresholds import (
-    FAMILY_THRESHOLDS,
-    THRESHOLD_TABLE,
-    ThresholdContext,
-    check_threshold_option,
-    make_threshold,
-)
-from bandits.validation import check_growth
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 

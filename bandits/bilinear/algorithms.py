@@ -16,19 +16,19 @@ import numpy.typing as npt
 import optdesign as od
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Algorithm, Policy
+from ..core.algorithm import Algorithm, Policy
+from ..core.statistics import GLR
+from ..core.stopping import BilinearThreshold, PracticalThreshold, Threshold
+from ..core.thresholds import ThresholdContext, check_threshold_option, make_threshold, threshold_names
+from ..core.tracking import next_checkpoint
 from ..linear.common import LinearGLRPolicy, check_growth
-from ..statistics import GLR
-from ..stopping import BilinearThreshold, PracticalThreshold, Threshold
-from ..thresholds import ThresholdContext, check_threshold_option, make_threshold, threshold_names
-from ..tracking import next_checkpoint
 from .assignments import DRAW_CHUNK
 from .environment import GraphicalBilinearBandit
 from .maxcut import algorithm1_allocation
 
 __all__ = ["BILINEAR_THRESHOLDS", "RandomizedGAllocation", "draw_assignments"]
 
-#: the threshold names of :class:`RandomizedGAllocation` (:data:`bandits.thresholds.FAMILY_THRESHOLDS`)
+#: the threshold names of :class:`RandomizedGAllocation` (:data:`bandits.core.thresholds.FAMILY_THRESHOLDS`)
 BILINEAR_THRESHOLDS = threshold_names("bilinear")
 
 
@@ -67,12 +67,12 @@ class RandomizedGAllocation(Algorithm):
     so A_t ~ m t A(mu*) (x) A(mu*). Thresholds (``threshold``):
 
     * ``"s1"`` (default): (S1), 4 log(6 m^2 t^2 K^4 / (delta pi)) with t in rounds
-      (:class:`~bandits.stopping.BilinearThreshold`, printed form);
+      (:class:`~bandits.core.stopping.BilinearThreshold`, printed form);
     * ``"practical"``: log((1 + log n) / delta) with n = m t observations;
-    * ``"theory"``: :class:`~bandits.stopping.LinearTheoryThreshold` with A_0 the information of
+    * ``"theory"``: :class:`~bandits.core.stopping.LinearTheoryThreshold` with A_0 the information of
       the rounds up to the first checkpoint where A is invertible (node draws ignore the rewards, so
       A_0 is independent of the noise and may serve as the fixed regulariser);
-    * a :class:`~bandits.stopping.Threshold` instance, called with t = rounds if it is a
+    * a :class:`~bandits.core.stopping.Threshold` instance, called with t = rounds if it is a
       ``BilinearThreshold`` and t = observations otherwise.
 
     The stopping rule is checked at the end of every batch; batches end on the geometric grid of

@@ -27,7 +27,7 @@ import optdesign as od
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_arms, unique_argmax
 
-from ..environments import as_counts, check_sigma, gaussian_sums
+from ..core.environments import as_counts, check_sigma, gaussian_sums
 from .assignments import (
     MAX_ASSIGNMENTS,
     BruteForceResult,

@@ -16,7 +16,7 @@ import numpy.typing as npt
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
-from ..validation import check_choice, check_graph_size
+from ..core.validation import check_choice, check_graph_size
 
 __all__ = ["GRAPHS", "directed_edges", "make_graph"]
 

@@ -8,8 +8,8 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count, check_array_size
 
-from ..instances import soare
-from ..validation import check_positive
+from ..core.validation import check_positive
+from ..linear.instances import soare
 from .environment import GraphicalBilinearBandit
 from .graphs import GRAPHS, make_graph
 

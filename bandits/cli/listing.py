@@ -11,7 +11,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.runtime.terminal import text_width
 
 from ..instances import INSTANCES
-from ..plugins import entry_point_plugins
+from ..plugins import INSTANCE_GROUP, entry_point_plugins
 from ..registry import ALGORITHMS, algorithm_spec
 
 #: columns of the name column of a catalogue line
@@ -30,7 +30,13 @@ def catalogue(plugins: bool = False, width: int | None = None) -> str:
     found = entry_point_plugins() if plugins else {}
     if found:
         text += f"\n\nPlug-ins (entry points bandits.samplers):\n\n{plugin_lines(found, width)}"
-    last = "Any Sampler or Algorithm subclass also runs by its path, package.module:Class."
+    families = entry_point_plugins(INSTANCE_GROUP) if plugins else {}
+    if families:
+        lines = "\n".join(_entry(name, f"{target} (from {origin})", width)
+                           for name, (target, origin) in families.items())
+        text += f"\n\nInstance plug-ins (entry points {INSTANCE_GROUP}):\n\n{lines}"
+    last = ("Any Sampler or Algorithm subclass also runs by its path, package.module:Class, and any instance family "
+            "(a function of keyword options returning an environment) by package.module:function.")
     return f"{text}\n\n{_wrap(last, width)}"
 
 

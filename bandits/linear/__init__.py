@@ -3,7 +3,7 @@ LinGapE (Xu et al. 2018), ALBA (Tao et al. 2018) and a Track-and-Stop baseline. 
 sampling rule, a stopping rule (the linear
 GLRT of :mod:`bandits.linear.common` unless it eliminates) and a recommendation rule."""
 
-from ..statistics import spanning_subset
+from ..core.statistics import spanning_subset
 from .adaptive import FullyAdaptiveXY, XYAdaptive
 from .alba import ALBA
 from .common import LinearGLRPolicy

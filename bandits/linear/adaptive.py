@@ -64,11 +64,11 @@ import optdesign as od
 from optdesign import single_threaded_blas
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Algorithm
-from ..environments import LinearBandit
-from ..statistics import LinearStatistics, spanning_subset
-from ..tracking import next_checkpoint, portion, track
-from ..validation import check_choice
+from ..core.algorithm import Algorithm
+from ..core.environments import LinearBandit
+from ..core.statistics import LinearStatistics, spanning_subset
+from ..core.tracking import next_checkpoint, portion, track
+from ..core.validation import check_choice
 from .common import LinearModel, check_growth, linear_items
 from .fiez_adaptive import FiezXYAdaptivePolicy
 from .phases import PhasedPolicy, SurvivorsPolicy, dominated

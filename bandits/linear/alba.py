@@ -35,9 +35,9 @@ import numpy as np
 import optdesign as od
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Algorithm
-from ..environments import LinearBandit
-from ..statistics import LinearStatistics
+from ..core.algorithm import Algorithm
+from ..core.environments import LinearBandit
+from ..core.statistics import LinearStatistics
 from .common import linear_items
 from .lingape import check_norm_bound
 from .phases import PhasedPolicy

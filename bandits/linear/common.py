@@ -1,6 +1,6 @@
 """Pieces shared by the linear best-arm-identification algorithms: the growth check of their grid of checks, a
 policy base class holding the GLR statistic (computed once per time), and one whose stopping rule is the linear
-GLRT (its threshold by name from :mod:`bandits.thresholds`)."""
+GLRT (its threshold by name from :mod:`bandits.core.thresholds`)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,17 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .. import validation
-from ..algorithm import Policy
-from ..statistics import GLR, LinearStatistics, spanning_subset
-from ..stopping import Threshold
-from ..thresholds import ThresholdContext, make_threshold
+from ..core import validation
+from ..core.algorithm import Policy
+from ..core.statistics import GLR, LinearStatistics, spanning_subset
+from ..core.stopping import Threshold
+from ..core.thresholds import ThresholdContext, make_threshold
 
 __all__ = ["GLRPolicy", "LinearGLRPolicy", "LinearModel", "linear_items"]
 
 
 class LinearModel(Protocol):
-    """What a linear policy reads from its instance (:class:`bandits.environments.LinearBandit` is one)."""
+    """What a linear policy reads from its instance (:class:`bandits.core.environments.LinearBandit` is one)."""
 
     @property
     def X(self) -> np.ndarray:
@@ -53,14 +53,14 @@ def linear_items(env: LinearModel) -> np.ndarray:
     return env.X if env.Z is None else env.Z
 
 
-#: why the linear and factored algorithms refuse growth = 0 (:func:`bandits.validation.check_growth`)
+#: why the linear and factored algorithms refuse growth = 0 (:func:`bandits.core.validation.check_growth`)
 GRID_ONLY = ("this algorithm checks its own stopping rule once per batch, on a geometric grid of times (the grid "
              "saves a GLR over all alternatives at every pull); a small growth such as 0.001 comes close, and on "
              "K-armed or linear instances the GLR stop (stop='glr:growth=0') checks after every pull")
 
 
 def check_growth(growth: float, name: str = "growth") -> float:
-    """``growth`` of a grid of checks (:func:`bandits.validation.check_growth`), 0 refused (:data:`GRID_ONLY`).
+    """``growth`` of a grid of checks (:func:`bandits.core.validation.check_growth`), 0 refused (:data:`GRID_ONLY`).
 
     Parameters
     ----------
@@ -146,7 +146,7 @@ class LinearGLRPolicy(GLRPolicy):
         The instance (its arms, items and noise level).
     threshold : str or Threshold
         beta(t, delta): ``"practical"``, ``"soare"`` (eq. 11 with K = |Z|), ``"theory"`` (delta-correct under
-        adaptive sampling, from the spanning pulls' information) or a :class:`bandits.stopping.Threshold`.
+        adaptive sampling, from the spanning pulls' information) or a :class:`bandits.core.stopping.Threshold`.
     """
 
     def __init__(self, env: LinearModel, threshold: str | Threshold) -> None:
@@ -156,7 +156,7 @@ class LinearGLRPolicy(GLRPolicy):
         self.threshold = make_threshold(threshold, ThresholdContext(n_items=self.Z.shape[0], information=A0))
 
     def initial_batch(self) -> np.ndarray:
-        """One pull of each of the d spanning arms (:func:`bandits.statistics.spanning_subset`): A is invertible.
+        """One pull of each of the d spanning arms (:func:`bandits.core.statistics.spanning_subset`): A is invertible.
 
         Returns
         -------

@@ -26,7 +26,7 @@ import numpy as np
 
 import optdesign as od
 
-from ..statistics import LinearStatistics
+from ..core.statistics import LinearStatistics
 from .common import LinearModel
 from .phases import PhasedPolicy, dominated
 

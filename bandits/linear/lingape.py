@@ -38,11 +38,11 @@ from scipy.optimize import linprog
 
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Algorithm, Policy
-from ..environments import LinearBandit
-from ..statistics import LinearStatistics
-from ..tracking import next_checkpoint, portion, track
-from ..validation import check_choice, check_growth
+from ..core.algorithm import Algorithm, Policy
+from ..core.environments import LinearBandit
+from ..core.statistics import LinearStatistics
+from ..core.tracking import next_checkpoint, portion, track
+from ..core.validation import check_choice, check_growth
 from .common import linear_items
 
 __all__ = ["LinGapE"]

@@ -1,6 +1,6 @@
 """Building blocks of the phased elimination algorithms (XY-Adaptive, RAGE, ALBA): a policy made of phases
 planned before they start and estimated from their own samples, and the dominance test of Soare et al.'s
-Lemma 4 (the share of a planned phase that fits a budget is :func:`bandits.tracking.portion`)."""
+Lemma 4 (the share of a planned phase that fits a budget is :func:`bandits.core.tracking.portion`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import numpy as np
 
 from optdesign import single_threaded_blas
 
-from ..algorithm import Policy
-from ..statistics import LinearStatistics
-from ..tracking import portion
+from ..core.algorithm import Policy
+from ..core.statistics import LinearStatistics
+from ..core.tracking import portion
 from .common import LinearModel, linear_items
 
 __all__ = ["PhasedPolicy", "SurvivorsPolicy", "dominated"]

@@ -40,9 +40,9 @@ import optdesign as od
 from optdesign.errors import InvalidInputError
 from optdesign.linear import max_pair_variance
 
-from ..algorithm import Algorithm
-from ..environments import LinearBandit
-from ..statistics import LinearStatistics
+from ..core.algorithm import Algorithm
+from ..core.environments import LinearBandit
+from ..core.statistics import LinearStatistics
 from .common import LinearModel
 from .phases import PhasedPolicy
 

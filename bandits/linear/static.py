@@ -46,12 +46,12 @@ import optdesign as od
 from optdesign.errors import InvalidInputError
 from optdesign.linear import top_pairs
 
-from ..algorithm import Algorithm, Policy
-from ..environments import LinearBandit
-from ..stopping import Threshold
-from ..thresholds import check_threshold_option
-from ..tracking import next_checkpoint, portion, track
-from ..validation import check_choice
+from ..core.algorithm import Algorithm, Policy
+from ..core.environments import LinearBandit
+from ..core.stopping import Threshold
+from ..core.thresholds import check_threshold_option
+from ..core.tracking import next_checkpoint, portion, track
+from ..core.validation import check_choice
 from .common import GLRPolicy, LinearGLRPolicy, check_growth, linear_items
 
 __all__ = ["StaticAllocation", "fiez_frank_wolfe", "static_design"]

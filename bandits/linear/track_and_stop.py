@@ -25,7 +25,7 @@ Proutiere 2020 for linear bandits), at a cost of O(d sqrt(n)) = o(n) samples. A 
 because with many arms (Fiez's many-arms instance, 10^4 arms) uniform exploration would spread over
 every arm while g spans R^d with at most d(d+1)/2 arms.
 
-Tracking (:func:`bandits.tracking.track`, batch form): ``tracking="C"`` (default, GK16 C-tracking)
+Tracking (:func:`bandits.core.tracking.track`, batch form): ``tracking="C"`` (default, GK16 C-tracking)
 follows the cumulative target W_n = sum over past batches of (batch size) * w_eps, so counts stay
 within O(K) of W_n; ``tracking="D"`` follows the current w_eps (the mixture replaces D-tracking's
 "pull an arm with N_a < sqrt(n) - K/2" rule). Batches end on a finer grid (``growth``, 1 %), where
@@ -66,12 +66,12 @@ import numpy as np
 import optdesign as od
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Algorithm
-from ..environments import LinearBandit
-from ..stopping import Threshold
-from ..thresholds import check_threshold_option
-from ..tracking import next_checkpoint, track
-from ..validation import check_choice
+from ..core.algorithm import Algorithm
+from ..core.environments import LinearBandit
+from ..core.stopping import Threshold
+from ..core.thresholds import check_threshold_option
+from ..core.tracking import next_checkpoint, track
+from ..core.validation import check_choice
 from .common import LinearGLRPolicy, LinearModel, check_growth
 
 __all__ = ["LinearTrackAndStop", "LinearTrackAndStopPolicy"]

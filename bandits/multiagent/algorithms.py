@@ -53,10 +53,10 @@ from optdesign.factored import (
     sample_joint_actions,
 )
 
-from ..algorithm import Algorithm
+from ..core.algorithm import Algorithm
+from ..core.stopping import Threshold
+from ..core.tracking import next_checkpoint
 from ..linear.common import check_growth
-from ..stopping import Threshold
-from ..tracking import next_checkpoint
 from .environment import FactoredBandit
 from .exploration import check_cover, check_exploration
 from .glrt import check_glrt_mode

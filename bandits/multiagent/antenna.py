@@ -36,7 +36,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.factored import factor_graph_entries
 from optdesign.validation import as_count, check_array_size
 
-from ..validation import check_choice, check_positive
+from ..core.validation import check_choice, check_positive
 
 __all__ = ["antenna_tilt", "received_power_mw", "site_positions", "tilt_values"]
 

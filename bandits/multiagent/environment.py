@@ -35,8 +35,9 @@ from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 from optdesign.validation import count_text
 
-from ..environments import as_counts, check_sigma, gaussian_sums
+from ..core.environments import as_counts, check_sigma, gaussian_sums
 from .joint_actions import GroupIndexer, decode, encode_joint
+from .problem import FactoredProblem
 
 __all__ = ["FactoredBandit"]
 
@@ -110,6 +111,16 @@ class FactoredBandit:
     def means(self) -> np.ndarray:
         """theta_e(b) for every group action, flat (the arms of ``pull``)."""
         return self.fg.means
+
+    def problem(self) -> FactoredProblem:
+        """The pure-exploration problem a learner faces here: the structure and the noise level (not the tables).
+
+        Returns
+        -------
+        FactoredProblem
+            :meth:`bandits.multiagent.problem.FactoredProblem.of_environment`.
+        """
+        return FactoredProblem.of_environment(self)
 
     def encode(self, action: npt.ArrayLike) -> int:
         """The code of a joint action (:func:`.joint_actions.encode_joint`), after checking it.

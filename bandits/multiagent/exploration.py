@@ -38,7 +38,7 @@ from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 from optdesign.factored import MaxSum
 
-from ..validation import check_choice
+from ..core.validation import check_choice
 from .joint_actions import GroupIndexer
 
 __all__ = ["CoveringSet", "build_a0", "covering_set", "exploration_level", "forced_plays", "greedy_cover"]

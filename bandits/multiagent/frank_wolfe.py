@@ -52,8 +52,8 @@ from optdesign import FactorGraph, round_design
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
-from ..tracking import next_checkpoint
-from ..validation import check_choice
+from ..core.tracking import next_checkpoint
+from ..core.validation import check_choice
 from .algorithms import _FactoredConfig
 from .environment import FactoredBandit
 from .exploration import EXPLORATION, covering_set

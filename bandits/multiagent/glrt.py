@@ -58,7 +58,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.factored import EnumeratedSeparation, MaxSum
 from optdesign.validation import as_count
 
-from ..validation import check_choice
+from ..core.validation import check_choice
 from .joint_actions import GroupIndexer
 
 __all__ = ["FactoredGLRT", "GLRState", "GLRValue"]

@@ -42,7 +42,7 @@ import numpy.typing as npt
 
 from optdesign.factored import MaxSum
 
-from ..validation import check_choice
+from ..core.validation import check_choice
 from .algorithms import _FactoredConfig
 from .environment import FactoredBandit
 from .fw_game import enumerated, is_tied, near_tied_pieces

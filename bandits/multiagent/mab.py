@@ -9,9 +9,9 @@ Sampling rules (batch forms on the shared grid; t in samples, which are rounds h
 
 * D-tracking: if some N_a < sqrt(t) - K/2, the under-sampled arms get their deficit (forced exploration,
   ``exploration="dtracking"`` of the shared loop). Otherwise the batch tracks t w*(mu_hat(t)) with
-  :func:`bandits.tracking.track`.
+  :func:`bandits.core.tracking.track`.
 * C-tracking: the target is the cumulative sum sum_s w^{eps_s}(mu_hat(s)), where w^eps is the L-infinity
-  projection of w* onto {w >= eps} (:func:`bandits.tracking.project_floor`) and eps_s = (K^2 + s)^{-1/2} / 2.
+  projection of w* onto {w >= eps} (:func:`bandits.core.tracking.project_floor`) and eps_s = (K^2 + s)^{-1/2} / 2.
   No forced exploration. Within a batch of R rounds mu_hat is fixed, and the R projections are replaced by
   R w^{eps} at the batch's middle time. eps changes by under 1 % across a batch on the 1 % grid.
 
@@ -30,14 +30,14 @@ import numpy.typing as npt
 from optdesign.errors import InvalidInputError, SolverError
 from optdesign.validation import as_vector
 
-from ..algorithm import Algorithm
-from ..environments import check_sigma
+from ..core.algorithm import Algorithm
+from ..core.environments import check_sigma
+from ..core.stopping import Threshold
+from ..core.tracking import project_floor, track
+from ..core.validation import check_choice
 from ..linear.common import check_growth
 from ..pure_exploration.families import Gaussian
 from ..pure_exploration.karmed import KArmedProblem
-from ..stopping import Threshold
-from ..tracking import project_floor, track
-from ..validation import check_choice
 from .environment import FactoredBandit
 from .glrt import check_glrt_mode
 from .policy import FactoredPolicy, _shared_doc, check_env

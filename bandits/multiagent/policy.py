@@ -26,10 +26,10 @@ import numpy.typing as npt
 from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
 
+from ..core.stopping import Threshold
+from ..core.tracking import next_checkpoint
 from ..pure_exploration.pieces import GLRStatistic
 from ..pure_exploration.policy import GLRPolicyBase, GLRStop
-from ..stopping import Threshold
-from ..tracking import next_checkpoint
 from .environment import FactoredBandit
 from .exploration import covering_set, exploration_level, forced_plays
 from .glrt import GLRState

@@ -23,7 +23,7 @@ convention T = 2 sigma^2 T*, with the optimal marginals per group action as weig
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -32,17 +32,14 @@ from optdesign import FactorGraph
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import MaxSum
 
+from ..core.thresholds import ThresholdContext
 from ..pure_exploration.oracle import Oracle
 from ..pure_exploration.pieces import GLRStatistic, Pieces
 from ..pure_exploration.problem import Problem
-from ..thresholds import ThresholdContext
 from .best_response import BestResponse, exact_best_response, glr_exceeds
 from .glrt import FactoredGLRT, GLRState, check_glrt_mode
 from .joint_actions import GroupIndexer, decode, encode_joint
 from .thresholds import FactoredTheoryThreshold
-
-if TYPE_CHECKING:
-    from .environment import FactoredBandit
 
 __all__ = ["BestResponse", "FactoredGLR", "FactoredProblem", "joint_piece_gradients"]
 
@@ -88,7 +85,7 @@ class FactoredProblem(Problem):
         self.glrt = FactoredGLRT(structure, self.indexer, sigma=self.sigma, max_enumerated=max_enumerated)
 
     @classmethod
-    def of_environment(cls, env: FactoredBandit) -> FactoredProblem:
+    def of_environment(cls, env: Any) -> FactoredProblem:
         """The problem of a factored instance: its structure and noise level (not its mean tables).
 
         Parameters
@@ -228,7 +225,7 @@ class FactoredProblem(Problem):
         grads = joint_piece_gradients(flat, star, D, H, inv, self.sigma) if gradients else None
         return Pieces(best=best, answers=others, values=values, gradients=grads)
 
-    def true_parameter(self, env: FactoredBandit) -> np.ndarray:
+    def true_parameter(self, env: Any) -> np.ndarray:
         """The factors' mean tables, flattened in the structure's order (:meth:`Problem.true_parameter`).
 
         Parameters

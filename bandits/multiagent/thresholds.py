@@ -1,6 +1,6 @@
 """Stopping thresholds beta(t, delta) for the factored GLRT (t counted in rounds, GLR in natural units).
 
-* ``"practical"`` — :class:`bandits.stopping.PracticalThreshold`, beta = log((1 + log t) / delta). This
+* ``"practical"`` — :class:`bandits.core.stopping.PracticalThreshold`, beta = log((1 + log t) / delta). This
   is the Garivier–Kaufmann heuristic that the MF-TaS paper uses in its experiments (§7.1). It is not
   proven delta-correct; it is the default, as in every Track-and-Stop experiment.
 * ``"theory"`` — :class:`FactoredTheoryThreshold`, delta-correct under any adaptive sampling:
@@ -24,7 +24,7 @@
   delta' = delta / (abs(A) - 1), makes P(error) <= delta. Cost: log abs(A) = sum_i log K_i (linear in N, where
   a union over every coordinate would cost Abar), plus about (1 + eta) rho log t.
 
-  This is the semi-bandit (diagonal) form of :class:`bandits.stopping.LinearTheoryThreshold`,
+  This is the semi-bandit (diagonal) form of :class:`bandits.core.stopping.LinearTheoryThreshold`,
   restricted to the coordinates that one alternative moves.
 """
 
@@ -40,13 +40,13 @@ import numpy.typing as npt
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 
-from .. import thresholds
-from ..stopping import Threshold
-from ..thresholds import ThresholdContext
+from ..core import thresholds
+from ..core.stopping import Threshold
+from ..core.thresholds import ThresholdContext
 
 __all__ = ["FactoredTheoryThreshold", "make_threshold"]
 
-#: the threshold names of the factored algorithms (:data:`bandits.thresholds.FAMILY_THRESHOLDS`)
+#: the threshold names of the factored algorithms (:data:`bandits.core.thresholds.FAMILY_THRESHOLDS`)
 THRESHOLDS = thresholds.threshold_names("factored")
 
 
@@ -54,7 +54,7 @@ THRESHOLDS = thresholds.threshold_names("factored")
 class FactoredTheoryThreshold(Threshold):
     """beta = (1 + eta)(log(1/delta) + log(abs(A) - 1) + sum_e max_b log(1 + N_{e,b} / eta)), A the joint actions.
 
-    Called as ``beta(t, delta, counts)``: the third argument (``A`` of the :class:`~bandits.stopping.Threshold`
+    Called as ``beta(t, delta, counts)``: the third argument (``A`` of the :class:`~bandits.core.stopping.Threshold`
     interface) is the group counts N_{e,b}, and t is not read. :func:`make_threshold` builds it from a structure.
 
     Raises
@@ -112,7 +112,7 @@ class FactoredTheoryThreshold(Threshold):
 
 
 def make_threshold(name: str | Threshold, structure: FactorGraph, eta: float = 1.0) -> Threshold:
-    """A threshold by name (``practical``, ``theory``: :func:`bandits.thresholds.make_threshold`) or as given.
+    """A threshold by name (``practical``, ``theory``: :func:`bandits.core.thresholds.make_threshold`) or as given.
 
     The structure offers its own theory threshold, :class:`FactoredTheoryThreshold` with
     log_alternatives = log(abs(A) - 1) and the factors' blocks.
@@ -120,7 +120,7 @@ def make_threshold(name: str | Threshold, structure: FactorGraph, eta: float = 1
     Parameters
     ----------
     name : str or Threshold
-        ``"practical"`` (:class:`~bandits.stopping.PracticalThreshold`), ``"theory"``
+        ``"practical"`` (:class:`~bandits.core.stopping.PracticalThreshold`), ``"theory"``
         (:class:`FactoredTheoryThreshold` for ``structure``) or an instance, returned as is.
     structure : FactorGraph
         The structure (joint-action count and factor blocks; tables not read).

@@ -50,7 +50,7 @@ import numpy.typing as npt
 from optdesign.errors import InvalidInputError
 from optdesign.factored import MaxSum
 
-from ..validation import check_choice, check_top_two_beta
+from ..core.validation import check_choice, check_top_two_beta
 from .algorithms import _FactoredConfig
 from .best_response import exact_best_response
 from .environment import FactoredBandit

@@ -13,13 +13,14 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Algorithm, Policy
+from ..core.algorithm import Algorithm, Policy
+from ..core.entries import load_object
 from .capabilities import require
 from .policy import GLRStop, PureExplorationPolicy, check_stop_options, problem_of
 from .problem import Problem
 from .sampler import Sampler
 
-__all__ = ["PureExploration"]
+__all__ = ["PureExploration", "load_problem"]
 
 
 @dataclass(frozen=True)
@@ -61,8 +62,6 @@ class PureExploration(Algorithm[Any]):
 
     def _problem_class(self) -> type[Problem] | None:
         """The problem class the option names (None: the instance's own)."""
-        from ..plugins import load_problem
-
         return None if self.problem is None else load_problem(self.problem)
 
     def check_kind(self, kind: str) -> None:
@@ -115,3 +114,30 @@ class PureExploration(Algorithm[Any]):
         if cls is not None:
             record["problem"] = f"{cls.__module__}:{cls.__qualname__}"
         return record
+
+
+def load_problem(problem: str | type) -> type:
+    """The problem class a ``"package.module:Class"`` path names (or the class itself, checked).
+
+    Parameters
+    ----------
+    problem : str or type
+        ``"package.module:Class"``, or the class.
+
+    Returns
+    -------
+    type
+        A :class:`bandits.pure_exploration.Problem` subclass with a ``kind`` (the instances it runs on).
+
+    Raises
+    ------
+    InvalidInputError
+        The path does not import, names no Problem subclass, or the class names no known kind.
+    """
+    cls = load_object(problem, "problem") if isinstance(problem, str) else problem
+    if not (isinstance(cls, type) and issubclass(cls, Problem)):
+        raise InvalidInputError(f"problem {problem!r} is not a Problem subclass (bandits.pure_exploration.Problem)")
+    if not (isinstance(cls.kind, str) and cls.kind):
+        raise InvalidInputError(f"problem {cls.__name__} has kind {cls.kind!r}; a problem's class attribute kind "
+                                "names the instances it runs on (karmed, linear, factored, ...)")
+    return cls

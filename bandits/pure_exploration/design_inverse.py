@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..alternatives import piece_gradients, piece_values
+from ..core.alternatives import piece_gradients, piece_values
 
 __all__ = ["DENSE_SUPPORT", "DesignInverse"]
 

@@ -9,8 +9,8 @@ lambda_j = theta - (y_j^T theta / ||y_j||^2_{A^{-1}}) A^{-1} y_j, and::
                   = (y_j^T theta / ||y_j||^2_{A^{-1}})^2 (x_k^T A^{-1} y_j)^2 / (2 sigma^2).
 
 At the counts, min_j f_j is the linear GLR statistic. Values, gradients and best response are those of
-:class:`bandits.alternatives.Alternatives`, the implementation the linear algorithms' GLR
-(:meth:`bandits.statistics.LinearStatistics.glr`) shares. The oracle is the transductive design of
+:class:`bandits.core.alternatives.Alternatives`, the implementation the linear algorithms' GLR
+(:meth:`bandits.core.statistics.LinearStatistics.glr`) shares. The oracle is the transductive design of
 :func:`optdesign.transductive`: T* = 2 sigma^2 rho*(theta), certified by its lower bound.
 """
 
@@ -25,8 +25,8 @@ from optdesign import transductive
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_arms, as_matrix, unique_argmax
 
-from ..alternatives import Alternatives, Directions, Whitening
-from ..statistics import spanning_subset
+from ..core.alternatives import Alternatives, Directions, Whitening
+from ..core.statistics import spanning_subset
 from .capabilities import Optimism
 from .design_inverse import DesignInverse
 from .oracle import Oracle
@@ -34,7 +34,7 @@ from .pieces import Pieces
 from .problem import Problem
 
 if TYPE_CHECKING:
-    from ..environments import LinearBandit
+    from ..core.environments import LinearBandit
 
 __all__ = ["LinearOptimism", "LinearProblem"]
 
@@ -115,7 +115,7 @@ class LinearProblem(Problem):
                       gradients=grads)
 
     def alternatives(self, mu: np.ndarray, w: np.ndarray, *, directions: Directions | None = None) -> Alternatives:
-        """The closest alternatives at (mu, w) (:class:`bandits.alternatives.Alternatives`), through the Cholesky
+        """The closest alternatives at (mu, w) (:class:`bandits.core.alternatives.Alternatives`), through the Cholesky
         factor of A(w) (its pseudo-inverse when w does not span R^d).
 
         Parameters
@@ -188,7 +188,7 @@ class LinearProblem(Problem):
         return {"kind": "2 sigma^2 rho*", "value": float(self.oracle(mu).T), "unit": "samples"}
 
     def exploration_arms(self) -> np.ndarray:
-        """d arms spanning R^d (:func:`bandits.statistics.spanning_subset` of X)."""
+        """d arms spanning R^d (:func:`bandits.core.statistics.spanning_subset` of X)."""
         return spanning_subset(self.X)
 
     def design_inverse(self, x: np.ndarray, *, published: bool, refresh: int) -> DesignInverse:

@@ -1,18 +1,18 @@
 """A pure-exploration algorithm = a problem (from the instance) x a sampling rule x the GLR stopping rule.
 
-:class:`bandits.pure_exploration.algorithm.PureExploration` is the :class:`bandits.algorithm.Algorithm` that puts
+:class:`bandits.pure_exploration.algorithm.PureExploration` is the :class:`bandits.core.algorithm.Algorithm` that puts
 them together, so every
 sampling rule runs under the same stopping rule and threshold (the field's standard comparison), and a rule
 that ignores delta gives the stopping times of several deltas from one trajectory.
 
 Stopping (:class:`GLRStop`): stop at the first checked time t with GLR_t > beta(t, delta), where
 GLR_t = min_j f_j(N_t) at the estimate (the problem's pieces at the counts: Garivier & Kaufmann 2016, Sec. 3.2,
-and its linear form in :mod:`bandits.statistics`), and recommend the answer at the estimate. Thresholds:
+and its linear form in :mod:`bandits.core.statistics`), and recommend the answer at the estimate. Thresholds:
 ``practical`` log((1 + log t) / delta) (GK16 Sec. 6, not proven delta-correct), ``theory`` (linear problems:
-the self-normalised bound of :class:`bandits.stopping.LinearTheoryThreshold`), ``kk21`` (K-armed problems: the
-mixture-martingale bound of :class:`bandits.stopping.Kk21Threshold` for Gaussian arms, of
-:class:`bandits.stopping.Kk21ExpFamilyThreshold` for the other exponential families), any
-:class:`bandits.stopping.Threshold`, or one named ``package.module:Class`` (a Threshold subclass, built without
+the self-normalised bound of :class:`bandits.core.stopping.LinearTheoryThreshold`), ``kk21`` (K-armed problems: the
+mixture-martingale bound of :class:`bandits.core.stopping.Kk21Threshold` for Gaussian arms, of
+:class:`bandits.core.stopping.Kk21ExpFamilyThreshold` for the other exponential families), any
+:class:`bandits.core.stopping.Threshold`, or one named ``package.module:Class`` (a Threshold subclass, built without
 arguments, or a Threshold instance).
 
 Batches: after one pull of each of the problem's initial arms, the policy asks its sampler for batches of
@@ -30,17 +30,27 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Policy
-from ..stopping import Threshold
-from ..thresholds import THRESHOLD_TABLE, check_threshold_option, make_threshold, threshold_names
-from ..validation import check_growth
+from ..core.algorithm import Policy
+from ..core.stopping import Threshold
+from ..core.thresholds import (
+    THRESHOLD_TABLE,
+    check_threshold_option,
+    load_threshold,
+    make_threshold,
+    threshold_names,
+)
+from ..core.validation import check_growth
+from .karmed import KArmedProblem
+from .linear import LinearProblem
 from .pieces import GLRStatistic
 from .problem import Problem
 from .sampler import Observations, SamplerState
 
 __all__ = ["GLRPolicyBase", "GLRStop", "PureExplorationPolicy", "check_stop_options", "problem_of"]
 
-#: the threshold names of the GLR stopping rule (:data:`bandits.thresholds.FAMILY_THRESHOLDS`)
+#: the problem classes of the instance kinds this package simulates (others give their own: :func:`problem_of`)
+BUILT_IN_PROBLEMS: dict[str, type[Problem]] = {"karmed": KArmedProblem, "linear": LinearProblem}
+#: the threshold names of the GLR stopping rule (:data:`bandits.core.thresholds.FAMILY_THRESHOLDS`)
 STOP_THRESHOLDS = threshold_names("glr")
 
 
@@ -68,8 +78,6 @@ class GLRStop:
         if isinstance(self.threshold, Threshold):
             return
         if ":" in str(self.threshold):
-            from ..plugins import load_threshold  # here: bandits.plugins imports this package
-
             object.__setattr__(self, "threshold", load_threshold(str(self.threshold)))
         else:
             check_threshold_option(self.threshold, "glr")
@@ -150,33 +158,35 @@ def check_stop_options(stop: object, growth: float) -> None:
 def problem_of(env: Any) -> Problem:
     """The pure-exploration problem of an instance (what a learner may know of it: no true parameter).
 
-    The instance's kind (:data:`bandits.kinds.KINDS`) says how to build it.
+    K-armed and linear instances have the problems of this package; an environment of another kind gives its own
+    with a ``problem()`` method (a factored instance its :class:`bandits.multiagent.problem.FactoredProblem`).
 
     Parameters
     ----------
     env : object
         An environment of a kind with a pure-exploration problem: a
-        :class:`bandits.pure_exploration.environment.KArmedBandit`, a :class:`bandits.environments.LinearBandit` or
-        a :class:`bandits.multiagent.environment.FactoredBandit`.
+        :class:`bandits.pure_exploration.environment.KArmedBandit`, a :class:`bandits.core.environments.LinearBandit`
+        or an environment with a ``problem()`` method (a :class:`bandits.multiagent.environment.FactoredBandit`).
 
     Returns
     -------
     Problem
-        Its K-armed, linear or factored problem.
+        Its problem.
 
     Raises
     ------
     InvalidInputError
         An instance of another kind.
     """
-    from ..kinds import KINDS
-
+    own = getattr(env, "problem", None)
+    if callable(own):
+        problem: Problem = own()
+        return problem
     kind = getattr(env, "kind", None)
-    if not isinstance(kind, str) or kind not in KINDS or KINDS[kind].problem is None:
-        raise InvalidInputError(f"no pure-exploration problem for a {type(env).__name__} "
-                                f"({' or '.join(k for k in KINDS if KINDS[k].problem)} instances)")
-    problem: Problem = KINDS[kind].make_problem(env)
-    return problem
+    if kind in BUILT_IN_PROBLEMS:
+        return BUILT_IN_PROBLEMS[kind].of_environment(env)
+    raise InvalidInputError(f"no pure-exploration problem for a {type(env).__name__} (K-armed, linear or factored "
+                            "instances, or an environment with a problem() method)")
 
 
 class GLRPolicyBase(Policy):
@@ -196,6 +206,8 @@ class GLRPolicyBase(Policy):
     growth : float
         Relative batch size (0: one pull per batch).
     """
+
+    problem: Problem
 
     def __init__(self, problem: Problem, stop: GLRStop, growth: float) -> None:
         self.problem, self.stop, self.growth = problem, stop, growth

@@ -32,7 +32,7 @@ from .oracle import Oracle
 from .pieces import GLRStatistic, Pieces
 
 if TYPE_CHECKING:
-    from ..thresholds import ThresholdContext
+    from ..core.thresholds import ThresholdContext
     from .families import ExponentialFamily
 
 __all__ = ["Problem"]
@@ -376,7 +376,7 @@ class Problem(Capabilities, ABC):
         ThresholdContext
             The context.
         """
-        from ..thresholds import ThresholdContext
+        from ..core.thresholds import ThresholdContext
 
         family = self.family
         return ThresholdContext(n_items=self.n_answers, information=self.information(counts), n_arms=self.n_arms,

@@ -29,11 +29,10 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ..algorithm import Algorithm, Policy
-from ..instances import split_options
-from ..kinds import PURE_EXPLORATION
-from ..tracking import portion, track
-from ..validation import check_growth
+from ..core.algorithm import Algorithm, Policy
+from ..core.entries import split_options
+from ..core.tracking import portion, track
+from ..core.validation import check_growth
 from .policy import GLRPolicyBase, GLRStop, check_stop_options, problem_of
 from .problem import Problem
 
@@ -90,8 +89,7 @@ def parse_stop(text: str | None) -> StopChoice | None:
                       None if growth is None else check_growth(growth, f"stop {text!r}: growth"))
 
 
-def with_stop(algorithm: Any, name: str, kinds: tuple[str, ...], choice: StopChoice | None,
-              run_options: dict[str, Any] | None = None) -> Any:
+def with_stop(algorithm: Any, name: str, choice: StopChoice | None, run_options: dict[str, Any] | None = None) -> Any:
     """An algorithm under its stopping rule: a sampler under PureExploration, others wrapped if asked.
 
     Parameters
@@ -100,8 +98,6 @@ def with_stop(algorithm: Any, name: str, kinds: tuple[str, ...], choice: StopCho
         The configured algorithm (a Sampler when ``run_options`` is not None).
     name : str
         Its name, for messages.
-    kinds : tuple of str
-        The instance kinds it runs on.
     choice : StopChoice or None
         The stop asked for (None: its own).
     run_options : dict, optional
@@ -116,8 +112,8 @@ def with_stop(algorithm: Any, name: str, kinds: tuple[str, ...], choice: StopCho
     Raises
     ------
     InvalidInputError
-        A GLR stop for an algorithm that runs on neither K-armed nor linear instances, or a threshold given both
-        as a sampler option and in the stop.
+        A threshold given both as a sampler option and in the stop (the registry refuses a GLR stop for an
+        algorithm that runs on neither K-armed nor linear instances).
     """
     from .algorithm import PureExploration
 
@@ -134,9 +130,6 @@ def with_stop(algorithm: Any, name: str, kinds: tuple[str, ...], choice: StopCho
         return PureExploration(algorithm, stop, **options)
     if choice is None:
         return algorithm
-    if not set(kinds) & set(PURE_EXPLORATION):
-        raise InvalidInputError(f"algorithm {name} runs on {' or '.join(kinds)} instances; the GLR stop "
-                                "(--stop glr) runs on K-armed and linear ones")
     return WithStop(algorithm, choice.stop, 0.01 if choice.growth is None else choice.growth)
 
 

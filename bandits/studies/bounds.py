@@ -28,9 +28,10 @@ from scipy.optimize import brentq
 
 from optdesign import kl_delta  # the factor c multiplies (re-exported here)
 
-from ..instances import INSTANCES, parse_instance, split_options
+from ..core.entries import split_options
+from ..core.stopping import check_delta
+from ..instances import INSTANCES, parse_instance
 from ..kinds import kind_of
-from ..stopping import check_delta
 
 __all__ = ["characteristic_time", "characteristic_times", "kl_delta", "practical_bound"]
 

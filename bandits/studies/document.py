@@ -12,7 +12,7 @@ from typing import Any
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
-from ..stopping import check_delta
+from ..core.stopping import check_delta
 
 __all__: list[str] = []  # used by bandits.studies.spec only
 

@@ -34,7 +34,7 @@ from threadpoolctl import threadpool_limits
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
-from ..validation import check_choice
+from ..core.validation import check_choice
 from .pool import cap_jobs, local_pool
 from .spec import RunSpec, Study
 from .store import ResultStore, check_store

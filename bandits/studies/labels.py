@@ -37,8 +37,12 @@ def short_cells(cells: list[str]) -> tuple[dict[str, str], str]:
 
 
 def _options(cell: str) -> tuple[str, dict[str, str]]:
-    """``"family:key=value,..."`` -> (family, {key: value text}); a part without ``=`` is kept whole."""
+    """``"family:key=value,..."`` -> (family, {key: value text}), the family a name or a ``module:function`` path
+    (as :func:`bandits.core.entries.split_algorithm` reads it); a part without ``=`` is kept whole."""
     family, _, rest = str(cell).partition(":")
+    attr, colon, more = rest.partition(":")
+    if colon or (attr and "=" not in attr and "," not in attr):  # a path: module:function[:options]
+        family, rest = f"{family}:{attr}", more
     options = {}
     for part in filter(None, rest.split(",")):
         key, _, value = part.partition("=")

@@ -24,7 +24,7 @@ import numpy.typing as npt
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
-from ..validation import check_choice, check_positive
+from ..core.validation import check_choice, check_positive
 from .environment import GraphThresholdingBandit
 from .estimator import SOLVERS, LaplacianEstimator, check_lambda
 from .spectral import optimal_gamma

@@ -12,7 +12,7 @@ Arms with |mu_i - tau| <= eps are not judged ("eps-tolerance"):
 
 Arm i is node ``list(graph.nodes)[i]``; ``graph=None`` means no edges (plain thresholding bandit, W = 0).
 Pulls come in batches of counts and return per-arm reward sums (sufficient statistics), as in
-:mod:`bandits.environments`.
+:mod:`bandits.core.environments`.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ import scipy.sparse as sp
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_vector
 
-from ..environments import as_counts, check_sigma, gaussian_sums
-from ..validation import check_choice
+from ..core.environments import as_counts, check_sigma, gaussian_sums
+from ..core.validation import check_choice
 
 __all__ = ["GraphThresholdingBandit", "graph_laplacian"]
 

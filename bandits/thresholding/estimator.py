@@ -62,8 +62,8 @@ from scipy.sparse.csgraph import connected_components
 
 from optdesign.errors import InvalidInputError
 
-from ..environments import as_counts
-from ..validation import check_choice, check_positive
+from ..core.environments import as_counts
+from ..core.validation import check_choice, check_positive
 from .lowrank import UpdatedLU, default_rank
 
 __all__ = ["LaplacianEstimator"]

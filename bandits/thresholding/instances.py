@@ -20,7 +20,7 @@ from scipy.sparse.linalg import spsolve
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.validation import as_count
 
-from ..validation import check_graph_size, check_positive
+from ..core.validation import check_graph_size, check_positive
 from .environment import GraphThresholdingBandit, graph_laplacian
 
 __all__ = ["nws", "sbm", "smooth_means"]

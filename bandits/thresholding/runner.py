@@ -35,8 +35,8 @@ import numpy.typing as npt
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
-from ..environments import as_counts
-from ..run import split_seed
+from ..core.environments import as_counts
+from ..core.seeds import split_seed
 from .algorithms import ThresholdingAlgorithm, ThresholdingPolicy
 from .environment import GraphThresholdingBandit
 

@@ -19,7 +19,7 @@ from scipy.sparse.linalg import eigsh
 
 from optdesign.errors import InvalidInputError
 
-from ..validation import check_choice, check_positive
+from ..core.validation import check_choice, check_positive
 from .environment import GraphThresholdingBandit
 from .estimator import check_lambda
 

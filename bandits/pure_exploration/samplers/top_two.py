@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from ...validation import check_choice, check_top_two_beta
+from ...core.validation import check_choice, check_top_two_beta
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState
 

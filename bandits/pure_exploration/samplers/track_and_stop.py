@@ -4,7 +4,7 @@ The target is the oracle's w*(mu_hat) at the estimate (:meth:`bandits.pure_explo
 and each pull follows it by one of GK16's two tracking rules (Sec. 3.1):
 
 * ``"C"`` (C-tracking): pull argmax_k (sum_{s <= t} w^{eps_s}_k - N_k), where w^eps is the L-infinity
-  projection of the target onto {w >= eps} (:func:`bandits.tracking.project_floor`) and
+  projection of the target onto {w >= eps} (:func:`bandits.core.tracking.project_floor`) and
   eps_s = 1 / (2 sqrt(K^2 + s)); the floor replaces forced exploration (GK16 Lemma 7: every N_k grows like
   sqrt(t)).
 * ``"D"`` (D-tracking): if some N_k < sqrt(t) - K/2, pull the least-pulled arm (forced exploration), else
@@ -35,8 +35,8 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError, SolverError
 
-from ...tracking import project_floor
-from ...validation import check_choice
+from ...core.tracking import project_floor
+from ...core.validation import check_choice
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState, c_tracking, d_tracking
 

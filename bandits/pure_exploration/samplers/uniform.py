@@ -10,7 +10,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from ...tracking import track
+from ...core.tracking import track
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState
 
@@ -83,7 +83,7 @@ class FixedWeights(Sampler):
 
 
 class _Tracking(SamplerState):
-    """Batches that bring the counts towards t w (C-tracking in batch form, :func:`bandits.tracking.track`)."""
+    """Batches that bring the counts towards t w (C-tracking in batch form, :func:`bandits.core.tracking.track`)."""
 
     def __init__(self, weights: np.ndarray) -> None:
         self.weights = weights

@@ -63,7 +63,7 @@ def check_graph_size(nodes: float, edges: float, what: str) -> None:
 def check_growth(growth: object, name: str = "growth", *, refuse_zero: str = "") -> float:
     """The relative step of a grid of checks t -> max(t + 1, ceil(t (1 + growth))): a number in [0, 1].
 
-    0 means a check after every pull (:func:`bandits.tracking.next_checkpoint` gives t + 1), 0.01 checks 1 % apart.
+    0 means a check after every pull (:func:`bandits.core.tracking.next_checkpoint` gives t + 1), 0.01 checks 1 % apart.
 
     Parameters
     ----------

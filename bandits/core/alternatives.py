@@ -9,7 +9,7 @@ y_j = z_b - z_j, the cheapest parameter under which z_j beats z_b is::
 
 and min_j f_j at theta_hat and the counts is the linear GLR statistic. :class:`Alternatives` (at the
 :class:`Directions` y_j of theta and a :class:`Whitening` of A) is the one implementation: the GLR of the linear
-algorithms (:meth:`bandits.statistics.LinearStatistics.glr`) and the pieces of the pure-exploration problem
+algorithms (:meth:`bandits.core.statistics.LinearStatistics.glr`) and the pieces of the pure-exploration problem
 (:class:`bandits.pure_exploration.linear.LinearProblem`) both evaluate it.
 """
 

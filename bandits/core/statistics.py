@@ -2,7 +2,7 @@
 
 With N_k pulls of arm x_k whose rewards sum to S_k, ordinary least squares needs only
 A = sum_k N_k x_k x_k^T and b = sum_k S_k x_k, and theta_hat = A^{-1} b. The GLR statistic is the minimum of the
-closest alternatives' costs (:class:`bandits.alternatives.Alternatives`) at theta_hat and the counts.
+closest alternatives' costs (:class:`bandits.core.alternatives.Alternatives`) at theta_hat and the counts.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ class LinearStatistics:
         Returns
         -------
         numpy.ndarray, shape (d,)
-            theta_hat = R^T R b (:class:`bandits.alternatives.Whitening`; InvalidInputError while A is singular).
+            theta_hat = R^T R b (:class:`bandits.core.alternatives.Whitening`; InvalidInputError while A is singular).
         """
         return Whitening(self.A).solve(self.b)
 
@@ -144,7 +144,7 @@ class LinearStatistics:
         """GLR statistic of the empirical best among ``candidates`` (default: all rows of Z).
 
         min over z != z_best of ((z_best - z)^T theta_hat)^2 / (2 sigma^2 ||z_best - z||^2_{A^{-1}}): the minimum
-        of :class:`bandits.alternatives.Alternatives` at theta_hat = A^{-1} b, through the Cholesky factor of A.
+        of :class:`bandits.core.alternatives.Alternatives` at theta_hat = A^{-1} b, through the Cholesky factor of A.
 
         Parameters
         ----------

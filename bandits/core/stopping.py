@@ -2,10 +2,10 @@
 
 Every stopping rule here has the form "stop when Lambda_t > beta(t, delta)" where Lambda_t is a
 Gaussian GLR in natural units, Lambda = min_{z != z_hat} Delta_hat(z)^2 / (2 sigma^2 ||z_hat - z||^2_{A^{-1}})
-(:mod:`bandits.statistics`). Confidence-set tests of the papers are rewritten in these units:
+(:mod:`bandits.core.statistics`). Confidence-set tests of the papers are rewritten in these units:
 "c ||y||_{A^{-1}} sqrt(L) <= Delta_hat(y)" with c = 2 sigma sqrt(2) is "Lambda >= c^2 L / (2 sigma^2) = 4 L".
 
-Thresholds are small frozen dataclasses (so results and study files can record them); :mod:`bandits.thresholds`
+Thresholds are small frozen dataclasses (so results and study files can record them); :mod:`bandits.core.thresholds`
 holds the table of their names:
 
 * :class:`PracticalThreshold`: log((1 + log t) / delta), the heuristic of Garivier & Kaufmann

@@ -1,12 +1,12 @@
 """The one table of stopping thresholds by name: ``name -> factory``, and the names each algorithm family accepts.
 
-A name's threshold depends on the problem (``theory`` is :class:`bandits.stopping.LinearTheoryThreshold` for a
+A name's threshold depends on the problem (``theory`` is :class:`bandits.core.stopping.LinearTheoryThreshold` for a
 linear problem and a factored structure's own delta-correct threshold for a factored one; ``kk21`` is
-:class:`bandits.stopping.Kk21Threshold` for Gaussian arms and :class:`bandits.stopping.Kk21ExpFamilyThreshold`
+:class:`bandits.core.stopping.Kk21Threshold` for Gaussian arms and :class:`bandits.core.stopping.Kk21ExpFamilyThreshold`
 otherwise). A factory does not ask what kind of problem it faces: it reads what the run offers in a
 :class:`ThresholdContext` (the number of items, the information A_0 of the initial pulls, the arms' family, a
 problem's own theory threshold, the graph of a bilinear instance) and refuses, naming what it needs, when that is
-not offered. Every place that turns a threshold name into a :class:`bandits.stopping.Threshold` goes through
+not offered. Every place that turns a threshold name into a :class:`bandits.core.stopping.Threshold` goes through
 :func:`make_threshold`, and every list of valid names comes from :data:`FAMILY_THRESHOLDS`.
 """
 
@@ -20,6 +20,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
+from .entries import load_object
 from .stopping import (
     BilinearThreshold,
     Kk21ExpFamilyThreshold,
@@ -31,7 +32,7 @@ from .stopping import (
 )
 
 __all__ = ["FAMILY_THRESHOLDS", "THRESHOLD_TABLE", "ThresholdContext", "ThresholdName", "check_threshold_option",
-           "make_threshold", "threshold_names"]
+           "load_threshold", "make_threshold", "threshold_names"]
 
 
 @dataclass(frozen=True)
@@ -227,3 +228,32 @@ def make_threshold(value: str | Threshold, context: ThresholdContext, family: st
     except _NotOffered as missing:
         raise InvalidInputError(f"the {row.name!r} threshold is for {row.meant_for}: it needs {missing.args[0]}, "
                                 "which this problem does not offer") from None
+
+
+def load_threshold(path: str) -> Threshold:
+    """The threshold a ``"package.module:Class"`` path names: a Threshold instance, or a subclass built bare.
+
+    Parameters
+    ----------
+    path : str
+        ``"package.module:Name"``.
+
+    Returns
+    -------
+    Threshold
+        The threshold object.
+
+    Raises
+    ------
+    InvalidInputError
+        The path does not import, names no Threshold, or the class needs arguments.
+    """
+    found = load_object(path, "threshold")
+    if isinstance(found, Threshold):
+        return found
+    if not (isinstance(found, type) and issubclass(found, Threshold)):
+        raise InvalidInputError(f"threshold {path!r} is not a Threshold subclass or instance (bandits.core.stopping)")
+    try:
+        return found()
+    except TypeError as exc:
+        raise InvalidInputError(f"threshold {path!r} cannot be built without arguments: {exc}") from None
