@@ -136,35 +136,11 @@ class LinGameState(SequentialState):
         return c_tracking(self.cumulative, counts)
 
     def gains(self, obs: Observations, w: np.ndarray) -> np.ndarray:
-        """The optimistic gradient U of the best response to w at the batch's estimate.
-
-        Parameters
-        ----------
-        obs : Observations
-            The batch's start.
-        w : numpy.ndarray, shape (K,)
-            The learner's play.
-
-        Returns
-        -------
-        numpy.ndarray, shape (K,)
-            U_k in [0, c_t].
-        """
+        """U of the best response to the play ``w`` at the batch's estimate (:meth:`Optimism.gains`)."""
         assert self._optimism is not None
         return self._optimism.gains(w)
 
     def gains_at_estimate(self, obs: Observations) -> np.ndarray:
-        """The optimistic gradient U at lambda = the estimate (:meth:`Optimism.at_estimate`).
-
-        Parameters
-        ----------
-        obs : Observations
-            The batch's start.
-
-        Returns
-        -------
-        numpy.ndarray, shape (K,)
-            U_k in [0, c_t].
-        """
+        """U at lambda = the batch's estimate (:meth:`Optimism.at_estimate`)."""
         assert self._optimism is not None
         return self._optimism.at_estimate()
