@@ -16,7 +16,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
 from .core.algorithm import Environment
-from .core.entries import load_object, split_algorithm
+from .core.entries import load_object, split_algorithm, split_options
 from .kinds import kind_of
 from .plugins import INSTANCE_GROUP, entry_point_plugins
 
@@ -242,10 +242,19 @@ def instance_kind(text: str) -> str:
     InvalidInputError
         What :func:`parse_instance` refuses (a plug-in family is built to read its kind).
     """
-    name = split_algorithm(text)[0]
+    name = _split_instance(text)[0]
     if name in INSTANCES:
         return INSTANCES[name].kind
     return str(parse_instance(text).kind)
+
+
+def _split_instance(text: str) -> tuple[str, dict[str, Any]]:
+    """(name or path, options): a named or published family's options follow its first colon, a path's its second
+    (``soare:d`` is the family soare with a malformed option, not the function d of a module soare)."""
+    head = str(text).partition(":")[0].strip()
+    if head in INSTANCES or head in entry_point_plugins(INSTANCE_GROUP):
+        return split_options(text)
+    return split_algorithm(text)
 
 
 def parse_instance(text: str) -> Environment:
@@ -271,7 +280,7 @@ def parse_instance(text: str) -> Environment:
         An unknown name, an option the family does not take (the message lists the valid ones), a
         negative seed, a value the family refuses, or a plug-in family whose environment has no known kind.
     """
-    name, kwargs = split_algorithm(text)
+    name, kwargs = _split_instance(text)
     factory = instance_factory(name)
     check_options(factory, kwargs, f"instance {name}")
     if "seed" in kwargs:  # every family's seed feeds numpy's SeedSequence, which refuses negative integers
