@@ -56,7 +56,7 @@ def test_equal_variances_give_the_karmed_problem():
     mu = np.array([1.0, 0.6, 0.5, 0.1])
     ours, built_in = mine.oracle(mu), theirs.oracle(mu)
     assert ours.T == pytest.approx(built_in.T, rel=1e-6)
-    np.testing.assert_allclose(ours.weights, built_in.weights, atol=1e-5)
+    np.testing.assert_allclose(ours.weights, built_in.weights, atol=1e-4)  # F is flat in w at its maximum
 
 
 def test_two_arms_have_the_closed_form():
@@ -64,5 +64,5 @@ def test_two_arms_have_the_closed_form():
     sigmas, mu = np.array([0.5, 2.0]), np.array([1.0, 0.4])
     oracle = UnequalVariances(sigmas).oracle(mu)
     assert oracle.T == pytest.approx(2 * sigmas.sum() ** 2 / 0.6**2, rel=1e-6)
-    np.testing.assert_allclose(oracle.weights, sigmas / sigmas.sum(), atol=1e-5)
+    np.testing.assert_allclose(oracle.weights, sigmas / sigmas.sum(), atol=1e-4)
     assert oracle.lower_bound <= oracle.T * (1 + 1e-12) and oracle.lower_bound >= oracle.T * (1 - 1e-4)
