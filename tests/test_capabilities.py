@@ -56,3 +56,10 @@ def test_a_problem_refuses_a_capability_it_lacks():
     with pytest.raises(MissingCapability, match="LinearProblem does not offer pair_costs"):
         problem.pair_costs(np.zeros(2), np.ones(2), 0)
     assert issubclass(MissingCapability, InvalidInputError)
+
+
+def test_an_unknown_capability_name_is_one_clear_error():
+    from bandits.pure_exploration.capabilities import require
+
+    with pytest.raises(InvalidInputError, match="unknown capability 'optimsm'"):
+        require(KArmedProblem(3), "my-rule", ("optimsm",))

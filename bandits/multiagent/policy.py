@@ -188,11 +188,12 @@ class FactoredPolicy(GLRPolicyBase):
         GLRStatistic
             A :class:`~bandits.multiagent.problem.FactoredGLR`.
         """
-        if self._statistic is None:
-            start = time.perf_counter()
-            super().statistic()
-            self.glrt_time += time.perf_counter() - start
-        return super().statistic()
+        if self._statistic is not None:
+            return self._statistic
+        start = time.perf_counter()
+        statistic = super().statistic()
+        self.glrt_time += time.perf_counter() - start
+        return statistic
 
     def state(self) -> GLRState:
         """The GLR state at the current statistics (computed once per batch).

@@ -46,10 +46,17 @@ class MissingCapability(InvalidInputError):
         The problem.
     capability : str
         A key of :data:`CAPABILITIES`.
+    rule : str, optional
+        The sampling rule that needs it (named first in the message).
+    others : str, optional
+        The problem classes that offer it (named last).
     """
 
-    def __init__(self, problem: object, capability: str) -> None:
-        super().__init__(f"{type(problem).__name__} does not offer {capability} ({CAPABILITIES[capability]})")
+    def __init__(self, problem: object, capability: str, rule: str = "", others: str = "") -> None:
+        what = f"{capability} ({CAPABILITIES[capability]})"
+        head = f"{rule} needs {what}, which {type(problem).__name__} does not offer" if rule else \
+            f"{type(problem).__name__} does not offer {what}"
+        super().__init__(head + (f" (offered by {others})" if others else ""))
 
 
 class Capabilities:
@@ -250,15 +257,17 @@ def require(problem: Capabilities, rule: str, needs: Iterable[str]) -> None:
     ------
     MissingCapability
         A capability the problem does not offer.
+    InvalidInputError
+        A name that is not a capability (a plug-in rule's typo).
     """
     have = offered(problem)
     for need in needs:
+        if need not in CAPABILITIES:
+            raise InvalidInputError(f"{rule} asks for an unknown capability {need!r}; known: "
+                                    f"{', '.join(CAPABILITIES)}")
         if need not in have:
             others = ", ".join(sorted(cls.__name__ for cls in _problem_classes() if need in offered(cls)))
-            error = MissingCapability(problem, need)
-            error.args = (f"{rule} needs {need} ({CAPABILITIES[need]}), which {type(problem).__name__} does not "
-                          f"offer" + (f" (offered by {others})" if others else ""),)
-            raise error
+            raise MissingCapability(problem, need, rule, others)
 
 
 def _problem_classes() -> list[type[Capabilities]]:
