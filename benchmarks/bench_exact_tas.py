@@ -71,7 +71,7 @@ def worker(cell: str, runs: int, profiler: Any = None) -> None:
             result = run(Captured(), env, DELTA, seed=seed)
             wall = time.perf_counter() - start
             policy = policies[-1]
-            print(json.dumps({"seed": seed, "wall": wall, "solve": policy.solve_time, "solves": policy.solves,
+            print(json.dumps({"seed": seed, "wall": wall, "solve": policy.solve_time, "solves": policy.state.solves,
                               "rounds": int(result.rounds), "correct": bool(result.correct)}), flush=True)
         if profiler is not None:
             profiler.disable()
@@ -86,7 +86,7 @@ PARTS = [("whole runs", "bandits/run.py", "run"), ("re-solves", "multiagent/algo
          ("  separation (Pareto)", "exact/separation.py", "most_violated"),
          ("  separation (enumeration)", "exact/enumerated_separation.py", "separate"),
          ("  initial working set", ("exact/constraint_generation.py", "exact/working_set.py"), "initial_working_set"),
-         ("stopping rule (GLRT)", "multiagent/policy.py", "stopped"),
+         ("stopping rule (GLRT)", "pure_exploration/policy.py", "stopped"),
          ("sampling joint actions", "inference/marginals.py", "sample_joint_actions"),
          ("law of the joint actions", "inference/marginals.py", "joint_action_probabilities")]
 

@@ -116,10 +116,10 @@ def table_sample_complexity(console: Console, runs: int, exact_runs: int, delta:
 
 def glrt_timings(policy):
     """Exact value and conservative statistic at the policy's final statistics, each on a fresh state."""
-    theta, counts = policy.theta_hat(), policy.counts
+    theta, counts, problem = policy.mu, policy.counts, policy.problem
     exact, t_exact = timed(policy.problem.glrt(theta, counts).exact)
     cons, t_cons = timed(policy.problem.glrt(theta, counts).conservative)
-    no_cuts = FactoredGLRT(policy.structure, policy.indexer, sigma=policy.sigma, max_cuts=0, max_enumerated=3000)
+    no_cuts = FactoredGLRT(problem.structure, problem.indexer, sigma=problem.sigma, max_cuts=0, max_enumerated=3000)
     plain = no_cuts(theta, counts).exact()
     return exact, t_exact, cons, t_cons, plain
 
@@ -141,10 +141,10 @@ def table_large(console: Console, sizes: list[int], delta: float) -> None:
         exact, t_exact, cons, t_cons, plain = glrt_timings(policy)
         _, t_solve = timed(MeanFieldModel(env.structure).solve)
         reps = 200
-        best = policy.state().best
+        best = policy.statistic().state.best
         start = time.perf_counter()
         for _ in range(reps):
-            policy.model.local_allocations(best)
+            policy.state.model.local_allocations(best)
         t_relabel = time.perf_counter() - start
         t_mf = od.mf_characteristic_time(env.fg).value
         t.add_row(str(N), f"{result.rounds:,}", str(result.correct), f"{wall:.2f}", f"{result.rounds / wall:,.0f}",

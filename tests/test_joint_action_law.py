@@ -70,13 +70,13 @@ def test_exact_tas_batches_drawn_from_the_law_stop_as_drawn_one_by_one(monkeypat
     env = inst.line(3, 2, seed=2, means="planted", gap=0.1)  # thousands of rounds: batches of more than 8
     seeds = range(12)
     drawn: list[int] = []
-    track = algorithms._ExactPolicy._track
+    plan = algorithms._ExactState.plan
 
-    def counting(self, rounds):  # type: ignore[no-untyped-def]
+    def counting(self, obs, rounds):  # type: ignore[no-untyped-def]
         drawn.append(int(self.joint is not None and rounds >= self.joint.shape[0]))
-        return track(self, rounds)
+        return plan(self, obs, rounds)
 
-    monkeypatch.setattr(algorithms._ExactPolicy, "_track", counting)
+    monkeypatch.setattr(algorithms._ExactState, "plan", counting)
     by_law = [run(ExactTaS(), env, 0.05, seed=s) for s in seeds]
     assert sum(drawn) > 0  # the batches past 8 rounds drew their counts from the law
     monkeypatch.setattr(algorithms, "LAW_JOINT_ACTIONS", 0)

@@ -51,15 +51,15 @@ def test_near_tied_pieces_are_the_smallest_enumerated_pieces(name, seed, elimina
     if eliminate:  # the Pareto elimination instead of the enumeration
         monkeypatch.setattr(fw_game, "ENUMERATED_MAX", 0)
     _, policy = policy_at(GRAPHS[name](), JointFrankWolfe(), seed, scale=0.2)
-    theta, N = policy.theta_hat(), policy.counts.astype(float)
-    near = near_tied_pieces(policy.state(), N, slack=0.5, limit=5)
+    theta, N = policy.mu, policy.counts.astype(float)
+    near = near_tied_pieces(policy.statistic().state, N, slack=0.5, limit=5)
     pieces = policy.problem.pieces(theta, N)
     order = np.argsort(pieces.values, kind="stable")
     values = pieces.values[order]
     expected = values[:5][values[:5] <= values[0] * 1.5]
     assert near.exact
     np.testing.assert_allclose(near.values, expected, rtol=1e-10)
-    codes = [int(np.ravel_multi_index(tuple(a), policy.structure.n_actions)) for a in near.actions]
+    codes = [int(np.ravel_multi_index(tuple(a), policy.problem.structure.n_actions)) for a in near.actions]
     rows = [int(np.flatnonzero(pieces.answers == c)[0]) for c in codes]
     np.testing.assert_allclose(near.values, pieces.values[rows], rtol=1e-10)
     assert pieces.gradients is not None
@@ -74,14 +74,14 @@ def test_the_direction_game_equals_its_solution_over_every_joint_action(name, se
     _, policy = policy_at(fg, JointFrankWolfe(), seed, scale=0.2)
     N = policy.counts.astype(float)
     w = N / policy.rounds
-    near = near_tied_pieces(policy.state(), N, slack=1.0, limit=6)
-    step = frank_wolfe_step(policy.problem.glrt, near.gradients, w, prefer=policy.state().best)
-    flat = policy.indexer.flat(every_joint_action(fg))
+    near = near_tied_pieces(policy.statistic().state, N, slack=1.0, limit=6)
+    step = frank_wolfe_step(policy.problem.glrt, near.gradients, w, prefer=policy.statistic().state.best)
+    flat = policy.problem.indexer.flat(every_joint_action(fg))
     payoff = near.gradients[:, flat].sum(axis=2) - (near.gradients @ w)[:, None]  # <g_i, e_a - w>
     _, _, value = game_strategies(payoff, method="highs")
     assert step.exact and step.value == pytest.approx(value, rel=1e-7, abs=1e-12)
     z = np.zeros(w.size)
-    np.add.at(z, policy.indexer.flat(step.actions).ravel(), np.repeat(step.weights, fg.n_factors))
+    np.add.at(z, policy.problem.indexer.flat(step.actions).ravel(), np.repeat(step.weights, fg.n_factors))
     assert (near.gradients @ (z - w)).min() == pytest.approx(value, rel=1e-7, abs=1e-12)
     assert step.weights.min() > 0 and step.weights.sum() == pytest.approx(1.0)
     assert np.all(np.diff(step.weights) <= 0)
@@ -113,14 +113,14 @@ def test_one_agent_takes_the_k_armed_fws_step():
         payoff = G - (G @ state.x)[:, None]
         policy = JointFrankWolfe(slack=r / pieces.value, pieces=K, exploration="none").start(env, 0.1, rng)
         policy.observe(N, N * mu)
-        near = near_tied_pieces(policy.state(), N.astype(float), slack=r / pieces.value, limit=K)
+        near = near_tied_pieces(policy.statistic().state, N.astype(float), slack=r / pieces.value, limit=K)
         assert sorted(near.actions[:, 0]) == sorted(pieces.answers[pieces.near_minimal(r)])
-        step = policy.planner.step(policy.state(), N.astype(float))
+        step = policy.state.planner.step(policy.statistic().state, N.astype(float))
         mine = np.zeros(K)
         mine[step.actions[:, 0]] = step.weights
         assert step.value == pytest.approx((payoff @ z).min(), rel=1e-9)
         assert (payoff @ mine).min() == pytest.approx(step.value, rel=1e-9)
-        pull = int(np.argmax(policy._track(1)))
+        pull = int(np.argmax(policy.state.plan(policy.observations(), 1)))
         assert pull == int(step.actions[0, 0])  # the joint action of largest weight
         if np.count_nonzero(z) == 1 and np.count_nonzero(mine) == 1 and np.array_equal(z, mine):
             assert pull == state.choose(obs, N)
@@ -158,14 +158,14 @@ def test_an_empirical_tie_plays_the_covering_set_in_turn():
     policy = JointFrankWolfe().start(env, 0.1, np.random.default_rng(0))
     counts = np.full(env.n_arms, 4)
     policy.observe(counts, np.zeros(env.n_arms))  # every mean 0: every joint action ties
-    assert is_tied(policy.state())
-    size = policy.cover.size
-    played = policy._track(2 * size + 1)
-    expected = env.indexer.counts(policy.cover.actions[np.arange(2 * size + 1) % size], np.ones(2 * size + 1,
+    assert is_tied(policy.statistic().state)
+    size = policy.state.cover.size
+    played = policy.state.plan(policy.observations(), 2 * size + 1)
+    expected = env.indexer.counts(policy.state.cover.actions[np.arange(2 * size + 1) % size], np.ones(2 * size + 1,
                                                                                                   dtype=np.int64))
     np.testing.assert_array_equal(played, expected)
     with pytest.raises(InvalidInputError, match="unique best"):
-        near_tied_pieces(policy.state(), counts, slack=0.1, limit=2)
+        near_tied_pieces(policy.statistic().state, counts, slack=0.1, limit=2)
 
 
 def test_identifies_the_best_joint_action_on_a_planted_line_of_30_agents():
@@ -177,13 +177,13 @@ def test_identifies_the_best_joint_action_on_a_planted_line_of_30_agents():
 
 def test_bad_options_and_inputs_are_refused():
     for options in ({"slack": -0.1}, {"slack": "wide"}, {"slack": True}, {"slack": float("inf")}, {"pieces": 0},
-                    {"pieces": 2.5}, {"game": "lp"}, {"exploration": "sometimes"}, {"growth": 0.0}):
+                    {"pieces": 2.5}, {"game": "lp"}, {"exploration": "sometimes"}, {"growth": 1.5}):
         with pytest.raises(InvalidInputError):
             JointFrankWolfe(**options)
     with pytest.raises(InvalidInputError, match="factored"):
         run(JointFrankWolfe(), soare(d=2), 0.1, seed=0)
     _, policy = policy_at(FactorGraph.line(3, 2, seed=0), JointFrankWolfe(), 0)
-    state, N = policy.state(), policy.counts.astype(float)
+    state, N = policy.statistic().state, policy.counts.astype(float)
     glrt = policy.problem.glrt
     with pytest.raises(InvalidInputError):
         near_tied_pieces("not a state", N, slack=0.1, limit=2)

@@ -39,8 +39,8 @@ def policy_at(fg: FactorGraph, rule: JointTopTwo, seed: int, scale: float = 1.0)
 def test_the_challenger_is_the_enumerated_best_response(name, seed):
     fg = GRAPHS[name]()
     _env, policy = policy_at(fg, JointTopTwo(leader="eb"), seed)
-    leader, challenger = policy._pair(policy.state())
-    problem, theta, N = policy.problem, policy.theta_hat(), policy.counts
+    leader, challenger = policy.state._pair(policy.statistic().state, policy.counts)
+    problem, theta, N = policy.problem, policy.mu, policy.counts
     pieces = problem.pieces(theta, N, gradients=False)
     assert leader.tolist() == problem.decode(pieces.best).tolist()
     flat = problem.indexer.flat(challenger[None, :])[0]
@@ -57,8 +57,8 @@ def test_one_agent_gives_the_k_armed_rule(seed):
     K = 6
     fg = FactorGraph([K], [((0,), rng.normal(size=K))])
     _env, policy = policy_at(fg, JointTopTwo(leader="eb"), seed)
-    leader, challenger = policy._pair(policy.state())
-    mu, N = policy.theta_hat(), policy.counts
+    leader, challenger = policy.state._pair(policy.statistic().state, policy.counts)
+    mu, N = policy.mu, policy.counts
     karmed = KArmedProblem(K, Gaussian(1.0))
     B = int(np.argmax(mu))
     C = int(np.argmin(karmed.pair_costs(mu, N, B)))
@@ -71,9 +71,9 @@ def test_leader_share_is_the_leaders_part_of_the_closest_alternative():
     """sum over the leader's entries of N (theta - lambda)^2 over the whole sum, lambda the closest alternative."""
     fg = FactorGraph.line(4, 3, seed=7)
     _env, policy = policy_at(fg, JointTopTwo(leader="eb"), 3)
-    leader, challenger = policy._pair(policy.state())
-    theta, N = policy.theta_hat(), policy.counts.astype(float)
-    ix = policy.indexer
+    leader, challenger = policy.state._pair(policy.statistic().state, policy.counts)
+    theta, N = policy.mu, policy.counts.astype(float)
+    ix = policy.problem.indexer
     star, other = ix.flat(leader[None, :])[0], ix.flat(challenger[None, :])[0]
     # the closest alternative: minimise sum N (theta - lam)^2 subject to lam(challenger) = lam(leader)
     direction = np.zeros(theta.size)
@@ -92,7 +92,7 @@ def test_tracking_gives_the_leader_its_share_of_rounds():
     fg = FactorGraph.line(3, 3, seed=2)
     _, policy = policy_at(fg, JointTopTwo(beta=0.3), 0)
     code = 5
-    n = sum(policy._leader_rounds(code, 0.3, 7) for _ in range(100))
+    n = sum(policy.state._leader_rounds(code, 0.3, 7) for _ in range(100))
     assert abs(n - 0.3 * 700) <= 1
 
 
@@ -145,8 +145,8 @@ def test_the_pareto_best_response_equals_enumeration(monkeypatch):
     for name, make in {**GRAPHS, **larger}.items():
         for seed in range(6):
             _, policy = policy_at(make(), JointTopTwo(), 100 + seed, scale=0.05)
-            problem, theta, N = policy.problem, policy.theta_hat(), policy.counts
-            result = br.exact_best_response(policy.state(), listed=1)
+            problem, theta, N = policy.problem, policy.mu, policy.counts
+            result = br.exact_best_response(policy.statistic().state, listed=1)
             pieces = problem.pieces(theta, N, gradients=False)
             assert result.exact, name
             assert result.value == pytest.approx(pieces.value, rel=1e-12), name
@@ -158,7 +158,7 @@ def test_the_pareto_best_response_equals_enumeration(monkeypatch):
 def test_the_public_helpers_refuse_bad_input():
     fg = FactorGraph.line(3, 2, seed=0)
     _, policy = policy_at(fg, JointTopTwo(leader="eb"), 0)
-    state = policy.state()
+    state = policy.statistic().state
     counts = policy.counts
     with pytest.raises(InvalidInputError):
         leader_share(counts, np.array([0, 1]), np.array([0, 1, 2]))  # shapes differ
@@ -192,10 +192,10 @@ def test_the_stopping_test_equals_the_enumerated_statistic(monkeypatch):
     for name, make in {**GRAPHS, **larger}.items():
         for seed in range(4):
             _, policy = policy_at(make(), JointTopTwo(), 200 + seed, scale=0.05)
-            pieces = policy.problem.pieces(policy.theta_hat(), policy.counts, gradients=False)
+            pieces = policy.problem.pieces(policy.mu, policy.counts, gradients=False)
             for factor in (0.5, 1 - 1e-9, 1 + 1e-9, 2.0):
                 beta = factor * pieces.value
-                state = policy.problem.glr_state(policy.theta_hat(), policy.counts)
+                state = policy.problem.glr_state(policy.mu, policy.counts)
                 assert br.glr_exceeds(state, beta, listed=1) == (pieces.value > beta), (name, seed, factor)
                 if state.exhausted:
                     assert state.found == pytest.approx(pieces.value, rel=1e-12), name

@@ -418,6 +418,17 @@ def test_antenna_instance_follows_the_sinr_model():
     assert run(MFTaS(), env, 0.05, seed=0).correct
 
 
+def test_growth_zero_checks_the_stop_after_every_round():
+    """growth = 0 means one thing for every rule: the next checkpoint is one round away (uniform sampling has no
+    forced exploration, so every batch after the pass over A0 is one round)."""
+    env = inst.line(3, 2, seed=0, means="planted", gap=0.5)
+    algo = UniformSampling(growth=0)
+    result = run(algo, env, 0.1, seed=0)
+    cover = algo.start(env, 0.1, np.random.default_rng(0)).state.cover.size
+    assert result.correct and result.stopped_by == "stopping_rule"
+    assert result.batches == 1 + result.rounds - cover
+
+
 # ---------------------------------------------------------------------------------- bad input
 
 
@@ -428,7 +439,7 @@ def test_bad_input_is_refused_with_a_named_argument():
             run(MFTaS(), env, bad, seed=0)
     for kwargs, word in (({"glrt": "approx"}, "glrt"), ({"cover": "random"}, "cover"),
                          ({"exploration": "never"}, "exploration"), ({"threshold": "soare"}, "threshold"),
-                         ({"growth": 0}, "growth")):
+                         ({"growth": 1.5}, "growth")):
         with pytest.raises(InvalidInputError, match=word):
             MFTaS(**kwargs)
     with pytest.raises(InvalidInputError, match="tracking"):

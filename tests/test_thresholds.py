@@ -23,7 +23,7 @@ from bandits.multiagent.thresholds import FactoredTheoryThreshold
 from bandits.multiagent.thresholds import make_threshold as factored_threshold
 from bandits.pure_exploration import GLRStop, KArmedProblem, LinearProblem
 from bandits.pure_exploration.families import Bernoulli, Gaussian
-from bandits.pure_exploration.policy import STOP_THRESHOLDS
+from bandits.pure_exploration.stop import STOP_THRESHOLDS
 from bandits.pure_exploration.with_stop import WithStopPolicy
 from bandits.registry import make_algorithm
 from bandits.run import run

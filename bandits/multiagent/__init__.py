@@ -18,8 +18,8 @@ Modules, one concept each:
   pieces, the exact T* oracle).
 * :mod:`.thresholds` — beta(t, delta): practical (GK16) and a delta-correct theory threshold.
 * :mod:`.tracking` — independent per-agent sampling of a product allocation.
-* :mod:`.policy` — the loop shared by every factored policy (A0, forced exploration, tracked rounds) under the
-  GLR stop of every pure-exploration policy.
+* :mod:`.sampling` — the batches every factored sampling rule shares (A0, forced exploration, tracked rounds), a
+  state of the one pure-exploration policy and its GLR stop.
 * :mod:`.algorithms` — MF-TaS, its Oracle baseline, uniform product sampling, exact Track-and-Stop.
 * :mod:`.top_two` — Top-Two over joint actions: a leader and its exact best response.
 * :mod:`.fw_game` — one Frank–Wolfe step: the near-tied pieces and the game over joint actions (column generation).

@@ -1,7 +1,7 @@
 """MF-TaS (Vannella, Proutiere, Jeong, ICML 2023) and its baselines on factored multi-agent bandits.
 
-All four share the loop of :class:`~bandits.multiagent.policy.FactoredPolicy`: one pass over A0,
-forced exploration, batches on a 1 % geometric grid of rounds, the factored GLRT and a max-sum
+All four share the batches of :class:`~bandits.multiagent.sampling.FactoredState` under the one pure-exploration
+policy: one pass over A0, forced exploration, batches on a 1 % geometric grid of rounds, the factored GLRT and a max-sum
 recommendation. They differ only in the sampling rule:
 
 * :class:`MFTaS` (``mf-tas``): tracks the mean-field allocation at the plug-in estimate. The MF program
@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -53,15 +53,13 @@ from optdesign.factored import (
     sample_joint_actions,
 )
 
-from ..core.algorithm import Algorithm
-from ..core.stopping import Threshold
 from ..core.tracking import next_checkpoint
-from ..linear.common import check_growth
+from ..core.validation import check_growth
+from ..pure_exploration.pieces import GLRStatistic
+from ..pure_exploration.sampler import Observations
 from .environment import FactoredBandit
-from .exploration import check_cover, check_exploration
-from .glrt import check_glrt_mode
-from .policy import FactoredPolicy, _shared_doc, check_env
-from .thresholds import check_threshold
+from .problem import FactoredGLR, FactoredProblem
+from .sampling import CoveredAlgorithm, FactoredState, _shared_doc
 from .tracking import sample_product, uniform_local
 
 __all__ = ["ExactTaS", "MFTaS", "MFTaSOracle", "UniformSampling"]
@@ -74,35 +72,9 @@ RESOLVE_TIME_LIMIT = 120.0
 LAW_JOINT_ACTIONS = 4_096
 
 
-@dataclass(frozen=True)
-class _FactoredConfig(Algorithm[FactoredBandit]):
-    """Options shared by the factored algorithms."""
-
-    threshold: str | Threshold = "practical"
-    glrt: str = "exact"
-    cover: str = "greedy"
-    exploration: str = "paper"
-    growth: float = 0.01
-    delta_independent = True  # no sampling rule here reads delta
-
-    def __post_init__(self) -> None:
-        check_threshold(self.threshold)
-        check_glrt_mode(self.glrt)
-        check_cover(self.cover)
-        self._check_exploration()
-        check_growth(self.growth)
-
-    def _check_exploration(self) -> None:
-        check_exploration(self.exploration)
-
-    def _options(self) -> dict[str, Any]:
-        return {"threshold": self.threshold, "glrt": self.glrt, "cover": self.cover,
-                "exploration": self.exploration, "growth": self.growth}
-
-
 @_shared_doc
 @dataclass(frozen=True)
-class MFTaS(_FactoredConfig):
+class MFTaS(CoveredAlgorithm):
     """MF-TaS: track the relabelled mean-field allocation, factored GLRT stop (module docstring).
 
     Vannella, Proutiere, Jeong (ICML 2023), Alg. 2, with independent per-agent draws a_i ~ v_hat_i
@@ -124,14 +96,14 @@ class MFTaS(_FactoredConfig):
         """``"mf-tas"``."""
         return "mf-tas"
 
-    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
-        """The policy: the MF program of ``env.structure`` is solved once (cached), then relabelled to a_hat."""
-        return _MFPolicy(env, rng, **self._options())
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+        """The MF program of the structure solved once (cached), then relabelled to a_hat."""
+        return _MFState(problem, rng, cover=self.cover, exploration=self.exploration)
 
 
-class _MFPolicy(FactoredPolicy):
-    def __init__(self, env: FactoredBandit, rng: np.random.Generator, **options: Any) -> None:
-        super().__init__(env, rng, **options)
+class _MFState(FactoredState):
+    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, **options: Any) -> None:
+        super().__init__(problem, rng, **options)
         start = time.perf_counter()
         self.model: MeanFieldModel = MeanFieldModel.for_structure(self.structure)
         self.t_star = self.model.solve().t  # T^MF(theta) = t* / Delta_min^2 for every theta
@@ -140,27 +112,27 @@ class _MFPolicy(FactoredPolicy):
         self._local_for: np.ndarray | None = None
         self.relabels = 0
 
-    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
-        best = self.state().best
+    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
+        best = self.glr_state(obs).best
         if self.local is None or self._local_for is None or not np.array_equal(best, self._local_for):
             start = time.perf_counter()
             self.local = self.model.local_allocations(best)
             self._local_for = best.copy()
             self.relabels += 1
             self.solve_time += time.perf_counter() - start
-        return self.indexer.counts(sample_product(self.local, rounds, self.rng))
+        return self.indexer.counts(sample_product(self.local, n, self.rng))
 
-    def stop_statistic(self) -> dict[str, Any]:
-        out = super().stop_statistic()
-        if out:
-            d = self.state().d_min()
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
+        out = super().describe(statistic)
+        if statistic is not None:
+            d = cast(FactoredGLR, statistic).state.d_min()
             out["t_mf_hat"] = self.t_star / d**2 if d > 0 else np.inf
         return out
 
 
 @_shared_doc
 @dataclass(frozen=True)
-class MFTaSOracle(_FactoredConfig):
+class MFTaSOracle(CoveredAlgorithm):
     """The paper's "Oracle" (§7.1): MF-TaS with theta_hat replaced by the true theta in the sampling rule.
 
     Tracks v* = argmin of T^MF_theta (eqs. 2-3) at the true a*, relabelled once; the initial pass over A0,
@@ -182,34 +154,32 @@ class MFTaSOracle(_FactoredConfig):
         """``"mf-tas-oracle"``."""
         return "mf-tas-oracle"
 
-    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
-        """The policy, tracking the MF allocation at the true a* of ``env`` from the first tracked round."""
-        return _MFOraclePolicy(check_env(env), rng, **self._options())
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+        """Tracks the MF allocation at the true a* of ``env`` from the first tracked round."""
+        return _MFOracleState(problem, env, rng, cover=self.cover, exploration=self.exploration)
 
 
-class _MFOraclePolicy(_MFPolicy):
-    def __init__(self, env: FactoredBandit, rng: np.random.Generator, **options: Any) -> None:
-        super().__init__(env, rng, **options)
+class _MFOracleState(_MFState):
+    def __init__(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator,
+                 **options: Any) -> None:
+        super().__init__(problem, rng, **options)
         start = time.perf_counter()
         self.local = self.model.local_allocations(env.best_action)
         self._local_for = np.array(env.best_action, copy=True)
         self.t_mf = self.t_star / env.gap_min**2  # T^MF at the true theta
         self.solve_time += time.perf_counter() - start
 
-    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
+    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
         assert self.local is not None  # set in __init__ and never relabelled
-        return self.indexer.counts(sample_product(self.local, rounds, self.rng))
+        return self.indexer.counts(sample_product(self.local, n, self.rng))
 
-    def stop_statistic(self) -> dict[str, Any]:
-        out = super().stop_statistic()
-        if out:
-            out["t_mf"] = self.t_mf
-        return out
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
+        return {**super().describe(statistic), "t_mf": self.t_mf}
 
 
 @_shared_doc
 @dataclass(frozen=True)
-class UniformSampling(_FactoredConfig):
+class UniformSampling(CoveredAlgorithm):
     """Every agent samples uniformly and independently; factored GLRT stop.
 
     The uniform baseline of MF-TaS App. H (expected cost about 2 Abar / Delta_min^2 log(1/delta)).
@@ -232,23 +202,23 @@ class UniformSampling(_FactoredConfig):
         """``"uniform"``."""
         return "uniform"
 
-    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
-        """The policy: after the pass over A0, every round draws each a_i uniformly."""
-        return _UniformPolicy(env, rng, **self._options())
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+        """After the pass over A0, every round draws each a_i uniformly."""
+        return _UniformState(problem, rng, cover=self.cover, exploration=self.exploration)
 
 
-class _UniformPolicy(FactoredPolicy):
-    def __init__(self, env: FactoredBandit, rng: np.random.Generator, **options: Any) -> None:
-        super().__init__(env, rng, **options)
+class _UniformState(FactoredState):
+    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, **options: Any) -> None:
+        super().__init__(problem, rng, **options)
         self.local = uniform_local(self.structure.n_actions)
 
-    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
-        return self.indexer.counts(sample_product(self.local, rounds, self.rng))
+    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
+        return self.indexer.counts(sample_product(self.local, n, self.rng))
 
 
 @_shared_doc
 @dataclass(frozen=True)
-class ExactTaS(_FactoredConfig):
+class ExactTaS(CoveredAlgorithm):
     """Track-and-Stop on the exact T* allocation, re-solved by constraint generation (module docstring).
 
     The allocation of T*(theta_hat) (MF-TaS eq. 1) is tracked by ancestral sampling of joint actions. Until a
@@ -263,14 +233,15 @@ class ExactTaS(_FactoredConfig):
 %(exploration)s Default ``"paper"``.
 %(growth)s
     resolve_growth : float
-        Relative step in (0, 1] of the grid of rounds on which T*(theta_hat) is re-solved (0.1: every 10 percent).
+        Relative step in [0, 1] of the grid of rounds on which T*(theta_hat) is re-solved (0.1: every 10 percent;
+        0: every tracked batch).
     tol : float
         Certified relative gap in (0, 1) at which a re-solve stops (tracking a plug-in allocation needs no more).
 
     Raises
     ------
     InvalidInputError
-        An unknown threshold, glrt, cover or exploration option, a growth or resolve_growth outside (0, 1],
+        An unknown threshold, glrt, cover or exploration option, a growth or resolve_growth outside [0, 1],
         or a tol outside (0, 1).
     """
 
@@ -279,7 +250,7 @@ class ExactTaS(_FactoredConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_growth(self.resolve_growth)
+        check_growth(self.resolve_growth, "resolve_growth")
         if not (isinstance(self.tol, (int, float)) and not isinstance(self.tol, bool) and 0 < self.tol < 1):
             raise InvalidInputError(f"tol must be a number in (0, 1), got {self.tol!r}")
 
@@ -288,18 +259,18 @@ class ExactTaS(_FactoredConfig):
         """``"tas"``."""
         return "tas"
 
-    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
-        """The policy; T*(theta_hat) is first solved at the first tracked batch, after the pass over A0."""
-        return _ExactPolicy(check_env(env), rng, self.resolve_growth, self.tol, **self._options())
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+        """T*(theta_hat) is first solved at the first tracked batch, after the pass over A0."""
+        return _ExactState(problem, rng, self.resolve_growth, self.tol, cover=self.cover, exploration=self.exploration)
 
 
-class _ExactPolicy(FactoredPolicy):
-    def __init__(self, env: FactoredBandit, rng: np.random.Generator, resolve_growth: float, tol: float,
+class _ExactState(FactoredState):
+    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, resolve_growth: float, tol: float,
                  **options: Any) -> None:
-        super().__init__(env, rng, **options)
+        super().__init__(problem, rng, **options)
         self.resolve_growth, self.tol = resolve_growth, tol
         # elimination plan and consistent clique tables of the last solve (None: uniform)
-        self.plan: EliminationPlan | None = None
+        self.elimination: EliminationPlan | None = None
         self.clique_weights: np.ndarray | None = None
         # on small structures: every joint action (row r: code r) and the law of the tracked distribution over them
         # (computed at the first batch of at least |A| rounds after each re-solve)
@@ -313,16 +284,16 @@ class _ExactPolicy(FactoredPolicy):
         self.failed_solves = 0
         self.inaccurate_solves = 0  # re-solves that stopped before the certified gap tol
 
-    def _resolve(self) -> None:
+    def _resolve(self, theta_hat: np.ndarray) -> None:
         """T*(theta_hat) by constraint generation, warm-started from the last solve; the last allocation is kept on
         an empirical tie or a solver failure."""
         start = time.perf_counter()
-        tables = self.structure.split_tables(self.theta_hat())
+        tables = self.structure.split_tables(theta_hat)
         fg_hat = FactorGraph(self.structure.n_actions, list(zip(self.structure.scopes, tables, strict=True)))
         try:
             res = characteristic_time(fg_hat, method="generate", tol=self.tol, solver="CLARABEL",
                                       time_limit=RESOLVE_TIME_LIMIT, warm_start=self.last)
-            self.plan, self.clique_weights, self.last = fg_hat.plan(), res.clique_weights, res
+            self.elimination, self.clique_weights, self.last = fg_hat.plan(), res.clique_weights, res
             self.law = None  # the law of the new tables, computed when a batch first draws from it
             self.inaccurate_solves += res.status != "optimal"
             self.solves += 1
@@ -330,16 +301,16 @@ class _ExactPolicy(FactoredPolicy):
             self.failed_solves += 1
         self.solve_time += time.perf_counter() - start
 
-    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
-        if self.rounds >= self._next_solve:
-            self._resolve()
-            self._next_solve = next_checkpoint(self.rounds, self.resolve_growth)
-        if self.plan is None or self.clique_weights is None:
-            return self.indexer.counts(sample_product(uniform_local(self.structure.n_actions), rounds, self.rng))
-        if self.joint is not None and rounds >= self.joint.shape[0]:
+    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
+        if obs.time >= self._next_solve:
+            self._resolve(obs.mu)
+            self._next_solve = next_checkpoint(obs.time, self.resolve_growth)
+        if self.elimination is None or self.clique_weights is None:
+            return self.indexer.counts(sample_product(uniform_local(self.structure.n_actions), n, self.rng))
+        if self.joint is not None and n >= self.joint.shape[0]:
             if self.law is None:
-                self.law = joint_action_probabilities(self.plan, self.clique_weights)
-            plays = self.rng.multinomial(rounds, self.law)
+                self.law = joint_action_probabilities(self.elimination, self.clique_weights)
+            plays = self.rng.multinomial(n, self.law)
             drawn = np.flatnonzero(plays)
             return self.indexer.counts(self.joint[drawn], plays[drawn])
-        return self.indexer.counts(sample_joint_actions(self.plan, self.clique_weights, rounds, self.rng))
+        return self.indexer.counts(sample_joint_actions(self.elimination, self.clique_weights, n, self.rng))

@@ -4,7 +4,7 @@ LinGame (Degenne, Ménard, Shang & Valko, ICML 2020, "Gamification of pure explo
 K-armed form :mod:`bandits.pure_exploration.samplers.lingame`) with the joint actions as arms. The learner is AdaHedge
 over joint actions (:class:`bandits.multiagent.gibbs.FactoredAdaHedge`): the gains below are linear in the factor
 entries, so its distribution is a Gibbs distribution and its play w the factor marginals, a point of the marginal
-polytope. Per batch of the factored loop (:mod:`bandits.multiagent.policy`) the estimate theta_hat, t and the
+polytope. Per batch of the factored loop (:mod:`bandits.multiagent.sampling`) the estimate theta_hat, t and the
 confidence widths are those of the batch's start; each step
 
 * the lambda-player best-responds at (theta_hat, w): the alternative a != a_hat of least
@@ -43,12 +43,14 @@ import numpy.typing as npt
 from optdesign.factored import MaxSum
 
 from ..core.validation import check_choice
-from .algorithms import _FactoredConfig
+from ..pure_exploration.pieces import GLRStatistic
+from ..pure_exploration.sampler import Observations
 from .environment import FactoredBandit
 from .fw_game import enumerated, is_tied, near_tied_pieces
 from .gibbs import FactoredAdaHedge
 from .glrt import GLRState
-from .policy import FactoredPolicy, _shared_doc, check_env
+from .problem import FactoredProblem
+from .sampling import CoveredAlgorithm, FactoredState, _shared_doc
 
 __all__ = ["STEPS", "W_FLOOR", "JointLinGame"]
 
@@ -60,7 +62,7 @@ W_FLOOR = 1e-150
 
 @_shared_doc
 @dataclass(frozen=True)
-class JointLinGame(_FactoredConfig):
+class JointLinGame(CoveredAlgorithm):
     """LinGame on a factor graph: AdaHedge over joint actions against the best response, optimistic gains,
     C-tracking of the cumulative marginals (module docstring), factored GLRT stop.
 
@@ -79,7 +81,7 @@ class JointLinGame(_FactoredConfig):
     Raises
     ------
     InvalidInputError
-        An unknown steps, threshold, glrt, cover or exploration option, or a growth outside (0, 1].
+        An unknown steps, threshold, glrt, cover or exploration option, or a growth outside [0, 1].
     """
 
     steps: str = "auto"
@@ -94,27 +96,29 @@ class JointLinGame(_FactoredConfig):
         """``"joint-lingame"``."""
         return "joint-lingame"
 
-    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
-        """The policy: after the pass over A0, each batch plays the game's steps."""
-        return _LinGamePolicy(check_env(env), rng, self, **self._options())
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+        """After the pass over A0, each batch plays the game's steps."""
+        return _LinGameState(problem, rng, self, cover=self.cover, exploration=self.exploration)
 
 
-class _LinGamePolicy(FactoredPolicy):
-    def __init__(self, env: FactoredBandit, rng: np.random.Generator, rule: JointLinGame, **options: Any) -> None:
-        super().__init__(env, rng, **options)
-        self.plan = self.problem.glrt.plan
-        self.lazy = rule.steps == "batch" or (rule.steps == "auto" and not enumerated(self.problem.glrt))
-        self.learner = FactoredAdaHedge(self.plan)
+class _LinGameState(FactoredState):
+    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, rule: JointLinGame,
+                 **options: Any) -> None:
+        super().__init__(problem, rng, **options)
+        self.elimination = problem.glrt.plan
+        self.lazy = rule.steps == "batch" or (rule.steps == "auto" and not enumerated(problem.glrt))
+        self.learner = FactoredAdaHedge(self.elimination)
         self.cumulative: np.ndarray | None = None  # sum of the plays w, from the first tracked round's counts
         self.response: np.ndarray | None = None  # the last best response (seeds the next search)
         self.steps = 0
 
-    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
-        state = self.state()
-        counts = self.counts.copy()
+    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
+        state = self.glr_state(obs)
+        counts = obs.counts.copy()
+        rounds = n
         if self.cumulative is None:
             self.cumulative = counts.astype(float)
-        c = float(np.log(max(self.rounds, 2)))
+        c = float(np.log(max(obs.time, 2)))
         width = self.sigma * np.sqrt(2.0 * c / counts)
         start = time.perf_counter()
         if self.lazy:
@@ -131,7 +135,7 @@ class _LinGamePolicy(FactoredPolicy):
             w = self.learner.weights()
             self.learner.update(-self._gains(state, w, width, c))
             self.cumulative += w
-            action = MaxSum(self.plan, self.cumulative - counts, keep_regrets=False).best_action
+            action = MaxSum(self.elimination, self.cumulative - counts, keep_regrets=False).best_action
             flat = self.indexer.flat(action[None, :])[0]
             counts[flat] += 1
             played[flat] += 1
@@ -150,8 +154,5 @@ class _LinGamePolicy(FactoredPolicy):
             shift = self.sigma * np.sqrt(2.0 * near.gradients[0])  # the gradient is (theta_hat - lambda)^2 / 2 s^2
         return np.minimum((shift + width) ** 2 / (2.0 * self.sigma**2), c)
 
-    def stop_statistic(self) -> dict[str, Any]:
-        out = super().stop_statistic()
-        if out:
-            out["lingame_steps"] = self.steps
-        return out
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
+        return {**super().describe(statistic), "lingame_steps": self.steps}

@@ -30,18 +30,15 @@ import numpy.typing as npt
 from optdesign.errors import InvalidInputError, SolverError
 from optdesign.validation import as_vector
 
-from ..core.algorithm import Algorithm
 from ..core.environments import check_sigma
-from ..core.stopping import Threshold
 from ..core.tracking import project_floor, track
 from ..core.validation import check_choice
-from ..linear.common import check_growth
 from ..pure_exploration.families import Gaussian
 from ..pure_exploration.karmed import KArmedProblem
+from ..pure_exploration.sampler import Observations
 from .environment import FactoredBandit
-from .glrt import check_glrt_mode
-from .policy import FactoredPolicy, _shared_doc, check_env
-from .thresholds import check_threshold
+from .problem import FactoredProblem
+from .sampling import FactoredAlgorithm, FactoredState, _shared_doc
 
 __all__ = ["GKTrackAndStop", "gk_optimal_weights"]
 
@@ -82,7 +79,7 @@ def gk_optimal_weights(mu: npt.ArrayLike, sigma: float = 1.0) -> tuple[npt.NDArr
 
 @_shared_doc
 @dataclass(frozen=True)
-class GKTrackAndStop(Algorithm[FactoredBandit]):
+class GKTrackAndStop(FactoredAlgorithm):
     """Garivier–Kaufmann Track-and-Stop (D- or C-tracking) for one agent (module docstring).
 
     Runs on single-agent instances (``mab``): the plug-in weights w*(mu_hat) are re-solved after every
@@ -100,67 +97,59 @@ class GKTrackAndStop(Algorithm[FactoredBandit]):
     Raises
     ------
     InvalidInputError
-        An unknown tracking, threshold or glrt option, or a growth outside (0, 1].
+        An unknown tracking, threshold or glrt option, or a growth outside [0, 1].
     """
 
     tracking: str = "D"
-    threshold: str | Threshold = "practical"
-    glrt: str = "exact"
-    growth: float = 0.01
-    delta_independent = True
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         check_choice(self.tracking, "tracking", TRACKING)
-        check_threshold(self.threshold)
-        check_glrt_mode(self.glrt)
-        check_growth(self.growth)
 
     @property
     def name(self) -> str:
         return "gk-tas"
 
-    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
-        """The policy; it plays the K arms once, then tracks w*(mu_hat) on the grid of rounds.
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+        """Plays the K arms once, then tracks w*(mu_hat) on the grid of rounds.
 
         Raises
         ------
         InvalidInputError
             ``env`` is not a single-agent, single-factor :class:`~bandits.multiagent.environment.FactoredBandit`.
         """
-        env = check_env(env)
         if env.n_agents != 1 or env.n_factors != 1:
             raise InvalidInputError(f"gk-tas needs a single-agent instance (one agent, one factor); {env.name} has "
                                     f"{env.n_agents} agents and {env.n_factors} factors: use mf-tas")
-        return _GKPolicy(self, env, rng)
+        return _GKState(problem, rng, self.tracking)
 
 
-class _GKPolicy(FactoredPolicy):
-    def __init__(self, algo: GKTrackAndStop, env: FactoredBandit, rng: np.random.Generator) -> None:
-        super().__init__(env, rng, threshold=algo.threshold, glrt=algo.glrt, cover="greedy",
-                         exploration="dtracking" if algo.tracking == "D" else "none", growth=algo.growth)
-        self.tracking = algo.tracking
-        self.K = env.n_arms
+class _GKState(FactoredState):
+    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, tracking: str) -> None:
+        super().__init__(problem, rng, exploration="dtracking" if tracking == "D" else "none")
+        self.tracking = tracking
+        self.K = problem.n_arms
         self.cumulative: np.ndarray | None = None  # C-tracking target sum_s w^{eps_s}
         self.weights = np.full(self.K, 1.0 / self.K)
         self.karmed = KArmedProblem(self.K, Gaussian(self.sigma))  # the oracle w*(mu)
 
-    def _weights(self) -> npt.NDArray[np.float64]:
+    def _weights(self, mu: np.ndarray) -> npt.NDArray[np.float64]:
         start = time.perf_counter()
         try:
-            self.weights = self.karmed.oracle(self.theta_hat()).weights
+            self.weights = self.karmed.oracle(mu).weights
         except (InvalidInputError, SolverError):  # empirical tie for the best arm: keep the previous weights
             # (SolverError: the root finding failed at the limit of floating point)
             pass
         self.solve_time += time.perf_counter() - start
         return self.weights
 
-    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
-        counts = self.counts
-        w = self._weights()
+    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
+        counts = obs.counts
+        w = self._weights(obs.mu)
         if self.tracking == "D":
-            return track(counts, w, rounds)
+            return track(counts, w, n)
         if self.cumulative is None:  # the initial pass pulled every arm once
             self.cumulative = counts.astype(float)
-        eps = 0.5 / np.sqrt(self.K**2 + self.rounds + rounds / 2.0)
-        self.cumulative = self.cumulative + rounds * project_floor(w, eps)
-        return track(counts, self.cumulative, rounds)
+        eps = 0.5 / np.sqrt(self.K**2 + obs.time + n / 2.0)
+        self.cumulative = self.cumulative + n * project_floor(w, eps)
+        return track(counts, self.cumulative, n)

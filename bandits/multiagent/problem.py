@@ -33,6 +33,7 @@ from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import MaxSum
 
 from ..core.thresholds import ThresholdContext
+from ..core.tracking import next_checkpoint
 from ..pure_exploration.oracle import Oracle
 from ..pure_exploration.pieces import GLRStatistic, Pieces
 from ..pure_exploration.problem import Problem
@@ -153,6 +154,14 @@ class FactoredProblem(Problem):
     def time(self, counts: np.ndarray) -> int:
         """Rounds (joint actions played): every round adds one count to factor 0."""
         return self.indexer.rounds_in(np.asarray(counts))
+
+    def rounds(self, counts: np.ndarray) -> int:
+        """Rounds (joint actions played), reported beside the observations."""
+        return self.time(counts)
+
+    def next_time(self, t: int, growth: float) -> int:
+        """The grid of rounds of MF-TaS Alg. 2, t -> max(t + 1, ceil(t (1 + growth)))."""
+        return next_checkpoint(t, growth)
 
     def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
         """The answers and the structure's own delta-correct threshold (:class:`FactoredTheoryThreshold`)."""

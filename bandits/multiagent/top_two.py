@@ -5,7 +5,7 @@ al. 2022) carry over to a factor graph because its pieces have the K-armed shape
 (:mod:`bandits.multiagent.problem`) reads the counts only at the entries (e, a_hat_e) and (e, a_e) of the factors
 that a changes, exactly as a K-armed piece reads the leader's count and the challenger's. Playing the leader joint
 action adds one observation to each of its entries, playing the challenger to each of its own, so a round of
-either is one "arm" of the K-armed rule. Per batch of the factored loop (:mod:`bandits.multiagent.policy`):
+either is one "arm" of the K-armed rule. Per batch of the factored loop (:mod:`bandits.multiagent.sampling`):
 
 * leader B: ``"ts"`` (default), the max-sum of one posterior draw theta_e(b) ~ N(theta_hat_e(b), sigma^2 / N_e,b);
   or ``"eb"``, the empirical best a_hat (max-sum of theta_hat);
@@ -51,12 +51,14 @@ from optdesign.errors import InvalidInputError
 from optdesign.factored import MaxSum
 
 from ..core.validation import check_choice, check_top_two_beta
-from .algorithms import _FactoredConfig
+from ..pure_exploration.pieces import GLRStatistic
+from ..pure_exploration.sampler import Observations
 from .best_response import exact_best_response
 from .environment import FactoredBandit
 from .glrt import GLRState
 from .joint_actions import encode_joint
-from .policy import FactoredPolicy, _shared_doc, check_env
+from .problem import FactoredProblem
+from .sampling import CoveredAlgorithm, FactoredState, _shared_doc
 
 __all__ = ["JOINT_LEADERS", "JOINT_SELECTIONS", "JointTopTwo", "leader_share"]
 
@@ -102,7 +104,7 @@ def leader_share(counts: np.ndarray, leader_entries: np.ndarray, challenger_entr
 
 @_shared_doc
 @dataclass(frozen=True)
-class JointTopTwo(_FactoredConfig):
+class JointTopTwo(CoveredAlgorithm):
     """Top-Two on a factor graph: a leader joint action, its exact best response, beta between them (module
     docstring), factored GLRT stop.
 
@@ -124,7 +126,7 @@ class JointTopTwo(_FactoredConfig):
     ------
     InvalidInputError
         An unknown leader, selection, threshold, glrt, cover or exploration option, a beta outside (0, 1) other than
-        ``"ids"``, or a growth outside (0, 1].
+        ``"ids"``, or a growth outside [0, 1].
     """
 
     leader: str = "ts"
@@ -143,36 +145,36 @@ class JointTopTwo(_FactoredConfig):
         """``"joint-top-two"``."""
         return "joint-top-two"
 
-    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> FactoredPolicy:
-        """The policy: after the pass over A0, each batch plays the leader and its challenger."""
-        return _TopTwoPolicy(check_env(env), rng, self, **self._options())
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+        """After the pass over A0, each batch plays the leader and its challenger."""
+        return _TopTwoState(problem, rng, self, cover=self.cover, exploration=self.exploration)
 
 
-class _TopTwoPolicy(FactoredPolicy):
-    def __init__(self, env: FactoredBandit, rng: np.random.Generator, rule: JointTopTwo, **options: Any) -> None:
-        super().__init__(env, rng, **options)
+class _TopTwoState(FactoredState):
+    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, rule: JointTopTwo,
+                 **options: Any) -> None:
+        super().__init__(problem, rng, **options)
         self.rule = rule
         self.leader_pulls: dict[int, float] = {}  # per leader code: its pulls in the rounds it led
         self.beta_sums: dict[int, float] = {}  # per leader code: the sum of beta over those rounds
         self.ts_leaders = 0  # batches whose posterior leader differed from a_hat
 
-    def _track(self, rounds: int) -> npt.NDArray[np.int64]:
-        state = self.state()
-        leader, challenger = self._pair(state)
+    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
+        leader, challenger = self._pair(self.glr_state(obs), obs.counts)
         if challenger is None:  # a single joint action: nothing to test against
-            return self.indexer.counts(leader[None, :], np.array([rounds]))
+            return self.indexer.counts(leader[None, :], np.array([n]))
         flat = self.indexer.flat(np.stack([leader, challenger]))
-        beta = (leader_share(self.counts, flat[0], flat[1]) if self.rule.beta == "ids"
+        beta = (leader_share(obs.counts, flat[0], flat[1]) if self.rule.beta == "ids"
                 else float(self.rule.beta))
-        n_leader = self._leader_rounds(encode_joint(leader, self.radices), beta, rounds)
-        reps = np.array([n_leader, rounds - n_leader])
+        n_leader = self._leader_rounds(encode_joint(leader, self.radices), beta, n)
+        reps = np.array([n_leader, n - n_leader])
         keep = reps > 0
         return self.indexer.counts(np.stack([leader, challenger])[keep], reps[keep])
 
-    def _pair(self, state: GLRState) -> tuple[np.ndarray, np.ndarray | None]:
+    def _pair(self, state: GLRState, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """(leader, challenger) at the batch's start; the challenger is None when there is no alternative."""
         if self.rule.leader == "ts":
-            N = self.counts.astype(float)
+            N = counts.astype(float)
             draw = state.theta + self.sigma / np.sqrt(N) * self.rng.standard_normal(N.size)
             leader = MaxSum(self.structure.plan(), draw).best_action
             if not np.array_equal(leader, state.best):
@@ -197,8 +199,8 @@ class _TopTwoPolicy(FactoredPolicy):
         self.leader_pulls[code], self.beta_sums[code] = pulls, total
         return n
 
-    def stop_statistic(self) -> dict[str, Any]:
-        out = super().stop_statistic()
-        if out and self.rule.leader == "ts":
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
+        out = super().describe(statistic)
+        if self.rule.leader == "ts":
             out["ts_leaders"] = self.ts_leaders
         return out

@@ -15,8 +15,10 @@ environment     K-armed instances simulated through reward sums
 instances       the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments)
 sampler         the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
 samplers/       the sampling rules, one module each
-policy          the GLR stopping rule (thresholds by name) and the policy of a sampler's run, several deltas from
-                one trajectory
+clock           a problem's time: samples or rounds, the grid of checks
+stop            the GLR stopping rule and its threshold (by name, object or plug-in path)
+policy          the statistics and GLR stop of a run, and the policy of a sampler's run (several deltas from one
+                trajectory)
 algorithm       PureExploration = a sampler under the GLR stopping rule (the instance's problem or another)
 with_stop       any fixed-confidence algorithm under the GLR stop (``--stop glr``)
 ==============  ======================================================================================
@@ -30,9 +32,10 @@ from .karmed import KArmedProblem
 from .linear import LinearProblem
 from .oracle import Oracle
 from .pieces import Pieces
-from .policy import GLRStop, problem_of
+from .policy import problem_of
 from .problem import Problem
 from .sampler import Observations, Sampler, SamplerState, SequentialState
+from .stop import GLRStop
 
 __all__ = [
     "Bernoulli",

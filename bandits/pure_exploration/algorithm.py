@@ -16,9 +16,10 @@ from optdesign.errors import InvalidInputError
 from ..core.algorithm import Algorithm, Policy
 from ..core.entries import load_object
 from .capabilities import require
-from .policy import GLRStop, PureExplorationPolicy, check_stop_options, problem_of
+from .policy import PureExplorationPolicy, problem_of
 from .problem import Problem
 from .sampler import Sampler
+from .stop import GLRStop, check_stop_options
 
 __all__ = ["PureExploration", "load_problem"]
 

@@ -5,25 +5,20 @@ them together, so every
 sampling rule runs under the same stopping rule and threshold (the field's standard comparison), and a rule
 that ignores delta gives the stopping times of several deltas from one trajectory.
 
-Stopping (:class:`GLRStop`): stop at the first checked time t with GLR_t > beta(t, delta), where
-GLR_t = min_j f_j(N_t) at the estimate (the problem's pieces at the counts: Garivier & Kaufmann 2016, Sec. 3.2,
-and its linear form in :mod:`bandits.core.statistics`), and recommend the answer at the estimate. Thresholds:
-``practical`` log((1 + log t) / delta) (GK16 Sec. 6, not proven delta-correct), ``theory`` (linear problems:
-the self-normalised bound of :class:`bandits.core.stopping.LinearTheoryThreshold`), ``kk21`` (K-armed problems: the
-mixture-martingale bound of :class:`bandits.core.stopping.Kk21Threshold` for Gaussian arms, of
-:class:`bandits.core.stopping.Kk21ExpFamilyThreshold` for the other exponential families), any
-:class:`bandits.core.stopping.Threshold`, or one named ``package.module:Class`` (a Threshold subclass, built without
-arguments, or a Threshold instance).
+Stopping: :class:`bandits.pure_exploration.stop.GLRStop`.
 
-Batches: after one pull of each of the problem's initial arms, the policy asks its sampler for batches of
-max(1, ceil(growth t)) pulls (``growth`` 1 % by default: the estimate is refreshed and the GLR checked once per
-batch, so the stopping time overshoots by under 1 %); ``growth=0`` checks after every pull.
+Batches: after the sampler's first pulls (one of each of the problem's initial arms by default), the policy asks
+its sampler for a batch up to the next time of the problem's grid (:meth:`Problem.next_time`: t + max(1,
+ceil(growth t)) samples, or rounds of joint actions on factored problems), within the budget left (``growth`` 1 %
+by default: the estimate is refreshed and the GLR checked once per batch, so the stopping time overshoots by under
+1 %); ``growth=0`` checks after every pull. The factored rules run under this same policy
+(:mod:`bandits.multiagent.sampling`).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -32,127 +27,17 @@ from optdesign.errors import InvalidInputError
 
 from ..core.algorithm import Policy
 from ..core.stopping import Threshold
-from ..core.thresholds import (
-    THRESHOLD_TABLE,
-    check_threshold_option,
-    load_threshold,
-    make_threshold,
-    threshold_names,
-)
-from ..core.validation import check_growth
 from .karmed import KArmedProblem
 from .linear import LinearProblem
 from .pieces import GLRStatistic
 from .problem import Problem
 from .sampler import Observations, SamplerState
+from .stop import GLRStop
 
-__all__ = ["GLRPolicyBase", "GLRStop", "PureExplorationPolicy", "check_stop_options", "problem_of"]
+__all__ = ["GLRPolicyBase", "PureExplorationPolicy", "problem_of"]
 
 #: the problem classes of the instance kinds this package simulates (others give their own: :func:`problem_of`)
 BUILT_IN_PROBLEMS: dict[str, type[Problem]] = {"karmed": KArmedProblem, "linear": LinearProblem}
-#: the threshold names of the GLR stopping rule (:data:`bandits.core.thresholds.FAMILY_THRESHOLDS`)
-STOP_THRESHOLDS = threshold_names("glr")
-
-
-@dataclass(frozen=True)
-class GLRStop:
-    """The GLR stopping rule with a threshold beta(t, delta).
-
-    Parameters
-    ----------
-    threshold : str or Threshold
-        ``"practical"`` (default), ``"theory"`` (linear problems), ``"kk21"`` (K-armed problems), ``"soare"``
-        (Soare et al.'s eq. 11 with K the number of items; linear problems), a threshold object, or
-        ``"package.module:Class"`` naming one (imported and checked here).
-
-    Raises
-    ------
-    InvalidInputError
-        An unknown threshold name, or a plug-in path that does not import or names no Threshold.
-    """
-
-    threshold: str | Threshold = "practical"
-
-    def __post_init__(self) -> None:
-        """Refuse an unknown threshold name; import a plug-in threshold."""
-        if isinstance(self.threshold, Threshold):
-            return
-        if ":" in str(self.threshold):
-            object.__setattr__(self, "threshold", load_threshold(str(self.threshold)))
-        else:
-            check_threshold_option(self.threshold, "glr")
-
-    def check_kind(self, kind: str) -> None:
-        """Refuse a named threshold on an instance kind it is not meant for (before any run).
-
-        Parameters
-        ----------
-        kind : str
-            The instance kind (``"karmed"``, ``"linear"``, ...).
-
-        Raises
-        ------
-        InvalidInputError
-            ``"theory"`` or ``"soare"`` on a non-linear instance, ``"kk21"`` on a non-K-armed one.
-        """
-        row = THRESHOLD_TABLE[self.threshold] if isinstance(self.threshold, str) else None
-        if row is not None and row.kinds and kind not in row.kinds:
-            raise InvalidInputError(f"the {self.threshold!r} GLR threshold is for {row.meant_for}, "
-                                    f"not {kind} instances")
-
-    def make(self, problem: Problem, initial_counts: np.ndarray) -> Threshold:
-        """The threshold for a run of ``problem`` that started with ``initial_counts``.
-
-        Parameters
-        ----------
-        problem : Problem
-            The structure.
-        initial_counts : numpy.ndarray of int
-            The pulls made before the sampling rule runs (they fix the theory threshold's A_0).
-
-        Returns
-        -------
-        Threshold
-            The callable beta(t, delta, A).
-
-        Raises
-        ------
-        InvalidInputError
-            ``"theory"`` or ``"soare"`` on a problem without an information matrix, ``"kk21"`` on a problem other
-            than a K-armed one.
-        """
-        return make_threshold(self.threshold, problem.threshold_context(initial_counts), "glr")
-
-    def describe(self) -> dict[str, Any]:
-        """The rule as a flat record.
-
-        Returns
-        -------
-        dict
-            ``{"stop": "glr", "threshold": name}``.
-        """
-        name = self.threshold.name if isinstance(self.threshold, Threshold) else self.threshold
-        return {"stop": "glr", "threshold": name}
-
-
-def check_stop_options(stop: object, growth: float) -> None:
-    """Refuse a stop that is not a :class:`GLRStop` or a batch growth outside [0, 1].
-
-    Parameters
-    ----------
-    stop : object
-        The stopping rule given.
-    growth : float
-        The relative batch size given.
-
-    Raises
-    ------
-    InvalidInputError
-        Either is wrong.
-    """
-    if not isinstance(stop, GLRStop):
-        raise InvalidInputError(f"stop must be a GLRStop, got {type(stop).__name__}")
-    check_growth(growth)
 
 
 def problem_of(env: Any) -> Problem:
@@ -220,6 +105,7 @@ class GLRPolicyBase(Policy):
         self._statistic: GLRStatistic | None = None
         self._information: np.ndarray | None = None
         self._decided: dict[float, bool] = {}
+        self.glrt_time = 0.0  # seconds in the GLR statistic and the stopping decisions
 
     @property
     def mu(self) -> np.ndarray:
@@ -285,8 +171,25 @@ class GLRPolicyBase(Policy):
             Its answer and its threshold test.
         """
         if self._statistic is None:
+            start = time.perf_counter()
             self._statistic = self.problem.glr(self.mu, self.counts)
+            self.glrt_time += time.perf_counter() - start
         return self._statistic
+
+    @property
+    def rounds(self) -> int | None:
+        """Pulls made when a pull observes several arms (:meth:`Problem.rounds`), else None."""
+        return self.problem.rounds(self.counts)
+
+    def known_upper_bound(self) -> float:
+        """An upper bound on the GLR statistic known without computing it (inf by default: none).
+
+        Returns
+        -------
+        float
+            When at most the threshold, the stop is refused without the statistic's search.
+        """
+        return float("inf")
 
     def glr(self) -> float:
         """The GLR statistic min_j f_j(N) at the estimate (0 until :meth:`ready`).
@@ -320,7 +223,11 @@ class GLRPolicyBase(Policy):
         if not self.ready():
             return False
         if delta not in self._decided:
-            self._decided[delta] = self.statistic().exceeds(self.beta(delta))
+            statistic = self.statistic()
+            start = time.perf_counter()
+            beta = self.beta(delta)
+            self._decided[delta] = self.known_upper_bound() > beta and statistic.exceeds(beta)
+            self.glrt_time += time.perf_counter() - start
         return self._decided[delta]
 
     def recommend(self) -> int:
@@ -332,13 +239,17 @@ class GLRPolicyBase(Policy):
         Returns
         -------
         dict
-            ``{"glr": value, "best": answer}`` (the problem's own record once the GLR exists).
+            ``{"glr": value, "best": answer}`` (the problem's own record once the GLR exists), after the rounds
+            when a pull observes several arms.
         """
-        return dict(self.statistic().describe()) if self.ready() else {"glr": 0.0, "best": self.recommend()}
+        rounds = self.rounds
+        head = {} if rounds is None else {"rounds": rounds}
+        return {**head, **(self.statistic().describe() if self.ready() else {"glr": 0.0, "best": self.recommend()})}
 
 
 class PureExplorationPolicy(GLRPolicyBase):
-    """One run of a sampler: its initial pulls, then the sampler's batches, under the GLR stop.
+    """One run of a sampler: its first pulls, then its batches on the problem's grid, under the GLR stop (which the
+    sampler may spare a search by an upper bound it knows: :meth:`SamplerState.glr_upper_bound`).
 
     Parameters
     ----------
@@ -355,8 +266,6 @@ class PureExplorationPolicy(GLRPolicyBase):
     def __init__(self, problem: Problem, state: SamplerState, stop: GLRStop, growth: float) -> None:
         super().__init__(problem, stop, growth)
         self.state = state
-        self._initial = np.zeros(problem.n_arms, dtype=np.int64)
-        self._initial[problem.initial_arms()] = 1
 
     @property
     def solve_time(self) -> float:  # type: ignore[override]
@@ -365,8 +274,35 @@ class PureExplorationPolicy(GLRPolicyBase):
 
     def next_batch(self, budget: int) -> np.ndarray:
         if self.counts.sum() == 0:
-            return self._initial.copy()
-        t = int(self.counts.sum())
-        n = min(budget, max(1, math.ceil(self.growth * t)))
-        obs = Observations(self.problem, self.counts.copy(), self.sums.copy(), self.mu)
-        return np.asarray(self.state.plan(obs, n), dtype=np.int64)
+            return np.asarray(self.state.initial(self.problem, budget), dtype=np.int64)
+        t = self.problem.time(self.counts)
+        return np.asarray(self.state.batch(self.observations(budget), self.problem.next_time(t, self.growth) - t),
+                          dtype=np.int64)
+
+    def observations(self, budget: int = sys.maxsize) -> Observations:
+        """What the sampler sees now: a copy of the statistics, the estimate, the GLR statistic (shared) and the budget.
+
+        Parameters
+        ----------
+        budget : int
+            Observations the next batch may use.
+
+        Returns
+        -------
+        Observations
+            The sampler's view.
+        """
+        return Observations(self.problem, self.counts.copy(), self.sums.copy(), self.mu, budget, self.statistic)
+
+    def known_upper_bound(self) -> float:
+        return self.state.glr_upper_bound(self.statistic())
+
+    def stop_statistic(self) -> dict[str, Any]:
+        """The GLR record (:meth:`GLRPolicyBase.stop_statistic`) and the sampling rule's counters.
+
+        Returns
+        -------
+        dict
+            Plain numbers.
+        """
+        return {**super().stop_statistic(), **self.state.describe(self.statistic() if self.ready() else None)}

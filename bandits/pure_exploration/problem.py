@@ -28,6 +28,7 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from .capabilities import Capabilities
+from .clock import Clock
 from .oracle import Oracle
 from .pieces import GLRStatistic, Pieces
 
@@ -38,11 +39,12 @@ if TYPE_CHECKING:
 __all__ = ["Problem"]
 
 
-class Problem(Capabilities, ABC):
+class Problem(Capabilities, Clock, ABC):
     """A pure-exploration problem: arms, answers, the estimate, the pieces of the alternative, the oracle.
 
     Counts and reward sums per arm are the sufficient statistics every problem here estimates from. The optional
-    methods sampling rules may ask for are :class:`bandits.pure_exploration.capabilities.Capabilities`.
+    methods sampling rules may ask for are :class:`bandits.pure_exploration.capabilities.Capabilities`; how its runs
+    are timed, :class:`bandits.pure_exploration.clock.Clock`.
     """
 
     #: the instance kind the problem is for (a key of :data:`bandits.kinds.KINDS`: ``karmed``, ``linear``)
@@ -347,21 +349,6 @@ class Problem(Capabilities, ABC):
             The answer it is for and the test against a threshold.
         """
         return GLRStatistic(self.pieces(mu, counts, gradients=False))
-
-    def time(self, counts: np.ndarray) -> int:
-        """The time t a threshold beta(t, delta) reads: samples (rounds when a pull observes several arms).
-
-        Parameters
-        ----------
-        counts : numpy.ndarray of int, shape (K,)
-            Pulls (observations) per arm.
-
-        Returns
-        -------
-        int
-            t.
-        """
-        return int(np.sum(counts))
 
     def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
         """What the problem offers the threshold factories after the initial pulls (its answers, arms, A_0, family).

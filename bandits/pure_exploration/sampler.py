@@ -14,13 +14,15 @@ Tracking rules shared by the samplers (Garivier & Kaufmann, COLT 2016, Sec. 3.1)
 
 from __future__ import annotations
 
+import sys
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
-from .pieces import Pieces
+from .pieces import GLRStatistic, Pieces
 from .problem import Problem
 
 __all__ = ["Observations", "Sampler", "SamplerState", "SequentialState", "c_tracking", "d_tracking"]
@@ -40,17 +42,39 @@ class Observations:
         Reward sums per arm so far.
     mu : numpy.ndarray
         The estimate from them (:meth:`Problem.estimate`).
+    budget : int
+        Observations the batch may use at most (the run's budget left).
+    glr : callable, optional
+        The policy's GLR statistic at these counts, computed once per time and shared with the stopping rule
+        (None: :meth:`statistic` computes it).
     """
 
     problem: Problem
     counts: np.ndarray
     sums: np.ndarray
     mu: np.ndarray
+    budget: int = sys.maxsize
+    glr: Callable[[], GLRStatistic] | None = None
 
     @property
     def t(self) -> int:
         """Samples so far."""
         return int(self.counts.sum())
+
+    @property
+    def time(self) -> int:
+        """The problem's time (:meth:`Problem.time`: samples, or rounds of joint actions)."""
+        return self.problem.time(self.counts)
+
+    def statistic(self) -> GLRStatistic:
+        """The GLR statistic at the estimate and the counts (the stopping rule's, when the policy shares it).
+
+        Returns
+        -------
+        GLRStatistic
+            :meth:`Problem.glr` at (mu, counts).
+        """
+        return self.glr() if self.glr is not None else self.problem.glr(self.mu, self.counts)
 
     def pieces(self, w: np.ndarray | None = None, *, gradients: bool = True) -> Pieces:
         """The problem's pieces at the estimate and ``w`` (the counts by default).
@@ -123,10 +147,77 @@ class Sampler(ABC):
 
 
 class SamplerState(ABC):
-    """The state of a sampling rule during one run."""
+    """The state of a sampling rule during one run: its first pulls, then a batch per checkpoint of the policy's
+    grid (:meth:`Problem.next_time`)."""
 
     #: seconds spent in optdesign (oracle solves), reported by the run
     solve_time: float = 0.0
+
+    def initial(self, problem: Problem, budget: int) -> np.ndarray:
+        """The first pulls, before any observation: one of each of the problem's initial arms.
+
+        Parameters
+        ----------
+        problem : Problem
+            The structure.
+        budget : int
+            Observations the run may still make (the runner cuts a first pass larger than it).
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (K,)
+            Pulls per arm.
+        """
+        pulls = np.zeros(problem.n_arms, dtype=np.int64)
+        pulls[problem.initial_arms()] = 1
+        return pulls
+
+    def batch(self, obs: Observations, n: int) -> np.ndarray:
+        """The batch up to the next checkpoint, ``n`` time units away: :meth:`plan` of n pulls within the budget.
+
+        Parameters
+        ----------
+        obs : Observations
+            The statistics now and the budget left.
+        n : int
+            Time units to the next checkpoint (at least 1).
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (K,)
+            Observations per arm.
+        """
+        return self.plan(obs, min(n, obs.budget))
+
+    def glr_upper_bound(self, statistic: GLRStatistic) -> float:
+        """An upper bound on the GLR statistic the rule already knows (the stop is then decided without a search).
+
+        Parameters
+        ----------
+        statistic : GLRStatistic
+            The policy's statistic now.
+
+        Returns
+        -------
+        float
+            A value at least the statistic (inf: none known).
+        """
+        return float("inf")
+
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
+        """The rule's counters for the run's trace (none by default).
+
+        Parameters
+        ----------
+        statistic : GLRStatistic or None
+            The policy's GLR statistic now (None before it exists).
+
+        Returns
+        -------
+        dict
+            Plain numbers.
+        """
+        return {}
 
     @abstractmethod
     def plan(self, obs: Observations, n: int) -> np.ndarray:

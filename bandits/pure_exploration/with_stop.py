@@ -33,8 +33,9 @@ from ..core.algorithm import Algorithm, Policy
 from ..core.entries import split_options
 from ..core.tracking import portion, track
 from ..core.validation import check_growth
-from .policy import GLRPolicyBase, GLRStop, check_stop_options, problem_of
+from .policy import GLRPolicyBase, problem_of
 from .problem import Problem
+from .stop import GLRStop, check_stop_options
 
 __all__ = ["StopChoice", "WithStop", "WithStopPolicy", "parse_stop", "with_stop"]
 
