@@ -9,6 +9,7 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 * :mod:`optdesign.exact`: exact N-run designs (D, A, I), certified against the approximate optimum;
 * :mod:`optdesign.formulas`: candidate sets from model formulas (grids, cubes, simplex lattices) and designs
   reported in factor settings;
+* :mod:`optdesign.power`: the power of an exact design's F tests, term by term (as R skpr's ``eval_design``);
 * the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
   :mod:`optdesign.validation` (input and size checks), ``vocabulary`` (option and status strings as Literal
   types), ``information`` (Bernoulli KL), ``result`` (result dataclasses), :mod:`optdesign.runtime` (time limits
@@ -89,6 +90,7 @@ if TYPE_CHECKING:
         xy_allocation,
         xy_oracle,
     )
+    from .power import PowerResult, anticipated_coefficients, design_power, power_curve
     from .result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
     from .runtime.blas import single_threaded_blas
     from .runtime.solvers import available_solvers, default_solver, mosek_usable
@@ -108,6 +110,7 @@ _EXPORTS = {
                 "minmax_design", "minmax_lower_bound", "minmax_value", "oracle_directions", "pairwise_differences",
                 "round_design", "transductive", "xy_allocation", "xy_oracle", "DesignDiagnostics", "Efficiency",
                 "design_diagnostics", "fds_curve", "fds_plot", "variance_function"),
+    ".power": ("PowerResult", "anticipated_coefficients", "design_power", "power_curve"),
     ".result": ("BilinearDesign", "CharTimeResult", "DesignResult", "RegretBoundResult"),
     ".runtime.solvers": ("available_solvers", "default_solver", "mosek_usable"),
     "._version": ("__version__",),
@@ -138,9 +141,11 @@ __all__ = [
     "MinMaxDesignModel",
     "OptDesignError",
     "OracleDesignModel",
+    "PowerResult",
     "RegretBoundResult",
     "SolverError",
     "a_optimal",
+    "anticipated_coefficients",
     "augment",
     "available_solvers",
     "bernoulli_kl",
@@ -155,6 +160,7 @@ __all__ = [
     "d_optimal",
     "default_solver",
     "design_diagnostics",
+    "design_power",
     "design_table",
     "ds_optimal",
     "e_optimal",
@@ -182,6 +188,7 @@ __all__ = [
     "oracle_directions",
     "pairwise_differences",
     "phi_optimal",
+    "power_curve",
     "regret_lower_bound",
     "round_design",
     "shared_doc",

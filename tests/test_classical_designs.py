@@ -171,3 +171,25 @@ def test_the_model_re_solves_with_new_parameter_values():
     again = model.solve(C=np.array([[0.0, 1.0, 1.0]]), rhs=np.full(40, 0.1))
     fresh = od.c_optimal(X, [0.0, 1.0, 1.0], constraints=od.caps(np.full(40, 0.1)), method="cvxpy")
     assert od.criterion_value(X, again.weights, "c", c=[0.0, 1.0, 1.0]) == pytest.approx(fresh.value, rel=1e-5)
+
+
+# ---------------------------------------------------------------- auto: which design is kept
+def _fixed_result(gap, method, n=20):
+    return od.DesignResult(weights=np.full(n, 1.0 / n), value=1.0, status="optimal", solver="numpy", solve_time=0.0,
+                           gap=gap, method=method, criterion="A-optimal", lower_bound=1.0)
+
+
+def test_auto_keeps_a_conic_design_certified_with_gap_exactly_zero(monkeypatch):
+    """Regression: the hand-over compared ``conic.gap or inf``, so a conic gap of exactly 0.0 counted as inf and lost
+    to a fast design with a worse (positive) gap. Gap 0 must win; a missing gap (None) must still lose."""
+    from optdesign.linear.classical import dispatch
+
+    X = np.random.default_rng(3).standard_normal((20, 3))
+    monkeypatch.setattr(dispatch, "_fast", lambda problem, tol, solver: _fixed_result(0.5, "exchange"))
+    monkeypatch.setattr(dispatch, "_conic", lambda problem, solver, constraints=None: _fixed_result(0.0, "cvxpy"))
+    res = od.a_optimal(X)
+    assert res.method == "cvxpy" and res.gap == 0.0
+    monkeypatch.setattr(dispatch, "_conic", lambda problem, solver, constraints=None: _fixed_result(None, "cvxpy"))
+    assert od.a_optimal(X).method == "exchange"
+    monkeypatch.setattr(dispatch, "_conic", lambda problem, solver, constraints=None: _fixed_result(0.7, "cvxpy"))
+    assert od.a_optimal(X).method == "exchange"

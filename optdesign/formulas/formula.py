@@ -1,4 +1,4 @@
-"""Candidate sets from a model formula, and designs reported in factor coordinates.
+"""Candidate sets from a model formula, the columns of its terms, and designs reported in factor coordinates.
 
 A formula in Wilkinson–Rogers notation (as R's ``lm``; parsed by the ``formulaic`` library) maps each point of a
 design region to its row of the model matrix: ``~ x1 + x2 + x1:x2 + I(x1**2) + I(x2**2)`` is the full quadratic
@@ -21,7 +21,7 @@ from ..errors import InvalidInputError
 from ..result import DesignResult
 from .regions import FactorRange, factor_grid
 
-__all__ = ["CandidateSet", "candidates", "design_table"]
+__all__ = ["CandidateSet", "candidates", "design_table", "model_terms"]
 
 
 class CandidateSet(NamedTuple):
@@ -56,6 +56,24 @@ def _formula(formula: str, factors: Sequence[str]) -> Any:
         raise InvalidInputError(f"the formula names {', '.join(unknown)}, not a factor (factors: "
                                 f"{', '.join(factors)})")
     return parsed
+
+
+def _model_matrix(formula: str,
+                  factors: Mapping[str, Sequence[Any] | FactorRange] | pd.DataFrame) -> tuple[Any, pd.DataFrame]:
+    """formulaic's model matrix of ``formula`` at the points of ``factors`` (a region or a table), and the points."""
+    from formulaic import model_matrix
+    from formulaic.errors import FormulaicError
+
+    points = factors.reset_index(drop=True) if isinstance(factors, pd.DataFrame) else factor_grid(factors)
+    parsed = _formula(formula, [str(c) for c in points.columns])
+    try:
+        with warnings.catch_warnings():  # NaN from a transform (log of 0) is refused by candidates, in one message
+            warnings.simplefilter("ignore", RuntimeWarning)
+            matrix = model_matrix(parsed, points, na_action="ignore")
+    except (FormulaicError, ValueError, TypeError, ArithmeticError) as exc:
+        raise InvalidInputError(f"cannot evaluate the formula {formula!r} on the points: "
+                                f"{str(exc).splitlines()[0]}") from None
+    return matrix, points
 
 
 def candidates(formula: str, factors: Mapping[str, Sequence[Any] | FactorRange] | pd.DataFrame) -> CandidateSet:
@@ -94,18 +112,7 @@ def candidates(formula: str, factors: Mapping[str, Sequence[Any] | FactorRange] 
     >>> od.design_table(points, od.exact_design(X, 6)).runs.sum()
     np.int64(6)
     """
-    from formulaic import model_matrix
-    from formulaic.errors import FormulaicError
-
-    points = factors.reset_index(drop=True) if isinstance(factors, pd.DataFrame) else factor_grid(factors)
-    parsed = _formula(formula, [str(c) for c in points.columns])
-    try:
-        with warnings.catch_warnings():  # NaN from a transform (log of 0) is refused below, in one message
-            warnings.simplefilter("ignore", RuntimeWarning)
-            matrix = model_matrix(parsed, points, na_action="ignore")
-    except (FormulaicError, ValueError, TypeError, ArithmeticError) as exc:
-        raise InvalidInputError(f"cannot evaluate the formula {formula!r} on the points: "
-                                f"{str(exc).splitlines()[0]}") from None
+    matrix, points = _model_matrix(formula, factors)
     X = np.asarray(matrix, dtype=float)
     columns = [str(c) for c in matrix.columns]
     if X.shape[0] != len(points) or not np.all(np.isfinite(X)):
@@ -115,6 +122,44 @@ def candidates(formula: str, factors: Mapping[str, Sequence[Any] | FactorRange] 
         raise InvalidInputError(f"the {X.shape[1]} columns of the model {formula!r} have rank {rank} on these "
                                 "points: no design estimates them all (drop the intercept of a mixture: '~ 0 + ...')")
     return CandidateSet(X, points, columns)
+
+
+def model_terms(formula: str,
+                factors: Mapping[str, Sequence[Any] | FactorRange] | pd.DataFrame) -> dict[str, list[str]]:
+    """The terms of ``formula`` and the columns of its model matrix that each one spans, in the matrix's order.
+
+    A numeric factor, a power or a product of numeric factors spans one column; a categorical factor with L
+    levels spans L - 1 (its contrasts, with an intercept in the model), and its interaction with a numeric factor
+    as many. The F test of a term (:func:`optdesign.design_power`) tests all of its columns at once.
+
+    Parameters
+    ----------
+    formula : str
+        The model, as for :func:`candidates`.
+    factors : mapping or pandas.DataFrame
+        The region or its points, as for :func:`candidates` (categorical levels come from it).
+
+    Returns
+    -------
+    dict
+        Term name (``"Intercept"`` for the intercept, else formulaic's: ``"x1"``, ``"x1:x2"``, ``"C(c)"``) to the
+        names of its columns in :attr:`CandidateSet.columns`.
+
+    Raises
+    ------
+    InvalidInputError
+        What :func:`candidates` refuses about the formula.
+
+    Examples
+    --------
+    >>> from optdesign.formulas import model_terms
+    >>> model_terms("~ x + c", {"x": [-1, 1], "c": ["a", "b", "c"]})
+    {'Intercept': ['Intercept'], 'x': ['x'], 'c': ['c[T.b]', 'c[T.c]']}
+    """
+    matrix, _ = _model_matrix(formula, factors)
+    columns = [str(c) for c in matrix.columns]
+    return {"Intercept" if str(term) == "1" else str(term): columns[span]
+            for term, span in matrix.model_spec.term_slices.items()}
 
 
 def design_table(points: pd.DataFrame, design: ArrayLike | DesignResult | Any) -> pd.DataFrame:

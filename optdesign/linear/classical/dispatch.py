@@ -165,4 +165,9 @@ def _solve(problem: ClassicalProblem, constraints: ConstraintsLike, solver: str 
             or not classical_model_fits(problem.criterion, *problem.X.shape):
         return fast
     conic = _conic(problem, solver)
-    return conic if (conic.gap or np.inf) < (fast.gap or np.inf) else fast
+    return conic if _gap(conic) < _gap(fast) else fast
+
+
+def _gap(result: DesignResult) -> float:
+    """A design's certified gap for comparing two designs: inf when it has none (None); a gap of 0 stays 0."""
+    return np.inf if result.gap is None else float(result.gap)
