@@ -20,7 +20,7 @@ from optdesign.errors import InvalidInputError
 def test_what_the_built_in_problems_offer():
     assert offered(KArmedProblem) == {"optimism", "pair_costs", "pair_share", "posterior_draws", "upper_indices"}
     assert offered(LinearProblem) == {"optimism", "design_inverse"}
-    assert offered(FactoredProblem) == frozenset()
+    assert offered(FactoredProblem) == {"optimism"}  # joint LinGame: the generic rule on the factored problem
     assert offered(KArmedProblem(3, Bernoulli())) == offered(KArmedProblem(3, Gaussian()))
     assert set(CAPABILITIES) == offered(KArmedProblem) | offered(LinearProblem)
 

@@ -16,8 +16,8 @@ from bandits.multiagent import FactoredBandit, JointLinGame
 from bandits.multiagent import instances as inst
 from bandits.multiagent.gibbs import FactoredAdaHedge
 from bandits.pure_exploration import Gaussian, KArmedProblem, Observations
+from bandits.pure_exploration.adahedge import AdaHedge
 from bandits.pure_exploration.samplers import LinGame
-from bandits.pure_exploration.samplers.games import AdaHedge
 from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign import FactorGraph

@@ -16,6 +16,8 @@ Modules, one concept each:
 * :mod:`.problem` — :class:`FactoredProblem`: the pure-exploration problem interface on a factor graph (the
   estimate, the answer, the GLR statistic of the one GLR stop and its best response, the time in rounds, the
   pieces, the exact T* oracle).
+* :mod:`.alternatives` — the closest alternative of a joint piece and the piece's gradients.
+* :mod:`.optimism` — LinGame's optimistic gains at the best response to a play (the factored problem's ``optimism``).
 * :mod:`.thresholds` — beta(t, delta): practical (GK16) and a delta-correct theory threshold.
 * :mod:`.tracking` — independent per-agent sampling of a product allocation.
 * :mod:`.sampling` — the batches every factored sampling rule shares (A0, forced exploration, tracked rounds), a
@@ -25,7 +27,7 @@ Modules, one concept each:
 * :mod:`.fw_game` — one Frank–Wolfe step: the near-tied pieces and the game over joint actions (column generation).
 * :mod:`.frank_wolfe` — Frank–Wolfe sampling over joint actions, and its noise-free iterate.
 * :mod:`.gibbs` — AdaHedge over joint actions, its distribution a Gibbs distribution (sum-product).
-* :mod:`.lingame` — LinGame over joint actions: the learner against the best response, C-tracking.
+* :mod:`.lingame` — LinGame over joint actions: the generic rule on the factored problem, in the factored batches.
 * :mod:`.mab` — Garivier–Kaufmann Track-and-Stop for one agent (D- and C-tracking).
 * :mod:`.instances` — named instance factories for the registry.
 """

@@ -37,9 +37,9 @@ from optdesign.factored import EnumeratedSeparation, MaxSum, Separation, most_vi
 from optdesign.validation import as_count, as_vector
 
 from ..pure_exploration.samplers.games import game_strategies
+from .alternatives import joint_piece_gradients
 from .best_response import exact_best_response
 from .glrt import FactoredGLRT, GLRState
-from .problem import joint_piece_gradients
 
 __all__ = ["FrankWolfeStep", "NearTiedPieces", "candidate_ratios", "enumerated", "frank_wolfe_step", "is_tied",
            "near_tied_pieces"]

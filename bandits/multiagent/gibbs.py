@@ -26,7 +26,7 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 from optdesign.factored import EliminationPlan, SumProduct, maximiser_terms
 
-from ..pure_exploration.samplers.games import AdaHedge
+from ..pure_exploration.adahedge import AdaHedge
 
 __all__ = ["FactoredAdaHedge"]
 

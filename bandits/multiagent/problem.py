@@ -23,7 +23,7 @@ convention T = 2 sigma^2 T*, with the optimal marginals per group action as weig
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -34,15 +34,19 @@ from optdesign.factored import MaxSum
 
 from ..core.thresholds import ThresholdContext
 from ..core.tracking import next_checkpoint
+from ..pure_exploration.adahedge import AdaHedge
 from ..pure_exploration.oracle import Oracle
 from ..pure_exploration.pieces import GLRStatistic, Pieces
 from ..pure_exploration.problem import Problem
+from .alternatives import joint_piece_gradients
 from .best_response import BestResponse, exact_best_response, glr_exceeds
+from .gibbs import FactoredAdaHedge
 from .glrt import FactoredGLRT, GLRState, check_glrt_mode
 from .joint_actions import GroupIndexer, decode, encode_joint
+from .optimism import FactoredOptimism
 from .thresholds import FactoredTheoryThreshold
 
-__all__ = ["BestResponse", "FactoredGLR", "FactoredProblem", "joint_piece_gradients"]
+__all__ = ["BestResponse", "FactoredGLR", "FactoredProblem"]
 
 #: joint actions above which :meth:`FactoredProblem.pieces` refuses to list them
 MAX_LISTED = 200_000
@@ -162,6 +166,24 @@ class FactoredProblem(Problem):
     def next_time(self, t: int, growth: float) -> int:
         """The grid of rounds of MF-TaS Alg. 2, t -> max(t + 1, ceil(t (1 + growth)))."""
         return next_checkpoint(t, growth)
+
+    def learner(self) -> FactoredAdaHedge:
+        """AdaHedge over the joint actions, a Gibbs distribution whose weights are its factor marginals."""
+        return FactoredAdaHedge(self.glrt.plan)
+
+    def best_pull(self, scores: np.ndarray) -> np.ndarray:
+        """The group actions of the joint action of largest total score (one max-sum)."""
+        action = MaxSum(self.glrt.plan, np.asarray(scores, dtype=float), keep_regrets=False).best_action
+        return self.indexer.flat(action[None, :])[0]
+
+    def draw_pulls(self, learner: AdaHedge, rng: np.random.Generator, n: int) -> np.ndarray:
+        """Group counts of ``n`` joint actions drawn by ancestral sampling from the learner's distribution."""
+        return self.indexer.counts(cast(FactoredAdaHedge, learner).sample(rng, n), np.ones(n, dtype=np.int64))
+
+    def optimism(self, mu: np.ndarray, counts: np.ndarray, c: float) -> FactoredOptimism:
+        """LinGame's optimistic gains at theta_hat (:class:`bandits.multiagent.optimism.FactoredOptimism`)."""
+        mu, counts = self.check_shapes(mu, counts)
+        return FactoredOptimism(self.glrt, self.sigma, mu, counts, c)
 
     def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
         """The answers and the structure's own delta-correct threshold (:class:`FactoredTheoryThreshold`)."""
@@ -317,41 +339,6 @@ class FactoredProblem(Problem):
             The joint action.
         """
         return decode(code, self.structure.n_actions)
-
-
-def joint_piece_gradients(flat: np.ndarray, star: np.ndarray, D: np.ndarray, H: np.ndarray, inv: np.ndarray,
-                          sigma: float) -> np.ndarray:
-    """d f_a / d w of the pieces of joint actions a: (c / w_{e,b})^2 / (2 sigma^2), c = D(a) / H_w(a), on the entries
-    (e, a_e) and (e, a_hat_e) of the factors a changes, 0 elsewhere and for a piece tied with the best (D <= 0).
-
-    Parameters
-    ----------
-    flat : numpy.ndarray of int, shape (J, F)
-        The group action of every alternative in every factor (:meth:`GroupIndexer.flat`).
-    star : numpy.ndarray of int, shape (F,)
-        The same for the answer a_hat.
-    D : numpy.ndarray, shape (J,)
-        The gaps D(a).
-    H : numpy.ndarray, shape (J,)
-        H_w(a) = sum over the changed factors of 1 / w_{e,a_hat_e} + 1 / w_{e,a_e}.
-    inv : numpy.ndarray, shape (Abar,)
-        1 / w per group action.
-    sigma : float
-        The noise level.
-
-    Returns
-    -------
-    numpy.ndarray, shape (J, Abar)
-        One gradient per alternative: (theta - lambda_a)^2 / (2 sigma^2) at its closest alternative lambda_a.
-    """
-    changed = flat != star[None, :]
-    c = np.where((D > 0) & (H > 0), D / np.where(H > 0, H, 1.0), 0.0)
-    grads = np.zeros((flat.shape[0], inv.size))
-    rows = np.repeat(np.arange(flat.shape[0]), flat.shape[1]).reshape(flat.shape)
-    for entries in (flat, np.broadcast_to(star, flat.shape)):
-        part = np.where(changed, (c[:, None] * inv[entries]) ** 2 / (2 * sigma**2), 0.0)
-        np.add.at(grads, (rows[changed], entries[changed]), part[changed])
-    return grads
 
 
 class FactoredGLR(GLRStatistic):

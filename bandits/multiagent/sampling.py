@@ -43,7 +43,7 @@ from .glrt import GLRState, check_glrt_mode
 from .problem import FactoredGLR, FactoredProblem
 from .thresholds import check_threshold
 
-__all__ = ["CoveredAlgorithm", "FactoredAlgorithm", "FactoredState", "check_env"]
+__all__ = ["CoveredAlgorithm", "FactoredAlgorithm", "FactoredState", "RuleState", "check_env"]
 
 
 # the options of the factored algorithms, documented once (substituted by _shared_doc)
@@ -294,3 +294,48 @@ class FactoredState(SamplerState):
     def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
         """``{"forced_rounds": rounds of forced exploration so far}``."""
         return {"forced_rounds": self.forced_rounds}
+
+
+class RuleState(FactoredState):
+    """The factored batches around a generic rule's state, whose plan gives the tracked rounds (the rule reads the
+    factored problem through its pulls and capabilities).
+
+    Parameters
+    ----------
+    problem : FactoredProblem
+        The problem of the run.
+    rng : numpy.random.Generator
+        The rule's randomness.
+    rule : SamplerState
+        The generic rule's state (:mod:`bandits.pure_exploration.samplers`).
+    cover : str
+        The covering set's construction.
+    exploration : str
+        The forced exploration's level.
+    """
+
+    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, rule: SamplerState, *,
+                 cover: str = "greedy", exploration: str = "none") -> None:
+        super().__init__(problem, rng, cover=cover, exploration=exploration)
+        self.rule = rule
+
+    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
+        start = time.perf_counter()
+        counts = np.asarray(self.rule.plan(obs, n), dtype=np.int64)
+        self.solve_time += time.perf_counter() - start
+        return counts
+
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
+        """The forced rounds and the rule's own counters.
+
+        Parameters
+        ----------
+        statistic : GLRStatistic or None
+            The policy's GLR statistic now.
+
+        Returns
+        -------
+        dict
+            Plain numbers.
+        """
+        return {**super().describe(statistic), **self.rule.describe(statistic)}

@@ -6,6 +6,9 @@ problem         the interface: answers, estimate, the pieces of the alternative 
 oracle          what an oracle reports: T*, w* and a certified lower bound
 pieces          the alternative's pieces at (mu, w): values, gradients, the best response
 capabilities    the optional problem methods a rule may ask for (optimism, pair costs, posterior draws, ...)
+clock           a problem's time: samples or rounds, the grid of checks
+pulls           what one pull observes, a learner over the pulls, the pull that best follows a target
+adahedge        AdaHedge, the scale-free exponential-weights learner (LinGame's)
 design_inverse  the design inverse along a Frank-Wolfe path of a linear problem (FWS's fast path)
 certificate     a certified bracket on T* from any proportions
 families        one-parameter exponential families (Gaussian with known sigma, Bernoulli): kl, reward sums
@@ -15,7 +18,6 @@ environment     K-armed instances simulated through reward sums
 instances       the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments)
 sampler         the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
 samplers/       the sampling rules, one module each
-clock           a problem's time: samples or rounds, the grid of checks
 stop            the GLR stopping rule and its threshold (by name, object or plug-in path)
 policy          the statistics and GLR stop of a run, and the policy of a sampler's run (several deltas from one
                 trajectory)

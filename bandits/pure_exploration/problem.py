@@ -31,6 +31,7 @@ from .capabilities import Capabilities
 from .clock import Clock
 from .oracle import Oracle
 from .pieces import GLRStatistic, Pieces
+from .pulls import Pulls
 
 if TYPE_CHECKING:
     from ..core.thresholds import ThresholdContext
@@ -39,12 +40,13 @@ if TYPE_CHECKING:
 __all__ = ["Problem"]
 
 
-class Problem(Capabilities, Clock, ABC):
+class Problem(Capabilities, Clock, Pulls, ABC):
     """A pure-exploration problem: arms, answers, the estimate, the pieces of the alternative, the oracle.
 
     Counts and reward sums per arm are the sufficient statistics every problem here estimates from. The optional
     methods sampling rules may ask for are :class:`bandits.pure_exploration.capabilities.Capabilities`; how its runs
-    are timed, :class:`bandits.pure_exploration.clock.Clock`.
+    are timed, :class:`bandits.pure_exploration.clock.Clock`; what a pull observes,
+    :class:`bandits.pure_exploration.pulls.Pulls`.
     """
 
     #: the instance kind the problem is for (a key of :data:`bandits.kinds.KINDS`: ``karmed``, ``linear``)

@@ -250,8 +250,8 @@ class SequentialState(SamplerState):
         return batch
 
     @abstractmethod
-    def choose(self, obs: Observations, counts: np.ndarray) -> int:
-        """The next arm.
+    def choose(self, obs: Observations, counts: np.ndarray) -> int | np.ndarray:
+        """The next arm (or the arms the next pull observes, :class:`bandits.pure_exploration.pulls.Pulls`).
 
         Parameters
         ----------
@@ -262,8 +262,8 @@ class SequentialState(SamplerState):
 
         Returns
         -------
-        int
-            Index of the arm to pull.
+        int or numpy.ndarray of int
+            Index of the arm to pull, or the distinct arms one pull observes.
         """
 
 

@@ -26,9 +26,9 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
+from ..adahedge import AdaHedge
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState
-from .games import AdaHedge
 from .lingame import LinGameState
 
 __all__ = ["MAX_PAIRS", "LinGameC"]

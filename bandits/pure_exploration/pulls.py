@@ -1,0 +1,68 @@
+"""A problem's pulls: the arms one pull observes, a learner over the pulls and the pull that best follows a target.
+
+On K-armed and linear problems a pull is one arm. On a factored problem it is a joint action that observes one group
+action per factor (:class:`bandits.multiagent.problem.FactoredProblem`): a learner over the joint actions plays the
+marginals of its distribution over the arms, and the pull that best follows a target is a max-sum. A rule written
+with these three methods (LinGame) runs on both.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .adahedge import AdaHedge
+
+__all__ = ["Pulls"]
+
+
+class Pulls:
+    """One arm per pull (the defaults); a problem whose pulls observe several arms overrides all three."""
+
+    @property
+    def n_arms(self) -> int:
+        """Number K of arms (the problem's)."""
+        raise NotImplementedError
+
+    def learner(self) -> AdaHedge:
+        """AdaHedge over the pulls; its ``weights()`` are the marginals of its play over the arms.
+
+        Returns
+        -------
+        AdaHedge
+            A fresh learner over the K arms.
+        """
+        return AdaHedge(self.n_arms)
+
+    def best_pull(self, scores: np.ndarray) -> np.ndarray:
+        """The arms observed by the pull of largest total score, argmax over pulls of the sum of its arms' scores.
+
+        Parameters
+        ----------
+        scores : numpy.ndarray, shape (K,)
+            A score per arm (e.g. the cumulative target minus the counts, for C-tracking).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            The arms the pull observes (here one: the first argmax).
+        """
+        return np.array([int(np.argmax(scores))])
+
+    def draw_pulls(self, learner: AdaHedge, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` pulls drawn independently from the learner's distribution, as observations per arm.
+
+        Parameters
+        ----------
+        learner : AdaHedge
+            A learner from :meth:`learner`.
+        rng : numpy.random.Generator
+            The rule's randomness.
+        n : int
+            Number of pulls.
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (K,)
+            Observations per arm (expectation n times the learner's marginals).
+        """
+        return rng.multinomial(n, learner.weights())
