@@ -126,6 +126,9 @@ class _Finished:
         self.observed += int(counts.sum())
         self.active = np.array([0])
 
+    def survivors(self):
+        return self.active
+
     def recommend(self):
         return 0
 

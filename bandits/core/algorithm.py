@@ -191,6 +191,16 @@ class Policy(ABC):
         """Rounds in the problem's own time unit when it differs from samples (e.g. graph rounds)."""
         return None
 
+    def survivors(self) -> np.ndarray | None:
+        """The answers still in play, for a policy that eliminates (a stop may read them); None when it does not.
+
+        Returns
+        -------
+        numpy.ndarray of int or None
+            Indices of the surviving answers.
+        """
+        return None
+
     def stop_statistic(self) -> dict[str, Any]:
         """Optional trace entry describing the current stopping statistic.
 

@@ -62,6 +62,10 @@ class SurvivorsPolicy(Policy):
     theta: np.ndarray | None
     Z: np.ndarray
 
+    def survivors(self) -> np.ndarray:
+        """The surviving items (indices into Z)."""
+        return self.active
+
     def stopped(self, delta: float) -> bool:
         """One item survives (``delta`` is already in the elimination widths)."""
         return self.active.size == 1

@@ -21,7 +21,6 @@ stops or the sample budget ends.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -221,7 +220,7 @@ class WithStopPolicy(GLRPolicyBase):
 
     def _active_size(self) -> int | None:
         """The number of the algorithm's survivors (None for a policy without elimination)."""
-        active = getattr(self.inner, "active", None)
+        active = self.inner.survivors()
         return None if active is None else len(active)
 
     def finished(self) -> bool:
@@ -236,8 +235,8 @@ class WithStopPolicy(GLRPolicyBase):
         return size is not None and size <= 1
 
     def next_batch(self, budget: int) -> np.ndarray:
-        t = int(self.counts.sum())
-        n = min(budget, max(1, math.ceil(self.growth * t)))
+        t = self.problem.time(self.counts)
+        n = min(budget, self.problem.next_time(t, self.growth) - t)
         self._forward = not self.finished()
         if not self._forward:
             last = self._last_phase if self._last_phase.sum() else np.maximum(self.counts, 1)
