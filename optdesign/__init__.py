@@ -10,6 +10,8 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 * :mod:`optdesign.formulas`: candidate sets from model formulas (grids, cubes, simplex lattices) and designs
   reported in factor settings;
 * :mod:`optdesign.power`: the power of an exact design's F tests, term by term (as R skpr's ``eval_design``);
+* :mod:`optdesign.glm`: designs of generalised linear models (logit, probit, cloglog, Poisson): locally optimal at a
+  guess of the parameter, and pseudo-Bayesian D-optimal over prior draws;
 * the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
   :mod:`optdesign.validation` (input and size checks), ``vocabulary`` (option and status strings as Literal
   types), ``information`` (Bernoulli KL), ``result`` (result dataclasses), :mod:`optdesign.runtime` (time limits
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
         regret_lower_bound,
     )
     from .formulas import CandidateSet, candidates, cube, design_table, factor_grid, simplex_lattice
+    from .glm import BayesianDModel, bayesian_d_optimal, glm_design, glm_model_matrix, glm_weights
     from .information import bernoulli_kl, kl_delta
     from .linear import (
         ClassicalDesignModel,
@@ -111,6 +114,7 @@ _EXPORTS = {
                 "round_design", "transductive", "xy_allocation", "xy_oracle", "DesignDiagnostics", "Efficiency",
                 "design_diagnostics", "fds_curve", "fds_plot", "variance_function"),
     ".power": ("PowerResult", "anticipated_coefficients", "design_power", "power_curve"),
+    ".glm": ("BayesianDModel", "bayesian_d_optimal", "glm_design", "glm_model_matrix", "glm_weights"),
     ".result": ("BilinearDesign", "CharTimeResult", "DesignResult", "RegretBoundResult"),
     ".runtime.solvers": ("available_solvers", "default_solver", "mosek_usable"),
     "._version": ("__version__",),
@@ -122,6 +126,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
+    "BayesianDModel",
     "BilinearDesign",
     "CandidateSet",
     "CharTimeResult",
@@ -148,6 +153,7 @@ __all__ = [
     "anticipated_coefficients",
     "augment",
     "available_solvers",
+    "bayesian_d_optimal",
     "bernoulli_kl",
     "bilinear_design",
     "budget",
@@ -173,6 +179,9 @@ __all__ = [
     "fds_plot",
     "g_optimal",
     "g_value",
+    "glm_design",
+    "glm_model_matrix",
+    "glm_weights",
     "greedy_allocation",
     "greedy_choice",
     "greedy_scores",

@@ -6,6 +6,8 @@ with ``typing.get_args`` (``DESIGN_METHODS``), so both always agree. :func:`chec
 
 Designs on arm sets (:mod:`optdesign.linear`)
     DesignMethod, MinMaxMethod, ClassicalMethod and ClassicalCriterion (:mod:`optdesign.linear.classical`)
+Designs of generalised linear models (:mod:`optdesign.glm`)
+    GlmLink (the model's link and response family)
 Lower bounds on factor graphs (:mod:`optdesign.factored`)
     ExactMethod and ExactFormulation (T*), RegretMethod, RegretStrategy and Restriction (Graves–Lai constant),
     OrderHeuristic (elimination orders), CharTimeKind (``CharTimeResult.method``)
@@ -27,6 +29,7 @@ __all__ = [
     "DESIGN_METHODS",
     "EXACT_FORMULATIONS",
     "EXACT_METHODS",
+    "GLM_LINKS",
     "MINMAX_METHODS",
     "ORDER_HEURISTICS",
     "REGRET_METHODS",
@@ -39,6 +42,7 @@ __all__ = [
     "DesignMethod",
     "ExactFormulation",
     "ExactMethod",
+    "GlmLink",
     "MinMaxMethod",
     "OrderHeuristic",
     "RegretMethod",
@@ -57,6 +61,9 @@ MinMaxMethod = Literal["auto", "cvxpy", "barrier"]
 ClassicalMethod = Literal["auto", "fast", "cvxpy"]
 #: the criteria :func:`optdesign.criterion_value` evaluates
 ClassicalCriterion = Literal["a", "i", "c", "e", "ds", "phi", "d", "g"]
+#: a GLM's link, which fixes its weight nu(eta): ``"logit"``, ``"probit"``, ``"cloglog"`` (binary response),
+#: ``"log"`` (Poisson counts), ``"identity"`` (the normal linear model, nu = 1)
+GlmLink = Literal["logit", "probit", "cloglog", "log", "identity"]
 #: how the exact T* handles "every joint action a != a*": list them all, generate them as they bind, or pick
 ExactMethod = Literal["auto", "enumerate", "generate"]
 #: the program of the enumerated T*: over the cliques of a junction tree, or over all joint actions
@@ -82,6 +89,7 @@ DESIGN_METHODS: tuple[DesignMethod, ...] = get_args(DesignMethod)
 MINMAX_METHODS: tuple[MinMaxMethod, ...] = get_args(MinMaxMethod)
 CLASSICAL_METHODS: tuple[ClassicalMethod, ...] = get_args(ClassicalMethod)
 CLASSICAL_CRITERIA: tuple[ClassicalCriterion, ...] = get_args(ClassicalCriterion)
+GLM_LINKS: tuple[GlmLink, ...] = get_args(GlmLink)
 EXACT_METHODS: tuple[ExactMethod, ...] = get_args(ExactMethod)
 EXACT_FORMULATIONS: tuple[ExactFormulation, ...] = get_args(ExactFormulation)
 REGRET_METHODS: tuple[RegretMethod, ...] = get_args(RegretMethod)

@@ -1,0 +1,44 @@
+"""Designs of generalised linear models: locally optimal at a guess theta0, and pseudo-Bayesian over prior draws.
+
+A GLM with linear predictor eta = x^T theta has information M(w) = sum_i w_i nu(x_i^T theta) x_i x_i^T, with the
+weight nu(eta) = (dmu/deta)^2 / Var(y | eta) of its link. At a guess theta0 every criterion of a linear model applies
+to the linearised candidates sqrt(nu_i) x_i (locally optimal designs, Chernoff 1953); over a prior, the
+pseudo-Bayesian D-criterion is the prior mean of log det M(w) (Chaloner & Larntz 1989), estimated by S draws theta_s.
+
+===========  =====================================================================================================
+weights      ``glm_weights(X, theta0, link)``: nu of the logit, probit, cloglog, log (Poisson) and identity links,
+             in numerically stable forms (``link_weights`` on values of eta)
+local        ``glm_model_matrix`` (the rows sqrt(nu_i) x_i, for every linear design function) and ``glm_design``
+             (the locally D-, A- or I-optimal design, approximate or with n runs, certified)
+bayesian     public entry point ``bayesian_d_optimal(X, draws, link)``: the pseudo-Bayesian D-optimal design,
+             dispatched between the fast path and the cvxpy model
+prior        the checked problem: candidates, draws, the K x S weights nu_is (size-checked), prior weights
+variances    Phi(w) = sum_s pi_s log det M_s(w), its prices d_i(w) and Hessian, batched over the draws
+certificate  Phi* <= Phi(w) + p log(max_i d_i / p), and the DesignResult in variance units exp(-Phi / p)
+exchange     the fast path: Newton steps on an active set, one pricing pass over all candidates per round
+model        ``BayesianDModel``: the cvxpy model, one log det per draw, the weights a Parameter
+===========  =====================================================================================================
+"""
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .bayesian import bayesian_d_optimal
+    from .local import GLM_CRITERIA, glm_design, glm_model_matrix
+    from .model import BayesianDModel
+    from .weights import glm_weights, link_weights
+
+# scipy.special and cvxpy load on first use of a name
+_EXPORTS = {
+    ".bayesian": ("bayesian_d_optimal",),
+    ".local": ("GLM_CRITERIA", "glm_design", "glm_model_matrix"),
+    ".model": ("BayesianDModel",),
+    ".weights": ("glm_weights", "link_weights"),
+}
+if not TYPE_CHECKING:  # type checkers see the imports above
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+__all__ = ["GLM_CRITERIA", "BayesianDModel", "bayesian_d_optimal", "glm_design", "glm_model_matrix", "glm_weights",
+           "link_weights"]
