@@ -25,8 +25,8 @@ def drive(algo, env, n_samples: int, seed: int):
     """Run the sampling rule alone (no stopping) for ``n_samples`` pulls; returns the policy."""
     env_rng, alg_rng = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(2))
     policy = algo.start(env, 0.05, alg_rng)
-    while policy.n < n_samples:
-        counts = policy.next_batch(n_samples - policy.n)
+    while policy.counts.sum() < n_samples:
+        counts = policy.next_batch(n_samples - int(policy.counts.sum()))
         policy.observe(counts, env.pull(counts, env_rng))
     return policy
 
@@ -77,7 +77,7 @@ def test_empirical_allocation_converges_to_the_oracle_design(tracking):
     w_star = od.transductive(env.X, env.Z, env.theta).weights
     errors = {}
     for n in (10**4, 10**5):
-        errors[n] = max(np.abs(drive(LinearTrackAndStop(tracking=tracking), env, n, s).stats.counts / n - w_star).max()
+        errors[n] = max(np.abs(drive(LinearTrackAndStop(tracking=tracking), env, n, s).counts / n - w_star).max()
                         for s in range(3))
     assert errors[10**5] < 0.02
     assert errors[10**5] < errors[10**4]
@@ -89,7 +89,7 @@ def test_forced_exploration_grows_like_sqrt_n():
     # times, so lambda_min(A_n) grows like sqrt(n) and theta_hat is consistent in every direction
     env = LinearBandit(np.eye(3), np.array([1.0, 0.5, 0.0]), Z=np.eye(3)[:2])
     for n in (2500, 40000):
-        counts = drive(LinearTrackAndStop(), env, n, seed=1).stats.counts
+        counts = drive(LinearTrackAndStop(), env, n, seed=1).counts
         assert 0.7 * np.sqrt(n) <= counts[2] <= 1.3 * np.sqrt(n) + 3
 
 
@@ -104,8 +104,8 @@ def test_model_mode_matches_fast_path(items):
     for _ in range(4):
         theta = rng.standard_normal(3)
         Y = od.oracle_directions(env.Z, theta)[0]
-        v_fast = od.minmax_value(X, fast.oracle_design(theta).weights, Y)
-        v_model = od.minmax_value(X, model.oracle_design(theta).weights, Y)
+        v_fast = od.minmax_value(X, fast.state.oracle_design(theta).weights, Y)
+        v_model = od.minmax_value(X, model.state.oracle_design(theta).weights, Y)
         assert abs(v_fast - v_model) <= 1e-3 * v_model
     assert model.solve_time > 0 and fast.solve_time > 0
 
@@ -119,9 +119,9 @@ def test_empirical_tie_keeps_previous_design():
     policy = LinearTrackAndStop().start(env, 0.05, np.random.default_rng(0))
     first = policy.next_batch(100)
     policy.observe(first, np.array([0.0, 5.0]) * first)  # theta_hat = (0, 5): items 1 and 2 tie
-    before = policy.design.copy()
+    before = policy.state.design.copy()
     batch = policy.next_batch(100)
-    assert policy.ties == 1 and np.array_equal(policy.design, before)
+    assert policy.state.ties == 1 and np.array_equal(policy.state.design, before)
     assert batch.sum() >= 1 and not policy.stopped(0.05)
     res = run(LinearTrackAndStop(), env, 0.05, seed=3)
     assert res.correct and res.stopped_by == "stopping_rule"

@@ -36,7 +36,8 @@ a tie of z^T theta_hat, which has probability 0 under Gaussian noise but occurs 
 tied items). On a tie the policy keeps its previous design (the G-optimal design before the first
 successful solve) and retries at the next re-plan time.
 
-Stopping: the linear GLRT of :class:`bandits.linear.common.LinearGLRPolicy` with threshold
+Stopping: the GLR stop of every pure-exploration rule (:class:`bandits.pure_exploration.stop.GLRStop`, the run's
+policy :class:`bandits.pure_exploration.policy.PureExplorationPolicy`) with threshold
 ``practical`` (log((1 + log t)/delta), GK16 Sec. 6; default), ``theory`` (delta-correct under adaptive
 sampling) or ``soare``; recommendation argmax_z z^T theta_hat. Sampling ignores delta.
 
@@ -72,9 +73,15 @@ from ..core.stopping import Threshold
 from ..core.thresholds import check_threshold_option
 from ..core.tracking import next_checkpoint, track
 from ..core.validation import check_choice
-from .common import LinearGLRPolicy, LinearModel, check_growth
+from ..pure_exploration.linear import LinearProblem
+from ..pure_exploration.pieces import GLRStatistic
+from ..pure_exploration.policy import PureExplorationPolicy
+from ..pure_exploration.problem import Problem
+from ..pure_exploration.sampler import Observations, SamplerState
+from ..pure_exploration.stop import GLRStop
+from .common import check_growth
 
-__all__ = ["LinearTrackAndStop", "LinearTrackAndStopPolicy"]
+__all__ = ["LinearTrackAndStop", "LinearTrackAndStopState"]
 
 SOLVER_MODES = ("fast", "model")
 TRACKINGS = ("C", "D")
@@ -130,25 +137,27 @@ class LinearTrackAndStop(Algorithm[LinearBandit]):
         """``lin-tas``."""
         return "lin-tas"
 
-    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> LinearTrackAndStopPolicy:
-        """A Track-and-Stop policy; its sampling ignores ``delta`` and ``rng`` (deterministic tracking)."""
-        return LinearTrackAndStopPolicy(self, env)
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> PureExplorationPolicy:
+        """The pure-exploration policy of the rule on ``env``'s linear problem, under the GLR stop; the sampling
+        ignores ``delta`` and ``rng`` (deterministic tracking)."""
+        problem = LinearProblem.of_environment(env)
+        return PureExplorationPolicy(problem, LinearTrackAndStopState(self, problem), GLRStop(self.threshold),
+                                     self.growth)
 
 
-class LinearTrackAndStopPolicy(LinearGLRPolicy):
-    """State of one run of :class:`LinearTrackAndStop`.
+class LinearTrackAndStopState(SamplerState):
+    """State of one run of :class:`LinearTrackAndStop`: the oracle design, its re-plan grid and the C-tracking target.
 
     Parameters
     ----------
     algo : LinearTrackAndStop
         The configuration.
-    env : LinearModel
-        The instance (arms, items, noise level; theta is never read).
+    problem : LinearProblem
+        The problem of the run (arms, items, noise level; theta is never read).
     """
 
-    def __init__(self, algo: LinearTrackAndStop, env: LinearModel) -> None:
-        super().__init__(env, algo.threshold)
-        self.algo = algo
+    def __init__(self, algo: LinearTrackAndStop, problem: LinearProblem) -> None:
+        self.algo, self.X, self.Z = algo, problem.X, problem.Z
         start = time.perf_counter()
         self.exploration = od.g_optimal(self.X).weights
         self.model = od.OracleDesignModel(self.X, self.Z) if algo.solver_mode == "model" else None
@@ -183,33 +192,37 @@ class LinearTrackAndStopPolicy(LinearGLRPolicy):
         finally:
             self.solve_time += time.perf_counter() - start
 
-    def _replan(self) -> None:
+    def _replan(self, theta: np.ndarray, n: int) -> None:
         try:
-            res = self.oracle_design(self.stats.theta_hat())
+            res = self.oracle_design(theta)
         except InvalidInputError:  # X, Z and theta_hat are valid here: a tie for the best item; keep the design
             self.ties += 1
         else:
             self.design, self.design_value = res.weights, res.value
             self.solves += 1
-        self._next_replan = next_checkpoint(self.n, self.algo.replan_growth)
+        self._next_replan = next_checkpoint(n, self.algo.replan_growth)
 
-    def next_batch(self, budget: int) -> np.ndarray:
-        """The spanning pulls first; then, re-solving on the re-plan grid, pulls tracking the mixture of the
-        oracle design and the G-optimal exploration up to the next checkpoint."""
-        if self.n == 0:
-            counts = self.initial_batch()
-            self.cumulative += counts
-            return counts
-        if self.n >= self._next_replan:
-            self._replan()
-        size = min(next_checkpoint(self.n, self.algo.growth) - self.n, budget)
-        gamma = exploration_rate(self.n, self.X.shape[1])
+    def initial(self, problem: Problem, budget: int) -> np.ndarray:
+        """One pull of each of d spanning arms (:meth:`Problem.exploration_arms`), the first part of the C-tracking
+        target."""
+        counts = np.zeros(problem.n_arms, dtype=np.int64)
+        counts[problem.exploration_arms()] = 1
+        self.cumulative += counts
+        return counts
+
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
+        """Re-solving on the re-plan grid, ``n`` pulls tracking the mixture of the oracle design and the G-optimal
+        exploration."""
+        t = obs.t
+        if t >= self._next_replan:
+            self._replan(obs.mu, t)
+        gamma = exploration_rate(t, self.X.shape[1])
         target = (1.0 - gamma) * self.design + gamma * self.exploration
         if self.algo.tracking == "C":
-            self.cumulative += size * target
-            return track(self.stats.counts, self.cumulative / (self.n + size), size)
-        return track(self.stats.counts, target, size)
+            self.cumulative += n * target
+            return track(obs.counts, self.cumulative / (t + n), n)
+        return track(obs.counts, target, n)
 
-    def stop_statistic(self) -> dict[str, Any]:
-        """The GLR entries and ``design_value``, the value of the current oracle design."""
-        return {**super().stop_statistic(), "design_value": self.design_value}
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
+        """``{"design_value": rho(theta_hat) of the current oracle design}``."""
+        return {"design_value": self.design_value}

@@ -33,7 +33,6 @@ from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import MaxSum
 
 from ..core.thresholds import ThresholdContext
-from ..core.tracking import next_checkpoint
 from ..pure_exploration.adahedge import AdaHedge
 from ..pure_exploration.oracle import Oracle
 from ..pure_exploration.pieces import GLRStatistic, Pieces
@@ -162,10 +161,6 @@ class FactoredProblem(Problem):
     def rounds(self, counts: np.ndarray) -> int:
         """Rounds (joint actions played), reported beside the observations."""
         return self.time(counts)
-
-    def next_time(self, t: int, growth: float) -> int:
-        """The grid of rounds of MF-TaS Alg. 2, t -> max(t + 1, ceil(t (1 + growth)))."""
-        return next_checkpoint(t, growth)
 
     def learner(self) -> FactoredAdaHedge:
         """AdaHedge over the joint actions, a Gibbs distribution whose weights are its factor marginals."""

@@ -2,8 +2,8 @@
 pure-exploration policy (:class:`bandits.pure_exploration.policy.PureExplorationPolicy`).
 
 * Initialisation: one pass over the covering set A0 (every N_{e,b} >= 1).
-* Batches end on the factored problem's grid of rounds t -> max(t + 1, ceil(t (1 + growth)))
-  (:meth:`bandits.multiagent.problem.FactoredProblem.next_time`, 1 % by default). A batch is either a
+* Batches end on the policy's grid t -> max(t + 1, ceil(t (1 + growth))), t in rounds
+  (:func:`bandits.core.tracking.next_checkpoint`, 1 % by default). A batch is either a
   forced-exploration batch (:func:`~bandits.multiagent.exploration.forced_plays` at the batch's end time) or R
   tracked rounds from the rule (:meth:`FactoredState.plan`).
 * Stopping: the policy's GLR stop on the factored problem, whose GLR statistic is the factored GLRT

@@ -35,8 +35,8 @@ class PureExploration(Algorithm[Any]):
     stop : GLRStop
         The stopping rule (GLR with the practical threshold by default).
     growth : float
-        Relative batch size: the estimate is refreshed and the stop checked every max(1, ceil(growth t)) pulls
-        (0.01 by default; 0 checks after every pull).
+        Relative batch size: the estimate is refreshed and the stop checked on the grid
+        t -> max(t + 1, ceil(t (1 + growth))) (0.01 by default; 0 checks after every pull).
     problem : str or type, optional
         A :class:`Problem` subclass, or its ``"package.module:Class"`` path, built with ``of_environment(env)``
         in place of the instance's own problem (another estimator or statistic on the same instances); None: the

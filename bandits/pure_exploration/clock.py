@@ -1,4 +1,4 @@
-"""A problem's clock: the time t a threshold reads, the rounds a run reports, the grid of times its stop is checked on.
+"""A problem's clock: the time t a threshold reads and a run's grid of checks counts in, and the rounds a run reports.
 
 A pull observes one arm on K-armed and linear problems (time = samples); on a factored problem it is a joint action
 observing one group action per factor, and the time is in rounds (:class:`bandits.multiagent.problem.FactoredProblem`).
@@ -6,15 +6,13 @@ observing one group action per factor, and the time is in rounds (:class:`bandit
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 __all__ = ["Clock"]
 
 
 class Clock:
-    """Time in samples, no rounds, checks at t + max(1, ceil(growth t)); a problem whose pulls differ overrides."""
+    """Time in samples and no rounds; a problem whose pulls observe several arms overrides both."""
 
     def time(self, counts: np.ndarray) -> int:
         """The time t a threshold beta(t, delta) reads: samples (rounds when a pull observes several arms).
@@ -45,20 +43,3 @@ class Clock:
             The rounds a run reports beside its samples (None by default).
         """
         return None
-
-    def next_time(self, t: int, growth: float) -> int:
-        """The next time (:meth:`time` units) on the grid of checks: t + max(1, ceil(growth t)).
-
-        Parameters
-        ----------
-        t : int
-            The time now.
-        growth : float
-            Relative step in [0, 1] (0: the next pull).
-
-        Returns
-        -------
-        int
-            The end of the next batch (at least t + 1).
-        """
-        return t + max(1, math.ceil(growth * t))

@@ -8,8 +8,9 @@ that ignores delta gives the stopping times of several deltas from one trajector
 Stopping: :class:`bandits.pure_exploration.stop.GLRStop`.
 
 Batches: after the sampler's first pulls (one of each of the problem's initial arms by default), the policy asks
-its sampler for a batch up to the next time of the problem's grid (:meth:`Problem.next_time`: t + max(1,
-ceil(growth t)) samples, or rounds of joint actions on factored problems), within the budget left (``growth`` 1 %
+its sampler for a batch up to the next time of the grid t -> max(t + 1, ceil(t (1 + growth)))
+(:func:`bandits.core.tracking.next_checkpoint`; t in the problem's time: samples, or rounds of joint actions on
+factored problems), within the budget left (``growth`` 1 %
 by default: the estimate is refreshed and the GLR checked once per batch, so the stopping time overshoots by under
 1 %); ``growth=0`` checks after every pull. The factored rules run under this same policy
 (:mod:`bandits.multiagent.sampling`).
@@ -27,6 +28,7 @@ from optdesign.errors import InvalidInputError
 
 from ..core.algorithm import Policy
 from ..core.stopping import Threshold
+from ..core.tracking import next_checkpoint
 from .karmed import KArmedProblem
 from .linear import LinearProblem
 from .pieces import GLRStatistic
@@ -276,7 +278,7 @@ class PureExplorationPolicy(GLRPolicyBase):
         if self.counts.sum() == 0:
             return np.asarray(self.state.initial(self.problem, budget), dtype=np.int64)
         t = self.problem.time(self.counts)
-        return np.asarray(self.state.batch(self.observations(budget), self.problem.next_time(t, self.growth) - t),
+        return np.asarray(self.state.batch(self.observations(budget), next_checkpoint(t, self.growth) - t),
                           dtype=np.int64)
 
     def observations(self, budget: int = sys.maxsize) -> Observations:

@@ -148,7 +148,7 @@ class Sampler(ABC):
 
 class SamplerState(ABC):
     """The state of a sampling rule during one run: its first pulls, then a batch per checkpoint of the policy's
-    grid (:meth:`Problem.next_time`)."""
+    grid (:func:`bandits.core.tracking.next_checkpoint`)."""
 
     #: seconds spent in optdesign (oracle solves), reported by the run
     solve_time: float = 0.0

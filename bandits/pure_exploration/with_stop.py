@@ -30,7 +30,7 @@ from optdesign.errors import InvalidInputError
 
 from ..core.algorithm import Algorithm, Policy
 from ..core.entries import split_options
-from ..core.tracking import portion, track
+from ..core.tracking import next_checkpoint, portion, track
 from ..core.validation import check_growth
 from .policy import GLRPolicyBase, problem_of
 from .problem import Problem
@@ -144,7 +144,8 @@ class WithStop(Algorithm[Any]):
     stop : GLRStop
         The stopping rule.
     growth : float
-        Relative spacing of the GLR checks: batches are cut to max(1, ceil(growth t)) pulls (0 checks every pull).
+        Relative spacing of the GLR checks: batches end on the grid t -> max(t + 1, ceil(t (1 + growth)))
+        (0 checks every pull).
 
     Raises
     ------
@@ -236,7 +237,7 @@ class WithStopPolicy(GLRPolicyBase):
 
     def next_batch(self, budget: int) -> np.ndarray:
         t = self.problem.time(self.counts)
-        n = min(budget, self.problem.next_time(t, self.growth) - t)
+        n = min(budget, next_checkpoint(t, self.growth) - t)
         self._forward = not self.finished()
         if not self._forward:
             last = self._last_phase if self._last_phase.sum() else np.maximum(self.counts, 1)
