@@ -52,6 +52,11 @@ from ..core.stopping import Threshold
 from ..core.thresholds import check_threshold_option
 from ..core.tracking import next_checkpoint, portion, track
 from ..core.validation import check_choice
+from ..pure_exploration.linear import LinearProblem
+from ..pure_exploration.policy import PureExplorationPolicy
+from ..pure_exploration.problem import Problem
+from ..pure_exploration.sampler import Observations, SamplerState
+from ..pure_exploration.stop import GLRStop
 from .common import GLRPolicy, LinearGLRPolicy, check_growth, linear_items
 
 __all__ = ["StaticAllocation", "fiez_frank_wolfe", "static_design"]
@@ -124,7 +129,10 @@ class StaticAllocation(Algorithm[LinearBandit]):
         """A static-allocation policy; its sampling ignores ``delta`` (``rng`` drives the ``fiez`` draws)."""
         if self.variant == "fiez":
             return _FiezStaticPolicy(self, env, rng)
-        return _StaticPolicy(self, env)
+        if self.rule == "greedy":
+            return _GreedyPolicy(self, env)
+        problem = LinearProblem.of_environment(env)
+        return PureExplorationPolicy(problem, _DesignState(self, env), GLRStop(self.threshold), self.growth)
 
 
 def static_directions(design: str, env: LinearBandit) -> np.ndarray:
@@ -248,15 +256,32 @@ def _solve_static_design(design: str, env: LinearBandit) -> od.DesignResult:
     return od.transductive(env.X, linear_items(env), env.theta)
 
 
-class _StaticPolicy(LinearGLRPolicy):
+class _DesignState(SamplerState):
+    """The spanning pulls, then batches tracking the continuous design (the policy's grid and GLR stop)."""
+
+    def __init__(self, algo: StaticAllocation, env: LinearBandit) -> None:
+        start = time.perf_counter()
+        self.weights = static_design(algo.design, env)
+        self.solve_time = time.perf_counter() - start
+
+    def initial(self, problem: Problem, budget: int) -> np.ndarray:
+        """One pull of each of d spanning arms (A_0)."""
+        counts = np.zeros(problem.n_arms, dtype=np.int64)
+        counts[problem.exploration_arms()] = 1
+        return counts
+
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
+        return track(obs.counts, self.weights, n)
+
+
+class _GreedyPolicy(LinearGLRPolicy):
+    """Soare's incremental rule: one pull per step, the GLR checked on the geometric grid of times."""
+
     def __init__(self, algo: StaticAllocation, env: LinearBandit) -> None:
         super().__init__(env, algo.threshold)
         self.algo = algo
         start = time.perf_counter()
-        if algo.rule == "design":
-            self.weights = static_design(algo.design, env)
-        else:
-            self.Y = static_directions(algo.design, env)
+        self.Y = static_directions(algo.design, env)
         self.solve_time = time.perf_counter() - start
         self._next_check = 0
         self._check_now = True
@@ -264,17 +289,13 @@ class _StaticPolicy(LinearGLRPolicy):
     def next_batch(self, budget: int) -> np.ndarray:
         if self.n == 0:
             return self.initial_batch()
-        if self.algo.rule == "greedy":
-            counts = np.zeros(self.X.shape[0], dtype=np.int64)
-            counts[od.greedy_choice(self.X, self.Y, self.stats.A)] = 1
-            return counts
-        target = next_checkpoint(self.n, self.algo.growth)
-        return track(self.stats.counts, self.weights, min(target - self.n, budget))
+        counts = np.zeros(self.X.shape[0], dtype=np.int64)
+        counts[od.greedy_choice(self.X, self.Y, self.stats.A)] = 1
+        return counts
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
         super().observe(counts, sums)
-        # the greedy rule pulls one arm per step: check the stopping rule on the same geometric
-        # grid as the batched rule (every check is an O(|Z| d^2) GLR evaluation)
+        # one pull per step: check the stopping rule on the geometric grid (each check is an O(|Z| d^2) GLR)
         self._check_now = self.n >= self._next_check
         if self._check_now:
             self._next_check = next_checkpoint(self.n, self.algo.growth)
