@@ -11,7 +11,9 @@ for two runs to move at once (:mod:`optdesign.exact.pair_moves`), makes the best
 goes on with single moves, and ends when there is none. After a move V = X M^{-1} and h are updated by two rank-one
 Sherman–Morrison steps (add x_j, then remove x_i: M stays nonsingular in between), O(K d) each; a fresh Cholesky
 factor of M is taken every ``REFRESH_MOVES`` moves and after a pair, so rounding does not accumulate. With
-``replicates=False`` a run only moves to a candidate without one.
+``replicates=False`` a run only moves to a candidate without one. Fixed runs (``fixed``: runs already made or
+forced, :mod:`optdesign.exact.augment`) are part of the counts, so of M = M_fixed + sum of the new runs' x x^T, and
+never move: only a candidate with more runs than fixed ones is a design point a run can leave.
 """
 
 from __future__ import annotations
@@ -38,9 +40,11 @@ class Exchange:
     """One exchange search from given counts (nonsingular information matrix), for one criterion."""
 
     def __init__(self, X: np.ndarray, counts: np.ndarray, criterion: ExactCriterion, replicates: bool,
-                 pairs: bool = True, pair_moves: int = PAIR_MOVES):
+                 pairs: bool = True, pair_moves: int = PAIR_MOVES, fixed: np.ndarray | None = None):
         self.X = X
         self.counts = counts.astype(np.int64).copy()
+        #: runs that never move (included in ``counts``)
+        self.fixed = np.zeros_like(self.counts) if fixed is None else fixed.astype(np.int64)
         self.criterion = criterion
         self.replicates = replicates
         self.pairs = pairs
@@ -87,11 +91,15 @@ class Exchange:
         self.counts[j] += 1
         self.moves += 1
 
+    def movable(self) -> np.ndarray:
+        """The design points with a run that may move (more runs than fixed ones)."""
+        return np.flatnonzero(self.counts > self.fixed)
+
     def move_gains(self, points: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(design points i, the K x s table of loss decreases of moving one run from each i to each candidate j);
         -inf where the move is not allowed (j = i, a singular M, or j already used without replicates). ``points``:
-        some design points only (default: all)."""
-        points = np.flatnonzero(self.counts) if points is None else points
+        some design points only (default: all with a run that may move)."""
+        points = self.movable() if points is None else points
         table = self.criterion.gains(self.X, self.V, self.h, self.extra, points)
         table[points, np.arange(points.size)] = -np.inf
         if not self.replicates:
@@ -106,9 +114,9 @@ class Exchange:
         """Each design point in turn (smallest variance first) moves its runs to their best candidates while that
         improves the loss; True when some run moved. The single moves of large tables (``TABLE_ENTRIES``)."""
         moved = False
-        points = np.flatnonzero(self.counts)
+        points = self.movable()
         for i in points[np.argsort(self.h[points], kind="stable")]:
-            while self.counts[i] > 0:
+            while self.counts[i] > self.fixed[i]:
                 gains = self.move_gains(np.array([i]))[1][:, 0]
                 j = int(np.argmax(gains))
                 if gains[j] <= self.min_gain():
@@ -120,10 +128,12 @@ class Exchange:
     def step(self) -> str | None:
         """The best improving single move (a pass of them over a large table), else the best improving pair (module
         docstring): "move", "pass", "pair" or None at a local optimum."""
-        large = self.X.shape[0] * np.count_nonzero(self.counts) > TABLE_ENTRIES
+        large = self.X.shape[0] * self.movable().size > TABLE_ENTRIES
         if large and self.one_pass():
             return "pass"
         points, table = self.move_gains()
+        if points.size == 0:  # every run is fixed
+            return None
         best = int(np.argmax(table))
         j, column = divmod(best, points.size)
         if table[j, column] > self.min_gain():
@@ -157,9 +167,9 @@ class Exchange:
 
 
 def local_optimum(X: np.ndarray, counts: np.ndarray, criterion: ExactCriterion, replicates: bool,
-                  pairs: bool = True) -> tuple[np.ndarray, float, int]:
-    """Run the exchange from ``counts``: (counts of the local optimum, its loss, moves made); ``pairs=False``: single
-    moves only."""
-    search = Exchange(X, counts, criterion, replicates, pairs)
+                  pairs: bool = True, fixed: np.ndarray | None = None) -> tuple[np.ndarray, float, int]:
+    """Run the exchange from ``counts`` (``fixed`` runs included, never moved): (counts of the local optimum, its
+    loss, moves made); ``pairs=False``: single moves only."""
+    search = Exchange(X, counts, criterion, replicates, pairs, fixed=fixed)
     final = search.run()
     return final, search.loss, search.moves

@@ -6,8 +6,8 @@ U = [x_j1, x_i1, x_j2, x_i2] and C = diag(1, -1, 1, -1), priced exactly in O(1) 
 Woodbury's identity (:meth:`optdesign.exact.criteria.ExactCriterion.block_gains`). All K x s one-run moves are
 priced at once, the ``PAIR_MOVES`` best of them kept (the least damaging, in the spirit of the K x L restriction of
 the KL exchange, Atkinson, Donev & Tobias 2007, §12.6) and every pair among them priced; the best improving pair,
-if any, is the next step of the search. Pairs are checked for feasibility: net counts stay >= 0 (and <= 1 without
-replicates).
+if any, is the next step of the search. Pairs are checked for feasibility: net counts stay >= the fixed runs (0
+without any) and <= 1 without replicates.
 """
 
 from __future__ import annotations
@@ -32,15 +32,16 @@ class Search(Protocol):
     X: np.ndarray  # candidates, K x d
     V: np.ndarray  # X M^{-1}
     counts: np.ndarray
+    fixed: np.ndarray  # runs that never move (included in counts)
     criterion: ExactCriterion
     replicates: bool
 
 
-def _feasible(counts: np.ndarray, U: np.ndarray, replicates: bool) -> np.ndarray:
-    """For each row (j1, i1, j2, i2) of U: whether the counts after both moves stay in range."""
+def _feasible(counts: np.ndarray, U: np.ndarray, replicates: bool, fixed: np.ndarray) -> np.ndarray:
+    """For each row (j1, i1, j2, i2) of U: whether the counts after both moves stay in range (no fixed run moved)."""
     net = (U[:, :, None] == U[:, None, :]) @ SIGNS  # net change of the count at each of the four candidates
     after = counts[U] + net
-    ok: np.ndarray = np.all(after >= 0, axis=1)
+    ok: np.ndarray = np.all(after >= fixed[U], axis=1)
     return ok if replicates else ok & np.all(after <= 1, axis=1)
 
 
@@ -57,7 +58,7 @@ def pair_gains(search: Search, points: np.ndarray, table: np.ndarray, moves: int
     j, column = np.divmod(top, points.size)
     first, second = np.triu_indices(top.size, 1)
     U = np.column_stack([j[first], points[column[first]], j[second], points[column[second]]]).astype(np.int64)
-    U = U[_feasible(search.counts, U, search.replicates)]
+    U = U[_feasible(search.counts, U, search.replicates, search.fixed)]
     if U.shape[0] == 0:
         return U, np.zeros(0)
     involved, index = np.unique(U, return_inverse=True)

@@ -19,11 +19,15 @@ class ExactDesignResult:
     bound on the optimal *approximate* value, which is at most the optimal exact one, so ``efficiency =
     lower_bound / value`` is a certified lower bound on the design's efficiency against the best n-run design
     (for D it is the D-efficiency (det M / det M*)^(1/d) bound, with M* bounded by Kiefer–Wolfowitz).
+
+    An augmented design (``fixed`` runs kept, ``n_new`` runs added) counts its fixed runs in ``counts`` and ``n``;
+    its ``lower_bound`` bounds every design with those fixed runs and ``n_new`` more (the augmented approximate
+    optimum), and ``extras['free_lower_bound']`` every ``n``-run design.
     """
 
     #: runs per candidate: nonnegative integers summing to ``n``
     counts: np.ndarray
-    #: the number of runs
+    #: the number of runs (fixed ones included: ``n_fixed + n_new``)
     n: int
     #: ``"D"``, ``"A"`` or ``"I"``
     criterion: str
@@ -45,11 +49,23 @@ class ExactDesignResult:
     replicates: bool = True
     #: anything else (the start that won, the value of each start)
     extras: dict = field(default_factory=dict)
+    #: runs kept whatever the criterion (included in ``counts``), per candidate; None: no fixed runs
+    fixed: np.ndarray | None = None
 
     @property
     def efficiency(self) -> float:
         """Certified efficiency lower bound ``lower_bound / value`` (at most 1)."""
         return self.lower_bound / self.value
+
+    @property
+    def n_fixed(self) -> int:
+        """The fixed runs (0 without any)."""
+        return 0 if self.fixed is None else int(self.fixed.sum())
+
+    @property
+    def n_new(self) -> int:
+        """The runs chosen: ``n - n_fixed``."""
+        return self.n - self.n_fixed
 
     @property
     def weights(self) -> np.ndarray:
@@ -67,7 +83,8 @@ class ExactDesignResult:
         Returns
         -------
         dict
-            The fields (arrays as lists), ``efficiency`` and ``support``.
+            The fields (arrays as lists), ``efficiency`` and ``support``; with fixed runs also ``fixed``,
+            ``n_fixed`` and ``n_new``.
         """
         return {
             "criterion": self.criterion,
@@ -83,5 +100,7 @@ class ExactDesignResult:
             "counts": self.counts.tolist(),
             "support": self.support.tolist(),
             "approximate_weights": self.approximate_weights.tolist(),
+            **({} if self.fixed is None else {"fixed": self.fixed.tolist(), "n_fixed": self.n_fixed,
+                                                "n_new": self.n_new}),
             **{k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.extras.items()},
         }
