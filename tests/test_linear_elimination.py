@@ -86,7 +86,7 @@ def test_phases_meet_eq18_and_use_their_own_samples():
     policy = XYAdaptive(alpha=alpha).start(env, DELTA, None)
     n = play(policy, env, np.random.default_rng(3), until=lambda p: False)
     assert policy.stopped(DELTA) and policy.recommend() == env.best_item
-    phases = policy.phases
+    phases = policy.state.phases
     assert sum(p["samples"] for p in phases) == n == phases[-1]["total"]
     base = np.zeros(env.n_arms, dtype=np.int64)
     base[spanning_subset(env.X)] = 1
@@ -147,9 +147,9 @@ def test_discard_rule_sound_and_effective():
     big_gap_gone, best_dropped = 0, 0
     for seed in range(200):
         policy = XYAdaptive().start(env, 0.1, None)
-        play(policy, env, np.random.default_rng(seed), until=lambda p: len(p.phases) >= 2)
-        big_gap_gone += 2 not in policy.phases[0]["survivors"]
-        best_dropped += any(0 not in p["survivors"] for p in policy.phases)
+        play(policy, env, np.random.default_rng(seed), until=lambda p: len(p.state.phases) >= 2)
+        big_gap_gone += 2 not in policy.state.phases[0]["survivors"]
+        best_dropped += any(0 not in p["survivors"] for p in policy.state.phases)
     assert big_gap_gone >= 198
     assert best_dropped == 0
 
@@ -165,9 +165,9 @@ def test_rage_transductive_phase_sizes_follow_the_formula():
     policy = RAGE(eps=eps).start(env, DELTA, None)
     n = play(policy, env, np.random.default_rng(1), until=lambda p: False)
     assert policy.stopped(DELTA) and policy.recommend() == env.best_item
-    assert n == sum(p["samples"] for p in policy.phases)
+    assert n == sum(p["samples"] for p in policy.state.phases)
     K = env.Z.shape[0]
-    for k, rec in enumerate(policy.phases, start=1):
+    for k, rec in enumerate(policy.state.phases, start=1):
         rho = od.transductive(env.X, env.Z[rec["active"]]).value
         assert rec["rho"] == pytest.approx(rho, rel=1e-3)
         main = 2 * 4**k * (1 + eps) * rho * np.log(2 * K**2 * k**2 / DELTA)
@@ -176,7 +176,7 @@ def test_rage_transductive_phase_sizes_follow_the_formula():
         assert rec["N"] == pytest.approx(expected, rel=1e-3, abs=1)
         # the rounded allocation keeps every direction's variance under the level the N_k was sized for
         assert rec["max_var"] <= rec["var_bound"]
-    assert len(policy.phases) <= int(np.ceil(np.log2(2 / env.gap_min))) + 1
+    assert len(policy.state.phases) <= int(np.ceil(np.log2(2 / env.gap_min))) + 1
 
 
 def test_rage_elimination_keeps_best_and_removes_large_gaps():
@@ -186,8 +186,8 @@ def test_rage_elimination_keeps_best_and_removes_large_gaps():
     violations = 0
     for seed in range(200):
         policy = RAGE().start(env, 0.1, None)
-        play(policy, env, np.random.default_rng(seed), until=lambda p: len(p.phases) >= 3)
-        for k, rec in enumerate(policy.phases, start=1):
+        play(policy, env, np.random.default_rng(seed), until=lambda p: len(p.state.phases) >= 3)
+        for k, rec in enumerate(policy.state.phases, start=1):
             left = np.array(rec["survivors"])
             violations += env.best_item not in left or bool(np.any(env.gaps[left] >= 2.0 ** (1 - k)))
     assert violations == 0

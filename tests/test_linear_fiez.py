@@ -111,7 +111,7 @@ def test_adaptive_discards_with_the_authors_width():
     while not policy.stopped(DELTA):
         counts = policy.next_batch(10**9)
         policy.observe(counts, env.pull(counts, rng))
-    for record in policy.phases:
+    for record in policy.state.phases:
         assert record["width"] == pytest.approx(np.sqrt(2 * fiez_log(record["phase"], 3, DELTA)))
     assert policy.recommend() == env.best_item
 

@@ -97,9 +97,9 @@ def test_alba_steps_follow_the_schedule():
     rng = np.random.default_rng(0)
     policy = ALBA().start(env, DELTA, rng)
     play(policy, env, rng)
-    assert policy.recommend() == env.best_item and policy.active.size == 1
+    assert policy.recommend() == env.best_item and policy.state.active.size == 1
     S, d = 2.0, 3
-    for rec in policy.phases:
+    for rec in policy.state.phases:
         r, s = rec["round"], rec["step"]
         delta_s = 36 * DELTA / (np.pi**4 * (r + 1) ** 2 * s**2)
         l_s = 4 * max(4 * S**2, 3) * (2 + (6 + 4 / 1.1**s) * d) * (1.1**s / 4) ** 2

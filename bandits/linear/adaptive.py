@@ -64,14 +64,14 @@ import optdesign as od
 from optdesign import single_threaded_blas
 from optdesign.errors import InvalidInputError
 
-from ..core.algorithm import Algorithm
+from ..core.algorithm import Algorithm, Policy
 from ..core.environments import LinearBandit
 from ..core.statistics import LinearStatistics, spanning_subset
 from ..core.tracking import next_checkpoint, portion, track
 from ..core.validation import check_choice
 from .common import LinearModel, check_growth, linear_items
-from .fiez_adaptive import FiezXYAdaptivePolicy
-from .phases import PhasedPolicy, SurvivorsPolicy, dominated
+from .fiez_adaptive import FiezXYAdaptiveState
+from .phases import PhasedState, SurvivorsPolicy, dominated, phased_policy
 
 __all__ = ["FullyAdaptiveXY", "XYAdaptive"]
 
@@ -175,14 +175,14 @@ class XYAdaptive(Algorithm[LinearBandit]):
         """``xy-adaptive``."""
         return "xy-adaptive"
 
-    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> PhasedPolicy:
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> Policy:
         """A phased policy at confidence ``delta`` (deterministic: ``rng`` is unused)."""
         if self.variant == "fiez":
-            return FiezXYAdaptivePolicy(self, env, delta)
-        return _XYAdaptivePolicy(self, env, delta)
+            return phased_policy(env, FiezXYAdaptiveState(self, env, delta))
+        return phased_policy(env, _XYAdaptiveState(self, env, delta))
 
 
-class _XYAdaptivePolicy(PhasedPolicy):
+class _XYAdaptiveState(PhasedState):
     def __init__(self, algo: XYAdaptive, env: LinearModel, delta: float) -> None:
         super().__init__(env, delta)
         self.algo = algo

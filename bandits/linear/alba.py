@@ -35,12 +35,12 @@ import numpy as np
 import optdesign as od
 from optdesign.errors import InvalidInputError
 
-from ..core.algorithm import Algorithm
+from ..core.algorithm import Algorithm, Policy
 from ..core.environments import LinearBandit
 from ..core.statistics import LinearStatistics
 from .common import linear_items
 from .lingape import check_norm_bound
-from .phases import PhasedPolicy
+from .phases import PhasedState, phased_policy
 
 __all__ = ["ALBA"]
 
@@ -84,7 +84,7 @@ class ALBA(Algorithm):
         """``alba``."""
         return "alba"
 
-    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> PhasedPolicy:
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> Policy:
         """An ALBA policy at confidence ``delta``; ``rng`` draws the i.i.d. design samples.
 
         Raises
@@ -96,10 +96,10 @@ class ALBA(Algorithm):
         if items.shape != env.X.shape or not np.array_equal(items, env.X):
             raise InvalidInputError("alba identifies the best arm among the arms it pulls: items Z must equal "
                                     "the arms X (no transductive instances)")
-        return _ALBAPolicy(self, env, delta, rng)
+        return phased_policy(env, _ALBAState(self, env, delta, rng))
 
 
-class _ALBAPolicy(PhasedPolicy):
+class _ALBAState(PhasedState):
     def __init__(self, algo: ALBA, env: LinearBandit, delta: float, rng: np.random.Generator) -> None:
         super().__init__(env, delta)
         self.rng = rng

@@ -28,9 +28,9 @@ import optdesign as od
 
 from ..core.statistics import LinearStatistics
 from .common import LinearModel
-from .phases import PhasedPolicy, dominated
+from .phases import PhasedState, dominated
 
-__all__ = ["FiezXYAdaptivePolicy"]
+__all__ = ["FiezXYAdaptiveState"]
 
 
 class _PhaseOptions(Protocol):
@@ -93,7 +93,7 @@ def fiez_phase(X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None, target:
     return counts, score
 
 
-class FiezXYAdaptivePolicy(PhasedPolicy):
+class FiezXYAdaptiveState(PhasedState):
     """The policy of ``XYAdaptive(variant="fiez")``: phases from the ridge prior A = I (see the module docstring).
 
     Parameters

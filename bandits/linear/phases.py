@@ -1,6 +1,7 @@
-"""Building blocks of the phased elimination algorithms (XY-Adaptive, RAGE, ALBA): a policy made of phases
-planned before they start and estimated from their own samples, and the dominance test of Soare et al.'s
-Lemma 4 (the share of a planned phase that fits a budget is :func:`bandits.core.tracking.portion`)."""
+"""Building blocks of the elimination algorithms (XY-Adaptive, RAGE, ALBA): a rule state made of phases planned
+before they start and estimated from their own samples, run by the one pure-exploration policy under its own stop
+(one survivor), and the dominance test of Soare et al.'s Lemma 4 (the share of a planned phase that fits a budget is
+:func:`bandits.core.tracking.portion`)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,15 @@ from optdesign import single_threaded_blas
 from ..core.algorithm import Policy
 from ..core.statistics import LinearStatistics
 from ..core.tracking import portion
+from ..pure_exploration.linear import LinearProblem
+from ..pure_exploration.pieces import GLRStatistic
+from ..pure_exploration.policy import PureExplorationPolicy
+from ..pure_exploration.problem import Problem
+from ..pure_exploration.sampler import Observations, SamplerState
+from ..pure_exploration.stop import EliminationStop
 from .common import LinearModel, linear_items
 
-__all__ = ["PhasedPolicy", "SurvivorsPolicy", "dominated"]
+__all__ = ["PhasedState", "Survivors", "SurvivorsPolicy", "dominated", "phased_policy"]
 
 _DOMINANCE_CHUNK = 4_000_000  # entries of the item x item block held in memory at once
 
@@ -54,33 +61,54 @@ def dominated(Z: np.ndarray, theta: np.ndarray, M: np.ndarray, width: float) -> 
     return out
 
 
-class SurvivorsPolicy(Policy):
-    """A policy that eliminates items: ``active`` indexes the survivors among the items Z, ``theta`` is the latest
-    estimate (None before the first); it stops when one item survives and recommends the best survivor."""
+class Survivors:
+    """Items under elimination: ``active`` indexes the survivors among the items Z, ``theta`` is the latest estimate
+    (None before the first); the best survivor is the recommendation."""
 
     active: np.ndarray
     theta: np.ndarray | None
     Z: np.ndarray
 
     def survivors(self) -> np.ndarray:
-        """The surviving items (indices into Z)."""
+        """The surviving items.
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Indices into Z.
+        """
         return self.active
+
+    def recommendation(self) -> int:
+        """The survivor with the largest estimated value (the first survivor before any estimate).
+
+        Returns
+        -------
+        int
+            An index into Z.
+        """
+        if self.active.size == 1 or self.theta is None:
+            return int(self.active[0])
+        return int(self.active[np.argmax(self.Z[self.active] @ self.theta)])
+
+
+class SurvivorsPolicy(Survivors, Policy):
+    """A policy that eliminates items; it stops when one item survives and recommends the best survivor."""
 
     def stopped(self, delta: float) -> bool:
         """One item survives (``delta`` is already in the elimination widths)."""
         return self.active.size == 1
 
     def recommend(self) -> int:
-        """The survivor with the largest estimated value (the first survivor before any estimate)."""
-        if self.active.size == 1 or self.theta is None:
-            return int(self.active[0])
-        return int(self.active[np.argmax(self.Z[self.active] @ self.theta)])
+        """The best survivor (:meth:`Survivors.recommendation`)."""
+        return self.recommendation()
 
 
-class PhasedPolicy(SurvivorsPolicy):
-    """A policy made of phases, each a fixed allocation planned before it starts and estimated from
-    its own samples only. Subclasses plan (``_plan_phase``) and eliminate (``_end_phase``); the
-    survivors ``active`` index the items Z; the run stops when one survives.
+class PhasedState(Survivors, SamplerState):
+    """A rule made of phases, each a fixed allocation planned before it starts and estimated from its own samples
+    only. Subclasses plan (``_plan_phase``) and eliminate (``_end_phase``); the survivors ``active`` index the items
+    Z, and the run stops when one survives (:class:`bandits.pure_exploration.stop.EliminationStop`). A batch is the
+    rest of the phase under way (the phases, not the policy's grid, decide when the survivors change).
 
     Parameters
     ----------
@@ -114,9 +142,19 @@ class PhasedPolicy(SurvivorsPolicy):
     def _end_phase(self, stats: LinearStatistics) -> dict[str, Any]:
         """Estimate from the phase's statistics, update ``active``; returns the phase record."""
 
-    def next_batch(self, budget: int) -> np.ndarray:
-        """The pulls of the phase not yet made (a share when the budget is smaller); plans a phase first when
-        none is under way."""
+    def initial(self, problem: Problem, budget: int) -> np.ndarray:
+        """The first phase's pulls (a share when the budget is smaller)."""
+        return self._rest_of_phase(budget)
+
+    def batch(self, obs: Observations, n: int) -> np.ndarray:
+        """The pulls of the phase not yet made (a share when the budget is smaller); plans a phase first when none
+        is under way."""
+        return self._rest_of_phase(obs.budget)
+
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
+        return self._rest_of_phase(obs.budget)
+
+    def _rest_of_phase(self, budget: int) -> np.ndarray:
         if self._plan is None or self._stats is None:
             start = time.perf_counter()
             with single_threaded_blas():  # d x d algebra: threads cost more than they save
@@ -131,11 +169,11 @@ class PhasedPolicy(SurvivorsPolicy):
         Raises
         ------
         RuntimeError
-            No phase under way (``observe`` must follow ``next_batch``).
+            No phase under way (``observe`` must follow a batch).
         """
         plan, stats = self._plan, self._stats
-        if plan is None or stats is None:  # next_batch always plans the phase it pulls
-            raise RuntimeError("observe() before next_batch()")
+        if plan is None or stats is None:  # a batch always plans the phase it pulls
+            raise RuntimeError("observe() before a batch")
         stats.add(counts, sums)
         self.n_total += int(np.sum(counts))
         if np.all(stats.counts >= plan):
@@ -146,6 +184,24 @@ class PhasedPolicy(SurvivorsPolicy):
             self._plan = None
             self._stats = None
 
-    def stop_statistic(self) -> dict[str, Any]:
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
         """``{"phase": index, "active": survivors}``."""
         return {"phase": self.phase, "active": int(self.active.size)}
+
+
+def phased_policy(env: LinearModel, state: PhasedState) -> PureExplorationPolicy:
+    """The one pure-exploration policy running a phased rule under its own stop (one survivor).
+
+    Parameters
+    ----------
+    env : LinearModel
+        The instance.
+    state : PhasedState
+        The rule's state.
+
+    Returns
+    -------
+    PureExplorationPolicy
+        The policy of the run.
+    """
+    return PureExplorationPolicy(LinearProblem(env.X, env.Z, env.sigma), state, EliminationStop(), 0.01)

@@ -40,11 +40,11 @@ import optdesign as od
 from optdesign.errors import InvalidInputError
 from optdesign.linear import max_pair_variance
 
-from ..core.algorithm import Algorithm
+from ..core.algorithm import Algorithm, Policy
 from ..core.environments import LinearBandit
 from ..core.statistics import LinearStatistics
 from .common import LinearModel
-from .phases import PhasedPolicy
+from .phases import PhasedState, phased_policy
 
 __all__ = ["RAGE"]
 
@@ -91,12 +91,12 @@ class RAGE(Algorithm[LinearBandit]):
         """``rage``."""
         return "rage"
 
-    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> PhasedPolicy:
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> Policy:
         """A phased elimination policy at confidence ``delta`` (deterministic: ``rng`` is unused)."""
-        return _RAGEPolicy(self, env, delta)
+        return phased_policy(env, _RAGEState(self, env, delta))
 
 
-class _RAGEPolicy(PhasedPolicy):
+class _RAGEState(PhasedState):
     def __init__(self, algo: RAGE, env: LinearModel, delta: float) -> None:
         super().__init__(env, delta)
         self.algo = algo

@@ -189,6 +189,43 @@ class SamplerState(ABC):
         """
         return self.plan(obs, min(n, obs.budget))
 
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        """Hook: the batch just observed (a rule that estimates from its own phases records it here).
+
+        Parameters
+        ----------
+        counts : numpy.ndarray of int, shape (K,)
+            Pulls per arm of the batch.
+        sums : numpy.ndarray, shape (K,)
+            Their reward sums.
+        """
+        return None
+
+    def survivors(self) -> np.ndarray | None:
+        """The answers still in play, for a rule that eliminates (its stop reads them); None when it does not.
+
+        Returns
+        -------
+        numpy.ndarray of int or None
+            Indices of the surviving answers.
+        """
+        return None
+
+    def recommendation(self) -> int:
+        """The answer an eliminating rule recommends (under :class:`bandits.pure_exploration.stop.EliminationStop`).
+
+        Returns
+        -------
+        int
+            An answer.
+
+        Raises
+        ------
+        NotImplementedError
+            The rule does not eliminate.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not eliminate answers")
+
     def glr_upper_bound(self, statistic: GLRStatistic) -> float:
         """An upper bound on the GLR statistic the rule already knows (the stop is then decided without a search).
 

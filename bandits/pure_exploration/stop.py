@@ -24,8 +24,9 @@ from ..core.stopping import Threshold
 from ..core.thresholds import THRESHOLD_TABLE, check_threshold_option, load_threshold, make_threshold, threshold_names
 from ..core.validation import check_growth
 from .problem import Problem
+from .sampler import SamplerState
 
-__all__ = ["STOP_THRESHOLDS", "GLRStop", "check_stop_options"]
+__all__ = ["STOP_THRESHOLDS", "EliminationStop", "GLRStop", "check_stop_options"]
 
 #: the threshold names of the GLR stopping rule (:data:`bandits.core.thresholds.FAMILY_THRESHOLDS`)
 STOP_THRESHOLDS = threshold_names("glr")
@@ -130,3 +131,36 @@ def check_stop_options(stop: object, growth: float) -> None:
     if not isinstance(stop, GLRStop):
         raise InvalidInputError(f"stop must be a GLRStop, got {type(stop).__name__}")
     check_growth(growth)
+
+
+@dataclass(frozen=True)
+class EliminationStop:
+    """A rule's own stop by elimination: stop when one answer survives (delta is already in the rule's confidence
+    widths) and recommend it (the phased linear algorithms: Soare et al.'s XY-Adaptive, RAGE, ALBA). The rule's
+    state declares its survivors (:meth:`bandits.pure_exploration.sampler.SamplerState.survivors`)."""
+
+    def stopped(self, state: SamplerState) -> bool:
+        """One answer survives.
+
+        Parameters
+        ----------
+        state : SamplerState
+            The rule's state.
+
+        Returns
+        -------
+        bool
+            True when the run may stop.
+        """
+        survivors = state.survivors()
+        return survivors is not None and len(survivors) == 1
+
+    def describe(self) -> dict[str, Any]:
+        """The rule as a flat record.
+
+        Returns
+        -------
+        dict
+            ``{"stop": "own"}``.
+        """
+        return {"stop": "own"}
