@@ -56,8 +56,8 @@ def test_lingape_stops_only_when_every_upper_gap_is_negative():
     rng = np.random.default_rng(3)
     policy = LinGapE().start(env, DELTA, rng)
     play(policy, env, rng)
-    V = np.eye(2) + policy.stats.A
-    theta = np.linalg.solve(V, policy.stats.b)
+    V = np.eye(2) + policy.state.stats.A
+    theta = np.linalg.solve(V, policy.state.stats.b)
     K, logdet = 3, np.linalg.slogdet(V)[1]
     C = np.sqrt(2 * np.log(K**2 * np.exp(0.5 * logdet) / DELTA)) + np.linalg.norm(env.theta)
     i = int(np.argmax(env.Z @ theta))

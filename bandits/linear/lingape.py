@@ -41,8 +41,14 @@ from optdesign.errors import InvalidInputError
 from ..core.algorithm import Algorithm, Policy
 from ..core.environments import LinearBandit
 from ..core.statistics import LinearStatistics
-from ..core.tracking import next_checkpoint, portion, track
+from ..core.tracking import portion, track
 from ..core.validation import check_choice, check_growth
+from ..pure_exploration.linear import LinearProblem
+from ..pure_exploration.pieces import GLRStatistic
+from ..pure_exploration.policy import PureExplorationPolicy
+from ..pure_exploration.problem import Problem
+from ..pure_exploration.sampler import Observations, SamplerState
+from ..pure_exploration.stop import GapStop
 from .common import linear_items
 
 __all__ = ["LinGapE"]
@@ -117,11 +123,13 @@ class LinGapE(Algorithm[LinearBandit]):
         return "lingape"
 
     def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> Policy:
-        """A LinGapE policy at confidence ``delta`` (deterministic: ``rng`` is unused)."""
-        return _LinGapEPolicy(self, env, delta)
+        """A LinGapE run at confidence ``delta`` under its own stop, B(t) <= epsilon (deterministic: ``rng`` is
+        unused)."""
+        return PureExplorationPolicy(LinearProblem(env.X, env.Z, env.sigma), _LinGapEState(self, env, delta),
+                                     GapStop(self.epsilon), self.growth)
 
 
-class _LinGapEPolicy(Policy):
+class _LinGapEState(SamplerState):
     def __init__(self, algo: LinGapE, env: LinearBandit, delta: float) -> None:
         self.algo = algo
         self.X, self.Z, self.sigma = env.X, linear_items(env), env.sigma
@@ -160,12 +168,19 @@ class _LinGapEPolicy(Policy):
             self._state = (i, j, float(ucb[j]))
         return self._state
 
-    def next_batch(self, budget: int) -> np.ndarray:
-        n = self.stats.n
+    def initial(self, problem: Problem, budget: int) -> np.ndarray:
+        """One pull of every arm (a share when the budget is smaller)."""
+        return portion(np.maximum(1 - self.stats.counts, 0), budget)
+
+    def batch(self, obs: Observations, n: int) -> np.ndarray:
+        """The arms not pulled yet, then the pulls of the pair (i_t, j_t) up to the next checkpoint."""
         if not self.initialised:
-            return portion(np.maximum(1 - self.stats.counts, 0), budget)
+            return self.initial(obs.problem, obs.budget)
+        return self.plan(obs, min(n, obs.budget))
+
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
         i, j, _ = self._decide()
-        size = min(next_checkpoint(n, self.algo.growth) - n, budget)  # growth 0: one pull
+        size = n  # growth 0: one pull
         y = self.Z[i] - self.Z[j]
         if self.algo.selection == "ratio":
             if (i, j) not in self._ratios:
@@ -201,17 +216,15 @@ class _LinGapEPolicy(Policy):
         self.stats.add(counts, sums)
         self._state = None
 
-    def stopped(self, delta: float) -> bool:
-        if not self.initialised:
-            return False
-        return self._decide()[2] <= self.algo.epsilon
+    def gap_index(self) -> float | None:
+        """B(t), the largest upper confidence bound on a gap to the empirical best (None before every arm is pulled)."""
+        return self._decide()[2] if self.initialised else None
 
-    def recommend(self) -> int:
-        if self.stats.n == 0:
-            return 0
-        return self._decide()[0]
+    def recommendation(self) -> int:
+        """i_t, the empirical best of the regularised estimate (0 before any pull)."""
+        return 0 if self.stats.n == 0 else self._decide()[0]
 
-    def stop_statistic(self) -> dict[str, Any]:
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
         if not self.initialised:
             return {}
         i, j, B = self._decide()

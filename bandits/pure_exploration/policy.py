@@ -34,7 +34,7 @@ from .linear import LinearProblem
 from .pieces import GLRStatistic
 from .problem import Problem
 from .sampler import Observations, SamplerState
-from .stop import EliminationStop, GLRStop
+from .stop import GLRStop, RuleStop
 
 __all__ = ["GLRPolicyBase", "PureExplorationPolicy", "problem_of"]
 
@@ -259,36 +259,35 @@ class PureExplorationPolicy(GLRPolicyBase):
         The structure.
     state : SamplerState
         The sampling rule's state.
-    stop : GLRStop or EliminationStop
-        The stopping rule: the GLR stop, or the rule's own elimination (its survivors and recommendation).
+    stop : GLRStop or RuleStop
+        The stopping rule: the GLR stop, or the rule's own published stop (reading its state; the state recommends).
     growth : float
         Relative batch size (0: one pull per batch).
 
     Raises
     ------
     InvalidInputError
-        An elimination stop for a rule that does not eliminate.
+        A rule stop that reads what the state does not declare (e.g. elimination without survivors).
     """
 
-    def __init__(self, problem: Problem, state: SamplerState, stop: GLRStop | EliminationStop,
-                 growth: float) -> None:
-        if isinstance(stop, EliminationStop) and state.survivors() is None:
-            raise InvalidInputError(f"{type(state).__name__} does not eliminate answers: it cannot stop by elimination")
+    def __init__(self, problem: Problem, state: SamplerState, stop: GLRStop | RuleStop, growth: float) -> None:
+        if isinstance(stop, RuleStop):
+            stop.check(state)
         super().__init__(problem, stop if isinstance(stop, GLRStop) else GLRStop(), growth)
         self.state = state
-        self.elimination = stop if isinstance(stop, EliminationStop) else None
+        self.own = stop if isinstance(stop, RuleStop) else None
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
         self.record(counts, sums)
         self.state.observe(counts, sums)
 
     def stopped(self, delta: float) -> bool:
-        if self.elimination is not None:
-            return self.elimination.stopped(self.state)
+        if self.own is not None:
+            return self.own.stopped(self.state)
         return super().stopped(delta)
 
     def recommend(self) -> int:
-        if self.elimination is not None:
+        if self.own is not None:
             return self.state.recommendation()
         return super().recommend()
 
@@ -333,6 +332,6 @@ class PureExplorationPolicy(GLRPolicyBase):
         dict
             Plain numbers.
         """
-        if self.elimination is not None:
+        if self.own is not None:
             return self.state.describe(None)
         return {**super().stop_statistic(), **self.state.describe(self.statistic() if self.ready() else None)}

@@ -211,8 +211,19 @@ class SamplerState(ABC):
         """
         return None
 
+    def gap_index(self) -> float | None:
+        """An upper confidence bound B(t) on the gap of the state's answer to its challenger, for a rule whose stop
+        reads it (:class:`bandits.pure_exploration.stop.GapStop`); None when it has none yet.
+
+        Returns
+        -------
+        float or None
+            B(t).
+        """
+        return None
+
     def recommendation(self) -> int:
-        """The answer an eliminating rule recommends (under :class:`bandits.pure_exploration.stop.EliminationStop`).
+        """The answer the rule recommends under its own stop (:class:`bandits.pure_exploration.stop.RuleStop`).
 
         Returns
         -------
@@ -222,9 +233,9 @@ class SamplerState(ABC):
         Raises
         ------
         NotImplementedError
-            The rule does not eliminate.
+            The rule has no stop of its own.
         """
-        raise NotImplementedError(f"{type(self).__name__} does not eliminate answers")
+        raise NotImplementedError(f"{type(self).__name__} has no stop of its own")
 
     def glr_upper_bound(self, statistic: GLRStatistic) -> float:
         """An upper bound on the GLR statistic the rule already knows (the stop is then decided without a search).

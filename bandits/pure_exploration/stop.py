@@ -13,6 +13,7 @@ arguments, or a Threshold instance).
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +27,7 @@ from ..core.validation import check_growth
 from .problem import Problem
 from .sampler import SamplerState
 
-__all__ = ["STOP_THRESHOLDS", "EliminationStop", "GLRStop", "check_stop_options"]
+__all__ = ["STOP_THRESHOLDS", "EliminationStop", "GLRStop", "GapStop", "RuleStop", "check_stop_options"]
 
 #: the threshold names of the GLR stopping rule (:data:`bandits.core.thresholds.FAMILY_THRESHOLDS`)
 STOP_THRESHOLDS = threshold_names("glr")
@@ -133,14 +134,13 @@ def check_stop_options(stop: object, growth: float) -> None:
     check_growth(growth)
 
 
-@dataclass(frozen=True)
-class EliminationStop:
-    """A rule's own stop by elimination: stop when one answer survives (delta is already in the rule's confidence
-    widths) and recommend it (the phased linear algorithms: Soare et al.'s XY-Adaptive, RAGE, ALBA). The rule's
-    state declares its survivors (:meth:`bandits.pure_exploration.sampler.SamplerState.survivors`)."""
+class RuleStop(ABC):
+    """A published stopping rule that reads what the sampling rule's state declares (its survivors, its gap index);
+    the run recommends the state's :meth:`~bandits.pure_exploration.sampler.SamplerState.recommendation`."""
 
+    @abstractmethod
     def stopped(self, state: SamplerState) -> bool:
-        """One answer survives.
+        """Whether the run may stop now.
 
         Parameters
         ----------
@@ -152,8 +152,16 @@ class EliminationStop:
         bool
             True when the run may stop.
         """
-        survivors = state.survivors()
-        return survivors is not None and len(survivors) == 1
+
+    def check(self, state: SamplerState) -> None:
+        """Refuse a state that does not declare what the stop reads (nothing by default).
+
+        Parameters
+        ----------
+        state : SamplerState
+            The rule's state.
+        """
+        return None
 
     def describe(self) -> dict[str, Any]:
         """The rule as a flat record.
@@ -161,6 +169,52 @@ class EliminationStop:
         Returns
         -------
         dict
-            ``{"stop": "own"}``.
+            ``{"stop": "own"}``: the algorithm's own published stop.
         """
         return {"stop": "own"}
+
+
+@dataclass(frozen=True)
+class EliminationStop(RuleStop):
+    """Stop when one answer survives (delta is already in the rule's confidence widths) and recommend it: the phased
+    linear algorithms (Soare et al.'s XY-Adaptive, RAGE, ALBA), whose state declares its survivors
+    (:meth:`bandits.pure_exploration.sampler.SamplerState.survivors`)."""
+
+    def stopped(self, state: SamplerState) -> bool:
+        survivors = state.survivors()
+        return survivors is not None and len(survivors) == 1
+
+    def check(self, state: SamplerState) -> None:
+        """Refuse a state without survivors.
+
+        Parameters
+        ----------
+        state : SamplerState
+            The rule's state.
+
+        Raises
+        ------
+        InvalidInputError
+            The rule does not eliminate.
+        """
+        if state.survivors() is None:
+            raise InvalidInputError(f"{type(state).__name__} does not eliminate answers: it cannot stop by elimination")
+
+
+@dataclass(frozen=True)
+class GapStop(RuleStop):
+    """Stop when the state's gap index B(t), an upper confidence bound on the gap between its challenger and its
+    leader, is at most ``epsilon`` (LinGapE, Xu, Honda & Sugiyama, AISTATS 2018; B(t) <= epsilon gives an
+    epsilon-best answer with probability 1 - delta).
+
+    Parameters
+    ----------
+    epsilon : float
+        The tolerance (>= 0).
+    """
+
+    epsilon: float = 0.0
+
+    def stopped(self, state: SamplerState) -> bool:
+        bound = state.gap_index()
+        return bound is not None and bound <= self.epsilon
