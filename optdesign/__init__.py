@@ -11,7 +11,8 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
   reported in factor settings;
 * :mod:`optdesign.power`: the power of an exact design's F tests, term by term (as R skpr's ``eval_design``);
 * :mod:`optdesign.glm`: designs of generalised linear models (logit, probit, cloglog, Poisson): locally optimal at a
-  guess of the parameter, and pseudo-Bayesian D-optimal over prior draws;
+  guess of the parameter, pseudo-Bayesian D-optimal over prior draws, and standardised maximin D-optimal over a set
+  (or box) of parameter values;
 * the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
   :mod:`optdesign.validation` (input and size checks), ``vocabulary`` (option and status strings as Literal
   types), ``information`` (Bernoulli KL), ``result`` (result dataclasses), :mod:`optdesign.runtime` (time limits
@@ -50,7 +51,16 @@ if TYPE_CHECKING:
         regret_lower_bound,
     )
     from .formulas import CandidateSet, candidates, cube, design_table, factor_grid, simplex_lattice
-    from .glm import BayesianDModel, bayesian_d_optimal, glm_design, glm_model_matrix, glm_weights
+    from .glm import (
+        BayesianDModel,
+        MaximinDModel,
+        bayesian_d_optimal,
+        glm_design,
+        glm_model_matrix,
+        glm_weights,
+        maximin_box_design,
+        maximin_d_optimal,
+    )
     from .information import bernoulli_kl, kl_delta
     from .linear import (
         ClassicalDesignModel,
@@ -114,7 +124,8 @@ _EXPORTS = {
                 "round_design", "transductive", "xy_allocation", "xy_oracle", "DesignDiagnostics", "Efficiency",
                 "design_diagnostics", "fds_curve", "fds_plot", "variance_function"),
     ".power": ("PowerResult", "anticipated_coefficients", "design_power", "power_curve"),
-    ".glm": ("BayesianDModel", "bayesian_d_optimal", "glm_design", "glm_model_matrix", "glm_weights"),
+    ".glm": ("BayesianDModel", "MaximinDModel", "bayesian_d_optimal", "glm_design", "glm_model_matrix", "glm_weights",
+             "maximin_box_design", "maximin_d_optimal"),
     ".result": ("BilinearDesign", "CharTimeResult", "DesignResult", "RegretBoundResult"),
     ".runtime.solvers": ("available_solvers", "default_solver", "mosek_usable"),
     "._version": ("__version__",),
@@ -142,6 +153,7 @@ __all__ = [
     "InstanceTooLargeError",
     "InvalidInputError",
     "LinearConstraints",
+    "MaximinDModel",
     "MeanFieldModel",
     "MinMaxDesignModel",
     "OptDesignError",
@@ -189,6 +201,8 @@ __all__ = [
     "i_optimal",
     "kl_delta",
     "marginal_polytope",
+    "maximin_box_design",
+    "maximin_d_optimal",
     "mf_characteristic_time",
     "minmax_design",
     "minmax_lower_bound",

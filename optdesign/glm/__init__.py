@@ -3,7 +3,9 @@
 A GLM with linear predictor eta = x^T theta has information M(w) = sum_i w_i nu(x_i^T theta) x_i x_i^T, with the
 weight nu(eta) = (dmu/deta)^2 / Var(y | eta) of its link. At a guess theta0 every criterion of a linear model applies
 to the linearised candidates sqrt(nu_i) x_i (locally optimal designs, Chernoff 1953); over a prior, the
-pseudo-Bayesian D-criterion is the prior mean of log det M(w) (Chaloner & Larntz 1989), estimated by S draws theta_s.
+pseudo-Bayesian D-criterion is the prior mean of log det M(w) (Chaloner & Larntz 1989), estimated by S draws theta_s;
+over a set of values theta_s (or a box), the standardised maximin D-criterion is the least D-efficiency
+min_s (det M_s(w) / det M_s(w_s*))^{1/p} (Dette 1997), the minimax one the largest det M_s(w)^{-1/p}.
 
 ===========  =====================================================================================================
 weights      ``glm_weights(X, theta0, link)``: nu of the logit, probit, cloglog, log (Poisson) and identity links,
@@ -17,6 +19,16 @@ variances    Phi(w) = sum_s pi_s log det M_s(w), its prices d_i(w) and Hessian, 
 certificate  Phi* <= Phi(w) + p log(max_i d_i / p), and the DesignResult in variance units exp(-Phi / p)
 exchange     the fast path: Newton steps on an active set, one pricing pass over all candidates per round
 model        ``BayesianDModel``: the cvxpy model, one log det per draw, the weights a Parameter
+maximin      public entry point ``maximin_d_optimal(X, thetas, link)``: the standardised maximin (or minimax)
+             D-optimal design over parameter values, dispatched between the fast path and the cvxpy model
+standardise  the checked problem over parameter values: weights nu_is, and each local optimum c_s bracketed by a
+             certified local design
+duality      max_w min_s f_s(w) <= sum_s q_s f_s(w') + log(max_i d_i^q(w') / p) for every prior q and design w'
+             (the pseudo-Bayesian bound), with the local brackets; the DesignResult
+maximin_ipm  the fast path: primal-dual Newton steps on an active set, priced with the least favourable prior q
+maximin_cvx  ``MaximinDModel``: the cvxpy model, one log det per value and an epigraph variable, q from its duals
+maximin_box  ``maximin_box_design(X, lower, upper, link)``: a grid of a parameter box, refined by searching the box
+             where the design is weakest (what is certified there)
 ===========  =====================================================================================================
 """
 
@@ -27,6 +39,9 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from .bayesian import bayesian_d_optimal
     from .local import GLM_CRITERIA, glm_design, glm_model_matrix
+    from .maximin import maximin_d_optimal
+    from .maximin_box import box_grid, maximin_box_design
+    from .maximin_cvx import MaximinDModel
     from .model import BayesianDModel
     from .weights import glm_weights, link_weights
 
@@ -34,11 +49,14 @@ if TYPE_CHECKING:
 _EXPORTS = {
     ".bayesian": ("bayesian_d_optimal",),
     ".local": ("GLM_CRITERIA", "glm_design", "glm_model_matrix"),
+    ".maximin": ("maximin_d_optimal",),
+    ".maximin_box": ("box_grid", "maximin_box_design"),
+    ".maximin_cvx": ("MaximinDModel",),
     ".model": ("BayesianDModel",),
     ".weights": ("glm_weights", "link_weights"),
 }
 if not TYPE_CHECKING:  # type checkers see the imports above
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-__all__ = ["GLM_CRITERIA", "BayesianDModel", "bayesian_d_optimal", "glm_design", "glm_model_matrix", "glm_weights",
-           "link_weights"]
+__all__ = ["GLM_CRITERIA", "BayesianDModel", "MaximinDModel", "bayesian_d_optimal", "box_grid", "glm_design",
+           "glm_model_matrix", "glm_weights", "link_weights", "maximin_box_design", "maximin_d_optimal"]
