@@ -216,7 +216,7 @@ def test_fully_adaptive_radius_covers_abbasi_yadkori_for_d_ge_2():
         policy = FullyAdaptiveXY(eta=1.0, S=0.0).start(env, DELTA, None)
         for n in (1, 10, 10**4, 10**8):
             ay = np.sqrt(2 * np.log(1 / DELTA) + d * np.log(1 + n / d))
-            assert policy.radius(n) >= ay
+            assert policy.state.radius(n) >= ay
 
 
 # ------------------------------------------------------------------------------------------------

@@ -67,11 +67,17 @@ from optdesign.errors import InvalidInputError
 from ..core.algorithm import Algorithm, Policy
 from ..core.environments import LinearBandit
 from ..core.statistics import LinearStatistics, spanning_subset
-from ..core.tracking import next_checkpoint, portion, track
+from ..core.tracking import portion, track
 from ..core.validation import check_choice
+from ..pure_exploration.linear import LinearProblem
+from ..pure_exploration.pieces import GLRStatistic
+from ..pure_exploration.policy import PureExplorationPolicy
+from ..pure_exploration.problem import Problem
+from ..pure_exploration.sampler import Observations, SamplerState
+from ..pure_exploration.stop import EliminationStop
 from .common import LinearModel, check_growth, linear_items
 from .fiez_adaptive import FiezXYAdaptiveState
-from .phases import PhasedState, SurvivorsPolicy, dominated, phased_policy
+from .phases import PhasedState, Survivors, dominated, phased_policy
 
 __all__ = ["FullyAdaptiveXY", "XYAdaptive"]
 
@@ -255,19 +261,21 @@ class FullyAdaptiveXY(Algorithm[LinearBandit]):
         """``xy-fully-adaptive``."""
         return "xy-fully-adaptive"
 
-    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> SurvivorsPolicy:
-        """An elimination policy at confidence ``delta`` (deterministic: ``rng`` is unused)."""
-        return _FullyAdaptivePolicy(self, env, delta)
+    def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> Policy:
+        """An elimination run at confidence ``delta`` under its own stop, one survivor (deterministic: ``rng`` is
+        unused)."""
+        return PureExplorationPolicy(LinearProblem(env.X, env.Z, env.sigma), _FullyAdaptiveState(self, env, delta),
+                                     EliminationStop(), self.growth)
 
 
-class _FullyAdaptivePolicy(SurvivorsPolicy):
+class _FullyAdaptiveState(Survivors, SamplerState):
     def __init__(self, algo: FullyAdaptiveXY, env: LinearModel, delta: float) -> None:
         self.algo = algo
         self.X, self.Z, self.sigma = env.X, linear_items(env), env.sigma
         self.delta = float(delta)
         self.stats = LinearStatistics(self.X)
-        self.initial = np.zeros(self.X.shape[0], dtype=np.int64)
-        self.initial[spanning_subset(self.X)] = 1
+        self.spanning = np.zeros(self.X.shape[0], dtype=np.int64)
+        self.spanning[spanning_subset(self.X)] = 1
         self.L2 = float(np.max(np.sum(self.X**2, axis=1)))
         self.active = np.arange(self.Z.shape[0])
         self.solve_time = 0.0
@@ -280,20 +288,28 @@ class _FullyAdaptivePolicy(SurvivorsPolicy):
         return float(self.sigma * np.sqrt(d * np.log((1.0 + n * self.L2 / eta) / self.delta))
                      + np.sqrt(eta) * self.algo.S)
 
-    def next_batch(self, budget: int) -> np.ndarray:
-        n = self.stats.n
-        if n < self.initial.sum():
-            return portion(self.initial - self.stats.counts, budget)
+    def initial(self, problem: Problem, budget: int) -> np.ndarray:
+        """One pull of each of d spanning arms (a share when the budget is smaller)."""
+        return portion(self.spanning - self.stats.counts, budget)
+
+    def batch(self, obs: Observations, n: int) -> np.ndarray:
+        """The spanning pulls not made yet, then pulls tracking the XY design of the survivors up to the next
+        checkpoint."""
+        if self.stats.n < self.spanning.sum():
+            return self.initial(obs.problem, obs.budget)
+        return self.plan(obs, min(n, obs.budget))
+
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
         if self._weights is None:
             start = time.perf_counter()
             with single_threaded_blas():
                 self._weights = od.minmax_design(self.X, od.pairwise_differences(self.Z[self.active])).weights
             self.solve_time += time.perf_counter() - start
-        return track(self.stats.counts, self._weights, min(next_checkpoint(n, self.algo.growth) - n, budget))
+        return track(self.stats.counts, self._weights, n)
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
         self.stats.add(counts, sums)
-        if self.stats.n < self.initial.sum():
+        if self.stats.n < self.spanning.sum():
             return
         A = self.algo.eta * np.eye(self.X.shape[1]) + self.stats.A
         M = np.linalg.inv(A)
@@ -303,5 +319,5 @@ class _FullyAdaptivePolicy(SurvivorsPolicy):
             self.active = self.active[keep]
             self._weights = None
 
-    def stop_statistic(self) -> dict[str, Any]:
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
         return {"active": int(self.active.size)}

@@ -13,7 +13,6 @@ import numpy as np
 
 from optdesign import single_threaded_blas
 
-from ..core.algorithm import Policy
 from ..core.statistics import LinearStatistics
 from ..core.tracking import portion
 from ..pure_exploration.linear import LinearProblem
@@ -24,7 +23,7 @@ from ..pure_exploration.sampler import Observations, SamplerState
 from ..pure_exploration.stop import EliminationStop
 from .common import LinearModel, linear_items
 
-__all__ = ["PhasedState", "Survivors", "SurvivorsPolicy", "dominated", "phased_policy"]
+__all__ = ["PhasedState", "Survivors", "dominated", "phased_policy"]
 
 _DOMINANCE_CHUNK = 4_000_000  # entries of the item x item block held in memory at once
 
@@ -90,18 +89,6 @@ class Survivors:
         if self.active.size == 1 or self.theta is None:
             return int(self.active[0])
         return int(self.active[np.argmax(self.Z[self.active] @ self.theta)])
-
-
-class SurvivorsPolicy(Survivors, Policy):
-    """A policy that eliminates items; it stops when one item survives and recommends the best survivor."""
-
-    def stopped(self, delta: float) -> bool:
-        """One item survives (``delta`` is already in the elimination widths)."""
-        return self.active.size == 1
-
-    def recommend(self) -> int:
-        """The best survivor (:meth:`Survivors.recommendation`)."""
-        return self.recommendation()
 
 
 class PhasedState(Survivors, SamplerState):
