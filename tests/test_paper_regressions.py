@@ -12,8 +12,9 @@ designs, XY-Adaptive and its Fiez et al. variant, RAGE, LinGapE, ALBA, linear Tr
 stopping rule and under the GLR stop; the pure-exploration sampling rules (Track-and-Stop, Top-Two, Frank-Wolfe
 sampling, LinGame, LinGame-C, lazy Track-and-Stop, uniform and oracle weights) on K-armed and linear instances;
 Rizk et al. (2021) graphical bilinear bandits; Vannella et al. MF-TaS and the joint-action samplers on factored
-instances; LeJeune et al. GrAPL and APT on graphs (fixed budget). Two more tables pin runs cut by a sample budget
-and runs that stop for several deltas along one trajectory.
+instances; LeJeune et al. GrAPL and APT on graphs (fixed budget). More tables pin runs cut by a sample budget, runs
+that stop for several deltas along one trajectory, and longer runs (thousands of samples) of the linear paper
+algorithms and the factored rules.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ THRESHOLDING_RECORD = 4
 SOARE = "soare:d=2,omega=0.3"
 SOARE_3D = "soare:d=3,omega=0.5"
 SPHERE = "sphere:n=8,d=3"
+SOARE_LONG = "soare:d=3,omega=0.1"
 # K-armed
 GAUSSIAN = "gaussian:means=1/0.5/0.2/0"
 GK_GAUSSIAN = "gaussian"  # Garivier & Kaufmann's first experiment (hard: budget-cut runs only)
@@ -47,11 +49,13 @@ GBB_CIRCLE = "gbb:d=3,omega=0.5,graph=circle,m=6"
 RING = "ring:N=3,K=2,scale=4"
 LINE = "line:N=3,K=2,means=planted,gap=0.5"
 MAB = "mab:means=1/0.5/0.2/0"
+LINE_12 = "line:N=12,K=3,means=planted,gap=0.5"
 # thresholding (30 arms each)
 SBM = "sbm:n=15,seed=0"
 NWS = "nws:n=30,seed=0"
 
-_LABELS = {SOARE: "soare", SOARE_3D: "soare3d", SPHERE: "sphere", GAUSSIAN: "gaussian", GK_GAUSSIAN: "gk-gaussian",
+_LABELS = {SOARE: "soare", SOARE_3D: "soare3d", SPHERE: "sphere", SOARE_LONG: "soare-long", LINE_12: "line12",
+           GAUSSIAN: "gaussian", GK_GAUSSIAN: "gk-gaussian",
            BERNOULLI: "bernoulli", GBB_STAR: "star", GBB_CIRCLE: "circle", RING: "ring", LINE: "line", MAB: "mab",
            SBM: "sbm", NWS: "nws"}
 
@@ -431,3 +435,42 @@ def test_graph_thresholding(algorithm, instance, seed, count_warmup, samples, lo
     got_misclassified = tuple(round(float(e) * env.n_arms) for e in result.errors)
     assert (result.samples, bool(result.loss), got_misclassified, tuple(int(i) for i in result.superlevel)) == (
         samples, loss, misclassified, superlevel)
+
+# --- longer runs: thousands of samples, so every batch boundary, re-plan, phase and elimination must match ---------
+# algorithm, instance, stop, seed, samples, rounds, recommendation, correct, stopped_by
+LONGER = [
+    ("lin-tas:tracking=D", SOARE_LONG, "own", 0, 1039, 1039, 0, True, "stopping_rule"),
+    ("lin-tas:tracking=D", SOARE_LONG, "own", 1, 599, 599, 0, True, "stopping_rule"),
+    ("lin-tas:threshold=theory", SOARE_LONG, "own", 0, 4125, 4125, 0, True, "stopping_rule"),
+    ("lin-tas:threshold=theory", SOARE_LONG, "own", 1, 2413, 2413, 0, True, "stopping_rule"),
+    ("xy-static", SOARE_LONG, "own", 0, 57651, 57651, 0, True, "stopping_rule"),
+    ("xy-static", SOARE_LONG, "own", 1, 72488, 72488, 0, True, "stopping_rule"),
+    ("g-static:threshold=practical", SOARE_LONG, "own", 0, 1871, 1871, 0, True, "stopping_rule"),
+    ("g-static:threshold=practical", SOARE_LONG, "own", 1, 4516, 4516, 0, True, "stopping_rule"),
+    ("rage", SOARE_LONG, "own", 0, 5858, 5858, 0, True, "stopping_rule"),
+    ("rage", SOARE_LONG, "own", 1, 5858, 5858, 0, True, "stopping_rule"),
+    ("xy-adaptive", SOARE_LONG, "own", 0, 74311, 74311, 0, True, "stopping_rule"),
+    ("xy-adaptive", SOARE_LONG, "own", 1, 74311, 74311, 0, True, "stopping_rule"),
+    ("xy-adaptive:variant=fiez", SOARE_LONG, "own", 0, 6096, 6096, 0, True, "stopping_rule"),
+    ("xy-adaptive:variant=fiez", SOARE_LONG, "own", 1, 6096, 6096, 0, True, "stopping_rule"),
+    ("alba", SOARE_LONG, "own", 0, 19935, 19935, 0, True, "stopping_rule"),
+    ("alba", SOARE_LONG, "own", 1, 50220, 50220, 0, True, "stopping_rule"),
+    ("xy-fully-adaptive", SOARE_LONG, "own", 0, 9773, 9773, 0, True, "stopping_rule"),
+    ("xy-fully-adaptive", SOARE_LONG, "own", 1, 6681, 6681, 0, True, "stopping_rule"),
+    ("lingape", SOARE_LONG, "own", 0, 8082, 8082, 0, True, "stopping_rule"),
+    ("lingape", SOARE_LONG, "own", 1, 3015, 3015, 0, True, "stopping_rule"),
+    ("lingape:selection=greedy", SOARE_LONG, "own", 0, 6104, 6104, 0, True, "stopping_rule"),
+    ("lingape:selection=greedy", SOARE_LONG, "own", 1, 5805, 5805, 0, True, "stopping_rule"),
+    ("joint-lingame:steps=batch", LINE_12, "own", 0, 5478, 498, 302478, True, "stopping_rule"),
+    ("joint-lingame:steps=batch", LINE_12, "own", 1, 5093, 463, 302478, True, "stopping_rule"),
+    ("joint-fws", LINE_12, "own", 0, 2970, 270, 302478, True, "stopping_rule"),
+    ("joint-fws", LINE_12, "own", 1, 2409, 219, 302478, True, "stopping_rule"),
+    ("mf-tas", LINE_12, "own", 0, 6391, 581, 302478, True, "stopping_rule"),
+    ("mf-tas", LINE_12, "own", 1, 11671, 1061, 302478, True, "stopping_rule"),
+]
+
+
+@pytest.mark.parametrize(_CASE, _params(LONGER))
+def test_longer_runs(algorithm, instance, stop, seed, max_samples, expected):
+    assert _run(algorithm, instance, stop, seed, max_samples) == expected
+
