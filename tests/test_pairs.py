@@ -214,8 +214,8 @@ def test_rage_on_many_arms_beyond_the_explicit_pair_list():
         counts = policy.next_batch(10**8)
         policy.observe(counts, env.pull(counts, rng))
     assert policy.recommend() == env.best_item
-    assert len(policy.phases) >= 2
-    for phase in policy.phases:
+    assert len(policy.state.phases) >= 2
+    for phase in policy.state.phases:
         assert phase["max_var"] <= phase["var_bound"] * (1 + 1e-9)
 
 
