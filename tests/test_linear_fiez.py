@@ -36,14 +36,14 @@ def test_static_batches_and_stopping_level_follow_the_authors_schedule(design, g
     sizes = drive(policy, env, rng, 12)
     ks = 2 * np.arange(1, 13) - 1  # the code advances its phase index twice per batch
     assert sizes == [int(np.ceil(growth**k)) for k in ks]
-    assert policy.k == 23
+    assert policy.state.k == 23
     K = env.Z.shape[0]
-    assert policy.delta_k(DELTA) == pytest.approx(DELTA / (2 * 23**2 * K**power))
+    assert policy.state.delta_k(DELTA) == pytest.approx(DELTA / (2 * 23**2 * K**power))
     # the stopping rule is the pairwise test sqrt(2 ||y||^2 log(1/delta_k)) < y^T theta for the empirical best
-    A, b = policy.stats.A, policy.stats.b
+    A, b = policy.state.stats.A, policy.state.stats.b
     theta = np.linalg.solve(A, b)
     best = int(np.argmax(env.Z @ theta))
-    level = np.log(1 / policy.delta_k(DELTA))
+    level = np.log(1 / policy.state.delta_k(DELTA))
     passes = all(np.sqrt(2 * (y := env.Z[best] - z) @ np.linalg.solve(A, y) * level) < y @ theta
                  for i, z in enumerate(env.Z) if i != best)
     assert policy.stopped(DELTA) == passes
@@ -55,8 +55,8 @@ def test_static_draws_follow_the_design():
     rng = np.random.default_rng(2)
     policy = StaticAllocation(design="xy", variant="fiez").start(env, DELTA, rng)
     drive(policy, env, rng, 30)  # about 1.35^59 / 0.82 = 5e7 draws
-    freq = policy.stats.counts / policy.stats.n
-    np.testing.assert_allclose(freq, policy.weights, atol=1e-3)
+    freq = policy.state.stats.counts / policy.state.stats.n
+    np.testing.assert_allclose(freq, policy.state.weights, atol=1e-3)
 
 
 def test_frank_wolfe_design_is_near_the_certified_optimum():

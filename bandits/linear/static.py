@@ -48,16 +48,18 @@ from optdesign.linear import top_pairs
 
 from ..core.algorithm import Algorithm, Policy
 from ..core.environments import LinearBandit
+from ..core.statistics import GLR, LinearStatistics
 from ..core.stopping import Threshold
 from ..core.thresholds import check_threshold_option
-from ..core.tracking import next_checkpoint, portion, track
+from ..core.tracking import portion, track
 from ..core.validation import check_choice
 from ..pure_exploration.linear import LinearProblem
+from ..pure_exploration.pieces import GLRStatistic
 from ..pure_exploration.policy import PureExplorationPolicy
 from ..pure_exploration.problem import Problem
 from ..pure_exploration.sampler import Observations, SamplerState
-from ..pure_exploration.stop import GLRStop
-from .common import GLRPolicy, LinearGLRPolicy, check_growth, linear_items
+from ..pure_exploration.stop import GLRStop, OwnTest
+from .common import check_growth, linear_items
 
 __all__ = ["StaticAllocation", "fiez_frank_wolfe", "static_design"]
 
@@ -127,12 +129,11 @@ class StaticAllocation(Algorithm[LinearBandit]):
 
     def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> Policy:
         """A static-allocation policy; its sampling ignores ``delta`` (``rng`` drives the ``fiez`` draws)."""
-        if self.variant == "fiez":
-            return _FiezStaticPolicy(self, env, rng)
-        if self.rule == "greedy":
-            return _GreedyPolicy(self, env)
         problem = LinearProblem.of_environment(env)
-        return PureExplorationPolicy(problem, _DesignState(self, env), GLRStop(self.threshold), self.growth)
+        if self.variant == "fiez":
+            return PureExplorationPolicy(problem, _FiezStaticState(self, env, rng), OwnTest(), self.growth)
+        state = _GreedyState(self, env) if self.rule == "greedy" else _DesignState(self, env)
+        return PureExplorationPolicy(problem, state, GLRStop(self.threshold), self.growth)
 
 
 def static_directions(design: str, env: LinearBandit) -> np.ndarray:
@@ -256,13 +257,8 @@ def _solve_static_design(design: str, env: LinearBandit) -> od.DesignResult:
     return od.transductive(env.X, linear_items(env), env.theta)
 
 
-class _DesignState(SamplerState):
-    """The spanning pulls, then batches tracking the continuous design (the policy's grid and GLR stop)."""
-
-    def __init__(self, algo: StaticAllocation, env: LinearBandit) -> None:
-        start = time.perf_counter()
-        self.weights = static_design(algo.design, env)
-        self.solve_time = time.perf_counter() - start
+class _SpanningFirst(SamplerState):
+    """Rules that start with one pull of each of d spanning arms (A_0)."""
 
     def initial(self, problem: Problem, budget: int) -> np.ndarray:
         """One pull of each of d spanning arms (A_0)."""
@@ -270,54 +266,60 @@ class _DesignState(SamplerState):
         counts[problem.exploration_arms()] = 1
         return counts
 
+
+class _DesignState(_SpanningFirst):
+    """The spanning pulls, then batches tracking the continuous design (the policy's grid and GLR stop)."""
+
+    def __init__(self, algo: StaticAllocation, env: LinearBandit) -> None:
+        start = time.perf_counter()
+        self.weights = static_design(algo.design, env)
+        self.solve_time = time.perf_counter() - start
+
     def plan(self, obs: Observations, n: int) -> np.ndarray:
         return track(obs.counts, self.weights, n)
 
 
-class _GreedyPolicy(LinearGLRPolicy):
-    """Soare's incremental rule: one pull per step, the GLR checked on the geometric grid of times."""
+class _GreedyState(_SpanningFirst):
+    """Soare's incremental rule: one pull per step; the GLR stop waits for the geometric grid (each check is an
+    O(|Z| d^2) GLR)."""
+
+    grid_checks = True
 
     def __init__(self, algo: StaticAllocation, env: LinearBandit) -> None:
-        super().__init__(env, algo.threshold)
-        self.algo = algo
+        self.X = env.X
         start = time.perf_counter()
         self.Y = static_directions(algo.design, env)
         self.solve_time = time.perf_counter() - start
-        self._next_check = 0
-        self._check_now = True
+        self.stats = LinearStatistics(self.X)
 
-    def next_batch(self, budget: int) -> np.ndarray:
-        if self.n == 0:
-            return self.initial_batch()
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
+        self.stats.add(counts, sums)
+
+    def batch(self, obs: Observations, n: int) -> np.ndarray:
+        return self.plan(obs, 1)
+
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
         counts = np.zeros(self.X.shape[0], dtype=np.int64)
         counts[od.greedy_choice(self.X, self.Y, self.stats.A)] = 1
         return counts
 
-    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        super().observe(counts, sums)
-        # one pull per step: check the stopping rule on the geometric grid (each check is an O(|Z| d^2) GLR)
-        self._check_now = self.n >= self._next_check
-        if self._check_now:
-            self._next_check = next_checkpoint(self.n, self.algo.growth)
 
-    def stopped(self, delta: float) -> bool:
-        return self._check_now and super().stopped(delta)
-
-
-class _FiezStaticPolicy(GLRPolicy):
+class _FiezStaticState(SamplerState):
     """Batches of ceil(u^k) i.i.d. draws from the design, k = 1, 3, 5, ...; GLR > log(1 / delta_k) stops."""
 
     def __init__(self, algo: StaticAllocation, env: LinearBandit, rng: np.random.Generator) -> None:
-        super().__init__(env)
+        self.X, self.Z, self.sigma = env.X, linear_items(env), env.sigma
         self.rng = rng
         self.growth, self.power = FIEZ_SCHEDULE[algo.design]
         start = time.perf_counter()
         weights = np.clip(static_design(algo.design, env, "fiez"), 0.0, None)
         self.weights = weights / weights.sum()
         self.solve_time = time.perf_counter() - start
+        self.stats = LinearStatistics(self.X)
         self.batches = 0  # completed batches
         self._owed: np.ndarray | None = None  # pulls of the batch under way not yet made
         self._spanning = False
+        self._glr: GLR | None = None
 
     @property
     def k(self) -> int:
@@ -328,35 +330,49 @@ class _FiezStaticPolicy(GLRPolicy):
         """delta / (2 k^2 |Z|^power): power 2 for XY-Static, 1 for XY-Oracle."""
         return float(delta) / (2.0 * self.k**2 * self.Z.shape[0] ** self.power)
 
-    def next_batch(self, budget: int) -> np.ndarray:
+    def initial(self, problem: Problem, budget: int) -> np.ndarray:
+        return self._rest_of_batch(budget)
+
+    def batch(self, obs: Observations, n: int) -> np.ndarray:
+        return self._rest_of_batch(obs.budget)
+
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
+        return self._rest_of_batch(obs.budget)
+
+    def _rest_of_batch(self, budget: int) -> np.ndarray:
         if self._owed is None:
             size = int(np.ceil(self.growth ** (2 * self.batches + 1)))
             self._owed = self.rng.multinomial(size, self.weights).astype(np.int64)
         return portion(self._owed, budget)
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        super().observe(counts, sums)
-        if self._owed is None:  # observe always follows next_batch, which plans the batch
-            raise RuntimeError("observe() before next_batch()")
+        self.stats.add(counts, sums)
+        self._glr = None
+        if self._owed is None:  # observe always follows a batch, which plans it
+            raise RuntimeError("observe() before a batch")
         self._owed = self._owed - counts
         if self._owed.sum() == 0:
             self._owed = None
             self.batches += 1
 
-    def glr_ready(self) -> bool:
-        """After each completed batch, once the pulls span R^d."""
+    def glr(self) -> GLR | None:
+        """The GLR over the items after each completed batch, once the pulls span R^d (None otherwise)."""
         if self.batches == 0 or self._owed is not None:
-            return False
+            return None
         if not self._spanning:
             pulled = self.X[np.flatnonzero(self.stats.counts)]
             self._spanning = bool(np.linalg.matrix_rank(pulled) == self.X.shape[1])
-        return self._spanning
+        if not self._spanning:
+            return None
+        if self._glr is None:
+            self._glr = self.stats.glr(self.Z, self.sigma)
+        return self._glr
 
-    def stopped(self, delta: float) -> bool:
+    def own_test(self, delta: float) -> bool:
         glr = self.glr()
         return glr is not None and glr.value > np.log(1.0 / self.delta_k(delta))
 
-    def recommend(self) -> int:
+    def recommendation(self) -> int:
         glr = self.glr()
         if glr is not None:
             return glr.best
@@ -365,6 +381,6 @@ class _FiezStaticPolicy(GLRPolicy):
         theta = np.linalg.pinv(self.stats.A) @ self.stats.b
         return int(np.argmax(self.Z @ theta))
 
-    def stop_statistic(self) -> dict[str, Any]:
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
         glr = self.glr()
         return {"k": self.k} if glr is None else {"k": self.k, "glr": glr.value, "best": glr.best}

@@ -276,14 +276,22 @@ class PureExplorationPolicy(GLRPolicyBase):
         super().__init__(problem, stop if isinstance(stop, GLRStop) else GLRStop(), growth)
         self.state = state
         self.own = stop if isinstance(stop, RuleStop) else None
+        self._next_check, self._at_checkpoint = 0, True
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
         self.record(counts, sums)
         self.state.observe(counts, sums)
+        if self.state.grid_checks:  # batches shorter than the grid: the stop waits for the next checkpoint
+            t = self.problem.time(self.counts)
+            self._at_checkpoint = t >= self._next_check
+            if self._at_checkpoint:
+                self._next_check = next_checkpoint(t, self.growth)
 
     def stopped(self, delta: float) -> bool:
         if self.own is not None:
-            return self.own.stopped(self.state)
+            return self.own.stopped(self.state, delta)
+        if self.state.grid_checks and not self._at_checkpoint:
+            return False
         return super().stopped(delta)
 
     def recommend(self) -> int:

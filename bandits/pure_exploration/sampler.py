@@ -152,6 +152,8 @@ class SamplerState(ABC):
 
     #: seconds spent in optdesign (oracle solves), reported by the run
     solve_time: float = 0.0
+    #: the GLR stop is checked only once the time reaches the policy's grid (a rule whose batches are shorter)
+    grid_checks: bool = False
 
     def initial(self, problem: Problem, budget: int) -> np.ndarray:
         """The first pulls, before any observation: one of each of the problem's initial arms.
@@ -210,6 +212,26 @@ class SamplerState(ABC):
             Indices of the surviving answers.
         """
         return None
+
+    def own_test(self, delta: float) -> bool:
+        """The rule's own published stopping test at ``delta`` (:class:`bandits.pure_exploration.stop.OwnTest`).
+
+        Parameters
+        ----------
+        delta : float
+            The confidence level.
+
+        Returns
+        -------
+        bool
+            True when the run may stop.
+
+        Raises
+        ------
+        NotImplementedError
+            The rule has no test of its own.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no stopping test of its own")
 
     def gap_index(self) -> float | None:
         """An upper confidence bound B(t) on the gap of the state's answer to its challenger, for a rule whose stop

@@ -27,7 +27,7 @@ from ..core.validation import check_growth
 from .problem import Problem
 from .sampler import SamplerState
 
-__all__ = ["STOP_THRESHOLDS", "EliminationStop", "GLRStop", "GapStop", "RuleStop", "check_stop_options"]
+__all__ = ["STOP_THRESHOLDS", "EliminationStop", "GLRStop", "GapStop", "OwnTest", "RuleStop", "check_stop_options"]
 
 #: the threshold names of the GLR stopping rule (:data:`bandits.core.thresholds.FAMILY_THRESHOLDS`)
 STOP_THRESHOLDS = threshold_names("glr")
@@ -139,13 +139,15 @@ class RuleStop(ABC):
     the run recommends the state's :meth:`~bandits.pure_exploration.sampler.SamplerState.recommendation`."""
 
     @abstractmethod
-    def stopped(self, state: SamplerState) -> bool:
+    def stopped(self, state: SamplerState, delta: float) -> bool:
         """Whether the run may stop now.
 
         Parameters
         ----------
         state : SamplerState
             The rule's state.
+        delta : float
+            The confidence level (elimination and gap stops have it in the rule's widths already).
 
         Returns
         -------
@@ -180,7 +182,7 @@ class EliminationStop(RuleStop):
     linear algorithms (Soare et al.'s XY-Adaptive, RAGE, ALBA), whose state declares its survivors
     (:meth:`bandits.pure_exploration.sampler.SamplerState.survivors`)."""
 
-    def stopped(self, state: SamplerState) -> bool:
+    def stopped(self, state: SamplerState, delta: float) -> bool:
         survivors = state.survivors()
         return survivors is not None and len(survivors) == 1
 
@@ -215,6 +217,15 @@ class GapStop(RuleStop):
 
     epsilon: float = 0.0
 
-    def stopped(self, state: SamplerState) -> bool:
+    def stopped(self, state: SamplerState, delta: float) -> bool:
         bound = state.gap_index()
         return bound is not None and bound <= self.epsilon
+
+
+@dataclass(frozen=True)
+class OwnTest(RuleStop):
+    """A published test that only the rule's state can decide (:meth:`SamplerState.own_test`): e.g. Fiez et al.'s
+    static allocations, after each batch k, GLR > log(1 / delta_k) with delta_k shrinking with k."""
+
+    def stopped(self, state: SamplerState, delta: float) -> bool:
+        return state.own_test(delta)
