@@ -6,7 +6,8 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 * :mod:`optdesign.linear`: designs on arm sets (G, D, XY, XY-oracle, transductive, bilinear; the classical
   criteria A, I, c/L, E, Ds, phi_p with linear constraints in :mod:`optdesign.linear.classical`);
 * :mod:`optdesign.factored`: lower bounds of multi-agent bandits on factor graphs (T*, T^MF, regret);
-* :mod:`optdesign.exact`: exact N-run designs (D, A, I), certified against the approximate optimum;
+* :mod:`optdesign.exact`: exact N-run designs (D, A, I), certified against the approximate optimum, also in blocks
+  and split plots;
 * :mod:`optdesign.formulas`: candidate sets from model formulas (grids, cubes, simplex lattices) and designs
   reported in factor settings;
 * :mod:`optdesign.power`: the power of an exact design's F tests, term by term (as R skpr's ``eval_design``);
@@ -37,7 +38,7 @@ from .errors import InstanceTooLargeError, InvalidInputError, OptDesignError, So
 if TYPE_CHECKING:
     from ._version import __version__ as __version__
     from .docstrings import shared_doc
-    from .exact import ExactDesignResult, exact_design
+    from .exact import BlockedDesignResult, ExactDesignResult, blocked_design, exact_design, split_plot_design
     from .factored import (
         EliminationPlan,
         FactoredMax,
@@ -112,7 +113,7 @@ if TYPE_CHECKING:
 # ``from optdesign import g_optimal``), so ``import optdesign`` loads neither scipy's solvers nor networkx
 _EXPORTS = {
     ".formulas": ("CandidateSet", "candidates", "cube", "design_table", "factor_grid", "simplex_lattice"),
-    ".exact": ("ExactDesignResult", "exact_design"),
+    ".exact": ("BlockedDesignResult", "ExactDesignResult", "blocked_design", "exact_design", "split_plot_design"),
     ".factored": ("EliminationPlan", "FactoredMax", "FactorGraph", "MeanFieldModel", "characteristic_time",
                   "enumerated_max", "factored_max", "marginal_polytope", "mf_characteristic_time",
                   "regret_lower_bound"),
@@ -139,6 +140,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name
 __all__ = [
     "BayesianDModel",
     "BilinearDesign",
+    "BlockedDesignResult",
     "CandidateSet",
     "CharTimeResult",
     "ClassicalDesignModel",
@@ -168,6 +170,7 @@ __all__ = [
     "bayesian_d_optimal",
     "bernoulli_kl",
     "bilinear_design",
+    "blocked_design",
     "budget",
     "c_optimal",
     "candidates",
@@ -217,6 +220,7 @@ __all__ = [
     "shared_doc",
     "simplex_lattice",
     "single_threaded_blas",
+    "split_plot_design",
     "transductive",
     "variance_function",
     "xy_allocation",

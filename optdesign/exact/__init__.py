@@ -1,15 +1,21 @@
 """Exact N-run designs: integer run counts on a candidate set, certified against the approximate optimum.
 
-==========  ========================================================================================
-design      public entry point ``exact_design(X, n, criterion, fixed=...)``: D, A, I; repeats allowed or not
-result      ``ExactDesignResult``: counts, value, certified lower bound and efficiency
-criteria    the criterion pieces of the exchange (value, swap gains by the determinant lemma and Woodbury)
-exchange    Fedorov's exchange with rank-one (Sherman–Morrison) updates, every move priced at once
-pair_moves  two runs moved at once (4 x 4 determinant lemma, Woodbury): the step out of a one-run local optimum
-starts      starting designs: the rounded approximate optimum, random designs, made nonsingular (fixed runs kept)
-augment     fixed runs (already made or forced): their checks, the augmented approximate optimum and its bound
-bounds      the approximate optimum and its certified bound (Kiefer–Wolfowitz for D, duality for A/I)
-==========  ========================================================================================
+=================  ========================================================================================
+design             public entry point ``exact_design(X, n, criterion, fixed=...)``: D, A, I; repeats allowed or not
+result             ``ExactDesignResult``: counts, value, certified lower bound and efficiency
+criteria           the criterion pieces of the exchange (value, swap gains by the determinant lemma and Woodbury)
+exchange           Fedorov's exchange with rank-one (Sherman–Morrison) updates, every move priced at once
+pair_moves         two runs moved at once (4 x 4 determinant lemma, Woodbury): the step out of a one-run local optimum
+starts             starting designs: the rounded approximate optimum, random designs, made nonsingular (fixed runs kept)
+augment            fixed runs (already made or forced): their checks, the augmented approximate optimum and its bound
+bounds             the approximate optimum and its certified bound (Kiefer–Wolfowitz for D, duality for A/I)
+blocked            ``blocked_design(X, block_sizes, ...)``: runs in blocks, fixed or random block effects; its bound
+split_plot         ``split_plot_design(formula, whole, sub, sizes, ...)``: hard-to-change factors per whole plot
+block_information  ``blocked_information``: X^T V^{-1} X of grouped runs (fixed: within-block centred), move prices
+block_search       the exchange of grouped runs: runs moved, exchanged between blocks, whole plots reset
+block_result       ``BlockedDesignResult``: the runs group by group, D/A/I values, certified bound, ``table()``
+block_bounds       the certified bound of grouped designs: the equivalence theorem over mixtures of groups
+=================  ========================================================================================
 """
 
 from typing import TYPE_CHECKING
@@ -17,14 +23,23 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .block_information import blocked_information
+    from .block_result import BlockedDesignResult
+    from .blocked import blocked_design
     from .design import CRITERIA, exact_design
     from .result import ExactDesignResult
+    from .split_plot import split_plot_design
 
 _EXPORTS = {
     ".design": ("CRITERIA", "exact_design"),
     ".result": ("ExactDesignResult",),
+    ".blocked": ("blocked_design",),
+    ".split_plot": ("split_plot_design",),
+    ".block_information": ("blocked_information",),
+    ".block_result": ("BlockedDesignResult",),
 }
 if not TYPE_CHECKING:  # type checkers see the imports above
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
-__all__ = ["CRITERIA", "ExactDesignResult", "exact_design"]
+__all__ = ["CRITERIA", "BlockedDesignResult", "ExactDesignResult", "blocked_design", "blocked_information",
+           "exact_design", "split_plot_design"]
