@@ -33,7 +33,7 @@ class Pulls:
         """
         return AdaHedge(self.n_arms)
 
-    def best_pull(self, scores: np.ndarray) -> np.ndarray:
+    def best_pull(self, scores: np.ndarray) -> int | np.ndarray:
         """The arms observed by the pull of largest total score, argmax over pulls of the sum of its arms' scores.
 
         Parameters
@@ -43,10 +43,10 @@ class Pulls:
 
         Returns
         -------
-        numpy.ndarray of int
-            The arms the pull observes (here one: the first argmax).
+        int or numpy.ndarray of int
+            The arm pulled (here: the first argmax), or the distinct arms one pull observes.
         """
-        return np.array([int(np.argmax(scores))])
+        return int(np.argmax(scores))
 
     def draw_pulls(self, learner: AdaHedge, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` pulls drawn independently from the learner's distribution, as observations per arm.
