@@ -21,6 +21,7 @@ __all__ = [
     "RegretBoundResult",
     "SolveInfo",
     "bernoulli_kl",
+    "better_certified",
 ]
 
 
@@ -375,3 +376,23 @@ def relative_gap(value: float, lower_bound: float) -> float:
     if lower_bound <= 0 or not np.isfinite(value):
         return float("inf")
     return max(value / lower_bound - 1.0, 0.0)
+
+
+def better_certified(first: DesignResult, second: DesignResult) -> DesignResult:
+    """The design of the two with the smaller certified gap (a design without one, gap None, counts as inf; a gap of
+    exactly 0 stays 0); ``second`` on a tie.
+
+    Parameters
+    ----------
+    first, second : DesignResult
+        Two designs of one problem (e.g. a conic solve and a fast path).
+
+    Returns
+    -------
+    DesignResult
+        The one to report.
+    """
+    def gap(result: DesignResult) -> float:
+        return float("inf") if result.gap is None else float(result.gap)
+
+    return first if gap(first) < gap(second) else second

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from numpy.typing import ArrayLike
 
 from ..linear.dispatch import DEFAULT_TOL, EXCHANGE_TIME_LIMIT, check_solver, within_time_limit
-from ..result import DesignResult
+from ..result import DesignResult, better_certified
 from ..runtime.blas import single_threaded_blas
 from ..runtime.deadline import budget_expired, remaining_budget, stop_reason
 from ..validation import as_tolerance
@@ -114,11 +114,8 @@ def _design(problem: BayesianProblem, method: object, solver: str | None, tol: o
                 or not bayesian_model_fits(K, p, problem.n_draws):
             return fast
         conic = _conic(problem, solver)
-    return conic if _gap(conic) < _gap(fast) else fast
+    return better_certified(conic, fast)
 
-
-def _gap(result: DesignResult) -> float:
-    return float("inf") if result.gap is None else float(result.gap)
 
 
 def _fast(problem: BayesianProblem, tol: float) -> DesignResult:

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..linear.dispatch import DEFAULT_TOL, EXCHANGE_TIME_LIMIT, check_solver, within_time_limit
-from ..result import DesignResult
+from ..result import DesignResult, better_certified
 from ..runtime.blas import single_threaded_blas
 from ..runtime.deadline import budget_expired, remaining_budget, stop_reason
 from ..validation import as_tolerance
@@ -151,11 +151,8 @@ def solve_maximin(problem: MaximinProblem, method: ClassicalMethod, solver: str 
             return fast
         conic = MaximinDModel(problem.base.X, problem.n_values, problem.base.link, standardised=problem.standardised,
                               solver=solver).solve_problem(problem)
-    return conic if _gap(conic) < _gap(fast) else fast
+    return better_certified(conic, fast)
 
-
-def _gap(result: DesignResult) -> float:
-    return float("inf") if result.gap is None else float(result.gap)
 
 
 def _fast(problem: MaximinProblem, tol: float) -> DesignResult:
@@ -166,4 +163,4 @@ def _fast(problem: MaximinProblem, tol: float) -> DesignResult:
     run = maximin_exchange(problem, tol=target, time_limit=limit)
     res = maximin_result(problem, run.weights, run.q, status="optimal", solver="numpy", method="exchange",
                          seconds=time.perf_counter() - start, rounds=run.rounds)
-    return res if _gap(res) <= tol else replace(res, status=stop_reason())
+    return res if res.gap is not None and res.gap <= tol else replace(res, status=stop_reason())

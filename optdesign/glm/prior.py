@@ -90,15 +90,7 @@ def bayesian_problem(X: ArrayLike | CandidateSet, draws: ArrayLike, link: GlmLin
                      f"the pseudo-Bayesian design on {K:,} candidates and {S:,} prior draws (its K x S weights nu)",
                      instead="use fewer prior draws or fewer candidates")
     prior = normalised_prior(prior_weights, S)
-    nu = np.empty((K, S))
-    step = max(1, BLOCK_ENTRIES // S)
-    with np.errstate(over="ignore", invalid="ignore"):
-        for start in range(0, K, step):
-            eta = X[start:start + step] @ theta.T
-            if not np.all(np.isfinite(eta)):
-                raise InvalidInputError("the linear predictor X @ theta_s overflows for some draw; rescale the "
-                                        "candidates or the draws")
-            nu[start:start + step] = link_weights(eta, link)
+    nu = weights_table(X, theta, link, "draw")
     _check_estimable(X, nu)
     return BayesianProblem(X, theta, nu, prior, link)
 
@@ -145,3 +137,40 @@ def _check_estimable(X: np.ndarray, nu: np.ndarray) -> None:
         raise InvalidInputError(f"under the prior draws {bad[:5]} ({len(bad)} in all) the candidates' information "
                                 "sum_i nu_is x_i x_i^T is singular: the GLM weights underflow on all but a subspace "
                                 "(the draws are far too large for the candidates)")
+
+
+def weights_table(X: np.ndarray, theta: np.ndarray, link: GlmLink, what: str) -> np.ndarray:
+    """nu_is = nu(x_i^T theta_s) for every candidate i and parameter value s, in row blocks of ``BLOCK_ENTRIES``.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, p)
+        The candidates.
+    theta : numpy.ndarray, shape (S, p)
+        The parameter values (prior draws, or the values of a maximin design).
+    link : str
+        The link.
+    what : str
+        What a row of ``theta`` is, for the message (``"draw"``, ``"parameter value"``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (K, S)
+        The GLM weights.
+
+    Raises
+    ------
+    InvalidInputError
+        The linear predictor overflows for some value.
+    """
+    K, S = X.shape[0], theta.shape[0]
+    nu = np.empty((K, S))
+    step = max(1, BLOCK_ENTRIES // S)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for start in range(0, K, step):
+            eta = X[start:start + step] @ theta.T
+            if not np.all(np.isfinite(eta)):
+                raise InvalidInputError(f"the linear predictor X @ theta_s overflows for some {what}; rescale the "
+                                        "candidates or the values")
+            nu[start:start + step] = link_weights(eta, link)
+    return nu

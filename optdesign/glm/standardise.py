@@ -24,9 +24,9 @@ from ..linear import d_optimal
 from ..validation import as_arms, as_matrix, check_array_size
 from ..vocabulary import GlmLink
 from .certificate import certify
-from .prior import BLOCK_ENTRIES, BayesianProblem
+from .prior import BLOCK_ENTRIES, BayesianProblem, weights_table
 from .variances import singular_draws
-from .weights import candidate_matrix, check_link, link_weights
+from .weights import candidate_matrix, check_link
 
 if TYPE_CHECKING:
     from ..formulas import CandidateSet
@@ -103,15 +103,7 @@ def maximin_problem(X: ArrayLike | CandidateSet, thetas: ArrayLike, link: GlmLin
     check_array_size(2.0 * K * S + float(K) * p * p + 4.0 * S * p * p + BLOCK_ENTRIES,
                      f"the maximin design on {K:,} candidates and {S:,} parameter values (their K x S weights nu)",
                      instead="use fewer parameter values or fewer candidates")
-    nu = np.empty((K, S))
-    step = max(1, BLOCK_ENTRIES // S)
-    with np.errstate(over="ignore", invalid="ignore"):
-        for start in range(0, K, step):
-            eta = X[start:start + step] @ theta.T
-            if not np.all(np.isfinite(eta)):
-                raise InvalidInputError("the linear predictor X @ theta_s overflows for some parameter value; "
-                                        "rescale the candidates or thetas")
-            nu[start:start + step] = link_weights(eta, link)
+    nu = weights_table(X, theta, link, "parameter value")
     bad = singular_draws(X, nu, np.full(K, 1.0 / K))
     if bad.size:
         raise InvalidInputError(f"under the parameter values thetas[{bad[:5].tolist()}] ({bad.size} in all) the "

@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...errors import InvalidInputError, SolverError
-from ...result import DesignResult, FastPathResult, relative_gap
+from ...result import DesignResult, FastPathResult, better_certified, relative_gap
 from ...runtime.blas import single_threaded_blas
 from ...runtime.deadline import budget_expired, remaining_budget, stop_reason
 from ...validation import as_tolerance
@@ -165,9 +165,5 @@ def _solve(problem: ClassicalProblem, constraints: ConstraintsLike, solver: str 
             or not classical_model_fits(problem.criterion, *problem.X.shape):
         return fast
     conic = _conic(problem, solver)
-    return conic if _gap(conic) < _gap(fast) else fast
+    return better_certified(conic, fast)
 
-
-def _gap(result: DesignResult) -> float:
-    """A design's certified gap for comparing two designs: inf when it has none (None); a gap of 0 stays 0."""
-    return np.inf if result.gap is None else float(result.gap)
