@@ -18,9 +18,11 @@ from optdesign.errors import InvalidInputError
 
 
 def test_what_the_built_in_problems_offer():
-    assert offered(KArmedProblem) == {"optimism", "pair_costs", "pair_share", "posterior_draws", "upper_indices"}
+    assert offered(KArmedProblem) == {"optimism", "pair_costs", "challenger", "pair_share", "posterior_draws",
+                                      "upper_indices"}
     assert offered(LinearProblem) == {"optimism", "design_inverse"}
-    assert offered(FactoredProblem) == {"optimism"}  # joint LinGame: the generic rule on the factored problem
+    # joint LinGame and joint Top-Two: the generic rules on the factored problem
+    assert offered(FactoredProblem) == {"optimism", "challenger", "pair_share", "posterior_draws"}
     assert offered(KArmedProblem(3, Bernoulli())) == offered(KArmedProblem(3, Gaussian()))
     assert set(CAPABILITIES) == offered(KArmedProblem) | offered(LinearProblem)
 
@@ -35,7 +37,8 @@ def test_a_rule_is_listed_on_exactly_the_kinds_whose_problem_offers_what_it_need
 
 
 @pytest.mark.parametrize(("text", "instance", "need", "problem"), [
-    ("top-two", "soare:d=2,omega=0.5", "pair_costs", "LinearProblem"),
+    ("top-two", "soare:d=2,omega=0.5", "challenger", "LinearProblem"),
+    ("top-two:challenger=tci", "soare:d=2,omega=0.5", "pair_costs", "LinearProblem"),
     ("fws:inverse_update=as-published", "gaussian:means=1/0.5/0.2", "design_inverse", "KArmedProblem"),
 ])
 def test_a_missing_capability_is_one_error_naming_rule_and_problem(text, instance, need, problem):
@@ -44,10 +47,11 @@ def test_a_missing_capability_is_one_error_naming_rule_and_problem(text, instanc
 
 
 def test_the_options_decide_the_needs():
-    assert make_algorithm("top-two").sampler.requires() == ("pair_costs",)
+    assert make_algorithm("top-two").sampler.requires() == ("challenger",)
     assert set(make_algorithm("top-two:leader=ts,beta=ids").sampler.requires()) == {
-        "pair_costs", "posterior_draws", "pair_share"}
-    assert make_algorithm("top-two:leader=ucb").sampler.requires() == ("pair_costs", "upper_indices")
+        "challenger", "posterior_draws", "pair_share"}
+    assert make_algorithm("top-two:leader=ucb").sampler.requires() == ("challenger", "upper_indices")
+    assert make_algorithm("top-two:challenger=tci").sampler.requires() == ("pair_costs",)
     assert make_algorithm("fws").sampler.requires() == ()
 
 

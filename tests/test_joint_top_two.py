@@ -34,12 +34,20 @@ def policy_at(fg: FactorGraph, rule: JointTopTwo, seed: int, scale: float = 1.0)
     return env, policy
 
 
+def pair(policy):
+    """The empirical leader joint action and its challenger (the factored problem's capability) at the policy's
+    statistics."""
+    problem = policy.problem
+    leader = problem.answer(policy.mu)
+    return problem.decode(leader), problem.decode(problem.challenger(policy.mu, policy.counts, leader))
+
+
 @pytest.mark.parametrize("name", GRAPHS)
 @pytest.mark.parametrize("seed", range(3))
 def test_the_challenger_is_the_enumerated_best_response(name, seed):
     fg = GRAPHS[name]()
     _env, policy = policy_at(fg, JointTopTwo(leader="eb"), seed)
-    leader, challenger = policy.state._pair(policy.statistic().state, policy.counts)
+    leader, challenger = pair(policy)
     problem, theta, N = policy.problem, policy.mu, policy.counts
     pieces = problem.pieces(theta, N, gradients=False)
     assert leader.tolist() == problem.decode(pieces.best).tolist()
@@ -57,7 +65,7 @@ def test_one_agent_gives_the_k_armed_rule(seed):
     K = 6
     fg = FactorGraph([K], [((0,), rng.normal(size=K))])
     _env, policy = policy_at(fg, JointTopTwo(leader="eb"), seed)
-    leader, challenger = policy.state._pair(policy.statistic().state, policy.counts)
+    leader, challenger = pair(policy)
     mu, N = policy.mu, policy.counts
     karmed = KArmedProblem(K, Gaussian(1.0))
     B = int(np.argmax(mu))
@@ -71,7 +79,7 @@ def test_leader_share_is_the_leaders_part_of_the_closest_alternative():
     """sum over the leader's entries of N (theta - lambda)^2 over the whole sum, lambda the closest alternative."""
     fg = FactorGraph.line(4, 3, seed=7)
     _env, policy = policy_at(fg, JointTopTwo(leader="eb"), 3)
-    leader, challenger = policy.state._pair(policy.statistic().state, policy.counts)
+    leader, challenger = pair(policy)
     theta, N = policy.mu, policy.counts.astype(float)
     ix = policy.problem.indexer
     star, other = ix.flat(leader[None, :])[0], ix.flat(challenger[None, :])[0]
@@ -92,7 +100,7 @@ def test_tracking_gives_the_leader_its_share_of_rounds():
     fg = FactorGraph.line(3, 3, seed=2)
     _, policy = policy_at(fg, JointTopTwo(beta=0.3), 0)
     code = 5
-    n = sum(policy.state._leader_rounds(code, 0.3, 7) for _ in range(100))
+    n = sum(policy.state.rule._tracked(code, 0.3) for _ in range(700))
     assert abs(n - 0.3 * 700) <= 1
 
 

@@ -249,7 +249,7 @@ def test_bad_options_are_refused(text, match):
 
 
 def test_top_two_refuses_linear_instances():
-    with pytest.raises(InvalidInputError, match="K-armed problems only"):
+    with pytest.raises(InvalidInputError, match=r"top-two needs challenger .* which LinearProblem does not offer"):
         run(make_algorithm("top-two"), parse_instance("soare:d=3,omega=0.3"), 0.1, seed=0)
 
 

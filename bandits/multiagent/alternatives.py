@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["joint_piece_gradients"]
+from optdesign.errors import InvalidInputError
+
+__all__ = ["joint_piece_gradients", "leader_share"]
 
 
 def joint_piece_gradients(flat: np.ndarray, star: np.ndarray, D: np.ndarray, H: np.ndarray, inv: np.ndarray,
@@ -42,3 +44,38 @@ def joint_piece_gradients(flat: np.ndarray, star: np.ndarray, D: np.ndarray, H: 
         part = np.where(changed, (c[:, None] * inv[entries]) ** 2 / (2 * sigma**2), 0.0)
         np.add.at(grads, (rows[changed], entries[changed]), part[changed])
     return grads
+
+
+def leader_share(counts: np.ndarray, leader_entries: np.ndarray, challenger_entries: np.ndarray) -> float:
+    """The IDS proportion of the leader: sum 1 / N_{e,B_e} over the factors where B and C differ, over H(C).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray, shape (Abar,)
+        Observations per group action (positive at the entries read).
+    leader_entries : numpy.ndarray of int, shape (F,)
+        The flat group action of the leader in every factor.
+    challenger_entries : numpy.ndarray of int, shape (F,)
+        The same for the challenger.
+
+    Returns
+    -------
+    float
+        The share in [0, 1]; 1/2 when the two joint actions agree on every factor.
+
+    Raises
+    ------
+    InvalidInputError
+        Entry arrays of different shapes or outside the counts, or a count read that is not positive.
+    """
+    leader_entries, challenger_entries = np.asarray(leader_entries), np.asarray(challenger_entries)
+    if leader_entries.shape != challenger_entries.shape or leader_entries.ndim != 1:
+        raise InvalidInputError(f"the leader's and the challenger's entries must be vectors of one shape, got "
+                                f"{leader_entries.shape} and {challenger_entries.shape}")
+    read = np.concatenate([leader_entries, challenger_entries])
+    if read.size and (read.min() < 0 or read.max() >= counts.size or np.any(counts[read] <= 0)):
+        raise InvalidInputError("leader_share reads counts that are missing or not positive")
+    changed = leader_entries != challenger_entries
+    lead = float(np.sum(1.0 / counts[leader_entries[changed]]))
+    chal = float(np.sum(1.0 / counts[challenger_entries[changed]]))
+    return lead / (lead + chal) if lead + chal > 0 else 0.5

@@ -35,10 +35,10 @@ from optdesign.factored import MaxSum
 from ..core.thresholds import ThresholdContext
 from ..pure_exploration.adahedge import AdaHedge
 from ..pure_exploration.oracle import Oracle
-from ..pure_exploration.pieces import GLRStatistic, Pieces
+from ..pure_exploration.pieces import Pieces
 from ..pure_exploration.problem import Problem
-from .alternatives import joint_piece_gradients
-from .best_response import BestResponse, exact_best_response, glr_exceeds
+from .alternatives import joint_piece_gradients, leader_share
+from .best_response import BestResponse, FactoredGLR, exact_best_response
 from .gibbs import FactoredAdaHedge
 from .glrt import FactoredGLRT, GLRState, check_glrt_mode
 from .joint_actions import GroupIndexer, decode, encode_joint
@@ -87,6 +87,7 @@ class FactoredProblem(Problem):
         self.structure, self.sigma, self.mode = structure, float(sigma), check_glrt_mode(glrt)
         self.indexer = GroupIndexer(structure)
         self.glrt = FactoredGLRT(structure, self.indexer, sigma=self.sigma, max_enumerated=max_enumerated)
+        self._last: tuple[tuple[bytes, bytes], GLRState] | None = None  # the stop's search, shared with a rule
 
     @classmethod
     def of_environment(cls, env: Any) -> FactoredProblem:
@@ -137,6 +138,15 @@ class FactoredProblem(Problem):
         mu, counts = self.check_shapes(mu, counts)
         return self.glrt(mu, counts)
 
+    def _shared_state(self, mu: np.ndarray, counts: np.ndarray) -> GLRState:
+        """The search of the last :meth:`glr` when it was at (mu, counts) (the stop's, shared with a rule), else a
+        new one."""
+        mu, counts = self.check_shapes(mu, counts)
+        key = (mu.tobytes(), counts.tobytes())
+        if self._last is None or self._last[0] != key:
+            self._last = (key, self.glrt(mu, counts))
+        return self._last[1]
+
     def glr(self, mu: np.ndarray, counts: np.ndarray) -> FactoredGLR:
         """The factored GLRT at (theta_hat, N) (:class:`FactoredGLR`): never lists every joint action.
 
@@ -152,7 +162,8 @@ class FactoredProblem(Problem):
         FactoredGLR
             Its answer a_hat and its threshold test.
         """
-        return FactoredGLR(self.glr_state(mu, counts), self.structure.n_actions, self.mode == "conservative")
+        self._last = None
+        return FactoredGLR(self._shared_state(mu, counts), self.structure.n_actions, self.mode == "conservative")
 
     def time(self, counts: np.ndarray) -> int:
         """Rounds (joint actions played): every round adds one count to factor 0."""
@@ -174,6 +185,30 @@ class FactoredProblem(Problem):
     def draw_pulls(self, learner: AdaHedge, rng: np.random.Generator, n: int) -> np.ndarray:
         """Group counts of ``n`` joint actions drawn by ancestral sampling from the learner's distribution."""
         return self.indexer.counts(cast(FactoredAdaHedge, learner).sample(rng, n), np.ones(n, dtype=np.int64))
+
+    def answer_pull(self, answer: int) -> np.ndarray:
+        """The group actions of an answer's joint action (Top-Two plays its leader and challenger)."""
+        return self.indexer.flat(self.decode(answer)[None, :])[0]
+
+    def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """For a leader other than a_hat, a_hat (zero cost against it); for a_hat, its exact best response at the
+        counts (:func:`bandits.multiagent.best_response.exact_best_response`); None with no alternative."""
+        state = self._shared_state(mu, counts)
+        best = encode_joint(state.best, self.structure.n_actions)
+        if leader != best:
+            return best
+        action = exact_best_response(state).action
+        return None if action is None else encode_joint(action, self.structure.n_actions)
+
+    def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
+        """The IDS share of the leader joint action (:func:`bandits.multiagent.alternatives.leader_share`)."""
+        return leader_share(np.asarray(counts), self.answer_pull(leader), self.answer_pull(challenger))
+
+    def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
+                        rng: np.random.Generator) -> np.ndarray:
+        """Draws theta_{e,b} ~ N(theta_hat_{e,b}, sigma^2 / N_{e,b}), independent over the group actions."""
+        N = np.asarray(counts, dtype=float)
+        return mu + self.sigma / np.sqrt(N) * rng.standard_normal((size, N.size))
 
     def optimism(self, mu: np.ndarray, counts: np.ndarray, c: float) -> FactoredOptimism:
         """LinGame's optimistic gains at theta_hat (:class:`bandits.multiagent.optimism.FactoredOptimism`)."""
@@ -334,39 +369,3 @@ class FactoredProblem(Problem):
             The joint action.
         """
         return decode(code, self.structure.n_actions)
-
-
-class FactoredGLR(GLRStatistic):
-    """The factored GLRT as the GLR stopping rule reads it: a_hat by max-sum and Lambda_t > beta decided by the
-    exact search with as little enumeration as possible (:func:`bandits.multiagent.best_response.glr_exceeds`), or
-    by its conservative lower bound.
-
-    Parameters
-    ----------
-    state : GLRState
-        The resumable search at (theta_hat, N).
-    radices : sequence of int
-        The agents' action counts (to encode a_hat).
-    conservative : bool
-        Decide by the lower bound D_min^2 / (2 sigma^2 H_max).
-    """
-
-    def __init__(self, state: GLRState, radices: Any, conservative: bool) -> None:
-        self.state, self.radices, self.conservative = state, radices, conservative
-
-    @property
-    def answer(self) -> int:
-        """The code of a_hat."""
-        return encode_joint(self.state.best, self.radices)
-
-    @property
-    def value(self) -> float:
-        """Lambda_t (its certified lower bound past the enumeration cap), or the conservative bound."""
-        return self.state.conservative() if self.conservative else self.state.exact().value
-
-    def exceeds(self, beta: float) -> bool:
-        return bool(self.state.conservative() > beta) if self.conservative else glr_exceeds(self.state, beta)
-
-    def describe(self) -> dict[str, float | int]:
-        """``{"glr_conservative": D_min^2 / (2 sigma^2 H_max), "glr_found": the smallest ratio listed}``."""
-        return {"glr_conservative": self.state.conservative(), "glr_found": self.state.found}

@@ -40,66 +40,22 @@ for ``"ts"``, one max-sum.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
-import numpy.typing as npt
-
-from optdesign.errors import InvalidInputError
-from optdesign.factored import MaxSum
 
 from ..core.validation import check_choice, check_top_two_beta
-from ..pure_exploration.pieces import GLRStatistic
-from ..pure_exploration.sampler import Observations
-from .best_response import exact_best_response
+from ..pure_exploration.samplers.top_two import TopTwo, TopTwoState
+from .alternatives import leader_share
 from .environment import FactoredBandit
-from .glrt import GLRState
-from .joint_actions import encode_joint
 from .problem import FactoredProblem
-from .sampling import CoveredAlgorithm, FactoredState, _shared_doc
+from .sampling import CoveredAlgorithm, FactoredState, RuleState, _shared_doc
 
 __all__ = ["JOINT_LEADERS", "JOINT_SELECTIONS", "JointTopTwo", "leader_share"]
 
 #: the leader rules and the selections of :class:`JointTopTwo`
 JOINT_LEADERS = ("eb", "ts")
 JOINT_SELECTIONS = ("tracking", "sampling")
-
-
-def leader_share(counts: np.ndarray, leader_entries: np.ndarray, challenger_entries: np.ndarray) -> float:
-    """The IDS proportion of the leader: sum 1 / N_{e,B_e} over the factors where B and C differ, over H(C).
-
-    Parameters
-    ----------
-    counts : numpy.ndarray, shape (Abar,)
-        Observations per group action (positive at the entries read).
-    leader_entries : numpy.ndarray of int, shape (F,)
-        The flat group action of the leader in every factor.
-    challenger_entries : numpy.ndarray of int, shape (F,)
-        The same for the challenger.
-
-    Returns
-    -------
-    float
-        The share in [0, 1]; 1/2 when the two joint actions agree on every factor.
-
-    Raises
-    ------
-    InvalidInputError
-        Entry arrays of different shapes or outside the counts, or a count read that is not positive.
-    """
-    leader_entries, challenger_entries = np.asarray(leader_entries), np.asarray(challenger_entries)
-    if leader_entries.shape != challenger_entries.shape or leader_entries.ndim != 1:
-        raise InvalidInputError(f"the leader's and the challenger's entries must be vectors of one shape, got "
-                                f"{leader_entries.shape} and {challenger_entries.shape}")
-    read = np.concatenate([leader_entries, challenger_entries])
-    if read.size and (read.min() < 0 or read.max() >= counts.size or np.any(counts[read] <= 0)):
-        raise InvalidInputError("leader_share reads counts that are missing or not positive")
-    changed = leader_entries != challenger_entries
-    lead = float(np.sum(1.0 / counts[leader_entries[changed]]))
-    chal = float(np.sum(1.0 / counts[challenger_entries[changed]]))
-    return lead / (lead + chal) if lead + chal > 0 else 0.5
 
 
 @_shared_doc
@@ -146,61 +102,7 @@ class JointTopTwo(CoveredAlgorithm):
         return "joint-top-two"
 
     def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
-        """After the pass over A0, each batch plays the leader and its challenger."""
-        return _TopTwoState(problem, rng, self, cover=self.cover, exploration=self.exploration)
-
-
-class _TopTwoState(FactoredState):
-    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, rule: JointTopTwo,
-                 **options: Any) -> None:
-        super().__init__(problem, rng, **options)
-        self.rule = rule
-        self.leader_pulls: dict[int, float] = {}  # per leader code: its pulls in the rounds it led
-        self.beta_sums: dict[int, float] = {}  # per leader code: the sum of beta over those rounds
-        self.ts_leaders = 0  # batches whose posterior leader differed from a_hat
-
-    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
-        leader, challenger = self._pair(self.glr_state(obs), obs.counts)
-        if challenger is None:  # a single joint action: nothing to test against
-            return self.indexer.counts(leader[None, :], np.array([n]))
-        flat = self.indexer.flat(np.stack([leader, challenger]))
-        beta = (leader_share(obs.counts, flat[0], flat[1]) if self.rule.beta == "ids"
-                else float(self.rule.beta))
-        n_leader = self._leader_rounds(encode_joint(leader, self.radices), beta, n)
-        reps = np.array([n_leader, n - n_leader])
-        keep = reps > 0
-        return self.indexer.counts(np.stack([leader, challenger])[keep], reps[keep])
-
-    def _pair(self, state: GLRState, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """(leader, challenger) at the batch's start; the challenger is None when there is no alternative."""
-        if self.rule.leader == "ts":
-            N = counts.astype(float)
-            draw = state.theta + self.sigma / np.sqrt(N) * self.rng.standard_normal(N.size)
-            leader = MaxSum(self.structure.plan(), draw).best_action
-            if not np.array_equal(leader, state.best):
-                self.ts_leaders += 1
-                return leader, state.best
-        start = time.perf_counter()
-        challenger = exact_best_response(state).action
-        self.solve_time += time.perf_counter() - start  # the search and optdesign's Pareto elimination
-        return state.best, challenger
-
-    def _leader_rounds(self, code: int, beta: float, rounds: int) -> int:
-        """Rounds of the batch given to the leader: per-leader tracking of beta, or a binomial draw."""
-        if self.rule.selection == "sampling":
-            return int(self.rng.binomial(rounds, beta))
-        pulls, total = self.leader_pulls.get(code, 0.0), self.beta_sums.get(code, 0.0)
-        n = 0
-        for _ in range(rounds):
-            total += beta
-            if pulls <= total:
-                pulls += 1
-                n += 1
-        self.leader_pulls[code], self.beta_sums[code] = pulls, total
-        return n
-
-    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
-        out = super().describe(statistic)
-        if self.rule.leader == "ts":
-            out["ts_leaders"] = self.ts_leaders
-        return out
+        """After the pass over A0, each batch plays the leader and its challenger (the generic Top-Two's lazy state)."""
+        rule = TopTwo(leader=self.leader, challenger="tc", beta=self.beta, selection=self.selection)
+        return RuleState(problem, rng, TopTwoState(rule, problem, rng, lazy=True), cover=self.cover,
+                         exploration=self.exploration)

@@ -30,11 +30,15 @@ __all__ = ["CAPABILITIES", "Capabilities", "MissingCapability", "Optimism", "off
 CAPABILITIES: dict[str, str] = {
     "optimism": "optimistic gains of a best response over a confidence region (LinGame's learner)",
     "pair_costs": "answers that are arms, as on K-armed problems only so far, and a leader's transportation costs",
+    "challenger": "the transportation-cost challenger of a leader answer (from pair_costs when offered)",
     "pair_share": "the leader's share of the information of a leader-challenger pair (information-directed beta)",
     "posterior_draws": "draws of the parameter from a posterior (Thompson-sampling leaders and challengers)",
     "upper_indices": "upper confidence indices of the arms (UCB leaders)",
     "design_inverse": "an incremental design inverse along a Frank-Wolfe path, on linear problems only so far",
 }
+
+#: capabilities whose default is derived from another one the problem offers
+DERIVED: dict[str, str] = {"challenger": "pair_costs"}
 
 
 class MissingCapability(InvalidInputError):
@@ -119,6 +123,33 @@ class Capabilities:
             The problem does not offer it.
         """
         raise MissingCapability(self, "pair_costs")
+
+    def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """Capability ``challenger``: the answer C != B of least transportation cost from the leader B at the counts,
+        argmin_j W_B,j (by default from :meth:`pair_costs`; a problem whose answers are not arms gives its own).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts : numpy.ndarray
+            Pulls per arm.
+        leader : int
+            The leader answer B.
+
+        Returns
+        -------
+        int or None
+            The challenger (None when B has no alternative).
+
+        Raises
+        ------
+        MissingCapability
+            The problem offers neither this nor ``pair_costs``.
+        """
+        if "pair_costs" not in offered(self):
+            raise MissingCapability(self, "challenger")
+        return int(np.argmin(self.pair_costs(mu, counts, leader)))
 
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
         """Capability ``pair_share``: the leader's share of the pair's information, N_B d(mu_B, m) / W_B,C.
@@ -222,7 +253,7 @@ class Capabilities:
 
 def offered(problem: Capabilities | type[Capabilities]) -> frozenset[str]:
     """The capabilities a problem offers: those whose method its class defines (and, for a family-dependent one,
-    whose family supports it: :meth:`Capabilities.withheld`).
+    whose family supports it: :meth:`Capabilities.withheld`), and those :data:`DERIVED` from one of them.
 
     Parameters
     ----------
@@ -238,7 +269,7 @@ def offered(problem: Capabilities | type[Capabilities]) -> frozenset[str]:
     names = {name for name in CAPABILITIES if getattr(cls, name) is not getattr(Capabilities, name)}
     if not isinstance(problem, type):
         names -= problem.withheld()
-    return frozenset(names)
+    return frozenset(names | {name for name, source in DERIVED.items() if source in names})
 
 
 def require(problem: Capabilities, rule: str, needs: Iterable[str]) -> None:

@@ -2,8 +2,8 @@
 
 On K-armed and linear problems a pull is one arm. On a factored problem it is a joint action that observes one group
 action per factor (:class:`bandits.multiagent.problem.FactoredProblem`): a learner over the joint actions plays the
-marginals of its distribution over the arms, and the pull that best follows a target is a max-sum. A rule written
-with these three methods (LinGame) runs on both.
+marginals of its distribution over the arms, the pull that best follows a target is a max-sum, and an answer (a
+joint action) is itself a pull. A rule written with these methods (LinGame, Top-Two) runs on both.
 """
 
 from __future__ import annotations
@@ -47,6 +47,21 @@ class Pulls:
             The arm pulled (here: the first argmax), or the distinct arms one pull observes.
         """
         return int(np.argmax(scores))
+
+    def answer_pull(self, answer: int) -> int | np.ndarray:
+        """The arms observed by playing an answer (Top-Two plays its leader and challenger): here the arm itself.
+
+        Parameters
+        ----------
+        answer : int
+            An answer of the problem.
+
+        Returns
+        -------
+        int or numpy.ndarray of int
+            The arm, or the distinct arms of the answer's pull.
+        """
+        return answer
 
     def draw_pulls(self, learner: AdaHedge, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` pulls drawn independently from the learner's distribution, as observations per arm.

@@ -32,10 +32,13 @@ optimality condition sum_j d(mu_B, m_j) / d(mu_j, m_j) = 1, so no beta need be t
 rounds it led, this one included; ``"sampling"``: pull B with probability beta (the rule's rng).
 
 The estimate and the posterior are those of the batch's start; the counts advance within a batch, so the
-challenger and beta follow the pulls. Top-Two runs on problems whose answers are arms (the ``pair_costs``
-capability, :mod:`bandits.pure_exploration.capabilities`; K-armed problems only so far): on a linear or
-transductive problem the leader and the challenger are items of Z, and turning that pair into an arm of X is not
-settled in the literature, so such problems are refused. The Thompson-sampling rules also need the problem's
+challenger and beta follow the pulls. Top-Two runs on problems whose answers can be played (the problem's
+``answer_pull``, :mod:`bandits.pure_exploration.pulls`) and that give a leader's ``challenger``
+(:mod:`bandits.pure_exploration.capabilities`): K-armed problems (from their ``pair_costs``, which the ``tci`` and
+``ts`` challengers read directly) and factored ones (a joint action and its exact best response;
+:mod:`bandits.multiagent.top_two` runs the rule lazily, one pair per batch). On a linear or transductive problem
+the leader and the challenger are items of Z, and turning that pair into an arm of X is not settled in the
+literature, so such problems are refused. The Thompson-sampling rules also need the problem's
 ``posterior_draws``, the UCB leader its ``upper_indices`` and the IDS beta its ``pair_share``.
 """
 
@@ -47,10 +50,11 @@ from typing import Any
 import numpy as np
 
 from ...core.validation import check_choice, check_top_two_beta
+from ..pieces import GLRStatistic
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState
 
-__all__ = ["CHALLENGERS", "LEADERS", "SELECTIONS", "TS_DRAWS", "TopTwo"]
+__all__ = ["CHALLENGERS", "LEADERS", "SELECTIONS", "TS_DRAWS", "TopTwo", "TopTwoState"]
 
 #: the leader rules, challenger rules and selections of :class:`TopTwo`
 LEADERS = ("eb", "ts", "ucb")
@@ -99,8 +103,9 @@ class TopTwo(Sampler):
         return "top-two"
 
     def requires(self) -> tuple[str, ...]:
-        """Answers that are arms, and what the leader, challenger and beta options read."""
-        needs = ["pair_costs"]
+        """A challenger of a leader answer (``tc``; the other challengers need answers that are arms), and what the
+        leader and beta options read."""
+        needs = ["challenger" if self.challenger == "tc" else "pair_costs"]
         if "ts" in (self.leader, self.challenger):
             needs.append("posterior_draws")
         if self.leader == "ucb":
@@ -126,21 +131,35 @@ class TopTwo(Sampler):
         SamplerState
             The rule's state.
         """
-        return _TopTwoState(self, problem, rng)
+        return TopTwoState(self, problem, rng)
 
 
-class _TopTwoState(SequentialState):
-    """One run: the per-leader tracking counters and the batch's fixed leader (``eb``, ``ucb``)."""
+class TopTwoState(SequentialState):
+    """One run: the per-leader tracking counters and the batch's fixed leader (``eb``, ``ucb``).
 
-    def __init__(self, rule: TopTwo, problem: Problem, rng: np.random.Generator) -> None:
-        self.rule, self.problem, self.rng = rule, problem, rng
-        K = problem.n_arms
-        self.leader_pulls = np.zeros(K)  # pulls of the leader in those rounds
-        self.beta_sums = np.zeros(K)  # sum of beta over those rounds
+    Parameters
+    ----------
+    rule : TopTwo
+        The options.
+    problem : Problem
+        The structure, offering what ``rule.requires()`` names.
+    rng : numpy.random.Generator
+        Posterior draws and the selection coin.
+    lazy : bool
+        One leader, challenger and beta per batch, at its start, the batch shared between the two by tracking (or
+        one binomial draw): the rule where a challenger is costly (factored problems). Default: one per pull.
+    """
+
+    def __init__(self, rule: TopTwo, problem: Problem, rng: np.random.Generator, *, lazy: bool = False) -> None:
+        self.rule, self.problem, self.rng, self.lazy = rule, problem, rng, lazy
+        self.leader_pulls: dict[int, float] = {}  # per leader: its pulls in the rounds it led
+        self.beta_sums: dict[int, float] = {}  # per leader: the sum of beta over those rounds
         self._batch_leader: int | None = None
+        self.ts_leaders = 0  # lazy batches whose posterior leader differed from the empirical answer
 
     def plan(self, obs: Observations, n: int) -> np.ndarray:
-        """The batch's leader when it does not depend on draws, then one Top-Two pull at a time.
+        """The batch's leader when it does not depend on draws, then one Top-Two pull at a time (or, lazy, the
+        batch's pair shared once).
 
         Parameters
         ----------
@@ -152,38 +171,61 @@ class _TopTwoState(SequentialState):
         Returns
         -------
         numpy.ndarray of int, shape (K,)
-            Pulls per arm summing to ``n``.
+            Observations per arm (pulls per arm when a pull is one arm).
         """
         leader = self.rule.leader
         self._batch_leader = (self.problem.answer(obs.mu) if leader == "eb"
                               else int(np.argmax(self._ucb(obs))) if leader == "ucb" else None)
-        return super().plan(obs, n)
+        if not self.lazy:
+            return super().plan(obs, n)
+        B = self._leader(obs)
+        if leader == "ts" and B != obs.statistic().answer:
+            self.ts_leaders += 1
+        C = self._challenger(obs, obs.counts, B)
+        n_leader = n
+        if C is not None:
+            beta = self._beta(obs.mu, obs.counts, B, C)
+            n_leader = (int(self.rng.binomial(n, beta)) if self.rule.selection == "sampling"
+                        else sum(self._tracked(B, beta) for _ in range(n)))
+        batch = np.zeros(self.problem.n_arms, dtype=np.int64)
+        batch[self.problem.answer_pull(B)] += n_leader
+        if C is not None:
+            batch[self.problem.answer_pull(C)] += n - n_leader
+        return batch
 
-    def choose(self, obs: Observations, counts: np.ndarray) -> int:
-        B = self._batch_leader if self._batch_leader is not None else self._posterior_best(obs)
+    def choose(self, obs: Observations, counts: np.ndarray) -> int | np.ndarray:
+        B = self._leader(obs)
         C = self._challenger(obs, counts, B)
+        if C is None:
+            return self.problem.answer_pull(B)
         beta = self._beta(obs.mu, counts, B, C)
         if self.rule.selection == "sampling":
-            return B if self.rng.random() < beta else C
-        self.beta_sums[B] += beta
-        if self.leader_pulls[B] <= self.beta_sums[B]:
-            self.leader_pulls[B] += 1
-            return B
-        return C
+            return self.problem.answer_pull(B if self.rng.random() < beta else C)
+        return self.problem.answer_pull(B if self._tracked(B, beta) else C)
+
+    def _tracked(self, B: int, beta: float) -> bool:
+        """Per-leader tracking of beta: whether B's pulls as leader are at most the sum of the betas it led with."""
+        total = self.beta_sums[B] = self.beta_sums.get(B, 0.0) + beta
+        pulls = self.leader_pulls.get(B, 0.0)
+        if pulls <= total:
+            self.leader_pulls[B] = pulls + 1
+            return True
+        return False
+
+    def _leader(self, obs: Observations) -> int:
+        """The batch's leader, or the answer of one posterior draw (TS)."""
+        return self._batch_leader if self._batch_leader is not None else \
+            self.problem.answer(self._draws(obs, 1)[0])
 
     def _draws(self, obs: Observations, size: int) -> np.ndarray:
-        """``size`` posterior draws of the means, shape (size, K)."""
+        """``size`` posterior draws of the parameter, shape (size, K)."""
         return self.problem.posterior_draws(obs.mu, obs.counts, obs.sums, size, self.rng)
-
-    def _posterior_best(self, obs: Observations) -> int:
-        """The TS leader: the best arm of one posterior draw."""
-        return int(np.argmax(self._draws(obs, 1)[0]))
 
     def _ucb(self, obs: Observations) -> np.ndarray:
         """U_k = max{q >= mu_k : N_k d(mu_k, q) <= log t} (the problem's upper indices)."""
         return self.problem.upper_indices(obs.mu, obs.counts, float(np.log(max(obs.t, 2))))
 
-    def _challenger(self, obs: Observations, counts: np.ndarray, B: int) -> int:
+    def _challenger(self, obs: Observations, counts: np.ndarray, B: int) -> int | None:
         """The challenger of leader B by the rule's option."""
         if self.rule.challenger == "ts":
             for _ in range(TS_DRAWS // 100):
@@ -191,13 +233,16 @@ class _TopTwoState(SequentialState):
                 other = best[best != B]
                 if other.size:
                     return int(other[0])
-        W = self.problem.pair_costs(obs.mu, counts, B)
         if self.rule.challenger == "tci":
-            W = W + np.log(counts)
-        return int(np.argmin(W))
+            return int(np.argmin(self.problem.pair_costs(obs.mu, counts, B) + np.log(counts)))
+        return self.problem.challenger(obs.mu, counts, B)
 
     def _beta(self, mu: np.ndarray, counts: np.ndarray, B: int, C: int) -> float:
         """The fixed beta, or IDS: the leader's share of the pair's information (the problem's ``pair_share``)."""
         if self.rule.beta != "ids":
             return float(self.rule.beta)
         return self.problem.pair_share(mu, counts, B, C)
+
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
+        """The lazy TS rule's count of batches led by a posterior draw's answer other than the estimate's."""
+        return {"ts_leaders": self.ts_leaders} if self.lazy and self.rule.leader == "ts" else {}
