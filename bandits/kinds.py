@@ -6,8 +6,10 @@ algorithm (:data:`bandits.registry.ALGORITHMS`) names the kinds it runs on. The 
 * the run: fixed confidence (:func:`bandits.run.run`, stopped at a confidence level delta) or fixed budget
   (:func:`bandits.thresholding.run_thresholding`, T pulls);
 * the pure-exploration problem (:mod:`bandits.pure_exploration`): how it is built from an environment, and whether
-  the generic sampling rules and the GLR stop run on it (they pull one arm at a time, so not on factored
-  instances, whose pulls are joint actions);
+  the generic sampling rules and the GLR stop run on it (each rule where the problem offers the capabilities it
+  needs: on factored instances a pull is a joint action, so the rules that pick arms do not run there);
+* whether ``--stop glr`` can replace the stopping rules of its other algorithms (not on factored instances,
+  whose algorithms stop by the GLR already);
 * the lower bound a study reports, and the unit it counts in: the problem's own
   (:meth:`bandits.pure_exploration.Problem.lower_bound`), so a kind without a problem reports none;
 * the caption of ``bandits run``'s table (what samples and rounds mean).
@@ -23,7 +25,7 @@ from typing import Any
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["KINDS", "PURE_EXPLORATION", "Kind", "kind_of"]
+__all__ = ["ARM_PULLS", "KINDS", "OWN_STOPS", "PURE_EXPLORATION", "Kind", "kind_of"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,9 @@ class Kind:
     problem : bool
         The kind has a pure-exploration problem (:func:`bandits.pure_exploration.problem_of` builds it).
     samplers : bool
-        The generic sampling rules and the GLR stop of any algorithm run on the kind (its pulls are single arms).
+        The generic sampling rules run on the kind under the GLR stop (those whose capabilities its problem offers).
+    own_stops : bool
+        Its algorithms have stopping rules of their own, which ``--stop glr`` may replace by the GLR stop.
     caption : str or None
         The caption of ``bandits run``'s table: what samples and rounds count (None: they coincide).
     """
@@ -51,6 +55,7 @@ class Kind:
     budgeted: bool = False
     problem: bool = False
     samplers: bool = False
+    own_stops: bool = False
     caption: str | None = None
 
     @property
@@ -104,13 +109,13 @@ class Kind:
 
 KINDS: dict[str, Kind] = {
     "karmed": Kind("karmed", "K arms of one exponential family (Gaussian, Bernoulli): identify the best arm",
-                   problem=True, samplers=True),
+                   problem=True, samplers=True, own_stops=True),
     "linear": Kind("linear", "linear and transductive bandits: pull x in X, identify the best z in Z",
-                   problem=True, samplers=True),
+                   problem=True, samplers=True, own_stops=True),
     "bilinear": Kind("bilinear", "graphical bilinear bandits: node arms, edge rewards x^T M x'",
                      caption="samples: edge observations; rounds: graph rounds"),
     "factored": Kind("factored", "multi-agent bandits on a factor graph: joint actions, factor rewards",
-                     problem=True,
+                     problem=True, samplers=True,
                      caption="samples: observations (rho per round); rounds: joint actions played"),
     "thresholding": Kind("thresholding", "graph thresholding: classify every node's mean against a threshold",
                          budgeted=True),
@@ -118,6 +123,10 @@ KINDS: dict[str, Kind] = {
 
 #: the kinds the generic sampling rules and the GLR stop run on
 PURE_EXPLORATION: tuple[str, ...] = tuple(name for name, kind in KINDS.items() if kind.pure_exploration)
+#: the kinds whose picking rules (one arm per pull) run there: every pure-exploration kind but the factored one
+ARM_PULLS: tuple[str, ...] = ("karmed", "linear")
+#: the kinds where ``--stop glr`` replaces an algorithm's own stopping rule
+OWN_STOPS: tuple[str, ...] = tuple(name for name, kind in KINDS.items() if kind.own_stops)
 
 
 def kind_of(name: str) -> Kind:

@@ -20,7 +20,7 @@ from .plugins import entry_point_plugins, load_plugin
 if TYPE_CHECKING:
     from .thresholding.algorithms import ThresholdingAlgorithm
 from .instances import check_options, resolve
-from .kinds import PURE_EXPLORATION, kind_of
+from .kinds import ARM_PULLS, OWN_STOPS, PURE_EXPLORATION, kind_of
 
 __all__ = ["ALGORITHMS", "AlgorithmSpec", "algorithm_spec", "make_algorithm"]
 
@@ -111,26 +111,26 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                                    "the exact best response, optimistic gains, C-tracking, factored GLRT"),
     "gk-tas": AlgorithmSpec("bandits.multiagent.mab:GKTrackAndStop", "factored",
                             "Garivier–Kaufmann Track-and-Stop, one agent (D/C tracking)"),
-    "round-robin": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:RoundRobin", PURE_EXPLORATION,
+    "round-robin": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:RoundRobin", ARM_PULLS,
                                  "uniform sampling (fewest pulls first), GLR stop", sampler=True),
-    "oracle-weights": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:FixedWeights", PURE_EXPLORATION,
+    "oracle-weights": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:FixedWeights", ARM_PULLS,
                                     "tracks w*(mu) of the true parameter (oracle baseline), GLR stop", sampler=True),
-    "track-and-stop": AlgorithmSpec("bandits.pure_exploration.samplers.track_and_stop:TrackAndStop", PURE_EXPLORATION,
+    "track-and-stop": AlgorithmSpec("bandits.pure_exploration.samplers.track_and_stop:TrackAndStop", ARM_PULLS,
                                     "Garivier & Kaufmann 2016: C/D-tracking of w*(mu_hat), lazy re-solves, GLR stop",
                                     sampler=True),
-    "top-two": AlgorithmSpec("bandits.pure_exploration.samplers.top_two:TopTwo", "karmed",
-                             "Top-Two (EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS), K-armed, GLR stop",
+    "top-two": AlgorithmSpec("bandits.pure_exploration.samplers.top_two:TopTwo", ("karmed", "factored"),
+                             "Top-Two (EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS), GLR stop",
                              sampler=True),
-    "fws": AlgorithmSpec("bandits.pure_exploration.samplers.frank_wolfe:FrankWolfe", PURE_EXPLORATION,
+    "fws": AlgorithmSpec("bandits.pure_exploration.samplers.frank_wolfe:FrankWolfe", ARM_PULLS,
                          "Wang, Tzeng & Proutiere 2021: Frank-Wolfe sampling (r-subdifferential game), GLR stop",
                          sampler=True),
     "lingame": AlgorithmSpec("bandits.pure_exploration.samplers.lingame:LinGame", PURE_EXPLORATION,
                              "Degenne et al. 2020: AdaHedge vs best response, optimistic gains, C-tracking, GLR stop",
                              sampler=True),
-    "lazy-tas": AlgorithmSpec("bandits.pure_exploration.samplers.lazy_tas:LazyTrackAndStop", PURE_EXPLORATION,
+    "lazy-tas": AlgorithmSpec("bandits.pure_exploration.samplers.lazy_tas:LazyTrackAndStop", ARM_PULLS,
                               "Jedra & Proutiere 2020: Frank-Wolfe targets at powers of two, C-tracking, GLR stop",
                               sampler=True),
-    "lingame-c": AlgorithmSpec("bandits.pure_exploration.samplers.lingame_c:LinGameC", PURE_EXPLORATION,
+    "lingame-c": AlgorithmSpec("bandits.pure_exploration.samplers.lingame_c:LinGameC", ARM_PULLS,
                                "Degenne et al. 2020 LinGame-C: one AdaHedge over (answer, arm) pairs, best responses "
                                "for every answer, C-tracking of the pairs, GLR stop", sampler=True),
     "gbb-g-allocation": AlgorithmSpec("bandits.bilinear.algorithms:RandomizedGAllocation", "bilinear",
@@ -155,8 +155,9 @@ def algorithm_spec(name: str) -> AlgorithmSpec:
     Returns
     -------
     AlgorithmSpec
-        For a plug-in: its class path, the kinds it runs on (a sampler: K-armed and linear; an Algorithm: its
-        class attribute ``kinds``, K-armed and linear by default) and its origin.
+        For a plug-in: its class path, the kinds it runs on (a sampler: every pure-exploration kind, where its
+        problem offers what the sampler needs; an Algorithm: its class attribute ``kinds``, every pure-exploration
+        kind by default) and its origin.
 
     Raises
     ------
@@ -218,7 +219,8 @@ def make_algorithm(text: str, stop: str | None = None) -> Algorithm[Any] | Thres
         algorithm: Algorithm[Any] | ThresholdingAlgorithm = factory(**{**spec.defaults, **options})
     except TypeError as exc:
         raise InvalidInputError(f"algorithm {name}: {exc}") from None
-    if choice is not None and not spec.sampler and not set(spec.kinds) & set(PURE_EXPLORATION):
+    if choice is not None and not spec.sampler and not set(spec.kinds) & set(OWN_STOPS):
         raise InvalidInputError(f"algorithm {name} runs on {' or '.join(spec.kinds)} instances; the GLR stop "
-                                "(--stop glr) runs on K-armed and linear ones")
+                                f"(--stop glr) replaces the own stops of algorithms on {' and '.join(OWN_STOPS)} ones "
+                                "(a factored algorithm stops by the GLR already: its threshold= option)")
     return with_stop(algorithm, name, choice, run_options if spec.sampler else None)

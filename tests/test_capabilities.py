@@ -16,11 +16,14 @@ from bandits.registry import ALGORITHMS, make_algorithm
 from bandits.run import run
 from optdesign.errors import InvalidInputError
 
+#: the problem class of every pure-exploration kind (a factored instance builds its own)
+PROBLEMS = {**BUILT_IN_PROBLEMS, "factored": FactoredProblem}
+
 
 def test_what_the_built_in_problems_offer():
-    assert offered(KArmedProblem) == {"optimism", "pair_costs", "challenger", "pair_share", "posterior_draws",
-                                      "upper_indices"}
-    assert offered(LinearProblem) == {"optimism", "design_inverse"}
+    assert offered(KArmedProblem) == {"arm_pull", "optimism", "pair_costs", "challenger", "pair_share",
+                                      "posterior_draws", "upper_indices"}
+    assert offered(LinearProblem) == {"arm_pull", "optimism", "design_inverse"}
     # joint LinGame and joint Top-Two: the generic rules on the factored problem
     assert offered(FactoredProblem) == {"optimism", "challenger", "pair_share", "posterior_draws"}
     assert offered(KArmedProblem(3, Bernoulli())) == offered(KArmedProblem(3, Gaussian()))
@@ -32,7 +35,7 @@ def test_a_rule_is_listed_on_exactly_the_kinds_whose_problem_offers_what_it_need
     """``bandits list`` shows the kinds a rule runs on; they are those whose problem offers the rule's needs (with
     its default options)."""
     needs = set(make_algorithm(name).sampler.requires())
-    offering = {kind for kind in PURE_EXPLORATION if needs <= offered(BUILT_IN_PROBLEMS[kind])}
+    offering = {kind for kind in PURE_EXPLORATION if needs <= offered(PROBLEMS[kind])}
     assert set(ALGORITHMS[name].kinds) == offering
 
 
@@ -52,7 +55,8 @@ def test_the_options_decide_the_needs():
         "challenger", "posterior_draws", "pair_share"}
     assert make_algorithm("top-two:leader=ucb").sampler.requires() == ("challenger", "upper_indices")
     assert make_algorithm("top-two:challenger=tci").sampler.requires() == ("pair_costs",)
-    assert make_algorithm("fws").sampler.requires() == ()
+    assert make_algorithm("fws").sampler.requires() == ("arm_pull",)
+    assert make_algorithm("lingame").sampler.requires() == ("optimism",)  # its pulls: the problem's (factored too)
 
 
 def test_a_problem_refuses_a_capability_it_lacks():

@@ -34,11 +34,13 @@ from optdesign.factored import MaxSum
 
 from ..core.thresholds import ThresholdContext
 from ..pure_exploration.adahedge import AdaHedge
+from ..pure_exploration.capabilities import Capabilities
 from ..pure_exploration.oracle import Oracle
 from ..pure_exploration.pieces import Pieces
 from ..pure_exploration.problem import Problem
 from .alternatives import joint_piece_gradients, leader_share
 from .best_response import BestResponse, FactoredGLR, exact_best_response
+from .exploration import covering_set
 from .gibbs import FactoredAdaHedge
 from .glrt import FactoredGLRT, GLRState, check_glrt_mode
 from .joint_actions import GroupIndexer, decode, encode_joint
@@ -185,6 +187,15 @@ class FactoredProblem(Problem):
     def draw_pulls(self, learner: AdaHedge, rng: np.random.Generator, n: int) -> np.ndarray:
         """Group counts of ``n`` joint actions drawn by ancestral sampling from the learner's distribution."""
         return self.indexer.counts(cast(FactoredAdaHedge, learner).sample(rng, n), np.ones(n, dtype=np.int64))
+
+    #: a pull is a joint action: no arm (group action) is observed alone
+    arm_pull = Capabilities.arm_pull
+
+    def initial_pulls(self) -> np.ndarray:
+        """One play of every joint action of the greedy covering set A0
+        (:func:`bandits.multiagent.exploration.covering_set`): every group action observed."""
+        cover = covering_set(self.structure, "greedy")
+        return self.indexer.counts(cover.actions, np.ones(cover.size, dtype=np.int64))
 
     def answer_pull(self, answer: int) -> np.ndarray:
         """The group actions of an answer's joint action (Top-Two plays its leader and challenger)."""

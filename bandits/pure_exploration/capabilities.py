@@ -28,6 +28,7 @@ __all__ = ["CAPABILITIES", "Capabilities", "MissingCapability", "Optimism", "off
 
 #: every capability a rule may ask for: the problem method's name and what it gives
 CAPABILITIES: dict[str, str] = {
+    "arm_pull": "a pull of every arm alone (K-armed and linear problems; a factored pull is a joint action)",
     "optimism": "optimistic gains of a best response over a confidence region (LinGame's learner)",
     "pair_costs": "answers that are arms, as on K-armed problems only so far, and a leader's transportation costs",
     "challenger": "the transportation-cost challenger of a leader answer (from pair_costs when offered)",
@@ -75,6 +76,26 @@ class Capabilities:
             Keys of :data:`CAPABILITIES` (none by default).
         """
         return frozenset()
+
+    def arm_pull(self, arm: int) -> int:
+        """Capability ``arm_pull``: the pull that observes ``arm`` alone (rules that pick arms need it).
+
+        Parameters
+        ----------
+        arm : int
+            An arm.
+
+        Returns
+        -------
+        int
+            The pull (the arm itself).
+
+        Raises
+        ------
+        MissingCapability
+            The problem's pulls observe several arms at once.
+        """
+        raise MissingCapability(self, "arm_pull")
 
     def optimism(self, mu: np.ndarray, counts: np.ndarray, c: float) -> Optimism:
         """Capability ``optimism``: LinGame's optimistic gains at the estimate, for confidence level c = c_t.

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["Problem"]
 
 
-class Problem(Capabilities, Clock, Pulls, ABC):
+class Problem(Pulls, Capabilities, Clock, ABC):
     """A pure-exploration problem: arms, answers, the estimate, the pieces of the alternative, the oracle.
 
     Counts and reward sums per arm are the sufficient statistics every problem here estimates from. The optional
@@ -314,26 +314,6 @@ class Problem(Capabilities, Clock, Pulls, ABC):
             A d x d matrix for linear problems, None otherwise.
         """
         return None
-
-    def initial_arms(self) -> np.ndarray:
-        """Arms pulled once each before any sampling rule runs (every arm by default).
-
-        Returns
-        -------
-        numpy.ndarray of int
-            Arm indices.
-        """
-        return np.arange(self.n_arms)
-
-    def exploration_arms(self) -> np.ndarray:
-        """Arms whose information identifies the parameter, for forced exploration (every initial arm by default).
-
-        Returns
-        -------
-        numpy.ndarray of int
-            Sorted arm indices.
-        """
-        return np.sort(self.initial_arms())
 
     def glr(self, mu: np.ndarray, counts: np.ndarray) -> GLRStatistic:
         """The GLR statistic at the estimate and the counts (by default the minimum of :meth:`pieces`).

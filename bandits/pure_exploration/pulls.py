@@ -1,4 +1,5 @@
-"""A problem's pulls: the arms one pull observes, a learner over the pulls and the pull that best follows a target.
+"""A problem's pulls: the arms one pull observes, the first pass, a learner over the pulls and the pull that best
+follows a target.
 
 On K-armed and linear problems a pull is one arm. On a factored problem it is a joint action that observes one group
 action per factor (:class:`bandits.multiagent.problem.FactoredProblem`): a learner over the joint actions plays the
@@ -16,12 +17,61 @@ __all__ = ["Pulls"]
 
 
 class Pulls:
-    """One arm per pull (the defaults); a problem whose pulls observe several arms overrides all three."""
+    """One arm per pull (the defaults); a problem whose pulls observe several arms overrides them (and refuses the
+    ``arm_pull`` capability, which comes first in a problem's bases so that it is offered by default)."""
 
     @property
     def n_arms(self) -> int:
         """Number K of arms (the problem's)."""
         raise NotImplementedError
+
+    def initial_arms(self) -> np.ndarray:
+        """Arms pulled once each before any sampling rule runs (every arm by default).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Arm indices.
+        """
+        return np.arange(self.n_arms)
+
+    def initial_pulls(self) -> np.ndarray:
+        """Observations per arm of the first pass, before any sampling rule runs: one of every initial arm.
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (K,)
+            Observations per arm.
+        """
+        pulls = np.zeros(self.n_arms, dtype=np.int64)
+        pulls[self.initial_arms()] = 1
+        return pulls
+
+    def arm_pull(self, arm: int) -> int:
+        """Capability ``arm_pull``: every arm is a pull of its own (a problem whose pulls observe several arms
+        refuses it).
+
+        Parameters
+        ----------
+        arm : int
+            An arm.
+
+        Returns
+        -------
+        int
+            The arm.
+        """
+        return arm
+
+    def exploration_arms(self) -> np.ndarray:
+        """Arms whose information identifies the parameter, for forced exploration (every initial arm by default).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Sorted arm indices.
+        """
+        return np.sort(self.initial_arms())
 
     def learner(self) -> AdaHedge:
         """AdaHedge over the pulls; its ``weights()`` are the marginals of its play over the arms.

@@ -112,9 +112,10 @@ class Sampler(ABC):
         Returns
         -------
         tuple of str
-            Capability names; none by default (the pieces every problem gives are enough).
+            Capability names; by default ``arm_pull`` (the rule picks arms: a rule written with the problem's pulls,
+            :mod:`bandits.pure_exploration.pulls`, says so by overriding this).
         """
-        return ()
+        return ("arm_pull",)
 
     @abstractmethod
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
@@ -156,7 +157,7 @@ class SamplerState(ABC):
     grid_checks: bool = False
 
     def initial(self, problem: Problem, budget: int) -> np.ndarray:
-        """The first pulls, before any observation: one of each of the problem's initial arms.
+        """The first pulls, before any observation: the problem's first pass (:meth:`Problem.initial_pulls`).
 
         Parameters
         ----------
@@ -170,9 +171,7 @@ class SamplerState(ABC):
         numpy.ndarray of int, shape (K,)
             Pulls per arm.
         """
-        pulls = np.zeros(problem.n_arms, dtype=np.int64)
-        pulls[problem.initial_arms()] = 1
-        return pulls
+        return problem.initial_pulls()
 
     def batch(self, obs: Observations, n: int) -> np.ndarray:
         """The batch up to the next checkpoint, ``n`` time units away: :meth:`plan` of n pulls within the budget.

@@ -85,8 +85,8 @@ class FrankWolfe(Sampler):
         return "fws"
 
     def requires(self) -> tuple[str, ...]:
-        """The published inverse update needs a problem with a design inverse (a linear one)."""
-        return ("design_inverse",) if self.inverse_update == "as-published" else ()
+        """Arms to pull; the published inverse update needs a problem with a design inverse (a linear one)."""
+        return ("arm_pull", "design_inverse") if self.inverse_update == "as-published" else ("arm_pull",)
 
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
         """A fresh Frank–Wolfe state: x uniform (and H = V(x)^{-1} on a linear problem).

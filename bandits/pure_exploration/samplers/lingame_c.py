@@ -48,8 +48,8 @@ class LinGameC(Sampler):
         return "lingame-c"
 
     def requires(self) -> tuple[str, ...]:
-        """The learner gains LinGame's optimistic gradients."""
-        return ("optimism",)
+        """The learner gains LinGame's optimistic gradients; it tracks (answer, arm) pairs, so it pulls arms."""
+        return ("arm_pull", "optimism")
 
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
         """A fresh LinGame-C state.
