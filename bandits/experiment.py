@@ -170,12 +170,15 @@ class Experiment:
                      "error_curve": [[int(t), float(e)] for t, e in zip(res.times, res.errors, strict=True)]}]
         results = run(cast("Algorithm[Any]", algo), env, list(self.deltas), seed=seed, max_samples=self.max_samples,
                       progress=progress, interruptible=interruptible)
+        asks = getattr(algo, "question", None)  # a sampling rule may ask another question of the instance
+        question = asks(env) if callable(asks) else None
+        describe = (lambda item: describe_item(env, item)) if question is None else question.describe_answer
         records = []
         for r in results:
             records.append({
                 "algorithm": r.algorithm, "instance": r.instance, "delta": r.delta, "samples": r.samples,
-                "rounds": r.rounds, "batches": r.batches, "recommendation": describe_item(env, r.recommendation),
-                "best": describe_item(env, r.best), "correct": r.correct, "stopped_by": r.stopped_by,
+                "rounds": r.rounds, "batches": r.batches, "recommendation": describe(r.recommendation),
+                "best": describe(r.best), "correct": r.correct, "stopped_by": r.stopped_by,
                 "solve_time": r.solve_time, "other_time": r.other_time, "wall_time": r.solve_time + r.other_time,
                 "config": r.config,
             })

@@ -6,8 +6,6 @@ Every family keeps its factories beside its algorithms (the linear ones in :mod:
 
 from __future__ import annotations
 
-import inspect
-import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -16,7 +14,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
 from .core.algorithm import Environment
-from .core.entries import load_object, split_algorithm, split_options
+from .core.entries import check_options, load_object, split_algorithm, split_options
 from .kinds import kind_of
 from .plugins import INSTANCE_GROUP, entry_point_plugins
 
@@ -160,36 +158,6 @@ def register(name: str, factory: Callable[..., Any] | str, kind: str, summary: s
         An unknown kind.
     """
     INSTANCES[name] = InstanceSpec(factory, kind, summary)
-
-
-def check_options(factory: Callable[..., Any], options: dict[str, Any], what: str) -> None:
-    """Refuse option keys that ``factory`` does not take, naming the valid ones (InvalidInputError)."""
-    try:
-        parameters = inspect.signature(factory).parameters.values()
-    except (TypeError, ValueError):  # no introspectable signature: the call itself reports
-        return
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
-        return
-    valid = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-             and not p.name.startswith("_")]
-    unknown = sorted(set(options) - set(valid))
-    if unknown:
-        raise InvalidInputError(f"{what}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
-                                f"valid options: {', '.join(valid) if valid else 'none'}")
-    _check_numbers(factory, options, what)
-
-
-def _check_numbers(factory: Callable[..., Any], options: dict[str, Any], what: str) -> None:
-    """Refuse text given for an option the factory annotates as a number only (``int``, ``float``)."""
-    try:
-        hints = typing.get_type_hints(factory)  # a dataclass's fields, or a function's parameters
-    except Exception:  # unresolvable annotations: the call itself reports
-        return
-    for key, value in options.items():
-        hint = hints.get(key)
-        if isinstance(value, str) and hint in (int, float):
-            raise InvalidInputError(f"{what}: option {key} must be {'an integer' if hint is int else 'a number'}, "
-                                    f"got {value!r}")
 
 
 def instance_factory(name: str) -> Callable[..., Any]:

@@ -6,25 +6,29 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 * :mod:`optdesign.linear`: designs on arm sets (G, D, XY, XY-oracle, transductive, bilinear; the classical
   criteria A, I, c/L, E, Ds, phi_p with linear constraints in :mod:`optdesign.linear.classical`);
 * :mod:`optdesign.factored`: lower bounds of multi-agent bandits on factor graphs (T*, T^MF, regret);
-* :mod:`optdesign.exact`: exact N-run designs (D, A, I), certified against the approximate optimum, also in blocks
-  and split plots;
+* :mod:`optdesign.identification`: lower bounds of identification questions on K arms of one exponential family
+  (best arm, top m), certified;
+* :mod:`optdesign.exact`: exact N-run designs (D, A, I), certified against the approximate optimum, also in blocks,
+  split plots, split-split plots and strip plots;
 * :mod:`optdesign.formulas`: candidate sets from model formulas (grids, cubes, simplex lattices) and designs
   reported in factor settings;
-* :mod:`optdesign.power`: the power of an exact design's F tests, term by term (as R skpr's ``eval_design``);
+* :mod:`optdesign.power`: the power of an exact design's F tests, term by term (as R skpr's ``eval_design``), and of
+  a GLM design's Wald or likelihood-ratio tests by Monte Carlo; power curves over the effects or N;
 * :mod:`optdesign.glm`: designs of generalised linear models (logit, probit, cloglog, Poisson): locally optimal at a
-  guess of the parameter, pseudo-Bayesian D-optimal over prior draws, and standardised maximin D-optimal over a set
-  (or box) of parameter values;
+  guess of the parameter, pseudo-Bayesian D-, A- and I-optimal over prior draws, and standardised maximin D-optimal
+  over a set (or box) of parameter values;
 * the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
   :mod:`optdesign.validation` (input and size checks), ``vocabulary`` (option and status strings as Literal
-  types), ``information`` (Bernoulli KL), ``result`` (result dataclasses), :mod:`optdesign.runtime` (time limits
-  and Ctrl-C, progress lines, which solver runs, a persistent CLARABEL solver, single-threaded BLAS, the command
-  lines' width), ``docstrings`` (shared numpydoc entries), ``_lazy`` (cvxpy, and this package's re-exports,
-  loaded on first use) and ``_version`` (``__version__``, read on first access);
+  types), ``information`` (Bernoulli KL), ``links`` (the GLM links' means, variances and weights, shared by
+  :mod:`optdesign.glm` and :mod:`optdesign.power`), ``result`` (result dataclasses), :mod:`optdesign.runtime`
+  (time limits and Ctrl-C, progress lines, which solver runs, a persistent CLARABEL solver, single-threaded BLAS,
+  the command lines' width), ``docstrings`` (shared numpydoc entries), ``_lazy`` (cvxpy, and this package's
+  re-exports, loaded on first use) and ``_version`` (``__version__``, read on first access);
 * :mod:`optdesign.cli`: the ``optdesign`` command line.
 
 Code built on the toolkit (such as ``bandits``) imports from this top level, from ``optdesign.linear``,
-``optdesign.factored``, ``optdesign.errors`` and ``optdesign.validation`` only, and only names in their
-``__all__``; everything else may change without notice. ``single_threaded_blas`` and ``shared_doc`` are
+``optdesign.factored``, ``optdesign.identification``, ``optdesign.errors`` and ``optdesign.validation`` only, and only
+names in their ``__all__``; everything else may change without notice. ``single_threaded_blas`` and ``shared_doc`` are
 re-exported here for that reason.
 """
 
@@ -38,7 +42,15 @@ from .errors import InstanceTooLargeError, InvalidInputError, OptDesignError, So
 if TYPE_CHECKING:
     from ._version import __version__ as __version__
     from .docstrings import shared_doc
-    from .exact import BlockedDesignResult, ExactDesignResult, blocked_design, exact_design, split_plot_design
+    from .exact import (
+        BlockedDesignResult,
+        ExactDesignResult,
+        blocked_design,
+        exact_design,
+        split_plot_design,
+        split_split_plot_design,
+        strip_plot_design,
+    )
     from .factored import (
         EliminationPlan,
         FactoredMax,
@@ -54,14 +66,18 @@ if TYPE_CHECKING:
     from .formulas import CandidateSet, candidates, cube, design_table, factor_grid, simplex_lattice
     from .glm import (
         BayesianDModel,
+        BayesianTraceModel,
         MaximinDModel,
+        bayesian_a_optimal,
         bayesian_d_optimal,
+        bayesian_i_optimal,
         glm_design,
         glm_model_matrix,
         glm_weights,
         maximin_box_design,
         maximin_d_optimal,
     )
+    from .identification import IdentificationTime, best_arm_pairs, pairwise_characteristic_time, top_m_pairs
     from .information import bernoulli_kl, kl_delta
     from .linear import (
         ClassicalDesignModel,
@@ -104,7 +120,16 @@ if TYPE_CHECKING:
         xy_allocation,
         xy_oracle,
     )
-    from .power import PowerResult, anticipated_coefficients, design_power, power_curve
+    from .power import (
+        GlmPowerResult,
+        PowerResult,
+        anticipated_coefficients,
+        design_power,
+        glm_power,
+        glm_power_curve,
+        power_curve,
+        power_curve_plot,
+    )
     from .result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
     from .runtime.blas import single_threaded_blas
     from .runtime.solvers import available_solvers, default_solver, mosek_usable
@@ -113,7 +138,8 @@ if TYPE_CHECKING:
 # ``from optdesign import g_optimal``), so ``import optdesign`` loads neither scipy's solvers nor networkx
 _EXPORTS = {
     ".formulas": ("CandidateSet", "candidates", "cube", "design_table", "factor_grid", "simplex_lattice"),
-    ".exact": ("BlockedDesignResult", "ExactDesignResult", "blocked_design", "exact_design", "split_plot_design"),
+    ".exact": ("BlockedDesignResult", "ExactDesignResult", "blocked_design", "exact_design", "split_plot_design",
+               "split_split_plot_design", "strip_plot_design"),
     ".factored": ("EliminationPlan", "FactoredMax", "FactorGraph", "MeanFieldModel", "characteristic_time",
                   "enumerated_max", "factored_max", "marginal_polytope", "mf_characteristic_time",
                   "regret_lower_bound"),
@@ -124,21 +150,25 @@ _EXPORTS = {
                 "minmax_design", "minmax_lower_bound", "minmax_value", "oracle_directions", "pairwise_differences",
                 "round_design", "transductive", "xy_allocation", "xy_oracle", "DesignDiagnostics", "Efficiency",
                 "design_diagnostics", "fds_curve", "fds_plot", "variance_function"),
-    ".power": ("PowerResult", "anticipated_coefficients", "design_power", "power_curve"),
-    ".glm": ("BayesianDModel", "MaximinDModel", "bayesian_d_optimal", "glm_design", "glm_model_matrix", "glm_weights",
-             "maximin_box_design", "maximin_d_optimal"),
+    ".power": ("GlmPowerResult", "PowerResult", "anticipated_coefficients", "design_power", "glm_power",
+               "glm_power_curve", "power_curve", "power_curve_plot"),
+    ".glm": ("BayesianDModel", "BayesianTraceModel", "MaximinDModel", "bayesian_a_optimal", "bayesian_d_optimal",
+             "bayesian_i_optimal", "glm_design", "glm_model_matrix", "glm_weights", "maximin_box_design",
+             "maximin_d_optimal"),
     ".result": ("BilinearDesign", "CharTimeResult", "DesignResult", "RegretBoundResult"),
     ".runtime.solvers": ("available_solvers", "default_solver", "mosek_usable"),
     "._version": ("__version__",),
     ".runtime.blas": ("single_threaded_blas",),
     ".docstrings": ("shared_doc",),
     ".information": ("bernoulli_kl", "kl_delta"),
+    ".identification": ("IdentificationTime", "best_arm_pairs", "pairwise_characteristic_time", "top_m_pairs"),
 }
 if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name stays an error for them
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "BayesianDModel",
+    "BayesianTraceModel",
     "BilinearDesign",
     "BlockedDesignResult",
     "CandidateSet",
@@ -152,6 +182,8 @@ __all__ = [
     "ExactDesignResult",
     "FactorGraph",
     "FactoredMax",
+    "GlmPowerResult",
+    "IdentificationTime",
     "InstanceTooLargeError",
     "InvalidInputError",
     "LinearConstraints",
@@ -167,8 +199,11 @@ __all__ = [
     "anticipated_coefficients",
     "augment",
     "available_solvers",
+    "bayesian_a_optimal",
     "bayesian_d_optimal",
+    "bayesian_i_optimal",
     "bernoulli_kl",
+    "best_arm_pairs",
     "bilinear_design",
     "blocked_design",
     "budget",
@@ -196,6 +231,8 @@ __all__ = [
     "g_value",
     "glm_design",
     "glm_model_matrix",
+    "glm_power",
+    "glm_power_curve",
     "glm_weights",
     "greedy_allocation",
     "greedy_choice",
@@ -212,15 +249,20 @@ __all__ = [
     "minmax_value",
     "mosek_usable",
     "oracle_directions",
+    "pairwise_characteristic_time",
     "pairwise_differences",
     "phi_optimal",
     "power_curve",
+    "power_curve_plot",
     "regret_lower_bound",
     "round_design",
     "shared_doc",
     "simplex_lattice",
     "single_threaded_blas",
     "split_plot_design",
+    "split_split_plot_design",
+    "strip_plot_design",
+    "top_m_pairs",
     "transductive",
     "variance_function",
     "xy_allocation",

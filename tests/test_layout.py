@@ -291,7 +291,8 @@ def test_text_files_hold_no_control_characters():
 
 #: the optdesign modules bandits may import from: the top level, the subpackages' top level, the shared errors and
 #: input checks, the command lines' width; everything else in optdesign is its inside and may change without notice
-BANDITS_MAY_IMPORT = ("optdesign", "optdesign.linear", "optdesign.factored", "optdesign.errors", "optdesign.validation",
+BANDITS_MAY_IMPORT = ("optdesign", "optdesign.linear", "optdesign.factored", "optdesign.identification",
+                      "optdesign.errors", "optdesign.validation",
                       "optdesign.runtime.terminal")
 
 

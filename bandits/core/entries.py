@@ -10,13 +10,16 @@ thresholds, problems, and the studies' lower bounds.
 from __future__ import annotations
 
 import importlib
+import inspect
+import typing
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["load_object", "split_algorithm", "split_options"]
+__all__ = ["check_options", "load_object", "split_algorithm", "split_options"]
 
 
 def split_options(text: str) -> tuple[str, dict[str, Any]]:
@@ -126,3 +129,48 @@ def _number(text: str) -> int | float | bool | str:
     if text.lower() in ("true", "false"):
         return text.lower() == "true"
     return text
+
+
+def check_options(factory: Callable[..., Any], options: dict[str, Any], what: str) -> None:
+    """Refuse option keys that ``factory`` does not take, naming the valid ones, and text for a number option.
+
+    Parameters
+    ----------
+    factory : callable
+        The class or function the options are for.
+    options : dict
+        The options given.
+    what : str
+        What they configure, for the message (``"algorithm fws"``).
+
+    Raises
+    ------
+    InvalidInputError
+        An unknown key, or text for an option annotated ``int`` or ``float``.
+    """
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):  # no introspectable signature: the call itself reports
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return
+    valid = [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+             and not p.name.startswith("_")]
+    unknown = sorted(set(options) - set(valid))
+    if unknown:
+        raise InvalidInputError(f"{what}: unknown option{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; "
+                                f"valid options: {', '.join(valid) if valid else 'none'}")
+    _check_numbers(factory, options, what)
+
+
+def _check_numbers(factory: Callable[..., Any], options: dict[str, Any], what: str) -> None:
+    """Refuse text given for an option the factory annotates as a number only (``int``, ``float``)."""
+    try:
+        hints = typing.get_type_hints(factory)  # a dataclass's fields, or a function's parameters
+    except Exception:  # unresolvable annotations: the call itself reports
+        return
+    for key, value in options.items():
+        hint = hints.get(key)
+        if isinstance(value, str) and hint in (int, float):
+            raise InvalidInputError(f"{what}: option {key} must be {'an integer' if hint is int else 'a number'}, "
+                                    f"got {value!r}")

@@ -7,12 +7,15 @@ oracle          what an oracle reports: T*, w* and a certified lower bound
 pieces          the alternative's pieces at (mu, w): values, gradients, the best response
 capabilities    the optional problem methods a rule may ask for (optimism, pair costs, posterior draws, ...)
 clock           a problem's time: samples or rounds, the grid of checks
-pulls           what one pull observes, a learner over the pulls, the pull that best follows a target
+pulls           what one pull observes, the first pass, a learner over the pulls, the pull that best follows a
+                target
 adahedge        AdaHedge, the scale-free exponential-weights learner (LinGame's)
 design_inverse  the design inverse along a Frank-Wolfe path of a linear problem (FWS's fast path)
 certificate     a certified bracket on T* from any proportions
 families        one-parameter exponential families (Gaussian with known sigma, Bernoulli): kl, reward sums
 karmed          K-armed best-arm identification in an exponential family (GK16's oracle)
+top_m           top-m identification on K-armed instances (answers: sets of m arms; oracle: optdesign's model)
+epsilon_good    epsilon-good identification on Gaussian K-armed instances (several correct answers)
 linear          linear and transductive best-arm identification (oracle: optdesign.transductive)
 environment     K-armed instances simulated through reward sums
 instances       the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments)
@@ -21,7 +24,8 @@ samplers/       the sampling rules, one module each
 stop            the GLR stopping rule and its threshold (by name, object or plug-in path)
 policy          the statistics and GLR stop of a run, and the policy of a sampler's run (several deltas from one
                 trajectory)
-algorithm       PureExploration = a sampler under the GLR stopping rule (the instance's problem or another)
+algorithm       PureExploration = a sampler under the GLR stopping rule (the instance's problem or another
+                question asked of it, ``problem="top-m:m=3"``)
 with_stop       any fixed-confidence algorithm under the GLR stop (``--stop glr``)
 ==============  ======================================================================================
 """

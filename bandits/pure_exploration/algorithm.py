@@ -14,14 +14,14 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from ..core.algorithm import Algorithm, Policy
-from ..core.entries import load_object
+from ..core.entries import check_options, load_object, split_algorithm
 from .capabilities import require
 from .policy import PureExplorationPolicy, problem_of
 from .problem import Problem
 from .sampler import Sampler
 from .stop import GLRStop, check_stop_options
 
-__all__ = ["PureExploration", "load_problem"]
+__all__ = ["PROBLEMS", "PureExploration", "load_problem"]
 
 
 @dataclass(frozen=True)
@@ -38,9 +38,10 @@ class PureExploration(Algorithm[Any]):
         Relative batch size: the estimate is refreshed and the stop checked on the grid
         t -> max(t + 1, ceil(t (1 + growth))) (0.01 by default; 0 checks after every pull).
     problem : str or type, optional
-        A :class:`Problem` subclass, or its ``"package.module:Class"`` path, built with ``of_environment(env)``
-        in place of the instance's own problem (another estimator or statistic on the same instances); None: the
-        instance's own (:func:`problem_of`).
+        The question asked of the instance in place of its own problem (:func:`problem_of`): a name of
+        :data:`PROBLEMS` with options (``"top-m:m=3"``), a :class:`Problem` subclass or its
+        ``"package.module:Class"`` path, built with ``of_environment(env, **options)`` (another question, estimator
+        or statistic on the same instances); None: the instance's own.
 
     Raises
     ------
@@ -63,7 +64,7 @@ class PureExploration(Algorithm[Any]):
 
     def _problem_class(self) -> type[Problem] | None:
         """The problem class the option names (None: the instance's own)."""
-        return None if self.problem is None else load_problem(self.problem)
+        return None if self.problem is None else load_problem(self.problem)[0]
 
     def check_kind(self, kind: str) -> None:
         """Refuse an instance kind the problem option does not run on.
@@ -92,11 +93,33 @@ class PureExploration(Algorithm[Any]):
         """As the sampler."""
         return self.sampler.delta_independent
 
+    def question(self, env: Any) -> Problem | None:
+        """The problem the ``problem`` option asks of ``env`` (None: the instance's own).
+
+        Parameters
+        ----------
+        env : object
+            The instance.
+
+        Returns
+        -------
+        Problem or None
+            The problem, built with ``of_environment(env, **options)``.
+
+        Raises
+        ------
+        InvalidInputError
+            The problem is for another kind of instance.
+        """
+        if self.problem is None:
+            return None
+        cls, options = load_problem(self.problem)
+        self.check_kind(getattr(env, "kind", ""))
+        return cls.of_environment(env, **options)
+
     def start(self, env: Any, delta: float, rng: np.random.Generator) -> Policy:
-        cls = self._problem_class()
-        if cls is not None:
-            self.check_kind(getattr(env, "kind", ""))
-        problem = problem_of(env) if cls is None else cls.of_environment(env)
+        question = self.question(env)
+        problem = problem_of(env) if question is None else question
         require(problem, self.sampler.name, self.sampler.requires())
         return PureExplorationPolicy(problem, self.sampler.start(problem, env, rng), self.stop, self.growth)
 
@@ -113,32 +136,51 @@ class PureExploration(Algorithm[Any]):
         record = {"algorithm": self.name, **sampler, **self.stop.describe(), "growth": self.growth}
         cls = self._problem_class()
         if cls is not None:
-            record["problem"] = f"{cls.__module__}:{cls.__qualname__}"
+            path = f"{cls.__module__}:{cls.__qualname__}"
+            record["problem"] = self.problem if isinstance(self.problem, str) else path
         return record
 
 
-def load_problem(problem: str | type) -> type:
-    """The problem class a ``"package.module:Class"`` path names (or the class itself, checked).
+#: the questions by name (``problem = "top-m:m=3"``): their classes, imported on first use
+PROBLEMS: dict[str, str] = {"top-m": "bandits.pure_exploration.top_m:TopMProblem",
+                            "epsilon-good": "bandits.pure_exploration.epsilon_good:EpsilonGoodProblem"}
+
+
+def load_problem(problem: str | type) -> tuple[type[Problem], dict[str, Any]]:
+    """The problem class and options a ``problem`` option names: ``"NAME:key=value,..."`` (a name of
+    :data:`PROBLEMS`), ``"package.module:Class"``, or the class itself, checked.
 
     Parameters
     ----------
     problem : str or type
-        ``"package.module:Class"``, or the class.
+        The option.
 
     Returns
     -------
-    type
-        A :class:`bandits.pure_exploration.Problem` subclass with a ``kind`` (the instances it runs on).
+    tuple
+        A :class:`bandits.pure_exploration.Problem` subclass with a ``kind`` (the instances it runs on) and the
+        options for its ``of_environment``.
 
     Raises
     ------
     InvalidInputError
-        The path does not import, names no Problem subclass, or the class names no known kind.
+        An unknown name or option, a path that does not import, no Problem subclass, or a class naming no known
+        kind.
     """
-    cls = load_object(problem, "problem") if isinstance(problem, str) else problem
+    options: dict[str, Any] = {}
+    if isinstance(problem, str):
+        name, options = split_algorithm(problem)
+        if ":" not in name and "." not in name:
+            if name not in PROBLEMS:
+                raise InvalidInputError(f"unknown problem {name!r}: a name ({', '.join(PROBLEMS)}) with options, "
+                                        "or a path that must read package.module:Name")
+            name = PROBLEMS[name]
+    cls = load_object(name, "problem") if isinstance(problem, str) else problem
     if not (isinstance(cls, type) and issubclass(cls, Problem)):
         raise InvalidInputError(f"problem {problem!r} is not a Problem subclass (bandits.pure_exploration.Problem)")
     if not (isinstance(cls.kind, str) and cls.kind):
         raise InvalidInputError(f"problem {cls.__name__} has kind {cls.kind!r}; a problem's class attribute kind "
                                 "names the instances it runs on (karmed, linear, factored, ...)")
-    return cls
+    if options:
+        check_options(cls.of_environment, options, f"problem {cls.__name__}")
+    return cls, options

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from optdesign.errors import InvalidInputError
+from optdesign.identification import certified_bracket as bracket
 
 from .problem import Problem
 
@@ -52,35 +53,7 @@ def certified_bracket(problem: Problem, mu: np.ndarray, w: np.ndarray,
     if not (np.all(np.isfinite(w)) and np.all(w >= 0) and w.sum() > 0):
         raise InvalidInputError("the proportions must be nonnegative finite numbers, not all zero")
     pieces = problem.pieces(mu, w / w.sum())
-    G = pieces.gradients
-    assert G is not None
-    upper = 1.0 / pieces.value if pieces.value > 0 else float("inf")
-    if mixture is None:
-        p = _best_mixture(G, pieces.value if pieces.value > 0 else float(np.max(G)))
-    else:
-        p = np.asarray(mixture, dtype=float)
-        if not (p.shape == (G.shape[0],) and np.all(np.isfinite(p)) and np.all(p >= 0) and p.sum() > 0):
-            raise InvalidInputError(f"the mixture must be {G.shape[0]} nonnegative finite numbers, not all zero")
-    bound = float(np.max(p @ G)) / p.sum()
-    lower = 1.0 / bound if bound > 0 else 0.0
-    return lower, upper
-
-
-def _best_mixture(G: np.ndarray, scale: float) -> np.ndarray:
-    """The mixture p minimising max_k (p^T G)_k over the simplex, by a linear program (uniform if it fails).
-
-    The program runs on G / scale (``scale`` about F(w), so that its value is about 1: the solver's absolute
-    tolerances, about 1e-7, would swamp a program whose entries are all tiny, e.g. arms 1e-6 apart); the caller
-    evaluates the bound at the returned p exactly, so the tolerances never make it invalid.
-    """
-    from scipy.optimize import linprog
-
-    J, K = G.shape
-    if scale > 0 and np.isfinite(scale):
-        G = G / scale
-    # minimise s over (p, s): G^T p <= s, sum p = 1, p >= 0
-    c = np.r_[np.zeros(J), 1.0]
-    res = linprog(c, A_ub=np.c_[G.T, -np.ones(K)], b_ub=np.zeros(K), A_eq=np.r_[np.ones(J), 0.0][None],
-                  b_eq=[1.0], bounds=[(0, None)] * J + [(None, None)], method="highs")
-    p = np.clip(res.x[:J], 0.0, None) if res.status == 0 else np.zeros(J)
-    return p if p.sum() > 0 else np.ones(J)
+    assert pieces.gradients is not None
+    if pieces.values.size == 0:
+        raise InvalidInputError("the parameter has no alternative answer: T* is 0")
+    return bracket(pieces.values, pieces.gradients, mixture)

@@ -139,6 +139,21 @@ class Problem(Pulls, Capabilities, Clock, ABC):
         """
         return int(answer) == int(self.answer(mu))
 
+    def describe_answer(self, answer: int) -> str:
+        """An answer as a user reads it in tables (here its index).
+
+        Parameters
+        ----------
+        answer : int
+            An answer.
+
+        Returns
+        -------
+        str
+            Its text.
+        """
+        return str(int(answer))
+
     @abstractmethod
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
         """The alternative pieces at (mu, w): each other answer's closest alternative and its information.

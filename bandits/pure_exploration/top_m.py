@@ -1,0 +1,178 @@
+"""Top-m identification: the m arms of largest means among K arms of one exponential family (Kalyanakrishnan,
+Tewari, Auer & Stone, ICML 2012; the characteristic time of Garivier & Kaufmann's Theorem 1 for this question).
+
+An answer is a set S of m arms, encoded as the bit mask sum_{k in S} 2^k. The alternatives to S at mu are the
+parameters where some arm j outside S is at least some arm i of S; the pieces are the pairs (i in S, j not in S),
+
+    f_ij(w) = w_i d(mu_i, m_ij) + w_j d(mu_j, m_ij),   m_ij = (w_i mu_i + w_j mu_j) / (w_i + w_j),
+
+0 when mu_i <= mu_j (:func:`optdesign.identification.pair_pieces`). Piece (i, j) stands for the answer S - {i} + {j}.
+The oracle T*, w* is the declarative model of :class:`optdesign.identification.PairsModel` on the pairs of
+:func:`optdesign.top_m_pairs` (compiled once per pair structure), certified by weak duality. With m = 1 the question
+is best-arm identification (with answers as masks).
+
+The K-armed rules that pick arms and read only the pieces (Track-and-Stop, Frank-Wolfe sampling, Lazy Track-and-Stop,
+uniform, oracle weights) run on it; Top-Two and LinGame, whose capabilities are those of best-arm identification
+(a challenger arm, the optimistic gains of one best response), do not yet.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from optdesign import top_m_pairs
+from optdesign.errors import InvalidInputError
+from optdesign.identification import PairsModel, pair_pieces
+from optdesign.validation import as_count
+
+from .capabilities import Capabilities
+from .families import ExponentialFamily
+from .karmed import KArmedProblem
+from .oracle import Oracle
+from .pieces import Pieces
+
+if TYPE_CHECKING:
+    from .environment import KArmedBandit
+
+__all__ = ["ORACLE_TOL", "TopMProblem"]
+
+#: the oracle's certified relative gap at which CLARABEL's answer is kept (else SCS is tried): the weights a
+#: Track-and-Stop rule tracks need no more, and the gap is reported with the lower bound
+ORACLE_TOL = 1e-4
+
+
+class TopMProblem(KArmedProblem):
+    """Identify the m arms of largest means (module docstring); answers are bit masks of m arms.
+
+    Parameters
+    ----------
+    n_arms : int
+        Number K of arms (at least 2).
+    m : int
+        The answer's size, 1 <= m < K.
+    family : ExponentialFamily
+        The reward family (Gaussian with its sigma by default, or Bernoulli).
+
+    Raises
+    ------
+    InvalidInputError
+        Fewer than two arms, or m outside [1, K).
+    """
+
+    # best-arm identification's capabilities (a challenger arm, its share, LinGame's optimism): not for sets of arms
+    pair_costs = Capabilities.pair_costs
+    pair_share = Capabilities.pair_share
+    optimism = Capabilities.optimism  # type: ignore[assignment]
+
+    def __init__(self, n_arms: int, m: int = 1, family: ExponentialFamily | None = None) -> None:
+        super().__init__(n_arms, family)
+        self.m = as_count(m, "m (the size of the answer)")
+        if not self.m < self.n_arms:
+            raise InvalidInputError(f"m must be below the number of arms K = {self.n_arms}, got {m}")
+        self._models: dict[bytes, PairsModel] = {}
+
+    @classmethod
+    def of_environment(cls, env: KArmedBandit, m: int = 1) -> TopMProblem:
+        """The top-m problem of a K-armed instance.
+
+        Parameters
+        ----------
+        env : KArmedBandit
+            The instance (its number of arms and its family).
+        m : int
+            The answer's size.
+
+        Returns
+        -------
+        TopMProblem
+            The problem.
+        """
+        return cls(env.n_arms, m, env.family)
+
+    @property
+    def n_answers(self) -> int:
+        from math import comb
+
+        return comb(self.n_arms, self.m)
+
+    def answer(self, mu: np.ndarray) -> int:
+        return sum(1 << int(k) for k in np.argsort(-np.asarray(mu), kind="stable")[: self.m])
+
+    def members(self, answer: int) -> np.ndarray:
+        """The arms of an answer.
+
+        Parameters
+        ----------
+        answer : int
+            A bit mask.
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Its arms, increasing.
+        """
+        return np.array([k for k in range(self.n_arms) if answer >> k & 1], dtype=np.int64)
+
+    def correct(self, answer: int, mu: np.ndarray) -> bool:
+        """Whether the m arms of ``answer`` have means at least those of every other arm (on a tie at the m-th
+        largest mean, every set of m arms above the rest is correct)."""
+        inside = np.zeros(self.n_arms, dtype=bool)
+        inside[self.members(int(answer))] = True
+        mu = np.asarray(mu, dtype=float)
+        return bool(inside.sum() == self.m and mu[inside].min() >= mu[~inside].max())
+
+    def describe_answer(self, answer: int) -> str:
+        """The arms of the answer, as ``{i,j,...}``."""
+        return "{" + ",".join(map(str, self.members(int(answer)))) + "}"
+
+    def _pairs(self, mu: np.ndarray) -> np.ndarray:
+        """The pairs (i in S, j not in S) of the answer S at mu (ties broken by index)."""
+        order = np.argsort(-mu, kind="stable")
+        top, rest = np.sort(order[: self.m]), np.sort(order[self.m:])
+        return np.stack(np.meshgrid(top, rest, indexing="ij"), axis=-1).reshape(-1, 2)
+
+    def _family_name(self) -> tuple[str, float]:
+        return self.family.name, float(getattr(self.family, "sigma", 1.0))
+
+    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        mu, w = self.check_shapes(mu, w)
+        best = self.answer(mu)
+        pairs = self._pairs(mu)
+        family, sigma = self._family_name()
+        values, G = pair_pieces(mu, pairs, w, family=family, sigma=sigma)
+        if self.n_arms < 63:  # masks as int64: S - {i} + {j} for every pair
+            answers = best ^ np.left_shift(1, pairs[:, 0]) ^ np.left_shift(1, pairs[:, 1])
+        else:
+            answers = np.array([best ^ (1 << int(i)) ^ (1 << int(j)) for i, j in pairs], dtype=object)
+        return Pieces(best=best, answers=answers, values=values, gradients=G if gradients else None)
+
+    def oracle(self, mu: np.ndarray) -> Oracle:
+        """T*(mu) and w*(mu) from the cvxpy model of :class:`optdesign.identification.PairsModel`, certified.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The means, with the m-th and (m+1)-th largest distinct.
+
+        Returns
+        -------
+        Oracle
+            T* in Garivier & Kaufmann's convention, w* and the certified lower bound.
+
+        Raises
+        ------
+        InvalidInputError
+            A parameter of the wrong length, outside the family's mean space, or with a tie at the m-th mean.
+        SolverError
+            No solver answered.
+        """
+        mu = self.family.check_means(self.check_parameter(mu))
+        pairs = top_m_pairs(mu, self.m)
+        key = pairs.tobytes()
+        if key not in self._models:  # one compiled model per pair structure, re-solved at new means
+            family, sigma = self._family_name()
+            self._models[key] = PairsModel(self.n_arms, pairs, family=family, sigma=sigma)
+        result = self._models[key].solve(mu, tol=ORACLE_TOL)
+        return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)

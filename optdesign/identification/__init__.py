@@ -1,0 +1,51 @@
+"""Lower bounds of identification questions on K arms of one exponential family: which arm is best, which m arms are
+the best, which arms are epsilon-good (Garivier & Kaufmann 2016's characteristic time T*, E[tau] >= T* kl(delta,
+1 - delta), as a declarative cvxpy model, certified).
+
+=============  ======================================================================================
+families       the divergences of the Gaussian, Bernoulli, Poisson and exponential families and the
+               cvxpy form (linear minus a perspective) of the closest alternative of two arms
+pairs          questions whose alternatives swap the order of two arms: the model of 1 / T* =
+               max_w min_(i,j) f_ij(w), its pieces, and the pairs of best-arm and top-m identification
+certificate    a certified bracket on T* from any weights and any mixture of the pieces (weak duality)
+=============  ======================================================================================
+"""
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .certificate import best_mixture, certified_bracket
+    from .families import FAMILIES, divergence
+    from .pairs import (
+        IdentificationTime,
+        PairsModel,
+        best_arm_pairs,
+        pair_pieces,
+        pairwise_characteristic_time,
+        top_m_pairs,
+    )
+
+# each name is imported from its module on first access (``import optdesign`` loads no cvxpy)
+_EXPORTS = {
+    ".certificate": ("best_mixture", "certified_bracket"),
+    ".families": ("FAMILIES", "divergence"),
+    ".pairs": ("IdentificationTime", "PairsModel", "best_arm_pairs", "pair_pieces", "pairwise_characteristic_time",
+               "top_m_pairs"),
+}
+if not TYPE_CHECKING:  # type checkers see the imports above
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+
+__all__ = [
+    "FAMILIES",
+    "IdentificationTime",
+    "PairsModel",
+    "best_arm_pairs",
+    "best_mixture",
+    "certified_bracket",
+    "divergence",
+    "pair_pieces",
+    "pairwise_characteristic_time",
+    "top_m_pairs",
+]

@@ -1,0 +1,107 @@
+"""Top-m identification as a question asked of K-armed instances (``problem="top-m:m=2"``): its GLR statistic against
+brute-force minimisation over the alternative set, its oracle against Theorem 5 of Garivier & Kaufmann where the
+question reduces to best-arm identification, set-valued answers scored by the problem, and the generic rules on it."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from conftest import clopper_pearson_upper
+from scipy.optimize import minimize
+
+from bandits.experiment import Experiment
+from bandits.instances import parse_instance
+from bandits.pure_exploration import Bernoulli, Gaussian, KArmedProblem, PureExploration
+from bandits.pure_exploration.capabilities import MissingCapability
+from bandits.pure_exploration.samplers.top_two import TopTwo
+from bandits.pure_exploration.top_m import TopMProblem
+from bandits.registry import make_algorithm
+from bandits.run import run
+from optdesign.errors import InvalidInputError
+
+
+def brute_force_glr(mu: np.ndarray, N: np.ndarray, m: int) -> float:
+    """min over the other m-sets S' of min over lambda with S' on top of sum_k N_k (mu_k - lambda_k)^2 / 2 (Gaussian,
+    sigma = 1), by a constrained solver."""
+    K, best = mu.size, set(np.argsort(-mu)[:m])
+    values = []
+    for other in itertools.combinations(range(K), m):
+        if set(other) == best:
+            continue
+        cons = [{"type": "ineq", "fun": lambda lam, a=a, b=b: lam[a] - lam[b]}
+                for a in other for b in range(K) if b not in other]
+        res = minimize(lambda lam: 0.5 * np.sum(N * (mu - lam) ** 2), mu, constraints=cons, method="SLSQP",
+                       options={"ftol": 1e-14, "maxiter": 500})
+        values.append(res.fun)
+    return min(values)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_glr_statistic_is_the_least_cost_alternative(seed):
+    rng = np.random.default_rng(seed)
+    mu, N = rng.normal(size=5), rng.integers(1, 20, size=5).astype(float)
+    problem = TopMProblem(5, 2)
+    assert problem.pieces(mu, N).value == pytest.approx(brute_force_glr(mu, N, 2), rel=1e-6)
+
+
+@pytest.mark.parametrize("family", [Gaussian(), Bernoulli()])
+def test_top_one_is_best_arm_identification(family):
+    mu = np.array([0.7, 0.5, 0.45, 0.2])
+    top, bai = TopMProblem(4, 1, family).oracle(mu), KArmedProblem(4, family).oracle(mu)
+    assert top.T == pytest.approx(bai.T, rel=1e-5)
+    assert top.lower_bound <= bai.T * (1 + 1e-9) and top.lower_bound >= top.T * (1 - 1e-4)
+    assert TopMProblem(4, 1, family).answer(mu) == 1 << KArmedProblem(4, family).answer(mu)
+
+
+def test_top_k_minus_one_is_best_arm_identification_of_the_worst():
+    mu = np.array([0.9, 0.1, 0.5, 0.45, 0.7])
+    assert TopMProblem(5, 4).oracle(mu).T == pytest.approx(KArmedProblem(5).oracle(-mu).T, rel=1e-5)
+
+
+def test_answers_are_sets_scored_by_the_problem():
+    problem = TopMProblem(5, 2)
+    mu = np.array([0.1, 0.9, 0.5, 0.7, 0.3])
+    answer = problem.answer(mu)
+    assert problem.describe_answer(answer) == "{1,3}" and problem.n_answers == 10
+    assert problem.correct(answer, mu) and not problem.correct(answer ^ 0b1000 ^ 0b100, mu)
+    tie = np.array([0.1, 0.9, 0.7, 0.7, 0.3])  # {1, 2} and {1, 3} are both the top 2
+    assert problem.correct(0b110, tie) and problem.correct(0b1010, tie) and not problem.correct(0b11, tie)
+    pieces = problem.pieces(mu, np.ones(5))
+    assert sorted(map(problem.describe_answer, pieces.answers))[:2] == ["{0,1}", "{0,3}"]
+
+
+@pytest.mark.parametrize("rule", ["track-and-stop", "fws", "round-robin", "lazy-tas"])
+def test_generic_rules_identify_the_top_two_arms(rule):
+    env = parse_instance("gaussian:means=1/0.9/0.5/0.4/0.1")
+    for seed in range(2):
+        result = run(make_algorithm(f"{rule}:problem=top-m:m=2"), env, 0.1, seed=seed)
+        assert result.correct and result.recommendation == 0b11 and result.best == 0b11
+
+
+def test_a_study_record_shows_the_set():
+    record = Experiment("fws:problem=top-m:m=2", "gaussian:means=1/0.9/0.5/0.4/0.1", deltas=(0.1,)).execute()[0]
+    assert record["recommendation"] == record["best"] == "{0,1}" and record["config"]["problem"] == "top-m:m=2"
+
+
+@pytest.mark.slow
+def test_the_error_rate_is_at_most_delta():
+    """Frank-Wolfe sampling under the GLR stop with the practical threshold, 300 runs at delta = 0.1."""
+    env = parse_instance("gaussian:means=0.8/0.6/0.4/0.2")
+    errors = sum(not run(make_algorithm("fws:problem=top-m:m=2"), env, 0.1, seed=s).correct for s in range(300))
+    assert clopper_pearson_upper(errors, 300) <= 0.1
+
+
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda: TopMProblem(4, 4), "below the number of arms"),
+    (lambda: TopMProblem(4, 0), "m"),
+    (lambda: TopMProblem(4, 2).oracle(np.array([1.0, 0.5, 0.5, 0.1])), "not unique"),
+    (lambda: make_algorithm("fws:problem=top-k:m=2"), "unknown problem 'top-k'"),
+    (lambda: make_algorithm("fws:problem=top-m:k=2"), "unknown option k"),
+    (lambda: run(PureExploration(TopTwo(), problem="top-m:m=2"), parse_instance("gaussian:means=1/0.5/0.2"), 0.1,
+                 seed=0), "top-two needs challenger .* which TopMProblem does not offer"),
+])
+def test_bad_input_is_one_clear_error(call, match):
+    with pytest.raises((InvalidInputError, MissingCapability), match=match):
+        call()
