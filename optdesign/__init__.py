@@ -7,7 +7,7 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
   criteria A, I, c/L, E, Ds, phi_p with linear constraints in :mod:`optdesign.linear.classical`);
 * :mod:`optdesign.factored`: lower bounds of multi-agent bandits on factor graphs (T*, T^MF, regret);
 * :mod:`optdesign.identification`: lower bounds of identification questions on K arms of one exponential family
-  (best arm, top m), certified;
+  (best arm, top m, epsilon-good, thresholding), certified;
 * :mod:`optdesign.exact`: exact N-run designs (D, A, I), certified against the approximate optimum, also in blocks,
   split plots, split-split plots and strip plots;
 * :mod:`optdesign.formulas`: candidate sets from model formulas (grids, cubes, simplex lattices) and designs
@@ -77,7 +77,13 @@ if TYPE_CHECKING:
         maximin_box_design,
         maximin_d_optimal,
     )
-    from .identification import IdentificationTime, best_arm_pairs, pairwise_characteristic_time, top_m_pairs
+    from .identification import (
+        IdentificationTime,
+        best_arm_pairs,
+        pairwise_characteristic_time,
+        threshold_characteristic_time,
+        top_m_pairs,
+    )
     from .information import bernoulli_kl, kl_delta
     from .linear import (
         ClassicalDesignModel,
@@ -161,7 +167,8 @@ _EXPORTS = {
     ".runtime.blas": ("single_threaded_blas",),
     ".docstrings": ("shared_doc",),
     ".information": ("bernoulli_kl", "kl_delta"),
-    ".identification": ("IdentificationTime", "best_arm_pairs", "pairwise_characteristic_time", "top_m_pairs"),
+    ".identification": ("IdentificationTime", "best_arm_pairs", "pairwise_characteristic_time",
+                        "threshold_characteristic_time", "top_m_pairs"),
 }
 if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name stays an error for them
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -262,6 +269,7 @@ __all__ = [
     "split_plot_design",
     "split_split_plot_design",
     "strip_plot_design",
+    "threshold_characteristic_time",
     "top_m_pairs",
     "transductive",
     "variance_function",

@@ -16,6 +16,7 @@ families        one-parameter exponential families (Gaussian with known sigma, B
 karmed          K-armed best-arm identification in an exponential family (GK16's oracle)
 top_m           top-m identification on K-armed instances (answers: sets of m arms; oracle: optdesign's model)
 epsilon_good    epsilon-good identification on Gaussian K-armed instances (several correct answers)
+threshold       thresholding with a confidence level: the arms above a level (answers: sets of arms)
 linear          linear and transductive best-arm identification (oracle: optdesign.transductive)
 environment     K-armed instances simulated through reward sums
 instances       the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments)

@@ -143,7 +143,8 @@ class PureExploration(Algorithm[Any]):
 
 #: the questions by name (``problem = "top-m:m=3"``): their classes, imported on first use
 PROBLEMS: dict[str, str] = {"top-m": "bandits.pure_exploration.top_m:TopMProblem",
-                            "epsilon-good": "bandits.pure_exploration.epsilon_good:EpsilonGoodProblem"}
+                            "epsilon-good": "bandits.pure_exploration.epsilon_good:EpsilonGoodProblem",
+                            "threshold": "bandits.pure_exploration.threshold:ThresholdProblem"}
 
 
 def load_problem(problem: str | type) -> tuple[type[Problem], dict[str, Any]]:

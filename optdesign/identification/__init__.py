@@ -1,12 +1,13 @@
 """Lower bounds of identification questions on K arms of one exponential family: which arm is best, which m arms are
-the best, which arms are epsilon-good (Garivier & Kaufmann 2016's characteristic time T*, E[tau] >= T* kl(delta,
-1 - delta), as a declarative cvxpy model, certified).
+the best, which arms are epsilon-good, which arms are above a level (Garivier & Kaufmann 2016's characteristic time
+T*, E[tau] >= T* kl(delta, 1 - delta), as a declarative cvxpy model or its closed form, certified).
 
 =============  ======================================================================================
 families       the divergences of the Gaussian, Bernoulli, Poisson and exponential families and the
                cvxpy form (linear minus a perspective) of the closest alternative of two arms
 pairs          questions whose alternatives swap the order of two arms: the model of 1 / T* =
                max_w min_(i,j) f_ij(w), its pieces, and the pairs of best-arm and top-m identification
+levels         thresholding (which arms are above a level): one piece per arm, T* in closed form
 certificate    a certified bracket on T* from any weights and any mixture of the pieces (weak duality)
 =============  ======================================================================================
 """
@@ -18,6 +19,7 @@ from .._lazy import lazy_exports
 if TYPE_CHECKING:
     from .certificate import best_mixture, certified_bracket
     from .families import FAMILIES, divergence
+    from .levels import level_pieces, threshold_characteristic_time
     from .pairs import (
         IdentificationTime,
         PairsModel,
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     ".certificate": ("best_mixture", "certified_bracket"),
     ".families": ("FAMILIES", "divergence"),
+    ".levels": ("level_pieces", "threshold_characteristic_time"),
     ".pairs": ("IdentificationTime", "PairsModel", "best_arm_pairs", "pair_pieces", "pairwise_characteristic_time",
                "top_m_pairs"),
 }
@@ -45,7 +48,9 @@ __all__ = [
     "best_mixture",
     "certified_bracket",
     "divergence",
+    "level_pieces",
     "pair_pieces",
     "pairwise_characteristic_time",
+    "threshold_characteristic_time",
     "top_m_pairs",
 ]

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 from scipy.special import xlogy
 
 from .._lazy import cp
@@ -63,8 +64,8 @@ def check_family(family: object, sigma: float = 1.0) -> tuple[Family, float]:
     return family, float(sigma)  # type: ignore[return-value]
 
 
-def check_means(means: Any, family: Family) -> np.ndarray:
-    """The arms' means as a finite vector inside the family's mean space.
+def check_means(means: Any, family: Family, *, closed: bool = False) -> np.ndarray:
+    """The arms' means as a finite vector inside the family's mean space (or its closure: estimates).
 
     Parameters
     ----------
@@ -72,6 +73,9 @@ def check_means(means: Any, family: Family) -> np.ndarray:
         The means.
     family : str
         The family (Bernoulli: (0, 1); Poisson and exponential: positive; Gaussian: any real).
+    closed : bool
+        Accept the boundary an estimate can reach (Bernoulli 0 and 1, a Poisson 0), where the divergences from the
+        mean are finite.
 
     Returns
     -------
@@ -87,10 +91,12 @@ def check_means(means: Any, family: Family) -> np.ndarray:
     mu = np.asarray(means, dtype=float) if not isinstance(means, str) else np.array([np.nan])
     if mu.ndim != 1 or mu.size < 2 or not np.all(np.isfinite(mu)):
         raise InvalidInputError("means must be a vector of at least two finite numbers")
-    if family == "bernoulli" and not np.all((mu > 0) & (mu < 1)):
-        raise InvalidInputError("Bernoulli means must lie strictly between 0 and 1")
-    if family in ("poisson", "exponential") and not np.all(mu > 0):
-        raise InvalidInputError(f"{family} means must be positive")
+    if family == "bernoulli" and not (np.all((mu >= 0) & (mu <= 1)) if closed else np.all((mu > 0) & (mu < 1))):
+        raise InvalidInputError(f"Bernoulli means must lie {'in [0, 1]' if closed else 'strictly between 0 and 1'}")
+    if family == "poisson" and not (np.all(mu >= 0) if closed else np.all(mu > 0)):
+        raise InvalidInputError(f"poisson means must be {'nonnegative' if closed else 'positive'}")
+    if family == "exponential" and not np.all(mu > 0):
+        raise InvalidInputError("exponential means must be positive")
     return mu
 
 
@@ -121,7 +127,7 @@ def phi(x: np.ndarray, family: Family, sigma: float = 1.0) -> np.ndarray:
     return np.asarray(-np.log(x) - 1.0)
 
 
-def divergence(x: np.ndarray, y: np.ndarray, family: Family, sigma: float = 1.0) -> np.ndarray:
+def divergence(x: npt.ArrayLike, y: npt.ArrayLike, family: Family, sigma: float = 1.0) -> np.ndarray:
     """d(x, y): the KL divergence between the family's laws of means x and y.
 
     Parameters
@@ -141,10 +147,10 @@ def divergence(x: np.ndarray, y: np.ndarray, family: Family, sigma: float = 1.0)
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if family == "gaussian":
         return np.asarray((x - y) ** 2 / (2.0 * sigma**2))
-    if family == "bernoulli":
-        return np.asarray(xlogy(x, x / y) + xlogy(1.0 - x, (1.0 - x) / (1.0 - y)))
+    if family == "bernoulli":  # written with xlogy so that 0 log 0 = 0 at the boundary
+        return np.asarray(xlogy(x, x) - xlogy(x, y) + xlogy(1.0 - x, 1.0 - x) - xlogy(1.0 - x, 1.0 - y))
     if family == "poisson":
-        return np.asarray(xlogy(x, x / y) - x + y)
+        return np.asarray(xlogy(x, x) - xlogy(x, y) - x + y)
     return np.asarray(x / y - 1.0 - np.log(x / y))
 
 

@@ -161,7 +161,7 @@ def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *,
     Parameters
     ----------
     means : array_like, shape (K,)
-        The means.
+        The means (estimates: the family's closed mean space).
     pairs : array_like of int, shape (J, 2)
         The ordered pairs (i, j): the answer needs mu_i above mu_j (by s).
     w : array_like, shape (K,)
@@ -185,7 +185,7 @@ def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *,
         nonnegative finite numbers.
     """
     fam, sigma = check_family(family, sigma)
-    mu = check_means(means, fam)
+    mu = check_means(means, fam, closed=True)
     K = mu.size
     P = _check_pairs(pairs, K)
     s = _check_shifts(shifts, P.shape[0], fam)
@@ -197,13 +197,15 @@ def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *,
     wi, wj = w[i], w[j]
     total = wi + wj
     m = np.where(total > 0, (wi * xi + wj * xj) / np.where(total > 0, total, 1.0), 0.5 * (xi + xj))
-    di, dj = divergence(xi, m, fam, sigma), divergence(xj, m, fam, sigma)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a Bernoulli estimate on the boundary, weight 0 beside it
+        di, dj = divergence(xi, m, fam, sigma), divergence(xj, m, fam, sigma)
+        cost = np.where(wi > 0, wi * di, 0.0) + np.where(wj > 0, wj * dj, 0.0)  # 0 * inf is no cost
     apart = xi > xj
     G = np.zeros((P.shape[0], K))
     rows = np.arange(P.shape[0])
     G[rows, i] = np.where(apart, di, 0.0)
     G[rows, j] = np.where(apart, dj, 0.0)
-    return np.where(apart, wi * di + wj * dj, 0.0), G
+    return np.where(apart, cost, 0.0), G
 
 
 class PairsModel:

@@ -1,0 +1,131 @@
+"""Thresholding with a confidence level: which arms have means above a level tau, among K arms of one exponential
+family (sign identification; the fixed-confidence counterpart of APT's question, Locatelli, Gutzeit & Carpentier
+2016). An answer is the set of arms above tau, encoded as a bit mask; an alternative moves one arm across the level:
+
+    f_k(w) = w_k d(mu_k, tau)
+
+(:func:`optdesign.identification.level_pieces`), so the GLR statistic at the counts is min_k N_k d(mu_hat_k, tau) and
+the oracle is the closed form T* = sum_k 1 / d(mu_k, tau), w*_k proportional to 1 / d(mu_k, tau)
+(:func:`optdesign.threshold_characteristic_time`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from optdesign import threshold_characteristic_time
+from optdesign.errors import InvalidInputError
+from optdesign.identification import level_pieces
+
+from .capabilities import Capabilities
+from .families import ExponentialFamily
+from .karmed import KArmedProblem
+from .oracle import Oracle
+from .pieces import Pieces
+
+if TYPE_CHECKING:
+    from .environment import KArmedBandit
+
+__all__ = ["ThresholdProblem"]
+
+
+class ThresholdProblem(KArmedProblem):
+    """Identify the arms whose means are above a level (module docstring); answers are bit masks.
+
+    Parameters
+    ----------
+    n_arms : int
+        Number K of arms (at least 2; at most 62, the bits of an answer).
+    level : float
+        The level tau, inside the family's mean space.
+    family : ExponentialFamily
+        The reward family (Gaussian with its sigma by default, or Bernoulli).
+
+    Raises
+    ------
+    InvalidInputError
+        Fewer than two or more than 62 arms, or a level that is not finite or lies outside the family's mean space.
+    """
+
+    # best-arm identification's capabilities (a challenger arm, its share, LinGame's optimism) do not apply
+    pair_costs = Capabilities.pair_costs
+    pair_share = Capabilities.pair_share
+    optimism = Capabilities.optimism  # type: ignore[assignment]
+
+    def __init__(self, n_arms: int, level: float = 0.0, family: ExponentialFamily | None = None) -> None:
+        super().__init__(n_arms, family)
+        if self.n_arms > 62:
+            raise InvalidInputError(f"at most 62 arms (an answer is a 64-bit mask), got {self.n_arms}")
+        if isinstance(level, bool) or not isinstance(level, (int, float)) or not np.isfinite(level):
+            raise InvalidInputError(f"level must be a finite number, got {level!r}")
+        if self.family.name == "bernoulli" and not 0 < level < 1:
+            raise InvalidInputError(f"the level of Bernoulli arms must lie strictly between 0 and 1, got {level!r}")
+        self.level = float(level)
+
+    @classmethod
+    def of_environment(cls, env: KArmedBandit, level: float = 0.0) -> ThresholdProblem:
+        """The thresholding problem of a K-armed instance.
+
+        Parameters
+        ----------
+        env : KArmedBandit
+            The instance (its number of arms and its family).
+        level : float
+            The level tau.
+
+        Returns
+        -------
+        ThresholdProblem
+            The problem.
+        """
+        return cls(env.n_arms, level, env.family)
+
+    @property
+    def n_answers(self) -> int:
+        return 2**self.n_arms
+
+    def answer(self, mu: np.ndarray) -> int:
+        return int(np.sum(np.left_shift(1, np.flatnonzero(np.asarray(mu) > self.level))))
+
+    def correct(self, answer: int, mu: np.ndarray) -> bool:
+        """Whether the answer holds exactly the arms above the level (an arm on the level may be on either side)."""
+        mu = np.asarray(mu, dtype=float)
+        above = np.array([bool(int(answer) >> k & 1) for k in range(self.n_arms)])
+        return bool(np.all((above == (mu > self.level)) | (mu == self.level)))
+
+    def describe_answer(self, answer: int) -> str:
+        """The arms above the level, as ``{i,j,...}``."""
+        return "{" + ",".join(str(k) for k in range(self.n_arms) if int(answer) >> k & 1) + "}"
+
+    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        mu, w = self.check_shapes(mu, w)
+        best = self.answer(mu)
+        family = self.family.name
+        values, G = level_pieces(mu, self.level, w, family=family, sigma=float(getattr(self.family, "sigma", 1.0)))
+        answers = best ^ np.left_shift(1, np.arange(self.n_arms))
+        return Pieces(best=best, answers=answers, values=values, gradients=G if gradients else None)
+
+    def oracle(self, mu: np.ndarray) -> Oracle:
+        """T*(mu) = sum_k 1 / d(mu_k, tau) and w*(mu) (:func:`optdesign.threshold_characteristic_time`).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The means, none on the level.
+
+        Returns
+        -------
+        Oracle
+            T* in Garivier & Kaufmann's convention, w* and the certified lower bound.
+
+        Raises
+        ------
+        InvalidInputError
+            A parameter of the wrong length, outside the family's mean space, or with a mean on the level.
+        """
+        mu = self.family.check_means(self.check_parameter(mu))
+        result = threshold_characteristic_time(mu, self.level, family=self.family.name,
+                                               sigma=float(getattr(self.family, "sigma", 1.0)))
+        return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)
