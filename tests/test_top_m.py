@@ -105,3 +105,16 @@ def test_the_error_rate_is_at_most_delta():
 def test_bad_input_is_one_clear_error(call, match):
     with pytest.raises((InvalidInputError, MissingCapability), match=match):
         call()
+
+
+def test_a_study_reports_the_lower_bound_of_the_question_asked(tmp_path):
+    from bandits.studies import parse_study, run_study, summarize
+
+    doc = {"study": {"name": "top-m", "seed": 1, "runs": 2, "delta": 0.1},
+           "instances": [{"family": "gaussian", "means": "1/0.9/0.5/0.4/0.1"}],
+           "algorithms": [{"name": "fws", "problem": "top-m:m=2", "label": "top-2"}, {"name": "fws"}]}
+    assert run_study(parse_study(doc), tmp_path / "res", progress=False).failed == 0
+    summary = summarize(tmp_path / "res").set_index("algorithm")
+    mu = np.array([1.0, 0.9, 0.5, 0.4, 0.1])
+    assert summary.loc["top-2", "c"] == pytest.approx(TopMProblem(5, 2).oracle(mu).T, rel=1e-9)
+    assert summary.loc["fws", "c"] == pytest.approx(KArmedProblem(5).oracle(mu).T, rel=1e-9)

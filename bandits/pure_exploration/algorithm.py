@@ -21,7 +21,7 @@ from .problem import Problem
 from .sampler import Sampler
 from .stop import GLRStop, check_stop_options
 
-__all__ = ["PROBLEMS", "PureExploration", "load_problem"]
+__all__ = ["PROBLEMS", "PureExploration", "ask", "load_problem"]
 
 
 @dataclass(frozen=True)
@@ -80,8 +80,8 @@ class PureExploration(Algorithm[Any]):
             The problem class is for another kind.
         """
         cls = self._problem_class()
-        if cls is not None and cls.kind != kind:
-            raise InvalidInputError(f"problem {cls.__name__} runs on {cls.kind} instances, not {kind}")
+        if cls is not None:
+            _refuse_other_kind(cls, kind)
 
     @property
     def name(self) -> str:
@@ -111,11 +111,7 @@ class PureExploration(Algorithm[Any]):
         InvalidInputError
             The problem is for another kind of instance.
         """
-        if self.problem is None:
-            return None
-        cls, options = load_problem(self.problem)
-        self.check_kind(getattr(env, "kind", ""))
-        return cls.of_environment(env, **options)
+        return None if self.problem is None else ask(self.problem, env)
 
     def start(self, env: Any, delta: float, rng: np.random.Generator) -> Policy:
         question = self.question(env)
@@ -139,6 +135,36 @@ class PureExploration(Algorithm[Any]):
             path = f"{cls.__module__}:{cls.__qualname__}"
             record["problem"] = self.problem if isinstance(self.problem, str) else path
         return record
+
+
+def ask(problem: str | type, env: Any) -> Problem:
+    """The problem a ``problem`` option asks of an instance (:func:`load_problem`, then ``of_environment``).
+
+    Parameters
+    ----------
+    problem : str or type
+        The option: ``"NAME:key=value,..."``, ``"package.module:Class"`` or the class.
+    env : object
+        The instance.
+
+    Returns
+    -------
+    Problem
+        The problem, built with ``of_environment(env, **options)``.
+
+    Raises
+    ------
+    InvalidInputError
+        A bad option (:func:`load_problem`), or a problem for another kind of instance.
+    """
+    cls, options = load_problem(problem)
+    _refuse_other_kind(cls, getattr(env, "kind", ""))
+    return cls.of_environment(env, **options)
+
+
+def _refuse_other_kind(cls: type[Problem], kind: str) -> None:
+    if cls.kind != kind:
+        raise InvalidInputError(f"problem {cls.__name__} runs on {cls.kind} instances, not {kind}")
 
 
 #: the questions by name (``problem = "top-m:m=3"``): their classes, imported on first use

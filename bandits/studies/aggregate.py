@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
 
-from .bounds import characteristic_times, kl_delta, practical_bound
+from .bounds import bound_key, characteristic_times, kl_delta, practical_bound
 from .store import read_entries, read_meta
 
 __all__ = ["error_curves", "records_frame", "summarize", "write_tables"]
@@ -59,7 +59,8 @@ def records_frame(out: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
         params = {f"param_{k}": v for k, v in entry.get("params", {}).items()}
         for record in entry["records"]:
             flat = {k: v for k, v in record.items() if k not in ("config", "error_curve", "algorithm", "instance")}
-            rows.append({**head, **params, **flat})
+            question = (record.get("config") or {}).get("problem")  # another question asked of the instance
+            rows.append({**head, **params, **flat, "bound_key": bound_key(entry["instance"], question)})
     frame = pd.DataFrame(rows)
     if not frame.empty:
         frame = frame.sort_values(["cell", "label", "replicate"], kind="stable").reset_index(drop=True)
@@ -89,7 +90,7 @@ def summarize(out: str | Path) -> pd.DataFrame:
     order = {label: i for i, label in enumerate(dict.fromkeys([*listed, *frame["label"]]))}
     param_cols = [c for c in frame.columns if c.startswith("param_")]
     budgeted = "T" in frame.columns and frame["T"].notna().any()
-    bounds = {} if budgeted else characteristic_times(sorted(set(frame["instance"])), out)
+    bounds = {} if budgeted else characteristic_times(sorted(set(frame["bound_key"])), out)
     rows = []
     keys = ["cell", "label", "T" if budgeted else "delta"]
     for (cell, label, level), group in frame.groupby(keys, sort=False):
@@ -108,11 +109,11 @@ def _confidence_row(group: pd.DataFrame, delta: float, bounds: dict[str, dict[st
     errors = int((~group["correct"].astype(bool)).sum())
     ci = binomtest(errors, n).proportion_ci(0.95, method="exact")
     above = binomtest(errors, n, delta, alternative="greater").pvalue < SIGNIFICANCE
-    c = np.mean([bounds[i]["value"] for i in group["instance"]])
-    kinds = {bounds[i]["kind"] for i in group["instance"]}
-    unit = bounds[group["instance"].iloc[0]]["unit"]
+    c = np.mean([bounds[i]["value"] for i in group["bound_key"]])
+    kinds = {bounds[i]["kind"] for i in group["bound_key"]}
+    unit = bounds[group["bound_key"].iloc[0]]["unit"]
     lower = c * kl_delta(delta)
-    practical = np.mean([practical_bound(bounds[i]["value"], delta) for i in group["instance"]])
+    practical = np.mean([practical_bound(bounds[i]["value"], delta) for i in group["bound_key"]])
     mean_unit = group[unit].mean()
     return {"mean": samples.mean(), "se": samples.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
             "q10": np.quantile(samples, 0.1), "median": np.median(samples), "q90": np.quantile(samples, 0.9),

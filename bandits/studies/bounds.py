@@ -10,7 +10,9 @@ al. 2023):
   generation beyond enumeration); when that is not settled within
   :data:`bandits.multiagent.problem.EXACT_TIME_LIMIT` seconds, the certified lower end of its bracket, else
   2 sigma^2 T^MF, an upper reference (MF-TaS's rate), not a lower bound, and labelled so;
-* bilinear and thresholding: none here (NaN).
+* bilinear and thresholding: none here (NaN);
+* a run that asks another question of its instance (a sampling rule's ``problem`` option, e.g. ``top-m:m=2``):
+  that problem's own lower bound, keyed ``"INSTANCE | problem=PROBLEM"`` (:func:`bound_key`).
 
 Beside c kl(delta, 1 - delta), :func:`practical_bound` gives the *practical* lower bound of the Frank–Wolfe
 sampling and Top-Two experiments: the largest t* with t* = c beta(t*, delta), beta the practical threshold
@@ -32,10 +34,32 @@ from ..core.entries import split_options
 from ..core.stopping import check_delta
 from ..instances import INSTANCES, parse_instance
 from ..kinds import kind_of
+from ..pure_exploration.algorithm import ask
 
-__all__ = ["characteristic_time", "characteristic_times", "kl_delta", "practical_bound"]
+__all__ = ["bound_key", "characteristic_time", "characteristic_times", "kl_delta", "practical_bound"]
 
 BOUNDS_FILE = "bounds.json"
+#: what separates an instance from the question asked of it in a bound's key
+QUESTION = " | problem="
+
+
+def bound_key(instance: str, problem: str | None = None) -> str:
+    """The key of a lower bound: the instance text, with the question asked of it when it is not the instance's own.
+
+    Parameters
+    ----------
+    instance : str
+        The instance text.
+    problem : str, optional
+        A sampling rule's ``problem`` option (``"top-m:m=2"`` or ``"package.module:Class"``); None or empty: the
+        instance's own problem.
+
+    Returns
+    -------
+    str
+        ``instance`` or ``"instance | problem=problem"``.
+    """
+    return f"{instance}{QUESTION}{problem}" if problem else instance
 
 
 def characteristic_time(instance: str) -> dict[str, Any]:
@@ -46,7 +70,8 @@ def characteristic_time(instance: str) -> dict[str, Any]:
     Parameters
     ----------
     instance : str
-        An instance text as the CLI takes it (``family:key=value,...``).
+        An instance text as the CLI takes it (``family:key=value,...``), or a :func:`bound_key` naming the question
+        asked of it.
 
     Returns
     -------
@@ -54,7 +79,11 @@ def characteristic_time(instance: str) -> dict[str, Any]:
         ``kind`` (how c was obtained, e.g. ``"T*"``, ``"2 T*"`` or ``"2 T^MF (reference)"``; empty where none applies),
         ``value`` (c, NaN for bilinear and thresholding instances) and ``unit`` (``"samples"`` or ``"rounds"``).
     """
-    env = parse_instance(instance)
+    text, _, question = instance.partition(QUESTION)
+    env = parse_instance(text)
+    if question:
+        problem = ask(question, env)
+        return dict(problem.lower_bound(problem.true_parameter(env)))
     entry = kind_of(env.kind).characteristic_time(env)
     return entry if entry is not None else {"kind": "", "value": float("nan"), "unit": "samples"}
 
