@@ -118,3 +118,17 @@ def test_a_study_reports_the_lower_bound_of_the_question_asked(tmp_path):
     mu = np.array([1.0, 0.9, 0.5, 0.4, 0.1])
     assert summary.loc["top-2", "c"] == pytest.approx(TopMProblem(5, 2).oracle(mu).T, rel=1e-9)
     assert summary.loc["fws", "c"] == pytest.approx(KArmedProblem(5).oracle(mu).T, rel=1e-9)
+
+
+@pytest.mark.parametrize(("samples", "heavy"), [([100] * 9 + [10_000], True), ([100] * 9 + [140], False),
+                                                ([100, 10_000], False)])
+def test_a_summary_flags_a_heavy_tail(samples, heavy):
+    """Mean at least 1.5 x the median over 10 runs or more (fewer runs: no flag)."""
+    import pandas as pd
+
+    from bandits.studies.aggregate import _confidence_row
+
+    group = pd.DataFrame({"samples": samples, "rounds": samples, "correct": True, "stopped_by": "stopping_rule",
+                          "wall_time": 0.01, "bound_key": "gaussian:means=1/0.5"})
+    row = _confidence_row(group, 0.1, {"gaussian:means=1/0.5": {"value": 32.0, "kind": "T*", "unit": "samples"}})
+    assert row["heavy_tail"] is heavy

@@ -4,7 +4,8 @@
 By default the table keeps the columns a reader needs and fits an 80-column terminal: the instance (its
 options that vary across the study; the common ones are named above the table), the algorithm, delta (or the
 budget T), runs, the mean samples and their standard error, the ratio to c kl(delta, 1 - delta), the error
-rate and a flag (``!`` error rate significantly above delta, ``cap`` some runs stopped by the sample cap);
+rate and a flag (``!`` error rate significantly above delta, ``cap`` some runs stopped by the sample cap, ``tail``
+a heavy tail: the mean stopping time at least 1.5 times the median);
 what every row shares (common options, a single delta, the number of runs) is named in the title.
 ``--wide`` prints every column of ``summary.csv`` at its natural width.
 """
@@ -35,7 +36,8 @@ CONFIDENCE_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("
 BUDGET_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("T", "T", 0), ("runs", "runs", 0),
                   ("mean_error", "E(T)", 3), ("se_error", "se", 2), ("loss_rate", "P(loss)", 2),
                   ("mean_superlevel", "|S|", 3)]
-FLAGS = "flags: ! error rate significantly above delta, cap: some runs hit the sample cap"
+FLAGS = ("flags: ! error rate significantly above delta, cap: some runs hit the sample cap, tail: heavy tail "
+         "(mean >= 1.5 x median)")
 
 
 def print_summary(summary: pd.DataFrame, out: str, wide: bool = False) -> None:
@@ -98,7 +100,8 @@ def compact_table(summary: pd.DataFrame) -> Table:
         if col in summary.columns and len(summary) > 1 and summary[col].nunique(dropna=False) == 1:
             shared.append(name.format(_short(summary[col].iloc[0], digits)))
             spec = [c for c in spec if c[0] != col]
-    flags = [" ".join(f for f, on in (("!", bool(row.get("warning"))), ("cap", row.get("capped", 0) > 0)) if on)
+    flags = [" ".join(f for f, on in (("!", bool(row.get("warning"))), ("cap", row.get("capped", 0) > 0),
+                                      ("tail", bool(row.get("heavy_tail", False)))) if on)
              for _, row in summary.iterrows()]
     table = Table(title="summary" + (f" ({'; '.join(shared)})" if shared else ""), box=box.SIMPLE_HEAD,
                   show_edge=False, pad_edge=False, padding=(0, 1, 0, 0), title_justify="left")

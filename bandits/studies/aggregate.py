@@ -6,7 +6,9 @@ total samples, in microseconds), the error rate with its Clopper–Pearson 95 % 
 time c (:mod:`bandits.studies.bounds`), the lower bound c kl(delta, 1 - delta) with the ratio of the mean to
 it (``ratio``, in c's unit: samples, or rounds for factored instances), the practical lower bound t* solving
 t = c log((1 + log t) / delta) with the ratio to it (``ratio_practical``), and a warning where the error rate
-is significantly above delta (one-sided binomial test, 5 %).
+is significantly above delta (one-sided binomial test, 5 %); ``heavy_tail`` where the mean stopping time is at least
+:data:`HEAVY_TAIL` times the median over 10 runs or more (a few runs that follow a wrong answer for long, as EB-TC
+with beta = 1/2 on Bernoulli arms).
 Fixed budget: mean and s.e. of E(T), the loss rate P(L_T = 1) with its interval, mean |S_hat|, time per sample.
 
 Tables are saved as ``summary.csv`` (provenance in leading ``#`` lines: ``pandas.read_csv(comment="#")``)
@@ -27,10 +29,12 @@ from scipy.stats import binomtest
 from .bounds import bound_key, characteristic_times, kl_delta, practical_bound
 from .store import read_entries, read_meta
 
-__all__ = ["error_curves", "records_frame", "summarize", "write_tables"]
+__all__ = ["HEAVY_TAIL", "error_curves", "records_frame", "summarize", "write_tables"]
 
 WARNING = "error rate above delta"
 SIGNIFICANCE = 0.05
+#: a cell's stopping times have a heavy tail when their mean is at least this multiple of their median
+HEAVY_TAIL = 1.5
 
 
 def records_frame(out: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -124,6 +128,7 @@ def _confidence_row(group: pd.DataFrame, delta: float, bounds: dict[str, dict[st
             "bound_kind": "/".join(sorted(kinds)), "c": c, "lower_bound": lower,
             "ratio": mean_unit / lower if lower > 0 else np.nan, "practical_bound": practical,
             "ratio_practical": mean_unit / practical if practical > 0 else np.nan,
+            "heavy_tail": bool(n >= 10 and samples.mean() >= HEAVY_TAIL * np.median(samples)),
             "warning": WARNING if above else ""}
 
 
