@@ -56,7 +56,7 @@ class IdentificationTime:
     lower_bound : float
         A certified lower bound on T* (weak duality with the model's multipliers).
     gap : float
-        (value - lower_bound) / value.
+        (value - lower_bound) / value (inf when the weights leave some pair unseparated: value is then inf).
     active : numpy.ndarray of int, shape (J, 2)
         The pairs (i, j) whose pieces are within 1e-6 (relative) of the minimum at w*: the closest alternatives.
     status : str
@@ -327,8 +327,9 @@ class PairsModel:
         if mixture is not None and (upper - lower) > 1e-6 * upper:  # the duals were loose: the best mixture
             lower = max(lower, certified_bracket(values, G)[0])
         active = self.pairs[values <= values.min() * (1 + 1e-6)]
-        return IdentificationTime(value=upper, weights=w, lower_bound=lower, gap=(upper - lower) / upper,
-                                  active=active, status=info.status, solver=info.solver, solve_time=info.solve_time)
+        gap = (upper - lower) / upper if np.isfinite(upper) else float("inf")  # weights that separate no pair
+        return IdentificationTime(value=upper, weights=w, lower_bound=lower, gap=gap, active=active,
+                                  status=info.status, solver=info.solver, solve_time=info.solve_time)
 
 
 def pairwise_characteristic_time(means: npt.ArrayLike, pairs: npt.ArrayLike, *, family: str = "gaussian",
