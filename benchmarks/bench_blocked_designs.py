@@ -4,7 +4,8 @@ certified efficiencies on the documented examples of R's AlgDesign and skpr, and
     python benchmarks/bench_blocked_designs.py              # 5 seeds a case (about 30 s)
     python benchmarks/bench_blocked_designs.py --seeds 2
 
-Cases (no R needed: our numbers only):
+Cases (no R needed: our numbers only; the same examples side by side with AlgDesign, skpr and pyoptex, their
+designs scored by one function, are ``python benchmarks/bench_designs_vs_r.py --only blocked``):
 
 * ``bib``: AlgDesign's ``optBlock`` help example, 7 treatments in 7 fixed blocks of 3 (``optBlock(~., withinData =
   factor(1:7), blocksizes = rep(3, 7))``); the D-optimal design is a balanced incomplete block design (every pair of

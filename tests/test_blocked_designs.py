@@ -20,6 +20,23 @@ def indicator(sizes):
     return np.repeat(np.eye(len(sizes)), sizes, axis=0)
 
 
+def check_moves(search, rows, runs, check):
+    """Price every move of each run of ``runs`` (a GroupSearch's moves) by ``check(gain, moved_rows)``, the run's own
+    candidate gaining -inf; the number of finite gains checked."""
+    checked = 0
+    for r in runs:
+        J = search.allowed(r)
+        for j, gain in zip(J, search.move_gains(r, J), strict=True):
+            moved = rows.copy()
+            moved[r] = j
+            if j == rows[r]:
+                assert gain == -np.inf
+            else:
+                check(gain, moved)
+                checked += np.isfinite(gain)
+    return checked
+
+
 def gls(X, rows, sizes, eta):
     """X_r^T V^{-1} X_r with V = I + eta Z Z^T built and inverted explicitly."""
     Z = indicator(sizes)
@@ -325,6 +342,8 @@ def test_every_move_is_priced_as_the_loss_recomputed(criterion, effects, eta, pl
     from optdesign.exact.block_information import shrinkage
     from optdesign.exact.block_search import GroupSearch
     from optdesign.exact.criteria import DCriterion, LinearCriterion
+    from optdesign.exact.group_structure import single_structure
+    from optdesign.exact.plot_layout import Layout
 
     rng = np.random.default_rng(3)
     X = rng.standard_normal((12, 4))
@@ -334,7 +353,9 @@ def test_every_move_is_priced_as_the_loss_recomputed(criterion, effects, eta, pl
     rows = rng.integers(0, 12, size=10)
     if plots is not None:  # 4 whole-plot settings x 3 sub-plot settings: one setting per plot
         rows = np.repeat(rng.integers(0, 4, size=3), sizes) * plots + rng.integers(0, plots, size=10)
-    search = GroupSearch(X, rows, sizes, shrinkage(sizes, effects, eta), rule, plots=plots)
+    structure = single_structure(sizes, shrinkage(sizes, effects, eta))
+    layout = None if plots is None else Layout((4, plots), 1)
+    search = GroupSearch(X, rows, structure, rule, layout=layout)
 
     def check(gain, new_rows):
         """gain = loss - loss(new_rows), or -inf exactly where the new M is (nearly) singular."""
@@ -343,20 +364,10 @@ def test_every_move_is_priced_as_the_loss_recomputed(criterion, effects, eta, pl
         if ratio <= 1e-10:
             assert gain == -np.inf
         else:
-            assert gain == pytest.approx(search.loss - GroupSearch(X, new_rows, sizes, search.shrink, rule,
-                                                                   plots=plots).loss, rel=1e-9, abs=1e-9)
+            assert gain == pytest.approx(search.loss - GroupSearch(X, new_rows, structure, rule, layout=layout).loss,
+                                         rel=1e-9, abs=1e-9)
 
-    checked = 0
-    for r in [0, 4, 9]:
-        J = search.allowed(r)
-        for j, gain in zip(J, search.move_gains(r, J), strict=True):
-            moved = rows.copy()
-            moved[r] = j
-            if j == rows[r]:
-                assert gain == -np.inf
-            else:
-                check(gain, moved)
-                checked += np.isfinite(gain)
+    checked = check_moves(search, rows, [0, 4, 9], check)
     if plots is None:
         pairs, gains = search.swap_gains()
         for (r1, r2), gain in zip(pairs, gains, strict=True):
@@ -367,11 +378,14 @@ def test_every_move_is_priced_as_the_loss_recomputed(criterion, effects, eta, pl
     else:
         for g in range(3):
             runs = np.flatnonzero(search.group == g)
-            for level, value in enumerate(search.plot_losses(g)):
+            for level, gain in enumerate(search.reset_gains(0, g)):
+                if level == rows[runs[0]] // plots:
+                    assert gain == -np.inf  # its current setting
+                    continue
                 reset = rows.copy()
                 reset[runs] = level * plots + rows[runs] % plots
-                check(search.loss - value, reset)
-                checked += np.isfinite(value)
+                check(gain, reset)
+                checked += np.isfinite(gain)
     assert checked >= 10
 
 

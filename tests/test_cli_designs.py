@@ -159,3 +159,113 @@ def test_bad_input_is_one_line(arms, tmp_path, args, message):
     assert out.exit_code == 2, out.output
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0], out.stderr
+
+
+# ---------------------------------------------------------------- --power: the F tests of the design's runs
+def test_power_of_an_exact_design_is_the_api_power(arms):
+    """Default effects: skpr's effect size 2, coefficients +-1 (all + with one test per column)."""
+    data = solve("d-optimal", "--arms", arms, "--runs", "9", "--power")
+    counts = np.array(data["counts"])
+    expected = od.design_power(X, counts, od.anticipated_coefficients(X, 2.0))
+    assert data["power"] == json.loads(json.dumps(expected.to_dict()))
+    custom = solve("d-optimal", "--arms", arms, "--runs", "9", "--power", "--effects", "0,0.5,-0.4", "--alpha", "0.1",
+                   "--sigma", "0.7")
+    again = od.design_power(X, np.array(custom["counts"]), [0.0, 0.5, -0.4], alpha=0.1, sigma=0.7)
+    assert [t["power"] for t in custom["power"]["tests"]] == pytest.approx(list(again.power.values()), rel=1e-12)
+    one = solve("d-optimal", "--arms", arms, "--runs", "9", "--power", "--effects", "0.5")
+    assert one["power"]["coefficients"] == [0.0, 0.5, 0.5]  # one number: every coefficient but the intercept's
+
+
+def test_power_of_an_approximate_design_rounds_it_to_the_power_runs(arms):
+    data = solve("a-optimal", "--arms", arms, "--power", "--power-runs", "11", "--effects", "0,1,1")
+    expected = od.design_power(X, np.array(data["weights"]), [0.0, 1.0, 1.0], runs=11)
+    assert data["power"]["n"] == 11
+    assert [t["power"] for t in data["power"]["tests"]] == pytest.approx(list(expected.power.values()), rel=1e-9)
+
+
+def test_power_with_a_formula_tests_its_terms_and_the_table_fits_80_columns():
+    formula = "~ x + C(c)"
+    args = ["d-optimal", "--formula", formula, "--factor", "x=-1:1:3", "--factor", "c=a,b,c", "--runs", "12",
+            "--power", "--diagnostics"]
+    data = solve(*args)
+    assert [t["term"] for t in data["power"]["tests"]] == ["Intercept", "x", "C(c)", "whole model"]
+    assert [t["df1"] for t in data["power"]["tests"]] == [1, 1, 2, 3]
+    cs = od.candidates(formula, {"x": (-1, 1, 3), "c": ["a", "b", "c"]})
+    expected = od.design_power(cs, np.array(data["counts"]), od.anticipated_coefficients(cs, 2.0, terms=formula),
+                               terms=formula)
+    assert [t["power"] for t in data["power"]["tests"]] == pytest.approx(list(expected.power.values()), rel=1e-12)
+    out = runner.invoke(app, ["solve", *args])
+    assert out.exit_code == 0, out.output
+    assert "power of the F tests" in out.stdout and "whole model" in out.stdout
+    assert max(len(line) for line in out.stdout.splitlines()) <= 80
+
+
+def test_power_that_cannot_be_computed_leaves_the_design_with_a_note(arms):
+    out = runner.invoke(app, ["solve", "d-optimal", "--arms", arms, "--runs", "3", "--power", "--json"])
+    assert out.exit_code == 0, out.output
+    assert "power" not in json.loads(out.stdout) and "power skipped" in out.stderr and "N > p" in out.stderr
+
+
+# ---------------------------------------------------------------- --fixed: runs already made, N new ones added
+def test_fixed_counts_runs_and_factor_settings_give_the_augmented_design(arms, tmp_path):
+    fixed = np.array([2, 0, 0, 0, 0, 0, 1])
+    expected = od.exact_design(X, 4, fixed=fixed, tol=1e-4)
+    np.savetxt(tmp_path / "counts.csv", fixed[None, :], delimiter=",", fmt="%d")
+    np.savetxt(tmp_path / "runs.csv", np.repeat(X, fixed, axis=0), delimiter=",")
+    for name in ("counts.csv", "runs.csv"):
+        data = solve("d-optimal", "--arms", arms, "--runs", "4", "--fixed", str(tmp_path / name))
+        counts = np.array(data["counts"])
+        assert data["fixed"] == fixed.tolist() and data["n_fixed"] == 3 and data["n_new"] == 4, name
+        assert counts.sum() == 7 and np.all(counts >= fixed), name
+        assert data["value"] == pytest.approx(expected.value, rel=1e-9), name
+    formula = "~ x1 + x2 + x1:x2"
+    (tmp_path / "settings.csv").write_text("x2,x1\n-1,-1\n# a comment\n-1,-1\n1,0\n")
+    data = solve("d-optimal", "--formula", formula, "--factor", "x1=-1:1:3", "--factor", "x2=-1,1", "--runs", "4",
+                 "--fixed", str(tmp_path / "settings.csv"))
+    cs = od.candidates(formula, {"x1": (-1, 1, 3), "x2": [-1.0, 1.0]})
+    at = {(row["x1"], row["x2"]): k for k, row in enumerate(cs.points.to_dict("records"))}
+    want = np.zeros(len(at), dtype=int)
+    want[at[(-1.0, -1.0)]], want[at[(0.0, 1.0)]] = 2, 1
+    assert data["fixed"] == want.tolist()
+    assert data["value"] == pytest.approx(od.exact_design(cs.X, 4, fixed=want, tol=1e-4).value, rel=1e-9)
+
+
+def test_fixed_runs_show_in_the_table(arms, tmp_path):
+    np.savetxt(tmp_path / "runs.csv", X[[0, 0]], delimiter=",")
+    out = runner.invoke(app, ["solve", "d-optimal", "--arms", arms, "--runs", "3", "--fixed",
+                              str(tmp_path / "runs.csv")])
+    assert out.exit_code == 0, out.output
+    assert "(2 fixed)" in out.stdout and "runs: fixed + new" in out.stdout
+    assert max(len(line) for line in out.stdout.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("args, message", [
+    (["d-optimal", "--arms", "{arms}", "--runs", "5", "--effects", "1"], "--effects applies to the power"),
+    (["d-optimal", "--arms", "{arms}", "--runs", "5", "--alpha", "0.1"], "--alpha applies to the power"),
+    (["d-optimal", "--arms", "{arms}", "--power-runs", "5"], "--power-runs applies to the power"),
+    (["d-optimal", "--arms", "{arms}", "--power"], "--power needs the design's runs"),
+    (["d-optimal", "--arms", "{arms}", "--runs", "5", "--power", "--power-runs", "6"], "drop --power-runs"),
+    (["d-optimal", "--arms", "{arms}", "--runs", "5", "--power", "--alpha", "1.5"], "--alpha must be strictly"),
+    (["d-optimal", "--arms", "{arms}", "--runs", "5", "--power", "--sigma", "0"], "--sigma must be a positive"),
+    (["d-optimal", "--arms", "{arms}", "--runs", "5", "--power", "--effects", "1,2"], "--effects: 2 coefficients"),
+    (["d-optimal", "--arms", "{arms}", "--runs", "5", "--power", "--effects", "nan"], "--effects must be finite"),
+    (["xy", "--arms", "{arms}", "--power"], "--power only applies to the designs on candidates"),
+    (["d-optimal", "--arms", "{arms}", "--fixed", "{counts}"], "--fixed keeps runs already made"),
+    (["d-optimal", "--arms", "{arms}", "--runs", "2", "--fixed", "{stranger}"], "run 1 (1, 0.5, 0.3) is not a"),
+    (["d-optimal", "--arms", "{arms}", "--runs", "2", "--fixed", "{wide}"], "expected one count per candidate"),
+    (["d-optimal", "--arms", "{arms}", "--runs", "2", "--fixed", "{fractional}"], "whole, nonnegative"),
+    (["d-optimal", "--formula", "~ x1", "--factor", "x1=0:1:3", "--runs", "2", "--fixed", "{settings}"],
+     "is not a setting of the candidates"),
+])
+def test_bad_power_and_fixed_options_are_one_line(arms, tmp_path, args, message):
+    np.savetxt(tmp_path / "counts.csv", np.ones((1, 7)), delimiter=",")
+    np.savetxt(tmp_path / "stranger.csv", [[1.0, 0.5, 0.3]], delimiter=",")
+    np.savetxt(tmp_path / "wide.csv", np.ones((2, 5)), delimiter=",")
+    np.savetxt(tmp_path / "fractional.csv", np.full((1, 7), 0.5), delimiter=",")
+    (tmp_path / "settings.csv").write_text("x1\n0.25\n")
+    paths = {"arms": arms, **{name: str(tmp_path / f"{name}.csv") for name in
+                              ("counts", "stranger", "wide", "fractional", "settings")}}
+    out = runner.invoke(app, ["solve", *[a.format(**paths) for a in args]])
+    assert out.exit_code == 2, out.output
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and message in lines[0], out.stderr

@@ -191,6 +191,35 @@ def test_identity_link_is_the_linear_model():
     assert od.glm_design(X, [3.0, -2.0], "identity").weights == pytest.approx(od.d_optimal(X).weights, abs=1e-12)
 
 
+@pytest.mark.parametrize("method", ["auto", "exchange", "frank-wolfe", "barrier", "cvxpy"])
+def test_method_is_passed_to_the_linear_design(method):
+    """OptimalDesign's Fx_glm example (logistic, full quadratic on the 21 x 21 grid): every D method gives the
+    design of od.d_optimal on the linearised rows, certified, and reports itself; A and I take their own methods."""
+    g = np.linspace(-1, 1, 21)
+    x1, x2 = (a.ravel() for a in np.meshgrid(g, g))
+    X = np.column_stack([np.ones_like(x1), x1, x2, x1**2, x2**2, x1 * x2])
+    theta = [1.0, 2.0, 2.0, -1.0, -1.5, 1.5]
+    res = od.glm_design(X, theta, "logit", tol=1e-6, method=method)
+    assert res.method == ("exchange" if method == "auto" else method)  # auto: 441 candidates take the exchange
+    assert res.gap <= (1e-3 if method == "cvxpy" else 1e-6)  # cvxpy's design is certified, not driven to tol
+    ref = od.d_optimal(od.glm_model_matrix(X, theta, "logit"), tol=1e-6, method=method)
+    assert res.weights == pytest.approx(ref.weights, abs=1e-12)
+    assert res.extras["link"] == "logit"
+    for criterion in ("A", "I"):
+        fast = od.glm_design(X, theta, "logit", criterion, tol=1e-6, method="fast")
+        assert fast.gap <= 1e-6
+
+
+def test_unknown_or_misplaced_methods_are_refused():
+    X = line(np.linspace(-1, 1, 5))
+    with pytest.raises(InvalidInputError, match="method must be one of auto, cvxpy, barrier"):
+        od.glm_design(X, [0.0, 1.0], "logit", method="rex")
+    with pytest.raises(InvalidInputError, match="method must be one of auto, fast, cvxpy"):
+        od.glm_design(X, [0.0, 1.0], "logit", "A", method="exchange")
+    with pytest.raises(InvalidInputError, match="with n=4 only 'auto'"):
+        od.glm_design(X, [0.0, 1.0], "logit", n=4, method="exchange")
+
+
 # ---------------------------------------------------------------- refused input
 def test_bad_input_is_refused_with_a_message():
     X = line(np.linspace(-1, 1, 5))

@@ -57,6 +57,15 @@ def test_kiefer_wolfowitz_many_more_arms_than_dimensions():
     assert od.g_value(X, res.weights) == pytest.approx(res.value)
 
 
+def test_d_optimal_meets_a_tight_tolerance_without_the_conic_fallback():
+    """Degree-6 polynomial regression on 401 points at tol 1e-11: ``auto`` certifies the gap itself (the conic
+    model, which plain Frank–Wolfe short of 1e-11 used to fall back to, stops near 1e-5)."""
+    x = np.linspace(-1.0, 1.0, 401)
+    res = od.d_optimal(np.column_stack([x**k for k in range(7)]), tol=1e-11)
+    assert res.status == "optimal" and res.gap <= 1e-11 and res.solver == "numpy"
+    assert res.lower_bound == 7.0 and "fallback" not in res.extras
+
+
 def test_g_optimal_on_canonical_basis_is_uniform():
     res = od.g_optimal(np.eye(5), method="cvxpy")
     np.testing.assert_allclose(res.weights, np.full(5, 0.2), atol=1e-5)

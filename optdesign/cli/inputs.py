@@ -1,5 +1,6 @@
 """Reading the command line's inputs: arrays (CSV or .npy), factor-graph JSON, integer ranges, factors of a
-formula (``--factor``), vectors (``--c``) and linear constraints (``--constraints``: .npz, JSON or TOML)."""
+formula (``--factor``), vectors (``--c``, ``--effects``), linear constraints (``--constraints``: .npz, JSON or TOML)
+and the runs already made (``--fixed``: counts, rows of the candidates, or factor settings)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ else:  # Python 3.10: the same parser, as the tomli package
     import tomli as tomllib
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ..factored.graph.factor_graph import FactorGraph
     from ..linear.classical.constraints import LinearConstraints
 
@@ -220,3 +223,81 @@ def _prefixed(build: Callable[[], LinearConstraints | None]) -> LinearConstraint
     except (TypeError, ValueError) as exc:
         raise InvalidInputError(f"--constraints: {exc}") from None
     return cast("LinearConstraints", out)
+
+
+def parse_effects(text: str) -> float | np.ndarray:
+    """``--effects``: one number (given to every coefficient but the intercept's), or the coefficients as numbers
+    separated by commas or a file (CSV, .npy)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return parse_vector(text, "effects")
+    if not np.isfinite(value):
+        raise InvalidInputError(f"--effects must be finite numbers, got {text!r}")
+    return value
+
+
+#: a run of --fixed matches a candidate whose entries agree to this, relative to the candidates' largest entry
+FIXED_MATCH_RTOL = 1e-9
+
+
+def load_fixed(path: Path, X: np.ndarray, points: pd.DataFrame | None) -> np.ndarray:
+    """``--fixed``: the runs already made, as counts per candidate. The file holds either one count per candidate (a
+    single row or column of K whole numbers), or one run per row: a candidate's row of ``--arms`` (d columns), or
+    with ``--formula`` its factor settings in a CSV whose header names the factors."""
+    K, d = X.shape
+    if points is not None and path.suffix != ".npy" and _header(path, list(points.columns)):
+        return _settings_counts(path, points)
+    arr = load_array(path, "fixed", ndim=2)
+    if points is None and arr.shape[1] == d:
+        scale = float(np.abs(X).max()) or 1.0
+        counts = np.zeros(K, dtype=np.int64)
+        for i, run in enumerate(arr):
+            match = np.flatnonzero(np.max(np.abs(X - run), axis=1) <= FIXED_MATCH_RTOL * scale)
+            if not match.size:
+                raise InvalidInputError(f"--fixed: run {i + 1} ({', '.join(f'{v:g}' for v in run)}) is not a "
+                                        "candidate (a row of --arms)")
+            counts[match[0]] += 1
+        return counts
+    if 1 in arr.shape and arr.size == K:
+        return arr.ravel()
+    what = "a CSV whose header names the factors, one setting per row" if points is not None else \
+        f"one run per row ({d} columns, rows of --arms)"
+    raise InvalidInputError(f"--fixed: {path} has shape {arr.shape}; expected one count per candidate (a row or "
+                            f"column of K = {K} numbers) or {what}")
+
+
+def _header(path: Path, factors: list[str]) -> bool:
+    """Whether the first line of ``path`` that is not blank or a comment names the factors (in any order)."""
+    check_input_file(path, "--fixed")
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            text = line.split("#", 1)[0].strip()
+            if text:
+                return sorted(field.strip().strip('"') for field in text.split(",")) == sorted(factors)
+    return False
+
+
+def _settings_counts(path: Path, points: pd.DataFrame) -> np.ndarray:
+    """Counts per candidate of the factor settings in a CSV with a header (numbers within FIXED_MATCH_RTOL, labels
+    as text)."""
+    import pandas as pd
+
+    try:
+        runs = pd.read_csv(path, comment="#", skipinitialspace=True)
+    except (ValueError, OSError) as exc:
+        raise InvalidInputError(f"--fixed: cannot read {path}: {str(exc).splitlines()[0]}") from None
+    matches = np.ones((len(runs), len(points)), dtype=bool)
+    for name in points.columns:
+        have, want = runs[name].to_numpy(), points[name].to_numpy()
+        if pd.api.types.is_numeric_dtype(points[name]) and pd.api.types.is_numeric_dtype(runs[name]):
+            scale = float(np.abs(want.astype(float)).max()) or 1.0
+            matches &= np.abs(have.astype(float)[:, None] - want.astype(float)[None, :]) <= FIXED_MATCH_RTOL * scale
+        else:
+            matches &= have.astype(str)[:, None] == want.astype(str)[None, :]
+    missing = np.flatnonzero(~matches.any(axis=1))
+    if missing.size:
+        row = runs.iloc[int(missing[0])].to_dict()
+        raise InvalidInputError(f"--fixed: run {int(missing[0]) + 1} ({', '.join(f'{k}={v}' for k, v in row.items())}) "
+                                "is not a setting of the candidates (levels of --factor)")
+    return np.bincount(np.argmax(matches, axis=1), minlength=len(points))

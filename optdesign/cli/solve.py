@@ -27,7 +27,7 @@ from ..runtime.progress import reporting
 from ..runtime.terminal import wrap
 from ..vocabulary import CLASSICAL_METHODS
 from ..vocabulary import DESIGN_METHODS as METHODS
-from .designs import DesignOptions, check_design_options, run_design
+from .designs import DesignOptions, PowerOptions, check_design_options, run_design
 from .inputs import load_array, load_instance
 from .problems import FACTOR_GRAPH_PROBLEMS, STANDALONE_PROBLEMS, RegretMethod, SolveProblem
 from .solve_report import arm_labels, print_design_table, print_factor_graph_table
@@ -160,7 +160,19 @@ REGION = typer.Option(None, "--region", help="i-optimal: points of the region (C
 CONSTRAINTS = typer.Option(None, "--constraints", help="a-, i-, c-, e-, ds-optimal: linear constraints A w <= b, "
                            ".npz (arrays A, b) or .json/.toml (budget, caps, augment, group_totals, linear).")
 RUNS = typer.Option(None, "--runs", help="d-, a-, i-optimal: an exact N-run design (exchange; efficiency certified "
-                    "against the approximate optimum).")
+                    "against the approximate optimum); with --fixed, the number of new runs.")
+FIXED = typer.Option(None, "--fixed", help="With --runs: runs already made, kept while N new ones are added (an "
+                     "augmented design): one count per candidate (a row or column of K numbers), one run per row "
+                     "(rows of --arms), or with --formula a CSV whose header names the factors, one setting per row.")
+POWER = typer.Option(False, "--power", help="Designs on candidates: also the power of each term's F test at the "
+                     "design's runs (one test per column, or per --formula term, and the whole model).")
+EFFECTS = typer.Option(None, "--effects", help="--power: the anticipated coefficients, one per column (numbers "
+                       "separated by commas, or a file), or one number for every coefficient but the intercept. "
+                       "Default: effect size 2 (coefficients +-1, as R's skpr).")
+ALPHA = typer.Option(None, "--alpha", help="--power: the level of the tests (default 0.05).")
+SIGMA = typer.Option(None, "--sigma", help="--power: the noise standard deviation (default 1).")
+POWER_RUNS = typer.Option(None, "--power-runs", help="--power of an approximate design: round it to N runs "
+                          "(efficient apportionment) first.")
 PLOT = typer.Option(None, "--plot", help="Designs on candidates: write the fraction-of-design-space plot here.")
 DIAGNOSTICS = typer.Option(False, "--diagnostics", help="Designs on candidates: also the efficiency under every "
                            "criterion (each criterion's optimum solved and certified: slower on large sets).")
@@ -187,7 +199,9 @@ def solve(
     instance: Path | None = INSTANCE, m: int = M, regret_method: RegretMethod | None = REGRET_METHOD,
     formula: str | None = FORMULA, factor: list[str] | None = FACTOR, c: str | None = C, subset: str | None = SUBSET,
     region: Path | None = REGION, constraints: Path | None = CONSTRAINTS, runs: int | None = RUNS,
-    plot: Path | None = PLOT, diagnostics: bool = DIAGNOSTICS, solver: str | None = SOLVER, method: str = METHOD,
+    plot: Path | None = PLOT, diagnostics: bool = DIAGNOSTICS, fixed: Path | None = FIXED, power: bool = POWER,
+    effects: str | None = EFFECTS, alpha: float | None = ALPHA, sigma: float | None = SIGMA,
+    power_runs: int | None = POWER_RUNS, solver: str | None = SOLVER, method: str = METHOD,
     tol: float = TOL, time_limit: float | None = TIME_LIMIT, as_json: bool = AS_JSON,
 ) -> None:
     """Solve a linear design or a multi-agent lower bound and print its value, allocation and certificate.
@@ -198,13 +212,16 @@ def solve(
     constant c_theta).
 
     The designs on candidates alone (g-, d-, a-, i-, c-, e-, ds-optimal) read --arms or build the candidates from
-    --formula and --factor; with --diagnostics, the efficiency under every criterion follows, certified.
+    --formula and --factor; with --diagnostics, the efficiency under every criterion follows, certified, and with
+    --power the power of each term's F test at the design's runs. --runs N gives an exact design, --fixed FILE
+    keeps runs already made and adds N new ones.
     Characteristic times follow the MF-TaS convention: expected stopping time >= 2 T kl(delta, 1-delta) (unit-variance
     Gaussian feedback); exact T* enumerates up to 20,000 joint actions and generates the binding ones beyond. On a
     terminal a spinner shows while solving. The first Ctrl-C stops the iterative solves (designs, char-time, regret)
     and prints the best certified result so far, then exits with status 130; a second Ctrl-C aborts at once.
     """
-    design = DesignOptions(formula, factor or [], c, subset, region, constraints, runs, plot, diagnostics)
+    design = DesignOptions(formula, factor or [], c, subset, region, constraints, runs, plot, diagnostics, fixed,
+                           PowerOptions(power, effects, alpha, sigma, power_runs))
     _check_solve_options(problem, arms=arms, items=items, theta=theta, instance=instance, method=method, m=m,
                          regret_method=regret_method, time_limit=time_limit, solver=solver, design=design)
     if solver is not None and problem not in FACTOR_GRAPH_PROBLEMS:

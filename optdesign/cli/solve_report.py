@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from ..exact import ExactDesignResult
     from ..factored.graph.factor_graph import FactorGraph
     from ..linear.classical.diagnostics import DesignDiagnostics
+    from ..power import PowerResult
 
 CHAR_TIME_CONVENTION = "E[tau] >= 2 T kl(delta,1-delta)"
 REGRET_CONVENTION = "liminf R(T) / log T >= c_theta"
@@ -42,6 +43,7 @@ def print_design_table(problem: SolveProblem, res: DesignResult | BilinearDesign
     console = narrow_console()
     node = res.node if isinstance(res, BilinearDesign) else res
     counts = getattr(node, "counts", None)
+    fixed = getattr(node, "fixed", None)
     weights = node.weights
     size = "runs" if counts is not None else "weight"
     console.print(f"{problem.value} design: support ({node.support.size} of {len(weights)} candidates)",
@@ -51,7 +53,9 @@ def print_design_table(problem: SolveProblem, res: DesignResult | BilinearDesign
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     order = node.support[np.argsort(-weights[node.support], kind="stable")]
     for k in order[:MAX_ARMS]:
-        table.add_row(str(k), str(counts[k]) if counts is not None else f"{weights[k]:.6f}", escape(labels[k]))
+        runs = f"{counts[k]}" + (f" ({fixed[k]} fixed)" if fixed is not None and fixed[k] else "") \
+            if counts is not None else f"{weights[k]:.6f}"
+        table.add_row(str(k), runs, escape(labels[k]))
     if order.size > MAX_ARMS:
         table.caption = f"... {order.size - MAX_ARMS} more arms of smaller weight (all of them in --json)"
     console.print(table)
@@ -65,6 +69,9 @@ def _design_summary(res: DesignResult | BilinearDesign | ExactDesignResult) -> T
         summary.add_row(f"value ({res.criterion}, {res.n} runs)", f"{res.value:.8g}")
         summary.add_row("certified lower bound", f"{res.lower_bound:.8g} (approximate optimum)")
         summary.add_row("certified efficiency", f">= {res.efficiency:.6f}")
+        if res.fixed is not None:
+            summary.add_row("runs: fixed + new", f"{res.n_fixed} + {res.n_new}")
+            summary.add_row("efficiency vs any design", f">= {res.extras['free_efficiency']:.6f} ({res.n} runs)")
         summary.add_row("starts, moves", f"{res.starts}, {res.moves}")
         summary.add_row("time", f"{res.solve_time:.4f} s")
         return summary
@@ -100,6 +107,20 @@ def print_diagnostics(diag: DesignDiagnostics) -> None:
     console.print(f"eigenvalues of M(w): {_format_vector(diag.eigenvalues)}", markup=False)
     if "g" in diag.efficiencies:
         console.print("(d-optimal's value is the G-value, row G; row D is det(M)^(-1/d))", markup=False)
+
+
+def print_power(power: PowerResult) -> None:
+    """The power of each term's F test (and the whole model's): degrees of freedom, noncentrality, power."""
+    console = narrow_console()
+    console.print(f"power of the F tests: alpha = {power.alpha:g}, sigma = {power.sigma:g}, N = {power.n} runs",
+                  style="bold", markup=False)
+    table = Table()
+    for name in ("term", "df1", "df2", "noncentrality", "power"):
+        table.add_column(name, justify="left" if name == "term" else "right")
+    for t in power.tests:
+        table.add_row(escape(t.term), str(t.df1), str(t.df2), f"{t.noncentrality:.4g}", f"{t.power:.4f}")
+    console.print(table)
+    console.print(f"coefficients: {_format_vector(power.coefficients)}", markup=False)
 
 
 def _format_action(action: ArrayLike, limit: int = MAX_ACTION_AGENTS) -> str:

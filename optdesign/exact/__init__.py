@@ -11,8 +11,13 @@ augment            fixed runs (already made or forced): their checks, the augmen
 bounds             the approximate optimum and its certified bound (Kiefer–Wolfowitz for D, duality for A/I)
 blocked            ``blocked_design(X, block_sizes, ...)``: runs in blocks, fixed or random block effects; its bound
 split_plot         ``split_plot_design(formula, whole, sub, sizes, ...)``: hard-to-change factors per whole plot
+split_split_plot   ``split_split_plot_design``: very hard-to-change factors per whole plot, hard ones per sub-plot
+strip_plot         ``strip_plot_design``: hard-to-change factors per row and per column of a grid of cells
+restricted         the search and report of the three designs with hard-to-change factors, and their bounds
+plot_layout        their candidates: every combination of the settings of each kind of factor (mixed radix)
+group_structure    V = I + sum_l eta_l Z_l Z_l^T of one or two groupings: Gamma of V^{-1} = I - Z Gamma Z^T, changes
 block_information  ``blocked_information``: X^T V^{-1} X of grouped runs (fixed: within-block centred), move prices
-block_search       the exchange of grouped runs: runs moved, exchanged between blocks, whole plots reset
+block_search       the exchange of grouped runs: runs moved, exchanged between blocks, groups given new settings
 block_result       ``BlockedDesignResult``: the runs group by group, D/A/I values, certified bound, ``table()``
 block_bounds       the certified bound of grouped designs: the equivalence theorem over mixtures of groups
 =================  ========================================================================================
@@ -29,12 +34,16 @@ if TYPE_CHECKING:
     from .design import CRITERIA, exact_design
     from .result import ExactDesignResult
     from .split_plot import split_plot_design
+    from .split_split_plot import split_split_plot_design
+    from .strip_plot import strip_plot_design
 
 _EXPORTS = {
     ".design": ("CRITERIA", "exact_design"),
     ".result": ("ExactDesignResult",),
     ".blocked": ("blocked_design",),
     ".split_plot": ("split_plot_design",),
+    ".split_split_plot": ("split_split_plot_design",),
+    ".strip_plot": ("strip_plot_design",),
     ".block_information": ("blocked_information",),
     ".block_result": ("BlockedDesignResult",),
 }
@@ -42,4 +51,4 @@ if not TYPE_CHECKING:  # type checkers see the imports above
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = ["CRITERIA", "BlockedDesignResult", "ExactDesignResult", "blocked_design", "blocked_information",
-           "exact_design", "split_plot_design"]
+           "exact_design", "split_plot_design", "split_split_plot_design", "strip_plot_design"]

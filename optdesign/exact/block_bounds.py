@@ -16,8 +16,8 @@ candidates), tau equals p (or phi), and the bound its value. tau(A) is the large
 plots) the whole-plot settings of the best group's tr(A T) = sum_k w_k h_k - (1 - lambda) (X^T w)^T A (X^T w),
 w = m / n the group's runs per candidate, h_k = x_k^T A x_k; two upper bounds on it are taken, the smaller kept:
 
-* relaxation: w over the whole simplex, a concave quadratic; Frank–Wolfe steps with exact line search, and any w
-  bounds the maximum by f(w) + max_k grad_k - grad^T w (concavity);
+* relaxation: w over the whole simplex, a concave quadratic; pairwise Frank–Wolfe steps with exact line search,
+  and any w bounds the maximum by f(w) + max_k grad_k - grad^T w (concavity);
 * pairs: tr(A T) = tr(A C) + lambda xbar^T A xbar with C the group's covariance (1/n^2) sum over its pairs of runs
   (x_r - x_s)(x_r - x_s)^T, so tr(A T) <= (n - 1) / (2 n) max_kl (x_k - x_l)^T A (x_k - x_l) + lambda max_k h_k
   (exact for a balanced incomplete block design).
@@ -41,26 +41,45 @@ FW_GAP = 1e-10
 PAIR_CANDIDATES = 2000
 
 
-def _relaxed(X: np.ndarray, A: np.ndarray, h: np.ndarray, rho: float) -> float:
-    """An upper bound on max over the simplex of f(w) = h^T w - rho (X^T w)^T A (X^T w) (module docstring)."""
+def _relaxed(X: np.ndarray, A: np.ndarray, h: np.ndarray, rho: float, floor: float = -np.inf) -> float:
+    """An upper bound on max over the simplex of f(w) = h^T w - rho (X^T w)^T A (X^T w) (module docstring), or any
+    number <= ``floor`` once the bound is known to be at most ``floor`` (the caller keeps the larger of the two).
+
+    Pairwise Frank–Wolfe (weight moved from the support's worst candidate to the best, Lacoste-Julien & Jaggi
+    2015) with exact line search: f is a strongly concave function of X^T w plus a linear one, so it converges
+    linearly where plain Frank–Wolfe crawls. Every iterate w is a point of the simplex, so each f(w) + max_k
+    grad_k - grad^T w bounds the maximum whatever the steps were; the smallest is returned."""
+    V = X @ A  # row k: (A x_k)^T, so the gradient is h - 2 rho V z
     w = np.zeros(h.size)
     w[int(np.argmax(h))] = 1.0
     bound = np.inf
     for _ in range(FW_STEPS):
         z = X.T @ w
-        f = float(h @ w - rho * z @ A @ z)
-        grad = h - 2.0 * rho * (X @ (A @ z))
+        q = V @ z
+        f = float(h @ w - rho * (z @ (A @ z)))
+        grad = h - 2.0 * rho * q
         k = int(np.argmax(grad))
         gap = float(grad[k] - grad @ w)
         bound = min(bound, f + max(gap, 0.0))
-        if gap <= FW_GAP * max(abs(f), 1e-300):
+        if gap <= FW_GAP * max(abs(f), 1e-300) or bound <= floor:
             break
-        d = -w
-        d[k] += 1.0
-        zd = X.T @ d
-        curvature = rho * float(zd @ A @ zd)
-        step = 1.0 if curvature <= 0 else min(1.0, float(grad @ d) / (2.0 * curvature))
-        w = w + step * d
+        support = np.flatnonzero(w > 0)
+        j = int(support[np.argmin(grad[support])])
+        slope = float(grad[k] - grad[j])
+        if j == k or slope <= 0:  # the support is already optimal among its candidates: plain step toward k
+            j, limit, slope = -1, 1.0, gap
+            curvature = rho * float((X[k] - z) @ (V[k] - A @ z))
+        else:
+            limit = float(w[j])
+            curvature = rho * float(h[k] + h[j] - 2.0 * (V[k] @ X[j]))
+        step = limit if curvature <= 0 else min(limit, slope / (2.0 * curvature))
+        if j < 0:
+            w *= 1.0 - step
+        else:
+            w[j] -= step
+            if step >= limit:
+                w[j] = 0.0
+        w[k] += step
     return bound
 
 
@@ -78,12 +97,19 @@ def group_tau(X: np.ndarray, A: np.ndarray, sizes: np.ndarray, effects: str, eta
     """An upper bound on tau(A), the largest tr(A T) of a group of any of the sizes (module docstring); ``plots``: the
     sub-plot candidates per whole-plot setting (a group stays within one setting), None: any candidates."""
     settings = [X] if plots is None else [X[a:a + plots] for a in range(0, X.shape[0], plots)]
+    hs = [np.einsum("ki,ij,kj->k", Xa, A, Xa) for Xa in settings]
+    relaxed: dict[tuple[int, float], float] = {}  # the relaxation depends on the size only through rho
     tau = 0.0
     for n in np.unique(sizes).tolist():
         lam = 0.0 if effects == "fixed" else 1.0 / (1.0 + eta * n)
-        for Xa in settings:
-            h = np.einsum("ki,ij,kj->k", Xa, A, Xa)
-            tau = max(tau, min(_relaxed(Xa, A, h, 1.0 - lam), _pairs(Xa, A, h, int(n), lam)))
+        for a, (Xa, h) in enumerate(zip(settings, hs, strict=True)):
+            pairs = _pairs(Xa, A, h, int(n), lam)
+            if pairs <= tau:  # min(relaxed, pairs) cannot raise tau
+                continue
+            key = (a, 1.0 - lam)
+            if key not in relaxed:
+                relaxed[key] = _relaxed(Xa, A, h, 1.0 - lam, floor=tau)
+            tau = max(tau, min(relaxed[key], pairs))
     return tau
 
 

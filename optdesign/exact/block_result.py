@@ -12,7 +12,8 @@ __all__ = ["BlockedDesignResult"]
 
 @dataclass(frozen=True)
 class BlockedDesignResult:
-    """A blocked or split-plot design: the candidate of every run, group after group, and what is known of it.
+    """A blocked, split-plot, split-split-plot or strip-plot design: the candidate of every run, group after group,
+    and what is known of it.
 
     Values are homogeneous and smaller is better, as for :class:`optdesign.exact.result.ExactDesignResult`, of the
     normalised information M / N of the parameters (``parameters``), M = sum_g X_g^T (I - c_g 1 1^T) X_g
@@ -21,12 +22,14 @@ class BlockedDesignResult:
     class (the same block or whole-plot sizes, effects and eta) has a smaller value, so
     ``efficiency = lower_bound / value`` is a certified lower bound on the design's efficiency within its class
     (``extras['bound']`` says which bound it is). It is None when no certified bound could be computed
-    (``extras['no_bound']`` says why): never an estimate.
+    (``extras['no_bound']`` says why): never an estimate. Designs of several groupings (whole plots and sub-plots,
+    rows and columns) have an M of the GLS form of :mod:`optdesign.exact.group_structure`; ``block_sizes``, ``eta``
+    and ``blocks`` are those of their first grouping, ``groupings`` gives every run's group in each.
     """
 
     #: the candidate (row of X) of every run, the runs of group 0 first, then those of group 1, ...
     rows: np.ndarray
-    #: runs per group (block or whole plot)
+    #: runs per group (block or whole plot; the first grouping's: whole plot, row)
     block_sizes: np.ndarray
     #: ``"D"``, ``"A"`` or ``"I"``
     criterion: str
@@ -42,7 +45,8 @@ class BlockedDesignResult:
     parameters: np.ndarray
     #: ``"fixed"`` or ``"random"`` block effects (``"random"`` for split-plot designs, the whole plots' effects)
     block_effects: str
-    #: the variance ratio sigma_group^2 / sigma^2 of random effects (None for fixed ones)
+    #: the variance ratio sigma_group^2 / sigma^2 of random effects (None for fixed ones; the first grouping's, with
+    #: ``extras['etas']`` giving every grouping's)
     eta: float | None
     #: starts of the search
     starts: int
@@ -56,9 +60,12 @@ class BlockedDesignResult:
     points: Any = None
     #: the names of the parameters' columns, when known
     columns: list[str] | None = None
-    #: ``"blocked"`` or ``"split-plot"``
+    #: ``"blocked"``, ``"split-plot"``, ``"split-split-plot"`` or ``"strip-plot"``
     kind: str = "blocked"
-    #: anything else: the bound's kind, the loss of each start, the whole-plot and sub-plot factors
+    #: designs with hard-to-change factors: the group of every run (0, 1, ... within each grouping) by grouping
+    #: (``"whole_plot"``, ``"subplot"``; ``"row"``, ``"column"``), None for blocked designs
+    groupings: dict[str, np.ndarray] | None = None
+    #: anything else: the bound's kind, the loss of each start, each kind's factors and each group's setting
     extras: dict = field(default_factory=dict)
 
     @property
@@ -103,13 +110,14 @@ class BlockedDesignResult:
         Returns
         -------
         pandas.DataFrame
-            One row per run: ``block`` (``whole_plot`` for split-plot designs), ``candidate`` and the factors.
+            One row per run: its group in each grouping (``block``; ``whole_plot``, ``subplot``; ``row``,
+            ``column``), ``candidate`` and the factors.
         """
         import pandas as pd
 
         points = self.points if points is None else points
-        group = "whole_plot" if self.kind == "split-plot" else "block"
-        out = pd.DataFrame({group: self.blocks, "candidate": self.rows})
+        groups = {"block": self.blocks} if self.groupings is None else self.groupings
+        out = pd.DataFrame({**groups, "candidate": self.rows})
         if points is not None:
             out = pd.concat([out, points.iloc[self.rows].reset_index(drop=True)], axis=1)
         return out
@@ -129,5 +137,6 @@ class BlockedDesignResult:
             "solve_time": self.solve_time, "replicates": self.replicates, "rows": self.rows.tolist(),
             "block_sizes": self.block_sizes.tolist(), "parameters": self.parameters.tolist(),
             "information": self.information.tolist(), "columns": self.columns,
+            **({} if self.groupings is None else {"groupings": {k: v.tolist() for k, v in self.groupings.items()}}),
             **{k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in self.extras.items()},
         }

@@ -34,7 +34,7 @@ from scipy.linalg import LinAlgError
 
 from ..errors import InstanceTooLargeError, InvalidInputError, SolverError
 from ..runtime.blas import single_threaded_blas
-from ..validation import as_arms, as_count, as_tolerance, check_array_size
+from ..validation import as_arms, check_array_size
 from .block_bounds import combined, group_bound
 from .block_information import (
     BlockEffects,
@@ -47,8 +47,8 @@ from .block_information import (
 from .block_result import BlockedDesignResult
 from .block_search import GroupSearch, best_of_starts
 from .bounds import d_optimum, linear_optimum
-from .criteria import DCriterion, ExactCriterion, LinearCriterion
-from .design import CRITERIA, _moments
+from .design import CRITERIA, _moments, search_settings
+from .group_structure import single_structure
 from .starts import extreme_start, rounded_start
 
 __all__ = ["blocked_design"]
@@ -253,17 +253,15 @@ def blocked_design(X: ArrayLike, block_sizes: ArrayLike, criterion: Literal["D",
     """
     start = time.perf_counter()
     problem = _checked(X, block_sizes, criterion, block_effects, eta, replicates, moments)
-    restarts = as_count(restarts, "restarts", minimum=0)
-    deadline = np.inf if time_limit is None else start + as_tolerance(time_limit, "time_limit")
-    rng = np.random.default_rng(as_count(seed, "seed", minimum=0))
-    tol = as_tolerance(tol)
-    rule: ExactCriterion = DCriterion() if problem.B is None else LinearCriterion(problem.B, problem.name)
+    rule, restarts, deadline, rng, tol = search_settings(problem.B, problem.name, restarts, time_limit, seed, tol,
+                                                         start)
     with single_threaded_blas():
         bound, weights, kind = _bound(problem, solver, tol)
         try:
+            structure = single_structure(problem.sizes, problem.shrink)
             found = best_of_starts(lambda k: _draw(problem, weights, rng, k),
-                                   lambda rows: GroupSearch(problem.X, rows, problem.sizes, problem.shrink, rule,
-                                                            problem.replicates), restarts, deadline)
+                                   lambda rows: GroupSearch(problem.X, rows, structure, rule, problem.replicates),
+                                   restarts, deadline)
         except LinAlgError:
             raise InvalidInputError(f"no start gave a nonsingular {problem.effects}-block information matrix: these "
                                     "blocks cannot estimate the model on these candidates") from None

@@ -55,6 +55,19 @@ def _moments(moments: ArrayLike | None, X: np.ndarray, criterion: str) -> np.nda
     return (B + B.T) / 2
 
 
+def search_settings(B: np.ndarray | None, name: str, restarts: object, time_limit: float | None, seed: object,
+                    tol: object, start: float) -> tuple[ExactCriterion, int, float, np.random.Generator, float]:
+    """The checked settings of a search from several starts: (the loss of criterion ``name`` with matrix B (None for
+    D), the restarts, the ``time.perf_counter()`` time after which no new start begins, the seeded generator of the
+    starts, the approximate optimum's tol)."""
+    restarts = as_count(restarts, "restarts", minimum=0)
+    deadline = np.inf if time_limit is None else start + as_tolerance(time_limit, "time_limit")
+    rng = np.random.default_rng(as_count(seed, "seed", minimum=0))
+    tol = as_tolerance(tol)
+    rule: ExactCriterion = DCriterion() if B is None else LinearCriterion(B, name)
+    return rule, restarts, deadline, rng, tol
+
+
 def _checked(X: ArrayLike, n: object, criterion: object, replicates: bool,
              fixed: ArrayLike | None) -> tuple[np.ndarray, int, str, np.ndarray | None]:
     """(candidates, new runs, criterion letter, fixed counts or None), checked."""
@@ -169,11 +182,7 @@ def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, r
     start = time.perf_counter()
     X, n, name, floor = _checked(X, n, criterion, replicates, fixed)
     B = _moments(moments, X, name)
-    restarts = as_count(restarts, "restarts", minimum=0)
-    deadline = np.inf if time_limit is None else start + as_tolerance(time_limit, "time_limit")
-    rng = np.random.default_rng(as_count(seed, "seed", minimum=0))
-    tol = as_tolerance(tol)
-    rule: ExactCriterion = DCriterion() if B is None else LinearCriterion(B, name)
+    rule, restarts, deadline, rng, tol = search_settings(B, name, restarts, time_limit, seed, tol, start)
     with single_threaded_blas():
         free: Approximate = d_optimum(X, tol) if B is None else linear_optimum(X, B, solver, tol)
         approximate = free if floor is None else augmented_optimum(X, floor, n, B, replicates, solver, tol)

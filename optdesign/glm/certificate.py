@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..docstrings import shared_doc
 from ..result import DesignResult
 from ..vocabulary import Status
 from .prior import BayesianProblem
@@ -22,16 +23,30 @@ from .variances import draw_factors, log_det_mean, prices
 
 __all__ = ["BayesianRun", "certify", "design_result"]
 
+# the parameters the DesignResults of the pseudo-Bayesian designs share (substituted by _shared_doc)
+_DOC = {
+    "record": """    status : str
+        The result's status.
+    solver : str
+        ``"numpy"`` or the conic solver.
+    method : str
+        ``"exchange"`` or ``"cvxpy"``.
+    seconds : float
+        Time spent.""",
+}
+
+_shared_doc = shared_doc(_DOC)
+
 
 @dataclass(frozen=True)
 class BayesianRun:
-    """A design of the pseudo-Bayesian D-criterion and its certificate."""
+    """A pseudo-Bayesian design (D, A or I) and its certificate."""
 
     #: the design over all K candidates
     weights: np.ndarray
-    #: Phi(w) = sum_s pi_s log det M_s(w)
-    log_det: float
-    #: max_i d_i(w) / p (>= 1; 1 at the optimum)
+    #: the criterion Phi(w): sum_s pi_s log det M_s(w) (D), sum_s pi_s tr(B_s M_s(w)^{-1}) (A, I)
+    phi: float
+    #: max_i d_i(w) / p (D), max_i h_i(w) / Phi(w) (A, I): >= 1, and 1 at the optimum
     ratio: float
     #: pricing passes (0 for a design certified without the active set)
     rounds: int
@@ -62,6 +77,7 @@ def certify(problem: BayesianProblem, w: np.ndarray) -> tuple[float, float]:
     return log_det_mean(factors, problem.prior), float(d.max()) / problem.X.shape[1]
 
 
+@_shared_doc
 def design_result(problem: BayesianProblem, run: BayesianRun, *, status: Status, solver: str, method: str,
                   seconds: float) -> DesignResult:
     """The DesignResult of a pseudo-Bayesian design, in variance units (smaller is better).
@@ -75,14 +91,7 @@ def design_result(problem: BayesianProblem, run: BayesianRun, *, status: Status,
         The problem.
     run : BayesianRun
         The design, Phi and its certified ratio.
-    status : str
-        The result's status.
-    solver : str
-        ``"numpy"`` or the conic solver.
-    method : str
-        ``"exchange"`` or ``"cvxpy"``.
-    seconds : float
-        Time spent.
+%(record)s
 
     Returns
     -------
@@ -91,12 +100,12 @@ def design_result(problem: BayesianProblem, run: BayesianRun, *, status: Status,
         ``draws``, ``link``.
     """
     p = problem.X.shape[1]
-    value = float(np.exp(-run.log_det / p))
+    value = float(np.exp(-run.phi / p))
     lower = value / run.ratio if np.isfinite(run.ratio) else 0.0
     gap = run.ratio - 1.0 if np.isfinite(run.ratio) else float("inf")
-    upper = float(run.log_det + p * np.log(run.ratio))
+    upper = float(run.phi + p * np.log(run.ratio))
     return DesignResult(
         weights=run.weights, value=value, status=status, solver=solver, solve_time=seconds, gap=max(gap, 0.0),
         method=method, criterion="bayesian-d", lower_bound=lower, iterations=run.rounds,
-        extras={"log_det": run.log_det, "log_det_upper": upper, "draws": problem.n_draws, "link": problem.link},
+        extras={"log_det": run.phi, "log_det_upper": upper, "draws": problem.n_draws, "link": problem.link},
     )

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..result import DesignResult
 from ..vocabulary import Status
+from .certificate import _shared_doc
 from .standardise import MaximinProblem
 from .variances import draw_factors, prices
 
@@ -77,6 +78,7 @@ def certify_maximin(problem: MaximinProblem, w: np.ndarray, q: np.ndarray) -> Ma
     return MaximinBounds(g, float(np.min(g - problem.offset - problem.slack)), min(upper, top))
 
 
+@_shared_doc
 def maximin_result(problem: MaximinProblem, w: np.ndarray, q: np.ndarray, *, status: Status, solver: str,
                    method: str, seconds: float, rounds: int) -> DesignResult:
     """The DesignResult of a maximin design, in variance units: ``value`` = exp(-lower), smaller is better.
@@ -93,14 +95,7 @@ def maximin_result(problem: MaximinProblem, w: np.ndarray, q: np.ndarray, *, sta
         The design.
     q : numpy.ndarray, shape (S,)
         The least favourable prior found with it (normalised here).
-    status : str
-        The result's status.
-    solver : str
-        ``"numpy"`` or the conic solver.
-    method : str
-        ``"exchange"`` or ``"cvxpy"``.
-    seconds : float
-        Time spent.
+%(record)s
     rounds : int
         Pricing passes.
 

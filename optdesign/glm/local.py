@@ -20,7 +20,7 @@ from ..linear import a_optimal, d_optimal, i_optimal
 from ..linear.dispatch import DEFAULT_TOL
 from ..result import DesignResult
 from ..validation import as_matrix, check_scale
-from ..vocabulary import GlmLink
+from ..vocabulary import CLASSICAL_METHODS, DESIGN_METHODS, ClassicalMethod, DesignMethod, GlmLink, check_option
 from .weights import candidate_matrix, glm_weights
 
 if TYPE_CHECKING:
@@ -82,7 +82,8 @@ def glm_model_matrix(X: ArrayLike | CandidateSet, theta0: ArrayLike, link: GlmLi
 
 def glm_design(X: ArrayLike | CandidateSet, theta0: ArrayLike, link: GlmLink, criterion: str = "D",
                n: int | None = None, *, moments: ArrayLike | None = None, solver: str | None = None,
-               tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult | ExactDesignResult:
+               tol: float = DEFAULT_TOL, time_limit: float | None = None,
+               method: DesignMethod | ClassicalMethod = "auto") -> DesignResult | ExactDesignResult:
     """The design of a GLM locally optimal at theta0: approximate (``n`` None) or with ``n`` runs.
 
     The D-, A- or I-optimal design of the linearised candidates sqrt(nu(x_i^T theta0)) x_i
@@ -111,6 +112,11 @@ def glm_design(X: ArrayLike | CandidateSet, theta0: ArrayLike, link: GlmLink, cr
         Certified relative gap of the approximate design (also the one behind an exact design's bound).
     time_limit : float, optional
         Seconds for the whole call.
+    method : str
+        The solver of the approximate design, passed to the design function: for D that of ``od.d_optimal``
+        (``"auto"``, ``"cvxpy"``, ``"barrier"``, ``"frank-wolfe"``, ``"multiplicative"``, ``"exchange"``,
+        ``"corank"``), for A and I that of ``od.a_optimal`` and ``od.i_optimal`` (``"auto"``, ``"fast"``,
+        ``"cvxpy"``). An exact design (``n`` given) takes ``"auto"`` only.
 
     Returns
     -------
@@ -122,7 +128,8 @@ def glm_design(X: ArrayLike | CandidateSet, theta0: ArrayLike, link: GlmLink, cr
     ------
     InvalidInputError
         What :func:`glm_model_matrix` refuses, an unknown criterion, ``moments`` without criterion ``"I"``, and
-        what the design function refuses (linearised candidates that do not span R^p, ``n < p``).
+        a method the design function does not offer, and what the design function refuses (linearised candidates
+        that do not span R^p, ``n < p``).
 
     Examples
     --------
@@ -141,16 +148,25 @@ def glm_design(X: ArrayLike | CandidateSet, theta0: ArrayLike, link: GlmLink, cr
         raise InvalidInputError(f"criterion must be one of {', '.join(GLM_CRITERIA)}, got {criterion!r}")
     if moments is not None and name != "I":
         raise InvalidInputError(f"moments= is the region of the I-criterion; criterion={criterion!r} takes none")
+    if n is not None:
+        if method != "auto":
+            raise InvalidInputError(f"method={method!r} chooses the solver of an approximate design; with n={n!r} "
+                                    f"only 'auto' is accepted")
+    elif name == "D":
+        check_option(method, "method", DESIGN_METHODS)
+    else:
+        check_option(method, "method", CLASSICAL_METHODS)
     F = glm_model_matrix(X, theta0, link)
     res: DesignResult | ExactDesignResult
     if n is not None:
         res = exact_design(F, n, cast("ExactCriterionName", name), moments=moments, time_limit=time_limit, tol=tol,
                            solver=solver)
     elif name == "D":
-        res = d_optimal(F, solver=solver, tol=tol, time_limit=time_limit)
+        res = d_optimal(F, solver=solver, tol=tol, time_limit=time_limit, method=cast(DesignMethod, method))
     elif name == "A":
-        res = a_optimal(F, solver=solver, tol=tol, time_limit=time_limit)
+        res = a_optimal(F, solver=solver, tol=tol, time_limit=time_limit, method=cast(ClassicalMethod, method))
     else:
-        res = i_optimal(F, moments=moments, solver=solver, tol=tol, time_limit=time_limit)
+        res = i_optimal(F, moments=moments, solver=solver, tol=tol, time_limit=time_limit,
+                        method=cast(ClassicalMethod, method))
     res.extras["link"] = link
     return res

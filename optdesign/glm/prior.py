@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..docstrings import shared_doc
 from ..errors import InvalidInputError
 from ..validation import as_arms, as_matrix, check_array_size, check_weights
 from ..vocabulary import GlmLink
@@ -24,6 +25,18 @@ if TYPE_CHECKING:
 __all__ = ["BLOCK_ENTRIES", "BayesianProblem", "bayesian_problem", "normalised_prior"]
 
 BLOCK_ENTRIES = 1 << 21  # entries of one block of the K x S weights (or of one pricing block: 16 MiB)
+
+# the parameters the checked problems of the pseudo-Bayesian designs share (substituted by _shared_doc)
+_DOC = {
+    "problem": """    X : array_like or CandidateSet
+        The candidates, K x p.
+    draws : array_like
+        The prior draws theta_s, S x p, one per row.
+    link : str
+        The link (:data:`optdesign.vocabulary.GLM_LINKS`).""",
+}
+
+_shared_doc = shared_doc(_DOC)
 
 
 @dataclass(frozen=True)
@@ -51,18 +64,14 @@ class BayesianProblem:
         return int(self.theta.shape[0])
 
 
+@_shared_doc
 def bayesian_problem(X: ArrayLike | CandidateSet, draws: ArrayLike, link: GlmLink,
                      prior_weights: ArrayLike | None = None) -> BayesianProblem:
     """The checked problem: candidates spanning R^p, draws S x p, weights nu (K x S), prior weights summing to 1.
 
     Parameters
     ----------
-    X : array_like or CandidateSet
-        The candidates, K x p.
-    draws : array_like
-        The prior draws theta_s, S x p, one per row.
-    link : str
-        The link (:data:`optdesign.vocabulary.GLM_LINKS`).
+%(problem)s
     prior_weights : array_like, optional
         Nonnegative weights of the draws (normalised here); equal by default.
 

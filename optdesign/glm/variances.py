@@ -19,33 +19,67 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..docstrings import shared_doc
 from .prior import BLOCK_ENTRIES
 
-__all__ = ["Factors", "draw_factors", "log_det_mean", "prices", "singular_draws", "support_terms"]
+__all__ = ["Factors", "draw_factors", "information", "log_det_mean", "prices", "quadratic_prices", "singular_draws",
+           "support_terms"]
 
 #: (L, L^{-1}), each S x p x p with M_s(w) = L_s L_s^T
 Factors = tuple[np.ndarray, np.ndarray]
 
+# the array parameters the functions of the criteria share (substituted by _shared_doc): a design on m candidates,
+# all K candidates with the prior, a support of m candidates with the prior
+_DOC = {
+    "design": """    X : numpy.ndarray, shape (m, p)
+        The candidates of positive weight (or all of them).
+    nu : numpy.ndarray, shape (m, S)
+        Their GLM weights at each draw.
+    w : numpy.ndarray, shape (m,)
+        Their design weights.""",
+    "rows": """    X : numpy.ndarray, shape (K, p)
+        The candidates.
+    nu : numpy.ndarray, shape (K, S)
+        Their GLM weights at each draw.
+    prior : numpy.ndarray, shape (S,)
+        The prior weights.""",
+    "support": """    X : numpy.ndarray, shape (m, p)
+        The support candidates.
+    nu : numpy.ndarray, shape (m, S)
+        Their GLM weights at each draw.
+    prior : numpy.ndarray, shape (S,)
+        The prior weights.""",
+}
 
-def _information(X: np.ndarray, nu: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """M_s(w) for every draw, S x p x p (exactly symmetric: x_a x_b and x_b x_a round alike)."""
+_shared_doc = shared_doc(_DOC)
+
+
+@_shared_doc
+def information(X: np.ndarray, nu: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """M_s(w) = sum_i w_i nu_is x_i x_i^T for every draw (exactly symmetric: x_a x_b and x_b x_a round alike).
+
+    Parameters
+    ----------
+%(design)s
+
+    Returns
+    -------
+    numpy.ndarray, shape (S, p, p)
+        The information matrices.
+    """
     m, p = X.shape
     outer = (X[:, :, None] * X[:, None, :]).reshape(m, p * p)
     M: np.ndarray = ((nu * w[:, None]).T @ outer).reshape(-1, p, p)
     return M
 
 
+@_shared_doc
 def draw_factors(X: np.ndarray, nu: np.ndarray, w: np.ndarray) -> Factors | None:
     """The Cholesky factors L_s of M_s(w) and their inverses, or None when some M_s is numerically singular.
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (m, p)
-        The candidates of positive weight (or all of them).
-    nu : numpy.ndarray, shape (m, S)
-        Their GLM weights at each draw.
-    w : numpy.ndarray, shape (m,)
-        Their design weights.
+%(design)s
 
     Returns
     -------
@@ -53,7 +87,7 @@ def draw_factors(X: np.ndarray, nu: np.ndarray, w: np.ndarray) -> Factors | None
         L and L^{-1}, S x p x p each; None when a factorisation fails or a factor's diagonal spans more than
         1 / (m p eps)^(1/2) (cond(M_s) beyond about 1 / (m p eps)).
     """
-    M = _information(X, nu, w)
+    M = information(X, nu, w)
     try:
         L = np.linalg.cholesky(M)
     except np.linalg.LinAlgError:
@@ -65,24 +99,20 @@ def draw_factors(X: np.ndarray, nu: np.ndarray, w: np.ndarray) -> Factors | None
     return L, np.linalg.inv(L)
 
 
+@_shared_doc
 def singular_draws(X: np.ndarray, nu: np.ndarray, w: np.ndarray) -> np.ndarray:
     """The draws s whose M_s(w) is numerically singular (smallest eigenvalue below m p eps times the largest).
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (m, p)
-        Candidates.
-    nu : numpy.ndarray, shape (m, S)
-        Their GLM weights at each draw.
-    w : numpy.ndarray, shape (m,)
-        Their design weights.
+%(design)s
 
     Returns
     -------
     numpy.ndarray of int
         Indices of the draws, increasing.
     """
-    eig = np.linalg.eigvalsh(_information(X, nu, w))
+    eig = np.linalg.eigvalsh(information(X, nu, w))
     return np.flatnonzero(~(eig[:, 0] > eig[:, -1] * X.shape[0] * X.shape[1] * np.finfo(float).eps))
 
 
@@ -110,20 +140,13 @@ def _pairs(p: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(p)
 
 
+@_shared_doc
 def prices(X: np.ndarray, nu: np.ndarray, prior: np.ndarray, inverse: np.ndarray) -> np.ndarray:
     """d_i = sum_s pi_s nu_is x_i^T M_s^{-1} x_i for every row of X, a block of rows at a time.
 
-    The quadratic forms of a block are one matrix product: the products x_a x_b (a <= b) of each row times the
-    entries (M_s^{-1})_ab (doubled off the diagonal) of every draw, K x p(p+1)/2 times p(p+1)/2 x S.
-
     Parameters
     ----------
-    X : numpy.ndarray, shape (K, p)
-        The candidates.
-    nu : numpy.ndarray, shape (K, S)
-        Their GLM weights at each draw.
-    prior : numpy.ndarray, shape (S,)
-        The prior weights.
+%(rows)s
     inverse : numpy.ndarray, shape (S, p, p)
         L_s^{-1} of the design (:func:`draw_factors`).
 
@@ -132,10 +155,30 @@ def prices(X: np.ndarray, nu: np.ndarray, prior: np.ndarray, inverse: np.ndarray
     numpy.ndarray, shape (K,)
         The prices d_i(w) (the directional derivatives of Phi toward each candidate, plus p).
     """
+    return quadratic_prices(X, nu, prior, inverse.transpose(0, 2, 1) @ inverse)  # M_s^{-1} = L_s^{-T} L_s^{-1}
+
+
+@_shared_doc
+def quadratic_prices(X: np.ndarray, nu: np.ndarray, prior: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """sum_s pi_s nu_is x_i^T Q_s x_i for every row of X and symmetric Q_s, a block of rows at a time.
+
+    The quadratic forms of a block are one matrix product: the products x_a x_b (a <= b) of each row times the
+    entries (Q_s)_ab (doubled off the diagonal) of every draw, K x p(p+1)/2 times p(p+1)/2 x S.
+
+    Parameters
+    ----------
+%(rows)s
+    Q : numpy.ndarray, shape (S, p, p)
+        One symmetric matrix per draw (M_s^{-1} for the D-criterion's prices, M_s^{-1} B_s M_s^{-1} for A and I).
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        The prior means of the weighted quadratic forms.
+    """
     K, p = X.shape
-    S = inverse.shape[0]
+    S = Q.shape[0]
     a, b = _pairs(p)
-    Q = inverse.transpose(0, 2, 1) @ inverse  # M_s^{-1} = L_s^{-T} L_s^{-1}
     coefficients = np.ascontiguousarray((Q[:, a, b] * np.where(a == b, 1.0, 2.0)).T)
     d = np.empty(K)
     step = max(1, BLOCK_ENTRIES // S)
@@ -147,18 +190,14 @@ def prices(X: np.ndarray, nu: np.ndarray, prior: np.ndarray, inverse: np.ndarray
     return d
 
 
+@_shared_doc
 def support_terms(X: np.ndarray, nu: np.ndarray, prior: np.ndarray,
                   w: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The prices d_i and the Hessian of -Phi on a support (the ``terms`` of the interior-point method).
 
     Parameters
     ----------
-    X : numpy.ndarray, shape (m, p)
-        The support candidates.
-    nu : numpy.ndarray, shape (m, S)
-        Their GLM weights at each draw.
-    prior : numpy.ndarray, shape (S,)
-        The prior weights.
+%(support)s
     w : numpy.ndarray, shape (m,)
         Positive weights on the support.
 

@@ -1,22 +1,11 @@
 """The GLM weight nu(eta) = (dmu/deta)^2 / Var(y | eta) of each link, and ``glm_weights(X, theta0, link)``.
 
 A GLM with linear predictor eta = x^T theta, mean mu = g^{-1}(eta) and variance function V(mu) has Fisher
-information nu(eta) x x^T per observation at x. The weights, with their numerically stable forms:
-
-=========  ======================================  =====================================================
-link       model                                   nu(eta)
-=========  ======================================  =====================================================
-logit      Bernoulli, mu = 1 / (1 + e^{-eta})      mu (1 - mu) = a / (1 + a)^2, a = e^{-|eta|}
-probit     Bernoulli, mu = Phi(eta)                phi(eta)^2 / (Phi(eta) Phi(-eta)), in logs (log_ndtr)
-cloglog    Bernoulli, mu = 1 - exp(-e^eta)         e^{2 eta} / (exp(e^eta) - 1)
-log        Poisson, mu = e^eta                     e^eta
-identity   normal (unit variance), mu = eta        1
-=========  ======================================  =====================================================
-
-Every weight is positive and accurate to about 1e-13 relative wherever it is a normal double: logit and Poisson
-for eta down to -708, probit for |eta| up to 37, cloglog for eta from -708 to 6.5 (it decays as exp(-e^eta) above
-0: 6e-284 at eta = 6.5). Beyond, it loses digits as a subnormal, then is 0 (below 5e-324: the candidate carries no
-information there). The Poisson weight overflows above eta = 709.78, and is refused there.
+information nu(eta) x x^T per observation at x. The weights of the logit, probit and cloglog links (Bernoulli), the
+log link (Poisson) and the identity link (normal, unit variance: nu = 1) are those of :mod:`optdesign.links`, with
+their numerically stable forms and accuracy: positive wherever they are a normal double, 0 below 5e-324 (the
+candidate carries no information there). Here the link is checked and the Poisson weight, which overflows above
+eta = 709.78, is refused there.
 """
 
 from __future__ import annotations
@@ -27,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InvalidInputError
+from ..links import LOG_MAX, get_link
 from ..validation import as_matrix, as_vector
 from ..vocabulary import GLM_LINKS, GlmLink, check_option
 
@@ -34,12 +24,6 @@ if TYPE_CHECKING:
     from ..formulas import CandidateSet
 
 __all__ = ["LOG_MAX", "candidate_matrix", "check_link", "glm_weights", "link_weights"]
-
-#: the largest eta whose Poisson weight e^eta is a finite double
-LOG_MAX = float(np.log(np.finfo(float).max))
-_LOG_2PI = float(np.log(2.0 * np.pi))
-CLOGLOG_SWITCH = 20.0  # above t = e^eta, log(e^t - 1) = t + log1p(-e^{-t}); below, log(expm1(t) / t) + eta
-PROBIT_CLIP = 1e10  # |eta| beyond which the probit weight (0 in doubles) is computed at this value: no inf - inf
 
 
 def check_link(link: object) -> GlmLink:
@@ -58,29 +42,8 @@ def check_link(link: object) -> GlmLink:
     return check_option(link, "link", GLM_LINKS)
 
 
-def _probit(eta: np.ndarray) -> np.ndarray:
-    from scipy.special import log_ndtr
-
-    eta = np.minimum(np.abs(eta), PROBIT_CLIP)
-    log_tail = log_ndtr(-eta)  # log Phi(-|eta|): accurate in the far tail
-    out: np.ndarray = np.exp(-eta * eta - _LOG_2PI - log_tail - np.log1p(-np.exp(log_tail)))
-    return out
-
-
-def _cloglog(eta: np.ndarray) -> np.ndarray:
-    t = np.exp(np.minimum(eta, LOG_MAX))
-    low = t <= CLOGLOG_SWITCH
-    out = np.empty_like(eta)
-    # log nu = 2 eta - log(e^t - 1) = eta - log(expm1(t) / t): no 0/0 where t underflows (the ratio is then 1)
-    tl = np.maximum(t[low], np.finfo(float).tiny)
-    out[low] = np.exp(eta[low] - np.log(np.expm1(tl) / tl))
-    th = t[~low]
-    out[~low] = np.exp(2.0 * eta[~low] - th - np.log1p(-np.exp(-th)))
-    return out
-
-
 def link_weights(eta: ArrayLike, link: GlmLink) -> np.ndarray:
-    """nu(eta) of ``link``, elementwise (table of the module doc); no checks beyond the Poisson overflow.
+    """nu(eta) of ``link``, elementwise (:attr:`optdesign.links.Link.weight`), the Poisson overflow refused.
 
     Parameters
     ----------
@@ -101,21 +64,12 @@ def link_weights(eta: ArrayLike, link: GlmLink) -> np.ndarray:
     """
     link = check_link(link)
     eta = np.asarray(eta, dtype=float)
-    if link == "logit":
-        a = np.exp(-np.abs(eta))
-        out: np.ndarray = a / (1.0 + a) ** 2
-        return out
-    if link == "probit":
-        return _probit(eta)
-    if link == "cloglog":
-        return _cloglog(eta)
     if link == "log":
         top = float(eta.max()) if eta.size else 0.0
         if top > LOG_MAX:
             raise InvalidInputError(f"the Poisson weight e^eta overflows at eta = {top:.6g} (above {LOG_MAX:.2f}); "
                                     "rescale the candidates or theta so that the expected counts are finite")
-        return cast(np.ndarray, np.exp(eta))
-    return np.ones_like(eta)
+    return get_link(link).weight(eta)
 
 
 def glm_weights(X: ArrayLike | CandidateSet, theta0: ArrayLike, link: GlmLink) -> np.ndarray:

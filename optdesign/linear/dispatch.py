@@ -7,8 +7,9 @@ certified gap meets ``tol``, else falls back to the cvxpy model of :mod:`optdesi
 fits. G/D designs with K close to d, (K - d)^2 <= CORANK_RATIO d, use the co-rank variances of
 :mod:`optdesign.linear.corank` (O(K (K - d)^2) per step after one QR of X; K = d is the closed form w = 1/d);
 the others, on EXCHANGE_MIN_ARMS arms or more, use the active-set Frank–Wolfe of :mod:`optdesign.linear.exchange`
-and never fall back to cvxpy. Above DIRECTION_LIST_LIMIT listed directions the
-min-max designs work on a working set priced over all of them (:mod:`optdesign.linear.generation`).
+and never fall back to cvxpy (the threshold is measured: ``python benchmarks/bench_dispatch.py`` times both fast
+paths on the same rows, n = 50..10^5, p = 2..21); below it, plain Frank–Wolfe. Above DIRECTION_LIST_LIMIT listed
+directions the min-max designs work on a working set priced over all of them (:mod:`optdesign.linear.generation`).
 """
 
 from __future__ import annotations
@@ -43,9 +44,17 @@ DIRECTION_LIST_LIMIT = 2_000  # above this many directions, min-max designs gene
 AUTO_FALLBACK_CONES = 200_000  # ``method="auto"`` hands an uncertified barrier design to cvxpy up to this size
 BARRIER_TIME_LIMIT = 30.0  # seconds of the first barrier attempt (``auto``, ``barrier``)
 LONG_BARRIER_TIME_LIMIT = 300.0  # continued barrier run when the cvxpy model is too large for ``auto``
-# ``auto`` G/D designs switch to the active-set exchange from this many arms: measured 5x faster than full
-# Frank–Wolfe at K = 2000 (d = 4..20) and 100x at K = 20,000, equal at K = 500 (benchmarks/bench_designs.py)
-EXCHANGE_MIN_ARMS = 2_000
+# ``auto`` G/D designs take the active-set exchange from this many arms, plain Frank–Wolfe below. Measured by
+# ``python benchmarks/bench_dispatch.py`` (one BLAS thread, Gaussian rows with p = 2..20 and quadratic response
+# surfaces, plain or logistic-weighted, with p = 3..21, tol 1e-4 and 1e-6): the exchange was faster on every one of
+# the 112 cases with n = 100..3000 (1.0x-92x; median about 4x at n = 100..1000, 10-60x at 3000) and on every case
+# above; at n = 50..70 between 0.8x and 3.8x (mostly faster), below 50 both take 1-2 ms. Frank–Wolfe also misses
+# tight tolerances where the exchange does not (degree-6 polynomial on 401 points at tol 1e-11: Frank–Wolfe
+# uncertified, then the cvxpy fallback in 1.9 s to a gap of 2e-5; the exchange 19 ms to 3e-13)
+EXCHANGE_MIN_ARMS = 50
+# from this many arms they are checked without a copy of X (:func:`~.exchange.spanning_factor`), whose Cholesky
+# factor of X^T X seeds the exchange; below, by :func:`optdesign.validation.as_arms`
+SPANNING_FACTOR_MIN_ARMS = 2_000
 EXCHANGE_TIME_LIMIT = 120.0  # seconds, without a caller's time_limit; past it the best priced design is returned
 # ``auto`` G/D designs use the co-rank variances when r^2 = (K - d)^2 <= CORANK_RATIO d. Measured against the
 # previous path (benchmarks/bench_designs_scale.py --only corank, Gaussian arms, d = 500 and 1000): faster up to
@@ -238,7 +247,7 @@ def kiefer_wolfowitz_design(X: ArrayLike, solver: str | None, method: DesignMeth
     check_method(method)
     check_solver(solver)
     try:
-        large = np.ndim(X) == 2 and np.shape(X)[0] >= EXCHANGE_MIN_ARMS
+        large = np.ndim(X) == 2 and np.shape(X)[0] >= SPANNING_FACTOR_MIN_ARMS
     except ValueError:  # a ragged nested list: as_arms names the problem
         large = False
     # same check, without copying a large X; its factor L L^T = X^T X seeds the exchange

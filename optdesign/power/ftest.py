@@ -6,10 +6,15 @@ columns, df2 = N - p) rejects when F > f_{1-alpha}(df1, df2); under beta its sta
 lambda = beta_T^T (C_TT)^{-1} beta_T / sigma^2, the difference of the residual sums of squares of the noise-free
 response without and with the term, over sigma^2 (the general linear hypothesis). Its power is
 P(F(df1, df2, lambda) > f).
+
+With runs in random groups (blocks, whole plots; :mod:`optdesign.power.strata`), Var(eps) = sigma^2 V with
+V = I + sum_l eta_l Z_l Z_l^T, the information is the GLS X^T V^{-1} X, and each test's df2 is that of the error
+stratum its term is estimated in.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,8 +23,10 @@ from numpy.typing import ArrayLike
 from ..errors import InvalidInputError
 from ..formulas import CandidateSet
 from ..result import DesignResult
-from ..validation import as_count, as_tolerance, as_vector
+from ..validation import as_count, as_tolerance, as_vector, check_weights
+from ..vocabulary import check_option
 from .result import PowerResult, TermPower
+from .strata import DF_METHODS, DfMethod, GroupsLike, RunGroups, gls_information, run_groups, stratum_degrees
 from .terms import WHOLE_MODEL, ModelTerms, TermsLike, resolve_terms
 
 __all__ = ["design_power", "noncentral_f_power"]
@@ -55,7 +62,7 @@ def noncentral_f_power(df1: int, df2: int, noncentrality: float, alpha: float) -
     """
     from scipy.stats import f, ncf
 
-    df1, df2, alpha = as_count(df1, "df1"), as_count(df2, "df2"), _level(alpha)
+    df1, df2, alpha = as_count(df1, "df1"), as_count(df2, "df2"), check_alpha(alpha)
     if not noncentrality >= 0:  # NaN too
         raise InvalidInputError(f"noncentrality must be >= 0, got {noncentrality!r}")
     critical = float(f.isf(alpha, df1, df2))
@@ -66,23 +73,42 @@ def noncentral_f_power(df1: int, df2: int, noncentrality: float, alpha: float) -
     return critical, float(np.clip(ncf.sf(critical, df1, df2, noncentrality), 0.0, 1.0))
 
 
-def run_counts(design: ArrayLike | Any | None, n_candidates: int) -> np.ndarray:
+def run_counts(design: ArrayLike | Any | None, n_candidates: int, runs: int | None = None) -> np.ndarray:
     """The runs per candidate: ones for ``None`` (X is the run matrix), an exact design's ``counts``, or an array of
-    nonnegative whole numbers, one per candidate."""
+    nonnegative whole numbers, one per candidate. With ``runs``, the design (weights, counts or a result) is first
+    rounded to that many runs by efficient apportionment (:func:`optdesign.round_design`)."""
+    if runs is not None:
+        return _rounded(design, n_candidates, runs)
     if design is None:
         return np.ones(n_candidates)
     if isinstance(design, DesignResult):
-        raise InvalidInputError("design: an approximate design has weights, not runs; round it to N runs "
-                                "(optdesign.round_design(res.weights, N)) or use optdesign.exact_design")
+        raise InvalidInputError("design: an approximate design has weights, not runs; give runs=N to round it to N "
+                                "runs (optdesign.round_design), or use optdesign.exact_design")
     counts = as_vector(design.counts if hasattr(design, "counts") else design, "design")
     if counts.size != n_candidates:
         raise InvalidInputError(f"design has {counts.size} run counts for {n_candidates} candidates (rows of X)")
     if np.any(counts < 0) or np.any(counts != np.round(counts)):
         raise InvalidInputError("design must be whole numbers of runs (nonnegative integers); round an approximate "
-                                "design with optdesign.round_design")
+                                "design with runs=N (or optdesign.round_design)")
     if counts.sum() > MAX_RUNS:
         raise InvalidInputError(f"design has {counts.sum():.3g} runs in all, above 2^53")
     return counts
+
+
+def _rounded(design: ArrayLike | Any | None, n_candidates: int, runs: int) -> np.ndarray:
+    """``design`` as weights (uniform for None, a result's ``weights`` or ``counts``), rounded to ``runs`` runs."""
+    from ..linear.rounding import round_design
+
+    n = as_count(runs, "runs")
+    if design is None:
+        weights = np.ones(n_candidates)
+    else:
+        raw = design.weights if hasattr(design, "weights") else design
+        weights = check_weights(raw, "design")
+        if weights.size != n_candidates:
+            raise InvalidInputError(f"design has {weights.size} weights for {n_candidates} candidates (rows of X)")
+    out: np.ndarray = round_design(weights, n).astype(float)
+    return out
 
 
 def coefficients(effects: ArrayLike | float, model: ModelTerms) -> np.ndarray:
@@ -99,7 +125,8 @@ def coefficients(effects: ArrayLike | float, model: ModelTerms) -> np.ndarray:
     return as_vector(effects, "effects", length=p)
 
 
-def _level(alpha: object) -> float:
+def check_alpha(alpha: object) -> float:
+    """``alpha`` as a float strictly between 0 and 1 (the level of a test), else InvalidInputError."""
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) \
             or not 0 < float(alpha) < 1:
         raise InvalidInputError(f"alpha must be a number strictly between 0 and 1, got {alpha!r}")
@@ -129,17 +156,84 @@ def _test(name: str, columns: np.ndarray, model: ModelTerms, C: np.ndarray, beta
           df2: int, alpha: float) -> TermPower:
     b = beta[columns]
     lam = max(float(b @ np.linalg.solve(C[np.ix_(columns, columns)], b)) / sigma**2, 0.0) if b.any() else 0.0
+    if df2 <= 0:  # its error stratum has no degrees of freedom left: no test
+        return TermPower(name, tuple(model.columns[j] for j in columns), int(columns.size), df2, lam, np.nan, np.nan)
     critical, power = noncentral_f_power(columns.size, df2, lam, alpha)
     return TermPower(name, tuple(model.columns[j] for j in columns), int(columns.size), df2, lam, critical, power)
 
 
+def _is_grouped_result(design: object) -> bool:
+    """Whether ``design`` is a BlockedDesignResult (by its fields: this package does not import the exact designs,
+    which build on it)."""
+    return all(hasattr(design, name) for name in ("rows", "block_sizes", "block_effects", "groupings", "blocks"))
+
+
+def _blocked_runs(model: ModelTerms, design: ArrayLike | Any | None, groups: GroupsLike | None,
+                  eta: float | Sequence[float] | Mapping[str, float] | None, runs: int | None
+                  ) -> tuple[np.ndarray, RunGroups] | None:
+    """(the runs' model matrix, their groupings) when the runs fall in random groups, else None (V = I)."""
+    K = model.X.shape[0]
+    if _is_grouped_result(design):
+        result: Any = design
+        if groups is not None:
+            raise InvalidInputError("groups: a BlockedDesignResult carries its runs' groups; give them once")
+        if result.block_effects != "random":
+            raise InvalidInputError("design has fixed block effects; the power of its tests needs random groups "
+                                    "(od.blocked_design(..., block_effects='random', eta=...))")
+        rows = np.asarray(result.rows, dtype=np.int64)
+        if rows.size and (rows.min() < 0 or rows.max() >= K):
+            raise InvalidInputError(f"design's runs name candidates up to {int(rows.max())}, X has {K} rows: give X "
+                                    f"as the candidates the design was made from")
+        labels: GroupsLike = {"block": result.blocks} if result.groupings is None else dict(result.groupings)
+        if eta is None:
+            etas = result.extras.get("etas")
+            eta = dict(etas) if isinstance(etas, Mapping) else (1.0 if result.eta is None else float(result.eta))
+    elif groups is not None:
+        if design is not None:
+            raise InvalidInputError("groups label the runs in order: give X as the runs' model matrix (one row per "
+                                    "run) with design=None, or a BlockedDesignResult as the design")
+        rows, labels = np.arange(K), groups
+        eta = 1.0 if eta is None else eta
+    else:
+        if eta is not None:
+            raise InvalidInputError("eta is the variance ratio of random groups: give groups (or a "
+                                    "BlockedDesignResult) with it")
+        return None
+    if runs is not None:
+        raise InvalidInputError("runs rounds an approximate design; a design with groups is already exact")
+    return model.X[rows], run_groups(labels, rows.size, eta)
+
+
+def _inverse_gls(model: ModelTerms, M: np.ndarray) -> np.ndarray:
+    """C = M^{-1} from the eigendecomposition of the GLS information M; a singular M raises."""
+    w, Q = np.linalg.eigh(M)
+    top = max(float(w.max()), 0.0)
+    if top == 0.0 or w.min() <= top * M.shape[0] * 1e3 * np.finfo(float).eps:
+        null = Q[:, 0]
+        aliased = [model.columns[j] for j in np.flatnonzero(np.abs(null) > 1e-8 * np.abs(null).max())]
+        raise InvalidInputError(f"the design's information matrix X^T V^-1 X is singular (a combination of "
+                                f"{', '.join(aliased)} vanishes at every run); add runs that separate them")
+    C: np.ndarray = (Q / w) @ Q.T
+    out: np.ndarray = (C + C.T) / 2
+    return out
+
+
 def design_power(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, effects: ArrayLike | float, *,
-                 alpha: float = 0.05, sigma: float = 1.0, terms: TermsLike = None) -> PowerResult:
+                 alpha: float = 0.05, sigma: float = 1.0, terms: TermsLike = None,
+                 runs: int | None = None, groups: GroupsLike | None = None,
+                 eta: float | Sequence[float] | Mapping[str, float] | None = None,
+                 df_method: DfMethod = "between-within") -> PowerResult:
     """The power of the F test of each model term, and of the whole model, at an exact design.
 
     Module doc for the model: lambda_T = beta_T^T (C_TT)^{-1} beta_T / sigma^2 with C = (X^T diag(n) X)^{-1}, df1 =
     the term's columns, df2 = N - p, power = P(F(df1, df2, lambda_T) > f_{1-alpha}(df1, df2)). The whole-model test
     takes every column but the intercept.
+
+    With runs in random groups (``groups``, or a BlockedDesignResult as ``design``; as skpr's
+    ``eval_design(..., blocking = TRUE)``): C = (X^T V^{-1} X)^{-1} with V = I + sum_l eta_l Z_l Z_l^T, and df2 is
+    that of the term's error stratum by ``df_method`` (:mod:`optdesign.power.strata`): the between-within rule of
+    Pinheiro & Bates (2000, p. 91), which skpr's documentation names, df_s = m_s - m_{s-1} - p_s over the strata's
+    group counts m_s; or ``"skpr"``, the numbers skpr 1.9.2 computes, m_s - m_{s-1}; or ``"residual"``, N - p.
 
     Parameters
     ----------
@@ -148,7 +242,7 @@ def design_power(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, ef
         the terms); with ``design=None``, the run matrix itself (one row per run).
     design : array_like, ExactDesignResult or None
         Runs per candidate: nonnegative integers (:func:`optdesign.exact_design`'s result gives its ``counts``), or
-        None for one run per row of X. An approximate design (weights) is refused: round it first.
+        None for one run per row of X. An approximate design (weights) needs ``runs``.
     effects : array_like or float
         The anticipated coefficients beta, one per column of X, in X's units; or one number given to every
         coefficient but the intercept's (0). For an effect size in skpr's sense (the change of the response from
@@ -161,19 +255,41 @@ def design_power(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, ef
         Which columns are tested together: None, one test per column (skpr's "parameter power"); the formula
         that made the CandidateSet X, one test per model term (skpr's "effect power": a categorical factor with L
         levels is one test with df1 = L - 1); or a mapping of term names to columns (indices or column names).
+    runs : int, optional
+        N: the design (weights, counts, a result, or None for uniform weights over the rows of X) is first rounded
+        to N runs by efficient apportionment (:func:`optdesign.round_design`); how an approximate design is
+        evaluated.
+    groups : array_like, sequence of array_like or mapping, optional
+        The runs' random groups (blocks, whole plots, sub-plots), X's rows being the runs (``design=None``): one
+        label per run, a list of label arrays (one per grouping) or a mapping of grouping names to label arrays
+        (:func:`optdesign.power.strata.run_groups`). A BlockedDesignResult given as ``design`` (from
+        :func:`optdesign.blocked_design` with random blocks, :func:`optdesign.split_plot_design`, ...) brings its
+        own: X is then the candidates its ``rows`` index (``od.candidates(formula, res.points)`` for a split
+        plot).
+    eta : float, sequence of float or mapping, optional
+        The variance ratios sigma_l^2 / sigma^2 >= 0 of the groupings: one for all, one per grouping or by
+        grouping name. Default: the BlockedDesignResult's, else 1 (skpr's default).
+    df_method : {"between-within", "skpr", "residual"}
+        The denominator degrees of freedom with groups (above; the stratum rules need nested groupings, so a
+        strip plot's crossed rows and columns take ``"residual"``). Without groups every test has N - p.
 
     Returns
     -------
     PowerResult
-        ``terms`` (per term: df1, df2, noncentrality, critical value, power), ``model`` (the whole-model test),
-        ``alpha``, ``sigma``, ``n`` (N), ``coefficients``; ``to_frame()`` gives the table.
+        ``terms`` (per term: df1, df2, noncentrality, critical value, power; NaN power when the term's stratum has
+        no degrees of freedom left), ``model`` (the whole-model test; with groups, the smallest df2 of its
+        columns' strata), ``alpha``, ``sigma``, ``n`` (N), ``coefficients``, ``eta`` and ``df_method`` (with
+        groups); ``to_frame()`` gives the table.
 
     Raises
     ------
     InvalidInputError
-        Bad X, design, effects or terms (wrong lengths, NaN or inf, negative or fractional runs), alpha outside
+        Bad X, design, effects or terms (wrong lengths, NaN or inf, negative or fractional runs, weights without
+        ``runs``, ``runs`` not a positive integer), alpha outside
         (0, 1), sigma not positive, N <= p (no degrees of freedom for the error), or runs that do not estimate every
-        coefficient (a singular information matrix).
+        coefficient (a singular information matrix). With groups: labels not one per run, an eta negative or not
+        finite, groups with a design or with ``runs``, eta without groups, fixed block effects, an unknown
+        ``df_method``, groupings that do not nest under a stratum rule.
 
     Examples
     --------
@@ -186,20 +302,45 @@ def design_power(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, ef
     >>> a = res.test("a")
     >>> round(a.noncentrality, 9), a.df1, a.df2, round(a.power, 4)
     (8.0, 1, 4, 0.5716)
+
+    The same 8 runs in 4 whole plots of 2 with ``a`` hard to change (constant within each plot, ``b`` and ``c``
+    not), eta = 1: ``a`` is tested between the plots with df2 = 4 - 1 - 1 = 2 and lambda = 8 * 2 / (1 + 2 eta),
+    ``b`` and ``c`` within them with df2 = 8 - 4 - 2 = 2 and lambda = 8.
+
+    >>> import pandas as pd
+    >>> runs = pd.DataFrame({"a": [-1] * 4 + [1] * 4, "b": [-1, 1, -1, 1] * 2, "c": [-1, 1, 1, -1] * 2})
+    >>> sp = od.candidates("~ a + b + c", runs)
+    >>> res = od.design_power(sp, None, 1.0, groups=[0, 0, 1, 1, 2, 2, 3, 3], eta=1.0)
+    >>> [(t.term, t.df2, round(t.noncentrality, 6)) for t in res.terms[1:]]
+    [('a', 2, 2.666667), ('b', 2, 8.0), ('c', 2, 8.0)]
     """
     model = resolve_terms(X, terms)
-    counts = run_counts(design, model.X.shape[0])
-    alpha = _level(alpha)
+    df_method = check_option(df_method, "df_method", DF_METHODS)
+    blocked = _blocked_runs(model, design, groups, eta, runs)
+    counts = run_counts(design, model.X.shape[0], runs) if blocked is None else None
+    alpha = check_alpha(alpha)
     sigma = as_tolerance(sigma, "sigma")
     beta = coefficients(effects, model)
-    n, p = int(counts.sum()), model.X.shape[1]
+    n = int(counts.sum()) if counts is not None else blocked[0].shape[0]  # type: ignore[index]
+    p = model.X.shape[1]
     if n <= p:
         raise InvalidInputError(f"the design has N = {n} runs for p = {p} coefficients: the F tests need N > p "
                                 f"(N - p = {n - p} degrees of freedom for the error); add runs or replicates")
-    C = _inverse_information(model, counts)
-    df2 = n - p
-    tests = tuple(_test(name, cols, model, C, beta, sigma, df2, alpha)
-                  for name, cols in zip(model.names, model.indices, strict=True))
     slopes = model.slopes
-    whole = _test(WHOLE_MODEL, slopes, model, C, beta, sigma, df2, alpha) if slopes.size else None
-    return PowerResult(tests, whole, alpha, sigma, n, beta, model.columns)
+    if blocked is None:
+        assert counts is not None
+        C = _inverse_information(model, counts)
+        term_df: tuple[int, ...] = tuple(n - p for _ in model.names)
+        whole_df: int | None = n - p
+        structure = None
+    else:
+        X_runs, run_grouping = blocked
+        C = _inverse_gls(model, gls_information(X_runs, run_grouping))
+        term_df, whole_df = stratum_degrees(X_runs, model, run_grouping, df_method)
+        structure = dict(zip(run_grouping.names, run_grouping.etas, strict=True))
+    tests = tuple(_test(name, cols, model, C, beta, sigma, df2, alpha)
+                  for name, cols, df2 in zip(model.names, model.indices, term_df, strict=True))
+    whole = _test(WHOLE_MODEL, slopes, model, C, beta, sigma, int(whole_df), alpha) \
+        if slopes.size and whole_df is not None else None
+    return PowerResult(tests, whole, alpha, sigma, n, beta, model.columns, eta=structure,
+                       df_method=None if structure is None else df_method)

@@ -19,25 +19,31 @@ The two D numbers:
   (Atwood 1969), which certifies D* from the D-optimal design.
 
 The optima are those over all designs on the candidates (no constraints): the efficiencies of a constrained
-design say what the constraints cost.
+design say what the constraints cost. Given anticipated coefficients (``effects``), the diagnostics also hold the
+power of each term's F test at the design's runs (:func:`optdesign.design_power`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ...errors import InvalidInputError
+from ...formulas import CandidateSet
 from ...result import DesignResult
 from ...validation import as_matrix, check_weights
 from ..designs import d_optimal
 from .criteria import RANGE_TOL, spectrum
 from .designs import a_optimal, c_optimal, ds_optimal, e_optimal, i_optimal
 from .values import criterion_value
+
+if TYPE_CHECKING:
+    from ...power import PowerResult
+    from ...power.terms import TermsLike
 
 __all__ = ["DesignDiagnostics", "Efficiency", "design_diagnostics", "design_weights", "variance_function"]
 
@@ -92,6 +98,8 @@ class DesignDiagnostics:
     efficiencies: dict[str, Efficiency]
     #: the variance function d(x_k, w) at each candidate (inf where x_k is not estimable)
     variance: np.ndarray
+    #: the power of each term's F test at the design's runs, when effects were given (None otherwise)
+    power: PowerResult | None = None
 
     @property
     def values(self) -> dict[str, float]:
@@ -105,7 +113,8 @@ class DesignDiagnostics:
         -------
         dict
             ``eigenvalues``, ``max_variance`` and, per criterion, its value, certified efficiency, upper efficiency
-            and whether it is exact (inf values as None).
+            and whether it is exact (inf values as None); ``power`` (:meth:`optdesign.PowerResult.to_dict`) when
+            effects were given.
         """
         def num(v: float) -> float | None:
             return float(v) if np.isfinite(v) else None
@@ -115,6 +124,7 @@ class DesignDiagnostics:
             "max_variance": num(float(self.variance.max())),
             "criteria": {name: {"value": num(e.value), "efficiency": e.efficiency, "efficiency_upper":
                                 e.efficiency_upper, "exact": e.exact} for name, e in self.efficiencies.items()},
+            **({} if self.power is None else {"power": self.power.to_dict()}),
         }
 
 
@@ -199,22 +209,26 @@ def _optimum(name: str, X: np.ndarray, kw: dict, tol: float, solver: str | None)
     return float(res.lower_bound if res.lower_bound is not None else 0.0), res.value
 
 
-def design_diagnostics(X: ArrayLike, design: ArrayLike | DesignResult | Any, *, c: ArrayLike | None = None,
-                       subset: ArrayLike | None = None, region: ArrayLike | None = None,
+def design_diagnostics(X: ArrayLike | CandidateSet, design: ArrayLike | DesignResult | Any, *,
+                       c: ArrayLike | None = None, subset: ArrayLike | None = None, region: ArrayLike | None = None,
                        region_weights: ArrayLike | None = None, tol: float = DIAGNOSTICS_TOL,
-                       solver: str | None = None) -> DesignDiagnostics:
+                       solver: str | None = None, effects: ArrayLike | float | None = None, alpha: float = 0.05,
+                       sigma: float = 1.0, terms: TermsLike = None, runs: int | None = None) -> DesignDiagnostics:
     """A design's efficiency under every criterion (D, G, A, I, E, and c, Ds when asked), its eigenvalues and
     variance function, as R OptimalDesign's od_print reports them.
 
     Efficiency Phi* / Phi(w) for criteria minimised in variance units (Pukelsheim 1993, ch. 5): D is
     (det M(w) / det M*)^(1/d), G d / max_k d(x_k, w), A tr M*^{-1} / tr M(w)^{-1}, I its region's average variance
     ratio, E lambda_min(M(w)) / lambda_min(M*). Each optimum comes from this package's solver of that criterion, with
-    its certificate (module doc), so each efficiency is a certified interval; G's is exact.
+    its certificate (module doc), so each efficiency is a certified interval; G's is exact. With ``effects``, also
+    the power of each term's F test, P(F(df1, N - p, lambda_T) > f_{1-alpha}) with lambda_T = beta_T^T (C_TT)^{-1}
+    beta_T / sigma^2 (:func:`optdesign.design_power`), at the design's runs.
 
     Parameters
     ----------
-    X : array_like, shape (K, d)
-        The candidates. If they do not span R^d only c (and Ds, if estimable) are reported.
+    X : array_like, shape (K, d), or CandidateSet
+        The candidates (or :func:`optdesign.candidates`' result, whose column names then name the power's terms).
+        If they do not span R^d only c (and Ds, if estimable) are reported.
     design : array_like or DesignResult or ExactDesignResult
         Weights (or counts) per candidate, normalised here.
     c : array_like, optional
@@ -229,17 +243,30 @@ def design_diagnostics(X: ArrayLike, design: ArrayLike | DesignResult | Any, *, 
         Certified relative gap of the optimal designs (the width of each efficiency's interval).
     solver : str, optional
         Conic solver of the optimal designs' cvxpy paths.
+    effects : array_like or float, optional
+        The anticipated coefficients beta (one per column, or one number for every coefficient but the
+        intercept's): the diagnostics then hold the power of each term's F test. The design must then have runs
+        (counts, an exact design) or ``runs`` be given.
+    alpha : float
+        The level of the F tests (with ``effects``).
+    sigma : float
+        The noise standard deviation (with ``effects``).
+    terms : str or mapping, optional
+        The terms tested, as for :func:`optdesign.design_power` (with ``effects``).
+    runs : int, optional
+        The number of runs N an approximate design is rounded to for the power (with ``effects``).
 
     Returns
     -------
     DesignDiagnostics
         ``efficiencies`` (per criterion: value at the design, certified and upper efficiency), ``values``,
-        ``eigenvalues`` of M(w) and ``variance`` d(x_k, w).
+        ``eigenvalues`` of M(w), ``variance`` d(x_k, w), and ``power`` with ``effects``.
 
     Raises
     ------
     InvalidInputError
-        Bad candidates or design, and whatever the criteria refuse (c not estimable, a bad subset or region).
+        Bad candidates or design, whatever the criteria refuse (c not estimable, a bad subset or region), and with
+        ``effects`` what :func:`optdesign.design_power` refuses (weights without ``runs``, N <= p, ...).
 
     Examples
     --------
@@ -255,10 +282,15 @@ def design_diagnostics(X: ArrayLike, design: ArrayLike | DesignResult | Any, *, 
     >>> print(round(diag.efficiencies["a"].efficiency, 4))  # tr M*^-1 / tr M^-1 = 8 / 9
     0.8889
     """
-    Xa = as_matrix(X, "X")
+    Xa = as_matrix(X.X if isinstance(X, CandidateSet) else X, "X")
     w = design_weights(design, Xa.shape[0])
-    sigma, _, _ = spectrum(Xa, w)
-    eigenvalues = np.concatenate([sigma**2, np.zeros(Xa.shape[1] - sigma.size)])
+    power = None
+    if effects is not None:
+        from ...power import design_power
+
+        power = design_power(X, design, effects, alpha=alpha, sigma=sigma, terms=terms, runs=runs)
+    singular, _, _ = spectrum(Xa, w)
+    eigenvalues = np.concatenate([singular**2, np.zeros(Xa.shape[1] - singular.size)])
     spans = spectrum(Xa, np.ones(Xa.shape[0]))[0].size == Xa.shape[1]
     args: dict[str, dict] = {}
     if spans:
@@ -275,4 +307,4 @@ def design_diagnostics(X: ArrayLike, design: ArrayLike | DesignResult | Any, *, 
     for name, kw in args.items():
         lower, upper = _optimum(name, Xa, kw, tol, solver)
         efficiencies[name] = Efficiency(name, criterion_value(Xa, w, name, **kw), lower, upper)  # type: ignore[arg-type]
-    return DesignDiagnostics(w, eigenvalues, efficiencies, variance_function(Xa, w))
+    return DesignDiagnostics(w, eigenvalues, efficiencies, variance_function(Xa, w), power)
