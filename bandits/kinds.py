@@ -108,7 +108,8 @@ class Kind:
 
 
 KINDS: dict[str, Kind] = {
-    "karmed": Kind("karmed", "K arms of one exponential family (Gaussian, Bernoulli): identify the best arm",
+    "karmed": Kind("karmed", "K arms of one exponential family (Gaussian, Bernoulli, Poisson, exponential): "
+                   "the best arm, the top m, ...",
                    problem=True, samplers=True, own_stops=True),
     "linear": Kind("linear", "linear and transductive bandits: pull x in X, identify the best z in Z",
                    problem=True, samplers=True, own_stops=True),

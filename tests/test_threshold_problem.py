@@ -87,3 +87,11 @@ def test_the_error_rate_is_at_most_delta():
 def test_bad_input_is_one_clear_error(call, match):
     with pytest.raises(InvalidInputError, match=match):
         call()
+
+
+def test_a_level_outside_the_mean_space_of_positive_families_is_refused():
+    from bandits.pure_exploration import Exponential, Poisson
+
+    for family in (Poisson(), Exponential()):
+        with pytest.raises(InvalidInputError, match="must be positive"):
+            ThresholdProblem(3, 0.0, family)

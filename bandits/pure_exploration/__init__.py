@@ -12,7 +12,8 @@ pulls           what one pull observes, the first pass, a learner over the pulls
 adahedge        AdaHedge, the scale-free exponential-weights learner (LinGame's)
 design_inverse  the design inverse along a Frank-Wolfe path of a linear problem (FWS's fast path)
 certificate     a certified bracket on T* from any proportions
-families        one-parameter exponential families (Gaussian with known sigma, Bernoulli): kl, reward sums
+families        one-parameter exponential families (Gaussian with known sigma, Bernoulli, Poisson, exponential): kl,
+                reward sums, confidence intervals, posteriors
 karmed          K-armed best-arm identification in an exponential family (GK16's oracle)
 top_m           top-m identification on K-armed instances (answers: sets of m arms; oracle: optdesign's model)
 epsilon_good    epsilon-good identification on Gaussian K-armed instances (several correct answers)
@@ -34,7 +35,7 @@ with_stop       any fixed-confidence algorithm under the GLR stop (``--stop glr`
 from .algorithm import PureExploration
 from .certificate import certified_bracket
 from .environment import KArmedBandit
-from .families import Bernoulli, ExponentialFamily, Gaussian
+from .families import Bernoulli, Exponential, ExponentialFamily, Gaussian, Poisson
 from .karmed import KArmedProblem
 from .linear import LinearProblem
 from .oracle import Oracle
@@ -46,6 +47,7 @@ from .stop import GLRStop
 
 __all__ = [
     "Bernoulli",
+    "Exponential",
     "ExponentialFamily",
     "GLRStop",
     "Gaussian",
@@ -55,6 +57,7 @@ __all__ = [
     "Observations",
     "Oracle",
     "Pieces",
+    "Poisson",
     "Problem",
     "PureExploration",
     "Sampler",

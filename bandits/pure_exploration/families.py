@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import xlog1py
+from scipy.special import xlog1py, xlogy
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["Bernoulli", "ExponentialFamily", "Gaussian"]
+__all__ = ["Bernoulli", "Exponential", "ExponentialFamily", "Gaussian", "Poisson"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ class ExponentialFamily(ABC):
 
     @property
     def name(self) -> str:
-        """Short name (``gaussian``, ``bernoulli``)."""
+        """Short name (``gaussian``, ``bernoulli``, ``poisson``, ``exponential``)."""
         return type(self).__name__.lower()
 
     @abstractmethod
@@ -271,4 +271,128 @@ class Bernoulli(ExponentialFamily):
         means = np.asarray(means, dtype=float)
         if not np.all((means >= 0) & (means <= 1)):
             raise InvalidInputError("Bernoulli means must lie in [0, 1]")
+        return means
+
+
+#: Poisson and exponential means in a kl are kept this far above 0 (exponential: both means), where it stays finite
+POSITIVE_EPS = 1e-15
+#: the largest float: a kl's second argument is kept at most this large (an upper bound bracketed by doubling)
+FLOAT_MAX = float(np.finfo(float).max)
+#: doublings allowed when an upper confidence bound on a half-line is bracketed (2^1100 overflows anyway)
+DOUBLING_STEPS = 1100
+
+
+def _bisect(kl: Any, mu: np.ndarray, level: np.ndarray, inside: np.ndarray, outside: np.ndarray) -> np.ndarray:
+    """The end of {m : kl(mu, m) <= level} between ``inside`` (in the set) and ``outside`` (beyond it), by
+    :data:`BISECTION_STEPS` halvings; the last point found inside the set."""
+    for _ in range(BISECTION_STEPS):
+        mid = inside + 0.5 * (outside - inside)  # no overflow near the largest float
+        ok = kl(mu, mid) <= level
+        inside, outside = np.where(ok, mid, inside), np.where(ok, outside, mid)
+    return inside
+
+
+def _half_line_interval(kl: Any, mu: np.ndarray, level: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The KL confidence interval of a family whose means fill a half-line above 0: bisection between mu_k and 0
+    below; above, the end is bracketed by doubling from ``start`` (> mu_k) until the kl exceeds the level, then
+    bisected between the last two points."""
+    mu, level = np.asarray(mu, dtype=float), np.broadcast_to(np.asarray(level, dtype=float), np.shape(mu))
+    lower = _bisect(kl, mu, level, mu.copy(), np.zeros(mu.shape))
+    inside, outside = mu.copy(), np.minimum(np.asarray(start, dtype=float), FLOAT_MAX)
+    for _ in range(DOUBLING_STEPS):
+        ok = (kl(mu, outside) <= level) & (outside < FLOAT_MAX)
+        if not ok.any():
+            break
+        inside, outside = np.where(ok, outside, inside), np.where(ok, 2.0 * np.minimum(outside, FLOAT_MAX / 2), outside)
+    return lower, _bisect(kl, mu, level, inside, outside)
+
+
+@dataclass(frozen=True)
+class Poisson(ExponentialFamily):
+    """Poisson rewards: d(x, y) = x log(x / y) - x + y (d(0, y) = y), variance v(y) = y.
+
+    Close means: x log1p((x - y) / y) - (x - y) (relative accuracy kept, as Bernoulli's); distant ones: the logarithms.
+    y >= :data:`POSITIVE_EPS` keeps d(x, 0) finite. A mean 0 is allowed (an arm that never rewards, or an estimate).
+    """
+
+    def kl(self, x: np.ndarray | float, y: np.ndarray | float) -> np.ndarray:
+        x = np.maximum(x, 0.0)
+        y = np.clip(y, POSITIVE_EPS, FLOAT_MAX)
+        gap = x - y
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            t = gap / y
+            near = xlog1py(x, t) - gap
+            far = xlogy(x, x) - xlogy(x, y) + y - x
+        return np.asarray(np.where(np.abs(t) < 0.5, near, far))
+
+    def kl_derivative(self, x: np.ndarray | float, y: np.ndarray | float) -> np.ndarray:
+        y = np.maximum(y, POSITIVE_EPS)
+        return np.asarray((y - np.maximum(x, 0.0)) / y)
+
+    def sample_sums(self, means: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The sum of n Poisson(mu) rewards is Poisson(n mu): one draw per arm."""
+        return rng.poisson(np.asarray(counts) * np.asarray(means, dtype=float)).astype(float)
+
+    def confidence_interval(self, mu: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Bisection between mu_k and 0 below; above, the end bracketed by doubling from 2 mu_k + level_k, then
+        bisected (KL-LCB and KL-UCB on [0, inf))."""
+        mu = np.asarray(mu, dtype=float)
+        return _half_line_interval(self.kl, mu, level, 2.0 * mu + np.asarray(level, dtype=float) + POSITIVE_EPS)
+
+    def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
+                        rng: np.random.Generator) -> np.ndarray:
+        """Gamma(shape 1/2 + S_k, rate N_k) per arm: the posterior under Jeffreys' prior mu^(-1/2)."""
+        counts = np.asarray(counts, dtype=float)
+        return rng.gamma(0.5 + np.asarray(sums, dtype=float), 1.0 / counts, size=(size, counts.size))
+
+    def check_means(self, means: np.ndarray) -> np.ndarray:
+        means = np.asarray(means, dtype=float)
+        if not np.all(np.isfinite(means) & (means >= 0)):
+            raise InvalidInputError("Poisson means must be nonnegative finite numbers")
+        return means
+
+
+@dataclass(frozen=True)
+class Exponential(ExponentialFamily):
+    """Exponential rewards of mean mu (rate 1 / mu): d(x, y) = x / y - 1 - log(x / y), variance v(y) = y^2.
+
+    Close means: t - log1p(t), t = (x - y) / y (relative accuracy kept); distant ones: x / y - 1 + log y - log x. Both
+    means are kept at least :data:`POSITIVE_EPS` (d is infinite at 0 in either argument).
+    """
+
+    def kl(self, x: np.ndarray | float, y: np.ndarray | float) -> np.ndarray:
+        x = np.maximum(x, POSITIVE_EPS)
+        y = np.clip(y, POSITIVE_EPS, FLOAT_MAX)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            t = (x - y) / y
+            near = t - np.log1p(t)
+            far = x / y - 1.0 + np.log(y) - np.log(x)
+        return np.asarray(np.where(np.abs(t) < 0.5, near, far))
+
+    def kl_derivative(self, x: np.ndarray | float, y: np.ndarray | float) -> np.ndarray:
+        y = np.maximum(y, POSITIVE_EPS)
+        return np.asarray((y - np.maximum(x, POSITIVE_EPS)) / y**2)
+
+    def sample_sums(self, means: np.ndarray, counts: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """The sum of n exponential rewards of mean mu is Gamma(shape n, scale mu): one draw per arm."""
+        return rng.gamma(np.asarray(counts, dtype=float), np.asarray(means, dtype=float))  # shape 0: a sum of 0
+
+    def confidence_interval(self, mu: np.ndarray, level: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Bisection between mu_k and 0 below (the end stays positive); above, the end bracketed by doubling from
+        2 mu_k, then bisected (KL-LCB and KL-UCB on (0, inf))."""
+        mu = np.maximum(np.asarray(mu, dtype=float), POSITIVE_EPS)
+        return _half_line_interval(self.kl, mu, level, 2.0 * mu)
+
+    def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
+                        rng: np.random.Generator) -> np.ndarray:
+        """S_k / G with G ~ Gamma(N_k, 1) per arm: the rate 1 / mu is Gamma(shape N_k, rate S_k), the posterior
+        under Jeffreys' prior 1 / mu (a conjugate Gamma prior with both parameters 0)."""
+        counts = np.asarray(counts, dtype=float)
+        sums = np.maximum(np.asarray(sums, dtype=float), POSITIVE_EPS)
+        return sums / rng.gamma(counts, 1.0, size=(size, counts.size))
+
+    def check_means(self, means: np.ndarray) -> np.ndarray:
+        means = np.asarray(means, dtype=float)
+        if not np.all(np.isfinite(means) & (means > 0)):
+            raise InvalidInputError("exponential means must be positive finite numbers")
         return means

@@ -1,7 +1,9 @@
-"""Named K-armed instances (kind ``karmed``): ``gaussian:means=0.5/0.45/0.43/0.4,sigma=1``, ``bernoulli:means=...``.
+"""Named K-armed instances (kind ``karmed``): ``gaussian:means=0.5/0.45/0.43/0.4,sigma=1``, ``bernoulli:means=...``,
+``poisson:means=2/1.5/1``, ``exponential:means=2/1.5/1``.
 
-The defaults are Garivier & Kaufmann's (COLT 2016, Sec. 6) two experiments: mu = (0.5, 0.45, 0.43, 0.4) and
-mu = (0.3, 0.21, 0.2, 0.19, 0.18).
+The Gaussian and Bernoulli defaults are Garivier & Kaufmann's (COLT 2016, Sec. 6) two experiments:
+mu = (0.5, 0.45, 0.43, 0.4) and mu = (0.3, 0.21, 0.2, 0.19, 0.18); the Poisson and exponential ones are
+mu = (2, 1.5, 1).
 """
 
 from __future__ import annotations
@@ -11,13 +13,16 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from .environment import KArmedBandit
-from .families import Bernoulli, Gaussian
+from .families import Bernoulli, Exponential, ExponentialFamily, Gaussian, Poisson
 
-__all__ = ["GK_EXPERIMENT_1", "GK_EXPERIMENT_2", "bernoulli", "gaussian", "parse_means"]
+__all__ = ["GK_EXPERIMENT_1", "GK_EXPERIMENT_2", "POSITIVE_MEANS", "bernoulli", "exponential", "gaussian",
+           "parse_means", "poisson"]
 
 #: the means of Garivier & Kaufmann's first and second experiments
 GK_EXPERIMENT_1 = "0.5/0.45/0.43/0.4"
 GK_EXPERIMENT_2 = "0.3/0.21/0.2/0.19/0.18"
+#: the default means of the Poisson and exponential instances
+POSITIVE_MEANS = "2/1.5/1"
 
 
 def parse_means(means: str | float) -> list[float]:
@@ -77,5 +82,42 @@ def bernoulli(means: str | float = GK_EXPERIMENT_1) -> KArmedBandit:
     KArmedBandit
         The instance.
     """
+    return _arms(Bernoulli(), means)
+
+
+def poisson(means: str | float = POSITIVE_MEANS) -> KArmedBandit:
+    """K Poisson arms.
+
+    Parameters
+    ----------
+    means : str
+        The nonnegative means separated by ``/`` (at least two, a unique best); 2/1.5/1 by default.
+
+    Returns
+    -------
+    KArmedBandit
+        The instance.
+    """
+    return _arms(Poisson(), means)
+
+
+def exponential(means: str | float = POSITIVE_MEANS) -> KArmedBandit:
+    """K arms with exponential rewards.
+
+    Parameters
+    ----------
+    means : str
+        The positive means separated by ``/`` (at least two, a unique best); 2/1.5/1 by default.
+
+    Returns
+    -------
+    KArmedBandit
+        The instance.
+    """
+    return _arms(Exponential(), means)
+
+
+def _arms(family: ExponentialFamily, means: str | float) -> KArmedBandit:
+    """K arms of a parameter-free family, named ``family(m1/m2/...)``."""
     values = parse_means(means)
-    return KArmedBandit(np.asarray(values), Bernoulli(), name=f"bernoulli({'/'.join(map(str, values))})")
+    return KArmedBandit(np.asarray(values), family, name=f"{family.name}({'/'.join(map(str, values))})")

@@ -41,7 +41,7 @@ class ThresholdProblem(KArmedProblem):
     level : float
         The level tau, inside the family's mean space.
     family : ExponentialFamily
-        The reward family (Gaussian with its sigma by default, or Bernoulli).
+        The reward family (Gaussian with its sigma by default, Bernoulli, Poisson or exponential).
 
     Raises
     ------
@@ -62,6 +62,8 @@ class ThresholdProblem(KArmedProblem):
             raise InvalidInputError(f"level must be a finite number, got {level!r}")
         if self.family.name == "bernoulli" and not 0 < level < 1:
             raise InvalidInputError(f"the level of Bernoulli arms must lie strictly between 0 and 1, got {level!r}")
+        if self.family.name in ("poisson", "exponential") and not level > 0:
+            raise InvalidInputError(f"the level of {self.family.name} arms must be positive, got {level!r}")
         self.level = float(level)
 
     @classmethod

@@ -53,7 +53,7 @@ class TopMProblem(KArmedProblem):
     m : int
         The answer's size, 1 <= m < K.
     family : ExponentialFamily
-        The reward family (Gaussian with its sigma by default, or Bernoulli).
+        The reward family (Gaussian with its sigma by default, Bernoulli, Poisson or exponential).
 
     Raises
     ------
