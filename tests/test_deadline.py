@@ -48,9 +48,9 @@ def test_time_limit_on_many_arms_returns_the_best_priced_design_with_a_warning()
 
 
 def test_spent_budget_skips_the_cvxpy_fallback():
-    """On a small instance ``auto`` would hand an uncertified Frank–Wolfe design to cvxpy; not once the budget
-    is spent."""
-    X = _gaussian(80, 6, 2)
+    """On a small instance (below the exchange's EXCHANGE_MIN_ARMS) ``auto`` would hand an uncertified Frank–Wolfe
+    design to cvxpy; not once the budget is spent."""
+    X = _gaussian(40, 6, 2)
     with pytest.warns(RuntimeWarning, match="time limit"):
         res = od.d_optimal(X, time_limit=1e-9)
     assert res.method == "frank-wolfe" and res.status == "not_converged"
