@@ -166,10 +166,8 @@ class Capabilities:
         Raises
         ------
         MissingCapability
-            The problem offers neither this nor ``pair_costs``.
+            The problem offers neither this nor ``pair_costs`` (the refusal names ``pair_costs``).
         """
-        if "pair_costs" not in offered(self):
-            raise MissingCapability(self, "challenger")
         return int(np.argmin(self.pair_costs(mu, counts, leader)))
 
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
