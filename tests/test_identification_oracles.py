@@ -104,6 +104,9 @@ def test_top_m_pairs_and_the_active_pairs():
     (lambda: od.top_m_pairs([1.0, 0.5, 0.5], 2), "not unique"),
     (lambda: od.best_arm_pairs([1.0, 1.0]), "not unique"),
     (lambda: certified_bracket(np.ones(2), np.ones((3, 2))), "shape"),
+    (lambda: certified_bracket(np.array([1.0, np.nan]), np.ones((2, 2))), "NaN"),
+    (lambda: od.pairwise_characteristic_time([1.0, 0.5], [[0, 1]], tol=0.0), "tol must be"),
+    (lambda: od.identification.PairsModel(1, [[0, 0]]), "n_arms"),
 ])
 def test_bad_input_is_one_clear_error(call, match):
     with pytest.raises(InvalidInputError, match=match):

@@ -15,6 +15,7 @@ certificate     a certified bracket on T* from any proportions
 families        one-parameter exponential families (Gaussian with known sigma, Bernoulli, Poisson, exponential): kl,
                 reward sums, confidence intervals, posteriors
 karmed          K-armed best-arm identification in an exponential family (GK16's oracle)
+questions       what the K-armed questions beyond the best arm share: set answers as bit masks, no BAI capabilities
 top_m           top-m identification on K-armed instances (answers: sets of m arms; oracle: optdesign's model)
 epsilon_good    epsilon-good identification on Gaussian K-armed instances (several correct answers)
 threshold       thresholding with a confidence level: the arms above a level (answers: sets of arms)

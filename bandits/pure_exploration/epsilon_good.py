@@ -23,11 +23,10 @@ from optdesign.errors import InvalidInputError
 from optdesign.identification import PairsModel, pair_pieces
 from optdesign.validation import unique_argmax
 
-from .capabilities import Capabilities
 from .families import ExponentialFamily, Gaussian
-from .karmed import KArmedProblem
 from .oracle import Oracle
 from .pieces import Pieces
+from .questions import KArmedQuestion
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
@@ -35,7 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["EpsilonGoodProblem"]
 
 
-class EpsilonGoodProblem(KArmedProblem):
+class EpsilonGoodProblem(KArmedQuestion):
     """Identify an arm within epsilon of the best among K Gaussian arms (module docstring).
 
     Parameters
@@ -52,11 +51,6 @@ class EpsilonGoodProblem(KArmedProblem):
     InvalidInputError
         Fewer than two arms, a negative or non-finite epsilon, or a family other than Gaussian.
     """
-
-    # best-arm identification's capabilities (a challenger arm, its share, LinGame's optimism) ignore the slack
-    pair_costs = Capabilities.pair_costs
-    pair_share = Capabilities.pair_share
-    optimism = Capabilities.optimism  # type: ignore[assignment]
 
     def __init__(self, n_arms: int, epsilon: float = 0.0, family: ExponentialFamily | None = None) -> None:
         super().__init__(n_arms, family if family is not None else Gaussian())

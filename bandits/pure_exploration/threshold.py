@@ -19,11 +19,10 @@ from optdesign import threshold_characteristic_time
 from optdesign.errors import InvalidInputError
 from optdesign.identification import level_pieces
 
-from .capabilities import Capabilities
 from .families import ExponentialFamily
-from .karmed import KArmedProblem
 from .oracle import Oracle
 from .pieces import Pieces
+from .questions import KArmedQuestion
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["ThresholdProblem"]
 
 
-class ThresholdProblem(KArmedProblem):
+class ThresholdProblem(KArmedQuestion):
     """Identify the arms whose means are above a level (module docstring); answers are bit masks.
 
     Parameters
@@ -48,11 +47,6 @@ class ThresholdProblem(KArmedProblem):
     InvalidInputError
         Fewer than two or more than 62 arms, or a level that is not finite or lies outside the family's mean space.
     """
-
-    # best-arm identification's capabilities (a challenger arm, its share, LinGame's optimism) do not apply
-    pair_costs = Capabilities.pair_costs
-    pair_share = Capabilities.pair_share
-    optimism = Capabilities.optimism  # type: ignore[assignment]
 
     def __init__(self, n_arms: int, level: float = 0.0, family: ExponentialFamily | None = None) -> None:
         super().__init__(n_arms, family)
@@ -94,18 +88,15 @@ class ThresholdProblem(KArmedProblem):
     def correct(self, answer: int, mu: np.ndarray) -> bool:
         """Whether the answer holds exactly the arms above the level (an arm on the level may be on either side)."""
         mu = np.asarray(mu, dtype=float)
-        above = np.array([bool(int(answer) >> k & 1) for k in range(self.n_arms)])
+        above = np.zeros(self.n_arms, dtype=bool)
+        above[self.members(answer)] = True
         return bool(np.all((above == (mu > self.level)) | (mu == self.level)))
-
-    def describe_answer(self, answer: int) -> str:
-        """The arms above the level, as ``{i,j,...}``."""
-        return "{" + ",".join(str(k) for k in range(self.n_arms) if int(answer) >> k & 1) + "}"
 
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
         mu, w = self.check_shapes(mu, w)
         best = self.answer(mu)
-        family = self.family.name
-        values, G = level_pieces(mu, self.level, w, family=family, sigma=float(getattr(self.family, "sigma", 1.0)))
+        family, sigma = self.family_args
+        values, G = level_pieces(mu, self.level, w, family=family, sigma=sigma)
         answers = best ^ np.left_shift(1, np.arange(self.n_arms))
         return Pieces(best=best, answers=answers, values=values, gradients=G if gradients else None)
 
@@ -128,6 +119,6 @@ class ThresholdProblem(KArmedProblem):
             A parameter of the wrong length, outside the family's mean space, or with a mean on the level.
         """
         mu = self.family.check_means(self.check_parameter(mu))
-        result = threshold_characteristic_time(mu, self.level, family=self.family.name,
-                                               sigma=float(getattr(self.family, "sigma", 1.0)))
+        family, sigma = self.family_args
+        result = threshold_characteristic_time(mu, self.level, family=family, sigma=sigma)
         return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)

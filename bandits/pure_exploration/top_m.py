@@ -27,11 +27,10 @@ from optdesign.errors import InvalidInputError
 from optdesign.identification import PairsModel, pair_pieces
 from optdesign.validation import as_count
 
-from .capabilities import Capabilities
 from .families import ExponentialFamily
-from .karmed import KArmedProblem
 from .oracle import Oracle
 from .pieces import Pieces
+from .questions import KArmedQuestion
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
@@ -43,7 +42,7 @@ __all__ = ["ORACLE_TOL", "TopMProblem"]
 ORACLE_TOL = 1e-4
 
 
-class TopMProblem(KArmedProblem):
+class TopMProblem(KArmedQuestion):
     """Identify the m arms of largest means (module docstring); answers are bit masks of m arms.
 
     Parameters
@@ -60,11 +59,6 @@ class TopMProblem(KArmedProblem):
     InvalidInputError
         Fewer than two arms, or m outside [1, K).
     """
-
-    # best-arm identification's capabilities (a challenger arm, its share, LinGame's optimism): not for sets of arms
-    pair_costs = Capabilities.pair_costs
-    pair_share = Capabilities.pair_share
-    optimism = Capabilities.optimism  # type: ignore[assignment]
 
     def __init__(self, n_arms: int, m: int = 1, family: ExponentialFamily | None = None) -> None:
         super().__init__(n_arms, family)
@@ -100,21 +94,6 @@ class TopMProblem(KArmedProblem):
     def answer(self, mu: np.ndarray) -> int:
         return sum(1 << int(k) for k in np.argsort(-np.asarray(mu), kind="stable")[: self.m])
 
-    def members(self, answer: int) -> np.ndarray:
-        """The arms of an answer.
-
-        Parameters
-        ----------
-        answer : int
-            A bit mask.
-
-        Returns
-        -------
-        numpy.ndarray of int
-            Its arms, increasing.
-        """
-        return np.array([k for k in range(self.n_arms) if answer >> k & 1], dtype=np.int64)
-
     def correct(self, answer: int, mu: np.ndarray) -> bool:
         """Whether the m arms of ``answer`` have means at least those of every other arm (on a tie at the m-th
         largest mean, every set of m arms above the rest is correct)."""
@@ -123,24 +102,17 @@ class TopMProblem(KArmedProblem):
         mu = np.asarray(mu, dtype=float)
         return bool(inside.sum() == self.m and mu[inside].min() >= mu[~inside].max())
 
-    def describe_answer(self, answer: int) -> str:
-        """The arms of the answer, as ``{i,j,...}``."""
-        return "{" + ",".join(map(str, self.members(int(answer)))) + "}"
-
     def _pairs(self, mu: np.ndarray) -> np.ndarray:
         """The pairs (i in S, j not in S) of the answer S at mu (ties broken by index)."""
         order = np.argsort(-mu, kind="stable")
         top, rest = np.sort(order[: self.m]), np.sort(order[self.m:])
         return np.stack(np.meshgrid(top, rest, indexing="ij"), axis=-1).reshape(-1, 2)
 
-    def _family_name(self) -> tuple[str, float]:
-        return self.family.name, float(getattr(self.family, "sigma", 1.0))
-
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
         mu, w = self.check_shapes(mu, w)
         best = self.answer(mu)
         pairs = self._pairs(mu)
-        family, sigma = self._family_name()
+        family, sigma = self.family_args
         values, G = pair_pieces(mu, pairs, w, family=family, sigma=sigma)
         if self.n_arms < 63:  # masks as int64: S - {i} + {j} for every pair
             answers = best ^ np.left_shift(1, pairs[:, 0]) ^ np.left_shift(1, pairs[:, 1])
@@ -172,7 +144,7 @@ class TopMProblem(KArmedProblem):
         pairs = top_m_pairs(mu, self.m)
         key = pairs.tobytes()
         if key not in self._models:  # one compiled model per pair structure, re-solved at new means
-            family, sigma = self._family_name()
+            family, sigma = self.family_args
             self._models[key] = PairsModel(self.n_arms, pairs, family=family, sigma=sigma)
         result = self._models[key].solve(mu, tol=ORACLE_TOL)
         return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)

@@ -39,13 +39,15 @@ def certified_bracket(values: np.ndarray, gradients: np.ndarray,
     Raises
     ------
     InvalidInputError
-        No pieces, shapes that disagree, or a mixture that is not nonnegative finite numbers, one per piece and not
-        all zero.
+        No pieces, shapes that disagree, NaN values or gradients, or a mixture that is not nonnegative
+        finite numbers, one per piece and not all zero.
     """
     values, G = np.asarray(values, dtype=float), np.asarray(gradients, dtype=float)
     if values.ndim != 1 or values.size == 0 or G.shape[:1] != values.shape or G.ndim != 2:
         raise InvalidInputError(f"values of shape (J,) with J >= 1 and gradients of shape (J, K) are needed, got "
                                 f"{values.shape} and {G.shape}")
+    if np.isnan(values).any() or np.isnan(G).any():
+        raise InvalidInputError("the pieces' values and gradients must be numbers (no NaN)")
     value = float(values.min())
     upper = 1.0 / value if value > 0 else float("inf")
     if mixture is None:

@@ -28,6 +28,7 @@ import numpy.typing as npt
 from .._lazy import cp
 from ..errors import InvalidInputError, SolverError
 from ..runtime.solvers import solve
+from ..validation import as_count
 from .certificate import certified_bracket
 from .families import Family, check_family, check_means, divergence, phi, phi_perspective
 
@@ -231,11 +232,12 @@ class PairsModel:
     Raises
     ------
     InvalidInputError
-        An unknown family or bad pairs.
+        An unknown family, fewer than two arms, or bad pairs.
     """
 
     def __init__(self, n_arms: int, pairs: npt.ArrayLike, *, family: str = "gaussian", sigma: float = 1.0) -> None:
         self.family, self.sigma = check_family(family, sigma)
+        n_arms = as_count(n_arms, "n_arms", minimum=2)
         self.pairs = _check_pairs(pairs, n_arms)
         J = self.pairs.shape[0]
         self.K = n_arms
@@ -277,7 +279,8 @@ class PairsModel:
         Raises
         ------
         InvalidInputError
-            Means outside the family's space or of the wrong length, bad shifts, or a pair not in its order.
+            Means outside the family's space or of the wrong length, bad shifts, a tol that is not positive, or a
+            pair not in its order.
         SolverError
             No solver answered.
         """
@@ -285,6 +288,8 @@ class PairsModel:
         if mu.size != self.K:
             raise InvalidInputError(f"means must have {self.K} entries, got {mu.size}")
         s = _check_shifts(shifts, self.pairs.shape[0], self.family)
+        if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (np.isfinite(tol) and tol > 0):
+            raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
         i, j = self.pairs[:, 0], self.pairs[:, 1]
         x_top, x_low = mu[i], mu[j] - s
         if np.any(x_top <= x_low):

@@ -1,0 +1,47 @@
+"""What the K-armed questions other than the best arm share (top m, epsilon-good, thresholding): the K-armed
+problem's estimate, family and scoring of a run, without the capabilities written for best-arm identification (a
+challenger arm and its share, LinGame's optimistic gains of one best response), and answers that are sets of arms,
+encoded as bit masks sum_{k in S} 2^k and shown as ``{i,j,...}``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .capabilities import Capabilities
+from .karmed import KArmedProblem
+
+__all__ = ["KArmedQuestion"]
+
+
+class KArmedQuestion(KArmedProblem):
+    """A question asked of K arms of one exponential family (the base of the other questions; module docstring)."""
+
+    # best-arm identification's capabilities do not carry over to these questions
+    pair_costs = Capabilities.pair_costs
+    pair_share = Capabilities.pair_share
+    optimism = Capabilities.optimism  # type: ignore[assignment]
+
+    @property
+    def family_args(self) -> tuple[str, float]:
+        """The family as :mod:`optdesign.identification` names it, and its Gaussian sigma (1 for the others)."""
+        return self.family.name, float(getattr(self.family, "sigma", 1.0))
+
+    def members(self, answer: int) -> np.ndarray:
+        """The arms of a set answer.
+
+        Parameters
+        ----------
+        answer : int
+            A bit mask.
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Its arms, increasing.
+        """
+        return np.array([k for k in range(self.n_arms) if int(answer) >> k & 1], dtype=np.int64)
+
+    def describe_answer(self, answer: int) -> str:
+        """The arms of a set answer, as ``{i,j,...}``."""
+        return "{" + ",".join(map(str, self.members(answer))) + "}"
