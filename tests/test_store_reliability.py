@@ -231,3 +231,22 @@ def test_ctrl_c_with_two_jobs_is_one_line_and_keeps_the_finished_runs(tmp_path):
     done = subprocess.run([*BANDITS, "study", str(path), "--out", str(out), "--resume", "--no-plot"],
                           capture_output=True, text=True)
     assert done.returncode == 0 and f"{stored} skipped" in done.stderr, done.stderr
+
+
+
+def _blocked_signals() -> set[int]:
+    return set(signal.pthread_sigmask(signal.SIG_BLOCK, []))
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks only")
+def test_pool_workers_start_with_sigint_blocked_and_the_parent_does_not():
+    """A terminal's Ctrl-C reaches the workers too; one still starting its interpreter would print a traceback
+    of its own, so workers start with SIGINT blocked (inherited through exec) and only the parent answers it."""
+    from bandits.studies.pool import local_pool, stop_workers
+
+    pool = local_pool(2)
+    try:
+        assert signal.SIGINT in pool.submit(_blocked_signals).result(timeout=60)
+        assert signal.SIGINT not in _blocked_signals()
+    finally:
+        stop_workers(pool)

@@ -35,7 +35,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
 from ..core.validation import check_choice
-from .pool import cap_jobs, local_pool
+from .pool import cap_jobs, local_pool, stop_workers
 from .spec import RunSpec, Study
 from .store import ResultStore, check_store
 from .worker import entry_head, execute_run
@@ -193,6 +193,7 @@ def _joblib(todo: list[RunSpec], jobs: int, sink: Sink, blas: int) -> None:
     pending: set[Future[dict[str, Any]]] = set()
     finished = threading.Condition()
     errors: list[BaseException] = []
+    stopping = threading.Event()  # set on Ctrl-C or a storage error: the killed workers' runs are not entries
 
     specs: dict[Future[dict[str, Any]], RunSpec] = {}
 
@@ -206,7 +207,7 @@ def _joblib(todo: list[RunSpec], jobs: int, sink: Sink, blas: int) -> None:
                 future.add_done_callback(collect)
 
     def collect(future: Future[dict[str, Any]]) -> None:
-        if future.cancelled():
+        if future.cancelled() or stopping.is_set():
             return
         try:
             sink(_finished_entry(future, specs[future]))
@@ -233,15 +234,17 @@ def _joblib(todo: list[RunSpec], jobs: int, sink: Sink, blas: int) -> None:
                 if not pending and not queue:
                     return
     except BaseException:
+        stopping.set()
         queue.clear()  # Ctrl-C or a storage error: hand out no more runs
         for future in list(pending):
             future.cancel()
+        stop_workers(pool)  # a run in a worker's hand is not finished: it is not stored
         raise
 
 
 def _finished_entry(future: Future[dict[str, Any]], spec: RunSpec) -> dict[str, Any]:
     """The store entry of a finished worker run; a worker that died under it gives a failed entry (the study goes
-    on), a Ctrl-C that reached the worker too (a terminal signals the whole process group) is raised."""
+    on); a KeyboardInterrupt from the worker is raised (workers block SIGINT, so only an explicit one)."""
     try:
         return future.result()
     except KeyboardInterrupt:

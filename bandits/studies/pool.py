@@ -5,18 +5,25 @@ experiment, the registries, optdesign, numpy and scipy. :func:`prestart` hands i
 command starts, so it overlaps the parent's own imports and the study file's validation instead of the
 first runs. This module imports nothing heavy itself, and not the scheduler (:mod:`bandits.studies.execute`,
 which imports this module).
+
+The workers start with SIGINT blocked: a terminal's Ctrl-C reaches the whole process group, and a worker
+still starting its interpreter would print a traceback of its own. The parent alone answers Ctrl-C; it stops
+the workers with :func:`stop_workers`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-__all__ = ["available_cores", "cap_jobs", "local_pool", "prestart"]
+__all__ = ["available_cores", "cap_jobs", "local_pool", "prestart", "stop_workers"]
 
 
 def available_cores() -> int:
@@ -63,11 +70,46 @@ def local_pool(jobs: int) -> Executor:
     Returns
     -------
     concurrent.futures.Executor
-        joblib's reusable loky executor of ``jobs - 1`` workers (the same processes while ``jobs`` is unchanged).
+        joblib's reusable loky executor of ``jobs - 1`` workers (the same processes while ``jobs`` is unchanged),
+        started with SIGINT blocked and handed the import of what a run needs.
     """
-    from joblib.externals.loky import get_reusable_executor
+    from multiprocessing import resource_tracker
 
-    return get_reusable_executor(max_workers=jobs - 1)
+    from joblib.externals.loky import get_reusable_executor
+    from joblib.externals.loky.backend import resource_tracker as loky_resource_tracker
+
+    # Starting a resource tracker unblocks SIGINT in the calling thread: start both before the window.
+    resource_tracker.ensure_running()
+    loky_resource_tracker.ensure_running()
+    with _sigint_blocked():  # the workers and the executor's threads started here inherit the mask
+        pool = get_reusable_executor(max_workers=jobs - 1)
+        pool.submit(_import_run_modules)  # starts the workers now, inside the window
+    return pool
+
+
+def stop_workers(pool: Executor) -> None:
+    """End the workers of ``pool`` now, runs in hand included (after a Ctrl-C: they do not see it themselves).
+
+    Parameters
+    ----------
+    pool : concurrent.futures.Executor
+        An executor from :func:`local_pool`; the next :func:`local_pool` call starts fresh workers.
+    """
+    pool.shutdown(wait=False, kill_workers=True)  # type: ignore[call-arg]  # loky's executor takes kill_workers
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread for the block (a Ctrl-C meanwhile is delivered at its end); threads and
+    processes started inside inherit the blocked mask, through exec too."""
+    if not hasattr(signal, "pthread_sigmask"):  # no POSIX signal masks (Windows): nothing to block
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _import_run_modules() -> None:
@@ -88,4 +130,4 @@ def prestart(jobs: int) -> None:
             warnings.simplefilter("ignore")
             jobs = cap_jobs(jobs)
         if jobs > 1:
-            local_pool(jobs).submit(_import_run_modules)
+            local_pool(jobs)
