@@ -179,20 +179,20 @@ class _Trajectory:
 def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float,
         seed: int | np.integer | np.random.SeedSequence | None = None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
         trace: bool = False, progress: Callable[[int, int], None] | None = None,
-        interruptible: bool = False) -> RunResult: ...
+        interruptible: bool = False, compiled: bool = True) -> RunResult: ...
 
 
 @overload
 def run(algorithm: Algorithm[EnvT], env: EnvT, delta: list[float] | tuple[float, ...] | np.ndarray,
         seed: int | np.integer | np.random.SeedSequence | None = None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
         trace: bool = False, progress: Callable[[int, int], None] | None = None,
-        interruptible: bool = False) -> list[RunResult]: ...
+        interruptible: bool = False, compiled: bool = True) -> list[RunResult]: ...
 
 
 def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tuple[float, ...] | np.ndarray,
         seed: int | np.integer | np.random.SeedSequence | None = None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
         trace: bool = False, progress: Callable[[int, int], None] | None = None,
-        interruptible: bool = False) -> RunResult | list[RunResult]:
+        interruptible: bool = False, compiled: bool = True) -> RunResult | list[RunResult]:
     """Run ``algorithm`` on ``env`` until it stops or ``max_samples`` observations are used.
 
     Returns one :class:`RunResult`, or one per delta (in the given order) when ``delta`` is a
@@ -218,6 +218,10 @@ def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tupl
         ``progress(samples, batches)`` after every batch.
     interruptible : bool
         Ctrl-C ends the run with ``stopped_by == "interrupted"`` instead of raising KeyboardInterrupt.
+    compiled : bool
+        Take the compiled path when the run qualifies (:mod:`bandits.pure_exploration.compiled`: K-armed runs of
+        round robin, Track-and-Stop and Top-Two, without a trace, a progress callback or ``interruptible``); the
+        same run as the reference path, which ``False`` forces.
 
     Returns
     -------
@@ -247,6 +251,9 @@ def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tupl
     policy = algorithm.start(env, min(deltas), alg_rng)
     truth = _Truth.of(policy, env)
     trajectory = _Trajectory(policy, deltas, start, log=[] if trace else None)
+    if compiled and not trace and progress is None and not interruptible and \
+            _run_compiled(algorithm, env, trajectory, env_rng, alg_rng, max_samples):
+        return _finished(algorithm, env, seed, trajectory, truth, many)
     trajectory.settle_stopped()
     try:
         while trajectory.pending:
@@ -262,8 +269,30 @@ def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tupl
         if not interruptible:
             raise
         trajectory.settle_all("interrupted")
+    return _finished(algorithm, env, seed, trajectory, truth, many)
+
+
+def _finished(algorithm: Algorithm[EnvT], env: EnvT, seed: int | np.integer | np.random.SeedSequence | None,
+              trajectory: _Trajectory, truth: _Truth, many: bool) -> RunResult | list[RunResult]:
     results = _results(algorithm, env, seed, trajectory, truth)
     return results if many else results[0]
+
+
+def _run_compiled(algorithm: Algorithm[EnvT], env: EnvT, trajectory: _Trajectory, env_rng: np.random.Generator,
+                  alg_rng: np.random.Generator, max_samples: int) -> bool:
+    """Settle every delta by the compiled loop when the run qualifies (:mod:`bandits.pure_exploration.compiled`);
+    False (nothing done) otherwise."""
+    from .pure_exploration.compiled import compiled_run_of, run_compiled
+
+    plan = compiled_run_of(algorithm, env, getattr(trajectory.policy, "problem", None), trajectory.deltas,
+                           max_samples)
+    if plan is None:
+        return False
+    for i, out in enumerate(run_compiled(plan, env_rng, alg_rng, trajectory.start)):
+        trajectory.outcomes[i] = _Outcome(out["samples"], None, out["batches"], out["recommendation"],
+                                          out["stopped_by"], out["solve_time"], out["elapsed"])
+    trajectory.pending.clear()
+    return True
 
 
 def _checked_deltas(algorithm: Algorithm[EnvT], delta: float | list[float] | tuple[float, ...] | np.ndarray,

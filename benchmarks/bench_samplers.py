@@ -21,6 +21,11 @@ BLAS runs single-threaded (``--blas-threads``), so every rule gets the same hard
 (d = 6, omega = 0.1), beside the Frank–Wolfe sampling paper's Table 1 (Wang, Tzeng & Proutiere 2021) and
 the lower bound T* kl(delta, 1 - delta).
 
+``--paths N``: the K-armed rules on ``--path-arms`` Gaussian arms (10 by default, means scaled as above) with the GLR
+checked after every sample (growth = 0), N seeds each, on the compiled path and on the reference path in the same
+run (:mod:`bandits.pure_exploration.compiled`; samples must agree run by run), beside the per-sample floor: the
+compiled loop pulling in a fixed cycle, which pays the draws, the statistics and the stop alone.
+
 ``--no-speed --published-oracle 10000``: the FWS iterate run at the true theta of that instance for 10,000 steps,
 with the exact inverse of V(x) and with the published code's update, and the characteristic time each reports
 (1 / F(x)) beside the certified one: the published update explains the paper's lower bound being 1.088x small.
@@ -113,6 +118,38 @@ def speed_table(env: Any, bound: float, names: list[str], args: argparse.Namespa
     console.print(table)
 
 
+def paths_table(args: argparse.Namespace, console: Console) -> None:
+    """Microseconds per sample of the K-armed rules at growth = 0, compiled and reference, beside the floor."""
+    from bandits.core.seeds import split_seed
+    from bandits.pure_exploration.compiled.loop import FLOOR, karmed_run
+
+    env = random_karmed(args.path_arms, args.delta, args.target, args.instance_seed)
+    forms = np.array([[-np.log(args.delta), 1.0, 1.0, 1.0, 1.0]])  # the practical threshold
+    karmed_run(0, 1.0, env.means, FLOOR, np.zeros(1), 0.0, forms, 10**9, *split_seed(0), 0.0)  # compile or load
+    floor_samples, start = 0, time.perf_counter()
+    for seed in range(args.paths):
+        floor_samples += int(karmed_run(0, 1.0, env.means, FLOOR, np.zeros(1), 0.0, forms, 10**9, *split_seed(seed),
+                                        0.0)[0][0])
+    floor = 1e6 * (time.perf_counter() - start) / floor_samples
+    table = Table(title=f"{env.name}, GLR after every sample (growth = 0), delta = {args.delta}: microseconds per "
+                        f"sample over {args.paths} seed(s), one core")
+    for col in ("rule", "samples", "compiled", "reference", "reference / compiled", "floor", "same runs"):
+        table.add_column(col, justify="right")
+    for name in ("round-robin", "track-and-stop", "track-and-stop:tracking=C", "top-two", "top-two:leader=ts",
+                 "top-two:challenger=tci,beta=ids", "fws"):
+        algo = make_algorithm(f"{name}{',' if ':' in name else ':'}growth=0")
+        run(algo, env, args.delta, seed=0)  # compile or load
+        cells, samples = [], []
+        for compiled in (True, False):
+            start = time.perf_counter()
+            results = [run(algo, env, args.delta, seed=s, compiled=compiled) for s in range(args.paths)]
+            samples.append([r.samples for r in results])
+            cells.append(1e6 * (time.perf_counter() - start) / sum(samples[-1]))
+        table.add_row(name, f"{np.mean(samples[0]):,.0f}", f"{cells[0]:.2f}", f"{cells[1]:.2f}",
+                      f"{cells[1] / cells[0]:.0f}x", f"{floor:.2f}", str(samples[0] == samples[1]))
+    console.print(table)
+
+
 def soare_table(args: argparse.Namespace, console: Console) -> None:
     """Mean samples on Soare's instance beside the FWS paper's Table 1."""
     env = soare(d=6, omega=0.1)
@@ -170,6 +207,8 @@ def main() -> None:
     parser.add_argument("--max-samples", type=int, default=10**7)
     parser.add_argument("--samplers", nargs="+", default=None, help="rule names with options, NAME[:key=value,...]")
     parser.add_argument("--soare", type=int, default=0, help="seeds of the Soare table (0: skip it)")
+    parser.add_argument("--paths", type=int, default=0, help="seeds of the compiled-vs-reference table (0: skip it)")
+    parser.add_argument("--path-arms", type=int, default=10, help="Gaussian arms of the compiled-vs-reference table")
     parser.add_argument("--blas-threads", type=int, default=1)
     parser.add_argument("--no-speed", action="store_true", help="skip the cost-per-sample table")
     parser.add_argument("--published-oracle", type=int, default=0,
@@ -180,6 +219,8 @@ def main() -> None:
     with threadpool_limits(limits=args.blas_threads):
         if not args.no_speed:
             speed(args, console)
+        if args.paths:
+            paths_table(args, console)
         if args.soare:
             soare_table(args, console)
         if args.published_oracle:

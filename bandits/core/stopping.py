@@ -31,9 +31,10 @@ holds the table of their names:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -82,6 +83,22 @@ class Threshold:
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         raise NotImplementedError
 
+    def log_log_form(self, delta: float) -> tuple[float, float, float, float, float] | None:
+        """Constants (a, c, b, floor, s) with beta(t, delta) = a + c log(b + log(max(t, floor) / s)) for every t, when
+        the threshold has that form and reads no matrix (compiled runs evaluate it so); None otherwise.
+
+        Parameters
+        ----------
+        delta : float
+            The confidence level the constants are for.
+
+        Returns
+        -------
+        tuple of five floats, or None
+            (a, c, b, floor, s), or None when the threshold has no such form.
+        """
+        return None
+
     @property
     def name(self) -> str:
         """Short name (``practical``, ``soare``, ``bilinear``, ``lineartheory``)."""
@@ -104,6 +121,10 @@ class PracticalThreshold(Threshold):
 
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         return float(np.log((1.0 + np.log(max(t, 1.0))) / delta))
+
+    def log_log_form(self, delta: float) -> tuple[float, float, float, float, float]:
+        """-log delta + log(1 + log max(t, 1))."""
+        return -float(np.log(delta)), 1.0, 1.0, 1.0, 1.0
 
 
 @dataclass(frozen=True)
@@ -268,10 +289,20 @@ class Kk21Threshold(Threshold):
     """
 
     n_arms: int
+    #: the calibration C of the deviation inequality (C_G here) and (c, b, floor) of the log-log term
+    #: c log(b + log(max(t, floor) / 2))
+    LOG_LOG: ClassVar[tuple[Callable[[float], float], float, float, float]] = (gaussian_calibration, 4.0, 4.0, 1.0)
 
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         x = 0.5 * float(np.log((self.n_arms - 1) / delta))
         return 2.0 * gaussian_calibration(max(x, 0.0)) + 4.0 * float(np.log(4.0 + np.log(max(t, 1.0) / 2.0)))
+
+    def log_log_form(self, delta: float) -> tuple[float, float, float, float, float]:
+        """2 C(x) + c log(b + log(max(t, floor) / 2)), x = log((K - 1) / delta) / 2, with this class's calibration C
+        and constants (:data:`LOG_LOG`)."""
+        x = 0.5 * float(np.log((self.n_arms - 1) / delta))
+        calibration, c, b, floor = self.LOG_LOG
+        return 2.0 * calibration(max(x, 0.0)), c, b, floor, 2.0
 
     @property
     def name(self) -> str:
@@ -343,6 +374,8 @@ class Kk21ExpFamilyThreshold(Kk21Threshold):
     n_arms : int
         K, the number of arms (at least 2).
     """
+
+    LOG_LOG: ClassVar[tuple[Callable[[float], float], float, float, float]] = (exponential_calibration, 6.0, 1.0, 2.0)
 
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         x = 0.5 * float(np.log((self.n_arms - 1) / delta))

@@ -30,6 +30,7 @@ policy          the statistics and GLR stop of a run, and the policy of a sample
 algorithm       PureExploration = a sampler under the GLR stopping rule (the instance's problem or another
                 question asked of it, ``problem="top-m:m=3"``)
 with_stop       any fixed-confidence algorithm under the GLR stop (``--stop glr``)
+compiled/       the compiled fast path of K-armed runs (the same runs as the policy, numba)
 ==============  ======================================================================================
 """
 

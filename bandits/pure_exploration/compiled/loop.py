@@ -1,0 +1,220 @@
+"""One K-armed run under the GLR stop, compiled: the rule's pulls, the environment's draws and the stop, batch by batch.
+
+The loop is :func:`bandits.run.run` with :class:`bandits.pure_exploration.policy.PureExplorationPolicy` written out
+for K arms of a Gaussian or Bernoulli family: the first pass pulls every arm once; then each batch runs up to the
+next time of the grid t -> max(t + 1, ceil(t (1 + growth))) within the budget, its pulls chosen one at a time at the
+batch's estimate, its rewards drawn as one sum per arm pulled (a normal draw per arm, in arm order, or a binomial
+draw per arm), and the GLR stop checked for every pending delta. The two generators are the run's own (the
+environment's and the rule's), so the draws are the reference run's. Rules (:data:`RULES`): round robin (batch
+tracking of uniform weights), Track-and-Stop (D- or C-tracking of the oracle's weights, re-solved on a geometric
+schedule: :mod:`bandits.pure_exploration.compiled.oracle`), the Top-Two rules with an empirical-best, UCB or
+Thompson leader, a TC or TCI challenger, a fixed or IDS beta, tracked or sampled, and Frank–Wolfe sampling (its
+iterate kept in the Track-and-Stop target's place; :mod:`bandits.pure_exploration.compiled.game`); the references
+are in :mod:`bandits.pure_exploration.samplers`. A fourth rule, :data:`FLOOR`, pulls in a fixed cycle: the benchmarks'
+per-sample floor.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit, objmode
+
+from .arithmetic import GAUSSIAN, divergence, glr, pair_cost, project_floor, track
+from .game import fws_batch
+from .oracle import oracle_target
+
+__all__ = ["FLOOR", "RULES", "karmed_run"]
+
+#: the compiled rules by code, and the option vectors they read
+ROUND_ROBIN, TRACK_AND_STOP, TOP_TWO, FRANK_WOLFE = 0, 1, 2, 4
+RULES = {"round-robin": ROUND_ROBIN, "track-and-stop": TRACK_AND_STOP, "top-two": TOP_TWO, "fws": FRANK_WOLFE}
+#: the cost floor (benchmarks only): pulls in a fixed cycle, no rule work, so a run pays the draws, the statistics
+#: and the stop alone
+FLOOR = 3
+#: Top-Two leaders and challengers by code
+EB, TS, UCB = 0, 1, 2
+TC, TCI = 0, 1
+
+
+@njit(cache=True)
+def _now() -> float:
+    with objmode(now="float64"):
+        now = time.perf_counter()
+    return now
+
+
+@njit(cache=True)
+def _draw_sums(family: int, sigma: float, means: np.ndarray, batch: np.ndarray, rng: np.random.Generator,
+               sums: np.ndarray) -> None:
+    """Add a batch's reward sums: n mean + sigma sqrt(n) z per arm pulled, or one binomial draw per arm."""
+    for k in range(means.size):
+        n = batch[k]
+        if family == GAUSSIAN:
+            if n > 0:
+                sums[k] += n * means[k] + sigma * math.sqrt(n) * rng.standard_normal()
+        else:
+            sums[k] += rng.binomial(n, means[k])
+
+
+@njit(cache=True)
+def _d_tracking(weights: np.ndarray, counts: np.ndarray) -> int:
+    t = counts.sum()
+    if counts.min() < math.sqrt(t) - counts.size / 2:
+        return int(np.argmin(counts))
+    return int(np.argmax(t * weights - counts))
+
+
+@njit(cache=True)
+def _challenger(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, leader: int, answer: int,
+                penalised: bool) -> int:
+    """argmin over j != leader of W_leader,j (+ log N_j for TCI), the first on a tie."""
+    best, arg = np.inf, -1
+    for j in range(mu.size):
+        if j == leader:
+            cost = np.inf
+        else:
+            cost = pair_cost(family, sigma, mu, counts, leader, j, leader != answer)
+        if penalised:
+            cost += math.log(counts[j])
+        if cost < best or arg < 0:
+            best, arg = cost, j
+    return arg
+
+
+@njit(cache=True)
+def _pair_share(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, b: int, c: int) -> float:
+    """The leader's share N_B d(mu_B, m) / W_B,C of the pair's information (1/2 when it vanishes)."""
+    nb, nc = float(counts[b]), float(counts[c])
+    m = (nb * mu[b] + nc * mu[c]) / (nb + nc)
+    lead, chal = nb * divergence(family, sigma, mu[b], m), nc * divergence(family, sigma, mu[c], m)
+    return lead / (lead + chal) if lead + chal > 0 else 0.5
+
+
+@njit(cache=True)
+def _track_and_stop_batch(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, n: int, options: np.ndarray,
+                          target: np.ndarray, cumulative: np.ndarray, clock: np.ndarray) -> np.ndarray:
+    """n pulls of D- or C-tracking (``options[0]`` 0 or 1) after re-solving the target when t has grown by
+    1 + ``options[1]`` since the last solve; ``clock`` holds (t of the last solve, seconds in the oracle)."""
+    K, t = mu.size, counts.sum()
+    if clock[0] == 0 or t >= (1.0 + options[1]) * clock[0]:
+        clock[0] = t
+        started = _now()
+        w = oracle_target(mu, family, sigma)
+        clock[1] += _now() - started
+        if w.size == K:
+            target[:] = w
+    now, batch = counts.copy(), np.zeros(K, np.int64)
+    for _ in range(n):
+        if options[0] == 0:
+            k = _d_tracking(target, now)
+        else:
+            cumulative += project_floor(target, 0.5 / math.sqrt(K * K + now.sum()))
+            k = int(np.argmax(cumulative - now))
+        now[k] += 1
+        batch[k] += 1
+    return batch
+
+
+@njit(cache=True)
+def _top_two_batch(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, n: int, options: np.ndarray,
+                   leader_pulls: np.ndarray, beta_sums: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """n Top-Two pulls: the leader (``options[0]``), the challenger (``options[1]``), beta (``options[2]``, -1 for
+    IDS) and the choice (``options[3]``: 0 per-leader tracking, 1 a coin of bias beta)."""
+    K, t = mu.size, counts.sum()
+    answer = int(np.argmax(mu))
+    leader_rule, penalised = int(options[0]), options[1] == TCI
+    batch_leader = answer
+    if leader_rule == UCB:
+        batch_leader = int(np.argmax(mu + sigma * np.sqrt(2.0 * (math.log(max(t, 2)) / counts))))
+    now, batch = counts.copy(), np.zeros(K, np.int64)
+    for _ in range(n):
+        leader = batch_leader
+        if leader_rule == TS:
+            draw = np.empty(K)
+            for k in range(K):
+                draw[k] = mu[k] + sigma / math.sqrt(counts[k]) * rng.standard_normal()
+            leader = int(np.argmax(draw))
+        c = _challenger(family, sigma, mu, now, leader, answer, penalised)
+        beta = options[2] if options[2] >= 0 else _pair_share(family, sigma, mu, now, leader, c)
+        if options[3] == 1:
+            pick = leader if rng.random() < beta else c
+        else:
+            beta_sums[leader] += beta
+            pick = c
+            if leader_pulls[leader] <= beta_sums[leader]:
+                leader_pulls[leader] += 1
+                pick = leader
+        now[pick] += 1
+        batch[pick] += 1
+    return batch
+
+
+@njit(cache=True)
+def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options: np.ndarray, growth: float,
+               forms: np.ndarray, max_samples: int, env_rng: np.random.Generator, rule_rng: np.random.Generator,
+               start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Run a rule until every delta stops or the budget is spent.
+
+    ``forms`` holds one row (a, c, b, floor, s) per delta: beta(t) = a + c log(b + log(max(t, floor) / s)).
+    ``options``: Track-and-Stop (tracking 0 = D / 1 = C, resolve growth); Top-Two (leader, challenger, beta or -1
+    for IDS, selection 0 = tracking / 1 = sampling). Returns per delta the samples, batches, recommendation, how it
+    stopped (0 the stopping rule, 1 the budget), the seconds since ``start`` and the seconds in the oracle.
+    """
+    K, D = means.size, forms.shape[0]
+    outcome = np.zeros((4, D), np.int64)  # samples, batches, recommendation, how
+    times = np.zeros((2, D))  # elapsed, seconds in the oracle
+    pending = np.ones(D, np.bool_)
+    counts, sums = np.zeros(K, np.int64), np.zeros(K)
+    target, cumulative, clock = np.full(K, 1.0 / K), np.zeros(K), np.zeros(2)
+    leader_pulls, beta_sums = np.zeros(K), np.zeros(K)
+    t, n_batches = 0, 0
+    while pending.any():
+        if t >= max_samples:
+            answer, _ = glr(family, sigma, sums / counts, counts)
+            _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, _now() - start, clock[1])
+            break
+        if t == 0:
+            batch = np.ones(K, np.int64)
+        else:
+            n = min(max(t + 1, math.ceil(t * (1.0 + growth))) - t, max_samples - t)
+            mu = sums / counts
+            if rule == ROUND_ROBIN:
+                batch = track(counts, np.full(K, 1.0 / K), n)
+            elif rule == TRACK_AND_STOP:
+                batch = _track_and_stop_batch(family, sigma, mu, counts, n, options, target, cumulative, clock)
+            elif rule == FRANK_WOLFE:
+                batch = fws_batch(family, sigma, mu, counts, n, target)
+            elif rule == FLOOR:
+                batch = np.zeros(K, np.int64)
+                for j in range(n):
+                    batch[(t + j) % K] += 1
+            else:
+                batch = _top_two_batch(family, sigma, mu, counts, n, options, leader_pulls, beta_sums, rule_rng)
+        _draw_sums(family, sigma, means, batch, env_rng, sums)
+        counts += batch
+        if t == 0:
+            cumulative[:] = counts  # C-tracking counts the first pass as on target
+        t += int(batch.sum())
+        n_batches += 1
+        answer, value = glr(family, sigma, sums / counts, counts)
+        stops = np.zeros(D, np.bool_)
+        for i in range(D):
+            a, c, b, floor, s = forms[i, 0], forms[i, 1], forms[i, 2], forms[i, 3], forms[i, 4]
+            stops[i] = pending[i] and value > a + c * math.log(b + math.log(max(t, floor) / s))
+        if stops.any():
+            _settle(outcome, times, pending, stops, t, n_batches, answer, 0, _now() - start, clock[1])
+    return outcome[0], outcome[1], outcome[2], outcome[3], times[0], times[1]
+
+
+@njit(cache=True)
+def _settle(outcome: np.ndarray, times: np.ndarray, pending: np.ndarray, which: np.ndarray, t: int, batches: int,
+            answer: int, how: int, elapsed: float, solve_time: float) -> None:
+    """Record the deltas ``which`` as stopped now (``how``: 0 the stopping rule, 1 the budget)."""
+    for i in range(pending.size):
+        if which[i]:
+            outcome[0, i], outcome[1, i], outcome[2, i], outcome[3, i] = t, batches, answer, how
+            times[0, i], times[1, i] = elapsed, solve_time
+            pending[i] = False

@@ -1,0 +1,121 @@
+"""Which runs the compiled loop takes, and its arguments: a K-armed instance's own question (best-arm identification)
+for Gaussian or Bernoulli arms, a rule of :data:`bandits.pure_exploration.compiled.loop.RULES` with options it
+implements, and a GLR threshold of the form a + c log(b + log(max(t, floor) / s)) (:meth:`Threshold.log_log_form`).
+Anything else runs on the reference path. Importing this module does not import numba.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..environment import KArmedBandit
+from ..families import Bernoulli, Gaussian
+from ..karmed import KArmedProblem
+from ..samplers.frank_wolfe import FrankWolfe
+from ..samplers.top_two import TopTwo
+from ..samplers.track_and_stop import TrackAndStop
+from ..samplers.uniform import RoundRobin
+
+__all__ = ["CompiledRun", "compiled_run_of"]
+
+#: option codes of the compiled rules (:mod:`bandits.pure_exploration.compiled.loop`)
+_LEADERS = {"eb": 0, "ts": 1, "ucb": 2}
+_CHALLENGERS = {"tc": 0, "tci": 1}
+
+
+@dataclass(frozen=True)
+class CompiledRun:
+    """The arguments of one compiled run but its generators (:func:`bandits.pure_exploration.compiled.loop.karmed_run`).
+
+    Parameters
+    ----------
+    family : int
+        0 Gaussian, 1 Bernoulli.
+    sigma : float
+        The Gaussian standard deviation (1 for Bernoulli arms, unused).
+    means : numpy.ndarray
+        The arms' means.
+    rule : int
+        The rule's code.
+    options : numpy.ndarray
+        The rule's option vector.
+    growth : float
+        The batch growth.
+    forms : numpy.ndarray, shape (D, 5)
+        The threshold's constants per delta.
+    max_samples : int
+        The budget.
+    """
+
+    family: int
+    sigma: float
+    means: np.ndarray
+    rule: int
+    options: np.ndarray
+    growth: float
+    forms: np.ndarray
+    max_samples: int
+
+
+def _rule(sampler: Any, gaussian: bool) -> tuple[int, list[float]] | None:
+    """The rule code and options of a sampler the loop implements (None: the reference path)."""
+    kind = type(sampler)
+    if kind is RoundRobin:
+        return 0, [0.0]
+    if kind is TrackAndStop:
+        return 1, [0.0 if sampler.tracking == "D" else 1.0, float(sampler.resolve_growth)]
+    if kind is TopTwo:
+        if sampler.challenger not in _CHALLENGERS or (sampler.leader != "eb" and not gaussian):
+            return None
+        beta = -1.0 if sampler.beta == "ids" else float(sampler.beta)
+        return 2, [_LEADERS[sampler.leader], _CHALLENGERS[sampler.challenger], beta,
+                   0.0 if sampler.selection == "tracking" else 1.0]
+    if kind is FrankWolfe and sampler.inverse_update == "exact" and sampler.game == "simplex":
+        return 4, [0.0]
+    return None
+
+
+def compiled_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float],
+                    max_samples: int) -> CompiledRun | None:
+    """The compiled run of ``algorithm`` on ``env`` when the loop implements it, else None.
+
+    Parameters
+    ----------
+    algorithm : Algorithm
+        The configured algorithm (a :class:`bandits.pure_exploration.algorithm.PureExploration` to qualify).
+    env : object
+        The instance (a :class:`KArmedBandit` of Gaussian or Bernoulli arms to qualify).
+    problem : Problem
+        The run's problem (the instance's own :class:`KArmedProblem` to qualify).
+    deltas : list of float
+        The confidence levels.
+    max_samples : int
+        The budget (at least K to qualify: the first pass is never cut).
+
+    Returns
+    -------
+    CompiledRun or None
+        The arguments, or None for the reference path.
+    """
+    from ..algorithm import PureExploration
+
+    if not (isinstance(algorithm, PureExploration) and algorithm.problem is None and type(env) is KArmedBandit
+            and type(problem) is KArmedProblem and max_samples >= env.n_arms):
+        return None
+    family = env.family
+    if type(family) not in (Gaussian, Bernoulli):
+        return None
+    gaussian = isinstance(family, Gaussian)
+    rule = _rule(algorithm.sampler, gaussian)
+    if rule is None:
+        return None
+    threshold = algorithm.stop.make(problem, np.ones(env.n_arms, dtype=np.int64))
+    forms = [threshold.log_log_form(d) for d in deltas]
+    if any(form is None for form in forms):
+        return None
+    return CompiledRun(0 if gaussian else 1, family.sigma if isinstance(family, Gaussian) else 1.0,
+                       np.ascontiguousarray(env.means, dtype=float), rule[0], np.asarray(rule[1], dtype=float),
+                       float(algorithm.growth), np.asarray(forms, dtype=float), int(max_samples))
