@@ -7,10 +7,10 @@ batch's estimate, its rewards drawn as one sum per arm pulled (a normal draw per
 draw per arm), and the GLR stop checked for every pending delta. The two generators are the run's own (the
 environment's and the rule's), so the draws are the reference run's. Rules (:data:`RULES`): round robin (batch
 tracking of uniform weights), Track-and-Stop (D- or C-tracking of the oracle's weights, re-solved on a geometric
-schedule: :mod:`bandits.pure_exploration.compiled.oracle`), the Top-Two rules with an empirical-best, UCB or
-Thompson leader, a TC or TCI challenger, a fixed or IDS beta, tracked or sampled, and Frank–Wolfe sampling (its
-iterate kept in the Track-and-Stop target's place; :mod:`bandits.pure_exploration.compiled.game`); the references
-are in :mod:`bandits.pure_exploration.samplers`. A fourth rule, :data:`FLOOR`, pulls in a fixed cycle: the benchmarks'
+schedule: :mod:`bandits.pure_exploration.compiled.oracle`), the Top-Two rules (every leader and challenger, a
+fixed or IDS beta, tracked or sampled) and Frank–Wolfe sampling (its iterate kept in the Track-and-Stop target's
+place; :mod:`bandits.pure_exploration.compiled.game`); the references are in
+:mod:`bandits.pure_exploration.samplers`. A fourth rule, :data:`FLOOR`, pulls in a fixed cycle: the benchmarks'
 per-sample floor.
 """
 
@@ -22,6 +22,8 @@ import time
 import numpy as np
 from numba import njit, objmode
 
+from ..families import BISECTION_STEPS
+from ..samplers.top_two import TS_DRAWS
 from .arithmetic import GAUSSIAN, divergence, glr, pair_cost, project_floor, track
 from .game import fws_batch
 from .oracle import oracle_target
@@ -36,7 +38,9 @@ RULES = {"round-robin": ROUND_ROBIN, "track-and-stop": TRACK_AND_STOP, "top-two"
 FLOOR = 3
 #: Top-Two leaders and challengers by code
 EB, TS, UCB = 0, 1, 2
-TC, TCI = 0, 1
+TC, TCI, TS_CHALLENGER = 0, 1, 2
+#: blocks of 100 posterior draws the Thompson challenger tries (the reference's TS_DRAWS)
+TS_BLOCKS = TS_DRAWS // 100
 
 
 @njit(cache=True)
@@ -119,25 +123,74 @@ def _track_and_stop_batch(family: int, sigma: float, mu: np.ndarray, counts: np.
 
 
 @njit(cache=True)
-def _top_two_batch(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, n: int, options: np.ndarray,
-                   leader_pulls: np.ndarray, beta_sums: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _posterior_draw(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray,
+                    rng: np.random.Generator) -> np.ndarray:
+    """One draw of the flat-prior posterior: N(mu_k, sigma^2 / N_k), or Beta(1 + S_k, 1 + N_k - S_k)."""
+    K = mu.size
+    draw = np.empty(K)
+    for k in range(K):
+        if family == GAUSSIAN:
+            draw[k] = mu[k] + sigma / math.sqrt(counts[k]) * rng.standard_normal()
+        else:
+            draw[k] = rng.beta(1.0 + sums[k], 1.0 + counts[k] - sums[k])
+    return draw
+
+
+@njit(cache=True)
+def _upper_index(family: int, sigma: float, mu: float, level: float) -> float:
+    """max{q >= mu : d(mu, q) <= level}: mu + sigma sqrt(2 level), or by bisection towards 1 (Bernoulli)."""
+    if family == GAUSSIAN:
+        return mu + sigma * math.sqrt(2.0 * level)
+    inside, outside = mu, 1.0
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (inside + outside)
+        if divergence(family, sigma, mu, mid) <= level:
+            inside = mid
+        else:
+            outside = mid
+    return inside
+
+
+@njit(cache=True)
+def _thompson_challenger(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray,
+                         leader: int, rng: np.random.Generator) -> int:
+    """The best arm of the first posterior draw whose best arm is not the leader, drawn in blocks of 100 (-1: none
+    in TS_DRAWS draws)."""
+    for _ in range(TS_BLOCKS):
+        found = -1
+        for _ in range(100):
+            best = int(np.argmax(_posterior_draw(family, sigma, mu, counts, sums, rng)))
+            if found < 0 and best != leader:
+                found = best
+        if found >= 0:
+            return found
+    return -1
+
+
+@njit(cache=True)
+def _top_two_batch(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, n: int,
+                   options: np.ndarray, leader_pulls: np.ndarray, beta_sums: np.ndarray,
+                   rng: np.random.Generator) -> np.ndarray:
     """n Top-Two pulls: the leader (``options[0]``), the challenger (``options[1]``), beta (``options[2]``, -1 for
     IDS) and the choice (``options[3]``: 0 per-leader tracking, 1 a coin of bias beta)."""
     K, t = mu.size, counts.sum()
     answer = int(np.argmax(mu))
-    leader_rule, penalised = int(options[0]), options[1] == TCI
+    leader_rule, challenger_rule = int(options[0]), int(options[1])
     batch_leader = answer
     if leader_rule == UCB:
-        batch_leader = int(np.argmax(mu + sigma * np.sqrt(2.0 * (math.log(max(t, 2)) / counts))))
+        level = math.log(max(t, 2))
+        batch_leader = int(np.argmax(np.array([_upper_index(family, sigma, mu[k], level / counts[k])
+                                               for k in range(K)])))
     now, batch = counts.copy(), np.zeros(K, np.int64)
     for _ in range(n):
         leader = batch_leader
         if leader_rule == TS:
-            draw = np.empty(K)
-            for k in range(K):
-                draw[k] = mu[k] + sigma / math.sqrt(counts[k]) * rng.standard_normal()
-            leader = int(np.argmax(draw))
-        c = _challenger(family, sigma, mu, now, leader, answer, penalised)
+            leader = int(np.argmax(_posterior_draw(family, sigma, mu, counts, sums, rng)))
+        c = -1
+        if challenger_rule == TS_CHALLENGER:
+            c = _thompson_challenger(family, sigma, mu, counts, sums, leader, rng)
+        if c < 0:
+            c = _challenger(family, sigma, mu, now, leader, answer, challenger_rule == TCI)
         beta = options[2] if options[2] >= 0 else _pair_share(family, sigma, mu, now, leader, c)
         if options[3] == 1:
             pick = leader if rng.random() < beta else c
@@ -192,7 +245,7 @@ def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options:
                 for j in range(n):
                     batch[(t + j) % K] += 1
             else:
-                batch = _top_two_batch(family, sigma, mu, counts, n, options, leader_pulls, beta_sums, rule_rng)
+                batch = _top_two_batch(family, sigma, mu, counts, sums, n, options, leader_pulls, beta_sums, rule_rng)
         _draw_sums(family, sigma, means, batch, env_rng, sums)
         counts += batch
         if t == 0:

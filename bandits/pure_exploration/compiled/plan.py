@@ -23,7 +23,7 @@ __all__ = ["CompiledRun", "compiled_run_of"]
 
 #: option codes of the compiled rules (:mod:`bandits.pure_exploration.compiled.loop`)
 _LEADERS = {"eb": 0, "ts": 1, "ucb": 2}
-_CHALLENGERS = {"tc": 0, "tci": 1}
+_CHALLENGERS = {"tc": 0, "tci": 1, "ts": 2}
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class CompiledRun:
     max_samples: int
 
 
-def _rule(sampler: Any, gaussian: bool) -> tuple[int, list[float]] | None:
+def _rule(sampler: Any) -> tuple[int, list[float]] | None:
     """The rule code and options of a sampler the loop implements (None: the reference path)."""
     kind = type(sampler)
     if kind is RoundRobin:
@@ -68,8 +68,6 @@ def _rule(sampler: Any, gaussian: bool) -> tuple[int, list[float]] | None:
     if kind is TrackAndStop:
         return 1, [0.0 if sampler.tracking == "D" else 1.0, float(sampler.resolve_growth)]
     if kind is TopTwo:
-        if sampler.challenger not in _CHALLENGERS or (sampler.leader != "eb" and not gaussian):
-            return None
         beta = -1.0 if sampler.beta == "ids" else float(sampler.beta)
         return 2, [_LEADERS[sampler.leader], _CHALLENGERS[sampler.challenger], beta,
                    0.0 if sampler.selection == "tracking" else 1.0]
@@ -109,7 +107,7 @@ def compiled_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float],
     if type(family) not in (Gaussian, Bernoulli):
         return None
     gaussian = isinstance(family, Gaussian)
-    rule = _rule(algorithm.sampler, gaussian)
+    rule = _rule(algorithm.sampler)
     if rule is None:
         return None
     threshold = algorithm.stop.make(problem, np.ones(env.n_arms, dtype=np.int64))
