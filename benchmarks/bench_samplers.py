@@ -23,8 +23,9 @@ the lower bound T* kl(delta, 1 - delta).
 
 ``--paths N``: the K-armed rules on ``--path-arms`` Gaussian arms (10 by default, means scaled as above) with the GLR
 checked after every sample (growth = 0), N seeds each, on the compiled path and on the reference path in the same
-run (:mod:`bandits.pure_exploration.compiled`; samples must agree run by run), beside the per-sample floor: the
-compiled loop pulling in a fixed cycle, which pays the draws, the statistics and the stop alone.
+run (:mod:`bandits.pure_exploration.compiled`; "same runs": the samples agree run by run), beside the per-sample
+floor: the compiled loop pulling in a fixed cycle, which pays the draws, the statistics and the stop alone; then
+round robin, FWS and Track-and-Stop on the random linear instance above, growth 0.01.
 
 ``--no-speed --published-oracle 10000``: the FWS iterate run at the true theta of that instance for 10,000 steps,
 with the exact inverse of V(x) and with the published code's update, and the characteristic time each reports
@@ -131,14 +132,24 @@ def paths_table(args: argparse.Namespace, console: Console) -> None:
         floor_samples += int(karmed_run(0, 1.0, env.means, FLOOR, np.zeros(1), 0.0, forms, 10**9, *split_seed(seed),
                                         0.0)[0][0])
     floor = 1e6 * (time.perf_counter() - start) / floor_samples
-    table = Table(title=f"{env.name}, GLR after every sample (growth = 0), delta = {args.delta}: microseconds per "
-                        f"sample over {args.paths} seed(s), one core")
+    rules = ("round-robin", "track-and-stop", "track-and-stop:tracking=C", "top-two", "top-two:leader=ts",
+             "top-two:challenger=tci,beta=ids", "fws")
+    paths_rows(env, [f"{name}{',' if ':' in name else ':'}growth=0" for name in rules], f"{floor:.2f}",
+               f"{env.name}, GLR after every sample (growth = 0)", args, console)
+    linear = random_instance(args.arms, args.dim, args.delta, args.target, args.instance_seed)
+    paths_rows(linear, ["round-robin", "fws", "track-and-stop"], "", f"{linear.name}, GLR on the default grid "
+               "(growth = 0.01)", args, console)
+
+
+def paths_rows(env: Any, names: list[str], floor: str, title: str, args: argparse.Namespace,
+               console: Console) -> None:
+    """One table of the compiled and the reference path: samples, microseconds per sample, same runs."""
+    table = Table(title=f"{title}, delta = {args.delta}: microseconds per sample over {args.paths} seed(s), one core")
     for col in ("rule", "samples", "compiled", "reference", "reference / compiled", "floor", "same runs"):
         table.add_column(col, justify="right")
-    for name in ("round-robin", "track-and-stop", "track-and-stop:tracking=C", "top-two", "top-two:leader=ts",
-                 "top-two:challenger=tci,beta=ids", "fws"):
-        algo = make_algorithm(f"{name}{',' if ':' in name else ':'}growth=0")
-        run(algo, env, args.delta, seed=0)  # compile or load
+    for name in names:
+        algo = make_algorithm(name)
+        run(algo, env, args.delta, seed=0, max_samples=env.n_arms + 10)  # compile or load
         cells, samples = [], []
         for compiled in (True, False):
             start = time.perf_counter()
@@ -146,7 +157,7 @@ def paths_table(args: argparse.Namespace, console: Console) -> None:
             samples.append([r.samples for r in results])
             cells.append(1e6 * (time.perf_counter() - start) / sum(samples[-1]))
         table.add_row(name, f"{np.mean(samples[0]):,.0f}", f"{cells[0]:.2f}", f"{cells[1]:.2f}",
-                      f"{cells[1] / cells[0]:.0f}x", f"{floor:.2f}", str(samples[0] == samples[1]))
+                      f"{cells[1] / cells[0]:.0f}x", floor, str(samples[0] == samples[1]))
     console.print(table)
 
 

@@ -13,7 +13,8 @@ plan        which runs qualify, and the loop's arguments (imports no numba)
 arithmetic  divergences, GLR pieces and statistic, pair costs, pairwise sums, rounding, tracking
 oracle      the Track-and-Stop target: w*(mu) by GK16's Theorem 5 (the reference oracle's weights)
 game        the Frank-Wolfe sampling step: pieces, gradients, the game over the near-minimal ones
-loop        one run: the rules' pulls, the draws, the GLR stop for every delta
+loop        one K-armed run: the rules' pulls, the draws, the GLR stop for every delta
+linear      one linear run: round robin, Track-and-Stop and FWS (its design inverse along the path)
 ==========  ====================================================================================
 """
 
@@ -49,11 +50,18 @@ def run_compiled(plan: CompiledRun, env_rng: np.random.Generator, rule_rng: np.r
     list of dict
         Per delta: ``samples``, ``batches``, ``recommendation``, ``stopped_by``, ``solve_time``, ``elapsed``.
     """
-    from .loop import karmed_run
+    if plan.arms is not None:
+        from .linear import linear_run
 
-    samples, batches, recommendation, how, elapsed, solve = karmed_run(
-        plan.family, plan.sigma, plan.means, plan.rule, plan.options, plan.growth, plan.forms, plan.max_samples,
-        env_rng, rule_rng, start)
+        samples, batches, recommendation, how, elapsed, solve = linear_run(
+            *plan.arms, plan.sigma, plan.means, plan.rule, plan.options, plan.growth, plan.forms, plan.max_samples,
+            env_rng, start)
+    else:
+        from .loop import karmed_run
+
+        samples, batches, recommendation, how, elapsed, solve = karmed_run(
+            plan.family, plan.sigma, plan.means, plan.rule, plan.options, plan.growth, plan.forms, plan.max_samples,
+            env_rng, rule_rng, start)
     return [{"samples": int(samples[i]), "batches": int(batches[i]), "recommendation": int(recommendation[i]),
              "stopped_by": STOPPED_BY[int(how[i])], "solve_time": float(solve[i]), "elapsed": float(elapsed[i])}
             for i in range(samples.size)]

@@ -16,7 +16,7 @@ from numba import njit, objmode
 from ..samplers.games import GAP_TOL, PIVOT_TOL, solve_game
 from .arithmetic import divergence, pairwise_sum
 
-__all__ = ["fws_batch", "fws_direction"]
+__all__ = ["furthest_behind", "fws_batch", "fws_direction"]
 
 
 @njit(cache=True)
@@ -133,11 +133,18 @@ def fws_batch(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, n: 
         else:
             z = fws_direction(family, sigma, mu, x, float(t) ** -0.9 / K)
         x += (z - x) / t
-        best, arm = -np.inf, -1
-        for k in range(K):
-            ratio = x[k] / now[k] if now[k] > 0 else np.inf
-            if ratio > best or arm < 0:
-                best, arm = ratio, k
+        arm = furthest_behind(x, now)
         now[arm] += 1
         batch[arm] += 1
     return batch
+
+
+@njit(cache=True)
+def furthest_behind(x: np.ndarray, counts: np.ndarray) -> int:
+    """FWS's tracking: argmax_k x_k / N_k (an arm never pulled first; the first on a tie)."""
+    best, arm = -np.inf, -1
+    for k in range(x.size):
+        ratio = x[k] / counts[k] if counts[k] > 0 else np.inf
+        if ratio > best or arm < 0:
+            best, arm = ratio, k
+    return arm

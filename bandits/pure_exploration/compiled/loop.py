@@ -28,7 +28,7 @@ from .arithmetic import GAUSSIAN, divergence, glr, pair_cost, project_floor, tra
 from .game import fws_batch
 from .oracle import oracle_target
 
-__all__ = ["FLOOR", "RULES", "karmed_run"]
+__all__ = ["FLOOR", "RULES", "karmed_run", "resolve_due", "settle_stopped", "tracking_batch"]
 
 #: the compiled rules by code, and the option vectors they read
 ROUND_ROBIN, TRACK_AND_STOP, TOP_TWO, FRANK_WOLFE = 0, 1, 2, 4
@@ -102,21 +102,37 @@ def _track_and_stop_batch(family: int, sigma: float, mu: np.ndarray, counts: np.
                           target: np.ndarray, cumulative: np.ndarray, clock: np.ndarray) -> np.ndarray:
     """n pulls of D- or C-tracking (``options[0]`` 0 or 1) after re-solving the target when t has grown by
     1 + ``options[1]`` since the last solve; ``clock`` holds (t of the last solve, seconds in the oracle)."""
-    K, t = mu.size, counts.sum()
-    if clock[0] == 0 or t >= (1.0 + options[1]) * clock[0]:
-        clock[0] = t
+    if resolve_due(clock, counts.sum(), options[1]):
         started = _now()
         w = oracle_target(mu, family, sigma)
         clock[1] += _now() - started
-        if w.size == K:
+        if w.size == mu.size:
             target[:] = w
+    return tracking_batch(target, cumulative, counts, n, options[0] == 1)
+
+
+@njit(cache=True)
+def resolve_due(clock: np.ndarray, t: int, growth: float) -> bool:
+    """Whether Track-and-Stop re-solves now (the first time, or t at least 1 + growth times the last solve's t, which
+    ``clock[0]`` holds and is set to t when due)."""
+    if clock[0] == 0 or t >= (1.0 + growth) * clock[0]:
+        clock[0] = t
+        return True
+    return False
+
+
+@njit(cache=True)
+def tracking_batch(target: np.ndarray, cumulative: np.ndarray, counts: np.ndarray, n: int,
+                   c_tracking: bool) -> np.ndarray:
+    """n pulls of D-tracking of ``target``, or of C-tracking (``cumulative`` gathers the floored targets)."""
+    K = counts.size
     now, batch = counts.copy(), np.zeros(K, np.int64)
     for _ in range(n):
-        if options[0] == 0:
-            k = _d_tracking(target, now)
-        else:
+        if c_tracking:
             cumulative += project_floor(target, 0.5 / math.sqrt(K * K + now.sum()))
             k = int(np.argmax(cumulative - now))
+        else:
+            k = _d_tracking(target, now)
         now[k] += 1
         batch[k] += 1
     return batch
@@ -253,12 +269,7 @@ def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options:
         t += int(batch.sum())
         n_batches += 1
         answer, value = glr(family, sigma, sums / counts, counts)
-        stops = np.zeros(D, np.bool_)
-        for i in range(D):
-            a, c, b, floor, s = forms[i, 0], forms[i, 1], forms[i, 2], forms[i, 3], forms[i, 4]
-            stops[i] = pending[i] and value > a + c * math.log(b + math.log(max(t, floor) / s))
-        if stops.any():
-            _settle(outcome, times, pending, stops, t, n_batches, answer, 0, _now() - start, clock[1])
+        settle_stopped(outcome, times, pending, forms, value, t, n_batches, answer, start, clock[1])
     return outcome[0], outcome[1], outcome[2], outcome[3], times[0], times[1]
 
 
@@ -271,3 +282,16 @@ def _settle(outcome: np.ndarray, times: np.ndarray, pending: np.ndarray, which: 
             outcome[0, i], outcome[1, i], outcome[2, i], outcome[3, i] = t, batches, answer, how
             times[0, i], times[1, i] = elapsed, solve_time
             pending[i] = False
+
+
+@njit(cache=True)
+def settle_stopped(outcome: np.ndarray, times: np.ndarray, pending: np.ndarray, forms: np.ndarray, value: float,
+                   t: int, batches: int, answer: int, start: float, solve_time: float) -> None:
+    """Settle the pending deltas whose GLR stop fires now: value > a + c log(b + log(max(t, floor) / s)) for the row
+    (a, c, b, floor, s) of each delta."""
+    stops = np.zeros(pending.size, np.bool_)
+    for i in range(pending.size):
+        a, c, b, floor, s = forms[i, 0], forms[i, 1], forms[i, 2], forms[i, 3], forms[i, 4]
+        stops[i] = pending[i] and value > a + c * math.log(b + math.log(max(t, floor) / s))
+    if stops.any():
+        _settle(outcome, times, pending, stops, t, batches, answer, 0, _now() - start, solve_time)

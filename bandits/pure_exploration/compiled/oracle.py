@@ -5,7 +5,8 @@ track them): the inner inverses u_a(y) of phi_a(u) = d(mb, m) + u / (1 - u) d(ma
 safeguarded Newton steps (Numerical Recipes' ``rtsafe`` rules, elementwise), and the outer root of
 S(y) = sum_a d(mb, m_a) / d(ma, m_a) = 1 by Newton in log y; then w_b = 1 / (1 + sum_a x_a), w_a = x_a w_b with
 x = u / (1 - u). Where the reference raises (a tie for the best arm, divergences that underflow or overflow, no
-convergence) the target is empty and the rule keeps its previous one, as the reference rule does.
+convergence) the target is empty and the rule keeps its previous one, as the reference rule does. Linear problems'
+targets are the reference's transductive designs, called back from compiled code (:func:`linear_oracle_target`).
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ import math
 import numpy as np
 from numba import njit
 
+from optdesign.errors import InvalidInputError, SolverError
+
 from ..families import BERNOULLI_EPS
 from ..karmed import MAX_STEPS, RTOL, STALL, U_MAX
 from .arithmetic import GAUSSIAN, divergence, pairwise_sum
 
-__all__ = ["oracle_target"]
+__all__ = ["linear_oracle_target", "oracle_target"]
 
 #: the tie tolerance of the best arm (:func:`optdesign.validation.unique_argmax`)
 TIE_RTOL = 1e-12
@@ -126,3 +129,30 @@ def oracle_target(mu: np.ndarray, family: int, sigma: float) -> np.ndarray:
         last, y = abs(move), new
         u = np.minimum(np.maximum(u + move / slope, 0.0), U_MAX)
     return np.zeros(0)
+
+
+def linear_oracle_target(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray) -> np.ndarray:
+    """w*(theta) of a linear problem normalised as Track-and-Stop takes it (the reference oracle, a transductive
+    design solved by cvxpy: called back from compiled code), or an empty vector where the oracle fails.
+
+    Parameters
+    ----------
+    X, Z : numpy.ndarray
+        The arms and the items.
+    sigma : float
+        The noise level.
+    theta : numpy.ndarray
+        The estimate.
+
+    Returns
+    -------
+    numpy.ndarray
+        The target, shape (K,), or shape (0,).
+    """
+    from ..linear import LinearProblem
+
+    try:
+        w = np.clip(np.asarray(LinearProblem(X, Z, sigma).oracle(theta).weights, dtype=float), 0.0, None)
+    except (InvalidInputError, SolverError):
+        return np.zeros(0)
+    return w / w.sum() if w.sum() > 0 and np.isfinite(w).all() else np.zeros(0)

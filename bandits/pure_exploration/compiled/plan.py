@@ -1,7 +1,8 @@
-"""Which runs the compiled loop takes, and its arguments: a K-armed instance's own question (best-arm identification)
-for Gaussian or Bernoulli arms, a rule of :data:`bandits.pure_exploration.compiled.loop.RULES` with options it
-implements, and a GLR threshold of the form a + c log(b + log(max(t, floor) / s)) (:meth:`Threshold.log_log_form`).
-Anything else runs on the reference path. Importing this module does not import numba.
+"""Which runs the compiled loops take, and their arguments: a K-armed instance's own question (best-arm
+identification) for Gaussian or Bernoulli arms with a rule of :data:`bandits.pure_exploration.compiled.loop.RULES`
+and options it implements, or a linear instance's with round robin, Track-and-Stop or FWS; and a GLR threshold of
+the form a + c log(b + log(max(t, floor) / s)) (:meth:`Threshold.log_log_form`). Anything else runs on the reference
+path. Importing this module does not import numba.
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class CompiledRun:
         The threshold's constants per delta.
     max_samples : int
         The budget.
+    arms : tuple of numpy.ndarray, optional
+        (X, Z) of a linear instance (:func:`bandits.pure_exploration.compiled.linear.linear_run`); None for K arms.
     """
 
     family: int
@@ -58,11 +61,17 @@ class CompiledRun:
     growth: float
     forms: np.ndarray
     max_samples: int
+    arms: tuple[np.ndarray, np.ndarray] | None = None
 
 
-def _rule(sampler: Any) -> tuple[int, list[float]] | None:
-    """The rule code and options of a sampler the loop implements (None: the reference path)."""
+def _rule(sampler: Any, linear: bool) -> tuple[int, list[float]] | None:
+    """The rule code and options of a sampler the loop implements (None: the reference path); a linear loop runs
+    round robin, Track-and-Stop and FWS."""
     kind = type(sampler)
+    if linear and kind is FrankWolfe and sampler.game == "simplex":
+        return 4, [float(sampler.refresh), float(sampler.inverse_update == "as-published")]
+    if linear and kind not in (RoundRobin, TrackAndStop):
+        return None
     if kind is RoundRobin:
         return 0, [0.0]
     if kind is TrackAndStop:
@@ -98,22 +107,45 @@ def compiled_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float],
     CompiledRun or None
         The arguments, or None for the reference path.
     """
+    from ...core.environments import LinearBandit
     from ..algorithm import PureExploration
+    from ..linear import LinearProblem
 
-    if not (isinstance(algorithm, PureExploration) and algorithm.problem is None and type(env) is KArmedBandit
-            and type(problem) is KArmedProblem and max_samples >= env.n_arms):
+    if not (isinstance(algorithm, PureExploration) and algorithm.problem is None and max_samples >= env.n_arms):
+        return None
+    if type(env) is LinearBandit and type(problem) is LinearProblem:
+        return _linear_run_of(algorithm, env, problem, deltas, max_samples)
+    if not (type(env) is KArmedBandit and type(problem) is KArmedProblem):
         return None
     family = env.family
     if type(family) not in (Gaussian, Bernoulli):
         return None
     gaussian = isinstance(family, Gaussian)
-    rule = _rule(algorithm.sampler)
+    rule = _rule(algorithm.sampler, False)
     if rule is None:
         return None
-    threshold = algorithm.stop.make(problem, np.ones(env.n_arms, dtype=np.int64))
-    forms = [threshold.log_log_form(d) for d in deltas]
-    if any(form is None for form in forms):
+    forms = _forms(algorithm, problem, env.n_arms, deltas)
+    if forms is None:
         return None
     return CompiledRun(0 if gaussian else 1, family.sigma if isinstance(family, Gaussian) else 1.0,
                        np.ascontiguousarray(env.means, dtype=float), rule[0], np.asarray(rule[1], dtype=float),
-                       float(algorithm.growth), np.asarray(forms, dtype=float), int(max_samples))
+                       float(algorithm.growth), forms, int(max_samples))
+
+
+def _forms(algorithm: Any, problem: Any, n_arms: int, deltas: list[float]) -> np.ndarray | None:
+    """The threshold's constants per delta (the threshold made after a first pass over the arms), or None when it
+    has no log-log form."""
+    threshold = algorithm.stop.make(problem, np.ones(n_arms, dtype=np.int64))
+    forms = [threshold.log_log_form(d) for d in deltas]
+    return None if any(form is None for form in forms) else np.asarray(forms, dtype=float)
+
+
+def _linear_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float], max_samples: int) -> CompiledRun | None:
+    """The compiled run of a linear instance's own question, or None."""
+    rule = _rule(algorithm.sampler, True)
+    forms = _forms(algorithm, problem, env.n_arms, deltas) if rule is not None else None
+    if rule is None or forms is None:
+        return None
+    X, Z = (np.ascontiguousarray(a, dtype=float) for a in (problem.X, problem.Z))
+    return CompiledRun(0, float(problem.sigma), np.ascontiguousarray(env.means, dtype=float), rule[0],
+                       np.asarray(rule[1], dtype=float), float(algorithm.growth), forms, int(max_samples), (X, Z))

@@ -1,0 +1,210 @@
+"""One linear (transductive) run under the GLR stop, compiled: round robin, Track-and-Stop and Frank–Wolfe sampling.
+
+The loop of :mod:`bandits.pure_exploration.compiled.loop` for a :class:`bandits.core.environments.LinearBandit`: the
+first pass pulls every arm once; each batch runs to the next time of the grid at the batch's estimate
+theta_hat = A(N)^{-1} sum_k S_k x_k (A(N) = sum_k N_k x_k x_k^T, by its Cholesky factor); rewards are drawn as one
+normal sum per arm pulled, in arm order; the GLR statistic is min_j gap_j^2 / (2 sigma^2 ||y_j||^2_{A(N)^{-1}}),
+y_j = z* - z_j (:mod:`bandits.pure_exploration.linear`). Track-and-Stop re-solves the transductive design
+(:func:`optdesign.transductive`, called back from compiled code) on its geometric schedule; Frank–Wolfe sampling
+keeps H = V(x)^{-1} and the projections H y_j by Sherman–Morrison updates, recomputed every ``refresh`` steps and
+after a dense direction (:class:`bandits.pure_exploration.design_inverse.DesignInverse`). The matrix products sum in
+another order than the reference's BLAS, so runs agree with the reference in distribution, not bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, objmode
+
+from ..design_inverse import DENSE_SUPPORT
+from .arithmetic import track
+from .game import _game, _is_square, furthest_behind
+from .loop import _now, _settle, resolve_due, settle_stopped, tracking_batch
+from .oracle import linear_oracle_target
+
+__all__ = ["linear_run"]
+
+#: the floor of ||y||^2_{A^{-1}} (:data:`bandits.core.alternatives.NORM_FLOOR`)
+NORM_FLOOR = 1e-300
+
+
+@njit(cache=True)
+def _directions(Z: np.ndarray, theta: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """The best item b (first on a tie), the directions y_j = z_b - z_j of the others, and their gaps y_j^T theta."""
+    values = Z @ theta
+    b = int(np.argmax(values))
+    keep = np.array([j for j in range(Z.shape[0]) if j != b])
+    Y = Z[b] - Z[keep]
+    return b, Y, values[b] - values[keep]
+
+
+@njit(cache=True)
+def _statistics(X: np.ndarray, Z: np.ndarray, sigma: float, counts: np.ndarray,
+                sums: np.ndarray) -> tuple[np.ndarray, int, float]:
+    """theta_hat, its answer and the GLR statistic at the counts (A(N) positive definite after the first pass)."""
+    A = X.T @ (X * counts.astype(np.float64).reshape(-1, 1))
+    R = np.linalg.inv(np.linalg.cholesky(A))
+    theta = R.T @ (R @ (X.T @ sums))
+    b, Y, gaps = _directions(Z, theta)
+    RY = Y @ R.T
+    norms = (RY * RY).sum(axis=1)
+    values = np.maximum(gaps, 0.0) ** 2 / (2.0 * sigma**2 * np.maximum(norms, NORM_FLOOR))
+    return theta, b, values.min()
+
+
+@njit(cache=True)
+def _project(X: np.ndarray, H: np.ndarray, Y: np.ndarray, P: np.ndarray, q: np.ndarray) -> None:
+    """P = Y H and q_j = y_j^T H y_j (in place)."""
+    P[:] = Y @ H
+    q[:] = (P * Y).sum(axis=1)
+
+
+@njit(cache=True)
+def _fws_step(X: np.ndarray, t: int, z: np.ndarray, x: np.ndarray, H: np.ndarray, Y: np.ndarray, P: np.ndarray,
+              q: np.ndarray, refresh: int, since: np.ndarray, W: np.ndarray, published: bool) -> None:
+    """Follow x <- (1 - 1/t) x + z / t (``x`` already moved): V(x) = (1 - 1/t) V + sum_k (z_k / t) x_k x_k^T, so H, P
+    and q by Sherman-Morrison, or H = V(x)^{-1} by one inversion every ``refresh`` steps and after a dense z.
+    ``published``: the published code's W = t / (t - 1) W + sum_k (z_k / t)^2 x_k x_k^T and its H, inverted only
+    after a dense z."""
+    support = np.flatnonzero(z)
+    since[0] += 1
+    scale = t / (t - 1.0) if published else (t - 1.0) / t
+    if published:
+        W *= scale
+        for k in support:
+            W += (z[k] / t) ** 2 * np.outer(X[k], X[k])
+    if support.size > DENSE_SUPPORT or (not published and since[0] >= refresh):
+        inverse = np.linalg.inv(W if published else X.T @ (X * x.reshape(-1, 1)))
+        H[:] = 0.5 * (inverse + inverse.T)
+        since[0] = 0
+        _project(X, H, Y, P, q)
+        return
+    H /= scale
+    P /= scale
+    q /= scale
+    d, J = H.shape[0], P.shape[0]
+    h, Pu = np.empty(d), np.empty(J)
+    for k in support:
+        u = (z[k] / t if published else math.sqrt(z[k] / t)) * X[k]
+        denom = 1.0
+        for i in range(d):
+            h[i] = 0.0
+            for m in range(d):
+                h[i] += H[i, m] * u[m]
+            denom += u[i] * h[i]
+        for j in range(J):
+            Pu[j] = 0.0
+            for m in range(d):
+                Pu[j] += P[j, m] * u[m]
+        for i in range(d):
+            for m in range(d):
+                H[i, m] -= h[i] * (h[m] / denom)
+        for j in range(J):
+            for m in range(d):
+                P[j, m] -= Pu[j] * (h[m] / denom)
+            q[j] -= Pu[j] ** 2 / denom
+
+
+@njit(cache=True)
+def _fws_direction(X: np.ndarray, sigma: float, gaps: np.ndarray, P: np.ndarray, q: np.ndarray, x: np.ndarray,
+                   slack: float, published: bool) -> np.ndarray:
+    """The Frank–Wolfe direction from the pieces along the path: uniform without a unique answer, the best vertex of
+    the one near-minimal piece's gradient, or the game over those within ``slack`` of the minimum."""
+    K = X.shape[0]
+    if gaps.size == 0 or gaps.min() <= 0:
+        return np.full(K, 1.0 / K)
+    norms = np.maximum(q, NORM_FLOOR)
+    if published:  # the published code's f_j = <x, grad f_j> at its matrix
+        scale = (np.maximum(gaps, 0.0) / norms).reshape(-1, 1)
+        grads = (scale * (P @ X.T)) ** 2 / (2.0 * sigma**2)
+        values = grads @ x
+        G = grads[np.flatnonzero(values <= values.min() + slack)]
+    else:
+        values = np.maximum(gaps, 0.0) ** 2 / (2.0 * sigma**2 * norms)
+        near = np.flatnonzero(values <= values.min() + slack)
+        scale = (np.maximum(gaps[near], 0.0) / norms[near]).reshape(-1, 1)
+        G = (scale * (P[near] @ X.T)) ** 2 / (2.0 * sigma**2)
+    z = np.zeros(K)
+    if G.shape[0] == 1:
+        z[int(np.argmax(G[0]))] = 1.0
+        return z
+    return _game(G - (G @ x).reshape(-1, 1))
+
+
+@njit(cache=True)
+def _fws_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, counts: np.ndarray, n: int,
+               refresh: int, published: bool, path: tuple) -> np.ndarray:
+    """n FWS pulls at theta_hat; ``path`` = (x, H, W, Y, P, q, state) follows the iterate, state = (the answer whose
+    directions Y holds, steps since the last inversion)."""
+    x, H, W, Y, P, q, state = path
+    K = X.shape[0]
+    b, Yb, _ = _directions(Z, theta)
+    if b != state[0]:
+        state[0] = b
+        Y[:] = Yb
+        _project(X, H, Y, P, q)
+    gaps = Y @ theta
+    batch, now = np.zeros(K, np.int64), counts.copy()
+    for _ in range(n):
+        step = max(int(now.sum()), 2)
+        z = np.full(K, 1.0 / K) if _is_square(step // K) else \
+            _fws_direction(X, sigma, gaps, P, q, x, float(step) ** -0.9 / K, published)
+        x += (z - x) / step
+        _fws_step(X, step, z, x, H, Y, P, q, refresh, state[1:], W, published)
+        k = furthest_behind(x, now)
+        now[k] += 1
+        batch[k] += 1
+    return batch
+
+
+@njit(cache=True)
+def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, rule: int, options: np.ndarray,
+               growth: float, forms: np.ndarray, max_samples: int, env_rng: np.random.Generator,
+               start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Run round robin (0), Track-and-Stop (1: tracking, resolve growth) or FWS (4: refresh, 1 for the published
+    update) on a linear instance until every delta stops or the budget is spent; the same outputs as
+    :func:`bandits.pure_exploration.compiled.loop.karmed_run`. ``means`` are the arms' means x_k^T theta."""
+    K, d, D = X.shape[0], X.shape[1], forms.shape[0]
+    outcome, times, pending = np.zeros((4, D), np.int64), np.zeros((2, D)), np.ones(D, np.bool_)
+    counts, sums = np.zeros(K, np.int64), np.zeros(K)
+    target, cumulative, clock = np.full(K, 1.0 / K), np.zeros(K), np.zeros(2)
+    x = np.full(K, 1.0 / K)
+    published = rule == 4 and options[1] == 1
+    V = X.T @ (X * x.reshape(-1, 1))
+    W, H = (np.linalg.inv(V), V.copy()) if published else (V.copy(), np.linalg.inv(V))
+    J = Z.shape[0] - 1
+    path = (x, H, W, np.zeros((J, d)), np.zeros((J, d)), np.zeros(J), np.array([-1, 0], np.int64))
+    t, n_batches, theta, answer = 0, 0, np.zeros(d), 0
+    while pending.any():
+        if t >= max_samples:
+            _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, _now() - start, clock[1])
+            break
+        batch = np.ones(K, np.int64)
+        if t > 0:
+            n = min(max(t + 1, math.ceil(t * (1.0 + growth))) - t, max_samples - t)
+            if rule == 0:
+                batch = track(counts, np.full(K, 1.0 / K), n)
+            elif rule == 1:
+                if resolve_due(clock, t, options[1]):
+                    started = _now()
+                    with objmode(w="float64[:]"):
+                        w = linear_oracle_target(X, Z, sigma, theta)
+                    clock[1] += _now() - started
+                    if w.size == K:
+                        target[:] = w
+                batch = tracking_batch(target, cumulative, counts, n, options[0] == 1)
+            else:
+                batch = _fws_batch(X, Z, sigma, theta, counts, n, int(options[0]), published, path)
+        for k in range(K):
+            if batch[k] > 0:
+                sums[k] += batch[k] * means[k] + sigma * math.sqrt(batch[k]) * env_rng.standard_normal()
+        counts += batch
+        if t == 0:
+            cumulative[:] = counts
+        t += int(batch.sum())
+        n_batches += 1
+        theta, answer, value = _statistics(X, Z, sigma, counts, sums)
+        settle_stopped(outcome, times, pending, forms, value, t, n_batches, answer, start, clock[1])
+    return outcome[0], outcome[1], outcome[2], outcome[3], times[0], times[1]
