@@ -31,8 +31,9 @@ def test_round_robin_runs_are_the_reference_runs(algorithm):
     assert all(a == b for a, b in pairs(algorithm, range(8)))
 
 
-@pytest.mark.parametrize("algorithm", ["fws", "fws:growth=0,refresh=7", "fws:inverse_update=as-published"])
-def test_fws_runs_are_the_reference_runs_on_most_seeds(algorithm):
+@pytest.mark.parametrize("algorithm", ["fws", "fws:growth=0,refresh=7", "fws:inverse_update=as-published",
+                                       "lazy-tas", "lazy-tas:growth=0,fw_steps=30"])
+def test_fws_and_lazy_runs_are_the_reference_runs_on_most_seeds(algorithm):
     same = [a == b for a, b in pairs(algorithm, range(10))]
     assert sum(same) >= 8, same
 
@@ -50,7 +51,7 @@ def test_track_and_stop_and_several_deltas_and_a_budget():
 def test_linear_runs_the_loop_does_not_implement_take_the_reference_path():
     problem = LinearProblem.of_environment(SOARE)
     assert compiled_run_of(make_algorithm("fws"), SOARE, problem, [0.1], 10**9) is not None
-    for name in ("fws:game=highs", "lingame", "lazy-tas", "fws:threshold=theory",
+    for name in ("fws:game=highs", "lingame", "lingame-c", "fws:threshold=theory",
                  "fws:problem=top-m:m=2"):
         assert compiled_run_of(make_algorithm(name), SOARE, problem, [0.1], 10**9) is None, name
 

@@ -24,8 +24,9 @@ RULES = ["round-robin", "track-and-stop", "track-and-stop:tracking=C,resolve_gro
          "top-two:growth=0,threshold=kk21", "top-two:leader=ts,selection=sampling", "top-two:leader=ucb,challenger=tci",
          "top-two:leader=ts,challenger=ts"]
 #: compiled for both families; seed by seed on Gaussian arms only (a Bernoulli kl differs from the reference in the
-#: last bits, which FWS's game can amplify: those runs agree in distribution, test below)
-FWS = ["fws", "fws:growth=0"]
+#: last bits, which FWS's game and Lazy TaS's Frank-Wolfe vertices can amplify: those runs agree in distribution,
+#: test below)
+FWS = ["fws", "fws:growth=0", "lazy-tas", "lazy-tas:growth=0,fw_steps=50"]
 
 
 def outcome(result) -> tuple:
@@ -52,7 +53,7 @@ def test_compiled_runs_are_the_reference_runs_seed_by_seed(algorithm, env):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("algorithm", ["fws:growth=0", "top-two:growth=0"])
+@pytest.mark.parametrize("algorithm", ["fws:growth=0", "lazy-tas:growth=0", "top-two:growth=0"])
 def test_bernoulli_runs_agree_with_the_reference_in_distribution(algorithm):
     """300 seeds per path on GK16's first Bernoulli instance at delta = 0.1: the stopping times pass Welch's t test and
     the two-sample Kolmogorov-Smirnov test at level 0.001, and every run is correct on both paths but a few."""
@@ -84,7 +85,7 @@ def test_track_and_stop_reports_its_oracle_time():
 
 def test_runs_the_compiled_loop_does_not_implement_take_the_reference_path():
     problem = KArmedProblem.of_environment(GAUSSIAN5)
-    for name in ("fws:game=highs", "lingame", "lazy-tas", "track-and-stop:problem=top-m:m=2"):
+    for name in ("fws:game=highs", "lingame", "track-and-stop:problem=top-m:m=2"):
         assert compiled_run_of(make_algorithm(name), GAUSSIAN5, problem, [0.1], 10**9) is None, name
     assert compiled_run_of(make_algorithm("top-two"), GAUSSIAN5, problem, [0.1], 4) is None  # first pass cut
     traced = run(make_algorithm("top-two"), GAUSSIAN5, 0.1, seed=0, trace=True)

@@ -13,8 +13,9 @@ plan        which runs qualify, and the loop's arguments (imports no numba)
 arithmetic  divergences, GLR pieces and statistic, pair costs, pairwise sums, rounding, tracking
 oracle      the Track-and-Stop target: w*(mu) by GK16's Theorem 5 (the reference oracle's weights)
 game        the Frank-Wolfe sampling step: pieces, gradients, the game over the near-minimal ones
+lazy        Lazy Track-and-Stop: Frank-Wolfe targets at powers of two, forced exploration, C-tracking
 loop        one K-armed run: the rules' pulls, the draws, the GLR stop for every delta
-linear      one linear run: round robin, Track-and-Stop and FWS (its design inverse along the path)
+linear      one linear run: round robin, Track-and-Stop, FWS (its design inverse along the path), Lazy TaS
 ==========  ====================================================================================
 """
 

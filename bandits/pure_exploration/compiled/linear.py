@@ -1,4 +1,5 @@
-"""One linear (transductive) run under the GLR stop, compiled: round robin, Track-and-Stop and Frank–Wolfe sampling.
+"""One linear (transductive) run under the GLR stop, compiled: round robin, Track-and-Stop, Frank–Wolfe sampling and
+Lazy Track-and-Stop (:mod:`bandits.pure_exploration.compiled.lazy`).
 
 The loop of :mod:`bandits.pure_exploration.compiled.loop` for a :class:`bandits.core.environments.LinearBandit`: the
 first pass pulls every arm once; each batch runs to the next time of the grid at the batch's estimate
@@ -21,6 +22,7 @@ from numba import njit, objmode
 from ..design_inverse import DENSE_SUPPORT
 from .arithmetic import track
 from .game import _game, _is_square, furthest_behind
+from .lazy import lazy_batch, lazy_due, linear_update
 from .loop import _now, _settle, resolve_due, settle_stopped, tracking_batch
 from .oracle import linear_oracle_target
 
@@ -163,9 +165,10 @@ def _fws_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, co
 def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, rule: int, options: np.ndarray,
                growth: float, forms: np.ndarray, max_samples: int, env_rng: np.random.Generator,
                start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Run round robin (0), Track-and-Stop (1: tracking, resolve growth) or FWS (4: refresh, 1 for the published
-    update) on a linear instance until every delta stops or the budget is spent; the same outputs as
-    :func:`bandits.pure_exploration.compiled.loop.karmed_run`. ``means`` are the arms' means x_k^T theta."""
+    """Run round robin (0), Track-and-Stop (1: tracking, resolve growth), FWS (4: refresh, 1 for the published update)
+    or Lazy TaS (5: Frank–Wolfe steps, tolerance, the spanning arms) on a linear instance until every delta stops or the
+    budget is spent; the same outputs as :func:`bandits.pure_exploration.compiled.loop.karmed_run`. ``means`` are the
+    arms' means x_k^T theta."""
     K, d, D = X.shape[0], X.shape[1], forms.shape[0]
     outcome, times, pending = np.zeros((4, D), np.int64), np.zeros((2, D)), np.ones(D, np.bool_)
     counts, sums = np.zeros(K, np.int64), np.zeros(K)
@@ -177,6 +180,7 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
     J = Z.shape[0] - 1
     path = (x, H, W, np.zeros((J, d)), np.zeros((J, d)), np.zeros(J), np.array([-1, 0], np.int64))
     t, n_batches, theta, answer = 0, 0, np.zeros(d), 0
+    lazy = np.array([0.0, -1.0, 0.0])
     while pending.any():
         if t >= max_samples:
             _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, _now() - start, clock[1])
@@ -195,8 +199,16 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
                     if w.size == K:
                         target[:] = w
                 batch = tracking_batch(target, cumulative, counts, n, options[0] == 1)
-            else:
+            elif rule == 4:
                 batch = _fws_batch(X, Z, sigma, theta, counts, n, int(options[0]), published, path)
+            else:
+                A = X.T @ (X * counts.astype(np.float64).reshape(-1, 1))
+                smallest = np.linalg.eigvalsh(A)[0]
+                if lazy[1] < 0:  # c0, after the first pass
+                    lazy[1] = smallest / math.sqrt(d)
+                if lazy_due(lazy, t):
+                    linear_update(X, Z, sigma, theta, target, int(options[0]), options[1])
+                batch = lazy_batch(target, cumulative, counts, n, options[2:].astype(np.int64), lazy, smallest)
         for k in range(K):
             if batch[k] > 0:
                 sums[k] += batch[k] * means[k] + sigma * math.sqrt(batch[k]) * env_rng.standard_normal()

@@ -26,13 +26,15 @@ from ..families import BISECTION_STEPS
 from ..samplers.top_two import TS_DRAWS
 from .arithmetic import GAUSSIAN, divergence, glr, pair_cost, project_floor, track
 from .game import fws_batch
+from .lazy import karmed_update, lazy_batch, lazy_due
 from .oracle import oracle_target
 
 __all__ = ["FLOOR", "RULES", "karmed_run", "resolve_due", "settle_stopped", "tracking_batch"]
 
 #: the compiled rules by code, and the option vectors they read
-ROUND_ROBIN, TRACK_AND_STOP, TOP_TWO, FRANK_WOLFE = 0, 1, 2, 4
-RULES = {"round-robin": ROUND_ROBIN, "track-and-stop": TRACK_AND_STOP, "top-two": TOP_TWO, "fws": FRANK_WOLFE}
+ROUND_ROBIN, TRACK_AND_STOP, TOP_TWO, FRANK_WOLFE, LAZY = 0, 1, 2, 4, 5
+RULES = {"round-robin": ROUND_ROBIN, "track-and-stop": TRACK_AND_STOP, "top-two": TOP_TWO, "fws": FRANK_WOLFE,
+         "lazy-tas": LAZY}
 #: the cost floor (benchmarks only): pulls in a fixed cycle, no rule work, so a run pays the draws, the statistics
 #: and the stop alone
 FLOOR = 3
@@ -229,8 +231,9 @@ def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options:
 
     ``forms`` holds one row (a, c, b, floor, s) per delta: beta(t) = a + c log(b + log(max(t, floor) / s)).
     ``options``: Track-and-Stop (tracking 0 = D / 1 = C, resolve growth); Top-Two (leader, challenger, beta or -1
-    for IDS, selection 0 = tracking / 1 = sampling). Returns per delta the samples, batches, recommendation, how it
-    stopped (0 the stopping rule, 1 the budget), the seconds since ``start`` and the seconds in the oracle.
+    for IDS, selection 0 = tracking / 1 = sampling); Lazy TaS (Frank–Wolfe steps, tolerance, the spanning arms).
+    Returns per delta the samples, batches, recommendation, how it stopped (0 the stopping rule, 1 the budget), the
+    seconds since ``start`` and the seconds in the oracle.
     """
     K, D = means.size, forms.shape[0]
     outcome = np.zeros((4, D), np.int64)  # samples, batches, recommendation, how
@@ -238,7 +241,7 @@ def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options:
     pending = np.ones(D, np.bool_)
     counts, sums = np.zeros(K, np.int64), np.zeros(K)
     target, cumulative, clock = np.full(K, 1.0 / K), np.zeros(K), np.zeros(2)
-    leader_pulls, beta_sums = np.zeros(K), np.zeros(K)
+    leader_pulls, beta_sums, lazy = np.zeros(K), np.zeros(K), np.array([0.0, -1.0, 0.0])
     t, n_batches = 0, 0
     while pending.any():
         if t >= max_samples:
@@ -256,6 +259,13 @@ def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options:
                 batch = _track_and_stop_batch(family, sigma, mu, counts, n, options, target, cumulative, clock)
             elif rule == FRANK_WOLFE:
                 batch = fws_batch(family, sigma, mu, counts, n, target)
+            elif rule == LAZY:
+                if lazy[1] < 0:  # c0, after the first pass
+                    lazy[1] = counts.min() / math.sqrt(K)
+                if lazy_due(lazy, t):
+                    karmed_update(family, sigma, mu, target, int(options[0]), options[1])
+                batch = lazy_batch(target, cumulative, counts, n, options[2:].astype(np.int64), lazy,
+                                   float(counts.min()))
             elif rule == FLOOR:
                 batch = np.zeros(K, np.int64)
                 for j in range(n):

@@ -1,9 +1,8 @@
-"""Which runs the compiled loops take, and their arguments: a K-armed instance's own question (best-arm
-identification) for Gaussian or Bernoulli arms with a rule of :data:`bandits.pure_exploration.compiled.loop.RULES`
-and options it implements, or a linear instance's with round robin, Track-and-Stop or FWS; and a GLR threshold of
-the form a + c log(b + log(max(t, floor) / s)) (:meth:`Threshold.log_log_form`). Anything else runs on the reference
-path. Importing this module does not import numba.
-"""
+"""Which runs the compiled loops take, and their arguments: a K-armed instance's own question (best-arm identification)
+for Gaussian or Bernoulli arms with a rule of :data:`bandits.pure_exploration.compiled.loop.RULES` and options it
+implements, or a linear instance's with round robin, Track-and-Stop, FWS or Lazy TaS; and a GLR threshold of the form a
++ c log(b + log(max(t, floor) / s)) (:meth:`Threshold.log_log_form`). Anything else runs on the reference path.
+Importing this module does not import numba."""
 
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ from ..environment import KArmedBandit
 from ..families import Bernoulli, Gaussian
 from ..karmed import KArmedProblem
 from ..samplers.frank_wolfe import FrankWolfe
+from ..samplers.lazy_tas import LazyTrackAndStop
 from ..samplers.top_two import TopTwo
 from ..samplers.track_and_stop import TrackAndStop
 from ..samplers.uniform import RoundRobin
@@ -64,10 +64,12 @@ class CompiledRun:
     arms: tuple[np.ndarray, np.ndarray] | None = None
 
 
-def _rule(sampler: Any, linear: bool) -> tuple[int, list[float]] | None:
+def _rule(sampler: Any, linear: bool, spanning: Any) -> tuple[int, list[float]] | None:
     """The rule code and options of a sampler the loop implements (None: the reference path); a linear loop runs
-    round robin, Track-and-Stop and FWS."""
+    round robin, Track-and-Stop, FWS and Lazy TaS (``spanning``: the problem's exploration arms)."""
     kind = type(sampler)
+    if kind is LazyTrackAndStop:
+        return 5, [float(sampler.fw_steps), float(sampler.tolerance), *map(float, spanning)]
     if linear and kind is FrankWolfe and sampler.game == "simplex":
         return 4, [float(sampler.refresh), float(sampler.inverse_update == "as-published")]
     if linear and kind not in (RoundRobin, TrackAndStop):
@@ -121,7 +123,7 @@ def compiled_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float],
     if type(family) not in (Gaussian, Bernoulli):
         return None
     gaussian = isinstance(family, Gaussian)
-    rule = _rule(algorithm.sampler, False)
+    rule = _rule(algorithm.sampler, False, problem.exploration_arms())
     if rule is None:
         return None
     forms = _forms(algorithm, problem, env.n_arms, deltas)
@@ -142,7 +144,7 @@ def _forms(algorithm: Any, problem: Any, n_arms: int, deltas: list[float]) -> np
 
 def _linear_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float], max_samples: int) -> CompiledRun | None:
     """The compiled run of a linear instance's own question, or None."""
-    rule = _rule(algorithm.sampler, True)
+    rule = _rule(algorithm.sampler, True, problem.exploration_arms())
     forms = _forms(algorithm, problem, env.n_arms, deltas) if rule is not None else None
     if rule is None or forms is None:
         return None
