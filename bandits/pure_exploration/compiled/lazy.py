@@ -66,7 +66,9 @@ def linear_vertex(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray,
 @njit(cache=True)
 def lazy_due(state: np.ndarray, t: int) -> bool:
     """Whether a power of two has passed since the last update (``state[0]``, set to it when due)."""
-    power = 2 ** math.floor(math.log2(t))
+    power = 1
+    while 2 * power <= t:  # the largest power of two at most t (numba 0.59 has no math.log2)
+        power *= 2
     if state[0] == 0 or power > state[0]:
         state[0] = power
         return True
