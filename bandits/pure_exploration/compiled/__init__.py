@@ -1,12 +1,13 @@
-"""The compiled fast path of K-armed runs: the same runs as the reference policy, at a fraction of the cost per sample.
+"""The compiled fast path of K-armed and linear runs: the reference policy's runs at a fraction of the cost per sample.
 
 :func:`bandits.run.run` takes this path when the run qualifies (:func:`compiled_run_of`) and nothing asks for the
 reference's per-batch hooks (a trace, a progress callback, an interruptible run); ``run(..., compiled=False)`` forces
 the reference. The draws are the reference run's (the same generators, consumed in the same order, with numba's
 generator methods, which reproduce numpy's), and the arithmetic repeats the reference's operations in the same order,
-so a seed gives the same run on either path (tests compare them run by run; Bernoulli divergences agree to 1e-13,
-:mod:`bandits.pure_exploration.compiled.arithmetic`). Compiled code is cached on disk: a
-process compiles once per installation, later processes load it.
+so a seed gives the same run on either path (tests compare them run by run). Two things can differ in the last bits:
+Bernoulli divergences (within 1e-13, :mod:`bandits.pure_exploration.compiled.arithmetic`) and the linear loop's
+matrix products (summed in another order than BLAS); where a rule can amplify them, tests compare the two paths in
+distribution. Compiled code is cached on disk: a process compiles once per installation, later processes load it.
 
 ==========  ====================================================================================
 plan        which runs qualify, and the loop's arguments (imports no numba)
