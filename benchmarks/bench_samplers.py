@@ -122,7 +122,8 @@ def speed_table(env: Any, bound: float, names: list[str], args: argparse.Namespa
 def paths_table(args: argparse.Namespace, console: Console) -> None:
     """Microseconds per sample of the K-armed rules at growth = 0, compiled and reference, beside the floor."""
     from bandits.core.seeds import split_seed
-    from bandits.pure_exploration.compiled.loop import FLOOR, karmed_run
+    from bandits.pure_exploration.compiled.loop import karmed_run
+    from bandits.pure_exploration.compiled.plan import FLOOR
 
     env = random_karmed(args.path_arms, args.delta, args.target, args.instance_seed)
     forms = np.array([[-np.log(args.delta), 1.0, 1.0, 1.0, 1.0]])  # the practical threshold

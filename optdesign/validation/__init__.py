@@ -25,6 +25,9 @@ from .arguments import (
     RANK_QR_MIN as RANK_QR_MIN,
 )
 from .arguments import (
+    TIE_RTOL as TIE_RTOL,
+)
+from .arguments import (
     as_arms,
     as_count,
     as_matrix,

@@ -194,7 +194,11 @@ def triangular_rank(R: np.ndarray, n_rows: int) -> int:
     return int(np.sum(s > s.max() * max(n_rows, d) * np.finfo(float).eps))
 
 
-def unique_argmax(scores: np.ndarray, name: str, *, rtol: float = 1e-12) -> int:
+#: the relative tie tolerance of :func:`unique_argmax` (times the largest |score|)
+TIE_RTOL = 1e-12
+
+
+def unique_argmax(scores: np.ndarray, name: str, *, rtol: float = TIE_RTOL) -> int:
     """Index of the strict maximum of ``scores``; a tie raises (oracle designs need a unique best).
 
     Scores within ``rtol`` of the largest magnitude are ties (a purely relative test: the problem is the same at

@@ -15,6 +15,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ...core.alternatives import NORM_FLOOR
 from .arithmetic import divergence
 
 __all__ = ["karmed_update", "karmed_vertex", "lazy_batch", "lazy_due", "linear_update", "linear_vertex"]
@@ -54,7 +55,7 @@ def linear_vertex(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray,
             continue
         y = Z[b] - Z[j]
         whitened = R @ y
-        norm = max(whitened @ whitened, 1e-300)
+        norm = max(whitened @ whitened, NORM_FLOOR)
         gap = max(y @ theta, 0.0)
         value = gap**2 / (2.0 * sigma**2 * norm)
         if value < best or response < 0:

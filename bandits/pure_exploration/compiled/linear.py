@@ -19,17 +19,16 @@ import math
 import numpy as np
 from numba import njit, objmode
 
+from ...core.alternatives import NORM_FLOOR
 from ..design_inverse import DENSE_SUPPORT
 from .arithmetic import track
 from .game import _game, _is_square, furthest_behind
 from .lazy import lazy_batch, lazy_due, linear_update
 from .loop import _now, _settle, resolve_due, settle_stopped, tracking_batch
 from .oracle import linear_oracle_target
+from .plan import FRANK_WOLFE, ROUND_ROBIN, TRACK_AND_STOP
 
 __all__ = ["linear_run"]
-
-#: the floor of ||y||^2_{A^{-1}} (:data:`bandits.core.alternatives.NORM_FLOOR`)
-NORM_FLOOR = 1e-300
 
 
 @njit(cache=True)
@@ -174,7 +173,7 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
     counts, sums = np.zeros(K, np.int64), np.zeros(K)
     target, cumulative, clock = np.full(K, 1.0 / K), np.zeros(K), np.zeros(2)
     x = np.full(K, 1.0 / K)
-    published = rule == 4 and options[1] == 1
+    published = rule == FRANK_WOLFE and options[1] == 1
     V = X.T @ (X * x.reshape(-1, 1))
     W, H = (np.linalg.inv(V), V.copy()) if published else (V.copy(), np.linalg.inv(V))
     J = Z.shape[0] - 1
@@ -188,9 +187,9 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
         batch = np.ones(K, np.int64)
         if t > 0:
             n = min(max(t + 1, math.ceil(t * (1.0 + growth))) - t, max_samples - t)
-            if rule == 0:
+            if rule == ROUND_ROBIN:
                 batch = track(counts, np.full(K, 1.0 / K), n)
-            elif rule == 1:
+            elif rule == TRACK_AND_STOP:
                 if resolve_due(clock, t, options[1]):
                     started = _now()
                     with objmode(w="float64[:]"):
@@ -199,7 +198,7 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
                     if w.size == K:
                         target[:] = w
                 batch = tracking_batch(target, cumulative, counts, n, options[0] == 1)
-            elif rule == 4:
+            elif rule == FRANK_WOLFE:
                 batch = _fws_batch(X, Z, sigma, theta, counts, n, int(options[0]), published, path)
             else:
                 A = X.T @ (X * counts.astype(np.float64).reshape(-1, 1))

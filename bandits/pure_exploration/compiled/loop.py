@@ -5,12 +5,12 @@ for K arms of a Gaussian or Bernoulli family: the first pass pulls every arm onc
 next time of the grid t -> max(t + 1, ceil(t (1 + growth))) within the budget, its pulls chosen one at a time at the
 batch's estimate, its rewards drawn as one sum per arm pulled (a normal draw per arm, in arm order, or a binomial
 draw per arm), and the GLR stop checked for every pending delta. The two generators are the run's own (the
-environment's and the rule's), so the draws are the reference run's. Rules (:data:`RULES`): round robin (batch
-tracking of uniform weights), Track-and-Stop (D- or C-tracking of the oracle's weights, re-solved on a geometric
-schedule: :mod:`bandits.pure_exploration.compiled.oracle`), the Top-Two rules (every leader and challenger, a
-fixed or IDS beta, tracked or sampled) and Frank–Wolfe sampling (its iterate kept in the Track-and-Stop target's
-place; :mod:`bandits.pure_exploration.compiled.game`); the references are in
-:mod:`bandits.pure_exploration.samplers`. A fourth rule, :data:`FLOOR`, pulls in a fixed cycle: the benchmarks'
+environment's and the rule's), so the draws are the reference run's. Rules (by the codes of
+:mod:`bandits.pure_exploration.compiled.plan`): round robin (batch tracking of uniform weights), Track-and-Stop (D- or
+C-tracking of the oracle's weights, re-solved on a geometric schedule: :mod:`bandits.pure_exploration.compiled.oracle`),
+the Top-Two rules (every leader and challenger, a fixed or IDS beta, tracked or sampled) and Frank–Wolfe sampling (its
+iterate kept in the Track-and-Stop target's place; :mod:`bandits.pure_exploration.compiled.game`); the references are
+in :mod:`bandits.pure_exploration.samplers`. A fourth rule, ``FLOOR``, pulls in a fixed cycle: the benchmarks'
 per-sample floor.
 """
 
@@ -28,19 +28,10 @@ from .arithmetic import GAUSSIAN, divergence, glr, pair_cost, project_floor, tra
 from .game import fws_batch
 from .lazy import karmed_update, lazy_batch, lazy_due
 from .oracle import oracle_target
+from .plan import FLOOR, FRANK_WOLFE, LAZY, ROUND_ROBIN, TCI, TRACK_AND_STOP, TS, TS_CHALLENGER, UCB
 
-__all__ = ["FLOOR", "RULES", "karmed_run", "resolve_due", "settle_stopped", "tracking_batch"]
+__all__ = ["karmed_run", "resolve_due", "settle_stopped", "tracking_batch"]
 
-#: the compiled rules by code, and the option vectors they read
-ROUND_ROBIN, TRACK_AND_STOP, TOP_TWO, FRANK_WOLFE, LAZY = 0, 1, 2, 4, 5
-RULES = {"round-robin": ROUND_ROBIN, "track-and-stop": TRACK_AND_STOP, "top-two": TOP_TWO, "fws": FRANK_WOLFE,
-         "lazy-tas": LAZY}
-#: the cost floor (benchmarks only): pulls in a fixed cycle, no rule work, so a run pays the draws, the statistics
-#: and the stop alone
-FLOOR = 3
-#: Top-Two leaders and challengers by code
-EB, TS, UCB = 0, 1, 2
-TC, TCI, TS_CHALLENGER = 0, 1, 2
 #: blocks of 100 posterior draws the Thompson challenger tries (the reference's TS_DRAWS)
 TS_BLOCKS = TS_DRAWS // 100
 
@@ -270,7 +261,7 @@ def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options:
                 batch = np.zeros(K, np.int64)
                 for j in range(n):
                     batch[(t + j) % K] += 1
-            else:
+            else:  # TOP_TWO
                 batch = _top_two_batch(family, sigma, mu, counts, sums, n, options, leader_pulls, beta_sums, rule_rng)
         _draw_sums(family, sigma, means, batch, env_rng, sums)
         counts += batch

@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from optdesign.errors import InvalidInputError, SolverError
+from optdesign.validation import TIE_RTOL
 
 from ..families import BERNOULLI_EPS
 from ..karmed import MAX_STEPS, RTOL, STALL, U_MAX
@@ -24,8 +25,6 @@ from .arithmetic import GAUSSIAN, divergence, pairwise_sum
 
 __all__ = ["linear_oracle_target", "oracle_target"]
 
-#: the tie tolerance of the best arm (:func:`optdesign.validation.unique_argmax`)
-TIE_RTOL = 1e-12
 
 
 @njit(cache=True)

@@ -1,5 +1,5 @@
 """Which runs the compiled loops take, and their arguments: a K-armed instance's own question (best-arm identification)
-for Gaussian or Bernoulli arms with a rule of :data:`bandits.pure_exploration.compiled.loop.RULES` and options it
+for Gaussian or Bernoulli arms with a rule of :data:`RULES` and options it
 implements, or a linear instance's with round robin, Track-and-Stop, FWS or Lazy TaS; and a GLR threshold of the form a
 + c log(b + log(max(t, floor) / s)) (:meth:`Threshold.log_log_form`). Anything else runs on the reference path.
 Importing this module does not import numba."""
@@ -20,11 +20,20 @@ from ..samplers.top_two import TopTwo
 from ..samplers.track_and_stop import TrackAndStop
 from ..samplers.uniform import RoundRobin
 
-__all__ = ["CompiledRun", "compiled_run_of"]
+__all__ = ["FLOOR", "RULES", "CompiledRun", "compiled_run_of"]
 
-#: option codes of the compiled rules (:mod:`bandits.pure_exploration.compiled.loop`)
-_LEADERS = {"eb": 0, "ts": 1, "ucb": 2}
-_CHALLENGERS = {"tc": 0, "tci": 1, "ts": 2}
+#: the compiled rules by code (read by the loops :mod:`bandits.pure_exploration.compiled.loop` and ``linear``)
+ROUND_ROBIN, TRACK_AND_STOP, TOP_TWO, FRANK_WOLFE, LAZY = 0, 1, 2, 4, 5
+RULES = {"round-robin": ROUND_ROBIN, "track-and-stop": TRACK_AND_STOP, "top-two": TOP_TWO, "fws": FRANK_WOLFE,
+         "lazy-tas": LAZY}
+#: the cost floor (benchmarks only): pulls in a fixed cycle, no rule work, so a run pays the draws, the statistics
+#: and the stop alone
+FLOOR = 3
+#: Top-Two leaders and challengers by code
+EB, TS, UCB = 0, 1, 2
+TC, TCI, TS_CHALLENGER = 0, 1, 2
+_LEADERS = {"eb": EB, "ts": TS, "ucb": UCB}
+_CHALLENGERS = {"tc": TC, "tci": TCI, "ts": TS_CHALLENGER}
 
 
 @dataclass(frozen=True)
@@ -34,7 +43,7 @@ class CompiledRun:
     Parameters
     ----------
     family : int
-        0 Gaussian, 1 Bernoulli.
+        0 Gaussian, 1 Bernoulli (0 for a linear run: its noise is Gaussian).
     sigma : float
         The Gaussian standard deviation (1 for Bernoulli arms, unused).
     means : numpy.ndarray
@@ -69,21 +78,21 @@ def _rule(sampler: Any, linear: bool, spanning: Any) -> tuple[int, list[float]] 
     round robin, Track-and-Stop, FWS and Lazy TaS (``spanning``: the problem's exploration arms)."""
     kind = type(sampler)
     if kind is LazyTrackAndStop:
-        return 5, [float(sampler.fw_steps), float(sampler.tolerance), *map(float, spanning)]
+        return LAZY, [float(sampler.fw_steps), float(sampler.tolerance), *map(float, spanning)]
     if linear and kind is FrankWolfe and sampler.game == "simplex":
-        return 4, [float(sampler.refresh), float(sampler.inverse_update == "as-published")]
+        return FRANK_WOLFE, [float(sampler.refresh), float(sampler.inverse_update == "as-published")]
     if linear and kind not in (RoundRobin, TrackAndStop):
         return None
     if kind is RoundRobin:
-        return 0, [0.0]
+        return ROUND_ROBIN, [0.0]
     if kind is TrackAndStop:
-        return 1, [0.0 if sampler.tracking == "D" else 1.0, float(sampler.resolve_growth)]
+        return TRACK_AND_STOP, [0.0 if sampler.tracking == "D" else 1.0, float(sampler.resolve_growth)]
     if kind is TopTwo:
         beta = -1.0 if sampler.beta == "ids" else float(sampler.beta)
-        return 2, [_LEADERS[sampler.leader], _CHALLENGERS[sampler.challenger], beta,
+        return TOP_TWO, [_LEADERS[sampler.leader], _CHALLENGERS[sampler.challenger], beta,
                    0.0 if sampler.selection == "tracking" else 1.0]
     if kind is FrankWolfe and sampler.inverse_update == "exact" and sampler.game == "simplex":
-        return 4, [0.0]
+        return FRANK_WOLFE, [0.0]
     return None
 
 
