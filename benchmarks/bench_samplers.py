@@ -25,7 +25,7 @@ the lower bound T* kl(delta, 1 - delta).
 checked after every sample (growth = 0), N seeds each, on the compiled path and on the reference path in the same
 run (:mod:`bandits.pure_exploration.compiled`; "same runs": the samples agree run by run), beside the per-sample
 floor: the compiled loop pulling in a fixed cycle, which pays the draws, the statistics and the stop alone; then
-round robin, FWS, Lazy TaS and Track-and-Stop on the random linear instance above, growth 0.01.
+round robin, FWS, Lazy TaS, LinGame, LinGame-C and Track-and-Stop on the random linear instance above, growth 0.01.
 
 ``--no-speed --published-oracle 10000``: the FWS iterate run at the true theta of that instance for 10,000 steps,
 with the exact inverse of V(x) and with the published code's update, and the characteristic time each reports
@@ -138,7 +138,7 @@ def paths_table(args: argparse.Namespace, console: Console) -> None:
     paths_rows(env, [f"{name}{',' if ':' in name else ':'}growth=0" for name in rules], f"{floor:.2f}",
                f"{env.name}, GLR after every sample (growth = 0)", args, console)
     linear = random_instance(args.arms, args.dim, args.delta, args.target, args.instance_seed)
-    paths_rows(linear, ["round-robin", "fws", "lazy-tas", "track-and-stop"], "",
+    paths_rows(linear, ["round-robin", "fws", "lazy-tas", "lingame", "lingame-c", "track-and-stop"], "",
                f"{linear.name}, GLR on the default grid (growth = 0.01)", args, console)
 
 

@@ -13,8 +13,10 @@ from optdesign.runtime import solvers
 @pytest.fixture(autouse=True)
 def _fresh_probe():
     solvers.mosek_usable.cache_clear()
+    solvers.installed_solvers.cache_clear()
     yield
     solvers.mosek_usable.cache_clear()
+    solvers.installed_solvers.cache_clear()
 
 
 def _fake_mosek(monkeypatch, *, licensed: bool):

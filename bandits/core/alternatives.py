@@ -265,4 +265,6 @@ class Alternatives:
             The move from theta to the closest alternative lambda_j, negated.
         """
         scale = max(float(self.gaps[j]), 0.0) / max(float(self.norms[j]), NORM_FLOOR)
+        if scale == 0.0:  # no move (A^{-1} y_j itself may overflow when the piece is free)
+            return np.zeros(self._whitening.root.shape[1])
         return scale * (self._whitening.root.T @ self._whitened[:, j])

@@ -23,8 +23,7 @@ class ClarabelSession:
     """CLARABEL kept alive on the data cvxpy compiled for one problem: the re-solve path.
 
     ``problem.solve`` re-derives the solver data through cvxpy's cached solving chain on every
-    call, and the project's solver chain is resolved on every call (``cp.installed_solvers()``
-    probes imports). Here the first solve compiles once (``problem.get_problem_data``); a
+    call. Here the first solve compiles once (``problem.get_problem_data``); a
     re-solve evaluates the compiled DPP program's parameter-to-data map directly (one sparse
     matrix-vector product) and passes the new constraint values to clarabel's ``update``, which
     keeps the symbolic factorisation and the equilibration of the first solve, as cvxpy's

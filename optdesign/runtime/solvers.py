@@ -42,8 +42,8 @@ from ..result import SolveInfo
 from ..vocabulary import Status
 from .deadline import budget_expired, remaining_budget
 
-__all__ = ["SolveInfo", "available_solvers", "check_setup_time", "default_solver", "mosek_usable", "setup_seconds",
-           "solve", "solver_chain", "time_limit_options"]
+__all__ = ["SolveInfo", "available_solvers", "check_setup_time", "default_solver", "installed_solvers", "mosek_usable",
+           "setup_seconds", "solve", "solver_chain", "time_limit_options"]
 
 PREFERENCE: tuple[str, ...] = ("MOSEK", "CLARABEL", "SCS")
 
@@ -131,6 +131,19 @@ def check_setup_time(size: int, what: str) -> None:
 
 
 @functools.cache
+def installed_solvers() -> frozenset[str]:
+    """The solvers cvxpy finds installed, probed once per process (the probe imports every solver's module, a few
+    milliseconds: too much for a design re-solved at every step of a bandit run).
+
+    Returns
+    -------
+    frozenset of str
+        Upper-case solver names.
+    """
+    return frozenset(cp.installed_solvers())
+
+
+@functools.cache
 def mosek_usable() -> bool:
     """True when MOSEK is installed and licensed (probed once by a tiny solve, then cached).
 
@@ -139,7 +152,7 @@ def mosek_usable() -> bool:
     bool
         Whether MOSEK solved the one-variable probe to optimality.
     """
-    if "MOSEK" not in cp.installed_solvers():
+    if "MOSEK" not in installed_solvers():
         return False
     x = cp.Variable()
     probe = cp.Problem(cp.Minimize(x), [x >= 1])
@@ -158,7 +171,7 @@ def available_solvers() -> list[str]:
     list of str
         A sub-list of PREFERENCE (MOSEK, CLARABEL, SCS), possibly empty.
     """
-    installed = set(cp.installed_solvers())
+    installed = installed_solvers()
     out = []
     for name in PREFERENCE:
         if name == "MOSEK":
@@ -220,7 +233,7 @@ def solver_chain(solver: str | None) -> list[str]:
         if not mosek_usable():
             raise InvalidInputError("solver='MOSEK' was requested but MOSEK is not installed with a usable licence")
         return [name]
-    if name not in cp.installed_solvers():
+    if name not in installed_solvers():
         raise InvalidInputError(
             f"solver={solver!r} is not installed; usable solvers here: {', '.join(available_solvers())}"
         )

@@ -25,9 +25,7 @@ from .arguments import (
     RANK_QR_MIN as RANK_QR_MIN,
 )
 from .arguments import (
-    TIE_RTOL as TIE_RTOL,
-)
-from .arguments import (
+    TIE_RTOL,
     as_arms,
     as_count,
     as_matrix,
@@ -73,6 +71,7 @@ from .sizes import (
 )
 
 __all__ = [
+    "TIE_RTOL",
     "as_arms",
     "as_count",
     "as_matrix",

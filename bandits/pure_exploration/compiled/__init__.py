@@ -15,8 +15,9 @@ arithmetic  divergences, GLR pieces and statistic, pair costs, pairwise sums, ro
 oracle      the Track-and-Stop target: w*(mu) by GK16's Theorem 5 (the reference oracle's weights)
 game        the Frank-Wolfe sampling step: pieces, gradients, the game over the near-minimal ones
 lazy        Lazy Track-and-Stop: Frank-Wolfe targets at powers of two, forced exploration, C-tracking
+lingame     LinGame and LinGame-C: AdaHedge against the best response, optimistic gains, C-tracking
 loop        one K-armed run: the rules' pulls, the draws, the GLR stop for every delta
-linear      one linear run: round robin, Track-and-Stop, FWS (its design inverse along the path), Lazy TaS
+linear      one linear run: round robin, Track-and-Stop, FWS (its design inverse along the path), Lazy TaS, LinGame
 ==========  ====================================================================================
 """
 

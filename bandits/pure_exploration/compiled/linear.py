@@ -24,9 +24,10 @@ from ..design_inverse import DENSE_SUPPORT
 from .arithmetic import track
 from .game import _game, _is_square, furthest_behind
 from .lazy import lazy_batch, lazy_due, linear_update
+from .lingame import lingame_batch, lingame_c_batch, widths
 from .loop import _now, _settle, resolve_due, settle_stopped, tracking_batch
 from .oracle import linear_oracle_target
-from .plan import FRANK_WOLFE, ROUND_ROBIN, TRACK_AND_STOP
+from .plan import FRANK_WOLFE, LINGAME, LINGAME_C, ROUND_ROBIN, TRACK_AND_STOP
 
 __all__ = ["linear_run"]
 
@@ -43,16 +44,17 @@ def _directions(Z: np.ndarray, theta: np.ndarray) -> tuple[int, np.ndarray, np.n
 
 @njit(cache=True)
 def _statistics(X: np.ndarray, Z: np.ndarray, sigma: float, counts: np.ndarray,
-                sums: np.ndarray) -> tuple[np.ndarray, int, float]:
-    """theta_hat, its answer and the GLR statistic at the counts (A(N) positive definite after the first pass)."""
+                sums: np.ndarray) -> tuple[np.ndarray, int, float, np.ndarray]:
+    """theta_hat, its answer, the GLR statistic at the counts and R = L^{-1} for A(N) = L L^T (positive definite
+    after the first pass)."""
     A = X.T @ (X * counts.astype(np.float64).reshape(-1, 1))
-    R = np.linalg.inv(np.linalg.cholesky(A))
+    R = np.ascontiguousarray(np.linalg.inv(np.linalg.cholesky(A)))
     theta = R.T @ (R @ (X.T @ sums))
     b, Y, gaps = _directions(Z, theta)
     RY = Y @ R.T
     norms = (RY * RY).sum(axis=1)
     values = np.maximum(gaps, 0.0) ** 2 / (2.0 * sigma**2 * np.maximum(norms, NORM_FLOOR))
-    return theta, b, values.min()
+    return theta, b, values.min(), R
 
 
 @njit(cache=True)
@@ -161,13 +163,39 @@ def _fws_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, co
 
 
 @njit(cache=True)
+def _new_game(pairs: bool, shared: bool, K: int, n_items: int) -> tuple:
+    """The learners' state (cumulative losses per learner, their summed mixability gaps, and LinGame-C's cumulative
+    plays and pulls per (answer, arm) pair): one learner over the arms, one per answer, or one over the pairs."""
+    if pairs:
+        return np.zeros((1, n_items * K)), np.zeros(1), np.zeros((n_items, K)), np.zeros((n_items, K))
+    rows = 1 if shared else n_items
+    return np.zeros((rows, K)), np.zeros(rows), np.zeros((1, 1)), np.zeros((1, 1))
+
+
+@njit(cache=True)
+def _game_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, R: np.ndarray, t: int,
+                counts: np.ndarray, n: int, pairs: bool, shared: bool, game: tuple,
+                cumulative: np.ndarray) -> np.ndarray:
+    """n LinGame (``pairs`` false) or LinGame-C pulls at the batch's estimate, level c_t = log max(t, 2) and widths
+    from R^T R = A(N)^{-1}."""
+    losses, hedges, plays, pulled = game
+    c = math.log(max(t, 2))
+    width = widths(X, R, sigma, c)
+    b, Y, gaps = _directions(Z, theta)
+    Yt = np.ascontiguousarray(Y.T)
+    if pairs:
+        return lingame_c_batch(X, Yt, gaps, sigma, width, c, b, n, losses, hedges, plays, pulled)
+    return lingame_batch(X, Yt, gaps, sigma, width, c, counts, n, 0 if shared else b, losses, hedges, cumulative)
+
+
+@njit(cache=True)
 def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, rule: int, options: np.ndarray,
                growth: float, forms: np.ndarray, max_samples: int, env_rng: np.random.Generator,
                start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Run round robin (0), Track-and-Stop (1: tracking, resolve growth), FWS (4: refresh, 1 for the published update)
-    or Lazy TaS (5: Frank–Wolfe steps, tolerance, the spanning arms) on a linear instance until every delta stops or the
-    budget is spent; the same outputs as :func:`bandits.pure_exploration.compiled.loop.karmed_run`. ``means`` are the
-    arms' means x_k^T theta."""
+    """Run round robin (0), Track-and-Stop (1: tracking, resolve growth), FWS (4: refresh, 1 for the published update),
+    Lazy TaS (5: Frank–Wolfe steps, tolerance, the spanning arms), LinGame (6: 1 for one learner) or LinGame-C (7) on a
+    linear instance until every delta stops or the budget is spent; the same outputs as
+    :func:`bandits.pure_exploration.compiled.loop.karmed_run`. ``means`` are the arms' means x_k^T theta."""
     K, d, D = X.shape[0], X.shape[1], forms.shape[0]
     outcome, times, pending = np.zeros((4, D), np.int64), np.zeros((2, D)), np.ones(D, np.bool_)
     counts, sums = np.zeros(K, np.int64), np.zeros(K)
@@ -175,11 +203,14 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
     x = np.full(K, 1.0 / K)
     published = rule == FRANK_WOLFE and options[1] == 1
     V = X.T @ (X * x.reshape(-1, 1))
-    W, H = (np.linalg.inv(V), V.copy()) if published else (V.copy(), np.linalg.inv(V))
+    inverse = np.ascontiguousarray(np.linalg.inv(V))
+    W, H = (inverse, V.copy()) if published else (V.copy(), inverse)
     J = Z.shape[0] - 1
     path = (x, H, W, np.zeros((J, d)), np.zeros((J, d)), np.zeros(J), np.array([-1, 0], np.int64))
     t, n_batches, theta, answer = 0, 0, np.zeros(d), 0
     lazy = np.array([0.0, -1.0, 0.0])
+    game = _new_game(rule == LINGAME_C, rule != LINGAME or options[0] == 1, K, Z.shape[0])
+    R = np.eye(d)
     while pending.any():
         if t >= max_samples:
             _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, _now() - start, clock[1])
@@ -198,6 +229,9 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
                     if w.size == K:
                         target[:] = w
                 batch = tracking_batch(target, cumulative, counts, n, options[0] == 1)
+            elif rule == LINGAME or rule == LINGAME_C:
+                batch = _game_batch(X, Z, sigma, theta, R, t, counts, n, rule == LINGAME_C, options[0] == 1, game,
+                                    cumulative)
             elif rule == FRANK_WOLFE:
                 batch = _fws_batch(X, Z, sigma, theta, counts, n, int(options[0]), published, path)
             else:
@@ -216,6 +250,6 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
             cumulative[:] = counts
         t += int(batch.sum())
         n_batches += 1
-        theta, answer, value = _statistics(X, Z, sigma, counts, sums)
+        theta, answer, value, R = _statistics(X, Z, sigma, counts, sums)
         settle_stopped(outcome, times, pending, forms, value, t, n_batches, answer, start, clock[1])
     return outcome[0], outcome[1], outcome[2], outcome[3], times[0], times[1]

@@ -1,7 +1,7 @@
 """Which runs the compiled loops take, and their arguments: a K-armed instance's own question (best-arm identification)
-for Gaussian or Bernoulli arms with a rule of :data:`RULES` and options it
-implements, or a linear instance's with round robin, Track-and-Stop, FWS or Lazy TaS; and a GLR threshold of the form a
-+ c log(b + log(max(t, floor) / s)) (:meth:`Threshold.log_log_form`). Anything else runs on the reference path.
+for Gaussian or Bernoulli arms with a rule of :data:`RULES` and options it implements, or a linear instance's with
+round robin, Track-and-Stop, FWS, Lazy TaS, LinGame or LinGame-C; and a GLR threshold of the form
+a + c log(b + log(max(t, floor) / s)) (:meth:`Threshold.log_log_form`). Anything else runs on the reference path.
 Importing this module does not import numba."""
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from ..families import Bernoulli, Gaussian
 from ..karmed import KArmedProblem
 from ..samplers.frank_wolfe import FrankWolfe
 from ..samplers.lazy_tas import LazyTrackAndStop
+from ..samplers.lingame import LinGame
+from ..samplers.lingame_c import MAX_PAIRS, LinGameC
 from ..samplers.top_two import TopTwo
 from ..samplers.track_and_stop import TrackAndStop
 from ..samplers.uniform import RoundRobin
@@ -23,9 +25,9 @@ from ..samplers.uniform import RoundRobin
 __all__ = ["FLOOR", "RULES", "CompiledRun", "compiled_run_of"]
 
 #: the compiled rules by code (read by the loops :mod:`bandits.pure_exploration.compiled.loop` and ``linear``)
-ROUND_ROBIN, TRACK_AND_STOP, TOP_TWO, FRANK_WOLFE, LAZY = 0, 1, 2, 4, 5
+ROUND_ROBIN, TRACK_AND_STOP, TOP_TWO, FRANK_WOLFE, LAZY, LINGAME, LINGAME_C = 0, 1, 2, 4, 5, 6, 7
 RULES = {"round-robin": ROUND_ROBIN, "track-and-stop": TRACK_AND_STOP, "top-two": TOP_TWO, "fws": FRANK_WOLFE,
-         "lazy-tas": LAZY}
+         "lazy-tas": LAZY, "lingame": LINGAME, "lingame-c": LINGAME_C}
 #: the cost floor (benchmarks only): pulls in a fixed cycle, no rule work, so a run pays the draws, the statistics
 #: and the stop alone
 FLOOR = 3
@@ -73,14 +75,19 @@ class CompiledRun:
     arms: tuple[np.ndarray, np.ndarray] | None = None
 
 
-def _rule(sampler: Any, linear: bool, spanning: Any) -> tuple[int, list[float]] | None:
+def _rule(sampler: Any, linear: bool, spanning: Any, small: bool = True) -> tuple[int, list[float]] | None:
     """The rule code and options of a sampler the loop implements (None: the reference path); a linear loop runs
-    round robin, Track-and-Stop, FWS and Lazy TaS (``spanning``: the problem's exploration arms)."""
+    round robin, Track-and-Stop, FWS, Lazy TaS, LinGame (a learner step per pull) and LinGame-C (``spanning``: the
+    problem's exploration arms; ``small``: at most MAX_PAIRS (answer, arm) pairs, the learners' storage)."""
     kind = type(sampler)
     if kind is LazyTrackAndStop:
         return LAZY, [float(sampler.fw_steps), float(sampler.tolerance), *map(float, spanning)]
     if linear and kind is FrankWolfe and sampler.game == "simplex":
         return FRANK_WOLFE, [float(sampler.refresh), float(sampler.inverse_update == "as-published")]
+    if linear and kind is LinGame and sampler.steps == "round" and (sampler.learners == "one" or small):
+        return LINGAME, [float(sampler.learners == "one")]
+    if linear and kind is LinGameC and small:  # else the reference refuses it
+        return LINGAME_C, [0.0]
     if linear and kind not in (RoundRobin, TrackAndStop):
         return None
     if kind is RoundRobin:
@@ -153,7 +160,7 @@ def _forms(algorithm: Any, problem: Any, n_arms: int, deltas: list[float]) -> np
 
 def _linear_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float], max_samples: int) -> CompiledRun | None:
     """The compiled run of a linear instance's own question, or None."""
-    rule = _rule(algorithm.sampler, True, problem.exploration_arms())
+    rule = _rule(algorithm.sampler, True, problem.exploration_arms(), problem.n_answers * env.n_arms <= MAX_PAIRS)
     forms = _forms(algorithm, problem, env.n_arms, deltas) if rule is not None else None
     if rule is None or forms is None:
         return None
