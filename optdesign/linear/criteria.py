@@ -21,8 +21,8 @@ from typing import cast
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.linalg import LinAlgError, cholesky, solve_triangular
-from scipy.linalg.lapack import dtrcon
+from scipy.linalg import LinAlgError, solve_triangular
+from scipy.linalg.lapack import dpotrf, dtrcon, dtrtrs
 
 from ..errors import InvalidInputError
 from ..validation import as_matrix, check_weights
@@ -104,13 +104,13 @@ def cholesky_factor(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     """
     if not np.all(np.isfinite(w)):
         return None
-    try:
-        L = cholesky(information_matrix(X, w), lower=True, check_finite=False)
+    # LAPACK's potrf directly (what scipy.linalg.cholesky calls, without its per-call overhead: the barrier factors
+    # thousands of small matrices per design)
+    L, info = dpotrf(information_matrix(X, w), lower=1, clean=1)
+    if info == 0:
         rcond, info = dtrcon(L, norm="1", uplo="L")
         if info == 0 and rcond > 0 and rcond**-2 <= GRAM_MAX_CONDITION:
             return L
-    except (LinAlgError, ValueError):
-        pass
     R = triangular_factor(X, w)
     diag = np.abs(np.diag(R)) if R.shape[0] == X.shape[1] else np.zeros(1)
     if not np.all(np.isfinite(R)) or diag.min() <= diag.max() * max(X.shape) * np.finfo(float).eps:
@@ -132,8 +132,24 @@ def whiten(L: np.ndarray, V: np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray, shape (d, n)
         The whitened vectors, one per column.
+
+    Raises
+    ------
+    LinAlgError
+        L has a zero on its diagonal (never for a factor of :func:`cholesky_factor`).
     """
-    return solve_triangular(L, V.T, lower=True, check_finite=False)
+    B = V.T
+    if L.dtype != np.float64 or B.dtype != np.float64 or B.size == 0:
+        return solve_triangular(L, B, lower=True, check_finite=False)
+    # LAPACK's trtrs as scipy.linalg.solve_triangular calls it (the transposed system for a C-ordered L), the same
+    # arithmetic without the wrapper's per-call overhead
+    if L.flags.f_contiguous:
+        x, info = dtrtrs(L, B, lower=1)
+    else:
+        x, info = dtrtrs(L.T, B, lower=0, trans=1)
+    if info != 0:
+        raise LinAlgError(f"singular triangular factor (trtrs info {info})")
+    return x
 
 
 def inverse_information(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:

@@ -167,9 +167,10 @@ class _Elimination:
         drop = bound < self.tau * (1.0 - PRUNE_RTOL)
         if drop.any():
             self.pruned_bound = max(self.pruned_bound, float(bound[drop].max()))
-        for j, (mu, const) in enumerate(zip(self.mu, self.const, strict=True)):
-            value = pts.H - mu * pts.D + const + rest[2 + j]
-            below = value < -PRUNE_RTOL * (pts.H + mu * np.abs(pts.D) + const + np.abs(rest[2 + j]))
+        if self.mu.size:  # every tangent at once: a pair below one of them is dropped
+            mu, const, tangent = self.mu[:, None], self.const[:, None], rest[2:]
+            value = pts.H - mu * pts.D + const + tangent
+            below = (value < -PRUNE_RTOL * (pts.H + mu * np.abs(pts.D) + const + np.abs(tangent))).any(axis=0)
             if np.any(below & ~drop):
                 self.pruned_bound = max(self.pruned_bound, self.tau)
             drop |= below
