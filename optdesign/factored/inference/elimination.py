@@ -84,7 +84,7 @@ class EliminationStep:
     @property
     def message_size(self) -> int:
         """Entries of the message: the assignments of ``scope`` (1 for an empty scope)."""
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(int(k) for k in self.shape)
 
 
 class EliminationPlan:

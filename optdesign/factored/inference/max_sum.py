@@ -18,6 +18,7 @@ rest completed greedily) plus one deviation. Each listed action costs O(N + N K 
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -27,7 +28,7 @@ import numpy as np
 
 from ...errors import InvalidInputError
 from ...runtime.deadline import check_budget
-from .elimination import EliminationPlan
+from .elimination import SHARED_PLANS, EliminationPlan
 
 __all__ = ["MaxSum", "batched_max_sum", "gathered_sum", "max_ratio"]
 
@@ -60,6 +61,30 @@ def gathered_sum(flat: np.ndarray, index: np.ndarray) -> np.ndarray:
     for c in range(1, index.shape[1]):
         out += flat[index[:, c]]
     return out
+
+
+@functools.lru_cache(maxsize=SHARED_PLANS)
+def _assignment_tables(plan: EliminationPlan) -> tuple:
+    """What assigning a joint action along ``plan`` reads, computed once per plan: the steps in reverse elimination
+    order (the assignment order), the strides that turn a scope's assignment into a message entry z, the scopes, the
+    same padded to the widest scope (stride 0, so the single deviations of a joint action are read in one vectorised
+    pass), the eliminated agents, their K, and each position's offset into the flat regrets."""
+    positions = plan.steps[::-1]
+    strides = [np.asarray([math.prod(s.shape[p + 1:]) for p in range(len(s.scope))], dtype=np.int64)
+               for s in positions]
+    scopes = [np.asarray(s.scope, dtype=np.int64) for s in positions]
+    width = max((len(s.scope) for s in positions), default=0)
+    scope_pad = np.zeros((len(positions), width), dtype=np.int64)
+    stride_pad = np.zeros((len(positions), width), dtype=np.int64)
+    for p, (scope, stride) in enumerate(zip(scopes, strides, strict=True)):
+        scope_pad[p, : scope.size], stride_pad[p, : scope.size] = scope, stride
+    variables = np.asarray([s.variable for s in positions], dtype=np.int64)
+    k = np.asarray([plan.n_actions[s.variable] for s in positions], dtype=np.int64)
+    sizes = np.asarray([s.n_rows for s in plan.steps], dtype=np.int64)
+    offsets = (np.cumsum(sizes) - sizes)[::-1].copy()
+    for array in (*strides, *scopes, scope_pad, stride_pad, variables, k, offsets):
+        array.flags.writeable = False  # shared by every MaxSum on the plan
+    return positions, strides, scopes, scope_pad, stride_pad, variables, k, offsets
 
 
 class MaxSum:
@@ -109,23 +134,9 @@ class MaxSum:
             start += phi.size
         self._flat = flat
         self.value = float(sum(flat[plan.message_offsets[r]] for r in plan.roots))
-        # assignment happens in reverse elimination order; strides turn a scope assignment into z
-        self._positions = plan.steps[::-1]
-        self._choices = self.choices[::-1]
-        self._strides = [np.asarray([math.prod(s.shape[p + 1:]) for p in range(len(s.scope))], dtype=np.int64)
-                         for s in self._positions]
-        self._scopes = [np.asarray(s.scope, dtype=np.int64) for s in self._positions]
-        # the same, padded to the widest scope (stride 0), and each position's regrets in one flat vector: the single
-        # deviations of a joint action are then read in one vectorised pass (_deviations)
-        width = max((len(s.scope) for s in self._positions), default=0)
-        self._scope_pad = np.zeros((len(self._positions), width), dtype=np.int64)
-        self._stride_pad = np.zeros((len(self._positions), width), dtype=np.int64)
-        for p, (scope, strides) in enumerate(zip(self._scopes, self._strides, strict=True)):
-            self._scope_pad[p, : scope.size], self._stride_pad[p, : scope.size] = scope, strides
-        self._variables = np.asarray([s.variable for s in self._positions], dtype=np.int64)
-        self._k = np.asarray([plan.n_actions[s.variable] for s in self._positions], dtype=np.int64)
-        sizes = np.asarray([s.n_rows for s in plan.steps], dtype=np.int64)
-        self._regret_offsets = (np.cumsum(sizes) - sizes)[::-1].copy()  # into flat_regrets, by position
+        (self._positions, self._strides, self._scopes, self._scope_pad, self._stride_pad, self._variables, self._k,
+         self._regret_offsets) = _assignment_tables(plan)
+        self._choices = self.choices[::-1]  # in assignment order
         self._flat_regrets = flat_regrets
         self.best_action = self._complete(np.zeros(plan.n_agents, dtype=np.int64), 0)
 
