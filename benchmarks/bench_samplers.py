@@ -134,7 +134,7 @@ def paths_table(args: argparse.Namespace, console: Console) -> None:
                                         0.0)[0][0])
     floor = 1e6 * (time.perf_counter() - start) / floor_samples
     rules = ("round-robin", "track-and-stop", "track-and-stop:tracking=C", "top-two", "top-two:leader=ts",
-             "top-two:challenger=tci,beta=ids", "fws", "lazy-tas")
+             "top-two:challenger=tci,beta=ids", "fws", "lazy-tas", "lingame", "lingame-c")
     paths_rows(env, [f"{name}{',' if ':' in name else ':'}growth=0" for name in rules], f"{floor:.2f}",
                f"{env.name}, GLR after every sample (growth = 0)", args, console)
     linear = random_instance(args.arms, args.dim, args.delta, args.target, args.instance_seed)

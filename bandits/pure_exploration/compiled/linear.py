@@ -24,7 +24,7 @@ from ..design_inverse import DENSE_SUPPORT
 from .arithmetic import track
 from .game import _game, _is_square, furthest_behind
 from .lazy import lazy_batch, lazy_due, linear_update
-from .lingame import lingame_batch, lingame_c_batch, widths
+from .lingame import LINEAR, lingame_batch, lingame_c_batch, new_game, widths
 from .loop import _now, _settle, resolve_due, settle_stopped, tracking_batch
 from .oracle import linear_oracle_target
 from .plan import FRANK_WOLFE, LINGAME, LINGAME_C, ROUND_ROBIN, TRACK_AND_STOP
@@ -163,16 +163,6 @@ def _fws_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, co
 
 
 @njit(cache=True)
-def _new_game(pairs: bool, shared: bool, K: int, n_items: int) -> tuple:
-    """The learners' state (cumulative losses per learner, their summed mixability gaps, and LinGame-C's cumulative
-    plays and pulls per (answer, arm) pair): one learner over the arms, one per answer, or one over the pairs."""
-    if pairs:
-        return np.zeros((1, n_items * K)), np.zeros(1), np.zeros((n_items, K)), np.zeros((n_items, K))
-    rows = 1 if shared else n_items
-    return np.zeros((rows, K)), np.zeros(rows), np.zeros((1, 1)), np.zeros((1, 1))
-
-
-@njit(cache=True)
 def _game_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, R: np.ndarray, t: int,
                 counts: np.ndarray, n: int, pairs: bool, shared: bool, game: tuple,
                 cumulative: np.ndarray) -> np.ndarray:
@@ -180,12 +170,12 @@ def _game_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, R
     from R^T R = A(N)^{-1}."""
     losses, hedges, plays, pulled = game
     c = math.log(max(t, 2))
-    width = widths(X, R, sigma, c)
     b, Y, gaps = _directions(Z, theta)
-    Yt = np.ascontiguousarray(Y.T)
+    linear = (X, np.ascontiguousarray(Y.T), gaps, widths(X, R, sigma, c))
+    arms = (theta, theta, theta)  # placeholders (K-armed runs only)
     if pairs:
-        return lingame_c_batch(X, Yt, gaps, sigma, width, c, b, n, losses, hedges, plays, pulled)
-    return lingame_batch(X, Yt, gaps, sigma, width, c, counts, n, 0 if shared else b, losses, hedges, cumulative)
+        return lingame_c_batch(LINEAR, sigma, c, b, linear, arms, n, losses, hedges, plays, pulled)
+    return lingame_batch(LINEAR, sigma, c, b, linear, arms, counts, n, 0 if shared else b, losses, hedges, cumulative)
 
 
 @njit(cache=True)
@@ -209,7 +199,7 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
     path = (x, H, W, np.zeros((J, d)), np.zeros((J, d)), np.zeros(J), np.array([-1, 0], np.int64))
     t, n_batches, theta, answer = 0, 0, np.zeros(d), 0
     lazy = np.array([0.0, -1.0, 0.0])
-    game = _new_game(rule == LINGAME_C, rule != LINGAME or options[0] == 1, K, Z.shape[0])
+    game = new_game(rule == LINGAME_C, rule != LINGAME or options[0] == 1, K, Z.shape[0])
     R = np.eye(d)
     while pending.any():
         if t >= max_samples:

@@ -1,4 +1,4 @@
-"""LinGame and LinGame-C in compiled linear runs (Degenne, Ménard, Shang & Valko 2020; the references are
+"""LinGame and LinGame-C in compiled runs (Degenne, Ménard, Shang & Valko 2020; the references are
 :mod:`bandits.pure_exploration.samplers.lingame` and :mod:`bandits.pure_exploration.samplers.lingame_c`).
 
 AdaHedge (:class:`bandits.pure_exploration.adahedge.AdaHedge`: weights proportional to exp(-eta L), eta = ln n / Delta,
@@ -7,7 +7,11 @@ one per answer of the estimate) or W over the (answer, arm) pairs (LinGame-C). T
 alternative lambda of least value under A(w) = sum_k w_k x_k x_k^T (Cholesky; the pseudo-inverse and the free pieces
 of :class:`bandits.core.alternatives.Alternatives` when w does not span R^d), and the learner gains
 U_k = min((|x_k^T (theta_hat - lambda)| + width_k)^2 / (2 sigma^2), c_t), width_k = sigma sqrt(2 c_t)
-||x_k||_{A(N)^{-1}} at the batch's counts, c_t = log max(t, 2). The pulls C-track the cumulative plays.
+||x_k||_{A(N)^{-1}} at the batch's counts, c_t = log max(t, 2). On K arms of a Gaussian or Bernoulli family the best
+response moves the estimate's answer b and the challenger a of least w_b d(mu_b, m) + w_a d(mu_a, m) to their weighted
+mean m, and U_k = min(max(d(l_k, lambda_k), d(u_k, lambda_k)), c_t) over the intervals
+[l_k, u_k] = {m : N_k d(mu_k, m) <= c_t} (:class:`bandits.pure_exploration.karmed.KArmedOptimism`). The pulls C-track
+the cumulative plays.
 """
 
 from __future__ import annotations
@@ -18,9 +22,11 @@ import numpy as np
 from numba import njit
 
 from ...core.alternatives import FREE_TOL, NORM_FLOOR, PSEUDO_RCOND
-from .arithmetic import pairwise_sum
+from ..families import BISECTION_STEPS
+from .arithmetic import GAUSSIAN, divergence, pair_cost, pairwise_sum
 
-__all__ = ["hedge_update", "hedge_weights", "lingame_batch", "lingame_c_batch", "optimistic_gains", "widths"]
+__all__ = ["confidence_intervals", "hedge_update", "hedge_weights", "karmed_gains", "lingame_batch", "lingame_c_batch",
+           "new_game", "optimistic_gains", "widths"]
 
 
 @njit(cache=True)
@@ -152,15 +158,96 @@ def widths(X: np.ndarray, R: np.ndarray, sigma: float, c: float) -> np.ndarray:
 
 
 @njit(cache=True)
-def lingame_batch(X: np.ndarray, Yt: np.ndarray, gaps: np.ndarray, sigma: float, width: np.ndarray, c: float,
-                  counts: np.ndarray, n: int, key: int, losses: np.ndarray, hedges: np.ndarray,
-                  cumulative: np.ndarray) -> np.ndarray:
-    """n LinGame pulls: learner ``key`` (a row of ``losses``) plays w, gains U at its best response, and the pull is
-    argmax_k (cumulative_k - N_k) once w is added to ``cumulative``."""
-    batch, now = np.zeros(X.shape[0], np.int64), counts.copy()
+def new_game(pairs: bool, shared: bool, K: int, n_answers: int) -> tuple:
+    """The learners' state (cumulative losses per learner, their summed mixability gaps, and LinGame-C's cumulative
+    plays and pulls per (answer, arm) pair): one learner over the arms, one per answer, or one over the pairs."""
+    if pairs:
+        return np.zeros((1, n_answers * K)), np.zeros(1), np.zeros((n_answers, K)), np.zeros((n_answers, K))
+    rows = 1 if shared else n_answers
+    return np.zeros((rows, K)), np.zeros(rows), np.zeros((1, 1)), np.zeros((1, 1))
+
+
+@njit(cache=True)
+def confidence_intervals(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray,
+                         c: float) -> tuple[np.ndarray, np.ndarray]:
+    """[l_k, u_k] = {m : N_k d(mu_k, m) <= c}: mu_k -/+ sigma sqrt(2 c / N_k), or by BISECTION_STEPS halvings between
+    mu_k and each end of [0, 1] (Bernoulli)."""
+    level = c / np.maximum(counts.astype(np.float64), 1e-300)
+    if family == GAUSSIAN:
+        width = sigma * np.sqrt(2.0 * level)
+        return mu - width, mu + width
+    bounds = np.empty((2, mu.size))
+    for side in range(2):
+        for k in range(mu.size):
+            inside, outside = mu[k], float(side)
+            for _ in range(BISECTION_STEPS):
+                mid = 0.5 * (inside + outside)
+                if divergence(family, sigma, mu[k], mid) <= level[k]:
+                    inside = mid
+                else:
+                    outside = mid
+            bounds[side, k] = inside
+    return bounds[0], bounds[1]
+
+
+@njit(cache=True)
+def karmed_gains(family: int, sigma: float, mu: np.ndarray, best: int, w: np.ndarray, lower: np.ndarray,
+                 upper: np.ndarray, c: float) -> np.ndarray:
+    """U at the best response to the play ``w`` on K arms: the challenger a of least pair cost with the answer b
+    (the first on a tie), lambda_a = lambda_b = their w-weighted mean, the other means unchanged."""
+    a, least = -1, np.inf
+    for j in range(mu.size):
+        if j != best:
+            cost = pair_cost(family, sigma, mu, w, best, j, False)
+            if cost < least or a < 0:
+                a, least = j, cost
+    lam = mu.copy()
+    total = w[best] + w[a]
+    lam[a] = lam[best] = (w[best] * mu[best] + w[a] * mu[a]) / total if total > 0 else 0.5 * (mu[a] + mu[best])
+    out = np.empty(mu.size)
+    for k in range(mu.size):
+        out[k] = min(max(divergence(family, sigma, lower[k], lam[k]), divergence(family, sigma, upper[k], lam[k])), c)
+    return out
+
+
+#: the family code of a linear run's gains (K-armed runs pass their family's code)
+LINEAR = -1
+
+
+@njit(cache=True)
+def play_gains(family: int, sigma: float, c: float, best: int, w: np.ndarray, linear: tuple,
+               arms: tuple) -> np.ndarray:
+    """U at the best response to the play ``w``: linear = (X, Yt, gaps, widths) when ``family`` is LINEAR, else
+    arms = (mu, lower, upper) of K arms of that family (the other tuple holds placeholders)."""
+    if family == LINEAR:
+        X, Yt, gaps, width = linear
+        return optimistic_gains(X, Yt, gaps, sigma, w, width, c)
+    mu, lower, upper = arms
+    return karmed_gains(family, sigma, mu, best, w, lower, upper, c)
+
+
+@njit(cache=True)
+def idle_gains(family: int, sigma: float, c: float, linear: tuple, arms: tuple) -> np.ndarray:
+    """U at lambda = the estimate (LinGame-C's answers other than the estimate's)."""
+    if family == LINEAR:
+        width = linear[3]
+        return np.minimum(width**2 / (2.0 * sigma**2), c)
+    mu, lower, upper = arms
+    out = np.empty(mu.size)
+    for k in range(mu.size):
+        out[k] = min(max(divergence(family, sigma, lower[k], mu[k]), divergence(family, sigma, upper[k], mu[k])), c)
+    return out
+
+
+@njit(cache=True)
+def lingame_batch(family: int, sigma: float, c: float, best: int, linear: tuple, arms: tuple, counts: np.ndarray,
+                  n: int, key: int, losses: np.ndarray, hedges: np.ndarray, cumulative: np.ndarray) -> np.ndarray:
+    """n LinGame pulls: learner ``key`` (a row of ``losses``) plays w, gains U at its best response
+    (:func:`play_gains`), and the pull is argmax_k (cumulative_k - N_k) once w is added to ``cumulative``."""
+    batch, now = np.zeros(counts.size, np.int64), counts.copy()
     for _ in range(n):
         w = hedge_weights(losses[key], hedges[key])
-        hedge_update(losses, hedges, key, -optimistic_gains(X, Yt, gaps, sigma, w, width, c), w)
+        hedge_update(losses, hedges, key, -play_gains(family, sigma, c, best, w, linear, arms), w)
         cumulative += w
         k = int(np.argmax(cumulative - now))
         now[k] += 1
@@ -169,14 +256,13 @@ def lingame_batch(X: np.ndarray, Yt: np.ndarray, gaps: np.ndarray, sigma: float,
 
 
 @njit(cache=True)
-def lingame_c_batch(X: np.ndarray, Yt: np.ndarray, gaps: np.ndarray, sigma: float, width: np.ndarray, c: float,
-                    best: int, n: int, losses: np.ndarray, hedges: np.ndarray, plays: np.ndarray,
-                    pairs: np.ndarray) -> np.ndarray:
+def lingame_c_batch(family: int, sigma: float, c: float, best: int, linear: tuple, arms: tuple, n: int,
+                    losses: np.ndarray, hedges: np.ndarray, plays: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     """n LinGame-C pulls: the learner plays W over the (answer, arm) pairs; the row of the estimate's answer gains U at
     its best response (its normalised row; uniform when the row is zero), the others U at the estimate; the pair
     furthest behind its cumulative play is pulled."""
     n_answers, K = plays.shape
-    idle = np.minimum(width**2 / (2.0 * sigma**2), c)
+    idle = idle_gains(family, sigma, c, linear, arms)
     batch = np.zeros(K, np.int64)
     for _ in range(n):
         W = hedge_weights(losses[0], hedges[0])
@@ -184,7 +270,8 @@ def lingame_c_batch(X: np.ndarray, Yt: np.ndarray, gaps: np.ndarray, sigma: floa
         U[:] = idle
         row = W[best * K:(best + 1) * K]
         total = pairwise_sum(row)
-        U[best] = optimistic_gains(X, Yt, gaps, sigma, row / total if total > 0 else np.full(K, 1.0 / K), width, c)
+        play = row / total if total > 0 else np.full(K, 1.0 / K)
+        U[best] = play_gains(family, sigma, c, best, play, linear, arms)
         hedge_update(losses, hedges, 0, -U.ravel(), W)
         plays += W.reshape(n_answers, K)
         flat = int(np.argmax(plays - pairs))

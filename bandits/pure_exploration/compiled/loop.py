@@ -8,9 +8,10 @@ draw per arm), and the GLR stop checked for every pending delta. The two generat
 environment's and the rule's), so the draws are the reference run's. Rules (by the codes of
 :mod:`bandits.pure_exploration.compiled.plan`): round robin (batch tracking of uniform weights), Track-and-Stop (D- or
 C-tracking of the oracle's weights, re-solved on a geometric schedule: :mod:`bandits.pure_exploration.compiled.oracle`),
-the Top-Two rules (every leader and challenger, a fixed or IDS beta, tracked or sampled) and Frank–Wolfe sampling (its
-iterate kept in the Track-and-Stop target's place; :mod:`bandits.pure_exploration.compiled.game`); the references are
-in :mod:`bandits.pure_exploration.samplers`. A fourth rule, ``FLOOR``, pulls in a fixed cycle: the benchmarks'
+the Top-Two rules (every leader and challenger, a fixed or IDS beta, tracked or sampled), Frank–Wolfe sampling (its
+iterate kept in the Track-and-Stop target's place; :mod:`bandits.pure_exploration.compiled.game`), Lazy TaS, LinGame and
+LinGame-C (:mod:`bandits.pure_exploration.compiled.lingame`); the references are in
+:mod:`bandits.pure_exploration.samplers`. One more code, ``FLOOR``, pulls in a fixed cycle: the benchmarks'
 per-sample floor.
 """
 
@@ -27,8 +28,9 @@ from ..samplers.top_two import TS_DRAWS
 from .arithmetic import GAUSSIAN, divergence, glr, pair_cost, project_floor, track
 from .game import fws_batch
 from .lazy import karmed_update, lazy_batch, lazy_due
+from .lingame import confidence_intervals, lingame_batch, lingame_c_batch, new_game
 from .oracle import oracle_target
-from .plan import FLOOR, FRANK_WOLFE, LAZY, ROUND_ROBIN, TCI, TRACK_AND_STOP, TS, TS_CHALLENGER, UCB
+from .plan import FLOOR, FRANK_WOLFE, LAZY, LINGAME, LINGAME_C, ROUND_ROBIN, TCI, TRACK_AND_STOP, TS, TS_CHALLENGER, UCB
 
 __all__ = ["karmed_run", "resolve_due", "settle_stopped", "tracking_batch"]
 
@@ -215,6 +217,22 @@ def _top_two_batch(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray
 
 
 @njit(cache=True)
+def _game_batch(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, t: int, n: int, pairs: bool,
+                shared: bool, game: tuple, cumulative: np.ndarray) -> np.ndarray:
+    """n LinGame (``pairs`` false) or LinGame-C pulls at the batch's means, level c_t = log max(t, 2) and the KL
+    confidence intervals at the batch's counts."""
+    losses, hedges, plays, pulled = game
+    c = math.log(max(t, 2))
+    b = int(np.argmax(mu))
+    lower, upper = confidence_intervals(family, sigma, mu, counts, c)
+    linear = (np.zeros((1, 1)), np.zeros((1, 1)), np.zeros(1), np.zeros(1))  # placeholders (linear runs only)
+    arms = (mu, lower, upper)
+    if pairs:
+        return lingame_c_batch(family, sigma, c, b, linear, arms, n, losses, hedges, plays, pulled)
+    return lingame_batch(family, sigma, c, b, linear, arms, counts, n, 0 if shared else b, losses, hedges, cumulative)
+
+
+@njit(cache=True)
 def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options: np.ndarray, growth: float,
                forms: np.ndarray, max_samples: int, env_rng: np.random.Generator, rule_rng: np.random.Generator,
                start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -222,7 +240,8 @@ def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options:
 
     ``forms`` holds one row (a, c, b, floor, s) per delta: beta(t) = a + c log(b + log(max(t, floor) / s)).
     ``options``: Track-and-Stop (tracking 0 = D / 1 = C, resolve growth); Top-Two (leader, challenger, beta or -1
-    for IDS, selection 0 = tracking / 1 = sampling); Lazy TaS (Frank–Wolfe steps, tolerance, the spanning arms).
+    for IDS, selection 0 = tracking / 1 = sampling); Lazy TaS (Frank–Wolfe steps, tolerance, the spanning arms);
+    LinGame (1 for one learner).
     Returns per delta the samples, batches, recommendation, how it stopped (0 the stopping rule, 1 the budget), the
     seconds since ``start`` and the seconds in the oracle.
     """
@@ -233,6 +252,7 @@ def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options:
     counts, sums = np.zeros(K, np.int64), np.zeros(K)
     target, cumulative, clock = np.full(K, 1.0 / K), np.zeros(K), np.zeros(2)
     leader_pulls, beta_sums, lazy = np.zeros(K), np.zeros(K), np.array([0.0, -1.0, 0.0])
+    game = new_game(rule == LINGAME_C, rule != LINGAME or options[0] == 1, K, K)
     t, n_batches = 0, 0
     while pending.any():
         if t >= max_samples:
@@ -257,6 +277,9 @@ def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options:
                     karmed_update(family, sigma, mu, target, int(options[0]), options[1])
                 batch = lazy_batch(target, cumulative, counts, n, options[2:].astype(np.int64), lazy,
                                    float(counts.min()))
+            elif rule == LINGAME or rule == LINGAME_C:
+                batch = _game_batch(family, sigma, mu, counts, t, n, rule == LINGAME_C, options[0] == 1, game,
+                                    cumulative)
             elif rule == FLOOR:
                 batch = np.zeros(K, np.int64)
                 for j in range(n):

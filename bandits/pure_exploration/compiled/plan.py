@@ -84,9 +84,9 @@ def _rule(sampler: Any, linear: bool, spanning: Any, small: bool = True) -> tupl
         return LAZY, [float(sampler.fw_steps), float(sampler.tolerance), *map(float, spanning)]
     if linear and kind is FrankWolfe and sampler.game == "simplex":
         return FRANK_WOLFE, [float(sampler.refresh), float(sampler.inverse_update == "as-published")]
-    if linear and kind is LinGame and sampler.steps == "round" and (sampler.learners == "one" or small):
+    if kind is LinGame and sampler.steps == "round" and (sampler.learners == "one" or small):
         return LINGAME, [float(sampler.learners == "one")]
-    if linear and kind is LinGameC and small:  # else the reference refuses it
+    if kind is LinGameC and small:  # else the reference refuses it
         return LINGAME_C, [0.0]
     if linear and kind not in (RoundRobin, TrackAndStop):
         return None
@@ -139,7 +139,7 @@ def compiled_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float],
     if type(family) not in (Gaussian, Bernoulli):
         return None
     gaussian = isinstance(family, Gaussian)
-    rule = _rule(algorithm.sampler, False, problem.exploration_arms())
+    rule = _rule(algorithm.sampler, False, problem.exploration_arms(), problem.n_answers * env.n_arms <= MAX_PAIRS)
     if rule is None:
         return None
     forms = _forms(algorithm, problem, env.n_arms, deltas)
