@@ -5,10 +5,11 @@ that a run gives the same numbers (to the last bit, but for the Bernoulli diverg
 where the reference calls scipy's, and the two differ in the last bits, so a run could part from the reference only
 at a tie to 1e-13): the divergence d(x, y) of the Gaussian family ((x - y)^2 / (2 sigma^2)) and of the
 Bernoulli family (x log1p((x - y) / y) + (1 - x) log1p((y - x) / (1 - y)), y kept in [eps, 1 - eps];
-:mod:`bandits.pure_exploration.families`), the pieces of GK16's Lemma 3 at the weighted mean
-(:class:`bandits.pure_exploration.karmed.KArmedProblem`), numpy's pairwise summation (which ``ndarray.sum`` uses, so
-normalised weights agree to the last bit), efficient rounding (:func:`optdesign.linear.rounding.round_design`) and
-the floor projection of C-tracking (:func:`bandits.core.tracking.project_floor`).
+:mod:`bandits.pure_exploration.families`) and the ends of its confidence intervals, the pieces of GK16's Lemma 3 at
+the weighted mean (:class:`bandits.pure_exploration.karmed.KArmedProblem`), numpy's pairwise summation (which
+``ndarray.sum`` uses, so normalised weights agree to the last bit), efficient rounding
+(:func:`optdesign.linear.rounding.round_design`) and the floor projection of C-tracking
+(:func:`bandits.core.tracking.project_floor`).
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ..families import BERNOULLI_EPS
+from ..families import BERNOULLI_EPS, BISECTION_STEPS
 
-__all__ = ["BERNOULLI", "GAUSSIAN", "divergence", "glr", "pair_cost", "pairwise_sum", "project_floor", "round_design",
-           "track"]
+__all__ = ["BERNOULLI", "GAUSSIAN", "divergence", "glr", "kl_bound", "pair_cost", "pairwise_sum", "project_floor",
+           "round_design", "track"]
 
 #: family codes of the compiled runs
 GAUSSIAN, BERNOULLI = 0, 1
@@ -44,6 +45,23 @@ def divergence(family: int, sigma: float, x: float, y: float) -> float:
     y = min(max(y, BERNOULLI_EPS), 1.0 - BERNOULLI_EPS)
     gap = x - y
     return _xlog1py(x, gap / y) + _xlog1py(1.0 - x, -gap / (1.0 - y))
+
+
+@njit(cache=True)
+def kl_bound(family: int, sigma: float, mu: float, level: float, upper: bool) -> float:
+    """The upper (else the lower) end of {q : d(mu, q) <= level}: mu +/- sigma sqrt(2 level) (Gaussian), or by
+    BISECTION_STEPS halvings between mu and 1 (else 0) (Bernoulli; the reference's bisection)."""
+    if family == GAUSSIAN:
+        width = sigma * math.sqrt(2.0 * level)
+        return mu + width if upper else mu - width
+    inside, outside = mu, 1.0 if upper else 0.0
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (inside + outside)
+        if divergence(family, sigma, mu, mid) <= level:
+            inside = mid
+        else:
+            outside = mid
+    return inside
 
 
 @njit(cache=True)

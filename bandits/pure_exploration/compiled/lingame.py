@@ -22,8 +22,7 @@ import numpy as np
 from numba import njit
 
 from ...core.alternatives import FREE_TOL, NORM_FLOOR, PSEUDO_RCOND
-from ..families import BISECTION_STEPS
-from .arithmetic import GAUSSIAN, divergence, pair_cost, pairwise_sum
+from .arithmetic import GAUSSIAN, divergence, kl_bound, pair_cost, pairwise_sum
 
 __all__ = ["confidence_intervals", "hedge_update", "hedge_weights", "karmed_gains", "lingame_batch", "lingame_c_batch",
            "new_game", "optimistic_gains", "widths"]
@@ -173,21 +172,14 @@ def confidence_intervals(family: int, sigma: float, mu: np.ndarray, counts: np.n
     """[l_k, u_k] = {m : N_k d(mu_k, m) <= c}: mu_k -/+ sigma sqrt(2 c / N_k), or by BISECTION_STEPS halvings between
     mu_k and each end of [0, 1] (Bernoulli)."""
     level = c / np.maximum(counts.astype(np.float64), 1e-300)
-    if family == GAUSSIAN:
+    if family == GAUSSIAN:  # closed form, vectorised as the reference's
         width = sigma * np.sqrt(2.0 * level)
         return mu - width, mu + width
-    bounds = np.empty((2, mu.size))
-    for side in range(2):
-        for k in range(mu.size):
-            inside, outside = mu[k], float(side)
-            for _ in range(BISECTION_STEPS):
-                mid = 0.5 * (inside + outside)
-                if divergence(family, sigma, mu[k], mid) <= level[k]:
-                    inside = mid
-                else:
-                    outside = mid
-            bounds[side, k] = inside
-    return bounds[0], bounds[1]
+    lower, upper = np.empty(mu.size), np.empty(mu.size)
+    for k in range(mu.size):
+        lower[k] = kl_bound(family, sigma, mu[k], level[k], False)
+        upper[k] = kl_bound(family, sigma, mu[k], level[k], True)
+    return lower, upper
 
 
 @njit(cache=True)
@@ -204,8 +196,15 @@ def karmed_gains(family: int, sigma: float, mu: np.ndarray, best: int, w: np.nda
     lam = mu.copy()
     total = w[best] + w[a]
     lam[a] = lam[best] = (w[best] * mu[best] + w[a] * mu[a]) / total if total > 0 else 0.5 * (mu[a] + mu[best])
-    out = np.empty(mu.size)
-    for k in range(mu.size):
+    return _interval_gains(family, sigma, lower, upper, lam, c)
+
+
+@njit(cache=True)
+def _interval_gains(family: int, sigma: float, lower: np.ndarray, upper: np.ndarray, lam: np.ndarray,
+                    c: float) -> np.ndarray:
+    """min(max(d(l_k, lambda_k), d(u_k, lambda_k)), c) for every arm."""
+    out = np.empty(lam.size)
+    for k in range(lam.size):
         out[k] = min(max(divergence(family, sigma, lower[k], lam[k]), divergence(family, sigma, upper[k], lam[k])), c)
     return out
 
@@ -233,10 +232,7 @@ def idle_gains(family: int, sigma: float, c: float, linear: tuple, arms: tuple) 
         width = linear[3]
         return np.minimum(width**2 / (2.0 * sigma**2), c)
     mu, lower, upper = arms
-    out = np.empty(mu.size)
-    for k in range(mu.size):
-        out[k] = min(max(divergence(family, sigma, lower[k], mu[k]), divergence(family, sigma, upper[k], mu[k])), c)
-    return out
+    return _interval_gains(family, sigma, lower, upper, mu, c)
 
 
 @njit(cache=True)

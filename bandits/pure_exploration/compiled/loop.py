@@ -23,9 +23,8 @@ import time
 import numpy as np
 from numba import njit, objmode
 
-from ..families import BISECTION_STEPS
 from ..samplers.top_two import TS_DRAWS
-from .arithmetic import GAUSSIAN, divergence, glr, pair_cost, project_floor, track
+from .arithmetic import GAUSSIAN, divergence, glr, kl_bound, pair_cost, project_floor, track
 from .game import fws_batch
 from .lazy import karmed_update, lazy_batch, lazy_due
 from .lingame import confidence_intervals, lingame_batch, lingame_c_batch, new_game
@@ -148,21 +147,6 @@ def _posterior_draw(family: int, sigma: float, mu: np.ndarray, counts: np.ndarra
 
 
 @njit(cache=True)
-def _upper_index(family: int, sigma: float, mu: float, level: float) -> float:
-    """max{q >= mu : d(mu, q) <= level}: mu + sigma sqrt(2 level), or by bisection towards 1 (Bernoulli)."""
-    if family == GAUSSIAN:
-        return mu + sigma * math.sqrt(2.0 * level)
-    inside, outside = mu, 1.0
-    for _ in range(BISECTION_STEPS):
-        mid = 0.5 * (inside + outside)
-        if divergence(family, sigma, mu, mid) <= level:
-            inside = mid
-        else:
-            outside = mid
-    return inside
-
-
-@njit(cache=True)
 def _thompson_challenger(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray,
                          leader: int, rng: np.random.Generator) -> int:
     """The best arm of the first posterior draw whose best arm is not the leader, drawn in blocks of 100 (-1: none
@@ -190,7 +174,7 @@ def _top_two_batch(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray
     batch_leader = answer
     if leader_rule == UCB:
         level = math.log(max(t, 2))
-        batch_leader = int(np.argmax(np.array([_upper_index(family, sigma, mu[k], level / counts[k])
+        batch_leader = int(np.argmax(np.array([kl_bound(family, sigma, mu[k], level / counts[k], True)
                                                for k in range(K)])))
     now, batch = counts.copy(), np.zeros(K, np.int64)
     for _ in range(n):
