@@ -1,8 +1,9 @@
 """Pseudo-Bayesian D-optimal designs of GLMs (optdesign.glm): the certified fast path at the target size, on one core.
 
-    python benchmarks/bench_bayesian_design.py                     # the targets (about 30 s)
+    python benchmarks/bench_bayesian_design.py                     # the targets and N-run designs (about 60 s)
     python benchmarks/bench_bayesian_design.py --draws 2000 --grid 150 --repeats 1
     python benchmarks/bench_bayesian_design.py --compare           # also the cvxpy model on small instances
+    python benchmarks/bench_bayesian_design.py --exact-runs 0      # without the N-run designs
 
 Target: 1,000 prior draws on 10^4 candidates (p = 4 to 6) solved and certified to gap <= 1e-6 in under 10 s on one
 core. Instances: two factors on the grid [-1, 1]^2 (``--grid`` points a side, 100: 10^4 candidates), the models
@@ -12,6 +13,12 @@ stay moderate). Each row is one call of ``od.bayesian_d_optimal(X, draws, link, 
 the K x S weights included), the best of ``--repeats``, with BLAS limited to one thread before numpy loads
 (threadpoolctl as well). Columns: seconds, the certified gap max_i d_i / p - 1, pricing passes (rounds of the active
 set), the support's size, and the peak resident memory of the process so far.
+
+N-run designs (``od.bayesian_exact_design(X, draws, link, N, restarts=R)``, the second table; ``--exact-runs N``,
+12 by default, ``--exact-restarts R``, 4 by default): the same instances, the exchange over every draw from the
+rounded approximate optimum and R other starts. Columns: seconds for the whole call (the approximate design behind
+the bound included, then the exchange), the value exp(-Phi(n / N) / p), the certified efficiency lower_bound /
+value, the starts, the runs moved over all of them, and the candidates used.
 """
 
 from __future__ import annotations
@@ -63,6 +70,21 @@ def table_targets(console: Console, grid: int, draws: int, tol: float, repeats: 
     console.print(t)
 
 
+def table_exact(console: Console, grid: int, draws: int, runs: int, restarts: int) -> None:
+    t = Table(title=f"N = {runs} runs, one core: {draws:,} draws on {grid * grid:,} candidates, "
+                    f"{restarts + 1} starts")
+    for col in ("link", "p", "seconds", "value", "certified eff.", "starts", "moves", "support"):
+        t.add_column(col, justify="right")
+    for link, p in CASES:
+        X, theta = instance(grid, p, draws, link)
+        start = time.perf_counter()
+        res = od.bayesian_exact_design(X, theta, link, runs, restarts=restarts)
+        seconds = time.perf_counter() - start
+        t.add_row(link, str(p), f"{seconds:.2f}", f"{res.value:.6g}", f"{res.efficiency:.4f}", str(res.starts),
+                  str(res.moves), str(res.support.size))
+    console.print(t)
+
+
 def table_compare(console: Console) -> None:
     t = Table(title="Fast path (tol 1e-9) against the cvxpy model (CLARABEL), same instances")
     for col in ("link", "K x S", "fast [s]", "fast gap", "cvxpy [s]", "cvxpy gap", "values differ"):
@@ -88,11 +110,15 @@ def main() -> None:
     parser.add_argument("--tol", type=float, default=1e-6, help="certified relative gap")
     parser.add_argument("--repeats", type=int, default=3, help="calls per case; the best time is reported")
     parser.add_argument("--compare", action="store_true", help="also the fast path against the cvxpy model")
+    parser.add_argument("--exact-runs", type=int, default=12, help="runs N of the N-run designs (0: none)")
+    parser.add_argument("--exact-restarts", type=int, default=4, help="starts after the first of the N-run designs")
     args = parser.parse_args()
     console = Console(width=140)
     with threadpool_limits(1):
         od.bayesian_d_optimal(*instance(5, 4, 3, "logit"), "logit")  # imports and first calls off the clock
         table_targets(console, args.grid, args.draws, args.tol, args.repeats)
+        if args.exact_runs > 0:
+            table_exact(console, args.grid, args.draws, args.exact_runs, args.exact_restarts)
         if args.compare:
             table_compare(console)
 

@@ -15,15 +15,17 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 * :mod:`optdesign.power`: the power of an exact design's F tests, term by term (as R skpr's ``eval_design``), and of
   a GLM design's Wald or likelihood-ratio tests by Monte Carlo; power curves over the effects or N;
 * :mod:`optdesign.glm`: designs of generalised linear models (logit, probit, cloglog, Poisson): locally optimal at a
-  guess of the parameter, pseudo-Bayesian D-, A- and I-optimal over prior draws, and standardised maximin D-optimal
-  over a set (or box) of parameter values;
+  guess of the parameter, pseudo-Bayesian D-, A- and I-optimal over prior draws (approximate or with N runs), and
+  standardised maximin D-optimal over a set (or box) of parameter values;
 * the shared ground in this package: ``errors`` (the exception types and the command lines' exit policy),
   :mod:`optdesign.validation` (input and size checks), ``vocabulary`` (option and status strings as Literal
   types), ``information`` (Bernoulli KL), ``links`` (the GLM links' means, variances and weights, shared by
-  :mod:`optdesign.glm` and :mod:`optdesign.power`), ``result`` (result dataclasses), :mod:`optdesign.runtime`
-  (time limits and Ctrl-C, progress lines, which solver runs, a persistent CLARABEL solver, single-threaded BLAS,
-  the command lines' width), ``docstrings`` (shared numpydoc entries), ``_lazy`` (cvxpy, and this package's
-  re-exports, loaded on first use) and ``_version`` (``__version__``, read on first access);
+  :mod:`optdesign.glm` and :mod:`optdesign.power`), ``design_result`` (a continuous design's result: its
+  criterion's units, its certificate, its G-value), ``result`` (the other result dataclasses),
+  :mod:`optdesign.runtime` (time limits and Ctrl-C, progress lines, which solver runs, a persistent CLARABEL
+  solver, single-threaded BLAS, the command lines' width), ``docstrings`` (shared numpydoc entries), ``_lazy``
+  (cvxpy, and this package's re-exports, loaded on first use) and ``_version`` (``__version__``, read on first
+  access);
 * :mod:`optdesign.cli`: the ``optdesign`` command line.
 
 Code built on the toolkit (such as ``bandits``) imports from this top level, from ``optdesign.linear``,
@@ -41,6 +43,7 @@ from .errors import InstanceTooLargeError, InvalidInputError, OptDesignError, So
 
 if TYPE_CHECKING:
     from ._version import __version__ as __version__
+    from .design_result import DesignResult
     from .docstrings import shared_doc
     from .exact import (
         BlockedDesignResult,
@@ -70,6 +73,7 @@ if TYPE_CHECKING:
         MaximinDModel,
         bayesian_a_optimal,
         bayesian_d_optimal,
+        bayesian_exact_design,
         bayesian_i_optimal,
         glm_design,
         glm_model_matrix,
@@ -136,7 +140,7 @@ if TYPE_CHECKING:
         power_curve,
         power_curve_plot,
     )
-    from .result import BilinearDesign, CharTimeResult, DesignResult, RegretBoundResult
+    from .result import BilinearDesign, CharTimeResult, RegretBoundResult
     from .runtime.blas import single_threaded_blas
     from .runtime.solvers import available_solvers, default_solver, mosek_usable
 
@@ -159,9 +163,10 @@ _EXPORTS = {
     ".power": ("GlmPowerResult", "PowerResult", "anticipated_coefficients", "design_power", "glm_power",
                "glm_power_curve", "power_curve", "power_curve_plot"),
     ".glm": ("BayesianDModel", "BayesianTraceModel", "MaximinDModel", "bayesian_a_optimal", "bayesian_d_optimal",
-             "bayesian_i_optimal", "glm_design", "glm_model_matrix", "glm_weights", "maximin_box_design",
-             "maximin_d_optimal"),
-    ".result": ("BilinearDesign", "CharTimeResult", "DesignResult", "RegretBoundResult"),
+             "bayesian_exact_design", "bayesian_i_optimal", "glm_design", "glm_model_matrix", "glm_weights",
+             "maximin_box_design", "maximin_d_optimal"),
+    ".design_result": ("DesignResult",),
+    ".result": ("BilinearDesign", "CharTimeResult", "RegretBoundResult"),
     ".runtime.solvers": ("available_solvers", "default_solver", "mosek_usable"),
     "._version": ("__version__",),
     ".runtime.blas": ("single_threaded_blas",),
@@ -208,6 +213,7 @@ __all__ = [
     "available_solvers",
     "bayesian_a_optimal",
     "bayesian_d_optimal",
+    "bayesian_exact_design",
     "bayesian_i_optimal",
     "bernoulli_kl",
     "best_arm_pairs",

@@ -7,6 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .design_result import DesignResult as DesignResult  # re-exported: the modules import every result from here
+from .design_result import better_certified as better_certified
+from .design_result import jsonable
+from .design_result import relative_gap as relative_gap
 from .information import bernoulli_kl, kl_delta
 
 if TYPE_CHECKING:
@@ -15,13 +19,11 @@ if TYPE_CHECKING:
 __all__ = [
     "BilinearDesign",
     "CharTimeResult",
-    "DesignResult",
     "FastPathResult",
     "MeanFieldSolution",
     "RegretBoundResult",
     "SolveInfo",
     "bernoulli_kl",
-    "better_certified",
 ]
 
 
@@ -36,79 +38,6 @@ class SolveInfo:
     solver: str
     #: wall-clock seconds of the solve
     solve_time: float
-
-
-@dataclass(frozen=True)
-class DesignResult:
-    """A continuous design w over the rows of X and what is known about it.
-
-    ``value`` is the design criterion at ``weights`` (for G- and D-optimal designs alike the G-value
-    ``max_x x^T A(w)^{-1} x``, d at the optimum, not the D-criterion ``det A(w)^(-1/d)`` that
-    ``criterion_value(X, w, "d")`` returns; for XY-type designs ``max_y y^T A(w)^{-1} y``).
-    :func:`optdesign.design_diagnostics` gives a design's efficiency under every criterion.
-    ``lower_bound`` is a certified lower bound on the optimal value, and ``gap`` the
-    relative gap ``value / lower_bound - 1``, which bounds the relative error of ``value``
-    from above (``efficiency = lower_bound / value`` in R OptimalDesign's terms).
-    """
-
-    #: the design w: one nonnegative weight per row of X, summing to 1
-    weights: np.ndarray
-    #: the criterion at ``weights`` (attained by them)
-    value: float
-    #: ``"optimal"`` (gap within tol), ``"not_converged"`` (a limit stopped it), ``"interrupted"`` (Ctrl-C),
-    #: or a conic solver's status
-    status: Status
-    #: ``"numpy"`` for the fast paths, else the conic solver that produced the design
-    solver: str
-    #: seconds spent solving
-    solve_time: float
-    #: certified relative gap ``value / lower_bound - 1`` (an upper bound on the relative error of ``value``)
-    gap: float | None
-    #: the path that produced the design: ``"exchange"``, ``"corank"``, ``"frank-wolfe"``, ``"barrier"``, ...
-    method: str
-    #: ``"g-optimal"``, ``"d-optimal"``, ``"xy"``, ``"xy-oracle"``, ``"transductive"``, ...
-    criterion: str
-    #: certified lower bound on the optimal value (d for G/D designs, by Kiefer–Wolfowitz)
-    lower_bound: float | None = None
-    #: iterations or pricing passes of the fast path
-    iterations: int | None = None
-    #: problem-specific extras (best arm, direction counts, fallback reason, ...)
-    extras: dict = field(default_factory=dict)
-
-    @property
-    def support(self) -> np.ndarray:
-        """Indices of arms with weight above 1e-9 of the largest weight."""
-        return np.flatnonzero(self.weights > 1e-9 * self.weights.max())
-
-    @property
-    def efficiency(self) -> float | None:
-        """Certified efficiency lower bound ``lower_bound / value`` (1 at the optimum)."""
-        if self.lower_bound is None or self.value <= 0:
-            return None
-        return self.lower_bound / self.value
-
-    def to_dict(self) -> dict:
-        """JSON-ready dictionary (arrays as lists).
-
-        Returns
-        -------
-        dict
-            The fields (``weights`` as a list), ``support``, then the entries of ``extras`` (arrays as lists).
-        """
-        return {
-            "criterion": self.criterion,
-            "value": self.value,
-            "lower_bound": self.lower_bound,
-            "gap": self.gap,
-            "status": self.status,
-            "solver": self.solver,
-            "method": self.method,
-            "solve_time": self.solve_time,
-            "iterations": self.iterations,
-            "weights": self.weights.tolist(),
-            "support": self.support.tolist(),
-            **{k: _jsonable(v) for k, v in self.extras.items()},
-        }
 
 
 @dataclass(frozen=True)
@@ -354,45 +283,8 @@ class RegretBoundResult:
         return _fields_dict(self)
 
 
-def _jsonable(v: object) -> object:
-    if isinstance(v, np.ndarray):
-        return v.tolist()
-    if isinstance(v, np.generic):
-        return v.item()
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    return v
-
-
 def _fields_dict(result: Any, exclude: tuple[str, ...] = ()) -> dict:
     """A result dataclass as a JSON-ready dict: its fields (arrays and lists of arrays as lists), then its extras."""
-    out = {f.name: _jsonable(getattr(result, f.name)) for f in fields(result) if f.name not in ("extras", *exclude)}
-    out.update({k: _jsonable(v) for k, v in result.extras.items()})
+    out = {f.name: jsonable(getattr(result, f.name)) for f in fields(result) if f.name not in ("extras", *exclude)}
+    out.update({k: jsonable(v) for k, v in result.extras.items()})
     return out
-
-
-def relative_gap(value: float, lower_bound: float) -> float:
-    """value / lower_bound - 1 (an upper bound on the relative error of value); inf if no bound."""
-    if lower_bound <= 0 or not np.isfinite(value):
-        return float("inf")
-    return max(value / lower_bound - 1.0, 0.0)
-
-
-def better_certified(first: DesignResult, second: DesignResult) -> DesignResult:
-    """The design of the two with the smaller certified gap (a design without one, gap None, counts as inf; a gap of
-    exactly 0 stays 0); ``second`` on a tie.
-
-    Parameters
-    ----------
-    first, second : DesignResult
-        Two designs of one problem (e.g. a conic solve and a fast path).
-
-    Returns
-    -------
-    DesignResult
-        The one to report.
-    """
-    def gap(result: DesignResult) -> float:
-        return float("inf") if result.gap is None else float(result.gap)
-
-    return first if gap(first) < gap(second) else second

@@ -210,11 +210,8 @@ def test_groups_need_the_runs_in_order_and_eta_needs_groups():
         od.design_power(cs, None, 1.0, groups=groups, df_method="kenward-roger")  # type: ignore[arg-type]
 
 
-def test_fixed_block_effects_and_groups_given_twice_are_refused():
+def test_groups_given_twice_are_refused():
     cs = od.candidates("~ a + b", od.cube(["a", "b"], 3))
-    fixed = od.blocked_design(cs.X, [3] * 4, restarts=1)
-    with pytest.raises(InvalidInputError, match="fixed block effects"):
-        od.design_power(cs, fixed, 1.0)
     random = od.blocked_design(cs.X, [3] * 4, block_effects="random", restarts=1)
     with pytest.raises(InvalidInputError, match="give them once"):
         od.design_power(cs, random, 1.0, groups=np.arange(12) // 3)

@@ -53,13 +53,15 @@ def test_each_criterion_gives_the_api_value(arms, problem, extra, api):
 
 
 def test_d_optimal_reports_the_g_value_and_the_determinant(arms):
-    """Kiefer–Wolfowitz: the G-value is d = 3 at the D-optimum; the diagnostics give det(M)^(-1/3) beside it."""
+    """Kiefer–Wolfowitz: the G-value is d = 3 at the D-optimum; the value is det(M)^(-1/3), as in the diagnostics."""
     data = solve("d-optimal", "--arms", arms, "--tol", "1e-8", "--diagnostics")
     w = np.array(data["weights"])
-    assert data["value"] == pytest.approx(3.0, rel=1e-7)
+    assert data["g_value"] == pytest.approx(3.0, rel=1e-7)
+    assert data["units"] == "det A(w)^(-1/d), the D-criterion in variance units"
     criteria = data["diagnostics"]["criteria"]
-    assert criteria["g"]["value"] == pytest.approx(data["value"], rel=1e-12)
+    assert criteria["g"]["value"] == pytest.approx(data["g_value"], rel=1e-12)
     assert criteria["d"]["value"] == pytest.approx(od.criterion_value(X, w, "d"), rel=1e-12)
+    assert data["value"] == pytest.approx(criteria["d"]["value"], rel=1e-12)
 
 
 def test_table_fits_80_columns(arms):
@@ -94,6 +96,10 @@ def test_constraints_from_npz_and_toml_are_met(arms, tmp_path):
         assert data["value"] == pytest.approx(expected.value, rel=2e-4), name
     unconstrained = od.a_optimal(X).value
     assert expected.value > unconstrained * 1.01  # the constraints bind
+    for problem, design in (("g-optimal", od.g_optimal), ("d-optimal", od.d_optimal)):  # G and D take them too
+        data = solve(problem, "--arms", arms, "--constraints", str(tmp_path / "c.toml"))
+        assert np.all(A @ np.array(data["weights"]) <= b + 1e-7) and data["constraints"] == b.size, problem
+        assert data["value"] == pytest.approx(design(X, constraints=(A, b)).value, rel=2e-4), problem
 
 
 def test_formula_candidates_and_factor_settings():
@@ -124,7 +130,7 @@ def test_region_and_plot(arms, tmp_path):
     (["e-optimal", "--arms", "{arms}", "--runs", "5"], "exact designs exist for d-optimal, a-optimal, i-optimal"),
     (["a-optimal", "--arms", "{arms}", "--runs", "2"], "cannot estimate the d = 3 parameters"),
     (["a-optimal", "--arms", "{arms}", "--runs", "5", "--constraints", "{npz}"], "takes neither --constraints"),
-    (["d-optimal", "--arms", "{arms}", "--constraints", "{npz}"], "--constraints applies to a-optimal"),
+    (["d-optimal", "--arms", "{arms}", "--constraints", "{npz}", "--method", "barrier"], "'auto' or 'cvxpy'"),
     (["xy", "--arms", "{arms}", "--formula", "~ x"], "--formula only applies to the designs on candidates"),
     (["char-time", "--instance", "{arms}", "--runs", "3"], "--runs only applies to the designs on candidates"),
     (["a-optimal", "--arms", "{arms}", "--items", "{arms}"], "--items only applies to xy"),

@@ -36,8 +36,9 @@ def test_kiefer_wolfowitz_at_the_d_optimum(seed):
     res = od.d_optimal(X, tol=1e-9)
     diag = od.design_diagnostics(X, res)  # the optima certified to 1e-6
     assert diag.variance.max() == pytest.approx(d, rel=1e-8)  # max_x d(x, w*) = d
-    assert diag.values["g"] == pytest.approx(res.value, rel=1e-12)  # d_optimal's value is the G-value
-    assert diag.values["d"] == pytest.approx(od.criterion_value(X, res.weights, "d"), rel=1e-12)  # det^(-1/d)
+    assert diag.values["g"] == pytest.approx(res.g_value, rel=1e-12)  # the design's G-value
+    assert diag.values["d"] == pytest.approx(res.value, rel=1e-12)  # d_optimal's value is det^(-1/d)
+    assert diag.values["d"] == pytest.approx(od.criterion_value(X, res.weights, "d"), rel=1e-12)
     for name in ("d", "g"):
         e = diag.efficiencies[name]
         assert 1 - 2e-6 <= e.efficiency <= e.efficiency_upper <= 1.0

@@ -78,10 +78,10 @@ def test_g_and_d_fast_paths(method, K, d):
     for fn in (od.g_optimal, od.d_optimal):
         res = fn(X, method=method)
         assert res.method == method
-        assert res.lower_bound == d  # Kiefer–Wolfowitz
-        assert res.value == pytest.approx(od.g_value(X, res.weights))
-        assert d <= res.value <= d * (1 + 1e-4) + 1e-12
-        assert res.gap == pytest.approx(res.value / d - 1)
+        assert res.g_value == pytest.approx(od.g_value(X, res.weights))
+        assert d <= res.g_value <= d * (1 + 1e-4) + 1e-12  # Kiefer–Wolfowitz
+        assert res.gap == pytest.approx(res.g_value / d - 1)
+        assert res.value / res.lower_bound == pytest.approx(res.g_value / d)  # G: d; D: Atwood's bound
 
 
 def test_transductive_fast_path_with_distinct_item_set():
@@ -265,9 +265,9 @@ def test_corank_agrees_with_frank_wolfe_and_multiplicative(d, r):
     m = min(2 * r, d)
     X[:m] *= rng.uniform(0.2, 1.0, (m, 1))  # short arms: some weights are 0 at the optimum
     res = od.d_optimal(X)
-    assert res.method == "corank" and res.status == "optimal" and res.lower_bound == d
-    assert d <= res.value <= d * (1 + 1e-4)
-    assert od.g_value(X, res.weights) == pytest.approx(res.value, rel=1e-9)  # the value is the true G-value
+    assert res.method == "corank" and res.status == "optimal" and res.gap == pytest.approx(res.g_value / d - 1)
+    assert d <= res.g_value <= d * (1 + 1e-4)
+    assert od.g_value(X, res.weights) == pytest.approx(res.g_value, rel=1e-9)  # the true G-value
     logdet = np.linalg.slogdet(X.T @ (res.weights[:, None] * X))[1]
     for method in ("frank-wolfe", "multiplicative"):
         ref = od.d_optimal(X, method=method)
@@ -314,7 +314,7 @@ def test_corank_dispatch_rule_and_stopped_run_is_certified():
     for design in (od.g_optimal, od.d_optimal):
         res = design(many, method="corank")
         assert res.method == "corank" and res.status == "optimal"
-        assert d <= res.value <= d * (1 + 1e-4) and od.g_value(many, res.weights) == pytest.approx(res.value)
+        assert d <= res.g_value <= d * (1 + 1e-4) and od.g_value(many, res.weights) == pytest.approx(res.g_value)
     X = soare_arms(8, 0.1)
     res = d_optimal_corank(X, tol=1e-10, max_iter=0, max_multiplicative=1)
     assert not res.converged and res.value > 8 * (1 + 1e-10)

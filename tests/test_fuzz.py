@@ -150,9 +150,10 @@ def test_g_and_d_optimal_designs(X, method, tol, design):
     X = np.asarray(X, dtype=float)
     d, gap = X.shape[1], np.inf if res.gap is None else res.gap
     assert_distribution(res.weights, X.shape[0])
-    assert d * (1 - 1e-6) <= res.value <= d * (1 + gap) * (1 + 1e-6)  # Kiefer–Wolfowitz: the optimum is d
+    assert d * (1 - 1e-6) <= res.g_value <= d * (1 + gap) * (1 + 1e-6)  # Kiefer–Wolfowitz: the optimum is d
     assert res.status != "optimal" or gap <= max(tol, 1e-2)  # "optimal" is certified (it was rank one at |X| = 1e-8)
-    assert res.value == pytest.approx(od.g_value(X, res.weights), rel=1e-6)
+    assert res.g_value == pytest.approx(od.g_value(X, res.weights), rel=1e-6)
+    assert res.lower_bound <= res.value * (1 + 1e-12)
 
 
 @st.composite

@@ -103,7 +103,7 @@ def test_logistic_d_optimal_design_puts_half_the_weight_at_eta_plus_minus_1_5434
     theta = np.array([1.0, 2.0])
     x = np.linspace(-5, 5, 10_001)  # step 0.001
     res = od.glm_design(line(x), theta, "logit", tol=1e-10)
-    assert res.criterion == "d-optimal" and res.gap <= 1e-10 and res.extras["link"] == "logit"
+    assert res.criterion == "d-optimal" and res.gap <= 1e-10 and res.link == "logit"
     targets = (np.array([-c, c]) - theta[0]) / theta[1]
     for target in targets:
         near = np.abs(x - target) <= 0.001 + 1e-9
@@ -148,7 +148,7 @@ def test_exact_poisson_design_has_five_runs_at_each_point():
     x = np.linspace(0, 10, 101)
     res = od.glm_design(line(x), [1.0, -0.5], "log", n=10, tol=1e-10)
     assert x[res.support].tolist() == [0.0, 4.0] and res.counts[res.support].tolist() == [5, 5]
-    assert res.efficiency == pytest.approx(1.0, abs=1e-9) and res.extras["link"] == "log"
+    assert res.efficiency == pytest.approx(1.0, abs=1e-9) and res.link == "log"
 
 
 # ---------------------------------------------------------------- the equivalence theorem at the design found
@@ -163,7 +163,7 @@ def test_general_equivalence_theorem_at_the_d_optimum(link):
     p = cs.X.shape[1]
     assert res.weights @ variance == pytest.approx(p, rel=1e-10)  # sum_i w_i nu_i x_i^T M^-1 x_i = tr I = p
     assert p <= variance.max() <= p * (1 + res.gap) * (1 + 1e-9)
-    assert res.value == pytest.approx(variance.max(), rel=1e-8)  # d_optimal's value: this G-value
+    assert res.g_value == pytest.approx(variance.max(), rel=1e-8)  # the design's G-value
     assert res.gap <= 1e-8
 
 
@@ -204,7 +204,7 @@ def test_method_is_passed_to_the_linear_design(method):
     assert res.gap <= (1e-3 if method == "cvxpy" else 1e-6)  # cvxpy's design is certified, not driven to tol
     ref = od.d_optimal(od.glm_model_matrix(X, theta, "logit"), tol=1e-6, method=method)
     assert res.weights == pytest.approx(ref.weights, abs=1e-12)
-    assert res.extras["link"] == "logit"
+    assert res.link == "logit"
     for criterion in ("A", "I"):
         fast = od.glm_design(X, theta, "logit", criterion, tol=1e-6, method="fast")
         assert fast.gap <= 1e-6

@@ -94,7 +94,7 @@ def test_fast_path_and_cvxpy_model_agree(link):
 def test_auto_returns_the_certified_fast_path_and_its_extras():
     res = od.maximin_d_optimal(quadratic(), THETAS3, "probit", tol=1e-8)
     assert res.method == "exchange" and res.status == "optimal" and res.gap <= 1e-8
-    assert res.extras["values"] == 4 and res.extras["link"] == "probit"
+    assert res.extras["values"] == 4 and res.link == "probit"
     effs = res.extras["efficiencies"]
     assert effs.shape == (4,) and np.all(effs <= 1.0) and res.extras["efficiency"] == pytest.approx(effs.min())
     assert res.extras["efficiency"] == pytest.approx(1 / res.value, rel=1e-14)

@@ -3,7 +3,7 @@
 The candidates come from ``--arms FILE`` (one model row per line) or from a model formula over factors
 (``--formula "~ x1 + x2 + x1:x2 + I(x1**2)" --factor x1=-1:1:3 --factor x2=-1,0,1``:
 :func:`optdesign.formulas.candidates`, the design then reported in factor settings). Each criterion takes its own
-argument (``--c`` for c, ``--subset`` for Ds, ``--region`` for I), the classical ones linear constraints
+argument (``--c`` for c, ``--subset`` for Ds, ``--region`` for I), every one linear constraints
 (``--constraints FILE``), and D, A and I an exact N-run design (``--runs N``, :func:`optdesign.exact_design`), also
 around runs already made (``--fixed FILE``: kept, and N new runs added). With ``--diagnostics`` the result is
 followed by its diagnostics (:func:`optdesign.design_diagnostics`: the efficiency under every criterion, each
@@ -36,7 +36,7 @@ from .inputs import (
     parse_int_range,
     parse_vector,
 )
-from .problems import CLASSICAL_PROBLEMS, EXACT_CRITERIA, STANDALONE_PROBLEMS, SolveProblem
+from .problems import EXACT_CRITERIA, STANDALONE_PROBLEMS, SolveProblem
 from .solve_report import arm_labels, print_design_table, print_diagnostics, print_power
 
 if TYPE_CHECKING:
@@ -118,8 +118,8 @@ def check_design_options(problem: SolveProblem, opts: DesignOptions, *, arms: Pa
         raise InvalidInputError("c-optimal needs --c: the vector c, as numbers separated by commas or a file")
     if problem is SolveProblem.ds_optimal and opts.subset is None:
         raise InvalidInputError("ds-optimal needs --subset: the parameters of interest, e.g. 0,1")
-    if opts.constraints is not None and problem not in CLASSICAL_PROBLEMS:
-        raise InvalidInputError(f"--constraints applies to {', '.join(p.value for p in CLASSICAL_PROBLEMS)}, "
+    if opts.constraints is not None and problem not in STANDALONE_PROBLEMS:
+        raise InvalidInputError(f"--constraints applies to {', '.join(p.value for p in STANDALONE_PROBLEMS)}, "
                                 f"not to {problem.value}")
     if opts.runs is not None:
         if problem not in EXACT_CRITERIA:
@@ -240,7 +240,7 @@ def solve_design(problem: SolveProblem, cand: Candidates, kw: dict[str, Any], op
         return exact_design(X, opts.runs, EXACT_CRITERIA[problem], moments=moments,  # type: ignore[arg-type]
                             time_limit=time_limit, tol=tol, solver=solver, fixed=fixed)
     options: dict[str, Any] = {"solver": solver, "method": method, "tol": tol, "time_limit": time_limit}
-    if problem in CLASSICAL_PROBLEMS and opts.constraints is not None:
+    if opts.constraints is not None:
         options["constraints"] = load_constraints(opts.constraints, X.shape[0])
     design: Callable[..., DesignResult] = getattr(linear, problem.value.replace("-", "_"))
     return design(X, **kw, **options)

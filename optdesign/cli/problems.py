@@ -38,12 +38,12 @@ class RegretMethod(str, Enum):
 
 #: the multi-agent lower bounds: a factor graph (--instance)
 FACTOR_GRAPH_PROBLEMS = (SolveProblem.char_time, SolveProblem.mf_char_time, SolveProblem.regret)
-#: the classical criteria of optdesign.linear.classical: --constraints apply to them
+#: the classical criteria of optdesign.linear.classical beside G and D
 CLASSICAL_PROBLEMS = (
     SolveProblem.a_optimal, SolveProblem.i_optimal, SolveProblem.c_optimal,
     SolveProblem.e_optimal, SolveProblem.ds_optimal,
 )
-#: designs on candidates alone: arms or a formula, diagnostics, an FDS plot
+#: designs on candidates alone: arms or a formula, linear constraints, diagnostics, an FDS plot
 STANDALONE_PROBLEMS = (SolveProblem.g_optimal, SolveProblem.d_optimal, *CLASSICAL_PROBLEMS)
 #: the problems an exact N-run design (--runs) exists for, and its criterion
 EXACT_CRITERIA = {SolveProblem.d_optimal: "D", SolveProblem.a_optimal: "A", SolveProblem.i_optimal: "I"}

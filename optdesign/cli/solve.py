@@ -157,8 +157,9 @@ C = typer.Option(None, "--c", help="c-optimal: the vector c, as numbers separate
 SUBSET = typer.Option(None, "--subset", help="ds-optimal: the parameters of interest (columns, from 0), e.g. 0,1.")
 REGION = typer.Option(None, "--region", help="i-optimal: points of the region (CSV, .npy; model rows, or factor "
                       "settings with --formula); the candidates, uniformly, by default.")
-CONSTRAINTS = typer.Option(None, "--constraints", help="a-, i-, c-, e-, ds-optimal: linear constraints A w <= b, "
-                           ".npz (arrays A, b) or .json/.toml (budget, caps, augment, group_totals, linear).")
+CONSTRAINTS = typer.Option(None, "--constraints", help="g-, d-, a-, i-, c-, e-, ds-optimal: linear constraints "
+                           "A w <= b, .npz (arrays A, b) or .json/.toml (budget, caps, augment, group_totals, "
+                           "linear).")
 RUNS = typer.Option(None, "--runs", help="d-, a-, i-optimal: an exact N-run design (exchange; efficiency certified "
                     "against the approximate optimum); with --fixed, the number of new runs.")
 FIXED = typer.Option(None, "--fixed", help="With --runs: runs already made, kept while N new ones are added (an "

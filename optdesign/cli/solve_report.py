@@ -78,12 +78,19 @@ def _design_summary(res: DesignResult | BilinearDesign | ExactDesignResult) -> T
     node = res.node if isinstance(res, BilinearDesign) else res
     value_name = "edge G-value" if isinstance(res, BilinearDesign) else f"value ({node.criterion})"
     summary.add_row(value_name, f"{res.value:.8g}")
+    if not isinstance(res, BilinearDesign):
+        summary.add_row("units", escape(node.units))
+        if node.g_value is not None and node.criterion != "g-optimal":
+            summary.add_row("G-value", f"{node.g_value:.8g}")
     if node.lower_bound is not None:
         summary.add_row("certified lower bound", f"{node.lower_bound:.8g}")
     summary.add_row("relative gap", "n/a" if node.gap is None else f"{node.gap:.2e}")
     for key in ("status", "solver", "method"):
         summary.add_row(key, str(getattr(node, key)))
     summary.add_row("time", f"{node.solve_time:.4f} s")
+    for key in ("constraints", "link", "fallback"):
+        if getattr(node, key) is not None:
+            summary.add_row(key, escape(str(getattr(node, key))))
     for key, val in node.extras.items():
         if np.isscalar(val):
             summary.add_row(key, escape(str(val)))

@@ -67,9 +67,9 @@ def linear_bound(X: np.ndarray, w: np.ndarray, B: np.ndarray) -> Approximate:
 
 def d_optimum(X: np.ndarray, tol: float) -> Approximate:
     """The D-optimal approximate design (:func:`optdesign.d_optimal`, certified gap ``tol``) and its bound."""
-    from ..linear.designs import d_optimal
+    from ..linear.designs import unconstrained_d_optimal
 
-    return d_bound(X, d_optimal(X, tol=tol).weights)
+    return d_bound(X, unconstrained_d_optimal(X, tol=tol).weights)
 
 
 def linear_optimum(X: np.ndarray, B: np.ndarray, solver: str | None, tol: float) -> Approximate:

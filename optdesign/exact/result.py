@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..design_result import CRITERION_UNITS
+
 __all__ = ["ExactDesignResult"]
 
 
@@ -20,6 +22,11 @@ class ExactDesignResult:
     lower_bound / value`` is a certified lower bound on the design's efficiency against the best n-run design
     (for D it is the D-efficiency (det M / det M*)^(1/d) bound, with M* bounded by Kiefer–Wolfowitz).
 
+    The N-run pseudo-Bayesian designs of a GLM (:func:`optdesign.bayesian_exact_design`, ``criterion``
+    ``"bayesian-d"``, ``"bayesian-a"`` or ``"bayesian-i"``) report the prior mean over the draws theta_s instead, of
+    M_s = sum_k (counts_k / n) nu(x_k^T theta_s) x_k x_k^T: exp(-sum_s pi_s log det M_s / d) for D,
+    sum_s pi_s tr(B_s M_s^{-1}) for A and I, with the same certified meaning of ``lower_bound`` and ``efficiency``.
+
     An augmented design (``fixed`` runs kept, ``n_new`` runs added) counts its fixed runs in ``counts`` and ``n``;
     its ``lower_bound`` bounds every design with those fixed runs and ``n_new`` more (the augmented approximate
     optimum), and ``extras['free_lower_bound']`` every ``n``-run design.
@@ -29,7 +36,8 @@ class ExactDesignResult:
     counts: np.ndarray
     #: the number of runs (fixed ones included: ``n_fixed + n_new``)
     n: int
-    #: ``"D"``, ``"A"`` or ``"I"``
+    #: ``"D"``, ``"A"`` or ``"I"``; ``"bayesian-d"``, ``"bayesian-a"`` or ``"bayesian-i"`` for a pseudo-Bayesian
+    #: design of a GLM
     criterion: str
     #: the criterion at the design (smaller is better)
     value: float
@@ -51,6 +59,14 @@ class ExactDesignResult:
     extras: dict = field(default_factory=dict)
     #: runs kept whatever the criterion (included in ``counts``), per candidate; None: no fixed runs
     fixed: np.ndarray | None = None
+    #: the link of a GLM design (``"logit"``, ``"probit"``, ``"cloglog"``, ``"log"``); None for a linear model
+    link: str | None = None
+
+    @property
+    def units(self) -> str:
+        """What ``value`` measures (:data:`optdesign.design_result.CRITERION_UNITS`, M the normalised information)."""
+        label = {"D": "d-optimal", "A": "a-optimal", "I": "i-optimal"}.get(self.criterion, self.criterion)
+        return CRITERION_UNITS.get(label, self.criterion)
 
     @property
     def efficiency(self) -> float:
@@ -83,11 +99,13 @@ class ExactDesignResult:
         Returns
         -------
         dict
-            The fields (arrays as lists), ``efficiency`` and ``support``; with fixed runs also ``fixed``,
+            The fields (arrays as lists), ``units``, ``efficiency`` and ``support``; with fixed runs also ``fixed``,
             ``n_fixed`` and ``n_new``.
         """
         return {
             "criterion": self.criterion,
+            "units": self.units,
+            "link": self.link,
             "n": self.n,
             "value": self.value,
             "lower_bound": self.lower_bound,

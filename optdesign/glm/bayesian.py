@@ -92,7 +92,7 @@ def bayesian_d_optimal(X: ArrayLike | CandidateSet, draws: ArrayLike, link: GlmL
         ``weights`` on the rows of X, ``value``, ``lower_bound`` and ``gap`` (certified), ``status``, ``solver``,
         ``method`` (``"exchange"`` or ``"cvxpy"``), ``iterations`` (pricing passes), ``criterion="bayesian-d"``,
         ``extras["log_det"]`` (Phi(w)), ``extras["log_det_upper"]`` (the certified bound on Phi*),
-        ``extras["draws"]`` and ``extras["link"]``.
+        ``extras["draws"]`` and ``link``.
 
     Raises
     ------
@@ -146,7 +146,7 @@ def bayesian_a_optimal(X: ArrayLike | CandidateSet, draws: ArrayLike, link: GlmL
     DesignResult
         ``weights`` on the rows of X, ``value`` (Phi(w)), ``lower_bound`` and ``gap`` (certified), ``status``,
         ``solver``, ``method`` (``"exchange"`` or ``"cvxpy"``), ``iterations`` (pricing passes),
-        ``criterion="bayesian-a"``, ``extras["draws"]`` and ``extras["link"]``.
+        ``criterion="bayesian-a"``, ``extras["draws"]`` and ``link``.
 
     Raises
     ------
@@ -228,10 +228,21 @@ def _trace_design(X: ArrayLike | CandidateSet, draws: ArrayLike, link: GlmLink, 
     """The A- or I-design, dispatched as :func:`bayesian_d_optimal` is."""
     def solve() -> DesignResult:
         problem = trace_problem(X, draws, link, criterion, moments=moments, prior_weights=prior_weights)
-        return _dispatch(problem.base, method, solver, tol, lambda gap: _fast_trace(problem, gap),
-                         lambda: _conic_trace(problem, solver))
+        return solve_problem(problem, method, solver, tol)
 
     return within_time_limit(time_limit, tol, solve)
+
+
+def solve_problem(problem: BayesianProblem | TraceProblem, method: object = "auto", solver: str | None = None,
+                  tol: object = DEFAULT_TOL) -> DesignResult:
+    """The certified approximate design of a checked problem: pseudo-Bayesian D for a BayesianProblem, A or I for
+    a TraceProblem, dispatched as the public functions do (the N-run designs of :mod:`optdesign.glm.bayesian_exact`
+    take their bound from it)."""
+    if isinstance(problem, TraceProblem):
+        trace = problem
+        return _dispatch(trace.base, method, solver, tol, lambda gap: _fast_trace(trace, gap),
+                         lambda: _conic_trace(trace, solver))
+    return _design(problem, method, solver, tol)
 
 
 def _design(problem: BayesianProblem, method: object, solver: str | None, tol: object) -> DesignResult:

@@ -96,8 +96,8 @@ def design_result(problem: BayesianProblem, run: BayesianRun, *, status: Status,
     Returns
     -------
     DesignResult
-        ``criterion="bayesian-d"``; extras ``log_det`` (Phi(w)), ``log_det_upper`` (the certified bound on Phi*),
-        ``draws``, ``link``.
+        ``criterion="bayesian-d"``, ``link``; extras ``log_det`` (Phi(w)), ``log_det_upper`` (the certified bound on
+        Phi*), ``draws``.
     """
     p = problem.X.shape[1]
     value = float(np.exp(-run.phi / p))
@@ -107,5 +107,5 @@ def design_result(problem: BayesianProblem, run: BayesianRun, *, status: Status,
     return DesignResult(
         weights=run.weights, value=value, status=status, solver=solver, solve_time=seconds, gap=max(gap, 0.0),
         method=method, criterion="bayesian-d", lower_bound=lower, iterations=run.rounds,
-        extras={"log_det": run.phi, "log_det_upper": upper, "draws": problem.n_draws, "link": problem.link},
+        link=problem.link, extras={"log_det": run.phi, "log_det_upper": upper, "draws": problem.n_draws},
     )

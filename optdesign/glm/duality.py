@@ -109,8 +109,7 @@ def maximin_result(problem: MaximinProblem, w: np.ndarray, q: np.ndarray, *, sta
     p = problem.base.X.shape[1]
     lower, upper = bounds.lower, bounds.upper
     finite = np.isfinite(lower) and np.isfinite(upper)
-    extras: dict = {"log_dets": p * bounds.g, "least_favourable": q, "values": problem.n_values,
-                    "link": problem.base.link}
+    extras: dict = {"log_dets": p * bounds.g, "least_favourable": q, "values": problem.n_values}
     if problem.standardised:
         extras.update(efficiencies=np.exp(bounds.g - problem.offset - problem.slack), efficiency=float(np.exp(lower)),
                       efficiency_upper=float(np.exp(upper)), local_log_dets=p * problem.offset,
@@ -121,5 +120,5 @@ def maximin_result(problem: MaximinProblem, w: np.ndarray, q: np.ndarray, *, sta
         weights=w, value=float(np.exp(-lower)), status=status, solver=solver, solve_time=seconds,
         gap=max(float(np.expm1(upper - lower)), 0.0) if finite else float("inf"), method=method,
         criterion="standardised-maximin-d" if problem.standardised else "minimax-d",
-        lower_bound=float(np.exp(-upper)), iterations=rounds, extras=extras,
+        lower_bound=float(np.exp(-upper)), iterations=rounds, link=problem.base.link, extras=extras,
     )

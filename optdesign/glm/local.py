@@ -9,6 +9,7 @@ criteria apply to the linearised candidates, the I-criterion's default region in
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -121,8 +122,8 @@ def glm_design(X: ArrayLike | CandidateSet, theta0: ArrayLike, link: GlmLink, cr
     Returns
     -------
     DesignResult or ExactDesignResult
-        The approximate design (``value`` as the linear function reports it: the G-value for D) or the exact
-        design, certified; ``extras["link"]`` names the link.
+        The approximate design (``value`` as the linear function reports it, det M^(-1/p) for D) or the exact
+        design, certified; ``link`` names the link.
 
     Raises
     ------
@@ -168,5 +169,4 @@ def glm_design(X: ArrayLike | CandidateSet, theta0: ArrayLike, link: GlmLink, cr
     else:
         res = i_optimal(F, moments=moments, solver=solver, tol=tol, time_limit=time_limit,
                         method=cast(ClassicalMethod, method))
-    res.extras["link"] = link
-    return res
+    return replace(res, link=link)

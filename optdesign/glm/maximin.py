@@ -80,8 +80,8 @@ def maximin_d_optimal(X: ArrayLike | CandidateSet, thetas: ArrayLike, link: GlmL
         certified from below) = max_s (det M_s(w_s*) / det M_s(w))^{1/p} (>= 1; max_s det M_s(w)^{-1/p} when not
         standardised), ``lower_bound`` a certified lower bound on its optimum, ``gap`` = value / lower_bound - 1;
         ``criterion`` ``"standardised-maximin-d"`` (``"minimax-d"``), ``method`` ``"exchange"`` or ``"cvxpy"``.
-        ``extras``: ``"least_favourable"`` (q, S), ``"log_dets"`` (log det M_s(w), S), ``"values"`` (S),
-        ``"link"``; standardised also ``"efficiencies"`` (eff_s(w), each certified from below), ``"efficiency"``
+        ``link``; ``extras``: ``"least_favourable"`` (q, S), ``"log_dets"`` (log det M_s(w), S), ``"values"`` (S);
+        standardised also ``"efficiencies"`` (eff_s(w), each certified from below), ``"efficiency"``
         (their minimum, 1 / value), ``"efficiency_upper"`` (1 / lower_bound, the maximin efficiency's bound),
         ``"local_log_dets"`` and ``"local_gaps"`` (of the local designs); else ``"criteria"`` (det M_s(w)^{-1/p}).
 

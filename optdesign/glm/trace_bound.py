@@ -69,7 +69,7 @@ def trace_result(problem: TraceProblem, run: BayesianRun, *, status: Status, sol
     Returns
     -------
     DesignResult
-        ``criterion`` ``"bayesian-a"`` or ``"bayesian-i"``; extras ``draws`` and ``link``.
+        ``criterion`` ``"bayesian-a"`` or ``"bayesian-i"``, ``link``; extras ``draws``.
     """
     finite = bool(np.isfinite(run.ratio) and np.isfinite(run.phi))
     base = problem.base
@@ -77,5 +77,5 @@ def trace_result(problem: TraceProblem, run: BayesianRun, *, status: Status, sol
         weights=run.weights, value=float(run.phi), status=status, solver=solver, solve_time=seconds,
         gap=max(run.ratio - 1.0, 0.0) if finite else float("inf"), method=method,
         criterion=f"bayesian-{problem.criterion.lower()}", lower_bound=run.phi / run.ratio if finite else 0.0,
-        iterations=run.rounds, extras={"draws": base.n_draws, "link": base.link},
+        iterations=run.rounds, link=base.link, extras={"draws": base.n_draws},
     )

@@ -4,9 +4,8 @@ Every problem is F* = min_w max_{y in Y} y^T A(w)^{-1} y for some direction set 
 (max log det A(w), the same optimum as G by Kiefer–Wolfowitz).
 
 ==============  ==================================================================================
-designs         public entry points: ``g_optimal`` (Y = X, value d), ``d_optimal``, ``xy_allocation``
-                (Y = {x - x'}, Soare et al. 2014 eq. 14), ``xy_oracle`` (value H_LB, Soare eq. 6),
-                ``transductive`` (Fiez et al. 2019, value rho*)
+designs         public entry points: ``xy_allocation`` (Y = {x - x'}, Soare et al. 2014 eq. 14), ``xy_oracle``
+                (value H_LB, Soare eq. 6), ``transductive`` (Fiez et al. 2019, value rho*); G and D on the simplex
 dispatch        how they are solved: ``method="auto"`` picks the certified fast path, falls back to cvxpy when its
                 model fits, honours ``time_limit`` and Ctrl-C
 models          the cvxpy models (an SOCP: y^T A^{-1} y = min {sum_k u_k^2 / w_k : X^T u = y}; log det)
@@ -25,8 +24,8 @@ pairs           the pricer of all n(n-1)/2 pairwise differences (never listed); 
 greedy          Soare et al.'s greedy incremental G/XY rules (Sherman–Morrison)
 rounding        continuous design -> integer pulls (efficient apportionment, Pukelsheim & Rieder 1992)
 bilinear        graphical bilinear bandits: edge arms vec(x x'^T) and the product design mu (x) mu (value d^2)
-classical/      the classical criteria: A-, I-, c/L-, E-, Ds- and Kiefer phi_p-optimal designs, linear
-                constraints A w <= b, ``criterion_value`` (its own table)
+classical/      the classical criteria: ``g_optimal`` (value d on the simplex), ``d_optimal``, A-, I-, c/L-, E-, Ds-
+                and Kiefer phi_p-optimal designs, linear constraints A w <= b, ``criterion_value`` (its own table)
 ==============  ==================================================================================
 """
 
@@ -47,18 +46,20 @@ if TYPE_CHECKING:
         c_optimal,
         caps,
         criterion_value,
+        d_optimal,
         design_diagnostics,
         ds_optimal,
         e_optimal,
         fds_curve,
         fds_plot,
+        g_optimal,
         group_totals,
         i_optimal,
         phi_optimal,
         variance_function,
     )
     from .criteria import g_value, minmax_lower_bound, minmax_value
-    from .designs import d_optimal, g_optimal, transductive, xy_allocation, xy_oracle
+    from .designs import transductive, xy_allocation, xy_oracle
     from .directions import oracle_directions, pairwise_differences
     from .dispatch import DEFAULT_TOL, METHODS, minmax_design
     from .greedy import greedy_allocation, greedy_choice, greedy_scores
@@ -71,11 +72,12 @@ if TYPE_CHECKING:
 _EXPORTS = {
     ".bilinear": ("bilinear_design", "edge_arms"),
     ".classical": ("ClassicalDesignModel", "LinearConstraints", "a_optimal", "augment", "budget", "c_optimal", "caps",
-                   "criterion_value", "ds_optimal", "e_optimal", "group_totals", "i_optimal", "phi_optimal",
+                   "criterion_value", "d_optimal", "ds_optimal", "e_optimal", "g_optimal", "group_totals", "i_optimal",
+                   "phi_optimal",
                    "DesignDiagnostics", "Efficiency", "design_diagnostics", "fds_curve", "fds_plot",
                    "variance_function"),
     ".criteria": ("g_value", "minmax_lower_bound", "minmax_value"),
-    ".designs": ("d_optimal", "g_optimal", "transductive", "xy_allocation", "xy_oracle"),
+    ".designs": ("transductive", "xy_allocation", "xy_oracle"),
     ".directions": ("oracle_directions", "pairwise_differences"),
     ".dispatch": ("DEFAULT_TOL", "METHODS", "minmax_design"),
     ".greedy": ("greedy_allocation", "greedy_choice", "greedy_scores"),

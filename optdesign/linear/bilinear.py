@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike
 from ..result import BilinearDesign
 from ..validation import as_arms
 from ..vocabulary import DesignMethod
-from .designs import DEFAULT_TOL, _shared_doc, g_optimal
+from .designs import DEFAULT_TOL, _shared_doc, unconstrained_g_optimal
 
 __all__ = ["bilinear_design", "edge_arms"]
 
@@ -62,7 +62,7 @@ def bilinear_design(
     BilinearDesign
         ``node_weights`` mu, ``edge_weights`` mu mu^T, ``value`` (the edge G-value, the node G-value squared:
         d^2 at the optimum), its certified ``gap`` and ``node``, the node design's
-        :class:`~optdesign.result.DesignResult`.
+        :class:`~optdesign.design_result.DesignResult`.
 
     Raises
     ------
@@ -80,7 +80,7 @@ def bilinear_design(
     >>> print(round(res.value, 6), res.node_weights)
     4.0 [0.5 0.5]
     """
-    node = g_optimal(X, solver=solver, method=method, tol=tol, time_limit=time_limit)
+    node = unconstrained_g_optimal(X, solver=solver, method=method, tol=tol, time_limit=time_limit)
     mu = node.weights
     # Kronecker identity: the edge G-value is the square of the node G-value.
     return BilinearDesign(node_weights=mu, edge_weights=np.outer(mu, mu), value=node.value**2, node=node)

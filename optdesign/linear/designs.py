@@ -1,4 +1,6 @@
-"""Public entry points of the linear designs: G-/D-optimal, XY-allocation, XY-oracle, transductive.
+"""Public entry points of the linear designs: XY-allocation, XY-oracle, transductive; G-/D-optimal on the simplex.
+
+The public G- and D-optimal designs, which also take constraints, are :mod:`optdesign.linear.classical.dg_designs`.
 
 Each states its problem; how it is solved (fast path, cvxpy fallback, time limits) is :mod:`optdesign.linear.dispatch`.
 When Y is all pairwise differences of many items (more than PAIR_LIST_LIMIT pairs), the directions are not
@@ -19,6 +21,7 @@ from .directions import oracle_directions, pairwise_differences
 from .dispatch import (
     DEFAULT_TOL,
     check_method,
+    in_d_units,
     kiefer_wolfowitz_design,
     minmax_design,
     replace_bound,
@@ -27,7 +30,7 @@ from .dispatch import (
 from .models import DOptimalModel, MinMaxDesignModel, d_optimal_model_fits, minmax_model_fits
 from .pairs import pair_count, pairwise_design
 
-__all__ = ["d_optimal", "g_optimal", "transductive", "xy_allocation", "xy_oracle"]
+__all__ = ["transductive", "unconstrained_d_optimal", "unconstrained_g_optimal", "xy_allocation", "xy_oracle"]
 
 OPTIONS_DOC = """    solver : str, optional
         Conic solver of the cvxpy path (``"CLARABEL"``, ``"SCS"``, ``"MOSEK"``); the default chain otherwise.
@@ -61,15 +64,9 @@ _shared_doc = shared_doc(_DOC)
 
 
 @_shared_doc
-def g_optimal(X: ArrayLike, *, solver: str | None = None, method: DesignMethod = "auto",
-              tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult:
-    """G-optimal design argmin_w max_x x^T A(w)^{-1} x; the optimal value is d (Kiefer–Wolfowitz).
-
-    The fast path is the D-optimal Frank–Wolfe (same optimum by Kiefer–Wolfowitz, certified by
-    max_k x_k^T A^{-1} x_k / d - 1), on an active set with full pricing (``"exchange"``) from
-    EXCHANGE_MIN_ARMS arms; when K - d = r is small (r^2 <= CORANK_RATIO d) ``auto`` takes the co-rank path
-    (``"corank"``: variances from the left null space of X, O(K r^2) a step; w = 1/d when K = d).
-    ``method="cvxpy"`` solves the min-max SOCP (*) with Y = X.
+def unconstrained_g_optimal(X: ArrayLike, *, solver: str | None = None, method: DesignMethod = "auto",
+                            tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult:
+    """:func:`optdesign.g_optimal` on the simplex: the D-optimal fast paths (Kiefer–Wolfowitz), ``value`` the G-value.
 
     Parameters
     ----------
@@ -79,26 +76,13 @@ def g_optimal(X: ArrayLike, *, solver: str | None = None, method: DesignMethod =
     Returns
     -------
     DesignResult
-%(returns)s.
+%(returns)s, ``g_value`` (the same as ``value``).
 
     Raises
     ------
     InvalidInputError
 %(invalid)s.
 %(raises)s
-
-    Examples
-    --------
-    Three arms of the plane: the uniform design reaches the optimum d = 2, which is also the lower bound.
-
-    >>> import numpy as np
-    >>> import optdesign as od
-    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    >>> res = od.g_optimal(X)
-    >>> print(round(res.value, 3), res.lower_bound, res.gap <= 1e-4)
-    2.0 2.0 True
-    >>> np.round(res.weights, 3)
-    array([0.333, 0.333, 0.333])
     """
 
     def model(X: np.ndarray, solver: str | None) -> DesignResult:
@@ -111,14 +95,9 @@ def g_optimal(X: ArrayLike, *, solver: str | None = None, method: DesignMethod =
 
 
 @_shared_doc
-def d_optimal(X: ArrayLike, *, solver: str | None = None, method: DesignMethod = "auto",
-              tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult:
-    """D-optimal design argmax_w log det A(w); ``value`` reports its G-value max_k x_k^T A(w)^{-1} x_k (d at the
-    optimum, Kiefer–Wolfowitz), not the D-criterion.
-
-    The D-criterion in variance units, det A(w)^(-1/d), is ``criterion_value(X, res.weights, "d")``; both are in
-    :func:`optdesign.design_diagnostics` (``values["g"]`` is this ``value``, ``values["d"]`` the determinant's),
-    which also certifies the D-efficiency (det A(w) / det A*)^(1/d) >= d / ``value`` (Atwood 1969).
+def unconstrained_d_optimal(X: ArrayLike, *, solver: str | None = None, method: DesignMethod = "auto",
+                            tol: float = DEFAULT_TOL, time_limit: float | None = None) -> DesignResult:
+    """:func:`optdesign.d_optimal` on the simplex: ``value`` det A(w)^(-1/d), the G-value in ``g_value``.
 
     Parameters
     ----------
@@ -128,29 +107,20 @@ def d_optimal(X: ArrayLike, *, solver: str | None = None, method: DesignMethod =
     Returns
     -------
     DesignResult
-%(returns)s; ``extras['fallback']`` when ``auto`` kept an uncertified design.
+%(returns)s, ``g_value``; ``fallback`` when ``auto`` kept an uncertified design.
 
     Raises
     ------
     InvalidInputError
 %(invalid)s.
 %(raises)s
-
-    Examples
-    --------
-    The D-optimal design is also G-optimal (Kiefer–Wolfowitz): its G-value is d.
-
-    >>> import numpy as np
-    >>> import optdesign as od
-    >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    >>> res = od.d_optimal(X)
-    >>> print(round(res.value, 3), res.gap <= 1e-4)
-    2.0 True
     """
-    return within_time_limit(time_limit, tol, lambda: kiefer_wolfowitz_design(
-        X, solver, method, tol, "d-optimal", lambda X, solver: DOptimalModel(X, solver=solver).solve(),
-        d_optimal_model_fits,
-    ))
+    def solve() -> DesignResult:
+        res = kiefer_wolfowitz_design(X, solver, method, tol, "d-optimal",
+                                      lambda X, solver: DOptimalModel(X, solver=solver).solve(), d_optimal_model_fits)
+        return in_d_units(np.asarray(X, dtype=float), res)  # X was validated by the design
+
+    return within_time_limit(time_limit, tol, solve)
 
 
 @_shared_doc

@@ -91,7 +91,7 @@ def within_time_limit(time_limit: float | None, tol: float, solve: Callable[[], 
     with time_budget(as_time_limit(time_limit)):
         result = solve()
     if result.status != "optimal" and result.gap is not None and result.gap > tol:
-        why = "Ctrl-C" if result.status == "interrupted" else "its time limit"
+        why = {"interrupted": "Ctrl-C", "not_converged": "its time limit"}.get(result.status, "its solver's accuracy")
         warnings.warn(
             f"{result.criterion} design on {result.weights.size:,} arms stopped at {why} with certified gap "
             f"{result.gap:.2e} > tol = {tol:g}; returning the best design found", RuntimeWarning, stacklevel=3,
@@ -242,8 +242,16 @@ def kiefer_wolfowitz_design(X: ArrayLike, solver: str | None, method: DesignMeth
     ``auto`` on EXCHANGE_MIN_ARMS arms or more returns the exchange design even when its time limit stops it
     (status "not_converged" and its certified gap) instead of building the cvxpy model, and so does any path
     once the caller's time limit is spent or Ctrl-C was pressed, or when the cvxpy model would be too large
-    (``model_fits(K, d)`` is False). ``cvxpy_model(arms, solver)`` builds and solves the conic model.
+    (``model_fits(K, d)`` is False). ``cvxpy_model(arms, solver)`` builds and solves the conic model. ``value`` and
+    ``g_value`` are the G-value (:func:`in_d_units` reports a D-optimal design in its own units).
     """
+    result = _kiefer_wolfowitz(X, solver, method, tol, criterion, cvxpy_model, model_fits)
+    return replace(result, g_value=result.value)
+
+
+def _kiefer_wolfowitz(X: ArrayLike, solver: str | None, method: DesignMethod, tol: float, criterion: str,
+                      cvxpy_model: Callable[[np.ndarray, str | None], DesignResult],
+                      model_fits: Callable[[int, int], bool]) -> DesignResult:
     check_method(method)
     check_solver(solver)
     try:
@@ -258,10 +266,36 @@ def kiefer_wolfowitz_design(X: ArrayLike, solver: str | None, method: DesignMeth
         if method != "auto" or _fast_gap(result) <= tol or result.method == "exchange" or budget_expired():
             return result
         if not model_fits(*arms.shape):
-            return replace(result, extras={**result.extras, "fallback": "the cvxpy model would not fit"})
+            return replace(result, fallback="the cvxpy model would not fit")
     return cvxpy_model(arms, solver)
 
 
 def replace_bound(res: DesignResult, lower: float) -> DesignResult:
     """``res`` with lower bound ``lower`` and the matching gap (Kiefer–Wolfowitz: d is the exact optimum)."""
     return replace(res, lower_bound=lower, gap=relative_gap(res.value, lower))
+
+
+def in_d_units(X: np.ndarray, res: DesignResult, criterion: str = "d-optimal") -> DesignResult:
+    """A Kiefer–Wolfowitz design (``value`` its G-value g) reported in D units: value det A(w)^(-1/d), lower bound
+    value d / g (Atwood 1969: the D-efficiency is at least d / g), gap g / d - 1 as before, g in ``g_value``.
+
+    Parameters
+    ----------
+    X : numpy.ndarray, shape (K, d)
+        The arms the design weighs.
+    res : DesignResult
+        The design from :func:`kiefer_wolfowitz_design` (lower bound d).
+    criterion : str
+        The label of the result.
+
+    Returns
+    -------
+    DesignResult
+        The same design, in the units of the D-criterion.
+    """
+    support = res.weights > 0
+    sign, log_det = np.linalg.slogdet(X[support].T @ (res.weights[support, None] * X[support]))
+    value = float(np.exp(-log_det / X.shape[1])) if sign > 0 else float("inf")
+    g, d = res.value, float(X.shape[1])
+    lower = value * d / g if np.isfinite(value) and np.isfinite(g) else 0.0
+    return replace(res, value=value, lower_bound=lower, gap=relative_gap(g, d), g_value=g, criterion=criterion)

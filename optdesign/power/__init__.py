@@ -5,7 +5,8 @@ For y = X beta + eps, eps ~ N(0, sigma^2 I), over the N runs of a design, the F 
 df1 = |T|, df2 = N - p and, under the anticipated beta, noncentrality beta_T^T (C_TT)^{-1} beta_T / sigma^2 with
 C = (X^T diag(n) X)^{-1}; its power is the noncentral F's mass above the central F's 1 - alpha quantile. With runs
 in random groups (blocks, whole plots; Var(y) = sigma^2 V, V = I + sum_l eta_l Z_l Z_l^T), C = (X^T V^{-1} X)^{-1}
-and df2 is that of the term's error stratum.
+and df2 is that of the term's error stratum; with fixed group effects (y = X beta + Z gamma + eps, OLS), C is the
+inverse of X^T (I - P_Z) X without the intercept, which the groups absorb, and df2 = N - rank([X, Z]).
 
 A GLM's power is estimated from S data sets simulated at theta (seeded), each fitted by maximum likelihood; the
 power p of a test is its fraction of rejections, with the standard error sqrt(p (1 - p) / S).
@@ -18,6 +19,8 @@ terms       which columns each test covers: one per column, a formula's terms (f
             intercept
 strata      runs in random groups: the groupings and their etas, the GLS information X^T V^{-1} X, each test's
             error stratum and its degrees of freedom (between-within, skpr's, or residual)
+grouped     runs in groups from ``groups=`` or a BlockedDesignResult, random or fixed effects; the OLS analysis
+            with fixed group effects: X^T (I - P_Z) X, the intercept absorbed, df2 = N - rank([X, Z])
 effects     ``anticipated_coefficients``: skpr's coefficients from an effect size (low-to-high change of the
             response)
 curves      ``power_curve``: the F powers as the coefficients scale (lambda grows as the square of the scale) or

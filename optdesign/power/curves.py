@@ -23,6 +23,7 @@ from ..formulas import CandidateSet
 from ..validation import as_vector
 from ..vocabulary import GlmLink
 from .ftest import design_power, noncentral_f_power
+from .grouped import GroupEffects
 from .montecarlo import glm_power
 from .strata import DfMethod, GroupsLike
 from .terms import TermsLike, resolve_terms
@@ -55,7 +56,7 @@ def power_curve(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, eff
                 scales: ArrayLike | None = None, *, runs: ArrayLike | None = None, alpha: float = 0.05,
                 sigma: float = 1.0, terms: TermsLike = None, groups: GroupsLike | None = None,
                 eta: float | Sequence[float] | Mapping[str, float] | None = None,
-                df_method: DfMethod = "between-within") -> pd.DataFrame:
+                df_method: DfMethod = "between-within", block_effects: GroupEffects | None = None) -> pd.DataFrame:
     """The power of each F test at the coefficients s * beta for each scale s (lambda(s) = s^2 lambda(1)), or at
     the design rounded to each number of runs N.
 
@@ -85,6 +86,8 @@ def power_curve(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, eff
         The groupings' variance ratios, as for :func:`optdesign.design_power`.
     df_method : {"between-within", "skpr", "residual"}
         The denominator degrees of freedom with groups, as for :func:`optdesign.design_power`.
+    block_effects : {"random", "fixed"}, optional
+        How the groups enter the model, as for :func:`optdesign.design_power`.
 
     Returns
     -------
@@ -105,11 +108,11 @@ def power_curve(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, eff
     name, axis = _axis(scales, runs)
     if name == "runs":
         rows = [design_power(X, design, effects, alpha=alpha, sigma=sigma, terms=terms, runs=int(N), groups=groups,
-                             eta=eta, df_method=df_method).power for N in axis]
+                             eta=eta, df_method=df_method, block_effects=block_effects).power for N in axis]
         frame = pd.DataFrame(rows, index=pd.Index(axis, name="runs"))
     else:
         base = design_power(X, design, effects, alpha=alpha, sigma=sigma, terms=terms, groups=groups, eta=eta,
-                            df_method=df_method)
+                            df_method=df_method, block_effects=block_effects)
         table = {t.term: [noncentral_f_power(t.df1, t.df2, v**2 * t.noncentrality, base.alpha)[1] if t.df2 > 0
                           else np.nan for v in axis]
                  for t in base.tests}

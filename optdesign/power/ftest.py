@@ -9,7 +9,9 @@ P(F(df1, df2, lambda) > f).
 
 With runs in random groups (blocks, whole plots; :mod:`optdesign.power.strata`), Var(eps) = sigma^2 V with
 V = I + sum_l eta_l Z_l Z_l^T, the information is the GLS X^T V^{-1} X, and each test's df2 is that of the error
-stratum its term is estimated in.
+stratum its term is estimated in. With fixed group effects (:mod:`optdesign.power.grouped`) the model gains the
+groups' indicator columns Z, fitted by OLS: C is the inverse of X^T (I - P_Z) X on the columns other than the
+intercept (which the groups absorb), and df2 = N - rank([X, Z]).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from ..formulas import CandidateSet
 from ..result import DesignResult
 from ..validation import as_count, as_tolerance, as_vector, check_weights
 from ..vocabulary import check_option
+from .grouped import GroupedRuns, GroupEffects, fixed_effects_analysis, grouped_runs
 from .result import PowerResult, TermPower
-from .strata import DF_METHODS, DfMethod, GroupsLike, RunGroups, gls_information, run_groups, stratum_degrees
+from .strata import DF_METHODS, DfMethod, GroupsLike, gls_information, stratum_degrees
 from .terms import WHOLE_MODEL, ModelTerms, TermsLike, resolve_terms
 
 __all__ = ["design_power", "noncentral_f_power"]
@@ -162,48 +165,6 @@ def _test(name: str, columns: np.ndarray, model: ModelTerms, C: np.ndarray, beta
     return TermPower(name, tuple(model.columns[j] for j in columns), int(columns.size), df2, lam, critical, power)
 
 
-def _is_grouped_result(design: object) -> bool:
-    """Whether ``design`` is a BlockedDesignResult (by its fields: this package does not import the exact designs,
-    which build on it)."""
-    return all(hasattr(design, name) for name in ("rows", "block_sizes", "block_effects", "groupings", "blocks"))
-
-
-def _blocked_runs(model: ModelTerms, design: ArrayLike | Any | None, groups: GroupsLike | None,
-                  eta: float | Sequence[float] | Mapping[str, float] | None, runs: int | None
-                  ) -> tuple[np.ndarray, RunGroups] | None:
-    """(the runs' model matrix, their groupings) when the runs fall in random groups, else None (V = I)."""
-    K = model.X.shape[0]
-    if _is_grouped_result(design):
-        result: Any = design
-        if groups is not None:
-            raise InvalidInputError("groups: a BlockedDesignResult carries its runs' groups; give them once")
-        if result.block_effects != "random":
-            raise InvalidInputError("design has fixed block effects; the power of its tests needs random groups "
-                                    "(od.blocked_design(..., block_effects='random', eta=...))")
-        rows = np.asarray(result.rows, dtype=np.int64)
-        if rows.size and (rows.min() < 0 or rows.max() >= K):
-            raise InvalidInputError(f"design's runs name candidates up to {int(rows.max())}, X has {K} rows: give X "
-                                    f"as the candidates the design was made from")
-        labels: GroupsLike = {"block": result.blocks} if result.groupings is None else dict(result.groupings)
-        if eta is None:
-            etas = result.extras.get("etas")
-            eta = dict(etas) if isinstance(etas, Mapping) else (1.0 if result.eta is None else float(result.eta))
-    elif groups is not None:
-        if design is not None:
-            raise InvalidInputError("groups label the runs in order: give X as the runs' model matrix (one row per "
-                                    "run) with design=None, or a BlockedDesignResult as the design")
-        rows, labels = np.arange(K), groups
-        eta = 1.0 if eta is None else eta
-    else:
-        if eta is not None:
-            raise InvalidInputError("eta is the variance ratio of random groups: give groups (or a "
-                                    "BlockedDesignResult) with it")
-        return None
-    if runs is not None:
-        raise InvalidInputError("runs rounds an approximate design; a design with groups is already exact")
-    return model.X[rows], run_groups(labels, rows.size, eta)
-
-
 def _inverse_gls(model: ModelTerms, M: np.ndarray) -> np.ndarray:
     """C = M^{-1} from the eigendecomposition of the GLS information M; a singular M raises."""
     w, Q = np.linalg.eigh(M)
@@ -222,7 +183,7 @@ def design_power(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, ef
                  alpha: float = 0.05, sigma: float = 1.0, terms: TermsLike = None,
                  runs: int | None = None, groups: GroupsLike | None = None,
                  eta: float | Sequence[float] | Mapping[str, float] | None = None,
-                 df_method: DfMethod = "between-within") -> PowerResult:
+                 df_method: DfMethod = "between-within", block_effects: GroupEffects | None = None) -> PowerResult:
     """The power of the F test of each model term, and of the whole model, at an exact design.
 
     Module doc for the model: lambda_T = beta_T^T (C_TT)^{-1} beta_T / sigma^2 with C = (X^T diag(n) X)^{-1}, df1 =
@@ -234,6 +195,12 @@ def design_power(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, ef
     that of the term's error stratum by ``df_method`` (:mod:`optdesign.power.strata`): the between-within rule of
     Pinheiro & Bates (2000, p. 91), which skpr's documentation names, df_s = m_s - m_{s-1} - p_s over the strata's
     group counts m_s; or ``"skpr"``, the numbers skpr 1.9.2 computes, m_s - m_{s-1}; or ``"residual"``, N - p.
+
+    With fixed group effects (``block_effects="fixed"``, the default of :func:`optdesign.blocked_design`, whose
+    result brings it; :mod:`optdesign.power.grouped`): the analysis is OLS on [X, Z], Z the groups' indicators, so
+    C = (X~^T (I - P_Z) X~)^{-1} over the columns X~ of X other than the intercept (the blocked design's own
+    information) and df2 = N - rank([X, Z]) for every test. The groups absorb the intercept: its test is left out
+    (``absorbed`` names it), as the blocked design leaves it out of its parameters.
 
     Parameters
     ----------
@@ -270,8 +237,13 @@ def design_power(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, ef
         The variance ratios sigma_l^2 / sigma^2 >= 0 of the groupings: one for all, one per grouping or by
         grouping name. Default: the BlockedDesignResult's, else 1 (skpr's default).
     df_method : {"between-within", "skpr", "residual"}
-        The denominator degrees of freedom with groups (above; the stratum rules need nested groupings, so a
-        strip plot's crossed rows and columns take ``"residual"``). Without groups every test has N - p.
+        The denominator degrees of freedom with random groups (above; the stratum rules need nested groupings, so
+        a strip plot's crossed rows and columns take ``"residual"``). Without groups every test has N - p, with
+        fixed group effects N - rank([X, Z]).
+    block_effects : {"random", "fixed"}, optional
+        How the groups enter the model: random effects of variance ratios ``eta`` (GLS), or unknown constants
+        (OLS with their indicator columns). Default: the BlockedDesignResult's own, else ``"random"`` with
+        ``groups``; giving it overrides a result's (to analyse its blocks the other way).
 
     Returns
     -------
@@ -279,7 +251,8 @@ def design_power(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, ef
         ``terms`` (per term: df1, df2, noncentrality, critical value, power; NaN power when the term's stratum has
         no degrees of freedom left), ``model`` (the whole-model test; with groups, the smallest df2 of its
         columns' strata), ``alpha``, ``sigma``, ``n`` (N), ``coefficients``, ``eta`` and ``df_method`` (with
-        groups); ``to_frame()`` gives the table.
+        random groups), ``block_effects`` (with groups), ``absorbed`` (with fixed ones: the columns, the intercept,
+        whose test is left out); ``to_frame()`` gives the table.
 
     Raises
     ------
@@ -288,8 +261,11 @@ def design_power(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, ef
         ``runs``, ``runs`` not a positive integer), alpha outside
         (0, 1), sigma not positive, N <= p (no degrees of freedom for the error), or runs that do not estimate every
         coefficient (a singular information matrix). With groups: labels not one per run, an eta negative or not
-        finite, groups with a design or with ``runs``, eta without groups, fixed block effects, an unknown
-        ``df_method``, groupings that do not nest under a stratum rule.
+        finite, groups with a design or with ``runs``, eta or block_effects without groups, an unknown
+        ``df_method`` or ``block_effects``, groupings that do not nest under a stratum rule. With fixed group
+        effects: eta given, X of the intercept alone, a term that mixes the intercept with other columns, a
+        singular X^T (I - P_Z) X (a term aliased with the groups, as a factor constant within every block), or
+        N <= rank([X, Z]).
 
     Examples
     --------
@@ -313,34 +289,64 @@ def design_power(X: ArrayLike | CandidateSet, design: ArrayLike | Any | None, ef
     >>> res = od.design_power(sp, None, 1.0, groups=[0, 0, 1, 1, 2, 2, 3, 3], eta=1.0)
     >>> [(t.term, t.df2, round(t.noncentrality, 6)) for t in res.terms[1:]]
     [('a', 2, 2.666667), ('b', 2, 8.0), ('c', 2, 8.0)]
+
+    The 8 runs of the 2^3 in two fixed blocks of 4 confounded with abc (:func:`optdesign.blocked_design`'s
+    optimum): the main effects keep lambda = 8, df2 = 8 - rank([X, Z]) = 8 - 2 - 3 = 3, the intercept is absorbed.
+
+    >>> fixed = od.design_power(cs, None, 1.0, groups=[0, 1, 1, 0, 1, 0, 0, 1], block_effects="fixed")
+    >>> [(t.term, t.df2, round(t.noncentrality, 6)) for t in fixed.terms], fixed.absorbed
+    ([('a', 3, 8.0), ('b', 3, 8.0), ('c', 3, 8.0)], ('Intercept',))
     """
     model = resolve_terms(X, terms)
     df_method = check_option(df_method, "df_method", DF_METHODS)
-    blocked = _blocked_runs(model, design, groups, eta, runs)
-    counts = run_counts(design, model.X.shape[0], runs) if blocked is None else None
+    grouped = grouped_runs(model, design, groups, eta, runs, block_effects)
+    counts = run_counts(design, model.X.shape[0], runs) if grouped is None else None
     alpha = check_alpha(alpha)
     sigma = as_tolerance(sigma, "sigma")
     beta = coefficients(effects, model)
-    n = int(counts.sum()) if counts is not None else blocked[0].shape[0]  # type: ignore[index]
+    if grouped is not None and grouped.effects == "fixed":
+        return _fixed_power(model, grouped, beta, sigma, alpha)
+    n = int(counts.sum()) if counts is not None else grouped.X.shape[0]  # type: ignore[union-attr]
     p = model.X.shape[1]
     if n <= p:
         raise InvalidInputError(f"the design has N = {n} runs for p = {p} coefficients: the F tests need N > p "
                                 f"(N - p = {n - p} degrees of freedom for the error); add runs or replicates")
     slopes = model.slopes
-    if blocked is None:
+    if grouped is None:
         assert counts is not None
         C = _inverse_information(model, counts)
         term_df: tuple[int, ...] = tuple(n - p for _ in model.names)
         whole_df: int | None = n - p
         structure = None
     else:
-        X_runs, run_grouping = blocked
-        C = _inverse_gls(model, gls_information(X_runs, run_grouping))
-        term_df, whole_df = stratum_degrees(X_runs, model, run_grouping, df_method)
-        structure = dict(zip(run_grouping.names, run_grouping.etas, strict=True))
+        C = _inverse_gls(model, gls_information(grouped.X, grouped.groups))
+        term_df, whole_df = stratum_degrees(grouped.X, model, grouped.groups, df_method)
+        structure = dict(zip(grouped.groups.names, grouped.groups.etas, strict=True))
     tests = tuple(_test(name, cols, model, C, beta, sigma, df2, alpha)
                   for name, cols, df2 in zip(model.names, model.indices, term_df, strict=True))
     whole = _test(WHOLE_MODEL, slopes, model, C, beta, sigma, int(whole_df), alpha) \
         if slopes.size and whole_df is not None else None
     return PowerResult(tests, whole, alpha, sigma, n, beta, model.columns, eta=structure,
-                       df_method=None if structure is None else df_method)
+                       df_method=None if structure is None else df_method,
+                       block_effects=None if structure is None else "random")
+
+
+def _fixed_power(model: ModelTerms, grouped: GroupedRuns, beta: np.ndarray, sigma: float,
+                 alpha: float) -> PowerResult:
+    """The tests with fixed group effects (:mod:`optdesign.power.grouped`): OLS on [X, Z], the intercept's test
+    left out (the groups absorb it), df2 = N - rank([X, Z]) for every test."""
+    analysis = fixed_effects_analysis(grouped.X, model, grouped.groups)
+    absorbed = set(analysis.absorbed.tolist())
+    tests = []
+    for name, columns in zip(model.names, model.indices, strict=True):
+        inside = [int(j) in absorbed for j in columns]
+        if all(inside):
+            continue
+        if any(inside):
+            raise InvalidInputError(f"terms[{name!r}] mixes the intercept, which fixed group effects absorb, with "
+                                    "other columns: test the intercept apart (its test is then left out)")
+        tests.append(_test(name, columns, model, analysis.C, beta, sigma, analysis.df2, alpha))
+    slopes = model.slopes
+    whole = _test(WHOLE_MODEL, slopes, model, analysis.C, beta, sigma, analysis.df2, alpha)
+    return PowerResult(tuple(tests), whole, alpha, sigma, grouped.X.shape[0], beta, model.columns,
+                       block_effects="fixed", absorbed=tuple(model.columns[j] for j in analysis.absorbed))

@@ -37,10 +37,11 @@ class TermPower:
     #: numerator degrees of freedom: the number of its columns
     df1: int
     #: denominator degrees of freedom: N - p, the runs less the model's coefficients; with random groups, those of
-    #: the term's error stratum (:mod:`optdesign.power.strata`; 0 or less: none left)
+    #: the term's error stratum (:mod:`optdesign.power.strata`; 0 or less: none left); with fixed group effects,
+    #: N - rank([X, Z]) (:mod:`optdesign.power.grouped`)
     df2: int
     #: lambda = beta_T^T (C_TT)^{-1} beta_T / sigma^2, C = (X^T diag(n) X)^{-1} (with random groups,
-    #: (X^T V^{-1} X)^{-1})
+    #: (X^T V^{-1} X)^{-1}; with fixed group effects, the inverse of X^T (I - P_Z) X without the intercept)
     noncentrality: float
     #: the 1 - alpha quantile of the central F(df1, df2) (NaN when df2 <= 0)
     critical_value: float
@@ -157,8 +158,9 @@ class PowerResult(PowerTests[TermPower]):
     """The power of the F test of each term of a linear model at an exact design (:func:`optdesign.design_power`).
 
     y = X beta + eps with eps ~ N(0, sigma^2 I) over the N runs (with random groups, N(0, sigma^2 V) and the GLS
-    information); each term's test is a :class:`TermPower`, and ``model`` tests every coefficient but the
-    intercept's at once (the regression's overall F test).
+    information; with fixed group effects, y = X beta + Z gamma + eps fitted by OLS, the intercept absorbed by the
+    groups and its test left out); each term's test is a :class:`TermPower`, and ``model`` tests every coefficient
+    but the intercept's at once (the regression's overall F test).
     """
 
     #: one test per term, in the model's order (the intercept's included when the model has one)
@@ -179,8 +181,13 @@ class PowerResult(PowerTests[TermPower]):
     #: independent runs (V = I)
     eta: dict[str, float] | None = None
     #: runs in random groups: the rule of the denominator degrees of freedom (``"between-within"``, ``"skpr"``,
-    #: ``"residual"``; :mod:`optdesign.power.strata`); None for independent runs (df2 = N - p)
+    #: ``"residual"``; :mod:`optdesign.power.strata`); None for independent runs (df2 = N - p) and fixed group
+    #: effects (df2 = N - rank([X, Z]))
     df_method: str | None = None
+    #: runs in groups: ``"random"`` (GLS) or ``"fixed"`` (OLS with the groups' indicators); None for independent runs
+    block_effects: str | None = None
+    #: fixed group effects: the columns they absorb (the intercept), whose test is left out; empty otherwise
+    absorbed: tuple[str, ...] = ()
     #: the fields of a :class:`TermPower` that make the table's columns
     frame_columns: ClassVar[tuple[str, ...]] = FRAME_COLUMNS
 
@@ -192,12 +199,16 @@ class PowerResult(PowerTests[TermPower]):
         dict
             ``alpha``, ``sigma``, ``n``, ``coefficients`` (a list) and ``tests``: one dictionary per test (term,
             columns, df1, df2, noncentrality, critical_value, power), the whole model last; with random groups
-            also ``eta`` and ``df_method``.
+            also ``eta`` and ``df_method``, with groups ``block_effects``, with fixed ones ``absorbed``.
         """
         out = {"alpha": self.alpha, "sigma": self.sigma, "n": self.n, "coefficients": self.coefficients.tolist(),
                "tests": self._test_dicts()}
         if self.eta is not None:
             out.update(eta=dict(self.eta), df_method=self.df_method)
+        if self.block_effects is not None:
+            out["block_effects"] = self.block_effects
+        if self.block_effects == "fixed":
+            out["absorbed"] = list(self.absorbed)
         return out
 
 

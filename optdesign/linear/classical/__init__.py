@@ -1,4 +1,4 @@
-"""Classical design criteria: A-, I-, c/L-, E-, Ds- and Kiefer phi_p-optimal designs, with linear constraints.
+"""Classical design criteria: G-, D-, A-, I-, c/L-, E-, Ds- and phi_p-optimal designs, with linear constraints.
 
 Every criterion is a function Phi(A(w)) of the information matrix A(w) = X^T diag(w) X, minimised over designs w
 (w >= 0, sum w = 1, optionally A w <= b), convex and homogeneous of degree -1, reported in its own units (a
@@ -9,6 +9,9 @@ general equivalence theorem; Kiefer 1974, Pukelsheim 1993).
 designs       public entry points: ``a_optimal`` (tr A^{-1}), ``i_optimal`` (tr A^{-1} B, B a region's moments),
               ``c_optimal`` (c^T A^- c, or tr C A^- C^T: L), ``e_optimal`` (1 / lambda_min), ``ds_optimal``
               (det((A^-)_ss)^{1/s}), ``phi_optimal`` (Kiefer's (tr A^{-p} / d)^{1/p}: D at 0, A at 1, E at inf)
+dg_designs    public entry points: ``g_optimal`` (max_x x^T A^{-1} x, d on the simplex) and ``d_optimal``
+              (det A^{-1/d}), on the simplex (:mod:`optdesign.linear.dispatch`) or under constraints
+minmax_g      G under constraints: the min-max SOCP on a working set of rows, certified by its dual's L-criterion
 values        ``criterion_value``: any criterion (and D, G) at a given design, singular ones included
 diagnostics   ``design_diagnostics``: a design's certified efficiency under every criterion (od_print), the
               eigenvalues of M(w), ``variance_function`` d(x, w) = x^T M(w)^- x
@@ -38,6 +41,7 @@ from ..._lazy import lazy_exports
 if TYPE_CHECKING:
     from .constraints import LinearConstraints, augment, budget, caps, group_totals
     from .designs import a_optimal, c_optimal, ds_optimal, e_optimal, i_optimal, phi_optimal
+    from .dg_designs import d_optimal, g_optimal
     from .diagnostics import DesignDiagnostics, Efficiency, design_diagnostics, variance_function
     from .fds import fds_curve, fds_plot
     from .models import ClassicalDesignModel
@@ -46,6 +50,7 @@ if TYPE_CHECKING:
 _EXPORTS = {
     ".constraints": ("LinearConstraints", "augment", "budget", "caps", "group_totals"),
     ".designs": ("a_optimal", "c_optimal", "ds_optimal", "e_optimal", "i_optimal", "phi_optimal"),
+    ".dg_designs": ("d_optimal", "g_optimal"),
     ".diagnostics": ("DesignDiagnostics", "Efficiency", "design_diagnostics", "variance_function"),
     ".fds": ("fds_curve", "fds_plot"),
     ".models": ("ClassicalDesignModel",),
@@ -65,11 +70,13 @@ __all__ = [
     "c_optimal",
     "caps",
     "criterion_value",
+    "d_optimal",
     "design_diagnostics",
     "ds_optimal",
     "e_optimal",
     "fds_curve",
     "fds_plot",
+    "g_optimal",
     "group_totals",
     "i_optimal",
     "phi_optimal",

@@ -13,8 +13,8 @@ The two D numbers:
 
 * ``values["d"]`` = det M(w)^(-1/d), the D-criterion in variance units (``criterion_value(X, w, "d")``); the
   D-efficiency is (det M(w) / det M*)^(1/d) = D* / ``values["d"]``;
-* ``values["g"]`` = max_k d(x_k, w), the G-value; this is the ``value`` that :func:`optdesign.d_optimal` and
-  :func:`optdesign.g_optimal` report (d at the D-optimal design, Kiefer–Wolfowitz), and d / ``values["g"]`` is the
+* ``values["g"]`` = max_k d(x_k, w), the G-value; this is the ``g_value`` of every design result (the ``value`` of
+  :func:`optdesign.g_optimal`; d at the D-optimal design, Kiefer–Wolfowitz), and d / ``values["g"]`` is the
   G-efficiency, exactly. It also bounds the D-efficiency: (det M(w) / det M*)^(1/d) >= d / ``values["g"]``
   (Atwood 1969), which certifies D* from the D-optimal design.
 
@@ -36,9 +36,9 @@ from ...errors import InvalidInputError
 from ...formulas import CandidateSet
 from ...result import DesignResult
 from ...validation import as_matrix, check_weights
-from ..designs import d_optimal
 from .criteria import RANGE_TOL, spectrum
 from .designs import a_optimal, c_optimal, ds_optimal, e_optimal, i_optimal
+from .dg_designs import d_optimal
 from .values import criterion_value
 
 if TYPE_CHECKING:
@@ -201,8 +201,7 @@ def _optimum(name: str, X: np.ndarray, kw: dict, tol: float, solver: str | None)
         return float(d), float(d)  # Kiefer–Wolfowitz
     if name == "d":
         res = d_optimal(X, tol=tol, solver=solver)
-        attained = criterion_value(X, res.weights, "d")
-        return attained * d / res.value, attained  # Atwood's bound: D-efficiency >= d / G-value
+        return float(res.lower_bound or 0.0), res.value  # Atwood's bound: D-efficiency >= d / G-value
     solve: dict[str, Callable[..., DesignResult]] = {
         "a": a_optimal, "i": i_optimal, "e": e_optimal, "c": c_optimal, "ds": ds_optimal}
     res = solve[name](X, **kw, tol=tol, solver=solver)

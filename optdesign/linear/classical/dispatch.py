@@ -23,7 +23,8 @@ from ...runtime.blas import single_threaded_blas
 from ...runtime.deadline import budget_expired, remaining_budget, stop_reason
 from ...validation import as_tolerance
 from ...vocabulary import CLASSICAL_METHODS, ClassicalMethod, check_option
-from ..dispatch import EXCHANGE_TIME_LIMIT, check_solver, kiefer_wolfowitz_design
+from ..criteria import direction_variances
+from ..dispatch import EXCHANGE_TIME_LIMIT, check_solver, in_d_units, kiefer_wolfowitz_design
 from ..models import DOptimalModel
 from .certify import certified_bound
 from .constraints import ConstraintsLike, LinearConstraints, as_constraints
@@ -45,10 +46,7 @@ def _fast(problem: ClassicalProblem, tol: float, solver: str | None) -> DesignRe
     if problem.path == "kiefer-wolfowitz":  # phi_0 = det^{-1/d}: the D-optimal paths, G-value certificate
         res = kiefer_wolfowitz_design(X, solver, "auto", tol, "d-optimal",
                                       lambda X, solver: DOptimalModel(X, solver=solver).solve(), lambda K, d: False)
-        value = criterion.value(X, res.weights)
-        d = X.shape[1]  # Phi_0* >= Phi_0 d / max_k x_k^T A^{-1} x_k (h_k = Phi_0 x^T A^{-1} x / d)
-        return replace(res, value=value, lower_bound=value * d / res.value, criterion=criterion.label,
-                       gap=relative_gap(res.value, d), extras={**res.extras, **problem.extras})
+        return replace(in_d_units(X, res, criterion.label), extras={**res.extras, **problem.extras})
     if problem.path == "elfving" and isinstance(criterion, LinearCriterion):
         out: FastPathResult = elfving_design(X, criterion.C[0], tol=tol, time_limit=limit)
     elif problem.path == "eigen":
@@ -113,7 +111,7 @@ def _on_allowed(problem: ClassicalProblem, constraints: LinearConstraints, solve
     res = _conic(sub, solver, cons) if method == "cvxpy" else _constrained(sub, cons, solver, tol)
     w = np.zeros(n)
     w[allowed] = res.weights
-    return replace(res, weights=w, extras={**res.extras, "constraints": int(constraints.b.size)})
+    return replace(res, weights=w, constraints=int(constraints.b.size))
 
 
 def classical_design(problem: ClassicalProblem, *, constraints: ConstraintsLike = None, solver: str | None = None,
@@ -137,8 +135,8 @@ def classical_design(problem: ClassicalProblem, *, constraints: ConstraintsLike 
     -------
     DesignResult
         The design, its value, certified lower bound and gap, ``method`` (``"exchange"``, ``"lp"``,
-        ``"generation"``, ``"frank-wolfe"`` or ``"cvxpy"``), the problem's extras and, under constraints,
-        ``extras["constraints"]`` (their rows).
+        ``"generation"``, ``"frank-wolfe"`` or ``"cvxpy"``), its ``g_value``, the problem's extras and, under
+        constraints, ``constraints`` (their rows).
 
     Raises
     ------
@@ -150,7 +148,8 @@ def classical_design(problem: ClassicalProblem, *, constraints: ConstraintsLike 
     check_solver(solver)
     tol = as_tolerance(tol)
     with single_threaded_blas():  # d x d algebra and chunked passes: threads only contend (optdesign.runtime.blas)
-        return _solve(problem, constraints, solver, method, tol)
+        res = _solve(problem, constraints, solver, method, tol)
+        return replace(res, g_value=float(np.max(direction_variances(problem.X, res.weights, problem.X))))
 
 
 def _solve(problem: ClassicalProblem, constraints: ConstraintsLike, solver: str | None, method: ClassicalMethod,
