@@ -10,7 +10,7 @@ PUBLIC = list(public_objects())
 
 def test_the_public_api_is_found():
     names = {name for name, _, _ in PUBLIC}
-    assert "optdesign.linear.designs.g_optimal" in names
+    assert "optdesign.linear.classical.dg_designs.g_optimal" in names
     assert "optdesign.factored.graph.generators.FactorGraphGenerators.ring" in names
     assert "bandits.run.run" in names
     assert not any(name.startswith(("optdesign.cli.", "bandits.cli")) for name in names)

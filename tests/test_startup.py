@@ -100,7 +100,7 @@ def test_type_checkers_see_every_exported_name(name):
 def test_lazy_names_are_the_defining_objects():
     import optdesign as od
     from optdesign.factored.graph.factor_graph import FactorGraph
-    from optdesign.linear.designs import g_optimal
+    from optdesign.linear.classical.dg_designs import g_optimal
     from optdesign.linear.dispatch import METHODS
 
     assert od.FactorGraph is FactorGraph and od.g_optimal is g_optimal

@@ -18,8 +18,13 @@ plot_layout        their candidates: every combination of the settings of each k
 group_structure    V = I + sum_l eta_l Z_l Z_l^T of one or two groupings: Gamma of V^{-1} = I - Z Gamma Z^T, changes
 block_information  ``blocked_information``: X^T V^{-1} X of grouped runs (fixed: within-block centred), move prices
 block_search       the exchange of grouped runs: runs moved, exchanged between blocks, groups given new settings
+block_state        the exchange's arrays: the plan a problem fixes for all its starts, the state of one start
+block_passes       the exchange's passes, compiled (numba): groups given new settings, runs moved, runs exchanged
+block_kernels      the exchange's state (M, its factor, M^{-1}, X M^{-1}) and the price of each move, compiled
+block_algebra      small dense linear algebra of the exchange, compiled: Cholesky, LU, the low-rank price
 block_result       ``BlockedDesignResult``: the runs group by group, D/A/I values, certified bound, ``table()``
 block_bounds       the certified bound of grouped designs: the equivalence theorem over mixtures of groups
+group_relaxation   the bound's relaxation over the simplex, compiled: pairwise Frank–Wolfe with exact line search
 =================  ========================================================================================
 """
 

@@ -48,39 +48,12 @@ def _relaxed(X: np.ndarray, A: np.ndarray, h: np.ndarray, rho: float, floor: flo
     Pairwise Frank–Wolfe (weight moved from the support's worst candidate to the best, Lacoste-Julien & Jaggi
     2015) with exact line search: f is a strongly concave function of X^T w plus a linear one, so it converges
     linearly where plain Frank–Wolfe crawls. Every iterate w is a point of the simplex, so each f(w) + max_k
-    grad_k - grad^T w bounds the maximum whatever the steps were; the smallest is returned."""
-    V = X @ A  # row k: (A x_k)^T, so the gradient is h - 2 rho V z
-    w = np.zeros(h.size)
-    w[int(np.argmax(h))] = 1.0
-    bound = np.inf
-    for _ in range(FW_STEPS):
-        z = X.T @ w
-        q = V @ z
-        f = float(h @ w - rho * (z @ (A @ z)))
-        grad = h - 2.0 * rho * q
-        k = int(np.argmax(grad))
-        gap = float(grad[k] - grad @ w)
-        bound = min(bound, f + max(gap, 0.0))
-        if gap <= FW_GAP * max(abs(f), 1e-300) or bound <= floor:
-            break
-        support = np.flatnonzero(w > 0)
-        j = int(support[np.argmin(grad[support])])
-        slope = float(grad[k] - grad[j])
-        if j == k or slope <= 0:  # the support is already optimal among its candidates: plain step toward k
-            j, limit, slope = -1, 1.0, gap
-            curvature = rho * float((X[k] - z) @ (V[k] - A @ z))
-        else:
-            limit = float(w[j])
-            curvature = rho * float(h[k] + h[j] - 2.0 * (V[k] @ X[j]))
-        step = limit if curvature <= 0 else min(limit, slope / (2.0 * curvature))
-        if j < 0:
-            w *= 1.0 - step
-        else:
-            w[j] -= step
-            if step >= limit:
-                w[j] = 0.0
-        w[k] += step
-    return bound
+    grad_k - grad^T w bounds the maximum whatever the steps were; the smallest is returned. The loop is compiled
+    (:mod:`optdesign.exact.group_relaxation`)."""
+    from .group_relaxation import relaxed_bound
+
+    return float(relaxed_bound(np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(A, dtype=float),
+                               np.ascontiguousarray(h, dtype=float), float(rho), float(floor), FW_STEPS, FW_GAP))
 
 
 def _pairs(X: np.ndarray, A: np.ndarray, h: np.ndarray, n: int, lam: float) -> float:
