@@ -1,15 +1,15 @@
-"""The exchange of exact designs (optdesign.exact) from one start at a time: how often a local search ends at the
-best design found, by kind of start and with or without pair moves, on the response surfaces of RESULTS §15.
+"""The exchange of exact designs (optdesign.exact_designs) from one start at a time: how often a local search ends at
+the best design found, by kind of start and with or without pair moves, on the response surfaces of RESULTS §15.
 
     python benchmarks/bench_exact_exchange.py                  # 300 starts a kind, four cases (about 10 s)
     python benchmarks/bench_exact_exchange.py --starts 100
 
 For each case (the full quadratic model in k factors on the 3^k grid, N runs, criterion D, A or I) the same starts
 are searched with single moves only (``local_optimum(..., pairs=False)``) and with pair moves (the default).
-Starts: ``extreme`` (``optdesign.exact.starts.extreme_start``, the kind exact_design restarts from) and ``uniform``
-(N runs drawn uniformly over the candidates, made spanning: the baseline). Columns: the share of searches that end
-at the best value found in the case (any kind, either search), the best efficiency reached (against the certified
-approximate bound), and milliseconds per search (one BLAS thread).
+Starts: ``extreme`` (``optdesign.exact_designs.starts.extreme_start``, the kind exact_design restarts from) and
+``uniform`` (N runs drawn uniformly over the candidates, made spanning: the baseline). Columns: the share of searches
+that end at the best value found in the case (any kind, either search), the best efficiency reached (against the
+certified approximate bound), and milliseconds per search (one BLAS thread).
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 import optdesign as od  # noqa: E402
-from optdesign.exact.criteria import DCriterion, ExactCriterion, LinearCriterion  # noqa: E402
-from optdesign.exact.design import _moments  # noqa: E402
-from optdesign.exact.exchange import Exchange, local_optimum  # noqa: E402
-from optdesign.exact.starts import extreme_start, spanning  # noqa: E402
+from optdesign.exact_designs.criteria import ExactCriterion, ExactDCriterion, ExactLinearCriterion  # noqa: E402
+from optdesign.exact_designs.design import _moments  # noqa: E402
+from optdesign.exact_designs.exchange import Exchange, local_optimum  # noqa: E402
+from optdesign.exact_designs.starts import extreme_start, spanning  # noqa: E402
 
 CASES = [(3, "A", 21), (4, "D", 29), (4, "A", 36), (4, "I", 25)]
 
@@ -61,7 +61,7 @@ def main() -> None:
     for k, criterion, n in CASES:
         X = response_surface(k)
         B = _moments(None, X, criterion)
-        rule: ExactCriterion = DCriterion() if B is None else LinearCriterion(B, criterion)
+        rule: ExactCriterion = ExactDCriterion() if B is None else ExactLinearCriterion(B, criterion)
         bound = od.exact_design(X, n, criterion, restarts=0).lower_bound
         rng = np.random.default_rng(0)
         starts = {"uniform": [uniform_start(X, n, rng) for _ in range(args.starts)],

@@ -8,8 +8,8 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
 * :mod:`optdesign.factored`: lower bounds of multi-agent bandits on factor graphs (T*, T^MF, regret);
 * :mod:`optdesign.identification`: lower bounds of identification questions on K arms of one exponential family
   (best arm, top m, epsilon-good, thresholding), certified;
-* :mod:`optdesign.exact`: exact N-run designs (D, A, I), certified against the approximate optimum, also in blocks,
-  split plots, split-split plots and strip plots;
+* :mod:`optdesign.exact_designs`: exact N-run designs (D, A, I), certified against the approximate optimum, also in
+  blocks, split plots, split-split plots and strip plots;
 * :mod:`optdesign.formulas`: candidate sets from model formulas (grids, cubes, simplex lattices) and designs
   reported in factor settings;
 * :mod:`optdesign.power`: the power of an exact design's F tests, term by term (as R skpr's ``eval_design``), and of
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from ._version import __version__ as __version__
     from .design_result import DesignResult
     from .docstrings import shared_doc
-    from .exact import (
+    from .exact_designs import (
         BlockedDesignResult,
         ExactDesignResult,
         blocked_design,
@@ -148,8 +148,8 @@ if TYPE_CHECKING:
 # ``from optdesign import g_optimal``), so ``import optdesign`` loads neither scipy's solvers nor networkx
 _EXPORTS = {
     ".formulas": ("CandidateSet", "candidates", "cube", "design_table", "factor_grid", "simplex_lattice"),
-    ".exact": ("BlockedDesignResult", "ExactDesignResult", "blocked_design", "exact_design", "split_plot_design",
-               "split_split_plot_design", "strip_plot_design"),
+    ".exact_designs": ("BlockedDesignResult", "ExactDesignResult", "blocked_design", "exact_design",
+                       "split_plot_design", "split_split_plot_design", "strip_plot_design"),
     ".factored": ("EliminationPlan", "FactoredMax", "FactorGraph", "MeanFieldModel", "characteristic_time",
                   "enumerated_max", "factored_max", "marginal_polytope", "mf_characteristic_time",
                   "regret_lower_bound"),

@@ -1,8 +1,9 @@
-"""The compiled exchange of grouped designs (optdesign.exact.block_kernels, block_passes, block_algebra) and the
-compiled relaxation of the group bound (optdesign.exact.group_relaxation), against direct numpy computations on random
-instances: the state against M built from the runs, every price (run moves, exchanges between blocks, new settings of
-a group) against the loss of the changed design computed from scratch (to 1e-10), the search against a direct search
-that prices every move from scratch (the same moves in the same order, so the same design), and the relaxation against
+"""The compiled exchange of grouped designs (optdesign.exact_designs.block_kernels, block_passes, block_algebra) and the
+compiled relaxation of the group bound (optdesign.exact_designs.group_relaxation), against direct numpy computations on
+random instances: the state against M built from the runs, every price (run moves, exchanges between blocks, new
+settings of a group) against the loss of the changed design computed from scratch (to 1e-10), the search against a
+direct search that prices every move from scratch (the same moves in the same order, so the same design), and the
+relaxation against
 a numpy Frank–Wolfe."""
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from optdesign.exact.block_bounds import FW_GAP, FW_STEPS, _relaxed
-from optdesign.exact.block_information import shrinkage
-from optdesign.exact.block_search import GroupSearch, best_of_starts
-from optdesign.exact.criteria import MIN_DET_RATIO, DCriterion, LinearCriterion
-from optdesign.exact.exchange import MIN_GAIN
-from optdesign.exact.group_structure import crossed_structure, nested_structure, single_structure
-from optdesign.exact.plot_layout import Layout
+from optdesign.exact_designs.block_bounds import FW_GAP, FW_STEPS, _relaxed
+from optdesign.exact_designs.block_information import shrinkage
+from optdesign.exact_designs.block_search import GroupSearch, best_of_starts
+from optdesign.exact_designs.criteria import MIN_DET_RATIO, ExactDCriterion, ExactLinearCriterion
+from optdesign.exact_designs.exchange import MIN_GAIN
+from optdesign.exact_designs.group_structure import crossed_structure, nested_structure, single_structure
+from optdesign.exact_designs.plot_layout import Layout
 
 TOL = 1e-10
 
@@ -27,9 +28,9 @@ TOL = 1e-10
 def rule_of(criterion, p, rng):
     """D, A, or a linear criterion with a random positive definite B."""
     if criterion == "D":
-        return DCriterion()
+        return ExactDCriterion()
     R = rng.standard_normal((p, p))
-    return LinearCriterion(np.eye(p) if criterion == "A" else R @ R.T / p + 0.1 * np.eye(p), criterion)
+    return ExactLinearCriterion(np.eye(p) if criterion == "A" else R @ R.T / p + 0.1 * np.eye(p), criterion)
 
 
 def instance(kind, criterion, seed):
@@ -73,7 +74,7 @@ def loss(structure, X, rows, rule):
     sign, logdet = np.linalg.slogdet(M)
     if sign <= 0:
         return np.inf, -np.inf
-    return (-logdet if isinstance(rule, DCriterion) else float(np.trace(np.linalg.solve(M, rule.B)))), logdet
+    return (-logdet if isinstance(rule, ExactDCriterion) else float(np.trace(np.linalg.solve(M, rule.B)))), logdet
 
 
 def direct_gain(structure, X, rows, new_rows, rule):

@@ -1,4 +1,4 @@
-"""Blocked and split-plot exact designs (optdesign.exact.blocked, split_plot): the information against explicit
+"""Blocked and split-plot exact designs (optdesign.exact_designs.blocked, split_plot): the information against explicit
 V^{-1} and projections, closed forms, enumeration of every design, the certified bound, and refused input."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 import optdesign as od
 from optdesign.errors import InvalidInputError
-from optdesign.exact import blocked_information
-from optdesign.exact.block_bounds import group_bound
+from optdesign.exact_designs import blocked_information
+from optdesign.exact_designs.block_bounds import group_bound
 
 
 def indicator(sizes):
@@ -339,17 +339,18 @@ def test_seven_treatments_in_seven_blocks_of_three_is_a_balanced_incomplete_bloc
 def test_every_move_is_priced_as_the_loss_recomputed(criterion, effects, eta, plots):
     """The rank-three prices of run moves and exchanges, and each whole-plot setting's loss, against the loss of the
     moved design computed from scratch."""
-    from optdesign.exact.block_information import shrinkage
-    from optdesign.exact.block_search import GroupSearch
-    from optdesign.exact.criteria import DCriterion, LinearCriterion
-    from optdesign.exact.group_structure import single_structure
-    from optdesign.exact.plot_layout import Layout
+    from optdesign.exact_designs.block_information import shrinkage
+    from optdesign.exact_designs.block_search import GroupSearch
+    from optdesign.exact_designs.criteria import ExactDCriterion, ExactLinearCriterion
+    from optdesign.exact_designs.group_structure import single_structure
+    from optdesign.exact_designs.plot_layout import Layout
 
     rng = np.random.default_rng(3)
     X = rng.standard_normal((12, 4))
     sizes = np.array([3, 4, 3])
     B = rng.standard_normal((4, 4))
-    rule = DCriterion() if criterion == "D" else LinearCriterion(np.eye(4) if criterion == "A" else B @ B.T, "X")
+    rule = (ExactDCriterion() if criterion == "D"
+            else ExactLinearCriterion(np.eye(4) if criterion == "A" else B @ B.T, "X"))
     rows = rng.integers(0, 12, size=10)
     if plots is not None:  # 4 whole-plot settings x 3 sub-plot settings: one setting per plot
         rows = np.repeat(rng.integers(0, 4, size=3), sizes) * plots + rng.integers(0, plots, size=10)

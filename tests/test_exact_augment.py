@@ -11,11 +11,11 @@ import pytest
 
 import optdesign as od
 from optdesign.errors import InvalidInputError
-from optdesign.exact.augment import augmented_bound
-from optdesign.exact.bounds import d_bound, linear_bound
-from optdesign.exact.criteria import DCriterion, LinearCriterion
-from optdesign.exact.exchange import Exchange
-from optdesign.exact.pair_moves import pair_gains
+from optdesign.exact_designs.augment import augmented_bound
+from optdesign.exact_designs.bounds import d_bound, linear_bound
+from optdesign.exact_designs.criteria import ExactDCriterion, ExactLinearCriterion
+from optdesign.exact_designs.exchange import Exchange
+from optdesign.exact_designs.pair_moves import pair_gains
 
 
 def line(points):
@@ -182,7 +182,7 @@ def test_a_forced_solver_gives_the_same_bound():
 @pytest.mark.parametrize("replicates", [True, False])
 def test_the_first_order_bound_holds_at_any_weights(criterion, replicates):
     """At random (far from optimal) weights the bound stays below the optimum of the independent model; with no
-    fixed run it is the bound of optdesign.exact.bounds (Kiefer–Wolfowitz, the A/I duality bound)."""
+    fixed run it is the bound of optdesign.exact_designs.bounds (Kiefer–Wolfowitz, the A/I duality bound)."""
     X = quadratic([-1, -0.5, 0, 0.5, 1])
     fixed = np.array([1, 0, 0, 0, 0])
     B = moments_of(X, criterion)
@@ -210,7 +210,7 @@ def test_the_first_order_bound_holds_at_any_weights(criterion, replicates):
 def test_newton_polish_reaches_the_optimum(criterion, replicates):
     """From weights 1e-3 off the optimum on its support, the polish certifies a gap below 1e-9, at the optimum of
     the independent model."""
-    from optdesign.exact.augment import polish
+    from optdesign.exact_designs.augment import polish
 
     X = interaction_square()
     fixed = np.array([1, 0, 0, 1, 0, 0])
@@ -240,7 +240,7 @@ def test_no_new_run_evaluates_the_fixed_design():
         assert res.extras["free_efficiency"] < 1
 
 
-@pytest.mark.parametrize("rule", [DCriterion(), LinearCriterion(np.eye(3), "A")])
+@pytest.mark.parametrize("rule", [ExactDCriterion(), ExactLinearCriterion(np.eye(3), "A")])
 def test_the_exchange_never_moves_a_fixed_run(rule):
     X = quadratic(np.linspace(-1, 1, 9))
     fixed = np.array([0, 0, 2, 0, 1, 0, 0, 0, 0])
@@ -261,7 +261,7 @@ def test_the_exchange_never_moves_a_fixed_run(rule):
 
 @pytest.mark.parametrize("replicates", [True, False])
 def test_every_start_holds_the_fixed_runs_and_spans(replicates):
-    from optdesign.exact.starts import extreme_start, perturbed_start, rounded_start, spanning
+    from optdesign.exact_designs.starts import extreme_start, perturbed_start, rounded_start, spanning
 
     X = surface()
     K, d = X.shape

@@ -1,4 +1,5 @@
-"""Exact N-run designs (optdesign.exact): against enumeration of every N-run design, closed forms and the bound."""
+"""Exact N-run designs (optdesign.exact_designs): against enumeration of every N-run design, closed forms and the
+bound."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import pytest
 
 import optdesign as od
 from optdesign.errors import InvalidInputError
-from optdesign.exact.criteria import MIN_DET_RATIO, DCriterion, LinearCriterion
-from optdesign.exact.exchange import Exchange
+from optdesign.exact_designs.criteria import MIN_DET_RATIO, ExactDCriterion, ExactLinearCriterion
+from optdesign.exact_designs.exchange import Exchange
 
 
 def quadratic(points):
@@ -124,8 +125,8 @@ def test_i_criterion_moments_default_to_the_candidates():
     assert od.exact_design(X, 8, "I", moments=other).value != pytest.approx(default.value)
 
 
-@pytest.mark.parametrize("rule", [DCriterion(), LinearCriterion(np.eye(4), "A"),
-                                  LinearCriterion(np.diag([1.0, 2.0, 0.5, 0.0]) + 0.1, "I")])
+@pytest.mark.parametrize("rule", [ExactDCriterion(), ExactLinearCriterion(np.eye(4), "A"),
+                                  ExactLinearCriterion(np.diag([1.0, 2.0, 0.5, 0.0]) + 0.1, "I")])
 def test_swap_gains_equal_the_direct_change(rule):
     """Determinant lemma / Woodbury: each gain is loss(M) - loss(M - x_i x_i^T + x_j x_j^T), computed directly."""
     rng = np.random.default_rng(3)
@@ -184,7 +185,7 @@ def test_bad_candidates_are_one_clear_error():
 
 @pytest.mark.parametrize("replicates", [True, False])
 def test_every_kind_of_start_is_a_spanning_n_run_design(replicates):
-    from optdesign.exact.starts import extreme_start, perturbed_start
+    from optdesign.exact_designs.starts import extreme_start, perturbed_start
 
     X = response_surface(3)
     rng = np.random.default_rng(1)
@@ -222,12 +223,12 @@ def _moves(search):
     return [(int(i), int(j)) for c, i in enumerate(points) for j in range(table.shape[0]) if np.isfinite(table[j, c])]
 
 
-@pytest.mark.parametrize("rule", [DCriterion(), LinearCriterion(np.eye(4), "A"),
-                                  LinearCriterion(np.diag([1.0, 2.0, 0.5, 0.0]) + 0.1, "I")])
+@pytest.mark.parametrize("rule", [ExactDCriterion(), ExactLinearCriterion(np.eye(4), "A"),
+                                  ExactLinearCriterion(np.diag([1.0, 2.0, 0.5, 0.0]) + 0.1, "I")])
 def test_pair_gains_equal_the_direct_change(rule):
     """4 x 4 determinant lemma / Woodbury: each pair's gain is loss(M) - loss(M') with both runs moved, computed
     directly; the pairs listed are exactly the feasible pairs of distinct moves (counts stay >= 0)."""
-    from optdesign.exact.pair_moves import pair_gains
+    from optdesign.exact_designs.pair_moves import pair_gains
 
     rng = np.random.default_rng(5)
     X = rng.standard_normal((9, 4))
@@ -262,9 +263,9 @@ def test_the_search_ends_where_no_move_and_no_pair_improves(criterion, by_point,
     """With every pair priced, the local optimum is 2-opt: by enumeration, no single move and no pair of moves
     lowers the loss; also when single moves go point by point (the path of large tables)."""
     if by_point:
-        monkeypatch.setattr("optdesign.exact.exchange.TABLE_ENTRIES", 0)
+        monkeypatch.setattr("optdesign.exact_designs.exchange.TABLE_ENTRIES", 0)
     X = response_surface(2)
-    rule = DCriterion() if criterion == "D" else LinearCriterion(np.eye(6), "A")
+    rule = ExactDCriterion() if criterion == "D" else ExactLinearCriterion(np.eye(6), "A")
     rng = np.random.default_rng(2)
     for n in (7, 9):
         counts = np.bincount(rng.choice(9, size=n), minlength=9)
@@ -291,12 +292,12 @@ def test_the_search_ends_where_no_move_and_no_pair_improves(criterion, by_point,
 def test_pairs_only_improve_on_the_single_move_optimum(criterion):
     """From the same start the search with pairs follows the single moves to their local optimum and goes on from
     there, so it never ends worse; on the quadratic model in three factors it ends strictly better somewhere."""
-    from optdesign.exact.exchange import local_optimum
-    from optdesign.exact.starts import extreme_start
+    from optdesign.exact_designs.exchange import local_optimum
+    from optdesign.exact_designs.starts import extreme_start
 
     X = response_surface(3)
     B = None if criterion == "D" else np.eye(10) if criterion == "A" else X.T @ X / X.shape[0]
-    rule = DCriterion() if B is None else LinearCriterion(B, criterion)
+    rule = ExactDCriterion() if B is None else ExactLinearCriterion(B, criterion)
     rng = np.random.default_rng(0)
     better = 0
     for _ in range(30):

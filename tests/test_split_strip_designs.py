@@ -1,5 +1,6 @@
-"""Split-split-plot and strip-plot exact designs (optdesign.exact.split_split_plot, strip_plot, group_structure): the
-GLS information against V built and inverted densely, eta = 0 reductions, enumeration of every design, closed
+"""Split-split-plot and strip-plot exact designs (optdesign.exact_designs.split_split_plot, strip_plot,
+group_structure): the GLS information against V built and inverted densely, eta = 0 reductions, enumeration of every
+design, closed
 orthogonal cases, every move priced against the loss recomputed, the certified bound, and refused input."""
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from test_blocked_designs import check_moves
 
 import optdesign as od
 from optdesign.errors import InvalidInputError
-from optdesign.exact import blocked_information
-from optdesign.exact.block_search import GroupSearch
-from optdesign.exact.criteria import DCriterion, LinearCriterion
-from optdesign.exact.group_structure import crossed_structure, nested_structure, subplot_layout
-from optdesign.exact.plot_layout import Layout
+from optdesign.exact_designs import blocked_information
+from optdesign.exact_designs.block_search import GroupSearch
+from optdesign.exact_designs.criteria import ExactDCriterion, ExactLinearCriterion
+from optdesign.exact_designs.group_structure import crossed_structure, nested_structure, subplot_layout
+from optdesign.exact_designs.plot_layout import Layout
 
 
 def indicator(groups):
@@ -220,7 +221,8 @@ def test_every_move_and_reset_is_priced_as_the_loss_recomputed(criterion, design
     layout = Layout(radices, 2)
     members = structure.members
     Bm = rng.standard_normal((p, p))
-    rule = DCriterion() if criterion == "D" else LinearCriterion(np.eye(p) if criterion == "A" else Bm @ Bm.T, "X")
+    rule = (ExactDCriterion() if criterion == "D"
+            else ExactLinearCriterion(np.eye(p) if criterion == "A" else Bm @ Bm.T, "X"))
     while True:  # a random start with a nonsingular information
         codes = np.zeros(structure.n_runs, dtype=np.int64)
         for level in range(2):

@@ -42,7 +42,7 @@ from .solve_report import arm_labels, print_design_table, print_diagnostics, pri
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..exact import ExactDesignResult
+    from ..exact_designs import ExactDesignResult
     from ..formulas import CandidateSet
     from ..power import PowerResult
     from ..result import DesignResult
@@ -232,7 +232,7 @@ def solve_design(problem: SolveProblem, cand: Candidates, kw: dict[str, Any], op
 
     X = cand.X
     if opts.runs is not None:
-        from ..exact import exact_design
+        from ..exact_designs import exact_design
 
         Z = kw.get("region")
         moments = None if Z is None else Z.T @ Z / Z.shape[0]

@@ -33,7 +33,7 @@ from .problems import FACTOR_GRAPH_PROBLEMS, STANDALONE_PROBLEMS, RegretMethod, 
 from .solve_report import arm_labels, print_design_table, print_factor_graph_table
 
 if TYPE_CHECKING:
-    from ..exact import ExactDesignResult
+    from ..exact_designs import ExactDesignResult
     from ..factored.graph.factor_graph import FactorGraph
 
 __all__ = ["solve"]  # SolveProblem, RegretMethod and FACTOR_GRAPH_PROBLEMS live in .problems

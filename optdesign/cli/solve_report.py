@@ -17,7 +17,7 @@ from ..validation import count_text
 from .problems import SolveProblem
 
 if TYPE_CHECKING:
-    from ..exact import ExactDesignResult
+    from ..exact_designs import ExactDesignResult
     from ..factored.graph.factor_graph import FactorGraph
     from ..linear.classical.diagnostics import DesignDiagnostics
     from ..power import PowerResult

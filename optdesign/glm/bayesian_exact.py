@@ -22,9 +22,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InvalidInputError, SolverError
-from ..exact.bounds import ROUNDING_MARGIN
-from ..exact.result import ExactDesignResult
-from ..exact.starts import extreme_start, perturbed_start, rounded_start
+from ..exact_designs.bounds import ROUNDING_MARGIN
+from ..exact_designs.result import ExactDesignResult
+from ..exact_designs.starts import extreme_start, perturbed_start, rounded_start
 from ..linear.dispatch import DEFAULT_TOL
 from ..result import DesignResult
 from ..runtime.blas import single_threaded_blas

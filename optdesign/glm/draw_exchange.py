@@ -3,8 +3,8 @@
 An exact design has counts n_k (N runs) and, under draw s, the information M_s = sum_k n_k nu_ks x_k x_k^T. The loss
 is the D-criterion's -sum_s pi_s log det M_s, or the trace criteria's sum_s pi_s tr(B_s M_s^{-1}) (A: B_s = I, I: a
 region's moments). Moving one run from x_i to x_j changes every M_s by the rank-two U C U^T of the linearised rows
-sqrt(nu_is) x_i, sqrt(nu_js) x_j (:mod:`optdesign.exact.criteria`, per draw): with h_j = nu_js x_j^T M_s^{-1} x_j,
-h_i alike and h_ij = sqrt(nu_is nu_js) x_i^T M_s^{-1} x_j,
+sqrt(nu_is) x_i, sqrt(nu_js) x_j (:mod:`optdesign.exact_designs.criteria`, per draw): with h_j = nu_js x_j^T M_s^{-1}
+x_j, h_i alike and h_ij = sqrt(nu_is nu_js) x_i^T M_s^{-1} x_j,
 
     det M_s' / det M_s = r_s = (1 + h_j)(1 - h_i) + h_ij^2,
     tr(B_s M_s'^{-1}) = tr(B_s M_s^{-1}) - (b_j (h_i - 1) - 2 h_ij b_ij + (1 + h_j) b_i) / (-r_s),
@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exact.criteria import MIN_DET_RATIO
+from ..exact_designs.criteria import MIN_DET_RATIO
 from .draw_pairs import PAIRS_FROM, SIGNS, pair_candidates, pair_gains
 from .prior import BayesianProblem
 from .trace_prior import moment_factors

@@ -8,8 +8,8 @@ S_s = C + U^T M_s^{-1} U (4 x 4), the matrix determinant lemma and Woodbury's id
 
 so a pair's gain is the prior mean of log det S_s (D) or of tr(S_s^{-1} Q_s) (A, I), from the Gram matrices of the
 whitened rows L_s^{-1} x~ (and C_s^T M_s^{-1} x~, B_s = C_s C_s^T) of the few candidates the pairs involve, batched
-over the pairs and the draws (as :mod:`optdesign.exact.pair_moves` does for one information matrix). The pairs are
-combinations of the best ``PAIRS_FROM`` single moves, kept when the counts stay whole (and at most 1 without
+over the pairs and the draws (as :mod:`optdesign.exact_designs.pair_moves` does for one information matrix). The pairs
+are combinations of the best ``PAIRS_FROM`` single moves, kept when the counts stay whole (and at most 1 without
 replicates) and something moves.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exact.criteria import MIN_DET_RATIO
+from ..exact_designs.criteria import MIN_DET_RATIO
 from .prior import BLOCK_ENTRIES
 
 __all__ = ["PAIRS_FROM", "SIGNS", "pair_candidates", "pair_gains"]

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..errors import InvalidInputError
-from ..exact import ExactDesignResult, exact_design
+from ..exact_designs import ExactDesignResult, exact_design
 from ..linear import a_optimal, d_optimal, i_optimal
 from ..linear.dispatch import DEFAULT_TOL
 from ..result import DesignResult
@@ -25,7 +25,7 @@ from ..vocabulary import CLASSICAL_METHODS, DESIGN_METHODS, ClassicalMethod, Des
 from .weights import candidate_matrix, glm_weights
 
 if TYPE_CHECKING:
-    from ..exact.design import ExactCriterionName
+    from ..exact_designs.design import ExactCriterionName
     from ..formulas import CandidateSet
 
 __all__ = ["GLM_CRITERIA", "glm_design", "glm_model_matrix"]

@@ -127,7 +127,7 @@ def run_groups(groups: GroupsLike, n_runs: int, eta: float | Sequence[float] | M
     groups : array_like, sequence of array_like or mapping
         One label per run (one grouping, named ``"block"``); a list of such label arrays, one per grouping (named
         ``"grouping0"``, ``"grouping1"``, ...); or a mapping of grouping names to label arrays. Labels are any
-        values (equal labels: the same group), e.g. :attr:`optdesign.exact.BlockedDesignResult.groupings`.
+        values (equal labels: the same group), e.g. :attr:`optdesign.exact_designs.BlockedDesignResult.groupings`.
     n_runs : int
         N, the number of runs (the length of every label array).
     eta : float, sequence of float or mapping

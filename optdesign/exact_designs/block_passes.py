@@ -1,12 +1,14 @@
 """The passes of the exchange of grouped designs, compiled: groups given new settings, runs moved, runs exchanged.
 
-One search (:meth:`optdesign.exact.block_search.GroupSearch.run`) is a single call of :func:`search`: passes over the
-groups of each grouping that may take another setting of the kind they tie (designs with hard-to-change factors), then
-over the runs, then the best exchange of two runs between groups (blocked designs), each improving move made as it is
-found (a gain above MIN_GAIN (1 + |loss|)), until a pass moves nothing or MAX_PASSES have run. The moves are priced by
-:mod:`optdesign.exact.block_kernels` and the state recomputed from the runs after each move; a move that turns M
-numerically singular is undone. The plan and the state are the named tuples of :mod:`optdesign.exact.block_state`;
-the passes are inlined into :func:`search` (numba's ``inline="always"``), which keeps its compilation short.
+One search (:meth:`optdesign.exact_designs.block_search.GroupSearch.run`) is a single call of :func:`search`: passes
+over the groups of each grouping that may take another setting of the kind they tie (designs with hard-to-change
+factors), then over the runs, then the best exchange of two runs between groups (blocked designs), each improving move
+made as it is found (a gain above MIN_GAIN (1 + |loss|)), until a pass moves nothing or MAX_PASSES have run. The moves
+are priced by
+:mod:`optdesign.exact_designs.block_kernels` and the state recomputed from the runs after each move; a move that turns M
+numerically singular is undone. The plan and the state are the named tuples of
+:mod:`optdesign.exact_designs.block_state`; the passes are inlined into :func:`search` (numba's ``inline="always"``),
+which keeps its compilation short.
 """
 
 from __future__ import annotations

@@ -15,13 +15,13 @@ augmented equivalence theorem: both bounds equal the value at the optimum):
   g_k = n x_k^T A^{-1} B A^{-1} x_k; the best c gives phi* >= phi^2 / (N (s + top(g))),
 
 where top(g) is the largest sum_k w'_k g_k over the feasible w': max_k g_k, or without replicates the mean of the n
-largest g_k off the fixed points. With F = 0 these are the bounds of :mod:`optdesign.exact.bounds`. The weights come
-from a cvxpy model (log det, or tr T under the Schur complement [[A, C], [C^T, T]] >= 0, B = C C^T) solved by the
-project's solver chain (CLARABEL, then SCS; MOSEK only with a usable licence), the bound recomputed here in numpy.
-The bound follows the error of the weights, not of the objective, so weights whose bound misses the gap asked for
-are polished by Newton steps on the weights strictly inside (0, cap), sum kept at 1, with the exact derivatives
-(h_kl = x_k^T A^{-1} x_l, q_kl = x_k^T A^{-1} B A^{-1} x_l): for -log det A, gradient -n h_kk and Hessian n^2 h_kl^2;
-for tr(B A^{-1}), gradient -n q_kk and Hessian 2 n^2 h_kl q_kl.
+largest g_k off the fixed points. With F = 0 these are the bounds of :mod:`optdesign.exact_designs.bounds`. The weights
+come from a cvxpy model (log det, or tr T under the Schur complement [[A, C], [C^T, T]] >= 0, B = C C^T) solved by the
+project's solver chain (CLARABEL, then SCS; MOSEK only with a usable licence), the bound recomputed here in numpy. The
+bound follows the error of the weights, not of the objective, so weights whose bound misses the gap asked for are
+polished by Newton steps on the weights strictly inside (0, cap), sum kept at 1, with the exact derivatives (h_kl =
+x_k^T A^{-1} x_l, q_kl = x_k^T A^{-1} B A^{-1} x_l): for -log det A, gradient -n h_kk and Hessian n^2 h_kl^2; for tr(B
+A^{-1}), gradient -n q_kk and Hessian 2 n^2 h_kl q_kl.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from ..validation import as_count, real_array
 from .bounds import ROUNDING_MARGIN, Approximate
 from .starts import fixed_span
 
-__all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
+__all__: list[str] = []  # internal: exact_design (optdesign.exact_designs.design) is the public entry point
 
 #: Newton steps that polish weights whose bound misses the gap asked for (each O(K d^2 + s^3), s the support)
 POLISH_STEPS = 20

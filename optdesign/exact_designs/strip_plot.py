@@ -4,11 +4,11 @@ Two stages of processing, each hard to change: the row factors are set once for 
 the first stage), the column factors once for a whole column (a batch in the second), and optional run factors run
 by run, ``runs_per_cell`` runs in each cell. The candidates are every triple (row setting a, column setting b, run
 setting t), row (a Kc + b) Kt + t of the model matrix X of a formula over all factors
-(:mod:`optdesign.exact.plot_layout`). The rows' and the columns' random effects (variance ratios eta_r and eta_c)
-make the information the GLS X^T V^{-1} X, V = I + eta_r Z_r Z_r^T + eta_c Z_c Z_c^T, Z_r and Z_c crossed
-(:mod:`optdesign.exact.group_structure`). The search and the certified bounds are those of
-:mod:`optdesign.exact.restricted`: rows, then columns, then runs; the bounds over mixtures of rows (eta_r) and of
-columns (eta_c), and the unblocked one.
+(:mod:`optdesign.exact_designs.plot_layout`). The rows' and the columns' random effects (variance ratios eta_r and
+eta_c) make the information the GLS X^T V^{-1} X, V = I + eta_r Z_r Z_r^T + eta_c Z_c Z_c^T, Z_r and Z_c crossed
+(:mod:`optdesign.exact_designs.group_structure`). The search and the certified bounds are those of
+:mod:`optdesign.exact_designs.restricted`: rows, then columns, then runs; the bounds over mixtures of rows (eta_r) and
+of columns (eta_c), and the unblocked one.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ def strip_plot_design(formula: str, row_factors: Mapping[str, Any] | Any, column
     Minimises phi(M / N) over M = X^T V^{-1} X, V = I + eta_r Z_r Z_r^T + eta_c Z_c Z_c^T (Z_r, Z_c the row and
     column indicators of the R x C cells, N = R C k runs; Miller 1997, Arnouts, Goos & Jones 2010). Rows, columns and
     runs take their best settings in turn, from ``restarts + 1`` random starts; the best design is returned with a
-    certified lower bound (module :mod:`optdesign.exact.restricted`).
+    certified lower bound (module :mod:`optdesign.exact_designs.restricted`).
 
     Parameters
     ----------

@@ -1,14 +1,14 @@
 """The exchange of grouped designs: runs moved, runs exchanged between groups, groups given another setting.
 
 A design is the candidate of each run, ``rows`` (N indices into X, in the order of its
-:class:`~optdesign.exact.group_structure.GroupStructure`: group after group). Three kinds of move, each priced
-exactly (:mod:`optdesign.exact.group_structure`, :mod:`optdesign.exact.block_information`):
+:class:`~optdesign.exact_designs.group_structure.GroupStructure`: group after group). Three kinds of move, each priced
+exactly (:mod:`optdesign.exact_designs.group_structure`, :mod:`optdesign.exact_designs.block_information`):
 
 * a run moved to another candidate (:meth:`GroupSearch.move_gains`): every allowed candidate priced by the
   rank-three update of M (its own row and its groups' column sums change), O(K p) for the variances
   x_j^T M^{-1} x_i; the allowed candidates are all of them (blocked designs; without replicates the unused ones), or
-  those sharing the run's tied settings (designs with hard-to-change factors, :mod:`optdesign.exact.plot_layout`:
-  its easy-to-change factors);
+  those sharing the run's tied settings (designs with hard-to-change factors,
+  :mod:`optdesign.exact_designs.plot_layout`: its easy-to-change factors);
 * two runs of different groups exchanged (:meth:`GroupSearch.swap_gains`, blocked designs): X^T X stays, two group
   sums change, a rank-three update priced for every pair of runs;
 * a group of grouping l given another setting of the kind of factor it ties (:meth:`GroupSearch.reset_gains`: a
@@ -23,10 +23,11 @@ one whole plot or run over a grid of its levels; a step here ranges over a candi
 a group's tied kind, every free setting (all those factors at once) of a run. After every move M, its factor,
 M^{-1} and X M^{-1} are recomputed from the runs (O(N p^2 + K p^2)), so no rounding accumulates.
 
-The pricing and the passes are compiled (:mod:`optdesign.exact.block_kernels`, :mod:`optdesign.exact.block_passes`,
-numba, imported on the first search): a search is one compiled call over arrays that this module sets up once per
-problem (:class:`~optdesign.exact.block_state.Plan`: everything the structure, the layout and the criterion fix) and
-once per start (:class:`~optdesign.exact.block_state.State`). The starts share the plan (:meth:`GroupSearch.restart`).
+The pricing and the passes are compiled (:mod:`optdesign.exact_designs.block_kernels`,
+:mod:`optdesign.exact_designs.block_passes`, numba, imported on the first search): a search is one compiled call over
+arrays that this module sets up once per problem (:class:`~optdesign.exact_designs.block_state.Plan`: everything the
+structure, the layout and the criterion fix) and once per start (:class:`~optdesign.exact_designs.block_state.State`).
+The starts share the plan (:meth:`GroupSearch.restart`).
 """
 
 from __future__ import annotations

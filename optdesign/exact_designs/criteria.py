@@ -14,7 +14,7 @@ so each swap is O(1) once h_j, h_ij (one product V x_i over all j) and, for the 
 b_ij = V (B u_i) are known: a pass over every candidate j is two BLAS-2 products. The same identities hold for any
 change M' = M + U C U^T with C = diag(+-1) (r columns): det M' / det M = det C det S and
 tr(B M'^{-1}) = tr(B M^{-1}) - tr(S^{-1} Q), S = C^{-1} + U^T M^{-1} U, Q = U^T M^{-1} B M^{-1} U; two runs moved
-at once are r = 4 (:meth:`ExactCriterion.block_gains`, :mod:`optdesign.exact.pair_moves`).
+at once are r = 4 (:meth:`ExactCriterion.block_gains`, :mod:`optdesign.exact_designs.pair_moves`).
 
 A criterion is a loss to minimise: D: -log det M; linear (A: B = I, I: B = moment matrix of the region):
 tr(B M^{-1}). A new criterion implements :class:`ExactCriterion` (its swap gains and, when it keeps
@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
+__all__: list[str] = []  # internal: exact_design (optdesign.exact_designs.design) is the public entry point
 
 #: swaps whose determinant ratio det M' / det M falls below this make M' numerically singular: never taken
 MIN_DET_RATIO = 1e-10
@@ -90,7 +90,7 @@ def _det_ratio(h: np.ndarray, rows: np.ndarray, h_ij: np.ndarray) -> np.ndarray:
     return np.outer(1.0 + h, 1.0 - h[rows]) + h_ij * h_ij
 
 
-class DCriterion(ExactCriterion):
+class ExactDCriterion(ExactCriterion):
     """D-optimality: loss -log det M, value det(M/n)^(-1/d); a swap gains log((1 + h_j)(1 - h_i) + h_ij^2)."""
 
     name = "D"
@@ -109,7 +109,7 @@ class DCriterion(ExactCriterion):
         return _log_ratio(np.linalg.det(S))
 
 
-class LinearCriterion(ExactCriterion):
+class ExactLinearCriterion(ExactCriterion):
     """Linear criteria tr(B M^{-1}): A (B = I) and I (B = the region's moment matrix); value tr(B (M/n)^{-1}).
 
     Keeps b_k = u_k^T B u_k for every candidate; a swap gains tr(S^{-1} Q) (module docstring).

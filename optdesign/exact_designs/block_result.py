@@ -15,16 +15,16 @@ class BlockedDesignResult:
     """A blocked, split-plot, split-split-plot or strip-plot design: the candidate of every run, group after group,
     and what is known of it.
 
-    Values are homogeneous and smaller is better, as for :class:`optdesign.exact.result.ExactDesignResult`, of the
-    normalised information M / N of the parameters (``parameters``), M = sum_g X_g^T (I - c_g 1 1^T) X_g
-    (:func:`optdesign.exact.block_information.blocked_information`): D: ``det(M/N)^(-1/p)``; A:
+    Values are homogeneous and smaller is better, as for :class:`optdesign.exact_designs.result.ExactDesignResult`, of
+    the normalised information M / N of the parameters (``parameters``), M = sum_g X_g^T (I - c_g 1 1^T) X_g
+    (:func:`optdesign.exact_designs.block_information.blocked_information`): D: ``det(M/N)^(-1/p)``; A:
     ``tr((M/N)^{-1})``; I: ``tr(B (M/N)^{-1})``. ``lower_bound``, when not None, is certified: no design of the same
-    class (the same block or whole-plot sizes, effects and eta) has a smaller value, so
-    ``efficiency = lower_bound / value`` is a certified lower bound on the design's efficiency within its class
-    (``extras['bound']`` says which bound it is). It is None when no certified bound could be computed
-    (``extras['no_bound']`` says why): never an estimate. Designs of several groupings (whole plots and sub-plots,
-    rows and columns) have an M of the GLS form of :mod:`optdesign.exact.group_structure`; ``block_sizes``, ``eta``
-    and ``blocks`` are those of their first grouping, ``groupings`` gives every run's group in each.
+    class (the same block or whole-plot sizes, effects and eta) has a smaller value, so ``efficiency = lower_bound /
+    value`` is a certified lower bound on the design's efficiency within its class (``extras['bound']`` says which bound
+    it is). It is None when no certified bound could be computed (``extras['no_bound']`` says why): never an estimate.
+    Designs of several groupings (whole plots and sub-plots, rows and columns) have an M of the GLS form of
+    :mod:`optdesign.exact_designs.group_structure`; ``block_sizes``, ``eta`` and ``blocks`` are those of their first
+    grouping, ``groupings`` gives every run's group in each.
     """
 
     #: the candidate (row of X) of every run, the runs of group 0 first, then those of group 1, ...

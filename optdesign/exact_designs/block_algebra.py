@@ -5,7 +5,7 @@ The matrices of a grouped design's search are small (p parameters, the 3 x 3 or 
 plain loops without allocation beat calls into LAPACK here. A change M' = M + U C U^T (U p x r, C r x r symmetric,
 possibly singular) is priced, with G = U^T M^{-1} U and Q = U^T M^{-1} B M^{-1} U, by Sylvester's determinant
 identity and Woodbury's identity in the form that needs no inverse of C
-(:mod:`optdesign.exact.block_information`):
+(:mod:`optdesign.exact_designs.block_information`):
 
     det M' / det M = det(I + C G),    tr(B M'^{-1}) = tr(B M^{-1}) - tr((I + C G)^{-1} C Q).
 """

@@ -12,8 +12,8 @@ Any start with n >= d runs is repaired into one whose points span R^d: keep a ba
 QR), add the candidates of a basis of the complement (pivoted QR of the candidates' residuals, one run each) and
 take as many runs off the points outside the kept basis, the most replicated first.
 
-With fixed runs (``fixed``, counts kept by the exchange, :mod:`optdesign.exact.augment`) every start is the fixed
-runs plus a start for the new ones: the kept basis begins with a basis of the fixed points, the extreme basis with
+With fixed runs (``fixed``, counts kept by the exchange, :mod:`optdesign.exact_designs.augment`) every start is the
+fixed runs plus a start for the new ones: the kept basis begins with a basis of the fixed points, the extreme basis with
 the directions the fixed points leave out, and runs are only ever taken off the new ones.
 """
 
@@ -24,7 +24,7 @@ from scipy.linalg import qr
 
 from ..linear.rounding import round_design
 
-__all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
+__all__: list[str] = []  # internal: exact_design (optdesign.exact_designs.design) is the public entry point
 
 #: a pivot of a QR factor below this fraction of the largest counts as zero (the rows are dependent)
 RANK_RTOL = 1e-10

@@ -1,18 +1,18 @@
 """Split-plot exact designs: hard-to-change factors set once per whole plot, easy-to-change ones run by run.
 
 The candidates are every pair (whole-plot setting a, sub-plot setting t) of the two regions, row a Ks + t of the
-model matrix X of a formula over all factors (:mod:`optdesign.exact.plot_layout`). Whole plot g holds n_g runs that
-share one setting a_g; its random effect (variance ratio eta = sigma_wp^2 / sigma^2) makes the information the GLS
-X^T V^{-1} X, V = I + eta Z Z^T (:mod:`optdesign.exact.block_information`, c_g = eta / (1 + eta n_g)). The search
-(:mod:`optdesign.exact.block_search`) gives each whole plot its best hard-to-change setting, then each run its best
-easy-to-change setting, until neither improves, from ``restarts + 1`` random starts (the whole-plot settings spread
-evenly, the sub-plot settings uniform); :mod:`optdesign.exact.restricted` runs it.
+model matrix X of a formula over all factors (:mod:`optdesign.exact_designs.plot_layout`). Whole plot g holds n_g runs
+that share one setting a_g; its random effect (variance ratio eta = sigma_wp^2 / sigma^2) makes the information the GLS
+X^T V^{-1} X, V = I + eta Z Z^T (:mod:`optdesign.exact_designs.block_information`, c_g = eta / (1 + eta n_g)). The
+search (:mod:`optdesign.exact_designs.block_search`) gives each whole plot its best hard-to-change setting, then each
+run its best easy-to-change setting, until neither improves, from ``restarts + 1`` random starts (the whole-plot
+settings spread evenly, the sub-plot settings uniform); :mod:`optdesign.exact_designs.restricted` runs it.
 
 Certified bounds, the larger kept: the equivalence theorem over mixtures of whole plots at the design found
-(:mod:`optdesign.exact.block_bounds`: a whole plot's runs share one hard-to-change setting), and the unblocked one:
-V >= I, so X^T V^{-1} X <= X^T X for the same runs, and every split-plot design is an N-run design on the product
+(:mod:`optdesign.exact_designs.block_bounds`: a whole plot's runs share one hard-to-change setting), and the unblocked
+one: V >= I, so X^T V^{-1} X <= X^T X for the same runs, and every split-plot design is an N-run design on the product
 candidates, so the approximate optimum on X bounds every split-plot design's value from below
-(:mod:`optdesign.exact.bounds`); that one ignores the whole plots, so it is low when eta is large.
+(:mod:`optdesign.exact_designs.bounds`); that one ignores the whole plots, so it is low when eta is large.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def split_plot_design(formula: str, whole_plot_factors: Mapping[str, Any] | Any,
     hold ``whole_plot_sizes`` runs each with one setting of the whole-plot factors (Goos 2002; as skpr's split-plot
     designs and pyoptex). The whole-plot and sub-plot settings are improved in turn (after Jones & Goos 2007),
     from ``restarts + 1`` random starts; the best design is returned with the certified bound of the unrestricted
-    approximate optimum (module :mod:`optdesign.exact.split_plot`).
+    approximate optimum (module :mod:`optdesign.exact_designs.split_plot`).
 
     Parameters
     ----------

@@ -1,10 +1,10 @@
 """The arrays of the exchange of grouped designs: the plan a problem fixes for all its starts, the state of one start.
 
-The compiled search (:mod:`optdesign.exact.block_kernels`, :mod:`optdesign.exact.block_passes`) reads and fills
-them; :class:`optdesign.exact.block_search.GroupSearch` sets them up: the plan once per problem (:func:`make_plan`:
-the candidates, the groups of every run and Gamma, the criterion, the layout, the groups that may take another setting
-and their C, the pairs of runs that may be exchanged), the state once per start (:func:`new_state`, zeros until the
-first refresh). Integers are int64 and every array C-contiguous, so the compiled code has one signature.
+The compiled search (:mod:`optdesign.exact_designs.block_kernels`, :mod:`optdesign.exact_designs.block_passes`) reads
+and fills them; :class:`optdesign.exact_designs.block_search.GroupSearch` sets them up: the plan once per problem
+(:func:`make_plan`: the candidates, the groups of every run and Gamma, the criterion, the layout, the groups that may
+take another setting and their C, the pairs of runs that may be exchanged), the state once per start (:func:`new_state`,
+zeros until the first refresh). Integers are int64 and every array C-contiguous, so the compiled code has one signature.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .block_information import SWAP_1, SWAP_2
-from .criteria import MIN_DET_RATIO, ExactCriterion, LinearCriterion
+from .criteria import MIN_DET_RATIO, ExactCriterion, ExactLinearCriterion
 from .exchange import MIN_GAIN
 from .group_structure import GroupStructure
 from .plot_layout import Layout
@@ -127,7 +127,7 @@ def make_plan(X: np.ndarray, structure: GroupStructure, criterion: ExactCriterio
     members = np.ascontiguousarray(structure.members, dtype=np.int64)
     gamma = np.ascontiguousarray(structure.gamma, dtype=float)
     N, p = members.shape[0], X.shape[1]
-    B = criterion.B if isinstance(criterion, LinearCriterion) else None
+    B = criterion.B if isinstance(criterion, ExactLinearCriterion) else None
     group = members[:, 0].copy()
     swappable = layout is None and gamma.shape[0] > 1 and N * (N - 1) <= 2 * MAX_SWAP_PAIRS
     first, second = np.triu_indices(N if swappable else 0, 1)

@@ -25,7 +25,7 @@ from scipy.linalg import LinAlgError, cho_solve, cholesky
 
 from ..errors import SolverError
 
-__all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
+__all__: list[str] = []  # internal: exact_design (optdesign.exact_designs.design) is the public entry point
 
 #: relative margin taken off every bound for the rounding of its float64 evaluation (at the optimum the bound equals
 #: the value in exact arithmetic, and may exceed it by a few ulps once rounded)

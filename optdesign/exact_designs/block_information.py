@@ -16,7 +16,7 @@ with one shrinkage c_g per group:
   1 / n_g as eta grows (M falls, in the Loewner order, to the fixed-effect information).
 
 Since 0 <= c_g <= 1 / n_g, I - c_g 1 1^T lies between I and I - 11^T / n_g, so X^T (I - P_Z) X <= M <= X^T X: the
-grouping only removes information (:mod:`optdesign.exact.blocked` turns this into certified bounds).
+grouping only removes information (:mod:`optdesign.exact_designs.blocked` turns this into certified bounds).
 
 A change of some runs is M' = M + U C U^T with U (p x r) and C (r x r, symmetric, possibly singular). With
 G = U^T M^{-1} U and Q = U^T M^{-1} B M^{-1} U (Sylvester's determinant identity and Woodbury's, in the form
@@ -25,10 +25,10 @@ that needs no inverse of C):
     det M' / det M = det(I + C G),    tr(B M'^{-1}) = tr(B M^{-1}) - tr((I + C G)^{-1} C Q).
 
 One run of group g moved from x_i to x_j is r = 3, U = [x_j, x_i, s_g], C = diag(1, -1, 0) - c_g (a a^T - e3 e3^T),
-a = (1, -1, 1) (the search prices it, for any number of groupings, as :mod:`optdesign.exact.group_structure` says);
-two runs of groups g1 != g2 exchanged (x1 in g1, x2 in g2, delta = x2 - x1) leave X^T X alone and
-are r = 3, U = [s_g1, s_g2, delta], C = -c_g1 ((1, 0, 1)(1, 0, 1)^T - e1 e1^T) - c_g2 ((0, 1, -1)(0, 1, -1)^T -
-e2 e2^T). Both are priced for many moves at once from G and Q stacked (:func:`low_rank_gains`).
+a = (1, -1, 1) (the search prices it, for any number of groupings, as :mod:`optdesign.exact_designs.group_structure`
+says); two runs of groups g1 != g2 exchanged (x1 in g1, x2 in g2, delta = x2 - x1) leave X^T X alone and are r = 3, U =
+[s_g1, s_g2, delta], C = -c_g1 ((1, 0, 1)(1, 0, 1)^T - e1 e1^T) - c_g2 ((0, 1, -1)(0, 1, -1)^T - e2 e2^T). Both are
+priced for many moves at once from G and Q stacked (:func:`low_rank_gains`).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from scipy.linalg import cholesky
 
 from ..errors import InvalidInputError
 from ..validation import as_matrix, real_array
-from .criteria import MIN_DET_RATIO, DCriterion, ExactCriterion, LinearCriterion
+from .criteria import MIN_DET_RATIO, ExactCriterion, ExactDCriterion, ExactLinearCriterion
 
 __all__ = ["BlockEffects", "blocked_information"]
 
@@ -83,8 +83,8 @@ def criterion_values(M: np.ndarray, n: int, region: np.ndarray) -> dict[str, flo
         M is not positive definite.
     """
     L = cholesky(M, lower=True, check_finite=False)
-    return {"D": DCriterion().value(L, n), "A": LinearCriterion(np.eye(M.shape[0]), "A").value(L, n),
-            "I": LinearCriterion(region, "I").value(L, n)}
+    return {"D": ExactDCriterion().value(L, n), "A": ExactLinearCriterion(np.eye(M.shape[0]), "A").value(L, n),
+            "I": ExactLinearCriterion(region, "I").value(L, n)}
 
 
 def low_rank_gains(criterion: ExactCriterion, C: np.ndarray, G: np.ndarray, Q: np.ndarray | None) -> np.ndarray:
@@ -178,7 +178,7 @@ def blocked_information(X: ArrayLike, rows: ArrayLike, block_sizes: ArrayLike,
     all with fixed effects, and part of it with random ones (eta = 1: c = 1/3, 4 - 8/3).
 
     >>> import numpy as np
-    >>> from optdesign.exact import blocked_information
+    >>> from optdesign.exact_designs import blocked_information
     >>> X = np.array([[-1.0], [1.0]])
     >>> blocked_information(X, [0, 1, 0, 1], [2, 2], "fixed")
     array([[4.]])

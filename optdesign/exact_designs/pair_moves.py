@@ -3,7 +3,7 @@
 At a design where no single run can be moved to improve the criterion, two moves (i1 -> j1, i2 -> j2) together may
 still improve it: each alone loses a little, together they gain. The pair's change of M is M + U C U^T with
 U = [x_j1, x_i1, x_j2, x_i2] and C = diag(1, -1, 1, -1), priced exactly in O(1) by the 4 x 4 determinant lemma and
-Woodbury's identity (:meth:`optdesign.exact.criteria.ExactCriterion.block_gains`). All K x s one-run moves are
+Woodbury's identity (:meth:`optdesign.exact_designs.criteria.ExactCriterion.block_gains`). All K x s one-run moves are
 priced at once, the ``PAIR_MOVES`` best of them kept (the least damaging, in the spirit of the K x L restriction of
 the KL exchange, Atkinson, Donev & Tobias 2007, §12.6) and every pair among them priced; the best improving pair,
 if any, is the next step of the search. Pairs are checked for feasibility: net counts stay >= the fixed runs (0
@@ -18,7 +18,7 @@ import numpy as np
 
 from .criteria import ExactCriterion
 
-__all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
+__all__: list[str] = []  # internal: exact_design (optdesign.exact_designs.design) is the public entry point
 
 #: one-run moves (the best by their own gain) among which every pair is priced
 PAIR_MOVES = 30
@@ -27,7 +27,7 @@ SIGNS = np.array([1.0, -1.0, 1.0, -1.0])
 
 
 class Search(Protocol):
-    """What pricing pairs reads of an exchange search (:class:`optdesign.exact.exchange.Exchange`)."""
+    """What pricing pairs reads of an exchange search (:class:`optdesign.exact_designs.exchange.Exchange`)."""
 
     X: np.ndarray  # candidates, K x d
     V: np.ndarray  # X M^{-1}
@@ -48,8 +48,8 @@ def _feasible(counts: np.ndarray, U: np.ndarray, replicates: bool, fixed: np.nda
 def pair_gains(search: Search, points: np.ndarray, table: np.ndarray, moves: int = PAIR_MOVES
                ) -> tuple[np.ndarray, np.ndarray]:
     """Every feasible pair among the ``moves`` best one-run moves of ``table`` (K x s gains of moving a run from
-    points[c] to j, :meth:`optdesign.exact.exchange.Exchange.move_gains`): (P x 4 candidates (j1, i1, j2, i2), the
-    P loss decreases of making both moves)."""
+    points[c] to j, :meth:`optdesign.exact_designs.exchange.Exchange.move_gains`): (P x 4 candidates (j1, i1, j2,
+    i2), the P loss decreases of making both moves)."""
     flat = table.ravel()
     finite = np.flatnonzero(np.isfinite(flat))
     if finite.size > moves:

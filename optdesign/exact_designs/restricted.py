@@ -1,22 +1,23 @@
 """Exact designs with hard-to-change factors: the search and the report shared by split-plot, split-split-plot and
 strip-plot designs.
 
-The candidates are every combination of the settings of each kind of factor (:mod:`optdesign.exact.plot_layout`),
-the information the GLS X^T V^{-1} X of the design's groupings, V = I + sum_l eta_l Z_l Z_l^T
-(:mod:`optdesign.exact.group_structure`). The search (:mod:`optdesign.exact.block_search`) gives each group of each
-grouping its best setting of the kind it ties, then each run its best free setting, until nothing improves, from
-``restarts + 1`` random starts (each grouping's settings spread evenly over its groups, the free ones uniform).
+The candidates are every combination of the settings of each kind of factor
+(:mod:`optdesign.exact_designs.plot_layout`), the information the GLS X^T V^{-1} X of the design's groupings, V = I +
+sum_l eta_l Z_l Z_l^T (:mod:`optdesign.exact_designs.group_structure`). The search
+(:mod:`optdesign.exact_designs.block_search`) gives each group of each grouping its best setting of the kind it ties,
+then each run its best free setting, until nothing improves, from ``restarts + 1`` random starts (each grouping's
+settings spread evenly over its groups, the free ones uniform).
 
 Certified bounds, the largest kept:
 
 * unblocked: V >= I, so X^T V^{-1} X <= X^T X for the same runs, and every design is an N-run design on the
-  candidates, so the approximate optimum on X bounds every design's value from below (:mod:`optdesign.exact.bounds`);
-  it ignores the groupings, so it is low when the etas are large;
+  candidates, so the approximate optimum on X bounds every design's value from below
+  (:mod:`optdesign.exact_designs.bounds`); it ignores the groupings, so it is low when the etas are large;
 * over mixtures of groups, one grouping l at a time: V >= I + eta_l Z_l Z_l^T (the other terms are positive
   semidefinite), so M is at most the information of the same runs under grouping l alone, an average over its
   groups of one group's information, the runs of a group sharing one setting of kind l: the equivalence theorem over
-  such groups (:mod:`optdesign.exact.block_bounds`) bounds every design's value. For one grouping (split plots) it is
-  the bound of the grouping itself.
+  such groups (:mod:`optdesign.exact_designs.block_bounds`) bounds every design's value. For one grouping (split plots)
+  it is the bound of the grouping itself.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ class Kind:
     #: ``"whole_plot"``, ``"row"``, ...: the key of ``extras`` (``<key>_factors``, ``<key>_settings``) and the table's
     #: column of the groups
     key: str
-    #: the settings, one row each (:func:`optdesign.exact.plot_layout.factor_region`)
+    #: the settings, one row each (:func:`optdesign.exact_designs.plot_layout.factor_region`)
     region: Any
     #: the groups of the grouping that ties this kind, plural (``"whole plots"``); None for the free kinds
     unit: str | None = None
@@ -137,9 +138,9 @@ def restricted_design(formula: str, kinds: Sequence[Kind], structure: GroupStruc
     Raises
     ------
     InvalidInputError
-        What :func:`optdesign.exact.plot_layout.product_candidates` and
-        :func:`~optdesign.exact.plot_layout.check_estimable` refuse, an unknown criterion, bad moments, restarts,
-        time limit, seed or tol, no start with a nonsingular information matrix.
+        What :func:`optdesign.exact_designs.plot_layout.product_candidates` and
+        :func:`~optdesign.exact_designs.plot_layout.check_estimable` refuse, an unknown criterion, bad moments,
+        restarts, time limit, seed or tol, no start with a nonsingular information matrix.
     """
     tied = structure.members.shape[1]
     X, points, columns, layout = product_candidates(formula, [(k.label, k.region) for k in kinds], design, tied)

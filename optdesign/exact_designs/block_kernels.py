@@ -1,16 +1,16 @@
 """The exchange of grouped designs, compiled: the information, its factor and inverse, and the exact price of a move.
 
-The search's arrays (:mod:`optdesign.exact.block_state`) come in two named tuples that these functions read and fill
-in place: the plan, fixed by the problem for every start, and the state of one start (the runs' candidates, M, its
-Cholesky factor L, M^{-1}, V = X M^{-1}, the variances h, the group sums S, Gamma S, a_r = S^T Gamma z_r of every run,
-V B and b_k = v_k^T B v_k for the linear criteria, the loss and the moves made).
+The search's arrays (:mod:`optdesign.exact_designs.block_state`) come in two named tuples that these functions read and
+fill in place: the plan, fixed by the problem for every start, and the state of one start (the runs' candidates, M, its
+Cholesky factor L, M^{-1}, V = X M^{-1}, the variances h, the group sums S, Gamma S, a_r = S^T Gamma z_r of every run, V
+B and b_k = v_k^T B v_k for the linear criteria, the loss and the moves made).
 
-A change M' = M + U C U^T is priced by :func:`optdesign.exact.block_algebra.low_rank_gain` from G = U^T M^{-1} U and
-Q = U^T M^{-1} B M^{-1} U (the U and C of :mod:`optdesign.exact.group_structure`), or, for a group whose rank 3n is
-at least p, by M' rebuilt and factored. :func:`refresh` recomputes the state from the runs (O(N p^2 + K p^2)), so no
-rounding accumulates. The pricing writes into scratch space (:func:`scratch`), so the passes
-(:mod:`optdesign.exact.block_passes`) allocate nothing per move priced. Only the entry points take the tuples; the
-loops below them take arrays, all C-contiguous, which keeps numba's compilation short (one signature each).
+A change M' = M + U C U^T is priced by :func:`optdesign.exact_designs.block_algebra.low_rank_gain` from G = U^T M^{-1} U
+and Q = U^T M^{-1} B M^{-1} U (the U and C of :mod:`optdesign.exact_designs.group_structure`), or, for a group whose
+rank 3n is at least p, by M' rebuilt and factored. :func:`refresh` recomputes the state from the runs (O(N p^2 + K
+p^2)), so no rounding accumulates. The pricing writes into scratch space (:func:`scratch`), so the passes
+(:mod:`optdesign.exact_designs.block_passes`) allocate nothing per move priced. Only the entry points take the tuples;
+the loops below them take arrays, all C-contiguous, which keeps numba's compilation short (one signature each).
 """
 
 from __future__ import annotations

@@ -3,11 +3,11 @@
 The criteria (smaller is better, of the normalised information matrix M = sum_k (n_k / N) x_k x_k^T):
 D: det(M)^(-1/d); A: tr(M^{-1}); I: tr(B M^{-1}), the average variance x^T M^{-1} x of the fitted response over a
 region with moment matrix B = E[x x^T] (the candidates, uniformly, by default). The search
-(:mod:`optdesign.exact.exchange`) starts from the approximate optimum rounded by efficient apportionment and from
-``restarts`` extreme-basis and perturbed designs (:mod:`optdesign.exact.starts`), and keeps the best local
-optimum; the approximate optimum's certified bound (:mod:`optdesign.exact.bounds`) certifies its efficiency.
-With ``fixed`` runs (already made, or forced) the n new runs are chosen around them: the exchange never moves a
-fixed run, and the bound is the augmented approximate optimum's (:mod:`optdesign.exact.augment`).
+(:mod:`optdesign.exact_designs.exchange`) starts from the approximate optimum rounded by efficient apportionment and
+from ``restarts`` extreme-basis and perturbed designs (:mod:`optdesign.exact_designs.starts`), and keeps the best local
+optimum; the approximate optimum's certified bound (:mod:`optdesign.exact_designs.bounds`) certifies its efficiency.
+With ``fixed`` runs (already made, or forced) the n new runs are chosen around them: the exchange never moves a fixed
+run, and the bound is the augmented approximate optimum's (:mod:`optdesign.exact_designs.augment`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from ..runtime.blas import single_threaded_blas
 from ..validation import as_arms, as_count, as_matrix, as_tolerance, check_array_size
 from .augment import as_fixed, augmented_optimum, check_new_runs
 from .bounds import Approximate, d_optimum, linear_optimum
-from .criteria import DCriterion, ExactCriterion, LinearCriterion
+from .criteria import ExactCriterion, ExactDCriterion, ExactLinearCriterion
 from .exchange import Exchange, local_optimum
 from .result import ExactDesignResult
 from .starts import extreme_start, perturbed_start, rounded_start
@@ -64,7 +64,7 @@ def search_settings(B: np.ndarray | None, name: str, restarts: object, time_limi
     deadline = np.inf if time_limit is None else start + as_tolerance(time_limit, "time_limit")
     rng = np.random.default_rng(as_count(seed, "seed", minimum=0))
     tol = as_tolerance(tol)
-    rule: ExactCriterion = DCriterion() if B is None else LinearCriterion(B, name)
+    rule: ExactCriterion = ExactDCriterion() if B is None else ExactLinearCriterion(B, name)
     return rule, restarts, deadline, rng, tol
 
 
@@ -102,7 +102,7 @@ def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, r
 
     With ``fixed`` (runs already made, or that must be made), M = M_fixed + the n new runs, normalised by the total
     N = N0 + n; the exchange moves new runs only, and the bound is the approximate optimum of
-    phi((M_fixed + n M(w)) / N) over the weights w of the new runs (:mod:`optdesign.exact.augment`; without
+    phi((M_fixed + n M(w)) / N) over the weights w of the new runs (:mod:`optdesign.exact_designs.augment`; without
     replicates also w_k <= 1/n, and 0 at the fixed points), so ``efficiency`` is against the best augmentation.
 
     Parameters
@@ -123,7 +123,7 @@ def exact_design(X: ArrayLike, n: int, criterion: ExactCriterionName = "D", *, r
         uniformly, by default (B = X^T X / K).
     restarts : int
         Starts after the rounded approximate optimum (0: that start only): bases of extreme candidates completed
-        at random, and the best design so far perturbed, in turn (:mod:`optdesign.exact.starts`).
+        at random, and the best design so far perturbed, in turn (:mod:`optdesign.exact_designs.starts`).
     time_limit : float, optional
         Seconds after which no new start begins (the rounded approximate optimum is always searched); with a large
         ``restarts`` the search runs until the time is spent, as R's od_KL does.

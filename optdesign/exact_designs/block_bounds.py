@@ -2,14 +2,14 @@
 
 Every design of a class (the group sizes n_g, effects and eta fixed) has a normalised information
 M / N = sum_g (n_g / N) T_g, the average of its groups' T_g = (1/n) sum_r x_r x_r^T - (1 - lambda) xbar xbar^T,
-lambda = 1 / (1 + eta n) (0 for fixed effects; :mod:`optdesign.exact.block_information`): a convex combination of
-the information of single groups. So for every positive definite A, tr(A M / N) <= tau(A), the largest
-tr(A T) over the groups one can form, and
+lambda = 1 / (1 + eta n) (0 for fixed effects; :mod:`optdesign.exact_designs.block_information`): a convex combination
+of the information of single groups. So for every positive definite A, tr(A M / N) <= tau(A), the largest tr(A T) over
+the groups one can form, and
 
 * D: AM-GM on the eigenvalues of A^{1/2} (M/N) A^{1/2} gives det(M/N)^(1/p) <= tau(A) / (p det(A)^(1/p)), so every
   design's value det(M/N)^(-1/p) is at least p det(A)^(1/p) / tau(A); with A = (M*/N)^{-1} from the design found;
-* A and I: phi(M) = tr(B M^{-1}) is convex and homogeneous of degree -1, so (as in :mod:`optdesign.exact.bounds`)
-  phi(M') >= phi(M)^2 / tau(G) with G = M^{-1} B M^{-1}, M the design found.
+* A and I: phi(M) = tr(B M^{-1}) is convex and homogeneous of degree -1, so (as in
+  :mod:`optdesign.exact_designs.bounds`) phi(M') >= phi(M)^2 / tau(G) with G = M^{-1} B M^{-1}, M the design found.
 
 When the design found is optimal over mixtures of groups (the equivalence theorem, Kiefer 1974, with groups as the
 candidates), tau equals p (or phi), and the bound its value. tau(A) is the largest over the group sizes and (split
@@ -49,7 +49,7 @@ def _relaxed(X: np.ndarray, A: np.ndarray, h: np.ndarray, rho: float, floor: flo
     2015) with exact line search: f is a strongly concave function of X^T w plus a linear one, so it converges
     linearly where plain Frank–Wolfe crawls. Every iterate w is a point of the simplex, so each f(w) + max_k
     grad_k - grad^T w bounds the maximum whatever the steps were; the smallest is returned. The loop is compiled
-    (:mod:`optdesign.exact.group_relaxation`)."""
+    (:mod:`optdesign.exact_designs.group_relaxation`)."""
     from .group_relaxation import relaxed_bound
 
     return float(relaxed_bound(np.ascontiguousarray(X, dtype=float), np.ascontiguousarray(A, dtype=float),

@@ -1,18 +1,18 @@
 """The exchange: move one run at a time from a design point to the candidate that improves the criterion most.
 
 Fedorov's exchange (Fedorov 1972, ch. 3; Atkinson, Donev & Tobias 2007, §12.5): every step prices moving one run
-from each design point i to each candidate j at once (:mod:`optdesign.exact.criteria`: the K x s table of gains
+from each design point i to each candidate j at once (:mod:`optdesign.exact_designs.criteria`: the K x s table of gains
 from two products V X_S^T, O(K s d)) and makes the best move while it improves the loss. Above ``TABLE_ENTRIES``
 the single moves go point by point instead (each design point, smallest variance first, moves its runs to their
 best candidates, O(K d) a point: Cook & Nachtsheim 1980's modified Fedorov exchange), which needs fewer
 products per move; the whole table is then built only where a pass moves nothing. When no single move
 improves, the design is a local optimum over all (i, j), as in Fedorov's original algorithm; the search then looks
-for two runs to move at once (:mod:`optdesign.exact.pair_moves`), makes the best pair when it improves the loss and
-goes on with single moves, and ends when there is none. After a move V = X M^{-1} and h are updated by two rank-one
-Sherman–Morrison steps (add x_j, then remove x_i: M stays nonsingular in between), O(K d) each; a fresh Cholesky
-factor of M is taken every ``REFRESH_MOVES`` moves and after a pair, so rounding does not accumulate. With
-``replicates=False`` a run only moves to a candidate without one. Fixed runs (``fixed``: runs already made or
-forced, :mod:`optdesign.exact.augment`) are part of the counts, so of M = M_fixed + sum of the new runs' x x^T, and
+for two runs to move at once (:mod:`optdesign.exact_designs.pair_moves`), makes the best pair when it improves the loss
+and goes on with single moves, and ends when there is none. After a move V = X M^{-1} and h are updated by two rank-one
+Sherman–Morrison steps (add x_j, then remove x_i: M stays nonsingular in between), O(K d) each; a fresh Cholesky factor
+of M is taken every ``REFRESH_MOVES`` moves and after a pair, so rounding does not accumulate. With ``replicates=False``
+a run only moves to a candidate without one. Fixed runs (``fixed``: runs already made or forced,
+:mod:`optdesign.exact_designs.augment`) are part of the counts, so of M = M_fixed + sum of the new runs' x x^T, and
 never move: only a candidate with more runs than fixed ones is a design point a run can leave.
 """
 
@@ -24,7 +24,7 @@ from scipy.linalg import LinAlgError, blas, cho_solve, cholesky
 from .criteria import ExactCriterion
 from .pair_moves import PAIR_MOVES, best_pair
 
-__all__: list[str] = []  # internal: exact_design (optdesign.exact.design) is the public entry point
+__all__: list[str] = []  # internal: exact_design (optdesign.exact_designs.design) is the public entry point
 
 #: a move must lower the loss by this much (relative to 1 + |loss|) to be made, so the search cannot cycle
 MIN_GAIN = 1e-10

@@ -7,10 +7,10 @@ each group's eta, Woodbury's identity gives V^{-1} = I - Z Gamma Z^T with
     Gamma = D^{1/2} (I + D^{1/2} Z^T Z D^{1/2})^{-1} D^{1/2}    (G x G; a grouping with eta = 0 drops out),
 
 so the information is M = X^T V^{-1} X = X^T X - S^T Gamma S, S = Z^T X the groups' column sums. One grouping:
-Z^T Z = diag(n_g) and Gamma = diag(eta / (1 + eta n_g)), the c_g of :mod:`optdesign.exact.block_information` (fixed
-effects are Gamma = diag(1 / n_g)). Split-split plots: whole plots and the sub-plots nested in them, V block-diagonal
-over the whole plots. Strip plots: rows and columns crossed, every cell of a row and a column holding the same
-number of runs.
+Z^T Z = diag(n_g) and Gamma = diag(eta / (1 + eta n_g)), the c_g of :mod:`optdesign.exact_designs.block_information`
+(fixed effects are Gamma = diag(1 / n_g)). Split-split plots: whole plots and the sub-plots nested in them, V
+block-diagonal over the whole plots. Strip plots: rows and columns crossed, every cell of a row and a column holding the
+same number of runs.
 
 A change of the candidates of some runs R (n runs, rows X_old -> X_new, Delta = X_new - X_old) changes S by
 E^T Delta (E = Z[R], n x G) and M by
@@ -20,7 +20,7 @@ E^T Delta (E = Z[R], n x G) and M by
 that is M' = M + U C U^T with U = [X_new^T, X_old^T, A] (p x 3n), the columns of A the runs' a_r = S^T Gamma z_r,
 and C = diag(I, -I, 0) - F (E Gamma E^T) F^T - F H^T - H F^T, F = [I; -I; 0], H = [0; 0; I]
 (:meth:`GroupStructure.change_matrix`).
-One run moved is n = 1, a rank-three change (one grouping: that of :mod:`~optdesign.exact.block_information`);
+One run moved is n = 1, a rank-three change (one grouping: that of :mod:`~optdesign.exact_designs.block_information`);
 a whole plot, sub-plot, row or column given another setting of its hard-to-change factors is n = its runs.
 """
 
@@ -154,7 +154,7 @@ def single_structure(sizes: np.ndarray, shrink: np.ndarray, eta: float | None = 
     sizes : numpy.ndarray of int
         Runs per group.
     shrink : numpy.ndarray
-        c_g of every group (:func:`optdesign.exact.block_information.shrinkage`).
+        c_g of every group (:func:`optdesign.exact_designs.block_information.shrinkage`).
     eta : float, optional
         The variance ratio behind ``shrink`` (random effects), None for fixed effects.
 

@@ -2,12 +2,12 @@
 in the whole plots), easy-to-change ones run by run.
 
 The candidates are every triple (whole-plot setting a, sub-plot setting b, sub-sub-plot setting t), row
-(a Kb + b) Kt + t of the model matrix X of a formula over all factors (:mod:`optdesign.exact.plot_layout`). The runs
-of a whole plot share a, those of a sub-plot share b; the whole plots' and the sub-plots' random effects (variance
-ratios eta_1 = sigma_wp^2 / sigma^2 and eta_2 = sigma_sp^2 / sigma^2) make the information the GLS X^T V^{-1} X,
-V = I + eta_1 Z_1 Z_1^T + eta_2 Z_2 Z_2^T (:mod:`optdesign.exact.group_structure`). eta_2 = 0 is the split-plot design
-of the whole plots (the sub-plots only restrict the settings), eta_1 = eta_2 = 0 the unblocked information of the
-same runs. The search and the certified bounds are those of :mod:`optdesign.exact.restricted`: whole plots, then
+(a Kb + b) Kt + t of the model matrix X of a formula over all factors (:mod:`optdesign.exact_designs.plot_layout`). The
+runs of a whole plot share a, those of a sub-plot share b; the whole plots' and the sub-plots' random effects (variance
+ratios eta_1 = sigma_wp^2 / sigma^2 and eta_2 = sigma_sp^2 / sigma^2) make the information the GLS X^T V^{-1} X, V = I +
+eta_1 Z_1 Z_1^T + eta_2 Z_2 Z_2^T (:mod:`optdesign.exact_designs.group_structure`). eta_2 = 0 is the split-plot design
+of the whole plots (the sub-plots only restrict the settings), eta_1 = eta_2 = 0 the unblocked information of the same
+runs. The search and the certified bounds are those of :mod:`optdesign.exact_designs.restricted`: whole plots, then
 sub-plots, then runs; the bounds over mixtures of whole plots (eta_1) and of sub-plots (eta_2), and the unblocked one.
 """
 
@@ -39,7 +39,7 @@ def split_split_plot_design(formula: str, whole_plot_factors: Mapping[str, Any] 
     Minimises phi(M / N) over M = X^T V^{-1} X, V = I + eta_1 Z_1 Z_1^T + eta_2 Z_2 Z_2^T (Z_1, Z_2 the whole-plot and
     sub-plot indicators, the sub-plots nested in the whole plots; Trinca & Gilmour 2001, Jones & Goos 2009). Whole
     plots, sub-plots and runs take their best settings in turn, from ``restarts + 1`` random starts; the best design
-    is returned with a certified lower bound (module :mod:`optdesign.exact.restricted`).
+    is returned with a certified lower bound (module :mod:`optdesign.exact_designs.restricted`).
 
     Parameters
     ----------

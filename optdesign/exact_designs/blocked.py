@@ -1,18 +1,18 @@
 """Blocked exact designs: N runs in b blocks of given sizes (days, batches), fixed or random block effects.
 
 Model y = X beta + Z gamma + eps, Z the block indicator; the information of beta is
-M = sum_b X_b^T (I - c_b 1 1^T) X_b (:mod:`optdesign.exact.block_information`), c_b = 1 / n_b for fixed block
-effects, eta / (1 + eta n_b) for random ones of variance ratio eta. The search (:mod:`optdesign.exact.block_search`)
-moves runs to other candidates and exchanges runs between blocks, from the rounded approximate optimum spread over
-the blocks at random, then from extreme and uniform random starts.
+M = sum_b X_b^T (I - c_b 1 1^T) X_b (:mod:`optdesign.exact_designs.block_information`), c_b = 1 / n_b for fixed block
+effects, eta / (1 + eta n_b) for random ones of variance ratio eta. The search
+(:mod:`optdesign.exact_designs.block_search`) moves runs to other candidates and exchanges runs between blocks, from the
+rounded approximate optimum spread over the blocks at random, then from extreme and uniform random starts.
 
 Identifiability with fixed blocks: Z 1 = 1, so the block effects absorb the intercept. A column of X constant over
 the candidates (the intercept, any constant value) is left out of beta; a constant that is only a combination of
 columns (a categorical factor coded without intercept) is refused, since no parameter can be dropped for it.
 
 Certified bounds: the larger of the equivalence theorem over mixtures of blocks at the design found
-(:mod:`optdesign.exact.block_bounds`) and the approximate optimum of an unblocked problem
-(:mod:`optdesign.exact.bounds`), valid since blocking only removes information:
+(:mod:`optdesign.exact_designs.block_bounds`) and the approximate optimum of an unblocked problem
+(:mod:`optdesign.exact_designs.bounds`), valid since blocking only removes information:
 
 * random blocks: V = I + eta Z Z^T >= I, so M = X^T V^{-1} X <= X^T X (Loewner), and every criterion here is
   antitone in M: no blocked design beats the best unblocked N-run design, hence the approximate optimum on X;
@@ -181,7 +181,7 @@ def blocked_design(X: ArrayLike, block_sizes: ArrayLike, criterion: Literal["D",
     eta (c_b = eta / (1 + eta n_b), the GLS information X^T V^{-1} X, V = I + eta Z Z^T) (Goos 2002; as R's
     AlgDesign ``optBlock`` and skpr's blocked designs). Runs move to other candidates and are exchanged between
     blocks while that improves the criterion, from ``restarts + 1`` starts; the best local optimum is returned with a
-    certified lower bound from the unblocked approximate optimum (module :mod:`optdesign.exact.blocked`).
+    certified lower bound from the unblocked approximate optimum (module :mod:`optdesign.exact_designs.blocked`).
 
     Parameters
     ----------
