@@ -161,3 +161,18 @@ def test_a_gap_of_exactly_zero_wins():
     assert better_certified(loose, exact) is exact
     assert better_certified(uncertified, exact) is exact and better_certified(exact, uncertified) is exact
     assert better_certified(loose, uncertified) is loose
+
+
+def test_the_lmi_model_agrees_with_the_socp(monkeypatch):
+    """The working set's two models (rotated cones, or one LMI per direction on many arms) reach the same certified
+    optimum."""
+    import optdesign.linear.classical.minmax_g as minmax_g
+
+    X = _random(50, 4, 9)
+    cons = od.budget(np.linspace(1, 2, 50), 1.4)
+    socp = od.g_optimal(X, constraints=cons)
+    monkeypatch.setattr(minmax_g, "SOCP_MAX_CONES", 0)
+    lmi = od.g_optimal(X, constraints=cons)
+    assert lmi.value == pytest.approx(socp.value, rel=2e-5)
+    assert max(lmi.lower_bound, socp.lower_bound) <= min(lmi.value, socp.value) * (1 + 1e-9)
+    assert lmi.gap <= 1e-4 and socp.gap <= 1e-4
