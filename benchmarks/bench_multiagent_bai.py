@@ -15,7 +15,10 @@ Tables:
 3. large lines (N = 10 .. 1000, 3^N joint actions): one MF-TaS run each, its GLRT per check and
    at the final statistics (exact value, threshold test, conservative), and the MF solve and relabel;
 4. one agent: Garivier–Kaufmann TaS (D/C tracking) against MF-TaS and uniform;
-5. antenna tilts (App. I model, synthetic network).
+5. antenna tilts (App. I model, synthetic network);
+6. the joint rules' cost per run (``--only-timing`` for this table alone): seconds per run of joint Frank-Wolfe
+   sampling, joint Top-Two and joint LinGame on the planted line of ``--timing-agents`` agents (K = 3, gap 0.1,
+   delta = 0.01) over ``--timing-seeds`` seeds, with their mean rounds and correct answers.
 """
 
 from __future__ import annotations
@@ -194,6 +197,26 @@ def table_antenna(console: Console, runs: int, delta: float) -> None:
     console.print(t)
 
 
+def table_joint_timing(console: Console, agents: int, seeds: int) -> None:
+    from bandits.registry import make_algorithm
+
+    env = inst.line(agents, 3, seed=0, means="planted")
+    t = Table(title=f"Joint rules on the planted line of {agents} agents (K = 3, delta = 0.01): seconds per run over "
+                    f"{seeds} seeds")
+    for col in ("rule", "s per run", "min", "max", "mean rounds", "correct"):
+        t.add_column(col, justify="right")
+    for name in ("joint-fws", "joint-top-two", "joint-lingame"):
+        seconds, rounds, correct = [], [], 0
+        for seed in range(seeds):
+            result, elapsed = timed(run, make_algorithm(name), env, 0.01, seed=seed)
+            seconds.append(elapsed)
+            rounds.append(result.rounds)
+            correct += bool(result.correct)
+        t.add_row(name, f"{np.mean(seconds):.2f}", f"{min(seconds):.2f}", f"{max(seconds):.2f}",
+                  f"{np.mean(rounds):,.0f}", f"{correct}/{seeds}")
+    console.print(t)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=20)
@@ -201,7 +224,12 @@ def main() -> None:
     parser.add_argument("--delta", type=float, default=0.01)
     parser.add_argument("--sizes", default="10,50,200,1000", help="line lengths of table 3")
     parser.add_argument("--skip", default="", help="comma-separated table numbers to skip")
+    parser.add_argument("--timing-agents", type=int, default=100, help="line length of table 6")
+    parser.add_argument("--timing-seeds", type=int, default=4, help="seeds per rule of table 6")
+    parser.add_argument("--only-timing", action="store_true", help="table 6 alone")
     args = parser.parse_args()
+    if args.only_timing:
+        args.skip = "1,2,3,4,5"
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     console = Console(width=200)
     start = time.perf_counter()
@@ -215,6 +243,8 @@ def main() -> None:
         table_single_agent(console, args.runs)
     if "5" not in skip:
         table_antenna(console, max(2, args.runs // 2), 0.05)
+    if "6" not in skip:
+        table_joint_timing(console, args.timing_agents, args.timing_seeds)
     console.print(f"total {time.perf_counter() - start:.0f} s")
 
 

@@ -176,3 +176,11 @@ def test_the_lmi_model_agrees_with_the_socp(monkeypatch):
     assert lmi.value == pytest.approx(socp.value, rel=2e-5)
     assert max(lmi.lower_bound, socp.lower_bound) <= min(lmi.value, socp.value) * (1 + 1e-9)
     assert lmi.gap <= 1e-4 and socp.gap <= 1e-4
+
+
+def test_exact_and_blocked_results_state_their_units():
+    X = od.candidates("~ a + b", od.cube(["a", "b"]))[0]
+    exact = od.exact_design(X, 6, "A")
+    assert exact.units == CRITERION_UNITS["a-optimal"] and exact.to_dict()["units"] == exact.units
+    blocked = od.blocked_design(X, [3, 3], criterion="D", seed=0)
+    assert blocked.units == "det(M/N)^(-1/p)" and blocked.to_dict()["units"] == blocked.units

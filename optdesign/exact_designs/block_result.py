@@ -79,6 +79,12 @@ class BlockedDesignResult:
         return np.repeat(np.arange(self.block_sizes.size), self.block_sizes)
 
     @property
+    def units(self) -> str:
+        """What ``value`` measures, M / N the normalised information of the parameters (class docstring)."""
+        return {"D": "det(M/N)^(-1/p)", "A": "tr((M/N)^{-1})", "I": "tr(B (M/N)^{-1}), B the region's moment matrix"
+                }.get(self.criterion, self.criterion)
+
+    @property
     def efficiency(self) -> float | None:
         """Certified efficiency lower bound ``lower_bound / value`` within the class (None without a bound)."""
         return None if self.lower_bound is None else self.lower_bound / self.value
@@ -128,10 +134,10 @@ class BlockedDesignResult:
         Returns
         -------
         dict
-            The fields (arrays as lists, ``points`` left out), ``n`` and ``efficiency``.
+            The fields (arrays as lists, ``points`` left out), ``units``, ``n`` and ``efficiency``.
         """
         return {
-            "kind": self.kind, "criterion": self.criterion, "n": self.n, "value": self.value,
+            "kind": self.kind, "criterion": self.criterion, "units": self.units, "n": self.n, "value": self.value,
             "lower_bound": self.lower_bound, "efficiency": self.efficiency, "values": dict(self.values),
             "block_effects": self.block_effects, "eta": self.eta, "starts": self.starts, "moves": self.moves,
             "solve_time": self.solve_time, "replicates": self.replicates, "rows": self.rows.tolist(),
