@@ -3,19 +3,21 @@
 This is the unit both ``bandits run`` and a study (:mod:`bandits.studies`) execute. :meth:`Experiment.check`
 builds the algorithm and checks that it runs on the instance's kind, so a study reports a bad cell before
 any run starts; :meth:`Experiment.execute` builds the instance, runs, and returns one record (a dict of
-plain numbers and strings, the row of a results table) per delta for fixed-confidence algorithms, or one
-record for a fixed-budget thresholding run (its ``delta`` is None).
+plain numbers and strings, the row of a results table) per delta for fixed-confidence algorithms, one record for a
+fixed-budget thresholding run (its ``delta`` is None), or one record per budget of a fixed-budget run
+(``budgets``: :mod:`bandits.fixed_budget`).
 
 Fixed-confidence records: samples (observations), rounds (the problem's own time: joint plays for
 factored and bilinear instances, samples otherwise), recommendation, correct, stopped_by, solve and other
 time. Thresholding records: T, samples (T plus a free warm-up), error E(T), loss L_T, |S_hat| and the E(t)
-curve.
+curve. Fixed-budget records (``mode: "fixed-budget"``): T, samples (pulls made by T), recommendation, best, correct,
+the simple regret (None where an answer is not one arm or item) and the wall time to T.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -28,10 +30,12 @@ from .core.entries import split_algorithm
 from .core.stopping import check_delta
 from .instances import instance_kind, parse_instance
 from .kinds import kind_of
-from .registry import algorithm_spec, make_algorithm
+from .registry import AlgorithmSpec, algorithm_spec, make_algorithm
 from .run import DEFAULT_MAX_SAMPLES, run
 
 if TYPE_CHECKING:
+    from .fixed_budget.rules import BudgetRule
+    from .pure_exploration.algorithm import PureExploration
     from .thresholding.algorithms import ThresholdingAlgorithm
     from .thresholding.environment import GraphThresholdingBandit
 
@@ -58,6 +62,9 @@ class Experiment:
         algorithm); empty for a thresholding run.
     budget : int or None
         The fixed budget T of a thresholding run; None for fixed confidence.
+    budgets : tuple of int
+        The budgets T_1 < T_2 < ... of a fixed-budget run on K-armed or linear instances (a sampling rule run
+        anytime, or a rule run to each budget: :func:`bandits.fixed_budget.run_fixed_budget`); empty otherwise.
     seed : int, numpy.random.SeedSequence or None
         Seeds the environment's noise and the algorithm's randomness (:func:`bandits.run.run`).
     max_samples : int
@@ -77,6 +84,7 @@ class Experiment:
     max_samples: int = DEFAULT_MAX_SAMPLES
     free_warmup: bool = False
     stop: str | None = None
+    budgets: tuple[int, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -89,13 +97,14 @@ class Experiment:
             return kinds[0]
         return got if got in kinds else kinds[0]
 
-    def check(self) -> Algorithm[Any] | ThresholdingAlgorithm:
+    def check(self) -> Algorithm[Any] | ThresholdingAlgorithm | BudgetRule:
         """Validate everything that can be checked without building the instance; returns the algorithm.
 
         Returns
         -------
-        Algorithm or ThresholdingAlgorithm
-            The configured algorithm.
+        Algorithm or ThresholdingAlgorithm or BudgetRule
+            The configured algorithm (a sampling rule in fixed-budget mode: re-planning after every pull unless its
+            ``growth`` is given).
 
         Raises
         ------
@@ -105,10 +114,13 @@ class Experiment:
             fixed-budget one, a budget no algorithm could pull within a run's time limit
             (:func:`bandits.thresholding.runner.check_run_time`; the measured rule applies when it runs), a negative
             seed, a delta outside (0, 1), several deltas for an algorithm that samples differently for each, or a stop
-            the algorithm or instance cannot take.
+            the algorithm or instance cannot take; in fixed-budget mode (``budgets``) budgets that are not increasing
+            integers, an option of fixed-confidence runs (delta, stop, max_samples, a sampler's threshold), or an
+            algorithm that is neither a sampling rule nor a rule run to a budget (and such a rule without budgets).
         """
         algo = make_algorithm(self.algorithm, stop=self.stop)
-        kinds, got = algorithm_spec(split_algorithm(self.algorithm)[0]).kinds, instance_kind(self.instance)
+        spec = algorithm_spec(split_algorithm(self.algorithm)[0])
+        kinds, got = spec.kinds, instance_kind(self.instance)
         if got not in kinds:
             raise InvalidInputError(f"algorithm {algo.name} runs on {' or '.join(kinds)} instances; "
                                     f"{self.instance!r} is {got}")
@@ -118,6 +130,8 @@ class Experiment:
                 check_kind(got)
         if not (self.seed is None or isinstance(self.seed, np.random.SeedSequence)):
             as_count(self.seed, "seed", minimum=0)
+        if self.budgets or spec.budget:
+            return self._check_fixed_budget(algo, got, spec)
         if kind_of(got).budgeted:
             if self.budget is None:
                 raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: give the budget T")
@@ -137,10 +151,53 @@ class Experiment:
                 raise InvalidInputError(f"{algo.name} samples differently for each delta: give one delta per run")
         return algo
 
+    def _check_fixed_budget(self, algo: Any, kind: str, spec: AlgorithmSpec) -> PureExploration | BudgetRule:
+        """The checks of fixed-budget mode (:meth:`check`); a sampling rule comes back with growth 0 unless given."""
+        from .fixed_budget.schedules import check_budgets
+
+        name = algo.name
+        if not self.budgets:
+            raise InvalidInputError(f"{name} runs to a budget T known in advance: give budgets (bandits run --budget "
+                                    "T1,T2,...; in a study, mode = \"fixed-budget\" and budgets = [...])")
+        if kind_of(kind).budgeted:
+            raise InvalidInputError(f"{name} on {kind} instances runs to one budget T of its own (budget = T), "
+                                    "not to the budgets of a fixed-budget run")
+        given = [key for key, on in (("delta", bool(self.deltas)), ("budget", self.budget is not None),
+                                     ("stop", self.stop is not None), ("free_warmup", self.free_warmup),
+                                     ("max_samples", self.max_samples != DEFAULT_MAX_SAMPLES)) if on]
+        if given:
+            raise InvalidInputError(f"{', '.join(given)}: option(s) of fixed-confidence (or graph thresholding) runs; "
+                                    "a fixed-budget run takes budgets only")
+        check_budgets(self.budgets)
+        options = split_algorithm(self.algorithm)[1]
+        if spec.sampler:
+            if "threshold" in options:
+                raise InvalidInputError(f"{name}: threshold is an option of the GLR stop, and a fixed-budget run "
+                                        "never stops")
+            return cast("PureExploration", algo if "growth" in options else replace(algo, growth=0.0))
+        if not spec.budget:
+            raise InvalidInputError(f"{name} is a fixed-confidence algorithm (it stops by its own rule); fixed-budget "
+                                    "runs take the sampling rules (run anytime) and successive-rejects, "
+                                    "sequential-halving")
+        return cast("BudgetRule", algo)
+
+    def _execute_fixed_budget(self, algo: PureExploration | BudgetRule, env: Any) -> list[dict]:
+        """One record per budget (:func:`bandits.fixed_budget.run_fixed_budget`), answers as the question shows
+        them."""
+        from .fixed_budget import question_of, run_fixed_budget
+
+        results = run_fixed_budget(algo, env, self.budgets, self.seed)
+        describe = question_of(algo, env).describe_answer
+        return [{"algorithm": r.algorithm, "instance": r.instance, "mode": "fixed-budget", "delta": None, "T": r.T,
+                 "samples": r.samples, "recommendation": describe(r.recommendation), "best": describe(r.best),
+                 "correct": r.correct, "simple_regret": r.simple_regret, "wall_time": r.wall_time,
+                 "config": r.config} for r in results]
+
     def execute(self, *, progress: Callable[[int, int], None] | None = None,
                 interruptible: bool = False) -> list[dict]:
-        """Run it; one record per delta (fixed confidence) or one record (fixed budget). ``progress`` and
-        ``interruptible`` are passed to :func:`bandits.run.run` (fixed confidence).
+        """Run it; one record per delta (fixed confidence), one record (thresholding) or one record per budget
+        (fixed-budget mode). ``progress`` and ``interruptible`` are passed to :func:`bandits.run.run` (fixed
+        confidence) and :func:`bandits.thresholding.run_thresholding`; a fixed-budget run takes neither.
 
         Parameters
         ----------
@@ -156,6 +213,8 @@ class Experiment:
         """
         algo = self.check()
         env = parse_instance(self.instance)
+        if self.budgets:
+            return self._execute_fixed_budget(cast("PureExploration | BudgetRule", algo), env)
         seed = self.seed
         if kind_of(self.kind).budgeted:
             from .thresholding import run_thresholding

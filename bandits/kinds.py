@@ -4,7 +4,8 @@ Every named instance (:data:`bandits.instances.INSTANCES`) and every environment
 algorithm (:data:`bandits.registry.ALGORITHMS`) names the kinds it runs on. The kind decides:
 
 * the run: fixed confidence (:func:`bandits.run.run`, stopped at a confidence level delta) or fixed budget
-  (:func:`bandits.thresholding.run_thresholding`, T pulls);
+  (:func:`bandits.thresholding.run_thresholding`, T pulls); K-armed and linear instances also take the fixed-budget
+  mode of :func:`bandits.fixed_budget.run_fixed_budget` (the recommendation read at a grid of budgets);
 * the pure-exploration problem (:mod:`bandits.pure_exploration`): how it is built from an environment, and whether
   the generic sampling rules and the GLR stop run on it (each rule where the problem offers the capabilities it
   needs: on factored instances a pull is a joint action, so the rules that pick arms do not run there);

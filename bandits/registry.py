@@ -18,6 +18,7 @@ from .core.entries import split_algorithm
 from .plugins import entry_point_plugins, load_plugin
 
 if TYPE_CHECKING:
+    from .fixed_budget.rules import BudgetRule
     from .thresholding.algorithms import ThresholdingAlgorithm
 from .instances import check_options, resolve
 from .kinds import ARM_PULLS, OWN_STOPS, PURE_EXPLORATION, kind_of
@@ -46,6 +47,9 @@ class AlgorithmSpec:
     origin : str
         ``"built-in"``, ``"path"`` (a ``package.module:Class`` given directly) or the distribution of an entry
         point.
+    budget : bool
+        The target is a rule run to a budget T known in advance (:class:`bandits.fixed_budget.BudgetRule`): it runs
+        in fixed-budget mode only (``bandits run --budget``, a study's ``mode = "fixed-budget"``).
 
     Raises
     ------
@@ -59,6 +63,7 @@ class AlgorithmSpec:
     defaults: dict[str, Any] = field(default_factory=dict)
     sampler: bool = False
     origin: str = "built-in"
+    budget: bool = False
 
     def __post_init__(self) -> None:
         """Refuse a kind that :data:`bandits.kinds.KINDS` does not know."""
@@ -133,6 +138,12 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "lingame-c": AlgorithmSpec("bandits.pure_exploration.samplers.lingame_c:LinGameC", ARM_PULLS,
                                "Degenne et al. 2020 LinGame-C: one AdaHedge over (answer, arm) pairs, best responses "
                                "for every answer, C-tracking of the pairs, GLR stop", sampler=True),
+    "successive-rejects": AlgorithmSpec("bandits.fixed_budget.rules:SuccessiveRejects", "karmed",
+                                        "Audibert, Bubeck & Munos 2010: K - 1 phases, reject the empirically worst "
+                                        "arm after each, fixed budget", budget=True),
+    "sequential-halving": AlgorithmSpec("bandits.fixed_budget.rules:SequentialHalving", "karmed",
+                                        "Karnin, Koren & Somekh 2013: ceil(log2 K) rounds, keep the better half, "
+                                        "fixed budget (reuse)", budget=True),
     "gbb-g-allocation": AlgorithmSpec("bandits.bilinear.algorithms:RandomizedGAllocation", "bilinear",
                                       "Rizk et al. Alg. 2: i.i.d. node arms from mu*, stop by (S1)"),
     "grapl": AlgorithmSpec("bandits.thresholding.algorithms:GrAPL", "thresholding",
@@ -176,7 +187,7 @@ def algorithm_spec(name: str) -> AlgorithmSpec:
     return AlgorithmSpec(target, kinds, plugin.summary, sampler=plugin.sampler, origin=origin)
 
 
-def make_algorithm(text: str, stop: str | None = None) -> Algorithm[Any] | ThresholdingAlgorithm:
+def make_algorithm(text: str, stop: str | None = None) -> Algorithm[Any] | ThresholdingAlgorithm | BudgetRule:
     """An algorithm from ``NAME`` or ``NAME:key=value,...`` (e.g. ``xy-adaptive:alpha=0.2``).
 
     Parameters
@@ -191,14 +202,15 @@ def make_algorithm(text: str, stop: str | None = None) -> Algorithm[Any] | Thres
 
     Returns
     -------
-    Algorithm or ThresholdingAlgorithm
-        The configured (immutable) algorithm; ``start`` on an instance gives the policy of one run.
+    Algorithm or ThresholdingAlgorithm or BudgetRule
+        The configured (immutable) algorithm; ``start`` on an instance gives the policy of one run (a budget rule's
+        runs: :func:`bandits.fixed_budget.run_fixed_budget`).
 
     Raises
     ------
     InvalidInputError
         An unknown name, an unknown option key (the message lists the valid ones), a value the class refuses, or
-        a stop the algorithm cannot take.
+        a stop the algorithm cannot take (a budget rule takes none).
 
     Examples
     --------
@@ -216,9 +228,14 @@ def make_algorithm(text: str, stop: str | None = None) -> Algorithm[Any] | Thres
     check_options(factory, options, f"algorithm {name}" + (f" (also {', '.join(RUN_OPTIONS)})" if spec.sampler
                                                             else ""))
     try:
-        algorithm: Algorithm[Any] | ThresholdingAlgorithm = factory(**{**spec.defaults, **options})
+        algorithm: Algorithm[Any] | ThresholdingAlgorithm | BudgetRule = factory(**{**spec.defaults, **options})
     except TypeError as exc:
         raise InvalidInputError(f"algorithm {name}: {exc}") from None
+    if spec.budget:
+        if choice is not None:
+            raise InvalidInputError(f"algorithm {name} runs to a budget T: it has no stopping rule to replace "
+                                    "(--stop is for fixed-confidence runs)")
+        return algorithm
     if choice is not None and not spec.sampler and not set(spec.kinds) & set(OWN_STOPS):
         raise InvalidInputError(f"algorithm {name} runs on {' or '.join(spec.kinds)} instances; the GLR stop "
                                 f"(--stop glr) replaces the own stops of algorithms on {' and '.join(OWN_STOPS)} ones "

@@ -129,7 +129,7 @@ def test_thresholding_bad_input():
     (["run", "xy-adaptive:alpha=abc", "-i", "soare:d=3"], "option alpha must be a number, got 'abc'"),
     (["run", "fws", "-i", "soare:d=3,sigma=1e300"], "sigma must be a positive number whose square is a finite"),
     (["run", "fws", "-i", "soare:d=3,sigma=1e-300"], "sigma must be a positive number whose square is a finite"),
-    (["run", "fws", "-i", "soare:d=3", "--budget", "100"], "fixed-confidence algorithm: it takes delta, not a budget"),
+    (["run", "xy-adaptive", "-i", "soare:d=3", "--budget", "100"], "xy-adaptive is a fixed-confidence algorithm"),
     (["run", "apt", "-i", "sbm:n=20", "--budget", "100", "--delta", "0.1"], "it takes a budget T, not delta"),
     (["run", "fws", "-i", "soare:d=3,omega=1e-300"], "the items' values z^T theta: the best item is not unique"),
 ])

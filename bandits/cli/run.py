@@ -1,11 +1,14 @@
-"""``bandits run``: one algorithm on one instance until it stops (or for T pulls), as a table or JSON."""
+"""``bandits run``: one algorithm on one instance until it stops (or for T pulls, or to every budget of a grid), as a
+table or JSON."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 import typer
 from rich import box
@@ -71,7 +74,9 @@ def execute_with_progress(experiment: Experiment) -> list[dict]:
     """Run the experiment; on a terminal a live line shows the samples and batches so far, off a terminal a
     fixed-budget run says once how long its budget will take when that is long. Ctrl-C ends a fixed-confidence run
     with what it has (``stopped by: interrupted``) instead of a traceback; a fixed-budget (thresholding) run has no
-    partial result, so there it aborts."""
+    partial result, so there it aborts, as does a run to a grid of budgets (which shows no progress)."""
+    if experiment.budgets:
+        return experiment.execute()
     if not sys.stderr.isatty():
         if kind_of(experiment.kind).budgeted and experiment.budget is not None:
             return experiment.execute(progress=BudgetEstimate(int(experiment.budget)), interruptible=True)
@@ -99,7 +104,9 @@ def run_command(
     instance: str = typer.Option(..., "--instance", "-i", help="instance NAME[:key=value,...]"),
     delta: str | None = typer.Option(None, "--delta", help="confidence level(s) in (0,1), comma-separated "
                                      "(fixed-confidence algorithms; 0.05 by default)"),
-    budget: int | None = typer.Option(None, "--budget", "-T", help="budget T of a thresholding algorithm"),
+    budget: str | None = typer.Option(None, "--budget", "-T", help="budget T of a thresholding algorithm, or the "
+                                      "budgets T1,T2,... of a fixed-budget run (successive-rejects, "
+                                      "sequential-halving, or a sampling rule run anytime)"),
     free_warmup: bool = typer.Option(False, "--free-warmup", help="APT's initial pulls before t = 0 (paper axis)"),
     stop: str | None = typer.Option(None, "--stop", help=STOP_HELP),
     seed: int = typer.Option(0, "--seed"),
@@ -112,15 +119,18 @@ def run_command(
         raise InvalidInputError(f"--delta must be numbers in (0, 1), comma-separated; got {delta!r}") from None
     if delta is None and budget is None:  # the default confidence level of a fixed-confidence run
         deltas = (0.05,)
-    experiment = Experiment(algorithm, instance, deltas=deltas, budget=budget, seed=seed, max_samples=max_samples,
+    experiment = Experiment(algorithm, instance, deltas=deltas, seed=seed, max_samples=max_samples,
                             free_warmup=free_warmup, stop=stop)
+    experiment = _with_budget(experiment, budget)
     records = execute_with_progress(experiment)
     if as_json:
         typer.echo(json.dumps(records, indent=2, default=str))
         return
     console = narrow_console()
     console.print(f"{records[0]['algorithm']} on {records[0]['instance']}, seed {seed}", style="bold", markup=False)
-    if kind_of(experiment.kind).budgeted:
+    if experiment.budgets:
+        console.print(_fixed_budget_table(records))
+    elif kind_of(experiment.kind).budgeted:
         console.print(_budget_table(records[0]))
         console.print("error along the run", style="bold")
         console.print(_error_curve_table(records[0]))
@@ -132,6 +142,39 @@ def run_command(
             console.print(caption, markup=False)
     if any(r.get("stopped_by") == "interrupted" for r in records):
         raise typer.Exit(INTERRUPTED)
+
+
+def _with_budget(experiment: Experiment, text: str | None) -> Experiment:
+    """The experiment with ``--budget``: one budget T of a thresholding run, or the budgets of a fixed-budget run."""
+    if text is None:
+        return experiment
+    from ..fixed_budget.schedules import check_budgets  # here: the rules load the sampling rules
+
+    parts = [v.strip() for v in text.split(",")]
+    if not all(re.fullmatch(r"[+-]?\d+", v) for v in parts):
+        raise InvalidInputError(f"--budget must be integers, comma-separated; got {text!r}")
+    values = [int(v) for v in parts]
+    if kind_of(experiment.kind).budgeted:  # one budget, checked by the run as it always was
+        if len(values) > 1:
+            raise InvalidInputError(f"a {experiment.kind} run takes one budget T, got {text!r}")
+        return replace(experiment, budget=values[0])
+    return replace(experiment, budgets=check_budgets(values))
+
+
+#: the columns of a fixed-budget run: header, record field and format
+BUDGET_COLUMNS = (("T", "T", "{:,}"), ("samples", "samples", "{:,}"), ("recommendation", "recommendation", "{}"),
+                  ("correct", "correct", "{}"), ("simple\nregret", "simple_regret", "{:.4g}"),
+                  ("wall\n(s)", "wall_time", "{:.3f}"))
+
+
+def _fixed_budget_table(records: list[dict]) -> Table:
+    """One row per budget: the pulls made, the recommendation, whether it is correct, its simple regret, the time."""
+    table = _table()
+    for header, key, _ in BUDGET_COLUMNS:
+        table.add_column(header, justify="left" if key == "recommendation" else "right", overflow="fold")
+    for r in records:
+        table.add_row(*(escape("" if r[key] is None else fmt.format(r[key])) for _, key, fmt in BUDGET_COLUMNS))
+    return table
 
 
 def _table() -> Table:

@@ -4,7 +4,8 @@
 By default the table keeps the columns a reader needs and fits an 80-column terminal: the instance (its
 options that vary across the study; the common ones are named above the table), the algorithm, delta (or the
 budget T), runs, the mean samples and their standard error, the ratio to c kl(delta, 1 - delta), the error
-rate and a flag (``!`` error rate significantly above delta, ``cap`` some runs stopped by the sample cap, ``tail``
+rate (in fixed-budget mode: P(error) with its 95 % interval and the mean simple regret) and a flag (``!`` error rate
+significantly above delta, ``cap`` some runs stopped by the sample cap, ``tail``
 a heavy tail: the mean stopping time at least 1.5 times the median);
 what every row shares (common options, a single delta, the number of runs) is named in the title.
 ``--wide`` prints every column of ``summary.csv`` at its natural width.
@@ -36,6 +37,9 @@ CONFIDENCE_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("
 BUDGET_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("T", "T", 0), ("runs", "runs", 0),
                   ("mean_error", "E(T)", 3), ("se_error", "se", 2), ("loss_rate", "P(loss)", 2),
                   ("mean_superlevel", "|S|", 3)]
+FIXED_BUDGET_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("T", "T", 0), ("runs", "runs", 0),
+                        ("error_rate", "P(err)", 2), ("error_ci_low", "low", 2), ("error_ci_high", "high", 2),
+                        ("mean_regret", "regret", 2)]
 FLAGS = ("flags: ! error rate significantly above delta, cap: some runs hit the sample cap, tail: heavy tail "
          "(mean >= 1.5 x median)")
 
@@ -76,7 +80,8 @@ def print_summary(summary: pd.DataFrame, out: str, wide: bool = False) -> None:
 
 
 def compact_table(summary: pd.DataFrame) -> Table:
-    """The default table: the columns of :data:`CONFIDENCE_COLUMNS` (or :data:`BUDGET_COLUMNS`) and the flags.
+    """The default table: the columns of :data:`CONFIDENCE_COLUMNS` (or :data:`BUDGET_COLUMNS`, or
+    :data:`FIXED_BUDGET_COLUMNS` in fixed-budget mode) and the flags.
 
     What every row shares moves to the title: the common instance options, and delta (or T) and the number of
     runs when they take one value; the flag column appears when some row is flagged.
@@ -92,7 +97,8 @@ def compact_table(summary: pd.DataFrame) -> Table:
         Borderless, the instances shortened by :func:`short_cells`; long words fold onto a second line
         rather than being cut.
     """
-    spec = BUDGET_COLUMNS if "T" in summary.columns else CONFIDENCE_COLUMNS
+    spec = CONFIDENCE_COLUMNS if "T" not in summary.columns else \
+        FIXED_BUDGET_COLUMNS if "error_ci_low" in summary.columns else BUDGET_COLUMNS
     spec = [c for c in spec if c[0] in summary.columns]
     labels, common = short_cells(list(summary["cell"]))
     shared = [common] if common else []

@@ -7,6 +7,7 @@ oracle          what an oracle reports: T*, w* and a certified lower bound
 pieces          the alternative's pieces at (mu, w): values, gradients, the best response
 capabilities    the optional problem methods a rule may ask for (optimism, pair costs, posterior draws, ...)
 clock           a problem's time: samples or rounds, the grid of checks
+values          the value of an answer that is one arm or item (the simple regret of a recommendation)
 pulls           what one pull observes, the first pass, a learner over the pulls, the pull that best follows a
                 target
 adahedge        AdaHedge, the scale-free exponential-weights learner (LinGame's)

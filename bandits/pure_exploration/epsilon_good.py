@@ -24,6 +24,7 @@ from optdesign.identification import PairsModel, pair_pieces
 from optdesign.validation import unique_argmax
 
 from .families import ExponentialFamily, Gaussian
+from .karmed import KArmedProblem
 from .oracle import Oracle
 from .pieces import Pieces
 from .questions import KArmedQuestion
@@ -81,6 +82,10 @@ class EpsilonGoodProblem(KArmedQuestion):
             The problem.
         """
         return cls(env.n_arms, epsilon, env.family)
+
+    # an answer is an arm: its mean is its value, and it reads as its index
+    answer_value = KArmedProblem.answer_value
+    describe_answer = KArmedProblem.describe_answer
 
     def correct(self, answer: int, mu: np.ndarray) -> bool:
         """Whether the arm's mean is within epsilon of the largest."""

@@ -100,6 +100,10 @@ class KArmedProblem(Problem):
     def answer(self, mu: np.ndarray) -> int:
         return int(np.argmax(mu))
 
+    def answer_value(self, answer: int, mu: np.ndarray) -> float | None:
+        """mu_a: an answer is an arm."""
+        return float(np.asarray(mu, dtype=float)[int(answer)])
+
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
         mu, w = self.check_shapes(mu, w)
         b = self.answer(mu)

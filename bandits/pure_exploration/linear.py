@@ -108,6 +108,10 @@ class LinearProblem(Problem):
     def answer(self, mu: np.ndarray) -> int:
         return int(np.argmax(self.Z @ mu))
 
+    def answer_value(self, answer: int, mu: np.ndarray) -> float | None:
+        """z_a^T theta: an answer is an item of Z."""
+        return float(self.Z[int(answer)] @ np.asarray(mu, dtype=float))
+
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
         alternatives = self.alternatives(mu, w)
         grads = alternatives.gradients(self.X) if gradients else None

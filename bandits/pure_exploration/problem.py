@@ -32,6 +32,7 @@ from .clock import Clock
 from .oracle import Oracle
 from .pieces import GLRStatistic, Pieces
 from .pulls import Pulls
+from .values import Values
 
 if TYPE_CHECKING:
     from ..core.thresholds import ThresholdContext
@@ -40,13 +41,14 @@ if TYPE_CHECKING:
 __all__ = ["Problem"]
 
 
-class Problem(Pulls, Capabilities, Clock, ABC):
+class Problem(Pulls, Capabilities, Clock, Values, ABC):
     """A pure-exploration problem: arms, answers, the estimate, the pieces of the alternative, the oracle.
 
     Counts and reward sums per arm are the sufficient statistics every problem here estimates from. The optional
     methods sampling rules may ask for are :class:`bandits.pure_exploration.capabilities.Capabilities`; how its runs
     are timed, :class:`bandits.pure_exploration.clock.Clock`; what a pull observes,
-    :class:`bandits.pure_exploration.pulls.Pulls`.
+    :class:`bandits.pure_exploration.pulls.Pulls`; the value of an answer (the simple regret),
+    :class:`bandits.pure_exploration.values.Values`.
     """
 
     #: the instance kind the problem is for (a key of :data:`bandits.kinds.KINDS`: ``karmed``, ``linear``)

@@ -10,6 +10,7 @@ import numpy as np
 
 from .capabilities import Capabilities
 from .karmed import KArmedProblem
+from .values import Values
 
 __all__ = ["KArmedQuestion"]
 
@@ -21,6 +22,8 @@ class KArmedQuestion(KArmedProblem):
     pair_costs = Capabilities.pair_costs
     pair_share = Capabilities.pair_share
     optimism = Capabilities.optimism  # type: ignore[assignment]
+    # an answer is a set of arms: no value of its own (epsilon-good identification, whose answers are arms, has one)
+    answer_value = Values.answer_value
 
     @property
     def family_args(self) -> tuple[str, float]:

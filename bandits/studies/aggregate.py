@@ -9,7 +9,10 @@ t = c log((1 + log t) / delta) with the ratio to it (``ratio_practical``), and a
 is significantly above delta (one-sided binomial test, 5 %); ``heavy_tail`` where the mean stopping time is at least
 :data:`HEAVY_TAIL` times the median over 10 runs or more (a few runs that follow a wrong answer for long, as EB-TC
 with beta = 1/2 on Bernoulli arms).
-Fixed budget: mean and s.e. of E(T), the loss rate P(L_T = 1) with its interval, mean |S_hat|, time per sample.
+Fixed budget (graph thresholding): mean and s.e. of E(T), the loss rate P(L_T = 1) with its interval, mean |S_hat|,
+time per sample. Fixed-budget mode (records with ``mode = "fixed-budget"``, one per run and budget T): the error rate
+P(error) with its Clopper–Pearson 95 % interval, the mean simple regret with its standard error (where an answer is
+one arm or item), the mean pulls made by T and the time per sample.
 
 Tables are saved as ``summary.csv`` (provenance in leading ``#`` lines: ``pandas.read_csv(comment="#")``)
 and ``summary.parquet`` (provenance in the file's metadata) when pyarrow is installed; ``runs.csv`` holds
@@ -94,6 +97,7 @@ def summarize(out: str | Path) -> pd.DataFrame:
     order = {label: i for i, label in enumerate(dict.fromkeys([*listed, *frame["label"]]))}
     param_cols = [c for c in frame.columns if c.startswith("param_")]
     budgeted = "T" in frame.columns and frame["T"].notna().any()
+    fixed = "mode" in frame.columns and bool((frame["mode"] == "fixed-budget").any())
     bounds = {} if budgeted else characteristic_times(sorted(set(frame["bound_key"])), out)
     rows = []
     keys = ["cell", "label", "T" if budgeted else "delta"]
@@ -101,17 +105,35 @@ def summarize(out: str | Path) -> pd.DataFrame:
         base = {"cell": cell, "family": group["family"].iloc[0], "algorithm": label,
                 **{c: group[c].iloc[0] for c in param_cols},
                 keys[2]: level, "runs": len(group), "failed": int(fail_counts.get((cell, label), 0))}
-        rows.append({**base, **(_budget_row(group) if budgeted else _confidence_row(group, level, bounds))})
+        rows.append({**base, **(_fixed_budget_row(group) if fixed else _budget_row(group) if budgeted
+                                else _confidence_row(group, level, bounds))})
     table = pd.DataFrame(rows)
     table["_order"] = table["algorithm"].map(order)
     return table.sort_values(["cell", keys[2], "_order"], kind="stable").drop(columns="_order").reset_index(drop=True)
 
 
+def _error_rate(group: pd.DataFrame) -> dict[str, Any]:
+    """The wrong recommendations of a group of records, their rate and its Clopper–Pearson 95 % interval."""
+    n = len(group)
+    errors = int((~group["correct"].astype(bool)).sum())
+    ci = binomtest(errors, n).proportion_ci(0.95, method="exact")
+    return {"errors": errors, "error_rate": errors / n, "error_ci_low": ci.low, "error_ci_high": ci.high}
+
+
+def _fixed_budget_row(group: pd.DataFrame) -> dict[str, Any]:
+    """P(error) at one budget with its interval, the mean simple regret (NaN where answers have no value), the mean
+    pulls made and the time per sample."""
+    regret = pd.to_numeric(group["simple_regret"], errors="coerce").dropna()
+    return {**_error_rate(group), "mean_regret": regret.mean() if regret.size else np.nan,
+            "se_regret": regret.std(ddof=1) / np.sqrt(regret.size) if regret.size > 1 else np.nan,
+            "mean_samples": group["samples"].mean(), "us_per_sample": _us_per_sample(group)}
+
+
 def _confidence_row(group: pd.DataFrame, delta: float, bounds: dict[str, dict[str, Any]]) -> dict[str, Any]:
     samples = group["samples"].to_numpy(float)
     n = samples.size
-    errors = int((~group["correct"].astype(bool)).sum())
-    ci = binomtest(errors, n).proportion_ci(0.95, method="exact")
+    rate = _error_rate(group)
+    errors = rate["errors"]
     above = binomtest(errors, n, delta, alternative="greater").pvalue < SIGNIFICANCE
     c = np.mean([bounds[i]["value"] for i in group["bound_key"]])
     kinds = {bounds[i]["kind"] for i in group["bound_key"]}
@@ -124,8 +146,7 @@ def _confidence_row(group: pd.DataFrame, delta: float, bounds: dict[str, dict[st
             "mean_rounds": group["rounds"].mean(),
             "se_rounds": group["rounds"].std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
             "us_per_sample": _us_per_sample(group), "capped": int((group["stopped_by"] == "budget").sum()),
-            "errors": errors, "error_rate": errors / n, "error_ci_low": ci.low, "error_ci_high": ci.high,
-            "bound_kind": "/".join(sorted(kinds)), "c": c, "lower_bound": lower,
+            **rate, "bound_kind": "/".join(sorted(kinds)), "c": c, "lower_bound": lower,
             "ratio": mean_unit / lower if lower > 0 else np.nan, "practical_bound": practical,
             "ratio_practical": mean_unit / practical if practical > 0 else np.nan,
             "heavy_tail": bool(n >= 10 and samples.mean() >= HEAVY_TAIL * np.median(samples)),

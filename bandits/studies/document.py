@@ -6,6 +6,7 @@ Each check raises InvalidInputError with the file's name in front of the message
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -89,3 +90,57 @@ def _integer(value: object, name: str, where: str, low: int) -> int:
         return as_count(value, name, minimum=low, floats=True)
     except InvalidInputError as exc:
         raise InvalidInputError(f"{where}: {exc}") from None
+
+
+def _study_name(name: object, where: str) -> str:
+    """A study name that is a plain directory name (the default results directory is ``results/NAME``): letters,
+    digits, ``.``, ``_`` and ``-``, starting with a letter or digit, at most 100 characters; so no separator,
+    no ``..`` and never empty."""
+    text = str(name)
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", text) or ".." in text:
+        raise InvalidInputError(f"{where}: the study name {text!r} must be a plain directory name (letters, digits, "
+                                "'.', '_' and '-', starting with a letter or digit, no '..'); set [study] name")
+    return text
+
+
+def _stop(table: dict[str, Any], name: str, where: str) -> str | None:
+    """The ``stop`` key of a table (None when absent), checked to be a string."""
+    stop = table.get("stop")
+    if stop is not None and not isinstance(stop, str):
+        raise InvalidInputError(f"{where}: stop of {name} must be a string such as \"glr:threshold=practical\", "
+                                f"got {stop!r}")
+    return stop
+
+
+#: the modes of a study and the [study] keys that belong to the other mode (one clear error each)
+MODES = ("fixed-confidence", "fixed-budget")
+CONFIDENCE_ONLY = ("delta", "max_samples", "stop", "budget", "free_warmup")
+
+
+def _mode(study: dict[str, Any], where: str) -> tuple[tuple[float, ...], int | None, tuple[int, ...]]:
+    """The [study] table's mode as (deltas, thresholding budget, fixed-budget budgets): ``mode = "fixed-budget"``
+    takes ``budgets`` (increasing integers) and none of :data:`CONFIDENCE_ONLY`; otherwise ``budgets`` is refused, and
+    ``delta`` (0.05 by default) or a graph-thresholding ``budget`` is read."""
+    from ..fixed_budget.schedules import check_budgets
+
+    mode = study.get("mode", "fixed-confidence")
+    if mode not in MODES:
+        raise InvalidInputError(f"{where}: mode must be one of {', '.join(MODES)}; got {mode!r}")
+    if mode == "fixed-budget":
+        wrong = [key for key in CONFIDENCE_ONLY if key in study]
+        if wrong:
+            raise InvalidInputError(f"{where}: {', '.join(wrong)} in [study]: option(s) of fixed-confidence studies "
+                                    "(or of a graph-thresholding budget); a fixed-budget study takes budgets = [...]")
+        if "budgets" not in study:
+            raise InvalidInputError(f"{where}: a fixed-budget study needs budgets = [T1, T2, ...] in [study]")
+        try:
+            return (), None, check_budgets(study["budgets"])
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{where}: {exc}") from None
+    if "budgets" in study:
+        raise InvalidInputError(f"{where}: budgets is an option of fixed-budget studies; set mode = \"fixed-budget\" "
+                                "in [study] (or give delta for fixed confidence)")
+    budget = study.get("budget")
+    budget = None if budget is None else _integer(budget, "budget", where, 1)
+    delta = study.get("delta", 0.05 if budget is None else None)
+    return (() if delta is None else _deltas(delta, where)), budget, ()

@@ -13,7 +13,10 @@ panels. Two layouts:
   quartiles a box and their mean a diamond, so the spread and a heavy tail show at once; the bounds are lines
   across the panel.
 
-Fixed budget: the mean error curve E(t) +- s.e. per algorithm, one panel per cell (log y, as LeJeune et al.).
+Fixed budget (graph thresholding): the mean error curve E(t) +- s.e. per algorithm, one panel per cell (log y, as
+LeJeune et al.). Fixed-budget mode: P(error) against the budget T with its Clopper–Pearson 95 % interval, one line per
+algorithm and one panel per cell (y logarithmic above 1e-3 and linear below, so a rate of 0 shows; ``log_x`` for a
+logarithmic T axis).
 Panels are 5.5 x 4 in (8 x 5 in for a single one, wider with many algorithms), three per row, at 100 dpi.
 """
 
@@ -87,7 +90,9 @@ def plot_study(out: str | Path, path: str | Path | None = None) -> Path:
     summary = summarize(out)
     if summary.empty:
         raise InvalidInputError(f"{out} has no finished runs to plot")
-    if "T" in summary.columns:
+    if "T" in summary.columns and "error_ci_low" in summary.columns:
+        fig = _budget_curves(summary, meta)
+    elif "T" in summary.columns:
         fig = _error_curves(out)
         fig.suptitle(_title(summary, meta))
     else:
@@ -312,4 +317,31 @@ def _error_curves(out: Path) -> Figure:
         ax.grid(alpha=0.3, which="both")
     axes[0].set_ylabel("mean error E(t)")
     _legend(fig, axes)
+    return fig
+
+
+def _budget_curves(summary: pd.DataFrame, meta: dict[str, Any]) -> Figure:
+    """P(error) against the budget T with its 95 % interval, one line per algorithm, one panel per cell, titled."""
+    cells = sorted(dict.fromkeys(summary["cell"]), key=_natural)
+    names = short_cells(cells)[0]
+    fig, axes = _panels(len(cells))
+    for ax, cell in zip(axes, cells, strict=False):
+        for algorithm, line in summary[summary["cell"] == cell].groupby("algorithm", sort=False):
+            line = line.sort_values("T")
+            rate = line["error_rate"].to_numpy(dtype=float)
+            low, high = line["error_ci_low"].to_numpy(dtype=float), line["error_ci_high"].to_numpy(dtype=float)
+            ax.errorbar(line["T"].to_numpy(dtype=float), rate, yerr=[rate - low, high - rate], marker="o", ms=4,
+                        capsize=3, label=algorithm)
+        if meta.get("log_y", True):
+            ax.set_yscale("symlog", linthresh=1e-3)
+        if meta.get("log_x", False):
+            _log_scale(ax, "x")
+        ax.set_xlabel("budget T (pulls)")
+        if len(cells) > 1:
+            ax.set_title(names[cell], fontsize=9)
+        ax.grid(alpha=0.3, which="both")
+    for ax in axes[::3]:
+        ax.set_ylabel("P(error), 95 % Clopper–Pearson")
+    _legend(fig, axes)
+    fig.suptitle(_title(summary, meta))
     return fig

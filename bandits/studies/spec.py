@@ -9,6 +9,8 @@ A study is a grid: instance families x their parameter sweeps x algorithms x rep
     delta = 0.05             # one number or a list (fixed confidence; an algorithm that samples differently
                              # for each delta gets one run per delta, the others one run for all) ...
     # budget = 5000          # ... or the budget T of thresholding algorithms
+    # mode = "fixed-budget"  # ... or fixed-budget mode: no delta, stop or max_samples, but
+    # budgets = [250, 500]   # the budgets at which every run's recommendation is read (see below)
     max_samples = 1e9        # per-run cap (a run that hits it stops with stopped_by = "budget")
     # stop = "glr"           # default stopping rule of every [[algorithms]] block (see below)
     x = "d"                  # plot axis: an instance parameter; y = "samples" | "rounds" | "error"
@@ -40,6 +42,14 @@ fixed-confidence algorithm on K-armed or linear instances: ``"own"`` (the algori
 Algorithm subclass; the module must import in the workers too) or a name from the ``bandits.samplers`` entry
 points (:mod:`bandits.plugins`).
 
+Fixed-budget mode (``mode = "fixed-budget"``, ``budgets`` increasing integers): the probability of error after T
+pulls for every T of ``budgets``, on K-armed or linear instances (:mod:`bandits.fixed_budget`). A sampling rule runs
+anytime (one trajectory per run, read at every budget, growth 0 unless given); ``successive-rejects`` and
+``sequential-halving`` run once per budget. Each run stores one record per budget; the summary gives P(error) with
+its Clopper–Pearson interval and the mean simple regret per algorithm and budget. ``delta``, ``stop``,
+``max_samples`` and a sampler's ``threshold`` belong to fixed-confidence studies and are refused there, as
+``budgets`` is in a fixed-confidence study.
+
 An instance parameter ``seed = "run"`` draws a new instance per replicate (seed = replicate index), as
 papers that redraw the graph or the means for every trial do.
 
@@ -51,12 +61,11 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 import sys
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -72,14 +81,18 @@ from ..experiment import Experiment
 from ..instances import parse_instance
 from ..registry import make_algorithm
 from ..run import DEFAULT_MAX_SAMPLES
-from .document import _blocks, _deltas, _expand, _integer, _label, _no_unknown, _table, _text
+
+if TYPE_CHECKING:
+    from ..fixed_budget import BudgetRule
+    from ..pure_exploration import PureExploration
+from .document import _blocks, _expand, _integer, _label, _mode, _no_unknown, _stop, _study_name, _table, _text
 
 __all__ = ["RunSpec", "Study", "load_study", "parse_study"]
 
 #: the largest study file read (a study is a few dozen lines of TOML)
 MAX_STUDY_BYTES = 16 * 2**20
 STUDY_KEYS = {"name", "description", "seed", "runs", "delta", "budget", "max_samples", "free_warmup", "x", "series",
-              "y", "log_x", "log_y", "stop"}
+              "y", "log_x", "log_y", "stop", "mode", "budgets"}
 QUICK_KEYS = STUDY_KEYS - {"name", "description", "seed"} | {"instances", "algorithms"}
 Y_COLUMNS = ("samples", "rounds", "error")
 #: a study lists all its runs up front (about RUN_SPEC_BYTES each, measured): more than this many are refused
@@ -119,6 +132,8 @@ class RunSpec:
     stop: str | None = None
     #: one run per delta: the algorithm samples differently for each delta of the study
     per_delta: bool = False
+    #: the budgets of a fixed-budget study (a run's recommendation read at each), or empty
+    budgets: tuple[int, ...] = ()
 
     @property
     def cell(self) -> str:
@@ -141,7 +156,8 @@ class RunSpec:
         """
         seed = np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key)
         return Experiment(self.algorithm, self.instance, deltas=self.deltas, budget=self.budget, seed=seed,
-                          max_samples=self.max_samples, free_warmup=self.free_warmup, stop=self.stop)
+                          max_samples=self.max_samples, free_warmup=self.free_warmup, stop=self.stop,
+                          budgets=self.budgets)
 
 
 @dataclass(frozen=True)
@@ -250,11 +266,8 @@ def parse_study(doc: dict[str, Any], *, path: str = "<memory>", sha256: str = ""
     seed = _integer(study.get("seed", 0), "seed", where, 0)
     replicates = _integer(runs if runs is not None else study.get("runs", 10), "runs", where, 1)
     max_samples = _integer(study.get("max_samples", DEFAULT_MAX_SAMPLES), "max_samples", where, 1)
-    budget = study.get("budget")
-    budget = None if budget is None else _integer(budget, "budget", where, 1)
-    delta = study.get("delta", 0.05 if budget is None else None)
-    deltas = () if delta is None else _deltas(delta, where)
-    y = study.get("y", "error" if budget is not None else "samples")
+    deltas, budget, budgets = _mode(study, where)
+    y = study.get("y", "samples" if deltas else "error")
     if y not in Y_COLUMNS:
         raise InvalidInputError(f"{where}: y must be one of {', '.join(Y_COLUMNS)}; got {y!r}")
     labels = [_label(a) for a in algorithms]
@@ -268,7 +281,7 @@ def parse_study(doc: dict[str, Any], *, path: str = "<memory>", sha256: str = ""
             raise InvalidInputError(f"{where}: {what} must name an instance parameter (a string), got {key!r}")
         if key is not None and not all(key in params for _, params in cells):
             raise InvalidInputError(f"{where}: {what} = {key!r} is not a parameter of every instance")
-    common = {"deltas": deltas, "budget": budget, "entropy": seed, "max_samples": max_samples,
+    common = {"deltas": deltas, "budget": budget, "budgets": budgets, "entropy": seed, "max_samples": max_samples,
               "free_warmup": bool(study.get("free_warmup", False)), "stop": _stop(study, "[study]", where)}
     specs = _run_specs(cells, algorithms, labels, replicates, common, where)
     return Study(name=_study_name(study.get("name", "study" if path == "<memory>" else Path(path).stem), where),
@@ -337,17 +350,6 @@ def _run_specs(cells: list[tuple[str, dict[str, Any]]], algorithms: list[dict[st
     return specs
 
 
-def _study_name(name: object, where: str) -> str:
-    """A study name that is a plain directory name (the default results directory is ``results/NAME``): letters,
-    digits, ``.``, ``_`` and ``-``, starting with a letter or digit, at most 100 characters; so no separator,
-    no ``..`` and never empty."""
-    text = str(name)
-    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", text) or ".." in text:
-        raise InvalidInputError(f"{where}: the study name {text!r} must be a plain directory name (letters, digits, "
-                                "'.', '_' and '-', starting with a letter or digit, no '..'); set [study] name")
-    return text
-
-
 def _per_delta(algorithm: str, stop: str | None, deltas: tuple[float, ...], where: str) -> bool:
     """Whether the algorithm needs one run per delta: several deltas, and it samples differently for each (one
     trajectory of a delta-independent algorithm gives the stopping time of every delta)."""
@@ -358,15 +360,6 @@ def _per_delta(algorithm: str, stop: str | None, deltas: tuple[float, ...], wher
     except (InvalidInputError, InstanceTooLargeError) as exc:
         raise type(exc)(f"{where}: {exc}") from None
     return not bool(getattr(algo, "delta_independent", True))
-
-
-def _stop(table: dict[str, Any], name: str, where: str) -> str | None:
-    """The ``stop`` key of a table (None when absent), checked to be a string."""
-    stop = table.get("stop")
-    if stop is not None and not isinstance(stop, str):
-        raise InvalidInputError(f"{where}: stop of {name} must be a string such as \"glr:threshold=practical\", "
-                                f"got {stop!r}")
-    return stop
 
 
 def _check_run_count(instances: list[dict[str, Any]], n_algorithms: int, replicates: int, where: str) -> None:
@@ -385,10 +378,14 @@ def _check_run_count(instances: list[dict[str, Any]], n_algorithms: int, replica
 
 def _validate(spec: RunSpec, where: str, build: bool) -> None:
     """Check a cell (algorithm options, kinds, delta or budget); ``build`` also builds its instance, which
-    checks the instance parameters."""
+    checks the instance parameters, as does a fixed-budget cell (its budgets against the rule's smallest)."""
     try:
-        spec.experiment().check()
-        if build:
-            parse_instance(spec.instance)
+        algorithm = spec.experiment().check()
+        if build or spec.budgets:
+            env = parse_instance(spec.instance)
+        if spec.budgets:
+            from ..fixed_budget import check_run_budgets
+
+            check_run_budgets(cast("PureExploration | BudgetRule", algorithm), env, spec.budgets)
     except (InvalidInputError, InstanceTooLargeError) as exc:
         raise type(exc)(f"{where}: {spec.label} on {spec.instance}: {exc}") from None

@@ -10,13 +10,13 @@ matrix products (summed in another order than BLAS); where a rule can amplify th
 distribution. Compiled code is cached on disk: a process compiles once per installation, later processes load it.
 
 ==========  ====================================================================================
-plan        which runs qualify, and the loop's arguments (imports no numba)
+plan        which runs qualify (fixed confidence, or an anytime rule read at budgets); imports no numba
 arithmetic  divergences, GLR pieces and statistic, pair costs, pairwise sums, rounding, tracking
 oracle      the Track-and-Stop target: w*(mu) by GK16's Theorem 5 (the reference oracle's weights)
 game        the Frank-Wolfe sampling step: pieces, gradients, the game over the near-minimal ones
 lazy        Lazy Track-and-Stop: Frank-Wolfe targets at powers of two, forced exploration, C-tracking
 lingame     LinGame and LinGame-C: AdaHedge against the best response, optimistic gains, C-tracking
-loop        one K-armed run: the rules' pulls, the draws, the GLR stop for every delta
+loop        one K-armed run: the rules' pulls, the draws, the GLR stop for every delta, the answers at budgets
 linear      one linear run: round robin, Track-and-Stop, FWS (its design inverse along the path), Lazy TaS, LinGame
 ==========  ====================================================================================
 """
@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from .plan import CompiledRun, compiled_run_of
+from .plan import CompiledRun, compiled_budget_run_of, compiled_run_of
 
-__all__ = ["CompiledRun", "compiled_run_of", "run_compiled"]
+__all__ = ["CompiledRun", "compiled_budget_run_of", "compiled_run_of", "run_compiled", "run_compiled_budget"]
 
 #: how a delta stopped, by the loop's code
 STOPPED_BY = ("stopping_rule", "budget")
@@ -68,3 +68,39 @@ def run_compiled(plan: CompiledRun, env_rng: np.random.Generator, rule_rng: np.r
     return [{"samples": int(samples[i]), "batches": int(batches[i]), "recommendation": int(recommendation[i]),
              "stopped_by": STOPPED_BY[int(how[i])], "solve_time": float(solve[i]), "elapsed": float(elapsed[i])}
             for i in range(samples.size)]
+
+
+def run_compiled_budget(plan: CompiledRun, env_rng: np.random.Generator, rule_rng: np.random.Generator,
+                        start: float) -> tuple[np.ndarray, np.ndarray]:
+    """Run the compiled K-armed loop of a fixed-budget plan (:func:`compiled_budget_run_of`) to its last budget.
+
+    Parameters
+    ----------
+    plan : CompiledRun
+        The run's arguments, with its checkpoints.
+    env_rng, rule_rng : numpy.random.Generator
+        The run's two generators, advanced by the run.
+    start : float
+        ``time.perf_counter()`` at the run's start.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        The answer (argmax of the estimate, first on a tie) at every checkpoint, and the seconds since ``start`` when
+        each was reached.
+
+    Raises
+    ------
+    InvalidInputError
+        A plan without checkpoints or of a linear run.
+    """
+    from optdesign.errors import InvalidInputError
+
+    if plan.checkpoints is None or plan.arms is not None:
+        raise InvalidInputError("run_compiled_budget takes the plan of a K-armed fixed-budget run "
+                                "(compiled_budget_run_of)")
+    from .loop import karmed_checkpoints
+
+    out = karmed_checkpoints(plan.family, plan.sigma, plan.means, plan.rule, plan.options, plan.growth, plan.forms,
+                             plan.max_samples, env_rng, rule_rng, start, plan.checkpoints)
+    return out[6], out[7]

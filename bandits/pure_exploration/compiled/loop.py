@@ -31,7 +31,7 @@ from .lingame import confidence_intervals, lingame_batch, lingame_c_batch, new_g
 from .oracle import oracle_target
 from .plan import FLOOR, FRANK_WOLFE, LAZY, LINGAME, LINGAME_C, ROUND_ROBIN, TCI, TRACK_AND_STOP, TS, TS_CHALLENGER, UCB
 
-__all__ = ["karmed_run", "resolve_due", "settle_stopped", "tracking_batch"]
+__all__ = ["karmed_checkpoints", "karmed_run", "resolve_due", "settle_stopped", "tracking_batch"]
 
 #: blocks of 100 posterior draws the Thompson challenger tries (the reference's TS_DRAWS)
 TS_BLOCKS = TS_DRAWS // 100
@@ -217,6 +217,37 @@ def _game_batch(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, t
 
 
 @njit(cache=True)
+def _rule_batch(rule: int, family: int, sigma: float, counts: np.ndarray, sums: np.ndarray, n: int,
+                options: np.ndarray, state: tuple, game: tuple, rule_rng: np.random.Generator) -> np.ndarray:
+    """The rule's next n pulls at the estimate sums / counts. ``state`` holds the rules' arrays: Track-and-Stop's (or
+    FWS's, Lazy TaS's) target, the C-tracking sums, the re-solve clock (t of the last solve, seconds in the oracle),
+    Top-Two's leader pulls and beta sums, Lazy TaS's schedule; ``game`` LinGame's learners."""
+    K, t = counts.size, counts.sum()
+    mu = sums / counts
+    target, cumulative, clock, leader_pulls, beta_sums, lazy = state
+    if rule == ROUND_ROBIN:
+        return track(counts, np.full(K, 1.0 / K), n)
+    if rule == TRACK_AND_STOP:
+        return _track_and_stop_batch(family, sigma, mu, counts, n, options, target, cumulative, clock)
+    if rule == FRANK_WOLFE:
+        return fws_batch(family, sigma, mu, counts, n, target)
+    if rule == LAZY:
+        if lazy[1] < 0:  # c0, after the first pass
+            lazy[1] = counts.min() / math.sqrt(K)
+        if lazy_due(lazy, t):
+            karmed_update(family, sigma, mu, target, int(options[0]), options[1])
+        return lazy_batch(target, cumulative, counts, n, options[2:].astype(np.int64), lazy, float(counts.min()))
+    if rule == LINGAME or rule == LINGAME_C:
+        return _game_batch(family, sigma, mu, counts, t, n, rule == LINGAME_C, options[0] == 1, game, cumulative)
+    if rule == FLOOR:
+        batch = np.zeros(K, np.int64)
+        for j in range(n):
+            batch[(t + j) % K] += 1
+        return batch
+    return _top_two_batch(family, sigma, mu, counts, sums, n, options, leader_pulls, beta_sums, rule_rng)
+
+
+@njit(cache=True)
 def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options: np.ndarray, growth: float,
                forms: np.ndarray, max_samples: int, env_rng: np.random.Generator, rule_rng: np.random.Generator,
                start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -229,56 +260,54 @@ def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options:
     Returns per delta the samples, batches, recommendation, how it stopped (0 the stopping rule, 1 the budget), the
     seconds since ``start`` and the seconds in the oracle.
     """
+    samples, batches, recommendation, how, elapsed, solve, _, _ = karmed_checkpoints(
+        family, sigma, means, rule, options, growth, forms, max_samples, env_rng, rule_rng, start,
+        np.zeros(0, np.int64))
+    return samples, batches, recommendation, how, elapsed, solve
+
+
+@njit(cache=True)
+def karmed_checkpoints(family: int, sigma: float, means: np.ndarray, rule: int, options: np.ndarray, growth: float,
+                       forms: np.ndarray, max_samples: int, env_rng: np.random.Generator,
+                       rule_rng: np.random.Generator, start: float, checkpoints: np.ndarray) -> tuple:
+    """:func:`karmed_run` whose batches also end at every time of ``checkpoints`` (increasing, at least K), where
+    the answer argmax mu (first on a tie) is read: the fixed-budget runs of an anytime rule, one trajectory read at
+    every budget (their ``forms`` never stop, ``max_samples`` is the last checkpoint). Returns karmed_run's six
+    arrays, then the answers at the checkpoints and the seconds since ``start`` when each was reached.
+    """
     K, D = means.size, forms.shape[0]
     outcome = np.zeros((4, D), np.int64)  # samples, batches, recommendation, how
     times = np.zeros((2, D))  # elapsed, seconds in the oracle
     pending = np.ones(D, np.bool_)
     counts, sums = np.zeros(K, np.int64), np.zeros(K)
-    target, cumulative, clock = np.full(K, 1.0 / K), np.zeros(K), np.zeros(2)
-    leader_pulls, beta_sums, lazy = np.zeros(K), np.zeros(K), np.array([0.0, -1.0, 0.0])
+    state = (np.full(K, 1.0 / K), np.zeros(K), np.zeros(2), np.zeros(K), np.zeros(K), np.array([0.0, -1.0, 0.0]))
     game = new_game(rule == LINGAME_C, rule != LINGAME or options[0] == 1, K, K)
+    answers, reached, c = np.full(checkpoints.size, -1, np.int64), np.zeros(checkpoints.size), 0
     t, n_batches = 0, 0
     while pending.any():
         if t >= max_samples:
             answer, _ = glr(family, sigma, sums / counts, counts)
-            _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, _now() - start, clock[1])
+            _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, _now() - start, state[2][1])
             break
         if t == 0:
             batch = np.ones(K, np.int64)
         else:
             n = min(max(t + 1, math.ceil(t * (1.0 + growth))) - t, max_samples - t)
-            mu = sums / counts
-            if rule == ROUND_ROBIN:
-                batch = track(counts, np.full(K, 1.0 / K), n)
-            elif rule == TRACK_AND_STOP:
-                batch = _track_and_stop_batch(family, sigma, mu, counts, n, options, target, cumulative, clock)
-            elif rule == FRANK_WOLFE:
-                batch = fws_batch(family, sigma, mu, counts, n, target)
-            elif rule == LAZY:
-                if lazy[1] < 0:  # c0, after the first pass
-                    lazy[1] = counts.min() / math.sqrt(K)
-                if lazy_due(lazy, t):
-                    karmed_update(family, sigma, mu, target, int(options[0]), options[1])
-                batch = lazy_batch(target, cumulative, counts, n, options[2:].astype(np.int64), lazy,
-                                   float(counts.min()))
-            elif rule == LINGAME or rule == LINGAME_C:
-                batch = _game_batch(family, sigma, mu, counts, t, n, rule == LINGAME_C, options[0] == 1, game,
-                                    cumulative)
-            elif rule == FLOOR:
-                batch = np.zeros(K, np.int64)
-                for j in range(n):
-                    batch[(t + j) % K] += 1
-            else:  # TOP_TWO
-                batch = _top_two_batch(family, sigma, mu, counts, sums, n, options, leader_pulls, beta_sums, rule_rng)
+            if c < checkpoints.size:
+                n = min(n, checkpoints[c] - t)
+            batch = _rule_batch(rule, family, sigma, counts, sums, n, options, state, game, rule_rng)
         _draw_sums(family, sigma, means, batch, env_rng, sums)
         counts += batch
         if t == 0:
-            cumulative[:] = counts  # C-tracking counts the first pass as on target
+            state[1][:] = counts  # C-tracking counts the first pass as on target
         t += int(batch.sum())
         n_batches += 1
         answer, value = glr(family, sigma, sums / counts, counts)
-        settle_stopped(outcome, times, pending, forms, value, t, n_batches, answer, start, clock[1])
-    return outcome[0], outcome[1], outcome[2], outcome[3], times[0], times[1]
+        if c < checkpoints.size and t == checkpoints[c]:
+            answers[c], reached[c] = answer, _now() - start
+            c += 1
+        settle_stopped(outcome, times, pending, forms, value, t, n_batches, answer, start, state[2][1])
+    return outcome[0], outcome[1], outcome[2], outcome[3], times[0], times[1], answers, reached
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ from ..samplers.top_two import TopTwo
 from ..samplers.track_and_stop import TrackAndStop
 from ..samplers.uniform import RoundRobin
 
-__all__ = ["FLOOR", "RULES", "CompiledRun", "compiled_run_of"]
+__all__ = ["FLOOR", "NEVER", "RULES", "CompiledRun", "compiled_budget_run_of", "compiled_run_of"]
 
 #: the compiled rules by code (read by the loops :mod:`bandits.pure_exploration.compiled.loop` and ``linear``)
 ROUND_ROBIN, TRACK_AND_STOP, TOP_TWO, FRANK_WOLFE, LAZY, LINGAME, LINGAME_C = 0, 1, 2, 4, 5, 6, 7
@@ -36,6 +36,8 @@ EB, TS, UCB = 0, 1, 2
 TC, TCI, TS_CHALLENGER = 0, 1, 2
 _LEADERS = {"eb": EB, "ts": TS, "ucb": UCB}
 _CHALLENGERS = {"tc": TC, "tci": TCI, "ts": TS_CHALLENGER}
+#: the threshold row of a run that never stops (a fixed-budget run: beta = inf at every t)
+NEVER = np.array([[np.inf, 0.0, 1.0, 1.0, 1.0]])
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ class CompiledRun:
         The budget.
     arms : tuple of numpy.ndarray, optional
         (X, Z) of a linear instance (:func:`bandits.pure_exploration.compiled.linear.linear_run`); None for K arms.
+    checkpoints : numpy.ndarray, optional
+        The budgets at which a fixed-budget run reads its answer (K-armed runs only); None for a fixed-confidence run.
     """
 
     family: int
@@ -73,6 +77,7 @@ class CompiledRun:
     forms: np.ndarray
     max_samples: int
     arms: tuple[np.ndarray, np.ndarray] | None = None
+    checkpoints: np.ndarray | None = None
 
 
 def _rule(sampler: Any, linear: bool, spanning: Any, small: bool = True) -> tuple[int, list[float]] | None:
@@ -133,21 +138,60 @@ def compiled_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float],
         return None
     if type(env) is LinearBandit and type(problem) is LinearProblem:
         return _linear_run_of(algorithm, env, problem, deltas, max_samples)
-    if not (type(env) is KArmedBandit and type(problem) is KArmedProblem):
+    rule = _karmed_rule(algorithm, env, problem)
+    forms = None if rule is None else _forms(algorithm, problem, env.n_arms, deltas)
+    if rule is None or forms is None:
         return None
-    family = env.family
-    if type(family) not in (Gaussian, Bernoulli):
+    return _karmed_run(env, rule, float(algorithm.growth), forms, int(max_samples))
+
+
+def compiled_budget_run_of(algorithm: Any, env: Any, problem: Any, budgets: np.ndarray) -> CompiledRun | None:
+    """The compiled fixed-budget run of an anytime rule on a K-armed instance (:func:`compiled_run_of`'s rules,
+    instances and question), its answer read at every budget of one trajectory that never stops, else None.
+
+    Parameters
+    ----------
+    algorithm : Algorithm
+        The configured rule (a :class:`bandits.pure_exploration.algorithm.PureExploration` to qualify).
+    env : object
+        The instance (a :class:`KArmedBandit` of Gaussian or Bernoulli arms to qualify).
+    problem : Problem
+        The run's problem (the instance's own :class:`KArmedProblem` to qualify).
+    budgets : numpy.ndarray of int
+        The checkpoints, increasing, the first at least K.
+
+    Returns
+    -------
+    CompiledRun or None
+        The arguments (threshold row :data:`NEVER`, budget the last checkpoint), or None for the reference path.
+    """
+    from ..algorithm import PureExploration
+
+    if not (isinstance(algorithm, PureExploration) and algorithm.problem is None and budgets[0] >= env.n_arms):
         return None
-    gaussian = isinstance(family, Gaussian)
-    rule = _rule(algorithm.sampler, False, problem.exploration_arms(), problem.n_answers * env.n_arms <= MAX_PAIRS)
+    rule = _karmed_rule(algorithm, env, problem)
     if rule is None:
         return None
-    forms = _forms(algorithm, problem, env.n_arms, deltas)
-    if forms is None:
+    return _karmed_run(env, rule, float(algorithm.growth), NEVER, int(budgets[-1]),
+                       np.ascontiguousarray(budgets, dtype=np.int64))
+
+
+def _karmed_rule(algorithm: Any, env: Any, problem: Any) -> tuple[int, list[float]] | None:
+    """The rule code and options of a K-armed run the loop implements: the instance's own question on Gaussian or
+    Bernoulli arms with a rule of :data:`RULES` (None: the reference path)."""
+    if not (type(env) is KArmedBandit and type(problem) is KArmedProblem and type(env.family) in (Gaussian, Bernoulli)):
         return None
-    return CompiledRun(0 if gaussian else 1, family.sigma if isinstance(family, Gaussian) else 1.0,
+    return _rule(algorithm.sampler, False, problem.exploration_arms(), problem.n_answers * env.n_arms <= MAX_PAIRS)
+
+
+def _karmed_run(env: Any, rule: tuple[int, list[float]], growth: float, forms: np.ndarray, max_samples: int,
+                checkpoints: np.ndarray | None = None) -> CompiledRun:
+    """The arguments of a K-armed loop on ``env``."""
+    family = env.family
+    gaussian = isinstance(family, Gaussian)
+    return CompiledRun(0 if gaussian else 1, family.sigma if gaussian else 1.0,
                        np.ascontiguousarray(env.means, dtype=float), rule[0], np.asarray(rule[1], dtype=float),
-                       float(algorithm.growth), forms, int(max_samples))
+                       growth, forms, max_samples, checkpoints=checkpoints)
 
 
 def _forms(algorithm: Any, problem: Any, n_arms: int, deltas: list[float]) -> np.ndarray | None:

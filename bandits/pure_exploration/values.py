@@ -1,0 +1,53 @@
+"""The value of an answer that is one arm or item: what the simple regret of a recommendation reads.
+
+On a question whose answers are single arms (best-arm and epsilon-good identification of K arms) or items (linear
+and transductive identification), the value of an answer a at the parameter mu is mu_a or z_a^T theta, and the simple
+regret of a recommendation a is value(i*(mu)) - value(a): the mean a user loses by acting on it. Answers that are sets
+of arms (top m, thresholding) or joint actions have no such value here (None).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Values", "has_values"]
+
+
+class Values:
+    """The value of an answer (a base of every :class:`bandits.pure_exploration.Problem`): None by default; the
+    problems whose answers are single arms or items override :meth:`answer_value`."""
+
+    def answer_value(self, answer: int, mu: np.ndarray) -> float | None:
+        """The value of ``answer`` at ``mu``: mu_a for an arm, z_a^T theta for an item; None when answers are no
+        single arm or item (the default).
+
+        Parameters
+        ----------
+        answer : int
+            An answer.
+        mu : numpy.ndarray
+            A parameter.
+
+        Returns
+        -------
+        float or None
+            The answer's value, or None.
+        """
+        return None
+
+
+def has_values(problem: Values) -> bool:
+    """Whether a problem's answers are single arms or items with a value (its class overrides
+    :meth:`Values.answer_value`).
+
+    Parameters
+    ----------
+    problem : Values
+        A problem (or any object with the base).
+
+    Returns
+    -------
+    bool
+        True when :meth:`Values.answer_value` gives numbers.
+    """
+    return type(problem).answer_value is not Values.answer_value
