@@ -24,6 +24,14 @@ Tables:
 5. Conditioning: CLARABEL's raw oracle design on Soare's omega = 0.01 instance against the
    polished one (realised value and certified gap).
 6. BLAS threading: the barrier fast path with the default BLAS threads against one thread.
+7. Re-solves of the transductive oracle design, linear Track-and-Stop's target (``--only barrier-resolve``,
+   ``--resolves N`` estimates per instance, 30 by default, one BLAS thread): the barrier with its centring stages
+   compiled (the default) against the numpy reference stage (``compiled=False``), in the same run, and the whole
+   ``od.transductive`` call, on a random instance (K = 50 unit-norm Gaussian arms in R^20, X = Z,
+   theta + 0.01 N(0, I)) and on Soare et al.'s (d = 6, omega = 0.1, theta = 2 e_1 + 0.3 N(0, I)): milliseconds
+   per re-solve (the fastest of three passes), Newton steps, certificate LPs per solve, and how far apart the two
+   paths' designs and lower bounds end. ``--baseline DIR`` (a checkout of the code to compare with, e.g. the commit
+   before the compiled stage) also times ``od.transductive`` there, in a subprocess, and the speed-up is against it.
 """
 
 from __future__ import annotations
@@ -266,8 +274,90 @@ def table_blas(console: Console) -> None:
     console.print(t)
 
 
+def resolve_instances(n: int) -> dict[str, tuple[np.ndarray, list[np.ndarray]]]:
+    """The arms (= items) and n estimates of theta, per instance of table 7."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((50, 20))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    theta = rng.standard_normal(20)
+    soare = np.vstack([np.eye(6), np.r_[np.cos(0.1), np.sin(0.1), np.zeros(4)]])
+    return {"random K = 50, d = 20": (X, [theta + 0.01 * rng.standard_normal(20) for _ in range(n)]),
+            "Soare d = 6, omega = 0.1": (soare, [np.r_[2.0, np.zeros(5)] + 0.3 * rng.standard_normal(6)
+                                                 for _ in range(n)])}
+
+
+def best_of_three(solve, problems: list) -> tuple[float, list]:
+    """Milliseconds per problem of ``solve(*problem)`` (the fastest of three passes) and the last pass's results."""
+    best, results = np.inf, []
+    for _ in range(3):
+        start = time.perf_counter()
+        results = [solve(*problem) for problem in problems]
+        best = min(best, time.perf_counter() - start)
+    return 1e3 * best / len(problems), results
+
+
+def resolve_worker(n: int) -> None:
+    """One JSON line: milliseconds per ``od.transductive`` re-solve on each instance of table 7, with the code on the
+    path (the baseline's, in a subprocess)."""
+    import json
+
+    times = {}
+    with single_threaded_blas():
+        for name, (X, thetas) in resolve_instances(n).items():
+            od.transductive(X, X, thetas[0], method="barrier")  # imports, compiled code
+            times[name] = best_of_three(lambda X, t: od.transductive(X, X, t, method="barrier"),
+                                        [(X, t) for t in thetas])[0]
+    print(json.dumps(times))
+
+
+def baseline_resolves(checkout: str, n: int) -> dict[str, float]:
+    """:func:`resolve_worker`'s times with ``checkout`` (a repository root) first on the path."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": checkout, "OMP_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, __file__, "--resolve-worker", "--resolves", str(n)], env=env,
+                         capture_output=True, text=True, check=True, cwd=checkout)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def table_barrier_resolve(console: Console, n: int, baseline: str | None) -> None:
+    from optdesign.linear import barrier
+
+    before = baseline_resolves(baseline, n) if baseline else {}
+    t = Table(title=f"Transductive oracle re-solves, {n} estimates per instance, one thread (ms per re-solve)")
+    for col in ("instance", "baseline", "numpy stage", "compiled", "od.transductive", "speed-up", "Newton steps",
+                "LPs per solve", "max |w - w_numpy|", "max rel. lower bound diff"):
+        t.add_column(escape(col), justify="right")
+    lps: list[int] = []
+    sharpened = barrier._sharpened
+    barrier._sharpened = lambda *a: lps.append(1) or sharpened(*a)  # count the certificate LPs
+    with single_threaded_blas():
+        for name, (X, thetas) in resolve_instances(n).items():
+            directions = [(X, od.oracle_directions(X, th)[0]) for th in thetas]
+            od.transductive(X, X, thetas[0], method="barrier")  # load the compiled code
+            slow, ref = best_of_three(lambda X, Y: minmax_barrier(X, Y, compiled=False), directions)
+            lps.clear()
+            fast, res = best_of_three(minmax_barrier, directions)
+            per_solve = len(lps) / (3 * n)
+            public = best_of_three(lambda X, th: od.transductive(X, X, th, method="barrier"),
+                                   [(X, th) for th in thetas])[0]
+            old = before.get(name)
+            pairs = list(zip(ref, res, strict=True))
+            speedup = f"{old / public:.1f}x" if old else f"{slow / fast:.1f}x"
+            t.add_row(name, f"{old:.2f}" if old else "-", f"{slow:.2f}", f"{fast:.2f}", f"{public:.2f}", speedup,
+                      f"{np.mean([r.iterations for r in res]):.1f}", f"{per_solve:.2f}",
+                      f"{max(np.abs(a.weights - b.weights).max() for a, b in pairs):.1e}",
+                      f"{max(abs(b.lower_bound / a.lower_bound - 1) for a, b in pairs):.1e}")
+    barrier._sharpened = sharpened
+    console.print(t)
+
+
 TABLES = {"gd": table_gd, "xy": table_xy, "resolve": table_resolve, "oracle-size": table_oracle_size,
-          "parameters": table_parameter_cost, "conditioning": table_conditioning, "blas": table_blas}
+          "parameters": table_parameter_cost, "conditioning": table_conditioning, "blas": table_blas,
+          "barrier-resolve": table_barrier_resolve}
 
 
 def main() -> None:
@@ -275,13 +365,22 @@ def main() -> None:
     parser.add_argument("--full", action="store_true",
                         help="also run the cvxpy XY model at K = 100 and the oracle compile at |Z| = 400 (minutes)")
     parser.add_argument("--only", choices=sorted(TABLES), action="append", help="run only these tables")
+    parser.add_argument("--resolves", type=int, default=30, help="estimates per instance of the barrier-resolve table")
+    parser.add_argument("--baseline", help="a checkout (its repository root) whose od.transductive the "
+                                           "barrier-resolve table times beside this one's")
+    parser.add_argument("--resolve-worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.resolve_worker:
+        resolve_worker(args.resolves)
+        return
     console = Console(width=200)
     console.print(f"optdesign {od.__version__}; solver {solvers.default_solver()}")
     for name, table in TABLES.items():
         if args.only is None or name in args.only:
             if name in ("xy", "oracle-size", "parameters"):
                 table(console, args.full)
+            elif name == "barrier-resolve":
+                table(console, args.resolves, args.baseline)
             else:
                 table(console)
 

@@ -10,23 +10,14 @@ eliminated exactly: t(w) is the root of sum_y 1/(t - v_y) = tau, so p_y = 1/(tau
 distribution over directions at every iterate, and each stage yields a certificate
 F* >= f_p(w)^2 / max_k h_k(w) (:mod:`optdesign.linear.criteria`) on the full arm and direction sets.
 
-Newton steps use the reduced Hessian of psi(w) = min_t phi_tau(w, t). With A = L L^T,
-Z_y = L^{-1} y, z_k = L^{-1} x_k, G_ky = z_k^T Z_y and P = X A^{-1} X^T::
-
-    d v_y / d w_k = -G_ky^2,   d^2 v_y / dw_j dw_k = 2 P_jk G_jy G_ky,
-    grad psi = -z_k^T C1 z_k - 1/w_k,   C1 = sum_y Z_y Z_y^T / s_y,  s_y = t - v_y,
-    Hess psi = sum_y (G_.y^2)(G_.y^2)^T / s_y^2 + 2 P o (Z_x^T C1 Z_x) + diag(1/w^2) - (Schur term in t).
-
-The rank-m first term and the Schur term are assembled over the same directions, as the weighted
-covariance of the ``G_.y^2`` (so the Hessian stays positive definite whatever directions are left
-out): the ``hessian_directions`` directions with the smallest slack plus every direction within a
-factor ``SLACK_BAND`` of the smallest one (the others are smaller by orders of magnitude once tau
-is large; the band keeps all of them when many tie, e.g. d (d - 1) / 2 differences e_i - e_j).
-The gradient is exact and an Armijo search safeguards each step, so iterates still converge on
-the full problem. tau stops growing once 1 / tau nears the rounding of max_y v_y.
-Near the end the dual p is sharpened by a small LP (scipy HiGHS) over near-active directions:
-p = argmin max_k h_k(w, p), which (nearly) maximises the certificate for the current w
-(:mod:`optdesign.linear.certificate_lp`).
+Each centring stage takes damped Newton steps on the reduced barrier psi(w) = min_t phi_tau(w, t) under
+sum_k w_k = 1, each safeguarded by an Armijo search (gradient and Hessian in :mod:`optdesign.linear.barrier_newton`,
+the numpy reference; :mod:`optdesign.linear.barrier_kernel` runs the same stage compiled, the default). tau stops
+growing once 1 / tau nears the rounding of max_y v_y. Near the end the dual p is sharpened by a small LP (scipy
+HiGHS) over near-active directions: p = argmin max_k h_k(w, p), which (nearly) maximises the certificate for the
+current w (:mod:`optdesign.linear.certificate_lp`). The LP runs only where it could end the solve: not when the other
+certificates close the gap already, nor when the next stage's design shows that no certificate could
+(:func:`_stage_certificate`), so the iterates are those of a solve that tries it at every late stage.
 
 For K > ``max_arms`` the barrier runs on an arm subset (picked by a smoothed multiplicative warm
 start), and arms that violate the certificate (h_k > f_p) are added, up to a quarter of the subset per
@@ -43,7 +34,9 @@ not certify a 1e-3 gap within the same budget, so the fast path is second order.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import cast
 
 import numpy as np
@@ -52,51 +45,22 @@ from ..errors import InvalidInputError
 from ..result import FastPathResult
 from ..runtime.deadline import Deadline
 from ..runtime.progress import listening, report
-from .certificate_lp import _best_certificate
+from .barrier_newton import HESSIAN_ENTRIES, STAGE_STEPS, _centre, _Newton, _reduced_barrier
+from .certificate_lp import _best_certificate, _sharpened
 from .criteria import Certificate, cholesky_factor, whiten
 
 __all__ = ["minmax_barrier"]
 
-
-def _epigraph_level(v: np.ndarray, tau: float) -> float:
-    """Root t > max v of sum_y 1/(t - v_y) = tau (convex decreasing: Newton from the left is monotone)."""
-    t = v.max() + 1.0 / tau
-    if not t > v.max():  # 1 / tau below the rounding of max v: no level resolves it (caller rejects)
-        return t
-    for _ in range(100):
-        r = 1.0 / (t - v)
-        g = r.sum() - tau
-        if g <= 1e-12 * tau:
-            break
-        step = g / (r @ r)
-        if step <= 1e-15 * abs(t):  # rounding floor: the residual can stall just above 1e-12 tau
-            break
-        t += step
-    return t
-
-
-# (L, whitened directions, their variances v, slacks t - v) of a point inside the barrier's domain
-_Newton = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-HESSIAN_ENTRIES = 2_000_000  # cap on n x (Hessian directions), the size of the rank-m term's factor
 DROP_WEIGHT = 1e-4  # column generation drops subset arms below this fraction of the largest weight (if h_k < f / 2)
-SLACK_BAND = 10.0  # directions with slack within this factor of the smallest weigh >= 1 / 100 of it
 SLACK_RESOLUTION = 1e3 * np.finfo(float).eps  # smallest slack / F the epigraph level resolves
+LP_MARGIN = 1e-6  # relative rounding allowed to a certificate when a later design proves the LP futile
 
 
-def _hessian_directions(s: np.ndarray, q: int, cap: int) -> np.ndarray:
-    """Directions whose rank-one terms 1 / s_y^2 enter the Newton Hessian.
+def _kernel() -> ModuleType:
+    """The compiled centring stage, :mod:`optdesign.linear.barrier_kernel` (numba is imported on the first call)."""
+    from . import barrier_kernel
 
-    The ``q`` smallest slacks, plus every direction within ``SLACK_BAND`` of the smallest, up to
-    ``cap`` directions (smallest slacks first). The band matters when more than ``q`` directions
-    are (nearly) active at the optimum, e.g. the d (d - 1) / 2 tied differences e_i - e_j of
-    Soare's instance: the truncated Hessian then misses terms as large as those it keeps.
-    """
-    m = s.size
-    if m <= q:
-        return np.arange(m)
-    k = min(max(q, int(np.count_nonzero(s <= SLACK_BAND * s.min()))), cap, m)
-    return np.arange(m) if k == m else np.argpartition(s, k - 1)[:k]
+    return barrier_kernel
 
 
 def _warm_start_arms(X: np.ndarray, Y: np.ndarray, n_iter: int = 30,
@@ -150,53 +114,39 @@ def _initial_arms(X: np.ndarray, Y: np.ndarray, w_full: np.ndarray, max_arms: in
     return S, w / w.sum()
 
 
-def _reduced_barrier(XS: np.ndarray, Y: np.ndarray, w: np.ndarray, tau: float) -> tuple[float, _Newton | None]:
-    """Reduced barrier value psi(w) and the quantities Newton needs (None outside the domain)."""
-    if np.any(w <= 0):
-        return np.inf, None
-    L = cholesky_factor(XS, w)
-    if L is None:
-        return np.inf, None
-    Zy = whiten(L, Y)
-    v = np.einsum("ij,ij->j", Zy, Zy)
-    t = _epigraph_level(v, tau)
-    s = t - v
-    if not np.all(s > 0):  # the level is not resolved above max v (rounding): outside the domain
-        return np.inf, None
-    val = tau * t - np.log(s).sum() - np.log(w).sum()
-    return (val, (L, Zy, v, s)) if np.isfinite(val) else (np.inf, None)
+@dataclass(frozen=True)
+class _Limits:
+    """What a solve's stages share: the Newton settings and the solve's limits."""
+
+    q_dirs: int
+    centring_tol: float
+    max_iter: int
+    deadline: Deadline
+    mu_factor: float
+    tol: float
 
 
-def _newton_direction(XS: np.ndarray, w: np.ndarray, cache: _Newton, q_dirs: int) -> tuple[np.ndarray, float]:
-    """Newton step dw on psi under sum w = 1 (Jacobi-scaled KKT system) and its decrement -grad^T dw."""
-    L, Zy, _, s = cache
-    n = w.size
-    r1 = 1.0 / s
-    r2 = r1 * r1
-    Zx = whiten(L, XS)
-    C1x = ((Zy * r1) @ Zy.T) @ Zx
-    grad = -np.einsum("ij,ij->j", Zx, C1x) - 1.0 / w
-    H = 2.0 * (Zx.T @ Zx) * (Zx.T @ C1x)
-    H[np.diag_indices(n)] += 1.0 / w**2
-    active = _hessian_directions(s, q_dirs, max(q_dirs, HESSIAN_ENTRIES // n))
-    G2 = (Zx.T @ Zy[:, active]) ** 2
-    r2a = r2[active]
-    # rank-m term minus the Schur term in t, both over the active directions: the weighted
-    # covariance sum_y r_y (g_y - g_bar)(g_y - g_bar)^T, PSD and free of cancellation
-    G2 -= (G2 @ r2a / r2a.sum())[:, None]
-    H += (G2 * r2a) @ G2.T
-    dsc = 1.0 / np.sqrt(np.maximum(np.diag(H), 1e-300))
-    kkt = np.empty((n + 1, n + 1))
-    kkt[:n, :n] = H * dsc[:, None] * dsc[None, :]
-    kkt[:n, n] = kkt[n, :n] = dsc
-    kkt[n, n] = 0.0
-    rhs = np.concatenate([-grad * dsc, [1.0 - w.sum()]])
-    try:
-        sol = np.linalg.solve(kkt, rhs)
-    except np.linalg.LinAlgError:
-        sol = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
-    dw = sol[:n] * dsc
-    return dw, float(-(grad @ dw))
+@dataclass
+class _Record:
+    """The design of smallest F(w) and the largest certified lower bound seen, and the p behind it."""
+
+    upper: float = np.inf
+    w: np.ndarray | None = None
+    lower: float = 0.0
+    p: np.ndarray | None = None
+
+    def add(self, cert: Certificate, p: np.ndarray, wf: np.ndarray) -> None:
+        """Keep the design ``wf`` if its value is the smallest, the bound of ``p`` if it is the largest."""
+        if cert.upper < self.upper:
+            self.upper, self.w = cert.upper, wf
+        if cert.lower > self.lower:
+            self.lower, self.p = cert.lower, p
+
+    def gap(self, cert: Certificate | None = None) -> float:
+        """Certified relative gap upper / lower - 1 (with ``cert`` added, if given)."""
+        upper = self.upper if cert is None else min(self.upper, cert.upper)
+        lower = self.lower if cert is None else max(self.lower, cert.lower)
+        return upper / lower - 1 if lower > 0 else np.inf
 
 
 @dataclass
@@ -208,64 +158,94 @@ class _Path:
     S: np.ndarray
     w: np.ndarray
     tau: float
+    compiled: bool = True
     newton_steps: int = 0
     XS: np.ndarray = field(init=False)
+    YT: np.ndarray = field(init=False)
     val: float = field(init=False)
     cache: _Newton | None = field(init=False)
 
     def __post_init__(self) -> None:
         """Evaluate psi at the starting weights."""
+        self.YT = np.ascontiguousarray(self.Y.T)
         self.restart(self.w, self.tau, self.S)
 
     def restart(self, w: np.ndarray, tau: float, S: np.ndarray | None = None) -> bool:
         """Move to weights w (on a new subset S if given) at parameter tau; False outside the domain."""
         if S is not None:
-            self.S, self.XS = S, self.X[S]
-        self.w, self.tau = w, tau
-        self.val, self.cache = _reduced_barrier(self.XS, self.Y, w, tau)
+            self.S, self.XS = S, np.ascontiguousarray(self.X[S]) if self.compiled else self.X[S]
+        if self.compiled:  # the compiled code takes C-contiguous float arrays (one signature, compiled once)
+            self.w, self.tau = np.ascontiguousarray(w, dtype=float), tau
+            val, L, _, Zy, v, s = _kernel().evaluate(self.XS, self.YT, self.w, tau)
+            self.val, self.cache = (val, (L, Zy, v, s)) if val < np.inf else (np.inf, None)
+        else:
+            self.w, self.tau = w, tau
+            self.val, self.cache = _reduced_barrier(self.XS, self.Y, w, tau)
         return self.cache is not None
 
-    def line_search(self, dw: np.ndarray, decrement: float) -> tuple[np.ndarray, float, float, _Newton | None]:
-        """Armijo backtracking along dw from the largest step inside w > 0: (w + a dw, a, psi, cache)."""
-        a = 1.0
-        neg = dw < 0
-        if np.any(neg):
-            a = min(1.0, 0.95 * np.min(-self.w[neg] / dw[neg]))
+    def centre(self, limits: _Limits) -> None:
+        """One centring stage: damped Newton steps on psi at fixed tau (at most STAGE_STEPS), compiled or in numpy."""
+        if self.compiled:
+            self.centre_compiled(limits)
+            return
+        # psi was evaluated at a start inside the domain, or the caller stopped
+        point = (self.w, self.val, cast(_Newton, self.cache))
+        self.w, self.val, self.cache, steps = _centre(self.XS, self.Y, self.tau, point, limits.q_dirs,
+                                                      limits.centring_tol, limits.max_iter - self.newton_steps,
+                                                      limits.deadline)
+        self.newton_steps += steps
+
+    def centre_compiled(self, limits: _Limits) -> None:
+        """:meth:`centre` in compiled calls of a budget of steps each, the limits checked between calls."""
+        kernel = _kernel()
+        n, (d, m) = len(self.S), self.YT.shape
+        cap = max(limits.q_dirs, HESSIAN_ENTRIES // n)
+        per_call = kernel.steps_per_call(n, m, d, min(m, cap))
+        left = STAGE_STEPS
         while True:
-            w_new = self.w + a * dw
-            new_val, new_cache = _reduced_barrier(self.XS, self.Y, w_new, self.tau)
-            if new_val <= self.val - 0.25 * a * decrement or a < 1e-12:
-                return w_new, a, new_val, new_cache
-            a *= 0.5
-
-    def centre(self, q_dirs: int, centring_tol: float, max_iter: int, deadline: Deadline) -> None:
-        """One centring stage: damped Newton steps on psi at fixed tau (at most 60)."""
-        for _ in range(60):
-            # psi was evaluated at a start inside the domain, or the caller stopped
-            dw, decrement = _newton_direction(self.XS, self.w, cast(_Newton, self.cache), q_dirs)
-            self.newton_steps += 1
-            # below the rounding of psi (about eps |psi|, large once tau is) no line search can see
-            # a decrease: the stage is as centred as it gets
-            if not np.isfinite(decrement) or decrement < max(1e-10, 16 * np.finfo(float).eps * abs(self.val)):
-                return
-            w_new, a, new_val, new_cache = self.line_search(dw, decrement)
-            if new_cache is None or new_val > self.val:
-                return
-            self.w, self.val, self.cache = w_new, new_val, new_cache
-            if (decrement < centring_tol and a == 1.0) or self.newton_steps >= max_iter or deadline.expired():
+            budget = max(1, min(left, per_call, limits.max_iter - self.newton_steps))
+            ended, steps, w, val, L, Zy, v, s = kernel.centre(self.XS, self.YT, self.w, self.tau, limits.q_dirs, cap,
+                                                              limits.centring_tol, budget)
+            self.newton_steps += steps
+            left -= steps
+            if val < np.inf:
+                self.w, self.val, self.cache = w, val, (L, Zy, v, s)
+            if ended or steps == 0 or left <= 0 or self.newton_steps >= limits.max_iter or limits.deadline.expired():
                 return
 
-    def certificate(self, tol: float) -> tuple[Certificate, np.ndarray, np.ndarray]:
-        """Best certificate on the full arm and direction sets at the current point, its p, and the full design."""
+    def upper(self) -> float:
+        """F(w) = max_y v_y at the current point."""
+        return float(cast(_Newton, self.cache)[2].max())
+
+    def certificate(self) -> tuple[Certificate, np.ndarray, np.ndarray, float]:
+        """Best certificate without the LP on the full arm and direction sets at the current point, its p, the full
+        design and the barrier's own gap estimate (n + m) / (tau F(w))."""
         L, _, v, s = cast(_Newton, self.cache)
-        p = 1.0 / (self.tau * s)
         wf = np.zeros(self.X.shape[0])
         wf[self.S] = self.w
-        gap_hint = (len(self.S) + self.Y.shape[0]) / (self.tau * v.max())
         # A(wf) = L L^T; the barrier's own p > 0 always certifies
-        best_cert = _best_certificate(self.X, self.Y, wf, p, L, v, gap_hint, gap_hint < 10 * tol)
-        cert, pb = cast(tuple[Certificate, np.ndarray], best_cert)
-        return cert, pb, wf
+        cert, pb = cast(tuple[Certificate, np.ndarray], _best_certificate(self.X, self.Y, 1.0 / (self.tau * s), L, v))
+        return cert, pb, wf, (len(self.S) + self.Y.shape[0]) / (self.tau * v.max())
+
+    def sharpened(self, cert: Certificate, p: np.ndarray, gap_hint: float) -> tuple[Certificate, np.ndarray]:
+        """The certificate and p of :meth:`certificate`, or the LP's if its bound is larger."""
+        L, _, v, _ = cast(_Newton, self.cache)
+        return cast(tuple[Certificate, np.ndarray], _sharpened(self.X, self.Y, L, v, gap_hint, (cert, p)))
+
+    def exhausted(self, mu_factor: float) -> bool:
+        """Whether the next stage's slacks (about 1 / tau) would drown in the rounding of v."""
+        return bool(self.tau * mu_factor * self.upper() * SLACK_RESOLUTION > 1.0)
+
+    def next_stage(self, limits: _Limits) -> _Path | None:
+        """The stage the solve moves to when this one's certificate leaves a gap above tol and the subset stays: a
+        copy restarted at tau mu_factor and centred (None where the solve would stop instead)."""
+        if self.newton_steps >= limits.max_iter or limits.deadline.expired() or self.exhausted(limits.mu_factor):
+            return None
+        ahead = copy.copy(self)
+        if not ahead.restart(self.w, self.tau * limits.mu_factor):
+            return None
+        ahead.centre(limits)
+        return ahead
 
     def grown_subset(self, cert: Certificate, tol: float, exhausted: bool) -> tuple[np.ndarray, np.ndarray] | None:
         """Column generation: S with the arms the certificate violates most, less idle arms (None: no change)."""
@@ -288,6 +268,29 @@ class _Path:
         return S, w
 
 
+def _stage_certificate(path: _Path, record: _Record,
+                       limits: _Limits) -> tuple[Certificate, np.ndarray, np.ndarray, _Path | None]:
+    """The certificate of a centred stage (its p and full design), and the next stage when it was computed.
+
+    The LP (:meth:`_Path.sharpened`) is tried once the barrier's gap estimate (n + m) / (tau F(w)) is below 10 tol and
+    the other certificates leave the solve's gap above tol. It can only end the solve here: if it does not, the solve
+    moves on to the same next stage whatever bound it gave (while the subset is all the arms, nothing else reads the
+    certificate). So that stage is computed first: every certified bound is at most F* <= F(w'), w' its design, and
+    when the best F(w) seen exceeds F(w') (1 + tol) (1 + LP_MARGIN) (the margin for the rounding of the bounds), no
+    bound could close the gap here and the LP is skipped. Otherwise it runs as before, and if it closes the gap the
+    solve ends on this stage (the next one is dropped). The iterates are those of a solve that runs the LP at every
+    such stage; its lower bound can be smaller, where a skipped LP's bound would have been the best (the gap is met
+    all the same).
+    """
+    cert, p, wf, gap_hint = path.certificate()
+    if not gap_hint < 10 * limits.tol or record.gap(cert) <= limits.tol:
+        return cert, p, wf, None
+    ahead = path.next_stage(limits) if len(path.S) == path.X.shape[0] else None
+    if ahead is None or min(record.upper, cert.upper) <= ahead.upper() * (1 + limits.tol) * (1 + LP_MARGIN):
+        cert, p = path.sharpened(cert, p, gap_hint)
+    return cert, p, wf, ahead
+
+
 def minmax_barrier(
     X: np.ndarray,
     Y: np.ndarray,
@@ -300,6 +303,7 @@ def minmax_barrier(
     hessian_directions: int | None = None,
     mu_factor: float = 20.0,
     centring_tol: float = 1e-8,
+    compiled: bool = True,
 ) -> FastPathResult:
     """Minimise max_y y^T A(w)^{-1} y over the simplex with a certified relative gap <= ``tol``.
 
@@ -330,6 +334,10 @@ def minmax_barrier(
         Growth of tau between centring stages.
     centring_tol : float
         Newton decrement at which a stage counts as centred.
+    compiled : bool
+        Run the centring stages compiled (:mod:`optdesign.linear.barrier_kernel`, the default) or in numpy
+        (:mod:`optdesign.linear.barrier_newton`, the reference they are tested against; the same iterates up to
+        rounding).
 
     Returns
     -------
@@ -346,26 +354,29 @@ def minmax_barrier(
     X = np.asarray(X, float)
     K, d = X.shape
     q_dirs = max(60, 12 * d) if hessian_directions is None else hessian_directions
+    limits = _Limits(q_dirs, centring_tol, max_iter, deadline, mu_factor, tol)
     w_full, Y, scale2 = _scaled_start(X, np.asarray(Y, float), w0)
     m = Y.shape[0]
     S, w = _initial_arms(X, Y, w_full, max_arms)
-    path = _Path(X, Y, S, w, tau=(m + len(S)) / 0.5)  # initial duality-gap scale about F / 2
-    best_upper, best_w = np.inf, None
-    best_lower, best_p = 0.0, None
+    path = _Path(X, Y, S, w, tau=(m + len(S)) / 0.5, compiled=compiled)  # initial duality-gap scale about F / 2
+    record, ahead = _Record(), None
     while True:
-        path.centre(q_dirs, centring_tol, max_iter, deadline)
-        cert, pb, wf = path.certificate(tol)
-        if cert.upper < best_upper:
-            best_upper, best_w = cert.upper, wf
-        if cert.lower > best_lower:
-            best_lower, best_p = cert.lower, pb
-        gap = best_upper / best_lower - 1 if best_lower > 0 else np.inf
+        if ahead is None:
+            path.centre(limits)
+        else:
+            path = ahead  # computed (and centred) by the previous stage's certificate
+        cert, pb, wf, ahead = _stage_certificate(path, record, limits)
+        record.add(cert, pb, wf)
+        gap = record.gap()
         if listening():
             report(f"barrier: {path.newton_steps} Newton steps on {len(path.S)} arms, certified gap {gap:.1e}")
-        if gap <= tol or path.newton_steps >= max_iter or deadline.expired():
+        if gap <= tol:
             break
-        v_max = cast(_Newton, path.cache)[2].max()
-        exhausted = path.tau * mu_factor * v_max * SLACK_RESOLUTION > 1.0
+        if ahead is not None:
+            continue  # the limits were checked before it was computed, where the solve checks them
+        if path.newton_steps >= max_iter or deadline.expired():
+            break
+        exhausted = path.exhausted(mu_factor)
         grown = path.grown_subset(cert, tol, exhausted) if len(path.S) < K else None
         if grown is not None:
             tau = min(path.tau, (m + len(grown[0])) / max(cert.upper - cert.lower, 1e-3 * cert.upper))
@@ -377,10 +388,10 @@ def minmax_barrier(
         if not path.restart(path.w, path.tau * mu_factor):
             break
     return FastPathResult(
-        weights=cast(np.ndarray, best_w),  # set by the first certificate (finite upper bound)
-        value=best_upper * scale2,
-        lower_bound=best_lower * scale2,
+        weights=cast(np.ndarray, record.w),  # set by the first certificate (finite upper bound)
+        value=record.upper * scale2,
+        lower_bound=record.lower * scale2,
         iterations=path.newton_steps,
         converged=gap <= tol,
-        dual=best_p,
+        dual=record.p,
     )

@@ -1,10 +1,11 @@
 """The certificate LP of the barrier method: the dual p that (nearly) maximises a design's certificate.
 
 For a design w, every distribution p over directions certifies F* >= f_p(w)^2 / max_k h_k(w)
-(:mod:`optdesign.linear.criteria`). The barrier's own p = 1 / (tau s_y) certifies its iterate; near the end
-:mod:`optdesign.linear.barrier` also tries p truncated to the near-active directions and the p of the LP
-min_p max_k h_k(w, p) over those directions, and keeps the best bound. The LP runs row generation over the
-arms, with the arm-direction products formed in chunks of LP_CHUNK_ENTRIES (memory independent of K).
+(:mod:`optdesign.linear.criteria`). The barrier's own p = 1 / (tau s_y) certifies its iterate, and so does p
+truncated to the near-active directions (:func:`_best_certificate`); near the end :mod:`optdesign.linear.barrier` may
+also try the p of the LP min_p max_k h_k(w, p) over those directions and keep the better bound (:func:`_sharpened`).
+The LP runs row generation over the arms, with the arm-direction products formed in chunks of LP_CHUNK_ENTRIES (memory
+independent of K).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 from scipy.optimize import linprog
 
-from .criteria import Certificate, certificate, whiten
+from .criteria import Certificate, _whitened_certificate, whiten
 
 __all__: list[str] = []  # the barrier's internal step; the certificate itself is optdesign.linear.criteria's
 
@@ -73,26 +74,43 @@ def _lp_dual(X: np.ndarray, Y: np.ndarray, L: np.ndarray, T: np.ndarray) -> np.n
     return p / p.sum() if p.sum() > 0 else None
 
 
-def _best_certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray, L: np.ndarray, v: np.ndarray,
-                      gap_hint: float, use_lp: bool) -> tuple[Certificate, np.ndarray] | None:
-    """Best certificate among the barrier p, p truncated to near-active directions and the LP p."""
+def _whitened(X: np.ndarray, Y: np.ndarray, L: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """L^{-1} Y^T, the variances v and L^{-1} X^T at a design A = L L^T, once for every candidate p."""
+    Zy = whiten(L, Y)
+    return Zy, np.einsum("ij,ij->j", Zy, Zy), whiten(L, X)
+
+
+def _best_certificate(X: np.ndarray, Y: np.ndarray, p: np.ndarray, L: np.ndarray,
+                      v: np.ndarray) -> tuple[Certificate, np.ndarray] | None:
+    """Best certificate among the barrier p and p truncated to near-active directions (v_y within 1e-3 and 1e-5 of
+    max v)."""
     upper = v.max()
     candidates = [p]
     for thr in (1e-3, 1e-5):
         q = np.where(v < upper * (1 - thr), 0.0, p)
         if q.sum() > 0:
             candidates.append(q)
-    if use_lp:
-        delta = min(0.05, max(5 * gap_hint, 1e-7))
-        T = np.flatnonzero(v >= upper * (1 - delta))
-        if len(T) > 400:
-            T = T[np.argsort(-v[T])[:400]]
-        q_lp = _lp_dual(X, Y, L, T)
-        if q_lp is not None:
-            candidates.append(q_lp)
-    best: tuple[Certificate, np.ndarray] | None = None
+    return _best_of(_whitened(X, Y, L), candidates, None)
+
+
+def _sharpened(X: np.ndarray, Y: np.ndarray, L: np.ndarray, v: np.ndarray, gap_hint: float,
+               best: tuple[Certificate, np.ndarray] | None) -> tuple[Certificate, np.ndarray] | None:
+    """``best``, or the certificate of the LP p over the directions with v_y >= (1 - delta) max v when its bound is
+    larger (delta = 5 ``gap_hint`` within [1e-7, 0.05], at most 400 directions)."""
+    upper = v.max()
+    delta = min(0.05, max(5 * gap_hint, 1e-7))
+    T = np.flatnonzero(v >= upper * (1 - delta))
+    if len(T) > 400:
+        T = T[np.argsort(-v[T])[:400]]
+    q_lp = _lp_dual(X, Y, L, T)
+    return best if q_lp is None else _best_of(_whitened(X, Y, L), [q_lp], best)
+
+
+def _best_of(whitened: tuple[np.ndarray, np.ndarray, np.ndarray], candidates: list[np.ndarray],
+             best: tuple[Certificate, np.ndarray] | None) -> tuple[Certificate, np.ndarray] | None:
+    """``best`` or the first candidate p whose certificate has a larger lower bound, with that p normalised."""
     for q in candidates:
-        cert = certificate(X, Y, w, q, L)
+        cert = _whitened_certificate(*whitened, q)
         if cert is not None and (best is None or cert.lower > best[0].lower):
             best = (cert, q / q.sum())
     return best

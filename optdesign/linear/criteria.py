@@ -305,15 +305,19 @@ def certificate(X: np.ndarray, Y: np.ndarray, w: np.ndarray, p: np.ndarray,
         L = cholesky_factor(X, w)
     if L is None:
         return None
+    Zy = whiten(L, Y)
+    return _whitened_certificate(Zy, np.einsum("ij,ij->j", Zy, Zy), whiten(L, X), p)
+
+
+def _whitened_certificate(Zy: np.ndarray, v: np.ndarray, Zx: np.ndarray, p: np.ndarray) -> Certificate | None:
+    """:func:`certificate` from the whitened directions Zy = L^{-1} Y^T, their variances v and the whitened arms
+    Zx = L^{-1} X^T, so that several p are priced at one design for one whitening."""
     p = np.clip(np.asarray(p, dtype=float), 0.0, None)
     if p.sum() <= 0:
         return None
     p = p / p.sum()
-    Zy = whiten(L, Y)
-    v = np.einsum("ij,ij->j", Zy, Zy)
     f = float(p @ v)
     C = (Zy * p) @ Zy.T  # L^{-1} B_p L^{-T}
-    Zx = whiten(L, X)
     h = np.einsum("ij,ij->j", Zx, C @ Zx)
     return Certificate(float(v.max()), f * (f / float(h.max())), v, h, f)  # f^2 alone overflows at f = 1e198
 
