@@ -65,7 +65,7 @@ def test_working_set_agrees_with_the_full_model_and_meets_the_constraints(name):
                 "e": (od.e_optimal, ()), "ds": (od.ds_optimal, ([0, 3],)), "d": (od.phi_optimal, (0,)),
                 "phi2": (od.phi_optimal, (2,))}[name]
     ws, full = fn(X, *args, constraints=cons), fn(X, *args, constraints=cons, method="cvxpy")
-    assert ws.method == "generation" and full.method == "cvxpy" and ws.extras["constraints"] == cons.b.size
+    assert ws.method == "generation" and full.method == "cvxpy" and ws.constraints == cons.b.size
     for res in (ws, full):
         _meets(res, cons)
         assert res.gap <= 1e-4
