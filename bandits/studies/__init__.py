@@ -1,7 +1,6 @@
 """Sample-complexity studies: a TOML grid of instances x algorithms x seeds, run in parallel, resumable.
 
-    spec        load_study(path) -> Study: the validated list of RunSpec (per-run SeedSequence seeds), fixed
-                confidence or fixed budget (mode = "fixed-budget", budgets = [...])
+    spec        load_study(path) -> Study: the validated RunSpec list (per-run seeds), fixed confidence or budget
     document    the checks and sweep expansion of a study's TOML tables and values (used by spec)
     store       ResultStore: results directory (meta.json provenance, runs.jsonl appended as runs finish)
     run_records the lines of runs.jsonl: every run record read, the damaged tail a crash leaves found or cut off
@@ -12,8 +11,7 @@
     bounds      characteristic times c (E[tau] >= c kl(delta, 1 - delta)); practical bound t* = c beta(t*, delta)
     aggregate   summarize(out) -> pandas table; write_tables(out): summary.csv / .parquet, runs.csv
     labels      short_cells: the short names of the cells (the options that vary) in tables and figures
-    plots       plot_study(out): samples per rule (every run, box, mean, bounds) or against a sweep; E(t);
-                P(error) against the budget T (fixed-budget mode)
+    plots       plot_study(out): samples per rule or against a sweep; E(t); P(error) against the budget T
 """
 
 import importlib
