@@ -80,7 +80,7 @@ def g_optimal(X: ArrayLike, *, constraints: ConstraintsLike = None, solver: str 
     Examples
     --------
     Three arms of the plane: the uniform design reaches the optimum d = 2, which is also the lower bound. A cap of
-    0.2 on the third arm raises the optimum above d.
+    0.2 on the third arm raises the optimum to 4 / (1 + 3 x 0.2) = 2.5.
 
     >>> import numpy as np
     >>> import optdesign as od
@@ -92,7 +92,7 @@ def g_optimal(X: ArrayLike, *, constraints: ConstraintsLike = None, solver: str 
     array([0.333, 0.333, 0.333])
     >>> capped = od.g_optimal(X, constraints=od.caps([1.0, 1.0, 0.2]))
     >>> print(round(capped.value, 3), capped.gap <= 1e-4, round(capped.weights[2], 3))
-    2.2 True 0.2
+    2.5 True 0.2
     """
     if constraints is None:
         return unconstrained_g_optimal(X, solver=solver, method=method, tol=tol, time_limit=time_limit)
