@@ -13,8 +13,9 @@ socp            that SOCP and the certified solve step of its models (certificat
 directions      direction sets: pairwise differences, oracle directions (z* - z) / gap
 criteria        F(w) in numpy and its dual certificate F* >= f_p(w)^2 / max_k h_k(w)
 barrier         certified log-barrier Newton method for every min-max design (the fast path)
+barrier_start   its start: a positive design, directions scaled to F = 1, the arm subset when K is large
 barrier_newton  its centring stage in numpy (reduced barrier, Newton step, line search): the reference
-barrier_kernel  the same stage compiled (numba, imported on the first solve), the one the barrier runs
+barrier_kernel  the same stage compiled (numba, loaded before a solve's clock starts), the one the barrier runs
 certificate_lp  the barrier's certificate LP: the dual p that (nearly) maximises a design's lower bound
 firstorder      Frank–Wolfe with away steps and the multiplicative algorithm for G/D (certified by max_k h_k / d)
 interior        a primal-dual interior-point method on a small support (D and the linear criteria, exact KKT)

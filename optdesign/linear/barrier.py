@@ -35,19 +35,20 @@ not certify a 1e-3 gap within the same budget, so the fast path is second order.
 from __future__ import annotations
 
 import copy
+import sys
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import cast
 
 import numpy as np
 
-from ..errors import InvalidInputError
 from ..result import FastPathResult
-from ..runtime.deadline import Deadline
+from ..runtime.deadline import Deadline, remaining_budget
 from ..runtime.progress import listening, report
 from .barrier_newton import HESSIAN_ENTRIES, STAGE_STEPS, _centre, _Newton, _reduced_barrier
+from .barrier_start import initial_arms, scaled_start
 from .certificate_lp import _best_certificate, _sharpened
-from .criteria import Certificate, cholesky_factor, whiten
+from .criteria import Certificate
 
 __all__ = ["minmax_barrier"]
 
@@ -63,55 +64,16 @@ def _kernel() -> ModuleType:
     return barrier_kernel
 
 
-def _warm_start_arms(X: np.ndarray, Y: np.ndarray, n_iter: int = 30,
-                     smoothing: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
-    """Damped multiplicative algorithm on the smoothed objective (p = softmax(v / (smoothing F))).
-
-    Only used to choose a promising arm subset when K is large: w_k <- w_k sqrt(h_k / f_p).
-    """
-    K = X.shape[0]
-    w = np.full(K, 1.0 / K)
-    ratio = np.ones(K)
-    for _ in range(n_iter):
-        L = cast(np.ndarray, cholesky_factor(X, w))  # X spans R^d and w > 0
-        Zy = whiten(L, Y)
-        v = np.einsum("ij,ij->j", Zy, Zy)
-        p = np.exp((v - v.max()) / (smoothing * v.max()))
-        p /= p.sum()
-        f = p @ v
-        Zx = whiten(L, X)
-        h = np.einsum("ij,ij->j", Zx, ((Zy * p) @ Zy.T) @ Zx)
-        ratio = h / f
-        w = w * np.sqrt(ratio)
-        w /= w.sum()
-    return w, ratio
-
-
-def _scaled_start(X: np.ndarray, Y: np.ndarray, w0: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, float]:
-    """Strictly positive starting design, the directions rescaled to F(start) = 1, and that scale F(start)."""
-    K = X.shape[0]
-    w_full = np.full(K, 1.0 / K) if w0 is None else np.clip(np.asarray(w0, float), 0.0, None)
-    w_full = 0.9 * w_full / w_full.sum() + 0.1 / K  # strictly positive start
-    L = cholesky_factor(X, w_full)
-    if L is None:
-        raise InvalidInputError("the rows of X must span R^d (A(w) is singular)")
-    Z = whiten(L, Y)
-    scale2 = float(np.einsum("ij,ij->j", Z, Z).max())  # F(cY) = c^2 F(Y): work at F(w_start) = 1
-    return w_full, Y / np.sqrt(scale2), scale2
-
-
-def _initial_arms(X: np.ndarray, Y: np.ndarray, w_full: np.ndarray, max_arms: int) -> tuple[np.ndarray, np.ndarray]:
-    """Arm subset S the barrier starts on (all arms up to ``max_arms``) and its normalised weights."""
-    K, d = X.shape
-    if K > max_arms:
-        w_ws, ratio = _warm_start_arms(X, Y)
-        S = np.union1d(np.argsort(-w_ws)[: max_arms // 2], np.argsort(-ratio)[: max_arms // 4])
-        w = w_ws[S] + 1e-3 / len(S)
-        if np.linalg.matrix_rank(X[S]) < d:
-            S, w = np.arange(K), np.full(K, 1.0 / K)
-    else:
-        S, w = np.arange(K), w_full.copy()
-    return S, w / w.sum()
+def _use_compiled(compiled: bool | None) -> bool:
+    """Whether a solve runs the compiled stage, loaded here (before its clock starts) if so: always for True; for
+    None unless a caller's time budget is running and the stage is not loaded yet (its first compile, about 25 s
+    once after installation, would overrun the budget), so the numpy stage, the same iterates to rounding, runs."""
+    if compiled is None:
+        kernel = sys.modules.get(f"{__package__}.barrier_kernel")
+        compiled = remaining_budget() is None or (kernel is not None and kernel.loaded())
+    if compiled:
+        _kernel().load()
+    return compiled
 
 
 @dataclass(frozen=True)
@@ -303,7 +265,7 @@ def minmax_barrier(
     hessian_directions: int | None = None,
     mu_factor: float = 20.0,
     centring_tol: float = 1e-8,
-    compiled: bool = True,
+    compiled: bool | None = None,
 ) -> FastPathResult:
     """Minimise max_y y^T A(w)^{-1} y over the simplex with a certified relative gap <= ``tol``.
 
@@ -334,10 +296,11 @@ def minmax_barrier(
         Growth of tau between centring stages.
     centring_tol : float
         Newton decrement at which a stage counts as centred.
-    compiled : bool
-        Run the centring stages compiled (:mod:`optdesign.linear.barrier_kernel`, the default) or in numpy
-        (:mod:`optdesign.linear.barrier_newton`, the reference they are tested against; the same iterates up to
-        rounding).
+    compiled : bool, optional
+        Run the centring stages compiled (True: :mod:`optdesign.linear.barrier_kernel`) or in numpy (False:
+        :mod:`optdesign.linear.barrier_newton`, the reference they are tested against; the same iterates up to
+        rounding). None (default): compiled, loaded before the clock starts, except inside a caller's time budget
+        while the compiled stage is not loaded yet in this process (its first compile would overrun the budget).
 
     Returns
     -------
@@ -350,14 +313,15 @@ def minmax_barrier(
     InvalidInputError
         A(w) of the starting design is numerically singular (the rows of X do not span R^d).
     """
+    compiled = _use_compiled(compiled)
     deadline = Deadline(time_limit)
     X = np.asarray(X, float)
     K, d = X.shape
     q_dirs = max(60, 12 * d) if hessian_directions is None else hessian_directions
     limits = _Limits(q_dirs, centring_tol, max_iter, deadline, mu_factor, tol)
-    w_full, Y, scale2 = _scaled_start(X, np.asarray(Y, float), w0)
+    w_full, Y, scale2 = scaled_start(X, np.asarray(Y, float), w0)
     m = Y.shape[0]
-    S, w = _initial_arms(X, Y, w_full, max_arms)
+    S, w = initial_arms(X, Y, w_full, max_arms)
     path = _Path(X, Y, S, w, tau=(m + len(S)) / 0.5, compiled=compiled)  # initial duality-gap scale about F / 2
     record, ahead = _Record(), None
     while True:

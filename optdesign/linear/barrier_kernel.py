@@ -18,7 +18,8 @@ of the operations:
 
 So iterates agree with the reference's to rounding (the tests hold designs and values to 1e-10), and a design may
 differ from the reference's in its last bits. ``python benchmarks/bench_designs.py --only barrier-resolve`` times both.
-numba is imported with this module, on the first barrier solve, and the compiled code is cached on disk.
+numba is imported with this module, on the first barrier solve; :func:`load` compiles the stage's one signature (about
+25 s, once after installation: the code is cached on disk) or reads it from the cache, before the solve's clock starts.
 """
 
 from __future__ import annotations
@@ -26,15 +27,40 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from .barrier_newton import SLACK_BAND, STAGE_STEPS
 from .criteria import GRAM_MAX_CONDITION
 
-__all__ = ["centre", "evaluate", "steps_per_call"]
+__all__ = ["centre", "evaluate", "load", "loaded", "steps_per_call"]
 
 EPS = float(np.finfo(np.float64).eps)
 CALL_FLOPS = 2e8  # about this much arithmetic per call, between two looks at the deadline
+_MATRIX, _VECTOR = types.Array(types.float64, 2, "C"), types.Array(types.float64, 1, "C")
+_loaded = False
+
+
+def load() -> None:
+    """Compile :func:`evaluate` and :func:`centre` for the one signature the barrier calls (C-contiguous float64
+    arrays), or read them from numba's disk cache; once per process. The barrier calls it before its clock starts,
+    so a solve's time limit, and so its answer, never depends on the compile time."""
+    global _loaded
+    if not _loaded:
+        evaluate.compile((_MATRIX, _MATRIX, _VECTOR, types.float64))
+        centre.compile((_MATRIX, _MATRIX, _VECTOR, types.float64, types.int64, types.int64, types.float64,
+                        types.int64))
+        _loaded = True
+
+
+def loaded() -> bool:
+    """Whether :func:`load` has run in this process.
+
+    Returns
+    -------
+    bool
+        True once the compiled stage is loaded.
+    """
+    return _loaded
 
 
 def steps_per_call(n: int, m: int, d: int, k: int) -> int:
