@@ -1,5 +1,6 @@
 """Small dense linear algebra, compiled, for the exchange of grouped designs: Cholesky and LU factors, the inverse of
-a triangular factor, and the price of a low-rank change of M from G and Q.
+a triangular factor (the first and the last those of :mod:`optdesign.linear.triangular`, which the barrier's
+kernel shares), and the price of a low-rank change of M from G and Q.
 
 The matrices of a grouped design's search are small (p parameters, the 3 x 3 or 3n x 3n matrices of one move), so
 plain loops without allocation beat calls into LAPACK here. A change M' = M + U C U^T (U p x r, C r x r symmetric,
@@ -17,29 +18,9 @@ import math
 import numpy as np
 from numba import njit
 
+from ..linear.triangular import cholesky, lower_inverse
+
 __all__ = ["cholesky", "log_det", "low_rank_gain", "lower_inverse", "sandwich_trace"]
-
-
-@njit(cache=True)
-def cholesky(M: np.ndarray, L: np.ndarray) -> bool:
-    """L (lower, in place) with L L^T = M; False when a pivot is not positive (M not numerically definite)."""
-    p = M.shape[0]
-    for j in range(p):
-        s = M[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if not s > 0.0:
-            return False
-        d = math.sqrt(s)
-        L[j, j] = d
-        for i in range(j):
-            L[i, j] = 0.0
-        for i in range(j + 1, p):
-            t = M[i, j]
-            for k in range(j):
-                t -= L[i, k] * L[j, k]
-            L[i, j] = t / d
-    return True
 
 
 @njit(cache=True)
@@ -49,21 +30,6 @@ def log_det(L: np.ndarray) -> float:
     for j in range(L.shape[0]):
         total += math.log(L[j, j])
     return 2.0 * total
-
-
-@njit(cache=True)
-def lower_inverse(L: np.ndarray, W: np.ndarray) -> None:
-    """W = L^{-1} (lower triangular, in place), by forward substitution."""
-    p = L.shape[0]
-    for j in range(p):
-        for i in range(j):
-            W[i, j] = 0.0
-        W[j, j] = 1.0 / L[j, j]
-        for i in range(j + 1, p):
-            t = 0.0
-            for k in range(j, i):
-                t -= L[i, k] * W[k, j]
-            W[i, j] = t / L[i, i]
 
 
 @njit(cache=True)

@@ -16,6 +16,7 @@ barrier         certified log-barrier Newton method for every min-max design (th
 barrier_start   its start: a positive design, directions scaled to F = 1, the arm subset when K is large
 barrier_newton  its centring stage in numpy (reduced barrier, Newton step, line search): the reference
 barrier_kernel  the same stage compiled (numba, loaded before a solve's clock starts), the one the barrier runs
+triangular      compiled (numba) Cholesky factor and triangular inverse, shared with the exact designs' kernels
 certificate_lp  the barrier's certificate LP: the dual p that (nearly) maximises a design's lower bound
 firstorder      Frank–Wolfe with away steps and the multiplicative algorithm for G/D (certified by max_k h_k / d)
 interior        a primal-dual interior-point method on a small support (D and the linear criteria, exact KKT)

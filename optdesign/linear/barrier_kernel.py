@@ -31,6 +31,7 @@ from numba import njit, types
 
 from .barrier_newton import SLACK_BAND, STAGE_STEPS
 from .criteria import GRAM_MAX_CONDITION
+from .triangular import cholesky, lower_inverse
 
 __all__ = ["centre", "evaluate", "load", "loaded", "steps_per_call"]
 
@@ -90,39 +91,6 @@ def steps_per_call(n: int, m: int, d: int, k: int) -> int:
 
 
 @njit(cache=True)
-def _cholesky(A: np.ndarray, L: np.ndarray) -> bool:
-    """L (lower triangular, zero above, in place) with L L^T = A; False at a pivot that is not positive."""
-    d = A.shape[0]
-    for j in range(d):
-        pivot = A[j, j]
-        for k in range(j):
-            pivot -= L[j, k] * L[j, k]
-        if not pivot > 0.0:
-            return False
-        root = math.sqrt(pivot)
-        L[j, j] = root
-        for i in range(j + 1, d):
-            t = A[i, j]
-            for k in range(j):
-                t -= L[i, k] * L[j, k]
-            L[i, j] = t / root
-    return True
-
-
-@njit(cache=True)
-def _lower_inverse(L: np.ndarray, W: np.ndarray) -> None:
-    """W = L^{-1} (lower triangular, zero above, in place) by forward substitution."""
-    d = L.shape[0]
-    for j in range(d):
-        W[j, j] = 1.0 / L[j, j]
-        for i in range(j + 1, d):
-            t = 0.0
-            for k in range(j, i):
-                t -= L[i, k] * W[k, j]
-            W[i, j] = t / L[i, i]
-
-
-@njit(cache=True)
 def _norm1(M: np.ndarray) -> float:
     """||M||_1, the largest column sum of |M_ij|."""
     largest = 0.0
@@ -155,7 +123,7 @@ def _qr_factor(XS: np.ndarray, w: np.ndarray, L: np.ndarray, W: np.ndarray) -> b
         return False
     L[:, :] = R.T
     W[:, :] = 0.0
-    _lower_inverse(L, W)
+    lower_inverse(L, W)
     return True
 
 
@@ -165,8 +133,8 @@ def _factor(XS: np.ndarray, w: np.ndarray, L: np.ndarray, W: np.ndarray) -> bool
     cond(A) = (||L||_1 ||L^{-1}||_1)^2 <= GRAM_MAX_CONDITION, else the QR factor; False when A(w) is singular."""
     A = (XS * w.reshape(-1, 1)).T @ XS
     A = (A + A.T) / 2
-    if _cholesky(A, L):
-        _lower_inverse(L, W)
+    if cholesky(A, L):
+        lower_inverse(L, W)
         rcond = 1.0 / (_norm1(L) * _norm1(W))
         if rcond > 0.0 and 1.0 / (rcond * rcond) <= GRAM_MAX_CONDITION:
             return True
