@@ -84,6 +84,7 @@ if TYPE_CHECKING:
     from .identification import (
         IdentificationTime,
         best_arm_pairs,
+        epsilon_good_characteristic_time,
         pairwise_characteristic_time,
         threshold_characteristic_time,
         top_m_pairs,
@@ -172,8 +173,8 @@ _EXPORTS = {
     ".runtime.blas": ("single_threaded_blas",),
     ".docstrings": ("shared_doc",),
     ".information": ("bernoulli_kl", "kl_delta"),
-    ".identification": ("IdentificationTime", "best_arm_pairs", "pairwise_characteristic_time",
-                        "threshold_characteristic_time", "top_m_pairs"),
+    ".identification": ("IdentificationTime", "best_arm_pairs", "epsilon_good_characteristic_time",
+                        "pairwise_characteristic_time", "threshold_characteristic_time", "top_m_pairs"),
 }
 if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name stays an error for them
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -235,6 +236,7 @@ __all__ = [
     "e_optimal",
     "edge_arms",
     "enumerated_max",
+    "epsilon_good_characteristic_time",
     "exact_design",
     "factor_grid",
     "factored_max",

@@ -80,7 +80,7 @@ def test_the_error_rate_is_at_most_delta():
 @pytest.mark.parametrize(("call", "match"), [
     (lambda: EpsilonGoodProblem(3, -0.1), "epsilon must be"),
     (lambda: EpsilonGoodProblem(3, float("nan")), "epsilon must be"),
-    (lambda: EpsilonGoodProblem(3, 0.1, Bernoulli()), "Gaussian arms"),  # type: ignore[arg-type]
+    (lambda: EpsilonGoodProblem(3, 1.5, Bernoulli()), "below 1"),
     (lambda: EpsilonGoodProblem(3, 0.1).oracle(np.array([1.0, 1.0, 0.2])), "tie|unique"),
     (lambda: make_algorithm("fws:problem=epsilon-good:eps=0.1"), "unknown option eps"),
 ])

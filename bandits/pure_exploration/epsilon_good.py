@@ -1,16 +1,19 @@
-"""Epsilon-good arm identification: any arm whose mean is within epsilon of the best, on Gaussian arms (Garivier &
-Kaufmann, "Non-asymptotic sequential tests for overlapping hypotheses", 2021; Jourdan, Degenne & Kaufmann, NeurIPS
-2023). Several answers are correct: every arm i with mu_i >= max_k mu_k - epsilon.
+"""Epsilon-good arm identification: any arm whose mean is within epsilon of the best (Garivier & Kaufmann,
+"Non-asymptotic sequential tests for overlapping hypotheses", 2021; Jourdan, Degenne & Kaufmann, NeurIPS 2023), on
+Gaussian, Bernoulli or Poisson arms. Several answers are correct: every arm i with mu_i >= max_k mu_k - epsilon.
 
 The recommendation is the empirical best arm b; the alternatives where b is not epsilon-good are the pieces
-{lambda : lambda_j >= lambda_b + epsilon}, one per other arm j, each the closest move of the pair (b, j) with a shift:
+{lambda : lambda_j >= lambda_b + epsilon}, one per other arm j, each the closest move of the pair (b, j) with a shift
+(:func:`optdesign.identification.pair_pieces` with ``shifts``): for Gaussian arms
 
-    f_j(w) = (mu_b - mu_j + epsilon)_+^2 / (2 sigma^2 (1 / w_b + 1 / w_j))
+    f_j(w) = (mu_b - mu_j + epsilon)_+^2 / (2 sigma^2 (1 / w_b + 1 / w_j)),
 
-(:func:`optdesign.identification.pair_pieces` with ``shifts``). The characteristic time is the largest over the
-correct answers of their pieces' max-min; for Gaussian arms the best arm's pieces dominate every other answer's (its
-shifted gaps are the largest, pair by pair), so T* is that of the best arm: the pairs model of
-:class:`optdesign.identification.PairsModel` with every shift epsilon. epsilon = 0 is best-arm identification.
+for Bernoulli and Poisson arms a one-dimensional convex minimisation (:mod:`optdesign.identification.shifted`). The
+characteristic time is the smallest over the correct answers (the easiest to certify) of their max-min: for Gaussian
+arms the best arm's, the pairs model of :class:`optdesign.identification.PairsModel` with every shift epsilon, and for
+the others :func:`optdesign.identification.epsilon_good_characteristic_time`, every epsilon-good arm solved and
+certified. epsilon = 0 is best-arm identification. Exponential arms are taken with epsilon = 0 only (their divergence
+is not convex in the second mean, and a shifted piece may have two local minima).
 """
 
 from __future__ import annotations
@@ -20,10 +23,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from optdesign.errors import InvalidInputError
-from optdesign.identification import PairsModel, pair_pieces
+from optdesign.identification import PairsModel, epsilon_good_characteristic_time, pair_pieces
 from optdesign.validation import unique_argmax
 
-from .families import ExponentialFamily, Gaussian
+from .families import Exponential, ExponentialFamily, Gaussian
 from .karmed import KArmedProblem
 from .oracle import Oracle
 from .pieces import Pieces
@@ -36,7 +39,7 @@ __all__ = ["EpsilonGoodProblem"]
 
 
 class EpsilonGoodProblem(KArmedQuestion):
-    """Identify an arm within epsilon of the best among K Gaussian arms (module docstring).
+    """Identify an arm within epsilon of the best among K arms of one family (module docstring).
 
     Parameters
     ----------
@@ -44,24 +47,29 @@ class EpsilonGoodProblem(KArmedQuestion):
         Number K of arms (at least 2).
     epsilon : float
         The slack, >= 0 (additive, in the means' unit).
-    family : Gaussian
-        The arms' family (Gaussian with its sigma; the default is sigma = 1).
+    family : ExponentialFamily
+        The arms' family: Gaussian (the default, sigma = 1), Bernoulli, Poisson, or exponential with epsilon = 0.
 
     Raises
     ------
     InvalidInputError
-        Fewer than two arms, a negative or non-finite epsilon, or a family other than Gaussian.
+        Fewer than two arms, a negative or non-finite epsilon, a Bernoulli epsilon of 1 or more, or exponential
+        arms with epsilon > 0.
     """
 
     def __init__(self, n_arms: int, epsilon: float = 0.0, family: ExponentialFamily | None = None) -> None:
         super().__init__(n_arms, family if family is not None else Gaussian())
-        if not isinstance(self.family, Gaussian):
-            raise InvalidInputError(f"epsilon-good identification is given for Gaussian arms, not {self.family.name}")
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not (
                 np.isfinite(epsilon) and epsilon >= 0):
             raise InvalidInputError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        if epsilon > 0 and isinstance(self.family, Exponential):
+            raise InvalidInputError("epsilon-good identification with epsilon > 0 is given for Gaussian, Bernoulli "
+                                    "and Poisson arms (the exponential family's divergence is not convex in the "
+                                    "second mean)")
+        if epsilon >= 1 and self.family.name == "bernoulli":
+            raise InvalidInputError(f"a Bernoulli epsilon must be below 1 (every arm is epsilon-good), got {epsilon}")
         self.epsilon = float(epsilon)
-        self.sigma = float(self.family.sigma)
+        self.sigma = float(getattr(self.family, "sigma", 1.0))
         self._model: PairsModel | None = None
         self._model_best = -1
 
@@ -100,12 +108,14 @@ class EpsilonGoodProblem(KArmedQuestion):
         mu, w = self.check_shapes(mu, w)
         best = self.answer(mu)
         pairs = self._pairs(best)
-        values, G = pair_pieces(mu, pairs, w, sigma=self.sigma, shifts=self.epsilon)
+        family, sigma = self.family_args
+        values, G = pair_pieces(mu, pairs, w, family=family, sigma=sigma, shifts=self.epsilon)
         return Pieces(best=best, answers=pairs[:, 1], values=values, gradients=G if gradients else None)
 
     def oracle(self, mu: np.ndarray) -> Oracle:
-        """T*(mu) and w*(mu): the best arm's shifted pairs in the cvxpy model of
-        :class:`optdesign.identification.PairsModel`, certified.
+        """T*(mu) and w*(mu), certified: for Gaussian arms the best arm's shifted pairs in the cvxpy model of
+        :class:`optdesign.identification.PairsModel` (built once per best arm, re-solved), else
+        :func:`optdesign.identification.epsilon_good_characteristic_time`.
 
         Parameters
         ----------
@@ -120,12 +130,17 @@ class EpsilonGoodProblem(KArmedQuestion):
         Raises
         ------
         InvalidInputError
-            A parameter of the wrong length, non-finite, or with a tie for the best arm.
+            A parameter of the wrong length, non-finite, outside the family's mean space, or with a tie for the best
+            arm.
         SolverError
-            No solver answered.
+            No solver answered, or a root did not converge.
         """
-        mu = self.check_parameter(mu)
+        mu = self.family.check_means(self.check_parameter(mu))
         best = unique_argmax(mu, "the arms' means")
+        if not isinstance(self.family, Gaussian):
+            family, sigma = self.family_args
+            time = epsilon_good_characteristic_time(mu, self.epsilon, family=family, sigma=sigma)
+            return Oracle(T=time.value, weights=time.weights, lower_bound=time.lower_bound)
         if self._model is None or self._model_best != best:  # compiled once per best arm, re-solved at new means
             self._model, self._model_best = PairsModel(self.n_arms, self._pairs(best), sigma=self.sigma), best
         result = self._model.solve(mu, shifts=self.epsilon)

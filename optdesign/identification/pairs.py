@@ -8,7 +8,9 @@ needs in the order i above j. The least-cost move of such a piece at weights w i
     f_ij(w) = inf_{lambda_j - lambda_i >= s} w_i d(mu_i, lambda_i) + w_j d(mu_j, lambda_j),
 
 0 when mu_i - mu_j <= s, and for s = 0 the family's closed form at the weighted mean (linear minus a perspective:
-concave, disciplined convex). A shift s != 0 is taken for Gaussian arms only, where it moves mu_j to mu_j - s.
+concave, disciplined convex). For Gaussian arms a shift s moves mu_j to mu_j - s; on Bernoulli and Poisson arms the
+shifted pieces are 1-D convex minimisations (:mod:`optdesign.identification.shifted`), which the cvxpy model below
+does not take.
 The characteristic time (Garivier & Kaufmann 2016, Thm 1; E[tau] >= T* kl(delta, 1 - delta)) is
 
     1 / T* = max_{w in simplex} min_(i,j) f_ij(w),
@@ -31,6 +33,7 @@ from ..runtime.solvers import solve
 from ..validation import as_count
 from .certificate import certified_bracket
 from .families import Family, check_family, check_means, divergence, phi, phi_perspective
+from .shifted import check_shifted_family, shifted_pieces
 
 #: tighter solver tolerances than the defaults: the certificate reads the weights, whose error enters it at first order
 #: (the objective is flat in them near the optimum, so an interior point method's weights are accurate to about the
@@ -142,22 +145,27 @@ def _check_pairs(pairs: npt.ArrayLike, K: int) -> np.ndarray:
     return P.astype(np.int64)
 
 
-def _check_shifts(shifts: npt.ArrayLike | None, J: int, family: Family) -> np.ndarray:
+def _check_shifts(shifts: npt.ArrayLike | None, J: int, family: Family, *, model: bool = False) -> np.ndarray:
+    """The pairs' shifts as J finite numbers; beside Gaussian arms only the pieces take them (:mod:`.shifted`), not the
+    cvxpy model (``model``)."""
     if shifts is None:
         return np.zeros(J)
     s: np.ndarray = np.array(np.broadcast_to(np.asarray(shifts, dtype=float), (J,)))
     if not np.all(np.isfinite(s)):
         raise InvalidInputError("shifts must be finite numbers")
     if family != "gaussian" and np.any(s != 0):
-        raise InvalidInputError("shifted pieces (epsilon-good questions) are given for Gaussian arms only")
+        if model:
+            raise InvalidInputError("the cvxpy model takes shifted pieces on Gaussian arms only; the epsilon-good "
+                                    "time of other families is optdesign.epsilon_good_characteristic_time")
+        check_shifted_family(family, s)
     return s
 
 
 def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *, family: str = "gaussian",
                 sigma: float = 1.0, shifts: npt.ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The pieces' values f_ij(w) and gradients at weights w (module docstring): the closest alternative of a pair
-    moves both arms to their weighted mean (shifted by s for Gaussian arms), and the gradient of f_ij in w is the
-    pair of divergences to it (envelope theorem).
+    moves both arms to their weighted mean (shifted by s for Gaussian arms; a Newton root for other shifted pieces),
+    and the gradient of f_ij in w is the pair of divergences to it (envelope theorem).
 
     Parameters
     ----------
@@ -172,7 +180,8 @@ def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *,
     sigma : float
         The Gaussian sigma.
     shifts : array_like, shape (J,), optional
-        The shifts s of the pieces (Gaussian arms only; default 0).
+        The shifts s of the pieces (default 0): any for Gaussian arms, s >= 0 for Bernoulli (s < 1) and Poisson
+        ones (:mod:`optdesign.identification.shifted`), none for exponential ones.
 
     Returns
     -------
@@ -184,6 +193,8 @@ def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *,
     InvalidInputError
         An unknown family, means outside its mean space, bad pairs or shifts, or weights that are not K
         nonnegative finite numbers.
+    SolverError
+        A shifted piece's root did not converge.
     """
     fam, sigma = check_family(family, sigma)
     mu = check_means(means, fam, closed=True)
@@ -193,6 +204,8 @@ def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *,
     w = np.asarray(w, dtype=float)
     if w.shape != (K,) or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise InvalidInputError(f"w must be {K} nonnegative finite numbers")
+    if fam != "gaussian" and np.any(s != 0):
+        return shifted_pieces(mu, P, w, s, fam, sigma)
     i, j = P[:, 0], P[:, 1]
     xi, xj = mu[i], mu[j] - s
     wi, wj = w[i], w[j]
@@ -287,7 +300,7 @@ class PairsModel:
         mu = check_means(means, self.family)
         if mu.size != self.K:
             raise InvalidInputError(f"means must have {self.K} entries, got {mu.size}")
-        s = _check_shifts(shifts, self.pairs.shape[0], self.family)
+        s = _check_shifts(shifts, self.pairs.shape[0], self.family, model=True)
         if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (np.isfinite(tol) and tol > 0):
             raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
         i, j = self.pairs[:, 0], self.pairs[:, 1]
