@@ -29,15 +29,15 @@ def _instance(family: str, rng: np.random.Generator, K: int = 5) -> np.ndarray:
     return rng.uniform(0.02, 0.98, K) if family == "bernoulli" else rng.uniform(0.05, 5.0, K)
 
 
-def _brute_piece(mu_i: float, mu_j: float, w_i: float, w_j: float, s: float, family: str) -> float:
-    """min over x of w_i d(mu_i, x) + w_j d(mu_j, x + s) by bounded Brent search on the feasible interval."""
-    lo = max(mu_j - s, 0.0)
-    hi = min(mu_i, 1.0 - s) if family == "bernoulli" else mu_i
+def _brute_piece(mu_i: float, mu_j: float, w_i: float, w_j: float, s: float, family: str, c: float = 1.0) -> float:
+    """min over x of w_i d(mu_i, x) + w_j d(mu_j, c x + s) by bounded Brent search on the feasible interval."""
+    lo = max((mu_j - s) / c, 0.0 if family != "gaussian" else -1e3)
+    hi = min(mu_i, (1.0 - s) / c) if family == "bernoulli" else mu_i
 
     def cost(x: float) -> float:
         with np.errstate(all="ignore"):
             value = (w_i * divergence(mu_i, x, family) if w_i > 0 else 0.0) + (
-                w_j * divergence(mu_j, x + s, family) if w_j > 0 else 0.0)
+                w_j * divergence(mu_j, c * x + s, family) if w_j > 0 else 0.0)
         return float(np.nan_to_num(value, nan=np.inf))
 
     found = minimize_scalar(cost, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13})
@@ -108,12 +108,12 @@ def test_epsilon_zero_agrees_with_the_cvxpy_model(family):
     assert lower <= model.value * (1 + 1e-6)
 
 
-def _two_arm_time(mu: np.ndarray, anchor: int, eps: float, family: str) -> float:
+def _two_arm_time(mu: np.ndarray, anchor: int, eps: float, family: str, c: float = 1.0) -> float:
     """1 / max_w f(w) on two arms by a bounded search over w_anchor, each f by brute force."""
     other = 1 - anchor
 
     def minus_value(w_anchor: float) -> float:
-        return -_brute_piece(mu[anchor], mu[other], w_anchor, 1.0 - w_anchor, eps, family)
+        return -_brute_piece(mu[anchor], mu[other], w_anchor, 1.0 - w_anchor, eps, family, c)
 
     found = minimize_scalar(minus_value, bounds=(1e-9, 1 - 1e-9), method="bounded", options={"xatol": 1e-12})
     return -1.0 / found.fun
@@ -169,6 +169,74 @@ def test_an_arm_on_the_edge_of_the_epsilon_good_set_keeps_the_certificate():
     assert result.value == pytest.approx(anchored_time(mu, 0, eps, "bernoulli")[0]) and result.gap <= 1e-9
 
 
+def test_an_anchor_apart_by_one_rounding_step_is_infinitely_hard():
+    """An estimate puts an arm one ulp inside the epsilon-good set: its pieces round to 0 (Track-and-Stop met such
+    estimates in a study), so its time is infinite and the best arm's answer is kept."""
+    mu = np.array([0.5, np.nextafter(0.4, 1.0), 0.2])
+    upper, lower, _ = anchored_time(mu, 1, 0.1, "bernoulli")
+    assert lower <= upper and lower > 1e20
+    result = od.epsilon_good_characteristic_time(mu, 0.1, family="bernoulli")
+    assert result.value == pytest.approx(anchored_time(mu, 0, 0.1, "bernoulli")[0]) and result.gap <= 1e-9
+
+
+@pytest.mark.parametrize("family", ("gaussian", *FAMILIES))
+@pytest.mark.parametrize("seed", range(3))
+def test_a_scaled_piece_is_the_least_cost_move(family, seed):
+    """Multiplicative epsilon: the pieces {lambda_j >= lambda_i / (1 - eps)}; on Gaussian arms also the closed form
+    (c mu_i - mu_j)^2 / (2 sigma^2 (c^2 / w_i + 1 / w_j))."""
+    rng = np.random.default_rng(seed)
+    mu = _instance("bernoulli" if family == "gaussian" else family, rng)
+    w, eps = rng.dirichlet(np.ones(5)), float(rng.uniform(0.02, 0.4))
+    c = 1.0 / (1.0 - eps)
+    best = int(np.argmax(mu))
+    pairs = np.array([(best, j) for j in range(5) if j != best])
+    values, _ = pair_pieces(mu, pairs, w, family=family, scales=c)
+    for (i, j), value in zip(pairs, values, strict=True):
+        assert value == pytest.approx(_brute_piece(mu[i], mu[j], w[i], w[j], 0.0, family, c), rel=1e-9, abs=1e-14)
+    if family == "gaussian":
+        i, j = pairs[:, 0], pairs[:, 1]
+        closed = (c * mu[i] - mu[j]) ** 2 / (2 * (c**2 / w[i] + 1 / w[j]))
+        np.testing.assert_allclose(values, closed, rtol=1e-10)
+
+
+@pytest.mark.parametrize(("mu", "eps"), [([1.0, 0.5], 0.2), ([1.0, 0.95], 0.1), ([2.0, 1.0, 0.5], 0.3)])
+def test_multiplicative_gaussian_times_have_the_closed_form(mu, eps):
+    """One other arm j per anchor i: max_w (c mu_i - mu_j)^2 / (2 (c^2 / w_i + 1 / w_j)) at w_i / w_j = c gives
+    T_i = 2 (1 + c)^2 / (c mu_i - mu_j)^2; with more arms the pairs share the anchor, so only the bound is checked."""
+    mu, c = np.asarray(mu), 1.0 / (1.0 - eps)
+    result = od.epsilon_good_characteristic_time(mu, eps, kind="multiplicative")
+    if mu.size == 2:
+        anchors = [a for a in (0, 1) if mu[a] >= (1 - eps) * mu.max()]
+        expected = min(2 * (1 + c) ** 2 / (c * mu[a] - mu[1 - a]) ** 2 for a in anchors)
+        assert result.value == pytest.approx(expected, rel=1e-8)
+    assert result.gap <= 1e-9
+
+
+@pytest.mark.parametrize(("family", "mu", "eps"), [("bernoulli", [0.6, 0.4], 0.2), ("bernoulli", [0.95, 0.9], 0.1),
+                                                   ("poisson", [2.0, 1.5], 0.2)])
+def test_multiplicative_two_arms_agree_with_a_brute_force_max_min(family, mu, eps):
+    mu, c = np.asarray(mu), 1.0 / (1.0 - eps)
+    anchors = [a for a in (0, 1) if mu[a] >= (1 - eps) * mu.max()]
+    expected = min(_two_arm_time(mu, a, 0.0, family, c) for a in anchors)
+    result = od.epsilon_good_characteristic_time(mu, eps, family=family, kind="multiplicative")
+    assert result.value == pytest.approx(expected, rel=1e-6) and result.gap <= 1e-9
+
+
+def test_a_multiplicative_answer_is_a_fraction_of_the_best():
+    problem, mu = EpsilonGoodProblem(4, 0.1, kind="multiplicative"), np.array([2.0, 1.85, 1.75, 0.3])
+    assert [problem.correct(k, mu) for k in range(4)] == [True, True, False, False]
+
+
+def test_the_multiplicative_question_runs_by_its_name():
+    """``problem=multiplicative-epsilon-good:epsilon=E`` (an algorithm's text takes one problem option)."""
+    env = parse_instance("bernoulli:means=0.6/0.56/0.3/0.2")
+    additive = run(make_algorithm("track-and-stop:problem=epsilon-good:epsilon=0.1"), env, 0.05, seed=0)
+    ratio = run(make_algorithm("track-and-stop:problem=multiplicative-epsilon-good:epsilon=0.1"), env, 0.05, seed=0)
+    assert ratio.correct and additive.correct and ratio.recommendation in (0, 1)
+    problem = EpsilonGoodProblem(4, 0.1, Bernoulli(), kind="multiplicative")
+    assert problem.oracle(env.means).T > EpsilonGoodProblem(4, 0.1, Bernoulli()).oracle(env.means).T  # 0.06 < 0.1
+
+
 @pytest.mark.parametrize(("family", "spec"), [(Bernoulli(), "bernoulli:means=0.6/0.55/0.3/0.2"),
                                               (Poisson(), "poisson:means=3/2.8/1.5/1")])
 def test_the_problem_reports_the_certified_time(family, spec):
@@ -212,6 +280,11 @@ def test_the_error_rate_is_at_most_delta_on_bernoulli_arms():
     (lambda: od.epsilon_good_characteristic_time([0.5, 0.2], -0.1, family="bernoulli"), "epsilon must be"),
     (lambda: od.pairwise_characteristic_time([0.5, 0.2], [[0, 1]], family="bernoulli", shifts=0.1), "cvxpy model"),
     (lambda: pair_pieces([0.5, 0.2], [[0, 1]], [0.5, 0.5], family="bernoulli", shifts=-0.1), ">= 0"),
+    (lambda: pair_pieces([0.5, 0.2], [[0, 1]], [0.5, 0.5], family="bernoulli", scales=-1.0), "positive"),
+    (lambda: EpsilonGoodProblem(3, 1.0, kind="multiplicative"), "below 1"),
+    (lambda: EpsilonGoodProblem(3, 0.1, kind="relative"), "unknown kind"),
+    (lambda: od.epsilon_good_characteristic_time([-1.0, -2.0], 0.1, kind="multiplicative"), "positive"),
+    (lambda: make_algorithm("fws:problem=multiplicative-epsilon-good:kind=additive"), "sets kind itself"),
 ])
 def test_bad_input_is_one_clear_error(call, match):
     with pytest.raises(InvalidInputError, match=match):

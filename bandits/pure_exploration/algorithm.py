@@ -170,7 +170,11 @@ def _refuse_other_kind(cls: type[Problem], kind: str) -> None:
 #: the questions by name (``problem = "top-m:m=3"``): their classes, imported on first use
 PROBLEMS: dict[str, str] = {"top-m": "bandits.pure_exploration.top_m:TopMProblem",
                             "epsilon-good": "bandits.pure_exploration.epsilon_good:EpsilonGoodProblem",
+                            "multiplicative-epsilon-good": "bandits.pure_exploration.epsilon_good:EpsilonGoodProblem",
                             "threshold": "bandits.pure_exploration.threshold:ThresholdProblem"}
+#: options a name of :data:`PROBLEMS` sets itself (an algorithm's text takes one problem option after its comma-free
+#: ``problem=NAME:key=value``, so a second choice is a name of its own)
+PROBLEM_PRESETS: dict[str, dict[str, Any]] = {"multiplicative-epsilon-good": {"kind": "multiplicative"}}
 
 
 def load_problem(problem: str | type) -> tuple[type[Problem], dict[str, Any]]:
@@ -201,7 +205,10 @@ def load_problem(problem: str | type) -> tuple[type[Problem], dict[str, Any]]:
             if name not in PROBLEMS:
                 raise InvalidInputError(f"unknown problem {name!r}: a name ({', '.join(PROBLEMS)}) with options, "
                                         "or a path that must read package.module:Name")
-            name = PROBLEMS[name]
+            preset = PROBLEM_PRESETS.get(name, {})
+            if set(preset) & set(options):
+                raise InvalidInputError(f"problem {name} sets {', '.join(sorted(set(preset) & set(options)))} itself")
+            name, options = PROBLEMS[name], {**preset, **options}
     cls = load_object(name, "problem") if isinstance(problem, str) else problem
     if not (isinstance(cls, type) and issubclass(cls, Problem)):
         raise InvalidInputError(f"problem {problem!r} is not a Problem subclass (bandits.pure_exploration.Problem)")

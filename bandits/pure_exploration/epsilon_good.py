@@ -14,6 +14,10 @@ arms the best arm's, the pairs model of :class:`optdesign.identification.PairsMo
 the others :func:`optdesign.identification.epsilon_good_characteristic_time`, every epsilon-good arm solved and
 certified. epsilon = 0 is best-arm identification. Exponential arms are taken with epsilon = 0 only (their divergence
 is not convex in the second mean, and a shifted piece may have two local minima).
+
+``kind="multiplicative"`` asks for an arm with mu_i >= (1 - epsilon) max_k mu_k instead (positive means, epsilon < 1):
+the pieces {lambda : lambda_j >= lambda_b / (1 - epsilon)} are scaled rather than shifted (``scales`` of
+:func:`optdesign.identification.pair_pieces`), and T* is the equalisation's on every family.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from optdesign.errors import InvalidInputError
-from optdesign.identification import PairsModel, epsilon_good_characteristic_time, pair_pieces
+from optdesign.identification import EPSILON_KINDS, PairsModel, epsilon_good_characteristic_time, pair_pieces
 from optdesign.validation import unique_argmax
 
 from .families import Exponential, ExponentialFamily, Gaussian
@@ -46,36 +50,45 @@ class EpsilonGoodProblem(KArmedQuestion):
     n_arms : int
         Number K of arms (at least 2).
     epsilon : float
-        The slack, >= 0 (additive, in the means' unit).
+        The slack, >= 0: in the means' unit (additive), or a fraction of the best mean below 1 (multiplicative).
     family : ExponentialFamily
         The arms' family: Gaussian (the default, sigma = 1), Bernoulli, Poisson, or exponential with epsilon = 0.
+    kind : str
+        ``"additive"`` (default: mu_i >= max mu - epsilon) or ``"multiplicative"`` (mu_i >= (1 - epsilon) max mu).
 
     Raises
     ------
     InvalidInputError
-        Fewer than two arms, a negative or non-finite epsilon, a Bernoulli epsilon of 1 or more, or exponential
-        arms with epsilon > 0.
+        Fewer than two arms, a negative or non-finite epsilon, an unknown kind, a Bernoulli or multiplicative
+        epsilon of 1 or more, or exponential arms with epsilon > 0.
     """
 
-    def __init__(self, n_arms: int, epsilon: float = 0.0, family: ExponentialFamily | None = None) -> None:
+    def __init__(self, n_arms: int, epsilon: float = 0.0, family: ExponentialFamily | None = None,
+                 kind: str = "additive") -> None:
         super().__init__(n_arms, family if family is not None else Gaussian())
         if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not (
                 np.isfinite(epsilon) and epsilon >= 0):
             raise InvalidInputError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        if kind not in EPSILON_KINDS:
+            raise InvalidInputError(f"unknown kind {kind!r}; valid: {', '.join(EPSILON_KINDS)}")
+        if kind == "multiplicative" and epsilon >= 1:
+            raise InvalidInputError(f"a multiplicative epsilon must be below 1, got {epsilon}")
         if epsilon > 0 and isinstance(self.family, Exponential):
             raise InvalidInputError("epsilon-good identification with epsilon > 0 is given for Gaussian, Bernoulli "
                                     "and Poisson arms (the exponential family's divergence is not convex in the "
                                     "second mean)")
         if epsilon >= 1 and self.family.name == "bernoulli":
             raise InvalidInputError(f"a Bernoulli epsilon must be below 1 (every arm is epsilon-good), got {epsilon}")
-        self.epsilon = float(epsilon)
+        self.epsilon, self.kind = float(epsilon), kind
         self.sigma = float(getattr(self.family, "sigma", 1.0))
+        # the pieces {lambda_j >= c lambda_b + s}: (c, s) = (1, epsilon) or (1 / (1 - epsilon), 0)
+        self._scale, self._shift = (1.0, self.epsilon) if kind == "additive" else (1.0 / (1.0 - self.epsilon), 0.0)
         self._model: PairsModel | None = None
         self._model_best = -1
 
     @classmethod
-    def of_environment(cls, env: KArmedBandit, epsilon: float = 0.0) -> EpsilonGoodProblem:
-        """The epsilon-good problem of a Gaussian K-armed instance.
+    def of_environment(cls, env: KArmedBandit, epsilon: float = 0.0, kind: str = "additive") -> EpsilonGoodProblem:
+        """The epsilon-good problem of a K-armed instance.
 
         Parameters
         ----------
@@ -83,22 +96,24 @@ class EpsilonGoodProblem(KArmedQuestion):
             The instance (its number of arms and its family).
         epsilon : float
             The slack.
+        kind : str
+            ``"additive"`` or ``"multiplicative"``.
 
         Returns
         -------
         EpsilonGoodProblem
             The problem.
         """
-        return cls(env.n_arms, epsilon, env.family)
+        return cls(env.n_arms, epsilon, env.family, kind)
 
     # an answer is an arm: its mean is its value, and it reads as its index
     answer_value = KArmedProblem.answer_value
     describe_answer = KArmedProblem.describe_answer
 
     def correct(self, answer: int, mu: np.ndarray) -> bool:
-        """Whether the arm's mean is within epsilon of the largest."""
+        """Whether the arm's mean is within epsilon of the largest (additively, or as a fraction of it)."""
         mu = np.asarray(mu, dtype=float)
-        return bool(mu[int(answer)] >= mu.max() - self.epsilon)
+        return bool(self._scale * mu[int(answer)] + self._shift >= mu.max())
 
     def _pairs(self, best: int) -> np.ndarray:
         others = np.delete(np.arange(self.n_arms), best)
@@ -109,11 +124,12 @@ class EpsilonGoodProblem(KArmedQuestion):
         best = self.answer(mu)
         pairs = self._pairs(best)
         family, sigma = self.family_args
-        values, G = pair_pieces(mu, pairs, w, family=family, sigma=sigma, shifts=self.epsilon)
+        values, G = pair_pieces(mu, pairs, w, family=family, sigma=sigma, shifts=self._shift, scales=self._scale)
         return Pieces(best=best, answers=pairs[:, 1], values=values, gradients=G if gradients else None)
 
     def oracle(self, mu: np.ndarray) -> Oracle:
-        """T*(mu) and w*(mu), certified: for Gaussian arms the best arm's shifted pairs in the cvxpy model of
+        """T*(mu) and w*(mu), certified: for additive epsilon on Gaussian arms the best arm's shifted pairs in the cvxpy
+        model of
         :class:`optdesign.identification.PairsModel` (built once per best arm, re-solved), else
         :func:`optdesign.identification.epsilon_good_characteristic_time`.
 
@@ -137,9 +153,9 @@ class EpsilonGoodProblem(KArmedQuestion):
         """
         mu = self.family.check_means(self.check_parameter(mu))
         best = unique_argmax(mu, "the arms' means")
-        if not isinstance(self.family, Gaussian):
+        if not isinstance(self.family, Gaussian) or self.kind == "multiplicative":
             family, sigma = self.family_args
-            time = epsilon_good_characteristic_time(mu, self.epsilon, family=family, sigma=sigma)
+            time = epsilon_good_characteristic_time(mu, self.epsilon, family=family, sigma=sigma, kind=self.kind)
             return Oracle(T=time.value, weights=time.weights, lower_bound=time.lower_bound)
         if self._model is None or self._model_best != best:  # compiled once per best arm, re-solved at new means
             self._model, self._model_best = PairsModel(self.n_arms, self._pairs(best), sigma=self.sigma), best

@@ -7,9 +7,9 @@ families       the divergences of the Gaussian, Bernoulli, Poisson and exponenti
                cvxpy form (linear minus a perspective) of the closest alternative of two arms
 pairs          questions whose alternatives swap the order of two arms: the model of 1 / T* =
                max_w min_(i,j) f_ij(w), its pieces, and the pairs of best-arm and top-m identification
-shifted        shifted pieces {lambda_j >= lambda_i + s} on Bernoulli and Poisson arms (a Newton root each)
-               and one answer's max-min by Garivier & Kaufmann's equalisation, certified
-epsilon_good   epsilon-good identification: T* over the easiest of the correct answers, certified
+shifted        pieces {lambda_j >= c lambda_i + s} on Gaussian, Bernoulli and Poisson arms (a Newton root
+               each) and one answer's max-min by Garivier & Kaufmann's equalisation, certified
+epsilon_good   epsilon-good identification (additive or multiplicative): T* over the easiest correct answer
 levels         thresholding (which arms are above a level): one piece per arm, T* in closed form
 certificate    a certified bracket on T* from any weights and any mixture of the pieces (weak duality)
 =============  ======================================================================================
@@ -21,7 +21,7 @@ from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .certificate import best_mixture, certified_bracket
-    from .epsilon_good import epsilon_good_characteristic_time
+    from .epsilon_good import EPSILON_KINDS, epsilon_good_characteristic_time
     from .families import FAMILIES, divergence
     from .levels import level_pieces, threshold_characteristic_time
     from .pairs import (
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 # each name is imported from its module on first access (``import optdesign`` loads no cvxpy)
 _EXPORTS = {
     ".certificate": ("best_mixture", "certified_bracket"),
-    ".epsilon_good": ("epsilon_good_characteristic_time",),
+    ".epsilon_good": ("EPSILON_KINDS", "epsilon_good_characteristic_time"),
     ".families": ("FAMILIES", "divergence"),
     ".levels": ("level_pieces", "threshold_characteristic_time"),
     ".pairs": ("IdentificationTime", "PairsModel", "best_arm_pairs", "pair_pieces", "pairwise_characteristic_time",
@@ -46,6 +46,7 @@ if not TYPE_CHECKING:  # type checkers see the imports above
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
+    "EPSILON_KINDS",
     "FAMILIES",
     "IdentificationTime",
     "PairsModel",

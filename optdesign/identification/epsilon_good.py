@@ -1,5 +1,6 @@
 """The characteristic time of epsilon-good identification: any arm whose mean is within epsilon of the best is a
-correct answer (Garivier & Kaufmann 2021; Degenne & Koolen, NeurIPS 2019, for several correct answers).
+correct answer (Garivier & Kaufmann 2021; Degenne & Koolen, NeurIPS 2019, for several correct answers), additively
+(mu_i >= mu* - epsilon) or multiplicatively (mu_i >= (1 - epsilon) mu*, for a positive best mean).
 
 With several correct answers the lower bound takes the easiest one to certify,
 
@@ -11,7 +12,8 @@ declarative cvxpy model :class:`optdesign.identification.PairsModel` on the best
 for epsilon = 0 on every family. On Bernoulli and Poisson arms with epsilon > 0 the location matters (a Bernoulli arm
 near 1 is cheaper to certify), so every epsilon-good arm is solved by the equalisation of
 :mod:`optdesign.identification.shifted`, each certified by weak duality, and the smallest T is kept; its lower bound
-is the smallest of the certified ones.
+is the smallest of the certified ones. The multiplicative question's pieces {lambda_j >= lambda_i / (1 - epsilon)} are
+scaled rather than shifted, and every epsilon-good arm is solved the same way, on Gaussian arms too.
 """
 
 from __future__ import annotations
@@ -26,12 +28,15 @@ from .families import check_family, check_means
 from .pairs import IdentificationTime, PairsModel, pair_pieces
 from .shifted import anchored_time, check_shifted_family
 
-__all__ = ["epsilon_good_characteristic_time"]
+__all__ = ["EPSILON_KINDS", "epsilon_good_characteristic_time"]
+
+#: the two readings of epsilon
+EPSILON_KINDS = ("additive", "multiplicative")
 
 
 def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, family: str = "gaussian",
-                                     sigma: float = 1.0, solver: str | None = None,
-                                     tol: float = 1e-6) -> IdentificationTime:
+                                     sigma: float = 1.0, solver: str | None = None, tol: float = 1e-6,
+                                     kind: str = "additive") -> IdentificationTime:
     """T* and w* of epsilon-good identification (module docstring), certified.
 
     Parameters
@@ -39,7 +44,8 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
     means : array_like, shape (K,)
         The arms' means, inside the family's open mean space, with a unique best arm.
     epsilon : float
-        The additive slack, >= 0 (below 1 for Bernoulli arms); 0 is best-arm identification.
+        The slack, >= 0 (additive: below 1 for Bernoulli arms; multiplicative: below 1); 0 is best-arm
+        identification.
     family : str
         ``"gaussian"`` (default), ``"bernoulli"`` or ``"poisson"``; ``"exponential"`` for epsilon = 0 only.
     sigma : float
@@ -48,6 +54,8 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
         The conic solver of the cvxpy model (Gaussian arms, or epsilon = 0); None: CLARABEL, then SCS.
     tol : float
         The relative gap at which the model's answer is kept (default 1e-6).
+    kind : str
+        ``"additive"`` (default: mu_i >= mu* - epsilon) or ``"multiplicative"`` (mu_i >= (1 - epsilon) mu*).
 
     Returns
     -------
@@ -58,8 +66,9 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
     Raises
     ------
     InvalidInputError
-        An unknown family, means outside its space, a tie for the best arm, a negative or non-finite epsilon, a
-        Bernoulli epsilon of 1 or more, or epsilon > 0 on exponential arms.
+        An unknown family or kind, means outside its space, a tie for the best arm, a negative or non-finite epsilon,
+        a Bernoulli or multiplicative epsilon of 1 or more, a multiplicative question whose best mean is not
+        positive, or epsilon > 0 on exponential arms.
     SolverError
         No solver answered, or a root of the equalisation did not converge.
 
@@ -79,19 +88,26 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
     if mu[order[0]] == mu[order[1]]:
         raise InvalidInputError("the best arm is not unique (a tie at the largest mean)")
     best = int(order[0])
-    if fam == "gaussian" or epsilon == 0:
+    if kind not in EPSILON_KINDS:
+        raise InvalidInputError(f"unknown kind {kind!r}; valid: {', '.join(EPSILON_KINDS)}")
+    if epsilon == 0 or (fam == "gaussian" and kind == "additive"):
         pairs = np.column_stack([np.full(mu.size - 1, best), np.delete(np.arange(mu.size), best)])
         return PairsModel(mu.size, pairs, family=fam, sigma=sigma).solve(mu, shifts=epsilon, solver=solver, tol=tol)
-    check_shifted_family(fam, epsilon)
+    if kind == "multiplicative" and not (epsilon < 1 and mu[best] > 0):
+        raise InvalidInputError(f"a multiplicative epsilon must be below 1 and the best mean positive, got epsilon = "
+                                f"{epsilon} and best mean {mu[best]:.6g}")
+    shift, scale, good = ((float(epsilon), 1.0, mu[best] - epsilon) if kind == "additive"
+                          else (0.0, 1.0 / (1.0 - epsilon), (1.0 - epsilon) * mu[best]))
+    check_shifted_family(fam, shift, scale)
     start = time.perf_counter()
-    anchors = np.flatnonzero(mu >= mu[best] - epsilon)
-    solved = [anchored_time(mu, int(i), float(epsilon), fam, sigma) for i in anchors]
+    anchors = np.flatnonzero(mu >= good)
+    solved = [anchored_time(mu, int(i), shift, fam, sigma, scale) for i in anchors]
     pick = int(np.argmin([upper for upper, _, _ in solved]))
     value, weights = solved[pick][0], solved[pick][2]
     lower = min(low for _, low, _ in solved)
     anchor = int(anchors[pick])
     pairs = np.column_stack([np.full(mu.size - 1, anchor), np.delete(np.arange(mu.size), anchor)])
-    values, _ = pair_pieces(mu, pairs, weights, family=fam, sigma=sigma, shifts=epsilon)
+    values, _ = pair_pieces(mu, pairs, weights, family=fam, sigma=sigma, shifts=shift, scales=scale)
     active = pairs[values <= values.min() * (1 + 1e-6)]
     gap = (value - lower) / value if np.isfinite(value) else float("inf")
     return IdentificationTime(value=value, weights=weights, lower_bound=lower, gap=gap, active=active,

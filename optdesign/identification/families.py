@@ -147,11 +147,14 @@ def divergence(x: npt.ArrayLike, y: npt.ArrayLike, family: Family, sigma: float 
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if family == "gaussian":
         return np.asarray((x - y) ** 2 / (2.0 * sigma**2))
+    # differences of logarithms: at y close to x their rounding can fall below 0, which d never does
     if family == "bernoulli":  # written with xlogy so that 0 log 0 = 0 at the boundary
-        return np.asarray(xlogy(x, x) - xlogy(x, y) + xlogy(1.0 - x, 1.0 - x) - xlogy(1.0 - x, 1.0 - y))
-    if family == "poisson":
-        return np.asarray(xlogy(x, x) - xlogy(x, y) - x + y)
-    return np.asarray(x / y - 1.0 - np.log(x / y))
+        d = xlogy(x, x) - xlogy(x, y) + xlogy(1.0 - x, 1.0 - x) - xlogy(1.0 - x, 1.0 - y)
+    elif family == "poisson":
+        d = xlogy(x, x) - xlogy(x, y) - x + y
+    else:
+        d = x / y - 1.0 - np.log(x / y)
+    return np.asarray(np.maximum(d, 0.0))
 
 
 def phi_perspective(P: Any, W: Any, family: Family, sigma: float = 1.0) -> Any:

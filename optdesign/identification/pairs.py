@@ -33,7 +33,7 @@ from ..runtime.solvers import solve
 from ..validation import as_count
 from .certificate import certified_bracket
 from .families import Family, check_family, check_means, divergence, phi, phi_perspective
-from .shifted import check_shifted_family, shifted_pieces
+from .shifted import as_finite, check_shifted_family, scales_of, shifted_pieces
 
 #: tighter solver tolerances than the defaults: the certificate reads the weights, whose error enters it at first order
 #: (the objective is flat in them near the optimum, so an interior point method's weights are accurate to about the
@@ -148,11 +148,7 @@ def _check_pairs(pairs: npt.ArrayLike, K: int) -> np.ndarray:
 def _check_shifts(shifts: npt.ArrayLike | None, J: int, family: Family, *, model: bool = False) -> np.ndarray:
     """The pairs' shifts as J finite numbers; beside Gaussian arms only the pieces take them (:mod:`.shifted`), not the
     cvxpy model (``model``)."""
-    if shifts is None:
-        return np.zeros(J)
-    s: np.ndarray = np.array(np.broadcast_to(np.asarray(shifts, dtype=float), (J,)))
-    if not np.all(np.isfinite(s)):
-        raise InvalidInputError("shifts must be finite numbers")
+    s = np.zeros(J) if shifts is None else as_finite(shifts, J, "shifts")
     if family != "gaussian" and np.any(s != 0):
         if model:
             raise InvalidInputError("the cvxpy model takes shifted pieces on Gaussian arms only; the epsilon-good "
@@ -162,7 +158,8 @@ def _check_shifts(shifts: npt.ArrayLike | None, J: int, family: Family, *, model
 
 
 def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *, family: str = "gaussian",
-                sigma: float = 1.0, shifts: npt.ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
+                sigma: float = 1.0, shifts: npt.ArrayLike | None = None,
+                scales: npt.ArrayLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The pieces' values f_ij(w) and gradients at weights w (module docstring): the closest alternative of a pair
     moves both arms to their weighted mean (shifted by s for Gaussian arms; a Newton root for other shifted pieces),
     and the gradient of f_ij in w is the pair of divergences to it (envelope theorem).
@@ -182,6 +179,9 @@ def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *,
     shifts : array_like, shape (J,), optional
         The shifts s of the pieces (default 0): any for Gaussian arms, s >= 0 for Bernoulli (s < 1) and Poisson
         ones (:mod:`optdesign.identification.shifted`), none for exponential ones.
+    scales : array_like, shape (J,), optional
+        Scales c > 0 of the pieces {lambda_j >= c lambda_i + s} (default 1; multiplicative epsilon-good questions);
+        Gaussian, Bernoulli and Poisson arms.
 
     Returns
     -------
@@ -191,7 +191,7 @@ def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *,
     Raises
     ------
     InvalidInputError
-        An unknown family, means outside its mean space, bad pairs or shifts, or weights that are not K
+        An unknown family, means outside its mean space, bad pairs, shifts or scales, or weights that are not K
         nonnegative finite numbers.
     SolverError
         A shifted piece's root did not converge.
@@ -204,8 +204,9 @@ def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *,
     w = np.asarray(w, dtype=float)
     if w.shape != (K,) or not np.all(np.isfinite(w)) or np.any(w < 0):
         raise InvalidInputError(f"w must be {K} nonnegative finite numbers")
-    if fam != "gaussian" and np.any(s != 0):
-        return shifted_pieces(mu, P, w, s, fam, sigma)
+    c = scales_of(scales, P.shape[0])
+    if np.any(c != 1) or (fam != "gaussian" and np.any(s != 0)):
+        return shifted_pieces(mu, P, w, s, fam, sigma, c)
     i, j = P[:, 0], P[:, 1]
     xi, xj = mu[i], mu[j] - s
     wi, wj = w[i], w[j]

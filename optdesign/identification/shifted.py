@@ -1,27 +1,30 @@
-"""Shifted pair pieces on Bernoulli and Poisson arms (epsilon-good identification) and their characteristic time.
+"""Shifted and scaled pair pieces (epsilon-good identification, additive or multiplicative) and their characteristic
+time.
 
-The piece {lambda : lambda_j >= lambda_i + s} (s >= 0) of an alternative set has, at weights w, the least-cost move
+The piece {lambda : lambda_j >= c lambda_i + s} (c > 0, s >= 0; additive epsilon: c = 1, s = epsilon; multiplicative:
+c = 1 / (1 - epsilon), s = 0) of an alternative set has, at weights w, the least-cost move
 
-    f_ij(w) = min_x  w_i d(mu_i, x) + w_j d(mu_j, x + s),   x in [a, b] = [max(mu_j - s, lo), min(mu_i, hi - s)],
+    f_ij(w) = min_x  w_i d(mu_i, x) + w_j d(mu_j, c x + s),   x in [a, b],
 
-with [lo, hi] the family's mean space, and f_ij = 0 when mu_i <= mu_j - s. For Gaussian arms the shift only moves
-mu_j (:func:`optdesign.identification.pair_pieces` has the closed form); for Bernoulli and Poisson arms d(mu, .) is
-convex, so x is the root of w_i d'(mu_i, x) + w_j d'(mu_j, x + s) = 0, with d'(mu, l) = (l - mu) / V(l) the
+[a, b] = [max((mu_j - s) / c, lo, (lo - s) / c), min(mu_i, (hi - s) / c)] with [lo, hi] the family's mean space, and
+f_ij = 0 when c mu_i + s <= mu_j. For Gaussian arms with c = 1 the shift only moves mu_j
+(:func:`optdesign.identification.pair_pieces` has the closed form); on Gaussian, Bernoulli and Poisson arms d(mu, .)
+is convex, so x is the root of w_i d'(mu_i, x) + c w_j d'(mu_j, c x + s) = 0, with d'(mu, l) = (l - mu) / V(l) the
 derivative in the second mean, found here by safeguarded Newton steps. The gradient of f_ij is (d(mu_i, x),
-d(mu_j, x + s)) (envelope theorem). The exponential family is refused: its d(mu, .) is not convex, and a shifted
-piece may have two local minima.
+d(mu_j, c x + s)) (envelope theorem). The exponential family is refused: its d(mu, .) is not convex, and such a piece
+may have two local minima.
 
 The characteristic time of epsilon-good identification, which has several correct answers (Degenne & Koolen,
 NeurIPS 2019), is
 
-    1 / T* = max over the epsilon-good arms i of  max_w min_{j != i} f_ij(w),   s = epsilon.
+    1 / T* = max over the epsilon-good arms i of  max_w min_{j != i} f_ij(w).
 
 Each anchor i is solved by Garivier & Kaufmann's (2016, Thm 5) equalisation written in x: at the optimum the binding
-pieces all equal y w_i; for pair j, r_j = w_j / w_i = -d'(mu_i, x_j) / d'(mu_j, x_j + s) and
-y = d(mu_i, x_j) + r_j d(mu_j, x_j + s) fix x_j(y) (a pair with d(mu_i, b_j) >= y is slack, r_j = 0: a Bernoulli
-arm near 1 bounds lambda_i by 1 - s without a pull of j), and y* is the root of
-sum_j d(mu_i, x_j) / d(mu_j, x_j + s) = 1. Each answer is certified by weak duality with GK's multipliers
-p_j ~ 1 / d(mu_j, x_j + s) (:func:`optdesign.identification.certificate.certified_bracket`).
+pieces all equal y w_i; for pair j, r_j = w_j / w_i = -d'(mu_i, x_j) / (c d'(mu_j, c x_j + s)) and
+y = d(mu_i, x_j) + r_j d(mu_j, c x_j + s) fix x_j(y) (a pair with d(mu_i, b_j) >= y is slack, r_j = 0: a Bernoulli
+arm near 1 bounds lambda_i by (1 - s) / c without a pull of j), and y* is the root of
+sum_j d(mu_i, x_j) / d(mu_j, c x_j + s) = 1. Each answer is certified by weak duality with GK's multipliers
+p_j ~ 1 / d(mu_j, c x_j + s) (:func:`optdesign.identification.certificate.certified_bracket`).
 """
 
 from __future__ import annotations
@@ -36,14 +39,16 @@ from ..errors import InvalidInputError, SolverError
 from .certificate import certified_bracket
 from .families import Family, divergence
 
-__all__ = ["anchored_time", "shifted_pieces"]
+__all__ = ["anchored_time", "as_finite", "check_shifted_family", "scales_of", "shifted_pieces"]
 
 #: families whose divergence d(mu, .) is convex in the second mean (the shifted pieces' Newton roots are unique)
 CONVEX_FAMILIES = ("gaussian", "bernoulli", "poisson")
-#: Newton steps of a root before giving up, and the relative size of a step that counts as converged
+#: Newton steps of a root before giving up, the relative size of a step that counts as converged, and of the value
+#: (against its terms) that a converged step must have
 MAX_STEPS = 200
 CONVERGED = 1e-10
-#: an anchor whose least shifted gap mu_i - (mu_j - s) is below this (relative) gets a bracket without equalisation
+RESIDUAL = 1e-6
+#: an anchor whose least gap c mu_i + s - mu_j is below this (relative) gets a bracket without equalisation
 DEGENERATE = 1e-9
 
 
@@ -65,15 +70,17 @@ def _slope(mu: np.ndarray, lam: np.ndarray, family: Family, sigma: float) -> tup
     return (lam - mu) / (lam * (1.0 - lam)), mu / lam**2 + (1.0 - mu) / (1.0 - lam) ** 2
 
 
-def _newton(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], x: np.ndarray, lo: np.ndarray,
+def _newton(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]], x: np.ndarray, lo: np.ndarray,
             hi: np.ndarray, what: str) -> np.ndarray:
-    """Roots of an increasing function on [lo, hi] (fun gives value and slope), by Newton steps kept inside the
-    bracket (its midpoint where a step would leave it or is not finite), elementwise from x: once every step is below
-    CONVERGED of its point, one more step (quadratic convergence) reaches the rounding of the root."""
+    """Roots of an increasing function on [lo, hi] (fun gives its value, slope and the size of the terms it sums), by
+    Newton steps kept inside the bracket (its midpoint where a step would leave it or is not finite), elementwise from
+    x. An entry has converged when its bracket is below CONVERGED of its point, or when its step is and its value is
+    below RESIDUAL of its terms (a tiny step next to a pole of the function, where the value is huge, is not a root);
+    one more step (quadratic convergence) then reaches the rounding of the root."""
     x = np.clip(x, lo, hi)
     width = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
     for _ in range(MAX_STEPS):
-        g, slope = fun(x)
+        g, slope, size = fun(x)
         lo, hi = np.where(g < 0, x, lo), np.where(g > 0, x, hi)
         new = x - g / slope
         inside = np.isfinite(new) & (new >= lo) & (new <= hi)
@@ -81,29 +88,33 @@ def _newton(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], x: np.nd
         step = np.abs(new - x)
         x = new
         tol = CONVERGED * np.maximum(np.abs(x), width)  # a root at 0 (a boundary) is read against the bracket
-        if np.all((step <= tol) | (hi - lo <= tol)):
-            g, slope = fun(x)
+        if np.all((hi - lo <= tol) | ((step <= tol) & (np.abs(g) <= RESIDUAL * size))):
+            g, slope, _ = fun(x)
             last = x - g / slope
             return np.where(np.isfinite(last) & (last >= lo) & (last <= hi), last, x)
     raise SolverError(f"the Newton steps of {what} did not converge")
 
 
-def _bracket(mi: np.ndarray, mj: np.ndarray, s: np.ndarray, family: Family) -> tuple[np.ndarray, np.ndarray]:
-    """[a, b] = [max(mu_j - s, lo), min(mu_i, hi - s)], where lambda_i = x of the closest alternative lies."""
-    return np.maximum(mj - s, _lower(family)), np.minimum(mi, _upper(family) - s)
+def _bracket(mi: np.ndarray, mj: np.ndarray, c: np.ndarray, s: np.ndarray,
+             family: Family) -> tuple[np.ndarray, np.ndarray]:
+    """[a, b], where lambda_i = x of the closest alternative lies (module docstring)."""
+    lo, hi = _lower(family), _upper(family)
+    return np.maximum(np.maximum((mj - s) / c, lo), (lo - s) / c), np.minimum(mi, (hi - s) / c)
 
 
-def _closest(mi: np.ndarray, mj: np.ndarray, s: np.ndarray, wi: np.ndarray, wj: np.ndarray, family: Family,
-             sigma: float) -> np.ndarray:
-    """x minimising w_i d(mu_i, x) + w_j d(mu_j, x + s) on [a, b] (pairs with mu_i > mu_j - s)."""
-    a, b = _bracket(mi, mj, s, family)
-    total = wi + wj
-    guess = np.where(total > 0, (wi * mi + wj * (mj - s)) / np.where(total > 0, total, 1.0), 0.5 * (a + b))
+def _closest(mi: np.ndarray, mj: np.ndarray, c: np.ndarray, s: np.ndarray, wi: np.ndarray, wj: np.ndarray,
+             family: Family, sigma: float) -> np.ndarray:
+    """x minimising w_i d(mu_i, x) + w_j d(mu_j, c x + s) on [a, b] (pairs with c mu_i + s > mu_j), from the
+    Gaussian solution."""
+    a, b = _bracket(mi, mj, c, s, family)
+    total = wi + wj * c**2
+    guess = np.where(total > 0, (wi * mi + wj * c * (mj - s)) / np.where(total > 0, total, 1.0), 0.5 * (a + b))
 
-    def foc(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def foc(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         di, di2 = _slope(mi, x, family, sigma)
-        dj, dj2 = _slope(mj, x + s, family, sigma)
-        return wi * di + wj * dj, wi * di2 + wj * dj2
+        dj, dj2 = _slope(mj, c * x + s, family, sigma)
+        left, right = wi * di, c * wj * dj
+        return left + right, wi * di2 + c**2 * wj * dj2, np.abs(left) + np.abs(right)
 
     with np.errstate(all="ignore"):  # a boundary mean's 0 / 0, or 0 * inf: those entries bisect, or are replaced
         x = _newton(foc, guess, a, b, "a shifted piece's closest alternative")
@@ -111,7 +122,7 @@ def _closest(mi: np.ndarray, mj: np.ndarray, s: np.ndarray, wi: np.ndarray, wj: 
 
 
 def shifted_pieces(means: np.ndarray, pairs: np.ndarray, w: np.ndarray, shifts: np.ndarray, family: Family,
-                   sigma: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+                   sigma: float = 1.0, scales: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The values f_ij(w) and gradients of shifted pieces (module docstring), for checked inputs.
 
     Parameters
@@ -119,7 +130,7 @@ def shifted_pieces(means: np.ndarray, pairs: np.ndarray, w: np.ndarray, shifts: 
     means : numpy.ndarray, shape (K,)
         The means, in the family's closed mean space.
     pairs : numpy.ndarray of int, shape (J, 2)
-        The ordered pairs (i, j): the answer needs mu_i above mu_j - s.
+        The ordered pairs (i, j): the answer needs c mu_i + s above mu_j.
     w : numpy.ndarray, shape (K,)
         Nonnegative weights.
     shifts : numpy.ndarray, shape (J,)
@@ -128,6 +139,8 @@ def shifted_pieces(means: np.ndarray, pairs: np.ndarray, w: np.ndarray, shifts: 
         ``"gaussian"``, ``"bernoulli"`` or ``"poisson"``.
     sigma : float
         The Gaussian sigma.
+    scales : numpy.ndarray, shape (J,), optional
+        The scales c > 0 (default 1).
 
     Returns
     -------
@@ -137,25 +150,81 @@ def shifted_pieces(means: np.ndarray, pairs: np.ndarray, w: np.ndarray, shifts: 
     Raises
     ------
     InvalidInputError
-        The exponential family, a negative shift, or a Bernoulli shift of 1 or more.
+        The exponential family, a negative shift, a Bernoulli shift of 1 or more, or a scale that is not positive.
     SolverError
         A root did not converge.
     """
-    check_shifted_family(family, shifts)
+    scales = np.ones(pairs.shape[0]) if scales is None else scales
+    check_shifted_family(family, shifts, scales)
     values, G = np.zeros(pairs.shape[0]), np.zeros((pairs.shape[0], means.size))
-    rows = np.flatnonzero(means[pairs[:, 0]] > means[pairs[:, 1]] - shifts)  # the others are 0, flat
-    i, j, s = pairs[rows, 0], pairs[rows, 1], shifts[rows]
+    rows = np.flatnonzero(scales * means[pairs[:, 0]] + shifts > means[pairs[:, 1]])  # the others are 0, flat
+    i, j, c, s = pairs[rows, 0], pairs[rows, 1], scales[rows], shifts[rows]
     mi, mj, wi, wj = means[i], means[j], w[i], w[j]
-    x = _closest(mi, mj, s, wi, wj, family, sigma)
+    x = _closest(mi, mj, c, s, wi, wj, family, sigma)
     with np.errstate(divide="ignore", invalid="ignore"):
-        di, dj = divergence(mi, x, family, sigma), divergence(mj, x + s, family, sigma)
+        di, dj = divergence(mi, x, family, sigma), divergence(mj, c * x + s, family, sigma)
         values[rows] = np.where(wi > 0, wi * di, 0.0) + np.where(wj > 0, wj * dj, 0.0)  # 0 * inf is no cost
     G[rows, i], G[rows, j] = di, dj
     return values, G
 
 
-def check_shifted_family(family: Family, shifts: npt.ArrayLike) -> None:
-    """Refuse what the shifted pieces do not cover: the exponential family, negative shifts, a Bernoulli shift >= 1.
+def as_finite(values: npt.ArrayLike, J: int, name: str) -> np.ndarray:
+    """``values`` broadcast to J finite numbers.
+
+    Parameters
+    ----------
+    values : array_like
+        A number or J numbers.
+    J : int
+        How many.
+    name : str
+        What they are, for the error.
+
+    Returns
+    -------
+    numpy.ndarray, shape (J,)
+        The numbers as floats.
+
+    Raises
+    ------
+    InvalidInputError
+        A value that is not finite, or a shape that does not broadcast to (J,).
+    """
+    try:
+        out: np.ndarray = np.array(np.broadcast_to(np.asarray(values, dtype=float), (J,)))
+    except (ValueError, TypeError):
+        raise InvalidInputError(f"{name} must be a number or {J} numbers") from None
+    if not np.all(np.isfinite(out)):
+        raise InvalidInputError(f"{name} must be finite numbers")
+    return out
+
+
+def scales_of(scales: npt.ArrayLike | None, J: int) -> np.ndarray:
+    """The pairs' scales c as J finite numbers (ones when None); :func:`check_shifted_family` checks their sign.
+
+    Parameters
+    ----------
+    scales : array_like or None
+        A number or J numbers.
+    J : int
+        The number of pairs.
+
+    Returns
+    -------
+    numpy.ndarray, shape (J,)
+        The scales.
+
+    Raises
+    ------
+    InvalidInputError
+        As :func:`as_finite`.
+    """
+    return np.ones(J) if scales is None else as_finite(scales, J, "scales")
+
+
+def check_shifted_family(family: Family, shifts: npt.ArrayLike, scales: npt.ArrayLike = 1.0) -> None:
+    """Refuse what the shifted pieces do not cover: the exponential family, negative shifts, a Bernoulli shift >= 1,
+    scales that are not positive.
 
     Parameters
     ----------
@@ -163,6 +232,8 @@ def check_shifted_family(family: Family, shifts: npt.ArrayLike) -> None:
         The family.
     shifts : array_like
         The shifts.
+    scales : array_like
+        The scales.
 
     Raises
     ------
@@ -170,6 +241,8 @@ def check_shifted_family(family: Family, shifts: npt.ArrayLike) -> None:
         One of the cases above.
     """
     s = np.asarray(shifts, dtype=float)
+    if not np.all(np.asarray(scales, dtype=float) > 0):
+        raise InvalidInputError("scales must be positive")
     if family not in CONVEX_FAMILIES:
         raise InvalidInputError(f"shifted pieces (epsilon-good questions) are given for the families with a convex "
                                 f"divergence d(mu, .) ({', '.join(CONVEX_FAMILIES)}), not {family}")
@@ -179,8 +252,8 @@ def check_shifted_family(family: Family, shifts: npt.ArrayLike) -> None:
         raise InvalidInputError("a Bernoulli shift must be below 1 (at 1 or more every arm is epsilon-good)")
 
 
-def anchored_time(means: np.ndarray, anchor: int, shift: float, family: Family,
-                  sigma: float = 1.0) -> tuple[float, float, np.ndarray]:
+def anchored_time(means: np.ndarray, anchor: int, shift: float, family: Family, sigma: float = 1.0,
+                  scale: float = 1.0) -> tuple[float, float, np.ndarray]:
     """max_w min_{j != i} f_ij(w) for the anchor i by the equalisation (module docstring), certified.
 
     Parameters
@@ -188,13 +261,15 @@ def anchored_time(means: np.ndarray, anchor: int, shift: float, family: Family,
     means : numpy.ndarray, shape (K,)
         The means, inside the family's open mean space.
     anchor : int
-        The arm i the answer keeps above every other arm (by ``shift``).
+        The arm i the answer keeps above every other arm j: c mu_i + s >= mu_j.
     shift : float
         s >= 0.
     family : str
         ``"gaussian"``, ``"bernoulli"`` or ``"poisson"``.
     sigma : float
         The Gaussian sigma.
+    scale : float
+        c > 0 (default 1).
 
     Returns
     -------
@@ -209,78 +284,81 @@ def anchored_time(means: np.ndarray, anchor: int, shift: float, family: Family,
     SolverError
         A root did not converge.
     """
-    check_shifted_family(family, shift)
+    check_shifted_family(family, shift, scale)
     K = means.size
     others = np.delete(np.arange(K), anchor)
     mi, mj = np.full(others.size, means[anchor]), means[others]
-    s = np.full(others.size, float(shift))
-    if np.any(mi <= mj - s):
+    c, s = np.full(others.size, float(scale)), np.full(others.size, float(shift))
+    if np.any(c * mi + s <= mj):
         return np.inf, np.inf, np.full(K, 1.0 / K)
     pairs = np.column_stack([np.full(others.size, anchor), others])
-    if np.min(mi - (mj - s)) <= DEGENERATE * max(1.0, float(np.abs(means).max())):
-        return _degenerate(means, pairs, s, family, sigma)
-    ratios, x = _equalised(mi, mj, s, family, sigma)
+    if np.min(c * mi + s - mj) <= DEGENERATE * max(1.0, float(np.abs(means).max())):
+        return _degenerate(means, pairs, c, s, family, sigma)
+    ratios, x = _equalised(mi, mj, c, s, family, sigma)
     w = np.zeros(K)
     w[anchor] = 1.0 / (1.0 + ratios.sum())
     w[others] = ratios * w[anchor]
-    values, G = shifted_pieces(means, pairs, w, s, family, sigma)
+    values, G = shifted_pieces(means, pairs, w, s, family, sigma, c)
     with np.errstate(divide="ignore"):
-        mixture = np.where(ratios > 0, 1.0 / divergence(mj, x + s, family, sigma), 0.0)
+        mixture = np.where(ratios > 0, 1.0 / divergence(mj, c * x + s, family, sigma), 0.0)
     ok = bool(np.all(np.isfinite(mixture)) and mixture.sum() > 0)
     lower, upper = certified_bracket(values, G, mixture / mixture.sum() if ok else None)
     return upper, min(lower, upper), w
 
 
-def _degenerate(means: np.ndarray, pairs: np.ndarray, s: np.ndarray, family: Family,
+def _degenerate(means: np.ndarray, pairs: np.ndarray, c: np.ndarray, s: np.ndarray, family: Family,
                 sigma: float) -> tuple[float, float, np.ndarray]:
     """An anchor on the edge of the epsilon-good set (a pair apart by rounding only): T_i <= 1 / min_j f_ij at the
-    uniform design, and T_i >= max_j 1 / max(d(mu_i, x_j), d(mu_j, x_j + s)) at the middle x_j of each pair's
-    interval (f_ij(w) is at most w_i d(mu_i, x) + w_j d(mu_j, x + s) for every x, so max_w f_ij <= that max)."""
+    uniform design, and T_i >= max_j 1 / max(d(mu_i, x_j), d(mu_j, c x_j + s)) at the middle x_j of each pair's
+    interval (f_ij(w) is at most w_i d(mu_i, x) + w_j d(mu_j, c x + s) for every x, so max_w f_ij <= that max)."""
     w = np.full(means.size, 1.0 / means.size)
-    values, _ = shifted_pieces(means, pairs, w, s, family, sigma)
+    values, _ = shifted_pieces(means, pairs, w, s, family, sigma, c)
     mi, mj = means[pairs[:, 0]], means[pairs[:, 1]]
-    a, b = _bracket(mi, mj, s, family)
+    a, b = _bracket(mi, mj, c, s, family)
     x = 0.5 * (a + b)
-    with np.errstate(divide="ignore"):
-        upper = 1.0 / float(values.min())
-        lower = float(np.max(1.0 / np.maximum(divergence(mi, x, family, sigma), divergence(mj, x + s, family, sigma))))
+    with np.errstate(divide="ignore"):  # a piece or both divergences 0 to rounding: no separation, T_i infinite
+        upper = float(np.divide(1.0, values.min()))
+        lower = float(np.max(np.divide(1.0, np.maximum(divergence(mi, x, family, sigma),
+                                                       divergence(mj, c * x + s, family, sigma)))))
     return upper, min(lower, upper), w
 
 
-def _equalised(mi: np.ndarray, mj: np.ndarray, s: np.ndarray, family: Family,
+def _equalised(mi: np.ndarray, mj: np.ndarray, c: np.ndarray, s: np.ndarray, family: Family,
                sigma: float) -> tuple[np.ndarray, np.ndarray]:
-    """The ratios r_j = w_j / w_i and the points x_j at the root y* of sum_j d(mu_i, x_j) / d(mu_j, x_j + s) = 1."""
-    a, b = _bracket(mi, mj, s, family)
+    """The ratios r_j = w_j / w_i and the points x_j at the root y* of sum_j d(mu_i, x_j) / d(mu_j, c x_j + s) = 1."""
+    a, b = _bracket(mi, mj, c, s, family)
     with np.errstate(divide="ignore"):
         floor = divergence(mi, b, family, sigma)  # y at r_j = 0: pair j is slack below it
         cap = divergence(mi, a, family, sigma)  # the limit of y as r_j grows (inf at a boundary of infinite cost)
 
     def points(y: float) -> tuple[np.ndarray, np.ndarray]:
-        def level(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        def level(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             di, di2 = _slope(mi, x, family, sigma)
-            dj, dj2 = _slope(mj, x + s, family, sigma)
-            r = np.where(dj > 0, -di / dj, np.inf)
-            value = divergence(mi, x, family, sigma) + np.where(r > 0, r * divergence(mj, x + s, family, sigma), 0.0)
-            dr = -(di2 * dj - di * dj2) / dj**2
-            return y - value, -divergence(mj, x + s, family, sigma) * dr  # increasing in x
+            dj, dj2 = _slope(mj, c * x + s, family, sigma)
+            r = np.where(dj > 0, -di / (c * dj), np.inf)
+            value = divergence(mi, x, family, sigma) + np.where(r > 0, r * divergence(mj, c * x + s, family, sigma),
+                                                                 0.0)
+            dr = -(di2 * dj - c * di * dj2) / (c * dj**2)
+            # increasing in x; the size has a floor: at a tiny y the divergences' rounding is larger than y itself
+            return y - value, -divergence(mj, c * x + s, family, sigma) * dr, y + np.abs(value) + 1e-9
 
         slack = floor >= y
         with np.errstate(all="ignore"):  # the ends of [a, b]: infinite or 0 / 0 terms, where the steps bisect
             x = np.where(slack, b, _newton(level, 0.5 * (a + b), a, b, "an equalised pair"))
-            di, dj = _slope(mi, x, family, sigma)[0], _slope(mj, x + s, family, sigma)[0]
-            r = np.where(slack, 0.0, np.where(dj > 0, -di / dj, np.inf))  # inf: x_j at mu_j - s, the cap
+            di, dj = _slope(mi, x, family, sigma)[0], _slope(mj, c * x + s, family, sigma)[0]
+            r = np.where(slack, 0.0, np.where(dj > 0, -di / (c * dj), np.inf))  # inf: x_j at the cap
         return x, r
 
     def excess(log_y: float) -> float:
         x, r = points(float(np.exp(log_y)))
         with np.errstate(divide="ignore", invalid="ignore"):
-            terms = np.where(r > 0, divergence(mi, x, family, sigma) / divergence(mj, x + s, family, sigma), 0.0)
+            terms = np.where(r > 0, divergence(mi, x, family, sigma) / divergence(mj, c * x + s, family, sigma), 0.0)
             terms = np.where(np.isinf(r), np.inf, terms)
         return float(np.log(max(float(terms.sum()), 1e-300)))
 
     top, start = float(cap.min()), float(floor.min())
     lo = np.log(start) if start > 0 else np.log(1e-12 * min(top, 1.0))  # S = 0 at the least floor, ~ y^2 near 0
-    # S grows without bound towards the cap; closer than about 1e-6 the divergences d(mu_j, x_j + s) lose their
+    # S grows without bound towards the cap; closer than about 1e-6 the divergences d(mu_j, c x_j + s) lose their
     # digits to cancellation, so the cap is approached in steps
     margins = iter((1e-6, 1e-9, 1e-12)) if np.isfinite(top) else iter(())
     hi = lo + 1.0
