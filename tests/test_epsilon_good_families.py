@@ -247,12 +247,30 @@ def test_the_problem_reports_the_certified_time(family, spec):
     assert oracle.T == pytest.approx(direct.value) and oracle.lower_bound <= oracle.T
 
 
-@pytest.mark.parametrize("rule", ["fws", "track-and-stop", "round-robin"])
+@pytest.mark.parametrize("rule", ["fws", "track-and-stop", "round-robin", "top-two", "top-two:beta=ids"])
 def test_generic_rules_stop_with_an_epsilon_good_arm_on_bernoulli_arms(rule):
+    """Top-Two with the empirical best as leader and the problem's transportation costs is EB-TC-epsilon."""
     env = parse_instance("bernoulli:means=0.6/0.56/0.3/0.2")
+    text = f"{rule},problem=epsilon-good:epsilon=0.1" if ":" in rule else f"{rule}:problem=epsilon-good:epsilon=0.1"
     for seed in range(2):
-        good = run(make_algorithm(f"{rule}:problem=epsilon-good:epsilon=0.1"), env, 0.05, seed=seed)
+        good = run(make_algorithm(text), env, 0.05, seed=seed)
         assert good.correct and good.recommendation in (0, 1)
+
+
+@pytest.mark.parametrize("family", [Bernoulli(), Poisson()])
+def test_the_transportation_costs_at_epsilon_zero_are_best_arm_identifications(family):
+    """EB-TC-epsilon's costs and the IDS share reduce to the K-armed problem's closed forms at epsilon = 0, and with
+    the empirical best as leader the costs are the pieces."""
+    from bandits.pure_exploration import KArmedProblem
+
+    mu, N = np.array([0.6, 0.5, 0.3, 0.2]), np.array([10.0, 7.0, 5.0, 3.0])
+    good, bai = EpsilonGoodProblem(4, 0.0, family), KArmedProblem(4, family)
+    for leader in range(4):
+        np.testing.assert_allclose(good.pair_costs(mu, N, leader), bai.pair_costs(mu, N, leader), rtol=1e-12)
+    assert good.pair_share(mu, N, 0, 1) == pytest.approx(bai.pair_share(mu, N, 0, 1), rel=1e-12)
+    shifted = EpsilonGoodProblem(4, 0.1, family)
+    pieces = shifted.pieces(mu, N)
+    np.testing.assert_allclose(shifted.pair_costs(mu, N, pieces.best)[pieces.answers], pieces.values)
 
 
 def test_a_larger_epsilon_stops_sooner_on_bernoulli_arms():

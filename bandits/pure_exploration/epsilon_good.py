@@ -15,6 +15,9 @@ the others :func:`optdesign.identification.epsilon_good_characteristic_time`, ev
 certified. epsilon = 0 is best-arm identification. Exponential arms are taken with epsilon = 0 only (their divergence
 is not convex in the second mean, and a shifted piece may have two local minima).
 
+The Top-Two rules run on it through the transportation costs of the pairs (``pair_costs``, ``pair_share``): with the
+empirical best as leader that is EB-TC-epsilon (Jourdan, Degenne & Kaufmann, NeurIPS 2023).
+
 ``kind="multiplicative"`` asks for an arm with mu_i >= (1 - epsilon) max_k mu_k instead (positive means, epsilon < 1):
 the pieces {lambda : lambda_j >= lambda_b / (1 - epsilon)} are scaled rather than shifted (``scales`` of
 :func:`optdesign.identification.pair_pieces`), and T* is the equalisation's on every family.
@@ -126,6 +129,59 @@ class EpsilonGoodProblem(KArmedQuestion):
         family, sigma = self.family_args
         values, G = pair_pieces(mu, pairs, w, family=family, sigma=sigma, shifts=self._shift, scales=self._scale)
         return Pieces(best=best, answers=pairs[:, 1], values=values, gradients=G if gradients else None)
+
+    def pair_costs(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> np.ndarray:
+        """Capability ``pair_costs``: W_B,j, the piece of the pair (B, j) at the counts, the GLR of "B stays
+        epsilon-good against j" (0 when it does not at the estimate), inf at B. With the empirical best as leader, the
+        Top-Two challenger argmin_j W_B,j is EB-TC-epsilon's (Jourdan, Degenne & Kaufmann, NeurIPS 2023).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts : numpy.ndarray
+            Pulls (or weights) per arm.
+        leader : int
+            The arm B.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            The costs.
+        """
+        mu, counts = self.check_shapes(mu, counts)
+        others = np.delete(np.arange(self.n_arms), int(leader))
+        family, sigma = self.family_args
+        values, _ = pair_pieces(mu, np.column_stack([np.full(others.size, int(leader)), others]), counts,
+                                family=family, sigma=sigma, shifts=self._shift, scales=self._scale)
+        out = np.full(self.n_arms, np.inf)
+        out[others] = values
+        return out
+
+    def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
+        """Capability ``pair_share``: N_B d(mu_B, x) / W_B,C at the pair's closest alternative (x for the leader,
+        c x + s for the challenger; 1/2 when the pair carries no information): the information-directed beta.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts : numpy.ndarray
+            Pulls per arm.
+        leader, challenger : int
+            The arms B and C.
+
+        Returns
+        -------
+        float
+            A number in [0, 1].
+        """
+        mu, counts = self.check_shapes(mu, counts)
+        family, sigma = self.family_args
+        values, G = pair_pieces(mu, np.array([[int(leader), int(challenger)]]), counts, family=family, sigma=sigma,
+                                shifts=self._shift, scales=self._scale)
+        lead = float(counts[int(leader)] * G[0, int(leader)])
+        return lead / float(values[0]) if values[0] > 0 else 0.5
 
     def oracle(self, mu: np.ndarray) -> Oracle:
         """T*(mu) and w*(mu), certified: for additive epsilon on Gaussian arms the best arm's shifted pairs in the cvxpy
