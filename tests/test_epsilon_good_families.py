@@ -303,6 +303,8 @@ def test_the_error_rate_is_at_most_delta_on_bernoulli_arms():
     (lambda: EpsilonGoodProblem(3, 0.1, kind="relative"), "unknown kind"),
     (lambda: od.epsilon_good_characteristic_time([-1.0, -2.0], 0.1, kind="multiplicative"), "positive"),
     (lambda: make_algorithm("fws:problem=multiplicative-epsilon-good:kind=additive"), "sets kind itself"),
+    (lambda: od.epsilon_good_characteristic_time([0.5, 0.2], 0.1, family="bernoulli", tol=0), "tol"),
+    (lambda: od.epsilon_good_characteristic_time([0.5, 0.2], 0.1, family="bernoulli", solver="NOPE"), "NOPE"),
 ])
 def test_bad_input_is_one_clear_error(call, match):
     with pytest.raises(InvalidInputError, match=match):

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InvalidInputError
+from ..validation import as_tolerance
 from .families import check_family, check_means
 from .pairs import IdentificationTime, PairsModel, pair_pieces
 from .shifted import anchored_time, check_shifted_family
@@ -51,9 +52,11 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
     sigma : float
         The Gaussian sigma (default 1).
     solver : str, optional
-        The conic solver of the cvxpy model (Gaussian arms, or epsilon = 0); None: CLARABEL, then SCS.
+        The conic solver of the cvxpy model (Gaussian arms, or epsilon = 0); None: CLARABEL, then SCS. Checked on
+        every path.
     tol : float
-        The relative gap at which the model's answer is kept (default 1e-6).
+        The relative gap at which the model's answer is kept (default 1e-6); the equalisation's answer has status
+        ``"optimal_inaccurate"`` when its certified gap exceeds it.
     kind : str
         ``"additive"`` (default: mu_i >= mu* - epsilon) or ``"multiplicative"`` (mu_i >= (1 - epsilon) mu*).
 
@@ -66,9 +69,9 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
     Raises
     ------
     InvalidInputError
-        An unknown family or kind, means outside its space, a tie for the best arm, a negative or non-finite epsilon,
-        a Bernoulli or multiplicative epsilon of 1 or more, a multiplicative question whose best mean is not
-        positive, or epsilon > 0 on exponential arms.
+        An unknown family, kind or solver, a tol that is not positive, means outside its space, a tie for the best
+        arm, a negative or non-finite epsilon, a Bernoulli or multiplicative epsilon of 1 or more, a multiplicative
+        question whose best mean is not positive, or epsilon > 0 on exponential arms.
     SolverError
         No solver answered, or a root of the equalisation did not converge.
 
@@ -81,6 +84,11 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
     """
     fam, sigma = check_family(family, sigma)
     mu = check_means(means, fam)
+    tol = as_tolerance(tol)
+    if solver is not None:  # checked on every path, used by the cvxpy model's only
+        from ..runtime.solvers import solver_chain
+
+        solver_chain(solver)  # it refuses non-strings itself
     if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating)) or not (
             np.isfinite(epsilon) and epsilon >= 0):
         raise InvalidInputError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
@@ -111,4 +119,5 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
     active = pairs[values <= values.min() * (1 + 1e-6)]
     gap = (value - lower) / value if np.isfinite(value) else float("inf")
     return IdentificationTime(value=value, weights=weights, lower_bound=lower, gap=gap, active=active,
-                              status="optimal", solver="equalisation", solve_time=time.perf_counter() - start)
+                              status="optimal" if gap <= tol else "optimal_inaccurate", solver="equalisation",
+                              solve_time=time.perf_counter() - start)
