@@ -7,7 +7,7 @@ that bandit loops re-solve it cheaply, with a certified first-order fast path wh
   criteria A, I, c/L, E, Ds, phi_p with linear constraints in :mod:`optdesign.linear.classical`);
 * :mod:`optdesign.factored`: lower bounds of multi-agent bandits on factor graphs (T*, T^MF, regret);
 * :mod:`optdesign.identification`: lower bounds of identification questions on K arms of one exponential family
-  (best arm, top m, epsilon-good, thresholding), certified;
+  (best arm, top m, epsilon-good, thresholding) and on linear arms (top m, thresholding), certified;
 * :mod:`optdesign.exact_designs`: exact N-run designs (D, A, I), certified against the approximate optimum, also in
   blocks, split plots, split-split plots and strip plots;
 * :mod:`optdesign.formulas`: candidate sets from model formulas (grids, cubes, simplex lattices) and designs
@@ -85,6 +85,8 @@ if TYPE_CHECKING:
         IdentificationTime,
         best_arm_pairs,
         epsilon_good_characteristic_time,
+        linear_threshold_characteristic_time,
+        linear_top_m_characteristic_time,
         pairwise_characteristic_time,
         threshold_characteristic_time,
         top_m_pairs,
@@ -174,6 +176,7 @@ _EXPORTS = {
     ".docstrings": ("shared_doc",),
     ".information": ("bernoulli_kl", "kl_delta"),
     ".identification": ("IdentificationTime", "best_arm_pairs", "epsilon_good_characteristic_time",
+                        "linear_threshold_characteristic_time", "linear_top_m_characteristic_time",
                         "pairwise_characteristic_time", "threshold_characteristic_time", "top_m_pairs"),
 }
 if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name stays an error for them
@@ -255,6 +258,8 @@ __all__ = [
     "group_totals",
     "i_optimal",
     "kl_delta",
+    "linear_threshold_characteristic_time",
+    "linear_top_m_characteristic_time",
     "marginal_polytope",
     "maximin_box_design",
     "maximin_d_optimal",

@@ -11,6 +11,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.runtime.terminal import text_width
 
 from ..instances import INSTANCES
+from ..kinds import QUESTIONS
 from ..plugins import INSTANCE_GROUP, entry_point_plugins
 from ..registry import ALGORITHMS, algorithm_spec
 
@@ -26,7 +27,9 @@ def catalogue(plugins: bool = False, width: int | None = None) -> str:
     algos = "\n".join(_entry(name, f"[{'|'.join(spec.kinds)}] {spec.summary}", width)
                       for name, spec in ALGORITHMS.items())
     insts = "\n".join(_entry(name, f"[{spec.kind}] {spec.summary}", width) for name, spec in INSTANCES.items())
-    text = f"Algorithms:\n\n{algos}\n\nInstances:\n\n{insts}"
+    asks = "\n".join(_entry(name, f"[{'|'.join(q.classes)}] {q.summary}", width) for name, q in QUESTIONS.items())
+    text = (f"Algorithms:\n\n{algos}\n\nInstances:\n\n{insts}\n\nQuestions (an algorithm's problem=NAME:options, "
+            f"in place of the instance's own):\n\n{asks}")
     found = entry_point_plugins() if plugins else {}
     if found:
         text += f"\n\nPlug-ins (entry points bandits.samplers):\n\n{plugin_lines(found, width)}"

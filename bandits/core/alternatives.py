@@ -20,7 +20,7 @@ from scipy.linalg.lapack import dpotrf, dtrtri
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["Alternatives", "Directions", "Whitening", "piece_gradients", "piece_values"]
+__all__ = ["Alternatives", "Directions", "Halfspaces", "Whitening", "piece_gradients", "piece_values"]
 
 #: eigenvalues at most this fraction of the largest count as zero in a pseudo-inverse (numpy.linalg.pinv's cutoff)
 PSEUDO_RCOND = 1e-15
@@ -162,10 +162,40 @@ def piece_gradients(gaps: np.ndarray, norms: np.ndarray, cross: np.ndarray, sigm
     return (scale[:, None] * cross) ** 2 / (2.0 * sigma**2)
 
 
-class Directions:
+class Halfspaces:
+    """The pieces of a question's alternative set at theta as halfspaces {lambda : y_j^T lambda <= c_j}, one per
+    piece j, with gap_j = y_j^T theta - c_j > 0 when theta answers ``best``: best-item identification
+    (:class:`Directions`), top m and thresholding on linear arms (:mod:`bandits.pure_exploration.linear_sets`).
+    The closest alternative of each is that of the module docstring, with gap_j in place of y_j^T theta.
+
+    Parameters
+    ----------
+    best : int
+        The answer at theta.
+    answers : numpy.ndarray, shape (J,)
+        The answer each piece stands for.
+    gaps : numpy.ndarray, shape (J,)
+        y_j^T theta - c_j.
+    Y : numpy.ndarray, shape (J, d)
+        The normals y_j, one row per piece.
+    """
+
+    def __init__(self, best: int, answers: np.ndarray, gaps: np.ndarray, Y: np.ndarray) -> None:
+        #: the answer at theta (for best-item identification an index into Z)
+        self.best = best
+        #: the answer of each piece (for best-item identification the other candidates, indices into Z)
+        self.answers = answers
+        #: the gaps, one per piece (y_j^T theta for best-item identification)
+        self.gaps = gaps
+        #: the normals, one row per piece (y_j = z_b - z_j for best-item identification)
+        self.Y = Y
+
+
+class Directions(Halfspaces):
     """The best item among the candidates at theta and its directions to the others: b = argmax_i z_i^T theta (the
-    first on a tie), y_j = z_b - z_j and the gaps y_j^T theta, one per other candidate j. They depend on theta only,
-    so a rule that evaluates several information matrices at one estimate (LinGame) forms them once.
+    first on a tie), y_j = z_b - z_j and the gaps y_j^T theta, one per other candidate j (halfspaces with c_j = 0).
+    They depend on theta only, so a rule that evaluates several information matrices at one estimate (LinGame) forms
+    them once.
 
     Parameters
     ----------
@@ -184,19 +214,14 @@ class Directions:
         j = int(np.argmax(scores))
         others = np.arange(items.shape[0] - 1)
         others[j:] += 1  # every candidate but the best
-        #: b (an index into Z)
-        self.best = j if index is None else int(index[j])
-        #: the other candidates (indices into Z)
-        self.answers = others if index is None else index[others]
-        #: y_j^T theta, one per piece
-        self.gaps = (scores[j] - scores)[others]
-        #: y_j = z_b - z_j, one row per piece
-        self.Y = items[j] - items[others]
+        super().__init__(j if index is None else int(index[j]), others if index is None else index[others],
+                         (scores[j] - scores)[others], items[j] - items[others])
 
 
 class Alternatives:
-    """The closest alternative to the best item of every other candidate (module docstring), with the directions
-    y_j of ``directions``: ``norms`` ||y_j||^2_{A^{-1}} = ||R y_j||^2 and ``values`` f_j (:func:`piece_values`).
+    """The closest alternative of every piece of ``directions`` (module docstring: of every other candidate to the best
+    item for best-item identification), with its normal y_j: ``norms`` ||y_j||^2_{A^{-1}} = ||R y_j||^2 and
+    ``values`` f_j (:func:`piece_values`).
 
     When A is singular, a piece whose y_j leaves the range of A (by more than ``FREE_TOL`` ||y_j||) is free: lambda
     may move along a direction A does not see, so ||y_j||_{A^{-1}} = inf, f_j = 0 and its gradient 0 (a
@@ -204,21 +229,21 @@ class Alternatives:
 
     Parameters
     ----------
-    directions : Directions
-        The best item, the other candidates and y_j at theta.
+    directions : Halfspaces
+        The answer at theta and the pieces' normals y_j and gaps (:class:`Directions` for best-item identification).
     whitening : Whitening
         R with R^T R = A^{-1} for the information matrix A.
     sigma : float
         Noise standard deviation.
     """
 
-    def __init__(self, directions: Directions, whitening: Whitening, sigma: float) -> None:
+    def __init__(self, directions: Halfspaces, whitening: Whitening, sigma: float) -> None:
         self._whitening, self.sigma = whitening, float(sigma)
-        #: b (an index into Z)
+        #: the answer at theta (b, an index into Z, for best-item identification)
         self.best = directions.best
-        #: the other candidates (indices into Z), one per piece
+        #: the answer of each piece (the other candidates, indices into Z, for best-item identification)
         self.answers = directions.answers
-        #: y_j^T theta
+        #: the gaps (y_j^T theta for best-item identification)
         self.gaps = directions.gaps
         self._whitened = whitening(directions.Y.T)  # R y_j as columns
         norms = np.einsum("ij,ij->j", self._whitened, self._whitened)

@@ -21,6 +21,7 @@ top_m           top-m identification on K-armed instances (answers: sets of m ar
 epsilon_good    epsilon-good identification on Gaussian K-armed instances (several correct answers)
 threshold       thresholding with a confidence level: the arms above a level (answers: sets of arms)
 linear          linear and transductive best-arm identification (oracle: optdesign.transductive)
+linear_sets     top m and thresholding on linear instances (answers: sets of items; pieces: halfspaces)
 environment     K-armed instances simulated through reward sums
 instances       the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments)
 sampler         the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules

@@ -15,6 +15,7 @@ from optdesign.errors import InvalidInputError
 
 from ..core.algorithm import Algorithm, Policy
 from ..core.entries import check_options, load_object, split_algorithm
+from ..kinds import QUESTIONS
 from .capabilities import require
 from .policy import PureExplorationPolicy, problem_of
 from .problem import Problem
@@ -62,9 +63,9 @@ class PureExploration(Algorithm[Any]):
         check_stop_options(self.stop, self.growth)
         self._problem_class()
 
-    def _problem_class(self) -> type[Problem] | None:
-        """The problem class the option names (None: the instance's own)."""
-        return None if self.problem is None else load_problem(self.problem)[0]
+    def _problem_class(self, kind: str | None = None) -> type[Problem] | None:
+        """The problem class the option names for instances of ``kind`` (None: the instance's own)."""
+        return None if self.problem is None else load_problem(self.problem, kind)[0]
 
     def check_kind(self, kind: str) -> None:
         """Refuse an instance kind the problem option does not run on.
@@ -79,7 +80,7 @@ class PureExploration(Algorithm[Any]):
         InvalidInputError
             The problem class is for another kind.
         """
-        cls = self._problem_class()
+        cls = self._problem_class(kind)
         if cls is not None:
             _refuse_other_kind(cls, kind)
 
@@ -157,8 +158,9 @@ def ask(problem: str | type, env: Any) -> Problem:
     InvalidInputError
         A bad option (:func:`load_problem`), or a problem for another kind of instance.
     """
-    cls, options = load_problem(problem)
-    _refuse_other_kind(cls, getattr(env, "kind", ""))
+    kind = getattr(env, "kind", "")
+    cls, options = load_problem(problem, kind)
+    _refuse_other_kind(cls, kind)
     return cls.of_environment(env, **options)
 
 
@@ -167,17 +169,11 @@ def _refuse_other_kind(cls: type[Problem], kind: str) -> None:
         raise InvalidInputError(f"problem {cls.__name__} runs on {cls.kind} instances, not {kind}")
 
 
-#: the questions by name (``problem = "top-m:m=3"``): their classes, imported on first use
-PROBLEMS: dict[str, str] = {"top-m": "bandits.pure_exploration.top_m:TopMProblem",
-                            "epsilon-good": "bandits.pure_exploration.epsilon_good:EpsilonGoodProblem",
-                            "multiplicative-epsilon-good": "bandits.pure_exploration.epsilon_good:EpsilonGoodProblem",
-                            "threshold": "bandits.pure_exploration.threshold:ThresholdProblem"}
-#: options a name of :data:`PROBLEMS` sets itself (an algorithm's text takes one problem option after its comma-free
-#: ``problem=NAME:key=value``, so a second choice is a name of its own)
-PROBLEM_PRESETS: dict[str, dict[str, Any]] = {"multiplicative-epsilon-good": {"kind": "multiplicative"}}
+#: the questions by name (``problem = "top-m:m=3"``): their class per instance kind (:data:`bandits.kinds.QUESTIONS`)
+PROBLEMS: dict[str, dict[str, str]] = {name: question.classes for name, question in QUESTIONS.items()}
 
 
-def load_problem(problem: str | type) -> tuple[type[Problem], dict[str, Any]]:
+def load_problem(problem: str | type, kind: str | None = None) -> tuple[type[Problem], dict[str, Any]]:
     """The problem class and options a ``problem`` option names: ``"NAME:key=value,..."`` (a name of
     :data:`PROBLEMS`), ``"package.module:Class"``, or the class itself, checked.
 
@@ -185,6 +181,9 @@ def load_problem(problem: str | type) -> tuple[type[Problem], dict[str, Any]]:
     ----------
     problem : str or type
         The option.
+    kind : str, optional
+        The instance kind the question is asked of (a name of :data:`PROBLEMS` has a class per kind); None: the
+        first kind, with the options checked against every kind's class.
 
     Returns
     -------
@@ -195,21 +194,31 @@ def load_problem(problem: str | type) -> tuple[type[Problem], dict[str, Any]]:
     Raises
     ------
     InvalidInputError
-        An unknown name or option, a path that does not import, no Problem subclass, or a class naming no known
-        kind.
+        An unknown name or option, a name not asked of ``kind`` instances, a path that does not import, no Problem
+        subclass, or a class naming no known kind.
     """
-    options: dict[str, Any] = {}
-    if isinstance(problem, str):
-        name, options = split_algorithm(problem)
-        if ":" not in name and "." not in name:
-            if name not in PROBLEMS:
-                raise InvalidInputError(f"unknown problem {name!r}: a name ({', '.join(PROBLEMS)}) with options, "
-                                        "or a path that must read package.module:Name")
-            preset = PROBLEM_PRESETS.get(name, {})
-            if set(preset) & set(options):
-                raise InvalidInputError(f"problem {name} sets {', '.join(sorted(set(preset) & set(options)))} itself")
-            name, options = PROBLEMS[name], {**preset, **options}
-    cls = load_object(name, "problem") if isinstance(problem, str) else problem
+    if not isinstance(problem, str):
+        return _checked(problem, problem, {}), {}
+    name, options = split_algorithm(problem)
+    if ":" in name or "." in name:
+        return _checked(problem, load_object(name, "problem"), options), options
+    if name not in PROBLEMS:
+        raise InvalidInputError(f"unknown problem {name!r}: a name ({', '.join(PROBLEMS)}) with options, "
+                                "or a path that must read package.module:Name")
+    preset = QUESTIONS[name].preset  # an algorithm's text takes one problem option, so a preset is a name of its own
+    if set(preset) & set(options):
+        raise InvalidInputError(f"problem {name} sets {', '.join(sorted(set(preset) & set(options)))} itself")
+    options = {**preset, **options}
+    by_kind = PROBLEMS[name]
+    if kind is not None and kind not in by_kind:
+        raise InvalidInputError(f"problem {name} is asked of {' and '.join(by_kind)} instances, not {kind}")
+    paths = [by_kind[kind]] if kind is not None else list(by_kind.values())
+    classes = [_checked(problem, load_object(path, "problem"), options) for path in paths]
+    return classes[0], options
+
+
+def _checked(problem: object, cls: object, options: dict[str, Any]) -> type[Problem]:
+    """``cls`` as a Problem subclass of a known kind whose ``of_environment`` takes ``options``."""
     if not (isinstance(cls, type) and issubclass(cls, Problem)):
         raise InvalidInputError(f"problem {problem!r} is not a Problem subclass (bandits.pure_exploration.Problem)")
     if not (isinstance(cls.kind, str) and cls.kind):
@@ -217,4 +226,4 @@ def load_problem(problem: str | type) -> tuple[type[Problem], dict[str, Any]]:
                                 "names the instances it runs on (karmed, linear, factored, ...)")
     if options:
         check_options(cls.of_environment, options, f"problem {cls.__name__}")
-    return cls, options
+    return cls

@@ -3,7 +3,8 @@
 Linear problems keep H = V(x)^{-1}, V(x) = sum_k x_k a_k a_k^T, by Sherman–Morrison: after the step
 x <- (1 - 1/t) x + z / t, V <- (1 - 1/t) V + sum_k (z_k / t) a_k a_k^T, so H is scaled by t / (t - 1) and updated
 by rank one with u = sqrt(z_k / t) a_k, and recomputed exactly every ``refresh`` steps and after a dense z. The
-projections H y_j of the answers' directions are updated alongside (O(J d) per rank one instead of O(J d^2)).
+projections H y_j of the pieces' normals (the problem's halfspaces: y_j = z* - z_j for best-item identification) are
+updated alongside (O(J d) per rank one instead of O(J d^2)).
 
 ``published=True`` reproduces the update of the published FWS code (Wang, Tzeng & Proutiere, NeurIPS 2021), for
 reproductions only: it starts from H = V(x_1) itself, scales H by (t - 1) / t and updates it with
@@ -13,9 +14,11 @@ V(x)^{-1} (:mod:`bandits.pure_exploration.samplers.frank_wolfe`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from ..core.alternatives import piece_gradients, piece_values
+from ..core.alternatives import Halfspaces, piece_gradients, piece_values
 
 __all__ = ["DENSE_SUPPORT", "DesignInverse"]
 
@@ -32,8 +35,8 @@ class DesignInverse:
     ----------
     X : numpy.ndarray, shape (K, d)
         The arms.
-    Z : numpy.ndarray, shape (I, d)
-        The items (the answers).
+    halfspaces : callable
+        The problem's pieces at an estimate (:meth:`bandits.pure_exploration.linear.LinearProblem.halfspaces`).
     sigma : float
         The noise level.
     x : numpy.ndarray, shape (K,)
@@ -44,9 +47,9 @@ class DesignInverse:
         Steps between exact recomputations of H (exact update only).
     """
 
-    def __init__(self, X: np.ndarray, Z: np.ndarray, sigma: float, x: np.ndarray, published: bool,
-                 refresh: int) -> None:
-        self.X, self.Z, self.sigma, self.published, self.refresh = X, Z, sigma, published, refresh
+    def __init__(self, X: np.ndarray, halfspaces: Callable[[np.ndarray], Halfspaces], sigma: float, x: np.ndarray,
+                 published: bool, refresh: int) -> None:
+        self.X, self.halfspaces, self.sigma, self.published, self.refresh = X, halfspaces, sigma, published, refresh
         self.gaps = np.zeros(0)
         self._best = -1
         V = X.T @ (X * x[:, None])
@@ -58,18 +61,19 @@ class DesignInverse:
         self._since = 0
 
     def start_batch(self, mu: np.ndarray) -> None:
-        """Use the estimate of a new batch: the directions y_j = z* - z_j of its answer and the gaps y_j^T mu.
+        """Use the estimate of a new batch: the normals y_j of its answer's pieces (re-projected when the answer
+        changes) and their gaps.
 
         Parameters
         ----------
         mu : numpy.ndarray, shape (d,)
             The estimate theta_hat.
         """
-        best = int(np.argmax(self.Z @ mu))
-        if best != self._best:
-            self._best = best
-            self.project(self.Z[best] - np.delete(self.Z, best, axis=0))
-        self.gaps = self.Y @ mu
+        pieces = self.halfspaces(mu)
+        if pieces.best != self._best:
+            self._best = pieces.best
+            self.project(pieces.Y)
+        self.gaps = pieces.gaps
 
     def pieces(self, x: np.ndarray, slack: float) -> tuple[np.ndarray | None, np.ndarray | None]:
         """The values of all pieces at (mu, x) and the gradients of those within ``slack`` of the minimum (for the
@@ -99,12 +103,12 @@ class DesignInverse:
         return values, piece_gradients(gaps[near], self.q[near], self.P[near] @ self.X.T, self.sigma)
 
     def project(self, Y: np.ndarray) -> None:
-        """Use the directions Y (rows y_j = z* - z_j) from now on.
+        """Use the normals Y (rows y_j) from now on.
 
         Parameters
         ----------
         Y : numpy.ndarray, shape (J, d)
-            The answers' directions.
+            The pieces' normals.
         """
         self.Y = Y
         self.P = Y @ self.H

@@ -25,7 +25,7 @@ from optdesign import transductive
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_arms, as_matrix, unique_argmax
 
-from ..core.alternatives import Alternatives, Directions, Whitening
+from ..core.alternatives import Alternatives, Directions, Halfspaces, Whitening
 from ..core.statistics import spanning_subset
 from .capabilities import Optimism
 from .design_inverse import DesignInverse
@@ -118,7 +118,23 @@ class LinearProblem(Problem):
         return Pieces(best=alternatives.best, answers=alternatives.answers, values=alternatives.values,
                       gradients=grads)
 
-    def alternatives(self, mu: np.ndarray, w: np.ndarray, *, directions: Directions | None = None) -> Alternatives:
+    def halfspaces(self, mu: np.ndarray) -> Halfspaces:
+        """The pieces of the alternative set at mu as halfspaces: y_j = z* - z_j for every other item j
+        (:class:`bandits.core.alternatives.Directions`; other questions on linear arms override it).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (d,)
+            A parameter theta.
+
+        Returns
+        -------
+        Halfspaces
+            The answer at mu, the pieces' answers, normals and gaps.
+        """
+        return Directions(self.Z, mu)
+
+    def alternatives(self, mu: np.ndarray, w: np.ndarray, *, directions: Halfspaces | None = None) -> Alternatives:
         """The closest alternatives at (mu, w) (:class:`bandits.core.alternatives.Alternatives`), through the Cholesky
         factor of A(w) (its pseudo-inverse when w does not span R^d).
 
@@ -128,8 +144,8 @@ class LinearProblem(Problem):
             A parameter theta.
         w : numpy.ndarray, shape (K,)
             Weights or counts over the arms.
-        directions : Directions, optional
-            ``Directions(Z, mu)`` when already formed (a rule evaluating many weights at one estimate).
+        directions : Halfspaces, optional
+            ``halfspaces(mu)`` when already formed (a rule evaluating many weights at one estimate).
 
         Returns
         -------
@@ -143,7 +159,7 @@ class LinearProblem(Problem):
         """
         mu, w = self.check_shapes(mu, w)
         whitening = Whitening(self.information_weights(w), pseudo=True)
-        return Alternatives(Directions(self.Z, mu) if directions is None else directions, whitening, self.sigma)
+        return Alternatives(self.halfspaces(mu) if directions is None else directions, whitening, self.sigma)
 
     def information_weights(self, w: np.ndarray) -> np.ndarray:
         """A(w) = sum_k w_k x_k x_k^T for weights or counts w (floats allowed).
@@ -197,7 +213,7 @@ class LinearProblem(Problem):
 
     def design_inverse(self, x: np.ndarray, *, published: bool, refresh: int) -> DesignInverse:
         """H = V(x)^{-1} along the Frank–Wolfe path, by rank-one updates (:class:`DesignInverse`)."""
-        return DesignInverse(self.X, self.Z, self.sigma, x, published, refresh)
+        return DesignInverse(self.X, self.halfspaces, self.sigma, x, published, refresh)
 
     def optimism(self, mu: np.ndarray, counts: np.ndarray, c: float) -> LinearOptimism:
         """LinGame's optimism, widths sigma sqrt(2 c) ||x_k||_{A^{-1}} at the counts (:class:`LinearOptimism`)."""
@@ -231,8 +247,8 @@ class LinearOptimism(Optimism):
 
     def __init__(self, problem: LinearProblem, mu: np.ndarray, counts: np.ndarray, c: float) -> None:
         self.problem, self.mu, self.c = problem, mu, c
-        self.best = problem.answer(mu)
-        self.directions = Directions(problem.Z, mu)
+        self.directions = problem.halfspaces(mu)
+        self.best = self.directions.best
         H = np.linalg.pinv(problem.information(counts), hermitian=True)
         norms = np.einsum("kd,kd->k", problem.X @ H, problem.X)
         self.widths = problem.sigma * np.sqrt(2.0 * c * np.maximum(norms, 0.0))

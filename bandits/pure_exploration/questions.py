@@ -12,10 +12,45 @@ from .capabilities import Capabilities
 from .karmed import KArmedProblem
 from .values import Values
 
-__all__ = ["KArmedQuestion"]
+__all__ = ["KArmedQuestion", "SetAnswers"]
 
 
-class KArmedQuestion(KArmedProblem):
+class SetAnswers:
+    """Answers that are sets of arms or items, as bit masks sum_{k in S} 2^k, shown as ``{i,j,...}``."""
+
+    def members(self, answer: int) -> np.ndarray:
+        """The arms (or items) of a set answer.
+
+        Parameters
+        ----------
+        answer : int
+            A bit mask.
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Its members, increasing.
+        """
+        answer = int(answer)
+        return np.array([k for k in range(answer.bit_length()) if answer >> k & 1], dtype=np.int64)
+
+    def describe_answer(self, answer: int) -> str:
+        """The members of a set answer, as ``{i,j,...}``.
+
+        Parameters
+        ----------
+        answer : int
+            A bit mask.
+
+        Returns
+        -------
+        str
+            The members, increasing, in braces.
+        """
+        return "{" + ",".join(map(str, self.members(answer))) + "}"
+
+
+class KArmedQuestion(SetAnswers, KArmedProblem):
     """A question asked of K arms of one exponential family (the base of the other questions; module docstring)."""
 
     # best-arm identification's capabilities do not carry over to these questions
@@ -29,22 +64,3 @@ class KArmedQuestion(KArmedProblem):
     def family_args(self) -> tuple[str, float]:
         """The family as :mod:`optdesign.identification` names it, and its Gaussian sigma (1 for the others)."""
         return self.family.name, float(getattr(self.family, "sigma", 1.0))
-
-    def members(self, answer: int) -> np.ndarray:
-        """The arms of a set answer.
-
-        Parameters
-        ----------
-        answer : int
-            A bit mask.
-
-        Returns
-        -------
-        numpy.ndarray of int
-            Its arms, increasing.
-        """
-        return np.array([k for k in range(self.n_arms) if int(answer) >> k & 1], dtype=np.int64)
-
-    def describe_answer(self, answer: int) -> str:
-        """The arms of a set answer, as ``{i,j,...}``."""
-        return "{" + ",".join(map(str, self.members(answer))) + "}"

@@ -1,6 +1,7 @@
 """Lower bounds of identification questions on K arms of one exponential family: which arm is best, which m arms are
 the best, which arms are epsilon-good, which arms are above a level (Garivier & Kaufmann 2016's characteristic time
-T*, E[tau] >= T* kl(delta, 1 - delta), as a declarative cvxpy model or its closed form, certified).
+T*, E[tau] >= T* kl(delta, 1 - delta), as a declarative cvxpy model or its closed form, certified); the top m and
+thresholding questions on linear arms too.
 
 =============  ======================================================================================
 families       the divergences of the Gaussian, Bernoulli, Poisson and exponential families and the
@@ -11,6 +12,7 @@ shifted        pieces {lambda_j >= c lambda_i + s} on Gaussian, Bernoulli and Po
                each) and one answer's max-min by Garivier & Kaufmann's equalisation, certified
 epsilon_good   epsilon-good identification (additive or multiplicative): T* over the easiest correct answer
 levels         thresholding (which arms are above a level): one piece per arm, T* in closed form
+linear_arms    top m and thresholding on linear arms: the min-max design on the question's halfspaces
 certificate    a certified bracket on T* from any weights and any mixture of the pieces (weak duality)
 =============  ======================================================================================
 """
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from .epsilon_good import EPSILON_KINDS, epsilon_good_characteristic_time
     from .families import FAMILIES, divergence
     from .levels import level_pieces, threshold_characteristic_time
+    from .linear_arms import linear_threshold_characteristic_time, linear_top_m_characteristic_time
     from .pairs import (
         IdentificationTime,
         PairsModel,
@@ -39,6 +42,7 @@ _EXPORTS = {
     ".epsilon_good": ("EPSILON_KINDS", "epsilon_good_characteristic_time"),
     ".families": ("FAMILIES", "divergence"),
     ".levels": ("level_pieces", "threshold_characteristic_time"),
+    ".linear_arms": ("linear_threshold_characteristic_time", "linear_top_m_characteristic_time"),
     ".pairs": ("IdentificationTime", "PairsModel", "best_arm_pairs", "pair_pieces", "pairwise_characteristic_time",
                "top_m_pairs"),
 }
@@ -56,6 +60,8 @@ __all__ = [
     "divergence",
     "epsilon_good_characteristic_time",
     "level_pieces",
+    "linear_threshold_characteristic_time",
+    "linear_top_m_characteristic_time",
     "pair_pieces",
     "pairwise_characteristic_time",
     "threshold_characteristic_time",

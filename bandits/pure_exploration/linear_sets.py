@@ -1,0 +1,282 @@
+"""Top-m and thresholding identification on linear arms with Gaussian noise: the questions of
+:mod:`bandits.pure_exploration.top_m` and :mod:`bandits.pure_exploration.threshold` asked of the items z^T theta of a
+linear or transductive instance (pulls of the arms X, answers about the items Z; Réda, Kaufmann & Delahaye-Duriez,
+AISTATS 2021, for top m; Tirinzoni & Degenne's sign identification for thresholding).
+
+Each alternative set is a union of halfspaces {lambda : y_j^T lambda <= c_j} (:class:`bandits.core.alternatives.
+Halfspaces`), so the pieces, their gradients and closest alternatives are those of best-item identification with
+gap_j = y_j^T theta - c_j in place of y_j^T theta:
+
+* top m: the pairs (i in S, j not in S) of the answer S, y = z_i - z_j, c = 0; piece (i, j) stands for S - {i} + {j};
+* thresholding against tau: one piece per item, y = s_k z_k, c = s_k tau (s_k = +1 above the level, -1 otherwise);
+  piece k stands for the answer with item k on the other side.
+
+Answers are bit masks over the items. The oracle is the certified min-max design of
+:func:`optdesign.linear_top_m_characteristic_time` or :func:`optdesign.linear_threshold_characteristic_time`. The
+rules that read only the pieces (Track-and-Stop, Frank–Wolfe sampling, Lazy TaS, LinGame, uniform, oracle weights) run
+on both; the Top-Two rules need transportation costs of arms, which these questions do not offer.
+"""
+
+from __future__ import annotations
+
+from math import comb
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from optdesign import linear_threshold_characteristic_time, linear_top_m_characteristic_time
+from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
+
+from ..core.alternatives import Halfspaces
+from .linear import LinearProblem
+from .oracle import Oracle
+from .questions import SetAnswers
+from .values import Values
+
+if TYPE_CHECKING:
+    from ..core.environments import LinearBandit
+
+__all__ = ["LinearThresholdProblem", "LinearTopMProblem"]
+
+#: the most items a thresholding answer covers (one bit each in a 64-bit mask)
+MAX_MASK_ITEMS = 62
+
+
+class LinearQuestion(SetAnswers, LinearProblem):
+    """A question other than the best item asked of a linear instance: set answers over the items, T* as the lower
+    bound of study reports."""
+
+    answer_value = Values.answer_value  # a set of items has no value of its own
+
+    def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
+        """The oracle's certified T* in samples (:meth:`Problem.lower_bound`).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            theta.
+
+        Returns
+        -------
+        dict
+            ``{"kind": "T*", "value": T*, "unit": "samples"}``.
+        """
+        return {"kind": "T*", "value": float(self.oracle(mu).T), "unit": "samples"}
+
+    def _scores(self, mu: np.ndarray) -> np.ndarray:
+        return self.Z @ np.asarray(mu, dtype=float)
+
+
+class LinearTopMProblem(LinearQuestion):
+    """Identify the m items of largest z^T theta by pulling the arms (module docstring); answers are bit masks.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms (spanning R^d).
+    Z : array_like, shape (M, d), optional
+        The items; None means X.
+    m : int
+        The answer's size, 1 <= m < M.
+    sigma : float
+        Standard deviation of one reward.
+
+    Raises
+    ------
+    InvalidInputError
+        Malformed or non-spanning arms, items of another dimension, a bad sigma, or m outside [1, M).
+    """
+
+    def __init__(self, X: ArrayLike, Z: ArrayLike | None = None, m: int = 1, sigma: float = 1.0) -> None:
+        super().__init__(X, Z, sigma)
+        self.m = as_count(m, "m (the size of the answer)")
+        if not self.m < self.Z.shape[0]:
+            raise InvalidInputError(f"m must be below the number of items M = {self.Z.shape[0]}, got {m}")
+
+    @classmethod
+    def of_environment(cls, env: LinearBandit, m: int = 1) -> LinearTopMProblem:
+        """The top-m question of a linear instance (its arms, items and noise level).
+
+        Parameters
+        ----------
+        env : LinearBandit
+            The instance.
+        m : int
+            The answer's size.
+
+        Returns
+        -------
+        LinearTopMProblem
+            The problem.
+        """
+        return cls(env.X, env.Z, m, env.sigma)
+
+    @property
+    def n_answers(self) -> int:
+        return comb(int(self.Z.shape[0]), self.m)
+
+    def _top(self, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The m items of largest score (ties by index) and the others, each increasing."""
+        order = np.argsort(-self._scores(mu), kind="stable")
+        return np.sort(order[: self.m]), np.sort(order[self.m:])
+
+    def answer(self, mu: np.ndarray) -> int:
+        return sum(1 << int(k) for k in self._top(mu)[0])
+
+    def correct(self, answer: int, mu: np.ndarray) -> bool:
+        """Whether the m items of ``answer`` score at least every other item (on a tie at the m-th score, every set
+        of m items above the rest is correct)."""
+        inside = np.zeros(self.Z.shape[0], dtype=bool)
+        inside[self.members(int(answer))] = True
+        scores = self._scores(mu)
+        return bool(inside.sum() == self.m and scores[inside].min() >= scores[~inside].max())
+
+    def halfspaces(self, mu: np.ndarray) -> Halfspaces:
+        """The pairs (i in S, j not in S) of the answer S at mu: y = z_i - z_j, gap = y^T mu.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (d,)
+            A parameter theta.
+
+        Returns
+        -------
+        Halfspaces
+            The answer at mu and one piece per pair, standing for S - {i} + {j}.
+        """
+        mu = np.asarray(mu, dtype=float)
+        top, rest = self._top(mu)
+        i, j = (a.ravel() for a in np.meshgrid(top, rest, indexing="ij"))
+        best = sum(1 << int(k) for k in top)
+        answers = np.array([best ^ (1 << int(a)) ^ (1 << int(b)) for a, b in zip(i, j, strict=True)],
+                           dtype=np.int64 if self.Z.shape[0] <= MAX_MASK_ITEMS else object)
+        Y = self.Z[i] - self.Z[j]
+        return Halfspaces(best, answers, Y @ mu, Y)
+
+    def oracle(self, mu: np.ndarray) -> Oracle:
+        """T*(theta) and w*(theta), certified (:func:`optdesign.linear_top_m_characteristic_time`).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            theta, with the m-th and (m+1)-th largest z^T theta distinct.
+
+        Returns
+        -------
+        Oracle
+            T* in Garivier & Kaufmann's convention, w* over the arms and the certified lower bound.
+
+        Raises
+        ------
+        InvalidInputError
+            A parameter of the wrong length, or a tie at the m-th item.
+        """
+        result = linear_top_m_characteristic_time(self.X, self.Z, self.check_parameter(mu), self.m, sigma=self.sigma,
+                                                  solver="CLARABEL")
+        return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)
+
+
+class LinearThresholdProblem(LinearQuestion):
+    """Identify which items have z^T theta above a level by pulling the arms (module docstring); answers are bit
+    masks.
+
+    Parameters
+    ----------
+    X : array_like, shape (K, d)
+        The arms (spanning R^d).
+    Z : array_like, shape (M, d), optional
+        The items (at most 62); None means X.
+    level : float
+        The level tau.
+    sigma : float
+        Standard deviation of one reward.
+
+    Raises
+    ------
+    InvalidInputError
+        Malformed or non-spanning arms, items of another dimension or more than 62, a bad sigma or level.
+    """
+
+    def __init__(self, X: ArrayLike, Z: ArrayLike | None = None, level: float = 0.0, sigma: float = 1.0) -> None:
+        super().__init__(X, Z, sigma)
+        if self.Z.shape[0] > MAX_MASK_ITEMS:
+            raise InvalidInputError(f"at most {MAX_MASK_ITEMS} items (an answer is a 64-bit mask), got "
+                                    f"{self.Z.shape[0]}")
+        if isinstance(level, bool) or not isinstance(level, (int, float)) or not np.isfinite(level):
+            raise InvalidInputError(f"level must be a finite number, got {level!r}")
+        self.level = float(level)
+
+    @classmethod
+    def of_environment(cls, env: LinearBandit, level: float = 0.0) -> LinearThresholdProblem:
+        """The thresholding question of a linear instance (its arms, items and noise level).
+
+        Parameters
+        ----------
+        env : LinearBandit
+            The instance.
+        level : float
+            The level tau.
+
+        Returns
+        -------
+        LinearThresholdProblem
+            The problem.
+        """
+        return cls(env.X, env.Z, level, env.sigma)
+
+    @property
+    def n_answers(self) -> int:
+        return 2 ** int(self.Z.shape[0])
+
+    def answer(self, mu: np.ndarray) -> int:
+        return int(np.sum(np.left_shift(1, np.flatnonzero(self._scores(mu) > self.level))))
+
+    def correct(self, answer: int, mu: np.ndarray) -> bool:
+        """Whether the answer holds exactly the items above the level (an item on the level may be on either
+        side)."""
+        scores = self._scores(mu)
+        above = np.zeros(scores.size, dtype=bool)
+        above[self.members(answer)] = True
+        return bool(np.all((above == (scores > self.level)) | (scores == self.level)))
+
+    def halfspaces(self, mu: np.ndarray) -> Halfspaces:
+        """One piece per item: y = s_k z_k, gap = s_k (z_k^T mu - tau), s_k = +1 above the level, -1 otherwise.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (d,)
+            A parameter theta.
+
+        Returns
+        -------
+        Halfspaces
+            The answer at mu and one piece per item, standing for the answer with that item's side flipped.
+        """
+        margin = self._scores(mu) - self.level
+        side = np.where(margin > 0, 1.0, -1.0)
+        best = self.answer(mu)
+        return Halfspaces(best, best ^ np.left_shift(1, np.arange(margin.size)), side * margin, side[:, None] * self.Z)
+
+    def oracle(self, mu: np.ndarray) -> Oracle:
+        """T*(theta) and w*(theta), certified (:func:`optdesign.linear_threshold_characteristic_time`).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            theta, with no z^T theta on the level.
+
+        Returns
+        -------
+        Oracle
+            T* in Garivier & Kaufmann's convention, w* over the arms and the certified lower bound.
+
+        Raises
+        ------
+        InvalidInputError
+            A parameter of the wrong length, or an item on the level.
+        """
+        result = linear_threshold_characteristic_time(self.X, self.Z, self.check_parameter(mu), self.level,
+                                                      sigma=self.sigma, solver="CLARABEL")
+        return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)
