@@ -13,9 +13,7 @@ algorithm (:data:`bandits.registry.ALGORITHMS`) names the kinds it runs on. The 
   whose algorithms stop by the GLR already);
 * the lower bound a study reports, and the unit it counts in: the problem's own
   (:meth:`bandits.pure_exploration.Problem.lower_bound`), so a kind without a problem reports none;
-* the caption of ``bandits run``'s table (what samples and rounds mean);
-* the questions that may be asked of it in place of its own (:data:`QUESTIONS`: an algorithm's
-  ``problem=NAME:options``), each with its problem class per kind.
+* the caption of ``bandits run``'s table (what samples and rounds mean).
 
 Importing this module costs nothing: the problems are built on first use
 (:func:`bandits.pure_exploration.policy.problem_of`).
@@ -23,12 +21,12 @@ Importing this module costs nothing: the problems are built on first use
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["ARM_PULLS", "KINDS", "OWN_STOPS", "PURE_EXPLORATION", "QUESTIONS", "Kind", "Question", "kind_of"]
+__all__ = ["ARM_PULLS", "KINDS", "OWN_STOPS", "PURE_EXPLORATION", "Kind", "kind_of"]
 
 
 @dataclass(frozen=True)
@@ -131,41 +129,6 @@ PURE_EXPLORATION: tuple[str, ...] = tuple(name for name, kind in KINDS.items() i
 ARM_PULLS: tuple[str, ...] = ("karmed", "linear")
 #: the kinds where ``--stop glr`` replaces an algorithm's own stopping rule
 OWN_STOPS: tuple[str, ...] = tuple(name for name, kind in KINDS.items() if kind.own_stops)
-
-
-@dataclass(frozen=True)
-class Question:
-    """A question asked of instances in place of their own (``problem=NAME:options``).
-
-    Parameters
-    ----------
-    classes : dict
-        The problem class per instance kind, as ``"package.module:Class"`` (imported on first use).
-    summary : str
-        One line for ``bandits list`` (the question and its options).
-    preset : dict
-        Options the name sets itself (the name's own choice of a class option).
-    """
-
-    classes: dict[str, str]
-    summary: str
-    preset: dict[str, Any] = field(default_factory=dict)
-
-
-_PE = "bandits.pure_exploration"
-#: the questions by name, with their classes per kind (:func:`bandits.pure_exploration.algorithm.load_problem`)
-QUESTIONS: dict[str, Question] = {
-    "top-m": Question({"karmed": f"{_PE}.top_m:TopMProblem", "linear": f"{_PE}.linear_sets:LinearTopMProblem"},
-                      "the m arms (or items z^T theta) of largest means (m)"),
-    "epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"},
-                             "any arm within epsilon of the best, several correct answers (epsilon, kind)"),
-    "multiplicative-epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"},
-                                            "any arm of mean at least (1 - epsilon) max mu (epsilon)",
-                                            {"kind": "multiplicative"}),
-    "threshold": Question({"karmed": f"{_PE}.threshold:ThresholdProblem",
-                           "linear": f"{_PE}.linear_sets:LinearThresholdProblem"},
-                          "which arms (or items) are above a level, with a confidence level (level)"),
-}
 
 
 def kind_of(name: str) -> Kind:

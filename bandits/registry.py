@@ -92,7 +92,11 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                                        "Soare et al. Prop. 2: regularised LS, adaptive bound"),
     "rage": AlgorithmSpec("bandits.linear.rage:RAGE", "linear", "Fiez et al.: randomised adaptive gap elimination"),
     "lingape": AlgorithmSpec("bandits.linear.lingape:LinGapE", "linear",
-                             "Xu et al. 2018: gap-based exploration, ratio/greedy arm selection, stop at B(t) <= eps"),
+                             "Xu et al. 2018: gap-based exploration, ratio/greedy arm selection, stop at B(t) <= eps; "
+                             "m > 1: m-LinGapE (Reda et al. 2021), the m best items"),
+    "lingifa": AlgorithmSpec("bandits.linear.lingape:LinGIFA", "linear",
+                             "Reda et al. 2021: UGapE indices of the m best items, greedy arm selection, stop at "
+                             "max_J B_j(t) <= eps"),
     "alba": AlgorithmSpec("bandits.linear.alba:ALBA", "linear",
                           "Tao et al. 2018: G-design rounds halving the arms, Bernstein elimination"),
     "lin-tas": AlgorithmSpec("bandits.linear.track_and_stop:LinearTrackAndStop", "linear",

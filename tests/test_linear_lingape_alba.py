@@ -1,6 +1,8 @@
 """LinGapE (Xu, Honda & Sugiyama 2018) and ALBA (Tao, Blanco & Zhou 2018), the two rows of Fiez et al.'s
 figures besides the XY baselines and RAGE: their confidence widths and stopping rules against the formulas,
-the minimum-L1 arm ratios and the span G-design against their definitions, and delta-correctness."""
+the minimum-L1 arm ratios and the span G-design against their definitions, and delta-correctness; the top-m rules
+m-LinGapE and LinGIFA (Réda, Kaufmann & Delahaye-Duriez 2021): their gap indices, leaders and challengers against
+their definitions, and delta-correctness."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from typer.testing import CliRunner
 
 import optdesign as od
 from bandits.cli import app
-from bandits.instances import soare, transductive
-from bandits.linear import ALBA, LinGapE
+from bandits.instances import parse_instance, soare, transductive
+from bandits.linear import ALBA, LinGapE, LinGIFA
 from bandits.linear.alba import span_design
 from bandits.linear.lingape import l1_ratio
 from bandits.registry import make_algorithm
@@ -79,6 +81,66 @@ def test_lingape_correct_fast(selection):
     assert run(LinGapE(selection=selection), transductive(d=2), DELTA, 0).correct
 
 
+def _reference_decision(algo, state, m):
+    """(b_t, c_t, B(t), J(t)) from the definitions, by loops over the pairs of items."""
+    V = state.algo.lam * np.eye(state.X.shape[1]) + state.stats.A
+    theta = np.linalg.solve(V, state.stats.b)
+    C = state.confidence(np.linalg.slogdet(V)[1])
+    Z, M = state.Z, state.Z.shape[0]
+    B = np.full((M, M), -np.inf)
+    for i in range(M):
+        for j in range(M):
+            if i != j:
+                y = Z[i] - Z[j]
+                B[i, j] = y @ theta + C * np.sqrt(y @ np.linalg.solve(V, y))
+    if isinstance(algo, LinGIFA):
+        index = np.array([sorted(B[:, j])[-m] for j in range(M)])
+        top = sorted(np.argsort(index, kind="stable")[:m])
+    else:
+        top = sorted(np.argsort(-(Z @ theta), kind="stable")[:m])
+        index = np.array([max(B[i, j] for i in range(M) if i not in top) for j in range(M)])
+    b = max(top, key=lambda j: (index[j], -j))
+    c = max((i for i in range(M) if i not in top), key=lambda i: (B[i, b], -i))
+    return b, c, (index[b] if isinstance(algo, LinGIFA) else B[c, b]), top
+
+
+@pytest.mark.parametrize("algo", [LinGapE(m=2), LinGapE(m=3, selection="greedy"), LinGIFA(m=2), LinGIFA(m=1)])
+def test_top_m_gap_indices_follow_their_definitions(algo):
+    env = parse_instance("sphere:n=7,d=3,seed=2")
+    rng = np.random.default_rng(0)
+    policy = algo.start(env, DELTA, rng)
+    for _ in range(40):  # a few batches, then the decision against the definitions
+        counts = policy.next_batch(10**6)
+        policy.observe(counts, env.pull(counts, rng))
+    b, c, B, top = _reference_decision(algo, policy.state, algo.m)
+    got = policy.state._decide()
+    assert (got[0], got[1]) == (b, c) and got[2] == pytest.approx(B, rel=1e-9, abs=1e-12)
+    assert sorted(policy.state._top.tolist()) == top
+
+
+@pytest.mark.parametrize("algo", [LinGapE(m=2), LinGIFA(m=2), LinGIFA(m=3, selection="ratio")])
+def test_top_m_rules_identify_the_m_best_items(algo):
+    env = parse_instance("sphere:n=8,d=3,seed=1")
+    results = [run(algo, env, 0.1, seed) for seed in range(10)]
+    assert all(r.correct and r.stopped_by == "stopping_rule" for r in results)
+    best = sorted(np.argsort(-(env.Z @ env.theta))[: algo.m].tolist())
+    assert results[0].recommendation == sum(1 << k for k in best)
+
+
+def test_top_m_rules_refuse_m_of_every_item():
+    with pytest.raises(od.InvalidInputError, match="below the number of items"):
+        run(LinGIFA(m=3), soare(2, omega=0.3), DELTA, 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["lingape:m=2", "lingifa:m=2"])
+def test_top_m_rules_are_delta_correct_over_many_runs(name):
+    """200 runs at delta = 0.2 on a sphere instance (2nd and 3rd item values 0.84 and 0.12)."""
+    env = parse_instance("sphere:n=6,d=3,seed=4")
+    errors = sum(not run(make_algorithm(name), env, 0.2, seed).correct for seed in range(200))
+    assert errors / 200 <= 0.266
+
+
 # ------------------------------------------------------------------------------------------------ ALBA
 
 
@@ -132,7 +194,7 @@ def test_delta_correct_over_many_runs(name):
 
 @pytest.mark.parametrize("text", [
     "lingape:epsilon=-1", "lingape:lam=0", "lingape:S=-1", "lingape:selection=random", "lingape:growth=2",
-    "lingape:eps=0", "alba:S=-2", "alba:alpha=0.1",
+    "lingape:eps=0", "alba:S=-2", "alba:alpha=0.1", "lingape:m=0", "lingifa:m=1.5",
 ])
 def test_bad_options_raise(text):
     with pytest.raises(od.InvalidInputError):

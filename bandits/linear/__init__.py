@@ -1,13 +1,13 @@
 """Linear and transductive best-arm identification: Soare et al. (2014), Fiez et al. (2019),
-LinGapE (Xu et al. 2018), ALBA (Tao et al. 2018) and a Track-and-Stop baseline. Each algorithm is a
-sampling rule, a stopping rule (the linear
+LinGapE (Xu et al. 2018; m-LinGapE and LinGIFA, Réda et al. 2021, for the m best items), ALBA (Tao et al. 2018)
+and a Track-and-Stop baseline. Each algorithm is a sampling rule, a stopping rule (the linear
 GLRT of :mod:`bandits.linear.common` unless it eliminates) and a recommendation rule."""
 
 from ..core.statistics import spanning_subset
 from .adaptive import FullyAdaptiveXY, XYAdaptive
 from .alba import ALBA
 from .common import LinearGLRPolicy
-from .lingape import LinGapE
+from .lingape import LinGapE, LinGIFA
 from .rage import RAGE
 from .static import StaticAllocation
 from .track_and_stop import LinearTrackAndStop
@@ -16,6 +16,7 @@ __all__ = [
     "ALBA",
     "RAGE",
     "FullyAdaptiveXY",
+    "LinGIFA",
     "LinGapE",
     "LinearGLRPolicy",
     "LinearTrackAndStop",

@@ -1,6 +1,7 @@
 """LinGapE, linear gap-based exploration (Xu, Honda & Sugiyama, AISTATS 2018, "A fully adaptive algorithm
 for pure exploration in linear bandits", Alg. 1), fixed confidence, as Fiez et al. (2019) ran it (epsilon = 0,
-regulariser lambda = 1, the ratio arm selection of the authors' code LIN_GAP_ELIM.py).
+regulariser lambda = 1, the ratio arm selection of the authors' code LIN_GAP_ELIM.py); its top-m versions m-LinGapE
+and LinGIFA (Réda, Kaufmann & Delahaye-Duriez, AISTATS 2021).
 
 After one pull of every arm, with the ridge estimate theta_t = (lambda I + A_t)^{-1} b_t on all samples:
 
@@ -20,6 +21,16 @@ After one pull of every arm, with the ridge estimate theta_t = (lambda I + A_t)^
 
 Items Z may differ from the arms X (transductive): the items define i_t, j_t and y, the arms are pulled.
 
+Top m (``m`` > 1; Réda et al. 2021, Alg. 1 with their gap indices B_ij(t) = (z_i - z_j)^T theta_t + beta_t(i, j), an
+upper confidence bound on how much item i beats item j, and K^2 in C_t covering every pair):
+
+* m-LinGapE (``LinGapE(m=...)``; m = 1 is LinGapE): J(t) the m empirical best items, b_t = argmax_{j in J(t)}
+  max_{i not in J(t)} B_ij(t), c_t = argmax_{i not in J(t)} B_{i b_t}(t); stop at B_{c_t b_t}(t) <= epsilon;
+* LinGIFA (:class:`LinGIFA`, a linear UGapE): the index B_j(t) = m-th largest of B_ij(t) over i != j, J(t) the m
+  items of smallest index, b_t = argmax_{j in J(t)} B_j(t), c_t as above; stop at max_{j in J(t)} B_j(t) <= epsilon;
+* both pull for y = z_{b_t} - z_{c_t} by the selection rule and recommend J(t) (a set of items: the top-m problem of
+  :mod:`bandits.pure_exploration.linear_sets` scores it).
+
 Batches: the rule is re-evaluated on a geometric grid of times (``growth``, default 1 %: the stopping time
 overshoots by at most that fraction); within a batch the direction is fixed and the selection rule is applied
 pull by pull (ratio: by tracking p(y) on its support; greedy: one Sherman–Morrison update per pull).
@@ -37,6 +48,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
 
 from ..core.algorithm import Algorithm, Policy
 from ..core.environments import LinearBandit
@@ -44,6 +56,7 @@ from ..core.statistics import LinearStatistics
 from ..core.tracking import portion, track
 from ..core.validation import check_choice, check_growth
 from ..pure_exploration.linear import LinearProblem
+from ..pure_exploration.linear_sets import LinearTopMProblem
 from ..pure_exploration.pieces import GLRStatistic
 from ..pure_exploration.policy import PureExplorationPolicy
 from ..pure_exploration.problem import Problem
@@ -51,7 +64,7 @@ from ..pure_exploration.sampler import Observations, SamplerState
 from ..pure_exploration.stop import GapStop
 from .common import linear_items
 
-__all__ = ["LinGapE"]
+__all__ = ["LinGIFA", "LinGapE"]
 
 SELECTIONS = ("ratio", "greedy")
 
@@ -95,11 +108,13 @@ class LinGapE(Algorithm[LinearBandit]):
         (argmin_a ||y||^2 of the information after pulling a).
     growth : float
         Relative step in [0, 1] of the decision grid (default 1 %); 0 re-decides after every pull as the paper.
+    m : int
+        The answer's size (default 1, the best item; above 1 the m best items, m-LinGapE).
 
     Raises
     ------
     InvalidInputError
-        A negative epsilon, a nonpositive lam, a negative S, an unknown selection or growth outside [0, 1].
+        A negative epsilon, a nonpositive lam, a negative S, an unknown selection, growth outside [0, 1] or m below 1.
     """
 
     epsilon: float = 0.0
@@ -107,6 +122,7 @@ class LinGapE(Algorithm[LinearBandit]):
     S: float | None = None
     selection: str = "ratio"
     growth: float = 0.01
+    m: int = 1
 
     def __post_init__(self) -> None:
         if isinstance(self.epsilon, bool) or not (np.isfinite(self.epsilon) and self.epsilon >= 0):
@@ -116,6 +132,7 @@ class LinGapE(Algorithm[LinearBandit]):
         check_norm_bound(self.S)
         check_choice(self.selection, "selection", SELECTIONS)
         check_growth(self.growth)
+        as_count(self.m, "m (the size of the answer)")
 
     @property
     def name(self) -> str:
@@ -123,10 +140,38 @@ class LinGapE(Algorithm[LinearBandit]):
         return "lingape"
 
     def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> Policy:
-        """A LinGapE run at confidence ``delta`` under its own stop, B(t) <= epsilon (deterministic: ``rng`` is
-        unused)."""
-        return PureExplorationPolicy(LinearProblem(env.X, env.Z, env.sigma), _LinGapEState(self, env, delta),
-                                     GapStop(self.epsilon), self.growth)
+        """A run at confidence ``delta`` under its own stop, B(t) <= epsilon (deterministic: ``rng`` is unused); the
+        top-m problem scores it when m > 1."""
+        problem = LinearProblem(env.X, env.Z, env.sigma) if self.m == 1 else \
+            LinearTopMProblem(env.X, env.Z, self.m, env.sigma)
+        return PureExplorationPolicy(problem, _LinGapEState(self, env, delta), GapStop(self.epsilon), self.growth)
+
+
+@dataclass(frozen=True)
+class LinGIFA(LinGapE):
+    """LinGIFA (Réda, Kaufmann & Delahaye-Duriez 2021): the UGapE indices of the m best items on linear arms, under
+    the stop max_{j in J(t)} B_j(t) <= epsilon (module docstring); the options are LinGapE's, with greedy arm
+    selection by default (the authors' experiments).
+
+    Parameters
+    ----------
+    epsilon, lam, S, growth, m
+        As :class:`LinGapE`.
+    selection : str
+        ``"greedy"`` (default) or ``"ratio"``.
+
+    Raises
+    ------
+    InvalidInputError
+        As :class:`LinGapE`.
+    """
+
+    selection: str = "greedy"
+
+    @property
+    def name(self) -> str:
+        """``lingifa``."""
+        return "lingifa"
 
 
 class _LinGapEState(SamplerState):
@@ -138,7 +183,8 @@ class _LinGapEState(SamplerState):
         self.stats = LinearStatistics(self.X)
         self.solve_time = 0.0
         self._ratios: dict[tuple[int, int], np.ndarray] = {}
-        self._state: tuple[int, int, float] | None = None  # (i_t, j_t, B(t)) at the current time
+        self._state: tuple[int, int, float] | None = None  # (b_t, c_t, B(t)) at the current time
+        self._top = np.zeros(0, dtype=np.int64)  # J(t)
         self.theta: np.ndarray | None = None
 
     @property
@@ -153,6 +199,7 @@ class _LinGapEState(SamplerState):
         return float(self.sigma * np.sqrt(2.0 * log_term) + np.sqrt(lam) * self.S)
 
     def _decide(self) -> tuple[int, int, float]:
+        """(b_t, c_t, B(t)) at the current counts (module docstring), kept until the next observation."""
         if self._state is None:
             d = self.X.shape[1]
             V = self.algo.lam * np.eye(d) + self.stats.A
@@ -160,13 +207,39 @@ class _LinGapEState(SamplerState):
             logdet = 2.0 * float(np.sum(np.log(np.diag(L))))
             self.theta = np.linalg.solve(V, self.stats.b)
             scores = self.Z @ self.theta
-            i = int(np.argmax(scores))
-            W = np.linalg.solve(L, (self.Z - self.Z[i]).T)  # whitened differences z_j - z_i
-            ucb = scores - scores[i] + np.sqrt(np.sum(W**2, axis=0)) * self.confidence(logdet)
-            ucb[i] = -np.inf
-            j = int(np.argmax(ucb))
-            self._state = (i, j, float(ucb[j]))
+            gifa = isinstance(self.algo, LinGIFA)
+            order = np.argsort(-scores, kind="stable")
+            top = order[: self.algo.m]
+            columns = np.arange(scores.size) if gifa else top
+            B = self._indices(scores, L, columns, self.confidence(logdet))  # B[i, j]: how much i may beat j
+            if gifa:  # UGapE's indices: the m-th largest B_ij over i != j; J(t) the m smallest
+                index = np.sort(B, axis=0)[-self.algo.m]
+                top = np.sort(np.argsort(index, kind="stable")[: self.algo.m])
+            else:
+                index = np.full(scores.size, -np.inf)
+                index[top] = np.max(np.delete(B, top, axis=0), axis=0) if top.size < scores.size else -np.inf
+            outside = np.setdiff1d(np.arange(scores.size), top)
+            b = int(top[np.argmax(index[top])])
+            column = B[:, b] if gifa else B[:, int(np.flatnonzero(top == b)[0])]
+            c = int(outside[np.argmax(column[outside])])
+            self._top = top
+            self._state = (b, c, float(index[b] if gifa else column[c]))
         return self._state
+
+    def _indices(self, scores: np.ndarray, L: np.ndarray, columns: np.ndarray, C: float) -> np.ndarray:
+        """B_ij = (z_i - z_j)^T theta + C ||z_i - z_j||_{V^{-1}} (V = L L^T) for every item i and the items
+        ``columns`` j (-inf where i = j): one triangular solve per column for a few columns, a Gram matrix for all."""
+        if columns.size > self.algo.m:
+            W = np.linalg.solve(L, self.Z.T)
+            gram = W.T @ W
+            sq = np.diag(gram)[:, None] + np.diag(gram)[None, columns] - 2.0 * gram[:, columns]
+            norms = np.sqrt(np.maximum(sq, 0.0))
+        else:
+            norms = np.stack([np.sqrt(np.sum(np.linalg.solve(L, (self.Z - self.Z[j]).T) ** 2, axis=0))
+                              for j in columns], axis=1)
+        B = scores[:, None] - scores[None, columns] + C * norms
+        B[columns, np.arange(columns.size)] = -np.inf
+        return B
 
     def initial(self, problem: Problem, budget: int) -> np.ndarray:
         """One pull of every arm (a share when the budget is smaller)."""
@@ -221,8 +294,12 @@ class _LinGapEState(SamplerState):
         return self._decide()[2] if self.initialised else None
 
     def recommendation(self) -> int:
-        """i_t, the empirical best of the regularised estimate (0 before any pull)."""
-        return 0 if self.stats.n == 0 else self._decide()[0]
+        """J(t), the empirical best item (m = 1) or the m items as a bit mask, of the regularised estimate (0 before
+        any pull)."""
+        if self.stats.n == 0:
+            return 0
+        b = self._decide()[0]
+        return b if self.algo.m == 1 else sum(1 << int(k) for k in self._top)
 
     def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
         if not self.initialised:

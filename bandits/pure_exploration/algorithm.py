@@ -15,14 +15,13 @@ from optdesign.errors import InvalidInputError
 
 from ..core.algorithm import Algorithm, Policy
 from ..core.entries import check_options, load_object, split_algorithm
-from ..kinds import QUESTIONS
 from .capabilities import require
 from .policy import PureExplorationPolicy, problem_of
 from .problem import Problem
 from .sampler import Sampler
 from .stop import GLRStop, check_stop_options
 
-__all__ = ["PROBLEMS", "PureExploration", "ask", "load_problem"]
+__all__ = ["PROBLEMS", "QUESTIONS", "PureExploration", "Question", "ask", "load_problem"]
 
 
 @dataclass(frozen=True)
@@ -169,7 +168,42 @@ def _refuse_other_kind(cls: type[Problem], kind: str) -> None:
         raise InvalidInputError(f"problem {cls.__name__} runs on {cls.kind} instances, not {kind}")
 
 
-#: the questions by name (``problem = "top-m:m=3"``): their class per instance kind (:data:`bandits.kinds.QUESTIONS`)
+@dataclass(frozen=True)
+class Question:
+    """A question asked of instances in place of their own (``problem=NAME:options``).
+
+    Parameters
+    ----------
+    classes : dict
+        The problem class per instance kind, as ``"package.module:Class"`` (imported on first use).
+    summary : str
+        One line for ``bandits list`` (the question and its options).
+    preset : dict
+        Options the name sets itself (the name's own choice of a class option).
+    """
+
+    classes: dict[str, str]
+    summary: str
+    preset: dict[str, Any] = field(default_factory=dict)
+
+
+_PE = "bandits.pure_exploration"
+#: the questions by name, with their classes per kind (:func:`load_problem`)
+QUESTIONS: dict[str, Question] = {
+    "top-m": Question({"karmed": f"{_PE}.top_m:TopMProblem", "linear": f"{_PE}.linear_sets:LinearTopMProblem"},
+                      "the m arms (or items z^T theta) of largest means (m)"),
+    "epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"},
+                             "any arm within epsilon of the best, several correct answers (epsilon, kind)"),
+    "multiplicative-epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"},
+                                            "any arm of mean at least (1 - epsilon) max mu (epsilon)",
+                                            {"kind": "multiplicative"}),
+    "threshold": Question({"karmed": f"{_PE}.threshold:ThresholdProblem",
+                           "linear": f"{_PE}.linear_sets:LinearThresholdProblem"},
+                          "which arms (or items) are above a level, with a confidence level (level)"),
+}
+
+
+#: the questions' classes by name and instance kind
 PROBLEMS: dict[str, dict[str, str]] = {name: question.classes for name, question in QUESTIONS.items()}
 
 
