@@ -394,7 +394,8 @@ def test_several_deltas_one_trajectory(algorithm, instance, seed, expected):
 
 # --- LeJeune et al.: thresholding bandits on graphs (fixed budget T) --------------------------------------------
 # algorithm, instance, seed, count_warmup, samples, loss, misclassified arms at t = 0, 38, 75, 112, 150,
-#  superlevel set at T
+#  superlevel set at T (the NWS rows re-recorded when index ties became ties up to rounding: the graph's symmetric
+#  nodes tie to the last bits, which differ between BLAS builds)
 THRESHOLDING = [
     ("grapl", SBM, 0, True, 150, True, (15, 8, 1, 1, 1),
      (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 19)),
@@ -412,14 +413,14 @@ THRESHOLDING = [
      (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 21, 22, 23, 24, 25, 27, 28, 29)),
     ("random-laplacian", SBM, 1, True, 150, True, (15, 15, 14, 15, 13),
      (4, 9, 11, 19)),
-    ("grapl", NWS, 0, True, 150, True, (12, 1, 1, 4, 2),
-     (12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29)),
-    ("grapl", NWS, 1, True, 150, True, (12, 12, 12, 6, 2),
-     (6, 7, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27)),
-    ("apt", NWS, 0, True, 150, True, (12, 9, 6, 8, 5),
-     (0, 2, 5, 9, 11, 12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 27, 28)),
+    ("grapl", NWS, 0, True, 150, True, (12, 5, 3, 5, 2),
+     (13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28)),
+    ("grapl", NWS, 1, True, 150, True, (12, 11, 12, 12, 6),
+     (6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 29)),
+    ("apt", NWS, 0, True, 150, True, (12, 9, 6, 6, 5),
+     (0, 5, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 28)),
     ("apt", NWS, 1, True, 150, True, (12, 8, 7, 7, 6),
-     (2, 10, 11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 25, 26, 27)),
+     (0, 2, 11, 13, 14, 15, 16, 17, 18, 19, 20, 21, 25, 26, 27)),
     ("apt", SBM, 0, False, 210, False, (9, 3, 1, 0, 0),
      (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14)),
 ]

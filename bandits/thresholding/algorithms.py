@@ -7,9 +7,11 @@ drives: ``next_batch(budget)`` -> pull counts (one pull for the index rules, a w
 non-adaptive sampler), ``observe(counts, sums)``, ``estimate()`` -> mu_hat (the output is
 S_hat = {i : mu_hat_i >= tau}). Index rules are anytime: they do not use the budget T.
 
-Ties of an argmin index (exact equality, e.g. every arm at t = 0) are broken uniformly at random with the
-algorithm's rng (``ties="random"``, default) or by the lowest index (``ties="first"``, the authors' code's
-``np.argmin``). The rng is the algorithm's own (see :mod:`bandits.run`), never the environment's.
+Ties of an argmin index (equality up to rounding, ``TIE_RTOL`` times the largest |index|: every arm at t = 0, or
+the symmetric nodes of a graph, whose indices differ only in the last bits, and differently between BLAS builds)
+are broken uniformly at random with the algorithm's rng (``ties="random"``, default) or by the lowest index
+(``ties="first"``, the authors' code's ``np.argmin``). The rng is the algorithm's own (see :mod:`bandits.run`),
+never the environment's.
 """
 
 from __future__ import annotations
@@ -32,17 +34,20 @@ from .spectral import optimal_gamma
 __all__ = ["APT", "GrAPL", "RandomLaplacian", "ThresholdingAlgorithm", "ThresholdingPolicy"]
 
 TIES = ("random", "first")
+#: indices within this fraction of the largest |index| of the minimum are ties (rounding, not information)
+TIE_RTOL = 1e-12
 #: arms drawn at once by the non-adaptive sampler (its batches are counted chunk by chunk)
 DRAW_CHUNK = 2**20
 ORDERS = ("uniform", "permutation")
 
 
 def argmin_index(z: npt.NDArray[np.float64], ties: str, rng: np.random.Generator) -> int:
-    """argmin_i z_i, exact ties broken at random (``ties="random"``) or by the lowest index (``"first"``)."""
+    """argmin_i z_i, ties up to rounding (``TIE_RTOL``) broken at random (``ties="random"``) or by the lowest index
+    (``"first"``)."""
     best = int(np.argmin(z))
+    tied = np.flatnonzero(z <= z[best] + TIE_RTOL * float(np.max(np.abs(z))))
     if ties == "first":
-        return best
-    tied = np.flatnonzero(z == z[best])
+        return int(tied[0])
     return best if tied.size == 1 else int(rng.choice(tied))
 
 
@@ -210,7 +215,8 @@ class GrAPL(ThresholdingAlgorithm):
         Pseudo-count alpha > 0 of the index sqrt(n_i + alpha) (the paper's alpha); None uses the
         instance's eps.
     ties : str
-        ``"random"`` breaks exact ties of the index uniformly at random, ``"first"`` by the lowest index.
+        ``"random"`` breaks ties of the index (up to rounding) uniformly at random, ``"first"`` by the lowest
+        index.
     solver : str
         How the estimate is updated: ``"auto"``, ``"cg"``, ``"lu-update"``, ``"direct"`` or
         ``"sherman-morrison"`` (see :class:`LaplacianEstimator`).
@@ -343,7 +349,8 @@ class APT(ThresholdingAlgorithm):
     init_pulls : int
         Pulls of every arm before the index rule starts (round robin), at least 1.
     ties : str
-        ``"random"`` breaks exact ties of the index uniformly at random, ``"first"`` by the lowest index.
+        ``"random"`` breaks ties of the index (up to rounding) uniformly at random, ``"first"`` by the lowest
+        index.
 
     Raises
     ------
