@@ -94,6 +94,9 @@ INSTANCES: dict[str, InstanceSpec] = {
                             "Fiez et al. exp. 3: n arms on the sphere of R^d (n, d, seed)"),
     "factorial": InstanceSpec("bandits.linear.instances:factorial", "linear",
                                "Fiez et al. exp. 4: 2^D factorial, interactions (D, seed)"),
+    "top-m-classic": InstanceSpec("bandits.linear.instances:top_m_classic", "linear",
+                                   "Reda et al. 2021: K items of R^(K-1), the top m tie at 1, one at angle omega "
+                                   "(K, m, omega, sigma)"),
     "transductive": InstanceSpec("bandits.linear.instances:transductive", "linear",
                                   "Fiez et al. exp. 5: X = I_2d, Z tilted (d, omega)"),
     "gbb": InstanceSpec("bandits.bilinear.instances:gbb", "bilinear",
@@ -130,7 +133,7 @@ INSTANCES["nws"] = InstanceSpec("bandits.thresholding.instances:nws", "threshold
 
 
 #: the linear factories, importable from here as before (:mod:`bandits.linear.instances`, loaded on first use)
-_LINEAR_FACTORIES = ("factorial", "many_arms", "soare", "sphere", "transductive")
+_LINEAR_FACTORIES = ("factorial", "many_arms", "soare", "sphere", "top_m_classic", "transductive")
 
 
 def __getattr__(name: str) -> Any:

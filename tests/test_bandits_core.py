@@ -12,6 +12,7 @@ from bandits.core.stopping import LinearTheoryThreshold, PracticalThreshold, Soa
 from bandits.core.tracking import next_checkpoint, track
 from bandits.instances import factorial, many_arms, parse_instance, soare, sphere, transductive
 from bandits.linear import StaticAllocation
+from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign.errors import InvalidInputError
 
@@ -168,8 +169,9 @@ def test_bad_delta(bad):
 def test_bad_inputs():
     with pytest.raises(InvalidInputError, match="theta must have length"):
         LinearBandit(np.eye(3), np.ones(2))
+    tied = LinearBandit(np.eye(2), np.ones(2))  # an instance may tie; best-item identification refuses the tie
     with pytest.raises(InvalidInputError, match="not unique"):
-        LinearBandit(np.eye(2), np.ones(2))
+        run(make_algorithm("track-and-stop"), tied, 0.1, seed=0)
     with pytest.raises(InvalidInputError, match="span"):
         LinearBandit(np.array([[1.0, 0.0], [2.0, 0.0]]), np.ones(2))
     with pytest.raises(InvalidInputError, match="sigma"):

@@ -80,6 +80,16 @@ def test_generic_rules_identify_the_top_two_arms(rule):
         assert result.correct and result.recommendation == 0b11 and result.best == 0b11
 
 
+def test_an_instance_with_a_tie_at_the_top_asks_top_m_not_best_arm():
+    """The instance holds means, not a question: two best arms tie, so best-arm identification refuses to start,
+    while the top 2 are well defined and identified."""
+    env = parse_instance("gaussian:means=1/1/0.3/0.1")
+    with pytest.raises(InvalidInputError, match="not unique"):
+        run(make_algorithm("fws"), env, 0.1, seed=0)
+    result = run(make_algorithm("fws:problem=top-m:m=2"), env, 0.1, seed=0)
+    assert result.correct and result.recommendation == 0b11
+
+
 def test_a_study_record_shows_the_set():
     record = Experiment("fws:problem=top-m:m=2", "gaussian:means=1/0.9/0.5/0.4/0.1", deltas=(0.1,)).execute()[0]
     assert record["recommendation"] == record["best"] == "{0,1}" and record["config"]["problem"] == "top-m:m=2"

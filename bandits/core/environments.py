@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from optdesign.errors import InvalidInputError
-from optdesign.validation import as_arms, as_matrix, as_vector, unique_argmax
+from optdesign.validation import as_arms, as_matrix, as_vector
 
 __all__ = ["LinearBandit", "as_counts", "gaussian_sums"]
 
@@ -100,11 +100,12 @@ def check_sigma(sigma: float) -> float:
 class LinearBandit:
     """Linear bandit with Gaussian noise (Soare et al. 2014; transductive: Fiez et al. 2019).
 
-    Measuring arm x_k (row k of ``X``) returns x_k^T theta + sigma * N(0, 1). The goal is the best
-    *item* z* = argmax_{z in Z} z^T theta, which must be unique; ``Z`` defaults to ``X`` (plain
-    linear best-arm identification). A learner may read ``X``, ``Z`` and ``sigma``; only oracle
-    algorithms read ``theta``. Construction sets ``best_item``, the index of z* among the rows of
-    ``Z``, and ``gaps``, the gaps (z* - z)^T theta of every item (0 for z*).
+    Measuring arm x_k (row k of ``X``) returns x_k^T theta + sigma * N(0, 1). The instance's own question is the
+    best *item* z* = argmax_{z in Z} z^T theta (unique when a best-item run starts; other questions, such as the top m
+    items, may be asked of an instance with a tie); ``Z`` defaults to ``X`` (plain linear best-arm identification). A
+    learner may read ``X``, ``Z`` and ``sigma``; only oracle algorithms read ``theta``. Construction sets
+    ``best_item``, the index of z* among the rows of ``Z`` (the first on a tie), and ``gaps``, the gaps
+    (z* - z)^T theta of every item (0 for z*).
 
     Parameters
     ----------
@@ -122,8 +123,7 @@ class LinearBandit:
     Raises
     ------
     InvalidInputError
-        Malformed arrays, ``theta`` of the wrong length, fewer than two items, a tie for the best item or
-        a nonpositive ``sigma``.
+        Malformed arrays, ``theta`` of the wrong length, fewer than two items or a nonpositive ``sigma``.
     """
 
     X: np.ndarray
@@ -145,7 +145,7 @@ class LinearBandit:
         if Z.shape[0] < 2:
             raise InvalidInputError("Z must hold at least two items to identify the best of")
         scores = Z @ theta
-        best = unique_argmax(scores, "the items' values z^T theta")
+        best = int(np.argmax(scores))
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "theta", theta)
         object.__setattr__(self, "Z", Z)

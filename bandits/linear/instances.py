@@ -15,7 +15,7 @@ from optdesign.validation import as_count, check_array_size
 from ..core.environments import LinearBandit
 from ..core.validation import check_positive
 
-__all__ = ["factorial", "many_arms", "soare", "sphere", "transductive"]
+__all__ = ["factorial", "many_arms", "soare", "sphere", "top_m_classic", "transductive"]
 
 _SIGMA_DOC = """    sigma : float
         Standard deviation of the Gaussian reward noise (default 1)."""
@@ -171,3 +171,37 @@ def transductive(d: int = 20, omega: float = 0.1, sigma: float = 1.0) -> LinearB
     theta = np.zeros(2 * d)
     theta[0] = 1.0
     return LinearBandit(X, theta, sigma=sigma, Z=Z, name=f"transductive(d={d},omega={omega:g})")
+
+
+@_shared_doc
+def top_m_classic(K: int = 4, m: int = 2, omega: float = np.pi / 3, sigma: float = 0.5) -> LinearBandit:
+    """Réda, Kaufmann & Delahaye-Duriez (AISTATS 2021): Soare's instance made for top m, in R^(K-1) with theta = e_1:
+    m items of value 1 (e_1, and e_1 + e_j for j = 2..m), one at angle omega from e_1 (cos omega e_1 + sin omega
+    e_(m+1), value cos omega) and K - m - 1 orthogonal ones (e_(m+1), ..., e_(K-1), value 0); the items are the arms.
+
+    Parameters
+    ----------
+    K : int
+        Number of items (at least m + 2).
+    m : int
+        The answer's size (at least 1); the top m tie at 1, so the instance asks top m, not the best item.
+    omega : float
+        Angle (radians, > 0) of the (m+1)-th item: the smaller, the harder (the authors ran pi/3 and pi/6).
+%(sigma)s
+        The authors ran 0.5.
+
+%(returns)s
+    """
+    m = as_count(m, "m")
+    K = as_count(K, "K", minimum=m + 2, floats=True)
+    check_array_size(float(K) * K, f"top-m-classic with K = {K}")
+    omega = check_positive(omega, "omega")
+    d = K - 1
+    X = np.zeros((K, d))
+    X[:m, 0] = 1.0
+    X[np.arange(1, m), np.arange(1, m)] = 1.0
+    X[m, 0], X[m, m] = np.cos(omega), np.sin(omega)
+    X[np.arange(m + 1, K), np.arange(m, d)] = 1.0
+    theta = np.zeros(d)
+    theta[0] = 1.0
+    return LinearBandit(X, theta, sigma=sigma, name=f"top-m-classic(K={K},m={m},omega={omega:g})")

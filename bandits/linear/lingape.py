@@ -146,6 +146,20 @@ class LinGapE(Algorithm[LinearBandit]):
             LinearTopMProblem(env.X, env.Z, self.m, env.sigma)
         return PureExplorationPolicy(problem, _LinGapEState(self, env, delta), GapStop(self.epsilon), self.growth)
 
+    def describe(self) -> dict[str, Any]:
+        """The options as a flat record, with the question (``problem = "top-m:m=M"``) when m > 1, so study reports
+        give the top-m lower bound.
+
+        Returns
+        -------
+        dict
+            ``{"algorithm": name, option: value, ...}``.
+        """
+        record = super().describe()
+        if self.m > 1:
+            record["problem"] = f"top-m:m={self.m}"
+        return record
+
 
 @dataclass(frozen=True)
 class LinGIFA(LinGapE):

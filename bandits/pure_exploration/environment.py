@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from optdesign.errors import InvalidInputError
-from optdesign.validation import as_vector, unique_argmax
+from optdesign.validation import as_vector
 
 from .families import ExponentialFamily, Gaussian
 
@@ -18,7 +18,8 @@ __all__ = ["KArmedBandit"]
 
 @dataclass(frozen=True)
 class KArmedBandit:
-    """K arms with means ``means`` and rewards from ``family``; the best arm must be unique.
+    """K arms with means ``means`` and rewards from ``family``; ``best_item`` is the best arm (the first on a tie:
+    best-arm identification refuses a tie when a run starts, the other questions may be asked of such instances).
 
     A batch of n pulls of arm k is one draw of the sum of n rewards (Gaussian: one normal draw;
     Bernoulli: one binomial draw), exact in law.
@@ -35,7 +36,7 @@ class KArmedBandit:
     Raises
     ------
     InvalidInputError
-        Fewer than two arms, means outside the family's mean space, a tie for the best arm.
+        Fewer than two arms, or means outside the family's mean space.
     """
 
     means: np.ndarray
@@ -51,7 +52,7 @@ class KArmedBandit:
         if means.size < 2:
             raise InvalidInputError("a K-armed bandit needs at least two arms")
         object.__setattr__(self, "means", means)
-        object.__setattr__(self, "best_item", unique_argmax(means, "means"))
+        object.__setattr__(self, "best_item", int(np.argmax(means)))
 
     @property
     def n_arms(self) -> int:

@@ -173,8 +173,15 @@ class KArmedProblem(Problem):
         -------
         numpy.ndarray
             ``env.means``.
+
+        Raises
+        ------
+        InvalidInputError
+            A tie for the best arm (no run identifies one of several best arms).
         """
-        return self.check_parameter(env.means)
+        means = self.check_parameter(env.means)
+        unique_argmax(means, "means")
+        return means
 
     def oracle(self, mu: np.ndarray) -> Oracle:
         """T*(mu) and w*(mu) by GK16's Theorem 5, certified with the optimal multipliers p_a ~ 1 / d(mu_a, m_a).

@@ -189,8 +189,15 @@ class LinearProblem(Problem):
         -------
         numpy.ndarray
             ``env.theta``.
+
+        Raises
+        ------
+        InvalidInputError
+            A tie for the best item (no run identifies one of several best items).
         """
-        return self.check_parameter(env.theta)
+        theta = self.check_parameter(env.theta)
+        unique_argmax(self.Z @ theta, "the items' values z^T theta")
+        return theta
 
     def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
         """c = 2 sigma^2 rho*(theta) in samples (Soare et al. 2014; Fiez et al. 2019): the oracle's T*.

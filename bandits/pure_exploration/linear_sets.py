@@ -65,6 +65,21 @@ class LinearQuestion(SetAnswers, LinearProblem):
         """
         return {"kind": "T*", "value": float(self.oracle(mu).T), "unit": "samples"}
 
+    def true_parameter(self, env: LinearBandit) -> np.ndarray:
+        """theta, ties among the items allowed (the question's answer may still be unique).
+
+        Parameters
+        ----------
+        env : LinearBandit
+            The instance.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``env.theta``.
+        """
+        return self.check_parameter(env.theta)
+
     def _scores(self, mu: np.ndarray) -> np.ndarray:
         return self.Z @ np.asarray(mu, dtype=float)
 

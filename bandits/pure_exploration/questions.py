@@ -6,11 +6,16 @@ encoded as bit masks sum_{k in S} 2^k and shown as ``{i,j,...}``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .capabilities import Capabilities
 from .karmed import KArmedProblem
 from .values import Values
+
+if TYPE_CHECKING:
+    from .environment import KArmedBandit
 
 __all__ = ["KArmedQuestion", "SetAnswers"]
 
@@ -59,6 +64,21 @@ class KArmedQuestion(SetAnswers, KArmedProblem):
     optimism = Capabilities.optimism  # type: ignore[assignment]
     # an answer is a set of arms: no value of its own (epsilon-good identification, whose answers are arms, has one)
     answer_value = Values.answer_value
+
+    def true_parameter(self, env: KArmedBandit) -> np.ndarray:
+        """The arms' means, ties allowed (the question's answer may be unique, or several may be correct).
+
+        Parameters
+        ----------
+        env : KArmedBandit
+            The instance.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``env.means``.
+        """
+        return self.check_parameter(env.means)
 
     @property
     def family_args(self) -> tuple[str, float]:

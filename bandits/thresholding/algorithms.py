@@ -7,11 +7,9 @@ drives: ``next_batch(budget)`` -> pull counts (one pull for the index rules, a w
 non-adaptive sampler), ``observe(counts, sums)``, ``estimate()`` -> mu_hat (the output is
 S_hat = {i : mu_hat_i >= tau}). Index rules are anytime: they do not use the budget T.
 
-Ties of an argmin index (equality up to rounding, ``TIE_RTOL`` times the largest |index|: every arm at t = 0, or
-the symmetric nodes of a graph, whose indices differ only in the last bits, and differently between BLAS builds)
-are broken uniformly at random with the algorithm's rng (``ties="random"``, default) or by the lowest index
-(``ties="first"``, the authors' code's ``np.argmin``). The rng is the algorithm's own (see :mod:`bandits.run`),
-never the environment's.
+Ties of an argmin index (up to rounding, ``TIE_RTOL``: every arm at t = 0, symmetric nodes whose indices differ
+in the last bits, differently between BLAS builds) are broken at random with the algorithm's own rng
+(``ties="random"``, default; see :mod:`bandits.run`) or by the lowest index (``"first"``, the authors' np.argmin).
 """
 
 from __future__ import annotations
