@@ -100,6 +100,19 @@ def test_fallback_upper_end_is_the_closed_form_when_separation_is_refused(monkey
     assert bracket.upper >= truths(*case)["tstar"][0]
 
 
+@pytest.mark.parametrize("listed", [0, 1])
+def test_a_budget_spent_while_the_best_actions_are_listed_leaves_the_bracket_unrefined(monkeypatch, listed):
+    """The mixtures need a* and a runner-up: when the budget runs out before the second is listed (the search returns
+    what it found, possibly nothing), the bracket is the one before refinement, not an error."""
+    case = ("ring", 5, 3, 0)
+    fg = instance(*case)
+    found = [np.asarray(a, dtype=np.int64) for a in fallback.best_first_actions(fg, listed)]
+    monkeypatch.setattr(fallback, "best_first_actions", lambda fg, n: found)
+    monkeypatch.setattr(fallback, "MAX_JOINT_ACTIONS", 0)  # as on a large instance: no enumeration
+    bracket = fallback.char_time_bracket(fg, refine=True)
+    assert bracket.how == "uniform" and bracket.lower <= truths(*case)["tstar"][0] <= bracket.upper < np.inf
+
+
 def test_mf_fallback_with_explicit_rows_contains_t_mf_2():
     fg = instance("line", 4, 3, 1)
     ranked = fg.m_best(3)

@@ -208,10 +208,3 @@ def test_bad_input_is_one_clear_error(call, match):
     with pytest.raises((InvalidInputError, MissingCapability), match=match):
         call()
 
-
-def test_bandits_list_shows_which_kinds_each_question_is_asked_of():
-    from bandits.cli.listing import catalogue
-
-    text = catalogue(plugins=True, width=200)
-    assert "top-m              [karmed|linear]" in text and "threshold          [karmed|linear]" in text
-    assert "epsilon-good       [karmed]" in text and "Questions" not in catalogue(width=200)  # not in --help

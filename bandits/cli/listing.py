@@ -21,18 +21,12 @@ NAME_WIDTH = 18
 def catalogue(plugins: bool = False, width: int | None = None) -> str:
     """Every algorithm and instance with its kind and one-line summary, each wrapped to ``width`` columns
     (:func:`optdesign.runtime.terminal.text_width` by default) under its own column; with ``plugins``, also the
-    questions a rule may be asked on an instance and the entry-point plug-ins (which imports the pure-exploration
-    package and the plug-ins: ``bandits list`` does, the help text of ``bandits run`` does not)."""
+    entry-point plug-ins (which imports them: ``bandits list`` does, the help text of ``bandits run`` does not)."""
     width = width or text_width()
     algos = "\n".join(_entry(name, f"[{'|'.join(spec.kinds)}] {spec.summary}", width)
                       for name, spec in ALGORITHMS.items())
     insts = "\n".join(_entry(name, f"[{spec.kind}] {spec.summary}", width) for name, spec in INSTANCES.items())
     text = f"Algorithms:\n\n{algos}\n\nInstances:\n\n{insts}"
-    if plugins:
-        from ..pure_exploration.algorithm import QUESTIONS  # the pure-exploration package: too heavy for --help
-
-        asks = "\n".join(_entry(name, f"[{'|'.join(q.classes)}] {q.summary}", width) for name, q in QUESTIONS.items())
-        text += f"\n\nQuestions (an algorithm's problem=NAME:options, in place of the instance's own):\n\n{asks}"
     found = entry_point_plugins() if plugins else {}
     if found:
         text += f"\n\nPlug-ins (entry points bandits.samplers):\n\n{plugin_lines(found, width)}"

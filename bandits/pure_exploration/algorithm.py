@@ -176,33 +176,24 @@ class Question:
     ----------
     classes : dict
         The problem class per instance kind, as ``"package.module:Class"`` (imported on first use).
-    summary : str
-        One line for ``bandits list`` (the question and its options).
     preset : dict
         Options the name sets itself (the name's own choice of a class option).
     """
 
     classes: dict[str, str]
-    summary: str
     preset: dict[str, Any] = field(default_factory=dict)
 
 
 _PE = "bandits.pure_exploration"
 #: the questions by name, with their classes per kind (:func:`load_problem`)
 QUESTIONS: dict[str, Question] = {
-    "top-m": Question({"karmed": f"{_PE}.top_m:TopMProblem", "linear": f"{_PE}.linear_sets:LinearTopMProblem"},
-                      "the m arms (or items z^T theta) of largest means (m)"),
-    "epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"},
-                             "any arm within epsilon of the best, several correct answers (epsilon, kind)"),
+    "top-m": Question({"karmed": f"{_PE}.top_m:TopMProblem", "linear": f"{_PE}.linear_sets:LinearTopMProblem"}),
+    "epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"}),
     "multiplicative-epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"},
-                                            "any arm of mean at least (1 - epsilon) max mu (epsilon)",
                                             {"kind": "multiplicative"}),
     "threshold": Question({"karmed": f"{_PE}.threshold:ThresholdProblem",
-                           "linear": f"{_PE}.linear_sets:LinearThresholdProblem"},
-                          "which arms (or items) are above a level, with a confidence level (level)"),
+                           "linear": f"{_PE}.linear_sets:LinearThresholdProblem"}),
 }
-
-
 #: the questions' classes by name and instance kind
 PROBLEMS: dict[str, dict[str, str]] = {name: question.classes for name, question in QUESTIONS.items()}
 

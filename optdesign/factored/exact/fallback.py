@@ -226,7 +226,9 @@ def _mixtures(fg: FactorGraph, star: np.ndarray) -> Iterator[tuple[np.ndarray, f
     "uniform_share": s}); fewer sizes when the instance has fewer joint actions, or the time budget runs out while
     they are listed."""
 
-    ranked = np.asarray(best_first_actions(fg, max(MIXTURE_SIZES) + 1))
+    ranked = np.asarray(best_first_actions(fg, max(MIXTURE_SIZES) + 1), dtype=np.int64).reshape(-1, fg.n_agents)
+    if ranked.shape[0] < 2:  # the time budget ran out before a second joint action was listed: no mixture
+        return
     gaps = np.asarray(fg.gap(ranked), dtype=float)
     # per distinct size: the marginals of sum_j lambda_j delta_{a_j}, its mean gap, M + 1
     points: list[tuple[np.ndarray, float, int]] = []
