@@ -15,7 +15,8 @@ XY-oracle written for another question), certified by its dual lower bound.
 * thresholding (sign identification) of the items against a level tau: one piece per item, y = s_k z_k and
   c = s_k tau with s_k the item's side, +1 above the level and -1 below.
 
-With X = Z = the canonical basis both are the K-armed Gaussian questions of :mod:`.pairs` and :mod:`.levels`.
+With X = Z = the canonical basis both are the K-armed Gaussian questions of
+:mod:`optdesign.identification.pairs` and :mod:`optdesign.identification.levels`.
 """
 
 from __future__ import annotations
