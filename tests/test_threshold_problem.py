@@ -59,12 +59,21 @@ def test_answers_are_the_arms_above_the_level():
     assert np.all(np.isfinite(pieces.values))
 
 
-@pytest.mark.parametrize("rule", ["track-and-stop", "fws", "round-robin"])
+@pytest.mark.parametrize("rule", ["track-and-stop", "fws", "round-robin", "lingame", "lingame-c"])
 def test_generic_rules_identify_the_arms_above_the_level(rule):
     env = parse_instance("gaussian:means=1/0.8/0.3/0.1/0.6")
     for seed in range(2):
         result = run(make_algorithm(f"{rule}:problem=threshold:level=0.5"), env, 0.1, seed=seed)
         assert result.correct and result.recommendation == 0b10011
+
+
+def test_lingames_best_response_moves_the_least_pieces_arm_to_the_level():
+    problem = ThresholdProblem(4, 0.5, Bernoulli())
+    mu, w = np.array([0.7, 0.4, 0.55, 0.2]), np.array([0.1, 0.2, 0.6, 0.1])
+    lam = problem.response(mu, w)
+    moved = np.flatnonzero(lam != mu)
+    assert moved.size == 1 and lam[moved[0]] == 0.5
+    assert float(np.sum(w * problem.family.kl(mu, lam))) == pytest.approx(problem.pieces(mu, w).value, rel=1e-12)
 
 
 @pytest.mark.slow

@@ -90,6 +90,33 @@ def test_an_instance_with_a_tie_at_the_top_asks_top_m_not_best_arm():
     assert result.correct and result.recommendation == 0b11
 
 
+def test_set_answers_rank_onto_the_rows_of_every_m_set():
+    problem = TopMProblem(7, 3)
+    ranks = sorted(problem.answer_index(sum(1 << k for k in c)) for c in itertools.combinations(range(7), 3))
+    assert ranks == list(range(problem.n_answers))
+
+
+@pytest.mark.parametrize("problem", [TopMProblem(5, 2), TopMProblem(5, 2, Bernoulli())])
+def test_lingames_best_response_is_the_least_pieces_closest_alternative(problem):
+    """The lambda LinGame's gains are taken at lies on the boundary of the alternative set (it gives another answer
+    or ties it) and costs sum_k w_k d(mu_k, lambda_k) = the least piece."""
+    rng = np.random.default_rng(1)
+    mu, w = rng.uniform(0.1, 0.9, size=5), rng.dirichlet(np.ones(5))
+    lam = problem.response(mu, w)
+    cost = float(np.sum(w * problem.family.kl(mu, lam)))
+    assert cost == pytest.approx(problem.pieces(mu, w).value, rel=1e-9)
+    order = np.sort(lam)[::-1]
+    assert order[1] == pytest.approx(order[2], rel=1e-12)  # the 2nd and 3rd largest tie: the top 2 is ambiguous
+
+
+@pytest.mark.parametrize("rule", ["lingame", "lingame-c"])
+def test_lingame_identifies_the_top_two_arms(rule):
+    env = parse_instance("gaussian:means=1/0.9/0.5/0.4/0.1")
+    for seed in range(2):
+        result = run(make_algorithm(f"{rule}:problem=top-m:m=2"), env, 0.1, seed=seed)
+        assert result.correct and result.recommendation == 0b11
+
+
 def test_a_study_record_shows_the_set():
     record = Experiment("fws:problem=top-m:m=2", "gaussian:means=1/0.9/0.5/0.4/0.1", deltas=(0.1,)).execute()[0]
     assert record["recommendation"] == record["best"] == "{0,1}" and record["config"]["problem"] == "top-m:m=2"

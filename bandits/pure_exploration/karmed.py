@@ -157,6 +157,25 @@ class KArmedProblem(Problem):
         """The upper ends of the family's KL confidence intervals at levels level / N_k."""
         return self.family.confidence_interval(mu, level / np.asarray(counts, dtype=float))[1]
 
+    def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The closest alternative lambda of the best response at (mu, w): the answer and its challenger moved to
+        their weighted mean (w_b mu_b + w_a mu_a) / (w_b + w_a) (the midpoint when both weights vanish).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (K,)
+            The means.
+        w : numpy.ndarray, shape (K,)
+            Weights or counts.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            lambda.
+        """
+        pieces = self.pieces(mu, w, gradients=False)
+        return pair_response(mu, w, pieces.best, int(pieces.challenger))
+
     def optimism(self, mu: np.ndarray, counts: np.ndarray, c: float) -> KArmedOptimism:
         """LinGame's optimism over the arms' KL confidence intervals (:class:`KArmedOptimism`)."""
         return KArmedOptimism(self, mu, counts, c)
@@ -315,10 +334,19 @@ def _equalise(family: ExponentialFamily, mb: float, ma: np.ndarray,
     raise SolverError("GK16's equation for y* did not converge")
 
 
+def pair_response(mu: np.ndarray, w: np.ndarray, i: int, j: int) -> np.ndarray:
+    """mu with arms i and j moved to their weighted mean (w_i mu_i + w_j mu_j) / (w_i + w_j), the closest alternative
+    of a pair piece in every exponential family (the midpoint when both weights vanish)."""
+    lam = np.asarray(mu, dtype=float).copy()
+    total = w[i] + w[j]
+    lam[[i, j]] = (w[i] * mu[i] + w[j] * mu[j]) / total if total > 0 else 0.5 * (mu[i] + mu[j])
+    return lam
+
+
 class KArmedOptimism(Optimism):
     """LinGame's optimistic gains on K arms: U_k = min(max(d(u_k, lambda_k), d(l_k, lambda_k)), c) over the
     confidence intervals [l_k, u_k] = {m : N_k d(mu_k, m) <= c} (for Gaussian arms, the linear formula with the
-    arms e_k); the best response to w moves the estimate's answer and its challenger to their weighted mean.
+    arms e_k), at the closest alternative lambda of the best response to w (:meth:`KArmedProblem.response`).
 
     Parameters
     ----------
@@ -338,13 +366,7 @@ class KArmedOptimism(Optimism):
         self.lower, self.upper = problem.family.confidence_interval(mu, c / np.maximum(counts, 1e-300))
 
     def gains(self, w: np.ndarray) -> np.ndarray:
-        mu = self.mu
-        pieces = self.problem.pieces(mu, w, gradients=False)
-        b, a = pieces.best, int(pieces.challenger)
-        lam = mu.astype(float).copy()
-        total = w[b] + w[a]
-        lam[[a, b]] = (w[b] * mu[b] + w[a] * mu[a]) / total if total > 0 else 0.5 * (mu[a] + mu[b])
-        return self._gains(lam)
+        return self._gains(self.problem.response(self.mu, w))
 
     def at_estimate(self) -> np.ndarray:
         return self._gains(np.asarray(self.mu, dtype=float))

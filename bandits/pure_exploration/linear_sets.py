@@ -32,7 +32,7 @@ from optdesign.validation import as_count
 from ..core.alternatives import Halfspaces
 from .linear import LinearProblem
 from .oracle import Oracle
-from .questions import SetAnswers
+from .questions import SetAnswers, subset_rank
 from .values import Values
 
 if TYPE_CHECKING:
@@ -136,6 +136,22 @@ class LinearTopMProblem(LinearQuestion):
         """The m items of largest score (ties by index) and the others, each increasing."""
         order = np.argsort(-self._scores(mu), kind="stable")
         return np.sort(order[: self.m]), np.sort(order[self.m:])
+
+    def answer_index(self, answer: int) -> int:
+        """The m-set's colexicographic rank (:func:`bandits.pure_exploration.questions.subset_rank`), in
+        [0, C(K, m)).
+
+        Parameters
+        ----------
+        answer : int
+            A bit mask of m members.
+
+        Returns
+        -------
+        int
+            Its row.
+        """
+        return subset_rank(self.members(answer))
 
     def answer(self, mu: np.ndarray) -> int:
         return sum(1 << int(k) for k in self._top(mu)[0])

@@ -17,7 +17,26 @@ from .values import Values
 if TYPE_CHECKING:
     from .environment import KArmedBandit
 
-__all__ = ["KArmedQuestion", "SetAnswers"]
+__all__ = ["KArmedQuestion", "SetAnswers", "subset_rank"]
+
+
+def subset_rank(members: np.ndarray) -> int:
+    """The rank of a set among the sets of its size in colexicographic order, sum_i C(c_i, i + 1) over its members
+    c_0 < c_1 < ... (the combinatorial number system: a bijection onto [0, C(K, m))).
+
+    Parameters
+    ----------
+    members : numpy.ndarray of int
+        The members, increasing.
+
+    Returns
+    -------
+    int
+        The rank.
+    """
+    from math import comb
+
+    return sum(comb(int(c), i + 1) for i, c in enumerate(members))
 
 
 class SetAnswers:

@@ -6,7 +6,8 @@ family (sign identification; the fixed-confidence counterpart of APT's question,
 
 (:func:`optdesign.identification.level_pieces`), so the GLR statistic at the counts is min_k N_k d(mu_hat_k, tau) and
 the oracle is the closed form T* = sum_k 1 / d(mu_k, tau), w*_k proportional to 1 / d(mu_k, tau)
-(:func:`optdesign.threshold_characteristic_time`).
+(:func:`optdesign.threshold_characteristic_time`). LinGame's optimistic gains are taken at the least piece's closest
+alternative, its arm moved to the level.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.identification import level_pieces
 
 from .families import ExponentialFamily
+from .karmed import KArmedProblem
 from .oracle import Oracle
 from .pieces import Pieces
 from .questions import KArmedQuestion
@@ -99,6 +101,30 @@ class ThresholdProblem(KArmedQuestion):
         values, G = level_pieces(mu, self.level, w, family=family, sigma=sigma)
         answers = best ^ np.left_shift(1, np.arange(self.n_arms))
         return Pieces(best=best, answers=answers, values=values, gradients=G if gradients else None)
+
+    optimism = KArmedProblem.optimism  # LinGame's gains, at the best response's arm moved to the level
+
+    def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The closest alternative lambda of the least piece at (mu, w): its arm moved to the level.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (K,)
+            The means.
+        w : numpy.ndarray, shape (K,)
+            Weights or counts.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            lambda.
+        """
+        mu, w = self.check_shapes(mu, w)
+        family, sigma = self.family_args
+        values, _ = level_pieces(mu, self.level, w, family=family, sigma=sigma)
+        lam = np.asarray(mu, dtype=float).copy()
+        lam[int(np.argmin(values))] = self.level
+        return lam
 
     def oracle(self, mu: np.ndarray) -> Oracle:
         """T*(mu) = sum_k 1 / d(mu_k, tau) and w*(mu) (:func:`optdesign.threshold_characteristic_time`).

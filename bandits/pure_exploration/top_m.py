@@ -12,8 +12,8 @@ The oracle T*, w* is the declarative model of :class:`optdesign.identification.P
 is best-arm identification (with answers as masks).
 
 The K-armed rules that pick arms and read only the pieces (Track-and-Stop, Frank-Wolfe sampling, Lazy Track-and-Stop,
-uniform, oracle weights) run on it; Top-Two and LinGame, whose capabilities are those of best-arm identification
-(a challenger arm, the optimistic gains of one best response), do not yet.
+uniform, oracle weights) run on it, and LinGame and LinGame-C (optimistic gains at the least piece's closest
+alternative; an answer's row is its rank among the m-sets); Top-Two, whose challenger is an arm, does not yet.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ from optdesign.identification import PairsModel, pair_pieces
 from optdesign.validation import as_count
 
 from .families import ExponentialFamily
+from .karmed import KArmedProblem, pair_response
 from .oracle import Oracle
 from .pieces import Pieces
-from .questions import KArmedQuestion
+from .questions import KArmedQuestion, subset_rank
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
@@ -91,6 +92,22 @@ class TopMProblem(KArmedQuestion):
 
         return comb(self.n_arms, self.m)
 
+    def answer_index(self, answer: int) -> int:
+        """The m-set's colexicographic rank (:func:`bandits.pure_exploration.questions.subset_rank`), in
+        [0, C(K, m)).
+
+        Parameters
+        ----------
+        answer : int
+            A bit mask of m members.
+
+        Returns
+        -------
+        int
+            Its row.
+        """
+        return subset_rank(self.members(answer))
+
     def answer(self, mu: np.ndarray) -> int:
         return sum(1 << int(k) for k in np.argsort(-np.asarray(mu), kind="stable")[: self.m])
 
@@ -119,6 +136,30 @@ class TopMProblem(KArmedQuestion):
         else:
             answers = np.array([best ^ (1 << int(i)) ^ (1 << int(j)) for i, j in pairs], dtype=object)
         return Pieces(best=best, answers=answers, values=values, gradients=G if gradients else None)
+
+    optimism = KArmedProblem.optimism  # LinGame's gains, at the best response's pair
+
+    def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """The closest alternative lambda of the least piece at (mu, w): its pair (i, j) moved to their weighted mean.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray, shape (K,)
+            The means.
+        w : numpy.ndarray, shape (K,)
+            Weights or counts.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            lambda.
+        """
+        mu, w = self.check_shapes(mu, w)
+        pairs = self._pairs(mu)
+        family, sigma = self.family_args
+        values, _ = pair_pieces(mu, pairs, w, family=family, sigma=sigma)
+        i, j = pairs[int(np.argmin(values))]
+        return pair_response(mu, w, int(i), int(j))
 
     def oracle(self, mu: np.ndarray) -> Oracle:
         """T*(mu) and w*(mu) from the cvxpy model of :class:`optdesign.identification.PairsModel`, certified.

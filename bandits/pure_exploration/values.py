@@ -1,4 +1,5 @@
-"""The value of an answer that is one arm or item: what the simple regret of a recommendation reads.
+"""The value of an answer that is one arm or item: what the simple regret of a recommendation reads; and an answer's
+row in a table of all answers (:meth:`Values.answer_index`, LinGame-C's learner).
 
 On a question whose answers are single arms (best-arm and epsilon-good identification of K arms) or items (linear
 and transductive identification), the value of an answer a at the parameter mu is mu_a or z_a^T theta, and the simple
@@ -34,6 +35,22 @@ class Values:
             The answer's value, or None.
         """
         return None
+
+    def answer_index(self, answer: int) -> int:
+        """The answer's row among the ``n_answers`` answers: the answer itself (arms, items, bit masks of every subset);
+        set answers of a fixed size override it with their rank.
+
+        Parameters
+        ----------
+        answer : int
+            An answer.
+
+        Returns
+        -------
+        int
+            Its row, in [0, n_answers).
+        """
+        return int(answer)
 
 
 def has_values(problem: Values) -> bool:

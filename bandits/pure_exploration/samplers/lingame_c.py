@@ -106,9 +106,10 @@ class LinGameCState(LinGameState):
         n_answers, K = self.plays.shape
         W = self.learner.weights().reshape(n_answers, K)
         U = np.tile(self._idle, (n_answers, 1))
-        row = W[self._best]
+        best = self.problem.answer_index(self._best)  # the answer's row (a set answer's rank)
+        row = W[best]
         total = row.sum()
-        U[self._best] = self.gains(obs, row / total if total > 0 else np.full(K, 1.0 / K))
+        U[best] = self.gains(obs, row / total if total > 0 else np.full(K, 1.0 / K))
         self.learner.update(-U.ravel())
         self.plays += W
         i, k = divmod(int(np.argmax(self.plays - self.pairs)), K)
