@@ -59,11 +59,13 @@ def test_answers_are_the_arms_above_the_level():
     assert np.all(np.isfinite(pieces.values))
 
 
-@pytest.mark.parametrize("rule", ["track-and-stop", "fws", "round-robin", "lingame", "lingame-c"])
+@pytest.mark.parametrize("rule", ["track-and-stop", "fws", "round-robin", "lingame", "lingame-c", "top-two",
+                                  "top-two:leader=ts", "top-two:leader=ucb"])
 def test_generic_rules_identify_the_arms_above_the_level(rule):
     env = parse_instance("gaussian:means=1/0.8/0.3/0.1/0.6")
     for seed in range(2):
-        result = run(make_algorithm(f"{rule}:problem=threshold:level=0.5"), env, 0.1, seed=seed)
+        text = f"{rule},problem=threshold:level=0.5" if ":" in rule else f"{rule}:problem=threshold:level=0.5"
+        result = run(make_algorithm(text), env, 0.1, seed=seed)
         assert result.correct and result.recommendation == 0b10011
 
 
@@ -74,6 +76,17 @@ def test_lingames_best_response_moves_the_least_pieces_arm_to_the_level():
     moved = np.flatnonzero(lam != mu)
     assert moved.size == 1 and lam[moved[0]] == 0.5
     assert float(np.sum(w * problem.family.kl(mu, lam))) == pytest.approx(problem.pieces(mu, w).value, rel=1e-12)
+
+
+def test_top_twos_challenger_flips_the_least_cost_arm():
+    problem = ThresholdProblem(4, 0.5, Bernoulli())
+    mu, N = np.array([0.7, 0.4, 0.55, 0.2]), np.array([10.0, 20.0, 60.0, 10.0])
+    leader = problem.answer(mu)
+    costs = N * divergence(mu, 0.5, "bernoulli")
+    assert problem.challenger(mu, N, leader) == leader ^ (1 << int(np.argmin(costs)))
+    assert problem.duel_pulls(leader, leader ^ 0b100) == (2, 2)  # one arm differs: both sides pull it
+    wrong = leader ^ 0b1  # a leader placing arm 0 below the level contradicts mu: flipping it back costs nothing
+    assert problem.challenger(mu, N, wrong) == leader
 
 
 @pytest.mark.slow

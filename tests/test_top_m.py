@@ -117,6 +117,37 @@ def test_lingame_identifies_the_top_two_arms(rule):
         assert result.correct and result.recommendation == 0b11
 
 
+def test_top_twos_challenger_is_the_least_cost_swap():
+    """EB-TC on top m: from the leader set, the challenger is the swap S - {i} + {j} whose piece is least at the
+    counts (brute force over every swap), and the two sides pull i and j."""
+    problem = TopMProblem(5, 2)
+    rng = np.random.default_rng(4)
+    mu, N = rng.normal(size=5), rng.integers(1, 30, size=5).astype(float)
+    leader = problem.answer(mu)
+    swaps = {leader ^ (1 << i) ^ (1 << j): brute_force_glr_pair(mu, N, i, j)
+             for i in problem.members(leader) for j in range(5) if not leader >> j & 1}
+    assert problem.challenger(mu, N, leader) == min(swaps, key=swaps.get)
+    C = problem.challenger(mu, N, leader)
+    i, j = problem.duel_pulls(leader, C)
+    assert leader >> i & 1 and not C >> i & 1 and C >> j & 1 and not leader >> j & 1
+
+
+def brute_force_glr_pair(mu, N, i, j):
+    """min over lambda with lambda_j >= lambda_i of sum_k N_k (mu_k - lambda_k)^2 / 2 (Gaussian, sigma = 1)."""
+    res = minimize(lambda lam: 0.5 * np.sum(N * (mu - lam) ** 2), mu, method="SLSQP",
+                   constraints=[{"type": "ineq", "fun": lambda lam: lam[j] - lam[i]}], options={"ftol": 1e-14})
+    return res.fun
+
+
+@pytest.mark.parametrize("rule", ["top-two:problem=top-m:m=2", "top-two:beta=ids,problem=top-m:m=2",
+                                  "top-two:leader=ts,problem=top-m:m=2", "top-two:leader=ucb,problem=top-m:m=2"])
+def test_top_two_identifies_the_top_two_arms(rule):
+    env = parse_instance("gaussian:means=1/0.9/0.5/0.4/0.1")
+    for seed in range(2):
+        result = run(make_algorithm(rule), env, 0.1, seed=seed)
+        assert result.correct and result.recommendation == 0b11
+
+
 def test_a_study_record_shows_the_set():
     record = Experiment("fws:problem=top-m:m=2", "gaussian:means=1/0.9/0.5/0.4/0.1", deltas=(0.1,)).execute()[0]
     assert record["recommendation"] == record["best"] == "{0,1}" and record["config"]["problem"] == "top-m:m=2"
@@ -136,8 +167,9 @@ def test_the_error_rate_is_at_most_delta():
     (lambda: TopMProblem(4, 2).oracle(np.array([1.0, 0.5, 0.5, 0.1])), "not unique"),
     (lambda: make_algorithm("fws:problem=top-k:m=2"), "unknown problem 'top-k'"),
     (lambda: make_algorithm("fws:problem=top-m:k=2"), "unknown option k"),
-    (lambda: run(PureExploration(TopTwo(), problem="top-m:m=2"), parse_instance("gaussian:means=1/0.5/0.2"), 0.1,
-                 seed=0), "top-two needs challenger .* which TopMProblem does not offer"),
+    (lambda: run(PureExploration(TopTwo(challenger="tci"), problem="top-m:m=2"),
+                 parse_instance("gaussian:means=1/0.5/0.2"), 0.1, seed=0),
+     "top-two needs pair_costs .* which TopMProblem does not offer"),
 ])
 def test_bad_input_is_one_clear_error(call, match):
     with pytest.raises((InvalidInputError, MissingCapability), match=match):

@@ -113,6 +113,22 @@ class Pulls:
         """
         return answer
 
+    def duel_pulls(self, leader: int, challenger: int) -> tuple[int | np.ndarray, int | np.ndarray]:
+        """The pulls of Top-Two's two sides: the leader's and the challenger's answers (:meth:`answer_pull`); set
+        answers pull the arms where the two differ.
+
+        Parameters
+        ----------
+        leader, challenger : int
+            Two answers.
+
+        Returns
+        -------
+        tuple
+            The leader's pull and the challenger's.
+        """
+        return self.answer_pull(leader), self.answer_pull(challenger)
+
     def draw_pulls(self, learner: AdaHedge, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` pulls drawn independently from the learner's distribution, as observations per arm.
 

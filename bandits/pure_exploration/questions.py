@@ -58,6 +58,26 @@ class SetAnswers:
         answer = int(answer)
         return np.array([k for k in range(answer.bit_length()) if answer >> k & 1], dtype=np.int64)
 
+    def duel_pulls(self, leader: int, challenger: int) -> tuple[int, int]:
+        """Top-Two's sides on set answers: an arm of the leader's set outside the challenger's, and one of the
+        challenger's outside the leader's (the same arm when only one side has one: an arm the two place on
+        different sides of a level).
+
+        Parameters
+        ----------
+        leader, challenger : int
+            Two different bit masks.
+
+        Returns
+        -------
+        tuple of int
+            The two arms.
+        """
+        only_leader = self.members(int(leader) & ~int(challenger))
+        only_challenger = self.members(int(challenger) & ~int(leader))
+        lead = int(only_leader[0]) if only_leader.size else int(only_challenger[0])
+        return lead, int(only_challenger[0]) if only_challenger.size else lead
+
     def describe_answer(self, answer: int) -> str:
         """The members of a set answer, as ``{i,j,...}``.
 

@@ -7,7 +7,8 @@ family (sign identification; the fixed-confidence counterpart of APT's question,
 (:func:`optdesign.identification.level_pieces`), so the GLR statistic at the counts is min_k N_k d(mu_hat_k, tau) and
 the oracle is the closed form T* = sum_k 1 / d(mu_k, tau), w*_k proportional to 1 / d(mu_k, tau)
 (:func:`optdesign.threshold_characteristic_time`). LinGame's optimistic gains are taken at the least piece's closest
-alternative, its arm moved to the level.
+alternative, its arm moved to the level; Top-Two's TC challenger flips the side of the least-cost arm, which both
+sides then pull.
 """
 
 from __future__ import annotations
@@ -103,6 +104,32 @@ class ThresholdProblem(KArmedQuestion):
         return Pieces(best=best, answers=answers, values=values, gradients=G if gradients else None)
 
     optimism = KArmedProblem.optimism  # LinGame's gains, at the best response's arm moved to the level
+
+    def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """The leader with the side of its arm of least transportation cost flipped: N_k d(mu_k, tau), 0 for an arm
+        the leader places on the other side of mu_k (Top-Two on thresholding; both sides then pull that arm).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The means.
+        counts : numpy.ndarray
+            Pulls per arm.
+        leader : int
+            The leader, a bit mask of the arms above the level.
+
+        Returns
+        -------
+        int
+            The challenger's bit mask.
+        """
+        family, sigma = self.family_args
+        costs, _ = level_pieces(np.asarray(mu, dtype=float), self.level, np.asarray(counts, dtype=float),
+                                family=family, sigma=sigma)
+        above = np.zeros(self.n_arms, dtype=bool)
+        above[self.members(leader)] = True
+        costs = np.where(above == (np.asarray(mu) > self.level), costs, 0.0)
+        return int(leader) ^ (1 << int(np.argmin(costs)))
 
     def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The closest alternative lambda of the least piece at (mu, w): its arm moved to the level.

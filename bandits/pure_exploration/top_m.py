@@ -12,8 +12,9 @@ The oracle T*, w* is the declarative model of :class:`optdesign.identification.P
 is best-arm identification (with answers as masks).
 
 The K-armed rules that pick arms and read only the pieces (Track-and-Stop, Frank-Wolfe sampling, Lazy Track-and-Stop,
-uniform, oracle weights) run on it, and LinGame and LinGame-C (optimistic gains at the least piece's closest
-alternative; an answer's row is its rank among the m-sets); Top-Two, whose challenger is an arm, does not yet.
+uniform, oracle weights) run on it; LinGame and LinGame-C (optimistic gains at the least piece's closest alternative;
+an answer's row is its rank among the m-sets); and Top-Two with the TC challenger (the least-cost swap S - {i} + {j},
+its two sides pulling i and j, beta fixed or IDS on that pair).
 """
 
 from __future__ import annotations
@@ -138,6 +139,38 @@ class TopMProblem(KArmedQuestion):
         return Pieces(best=best, answers=answers, values=values, gradients=G if gradients else None)
 
     optimism = KArmedProblem.optimism  # LinGame's gains, at the best response's pair
+
+    def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """The swap S - {i} + {j} of least transportation cost from the leader set S at the counts: its pieces
+        (i in S, j not in S), 0 where mu_i <= mu_j (Top-Two on top m).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The means.
+        counts : numpy.ndarray
+            Pulls per arm.
+        leader : int
+            The leader, a bit mask of m arms.
+
+        Returns
+        -------
+        int
+            The challenger's bit mask.
+        """
+        inside = self.members(leader)
+        pairs = np.stack(np.meshgrid(inside, np.setdiff1d(np.arange(self.n_arms), inside), indexing="ij"),
+                         axis=-1).reshape(-1, 2)
+        family, sigma = self.family_args
+        values, _ = pair_pieces(np.asarray(mu, dtype=float), pairs, np.asarray(counts, dtype=float), family=family,
+                                sigma=sigma)
+        i, j = pairs[int(np.argmin(values))]
+        return int(leader) ^ (1 << int(i)) ^ (1 << int(j))
+
+    def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
+        """The share of the leader's arm i of the swapped pair (i, j), as on K arms (information-directed beta)."""
+        i, j = self.duel_pulls(leader, challenger)
+        return KArmedProblem.pair_share(self, mu, counts, i, j)
 
     def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The closest alternative lambda of the least piece at (mu, w): its pair (i, j) moved to their weighted mean.

@@ -175,7 +175,7 @@ class TopTwoState(SequentialState):
         """
         leader = self.rule.leader
         self._batch_leader = (self.problem.answer(obs.mu) if leader == "eb"
-                              else int(np.argmax(self._ucb(obs))) if leader == "ucb" else None)
+                              else self.problem.answer(self._ucb(obs)) if leader == "ucb" else None)
         if not self.lazy:
             return super().plan(obs, n)
         B = self._leader(obs)
@@ -188,9 +188,12 @@ class TopTwoState(SequentialState):
             n_leader = (int(self.rng.binomial(n, beta)) if self.rule.selection == "sampling"
                         else sum(self._tracked(B, beta) for _ in range(n)))
         batch = np.zeros(self.problem.n_arms, dtype=np.int64)
-        batch[self.problem.answer_pull(B)] += n_leader
-        if C is not None:
-            batch[self.problem.answer_pull(C)] += n - n_leader
+        if C is None:
+            batch[self.problem.answer_pull(B)] += n_leader
+            return batch
+        lead, chal = self.problem.duel_pulls(B, C)
+        batch[lead] += n_leader
+        batch[chal] += n - n_leader
         return batch
 
     def choose(self, obs: Observations, counts: np.ndarray) -> int | np.ndarray:
@@ -199,9 +202,10 @@ class TopTwoState(SequentialState):
         if C is None:
             return self.problem.answer_pull(B)
         beta = self._beta(obs.mu, counts, B, C)
+        lead, chal = self.problem.duel_pulls(B, C)
         if self.rule.selection == "sampling":
-            return self.problem.answer_pull(B if self.rng.random() < beta else C)
-        return self.problem.answer_pull(B if self._tracked(B, beta) else C)
+            return lead if self.rng.random() < beta else chal
+        return lead if self._tracked(B, beta) else chal
 
     def _tracked(self, B: int, beta: float) -> bool:
         """Per-leader tracking of beta: whether B's pulls as leader are at most the sum of the betas it led with."""
