@@ -309,3 +309,9 @@ def test_the_error_rate_is_at_most_delta_on_bernoulli_arms():
 def test_bad_input_is_one_clear_error(call, match):
     with pytest.raises(InvalidInputError, match=match):
         call()
+
+
+def test_top_two_pulls_the_leader_and_challenger_arms_themselves():
+    """Epsilon-good answers are arms (not the bit masks of top m or thresholding): Top-Two's sides pull them."""
+    problem = EpsilonGoodProblem(4, 0.05, Bernoulli())
+    assert problem.duel_pulls(2, 0) == (2, 0) and problem.answer_index(3) == 3

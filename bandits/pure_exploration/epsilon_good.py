@@ -109,9 +109,10 @@ class EpsilonGoodProblem(KArmedQuestion):
         """
         return cls(env.n_arms, epsilon, env.family, kind)
 
-    # an answer is an arm: its mean is its value, and it reads as its index
+    # an answer is an arm: its mean is its value, it reads as its index, and Top-Two pulls it
     answer_value = KArmedProblem.answer_value
     describe_answer = KArmedProblem.describe_answer
+    duel_pulls = KArmedProblem.duel_pulls
 
     def correct(self, answer: int, mu: np.ndarray) -> bool:
         """Whether the arm's mean is within epsilon of the largest (additively, or as a fraction of it)."""
