@@ -3,9 +3,9 @@
 linear or transductive instance (pulls of the arms X, answers about the items Z; Réda, Kaufmann & Delahaye-Duriez,
 AISTATS 2021, for top m; Tirinzoni & Degenne's sign identification for thresholding).
 
-Each alternative set is a union of halfspaces {lambda : y_j^T lambda <= c_j} (:class:`bandits.core.alternatives.
-Halfspaces`), so the pieces, their gradients and closest alternatives are those of best-item identification with
-gap_j = y_j^T theta - c_j in place of y_j^T theta:
+Each alternative set is a union of halfspaces {lambda : y_j^T lambda <= c_j}
+(:class:`~bandits.core.alternatives.Halfspaces`), so the pieces, their gradients and closest alternatives are those of
+best-item identification with gap_j = y_j^T theta - c_j in place of y_j^T theta:
 
 * top m: the pairs (i in S, j not in S) of the answer S, y = z_i - z_j, c = 0; piece (i, j) stands for S - {i} + {j};
 * thresholding against tau: one piece per item, y = s_k z_k, c = s_k tau (s_k = +1 above the level, -1 otherwise);
@@ -13,8 +13,9 @@ gap_j = y_j^T theta - c_j in place of y_j^T theta:
 
 Answers are bit masks over the items. The oracle is the certified min-max design of
 :func:`optdesign.linear_top_m_characteristic_time` or :func:`optdesign.linear_threshold_characteristic_time`. The
-rules that read only the pieces (Track-and-Stop, Frank–Wolfe sampling, Lazy TaS, LinGame, uniform, oracle weights) run
-on both; the Top-Two rules need transportation costs of arms, which these questions do not offer.
+rules that read only the pieces (Track-and-Stop, Frank–Wolfe sampling, Lazy TaS, LinGame, LinGame-C, uniform, oracle
+weights) run on both; the Top-Two rules would pull the leader's and challenger's items, which these questions do not
+offer (nor does best-item identification on linear arms: a linear rule should pull for their difference).
 """
 
 from __future__ import annotations
