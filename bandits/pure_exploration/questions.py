@@ -58,7 +58,7 @@ class SetAnswers:
         answer = int(answer)
         return np.array([k for k in range(answer.bit_length()) if answer >> k & 1], dtype=np.int64)
 
-    def duel_pulls(self, leader: int, challenger: int) -> tuple[int, int]:
+    def duel_pulls(self, leader: int, challenger: int) -> tuple[int | np.ndarray, int | np.ndarray]:
         """Top-Two's sides on set answers: an arm of the leader's set outside the challenger's, and one of the
         challenger's outside the leader's (the same arm when only one side has one: an arm the two place on
         different sides of a level).

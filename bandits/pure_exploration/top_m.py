@@ -170,7 +170,7 @@ class TopMProblem(KArmedQuestion):
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
         """The share of the leader's arm i of the swapped pair (i, j), as on K arms (information-directed beta)."""
         i, j = self.duel_pulls(leader, challenger)
-        return KArmedProblem.pair_share(self, mu, counts, i, j)
+        return KArmedProblem.pair_share(self, mu, counts, int(i), int(j))
 
     def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The closest alternative lambda of the least piece at (mu, w): its pair (i, j) moved to their weighted mean.
