@@ -190,6 +190,16 @@ def test_the_error_rate_is_at_most_delta(question):
     assert clopper_pearson_upper(errors, 300) <= 0.1
 
 
+def test_too_many_pairs_are_refused_before_they_are_formed():
+    items = np.zeros((100_000, 2))
+    items[:, 0] = np.linspace(0.0, 1.0, 100_000)
+    items[:, 1] = 1.0
+    with pytest.raises(od.InstanceTooLargeError, match="its pairs"):
+        od.linear_top_m_characteristic_time(np.eye(2), items, [1.0, 0.0], 50_000)
+    with pytest.raises(od.InstanceTooLargeError, match="its pairs"):
+        LinearTopMProblem(np.eye(2), items, 50_000)
+
+
 @pytest.mark.parametrize(("call", "match"), [
     (lambda: od.linear_top_m_characteristic_time(np.eye(3), np.eye(3), [1.0, 0.5, 0.5], 2), "not unique"),
     (lambda: od.linear_top_m_characteristic_time(np.eye(3), np.eye(3), [1.0, 0.5, 0.2], 3), "m must be"),

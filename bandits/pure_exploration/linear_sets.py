@@ -28,12 +28,12 @@ from numpy.typing import ArrayLike
 
 from optdesign import linear_threshold_characteristic_time, linear_top_m_characteristic_time
 from optdesign.errors import InvalidInputError
-from optdesign.validation import as_count
+from optdesign.validation import as_count, check_array_size
 
 from ..core.alternatives import Halfspaces
 from .linear import LinearProblem
 from .oracle import Oracle
-from .questions import SetAnswers, subset_rank
+from .questions import SetAnswers, TopSets
 from .values import Values
 
 if TYPE_CHECKING:
@@ -52,40 +52,19 @@ class LinearQuestion(SetAnswers, LinearProblem):
     answer_value = Values.answer_value  # a set of items has no value of its own
 
     def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
-        """The oracle's certified T* in samples (:meth:`Problem.lower_bound`).
-
-        Parameters
-        ----------
-        mu : numpy.ndarray
-            theta.
-
-        Returns
-        -------
-        dict
-            ``{"kind": "T*", "value": T*, "unit": "samples"}``.
-        """
+        """The oracle's certified T* in samples (:meth:`Problem.lower_bound`)."""
         return {"kind": "T*", "value": float(self.oracle(mu).T), "unit": "samples"}
 
     def true_parameter(self, env: LinearBandit) -> np.ndarray:
-        """theta, ties among the items allowed (the question's answer may still be unique).
-
-        Parameters
-        ----------
-        env : LinearBandit
-            The instance.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``env.theta``.
-        """
+        """theta, ties among the items allowed (the question's answer may still be unique)."""
         return self.check_parameter(env.theta)
 
-    def _scores(self, mu: np.ndarray) -> np.ndarray:
+    def scores(self, mu: np.ndarray) -> np.ndarray:
+        """The items' values z^T theta."""
         return self.Z @ np.asarray(mu, dtype=float)
 
 
-class LinearTopMProblem(LinearQuestion):
+class LinearTopMProblem(LinearQuestion, TopSets):
     """Identify the m items of largest z^T theta by pulling the arms (module docstring); answers are bit masks.
 
     Parameters
@@ -103,13 +82,17 @@ class LinearTopMProblem(LinearQuestion):
     ------
     InvalidInputError
         Malformed or non-spanning arms, items of another dimension, a bad sigma, or m outside [1, M).
+    InstanceTooLargeError
+        More pairs (i in the top m, j outside) than fit in memory.
     """
 
     def __init__(self, X: ArrayLike, Z: ArrayLike | None = None, m: int = 1, sigma: float = 1.0) -> None:
         super().__init__(X, Z, sigma)
         self.m = as_count(m, "m (the size of the answer)")
-        if not self.m < self.Z.shape[0]:
-            raise InvalidInputError(f"m must be below the number of items M = {self.Z.shape[0]}, got {m}")
+        M, d = self.Z.shape
+        if not self.m < M:
+            raise InvalidInputError(f"m must be below the number of items M = {M}, got {m}")
+        check_array_size(float(self.m) * (M - self.m) * d, f"top-{self.m} identification of {M} items (its pairs)")
 
     @classmethod
     def of_environment(cls, env: LinearBandit, m: int = 1) -> LinearTopMProblem:
@@ -133,58 +116,20 @@ class LinearTopMProblem(LinearQuestion):
     def n_answers(self) -> int:
         return comb(int(self.Z.shape[0]), self.m)
 
-    def _top(self, mu: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The m items of largest score (ties by index) and the others, each increasing."""
-        order = np.argsort(-self._scores(mu), kind="stable")
-        return np.sort(order[: self.m]), np.sort(order[self.m:])
-
-    def answer_index(self, answer: int) -> int:
-        """The m-set's colexicographic rank (:func:`bandits.pure_exploration.questions.subset_rank`), in
-        [0, C(K, m)).
-
-        Parameters
-        ----------
-        answer : int
-            A bit mask of m members.
-
-        Returns
-        -------
-        int
-            Its row.
-        """
-        return subset_rank(self.members(answer))
-
     def answer(self, mu: np.ndarray) -> int:
-        return sum(1 << int(k) for k in self._top(mu)[0])
+        return self.top_set(mu)
 
     def correct(self, answer: int, mu: np.ndarray) -> bool:
-        """Whether the m items of ``answer`` score at least every other item (on a tie at the m-th score, every set
-        of m items above the rest is correct)."""
-        inside = np.zeros(self.Z.shape[0], dtype=bool)
-        inside[self.members(int(answer))] = True
-        scores = self._scores(mu)
-        return bool(inside.sum() == self.m and scores[inside].min() >= scores[~inside].max())
+        """Whether the m items of ``answer`` score at least every other item (:meth:`is_top_set`)."""
+        return self.is_top_set(answer, mu)
 
     def halfspaces(self, mu: np.ndarray) -> Halfspaces:
-        """The pairs (i in S, j not in S) of the answer S at mu: y = z_i - z_j, gap = y^T mu.
-
-        Parameters
-        ----------
-        mu : numpy.ndarray, shape (d,)
-            A parameter theta.
-
-        Returns
-        -------
-        Halfspaces
-            The answer at mu and one piece per pair, standing for S - {i} + {j}.
-        """
+        """The pairs (i in S, j not in S) of the answer S at mu: y = z_i - z_j, gap = y^T mu, standing for
+        S - {i} + {j}."""
         mu = np.asarray(mu, dtype=float)
-        top, rest = self._top(mu)
-        i, j = (a.ravel() for a in np.meshgrid(top, rest, indexing="ij"))
-        best = sum(1 << int(k) for k in top)
-        answers = np.array([best ^ (1 << int(a)) ^ (1 << int(b)) for a, b in zip(i, j, strict=True)],
-                           dtype=np.int64 if self.Z.shape[0] <= MAX_MASK_ITEMS else object)
-        Y = self.Z[i] - self.Z[j]
+        best = self.answer(mu)
+        pairs, answers = self.swap_pairs(best, self.Z.shape[0])
+        Y = self.Z[pairs[:, 0]] - self.Z[pairs[:, 1]]
         return Halfspaces(best, answers, Y @ mu, Y)
 
     def oracle(self, mu: np.ndarray) -> Oracle:
@@ -263,30 +208,19 @@ class LinearThresholdProblem(LinearQuestion):
         return 2 ** int(self.Z.shape[0])
 
     def answer(self, mu: np.ndarray) -> int:
-        return int(np.sum(np.left_shift(1, np.flatnonzero(self._scores(mu) > self.level))))
+        return int(np.sum(np.left_shift(1, np.flatnonzero(self.scores(mu) > self.level))))
 
     def correct(self, answer: int, mu: np.ndarray) -> bool:
         """Whether the answer holds exactly the items above the level (an item on the level may be on either
         side)."""
-        scores = self._scores(mu)
+        scores = self.scores(mu)
         above = np.zeros(scores.size, dtype=bool)
         above[self.members(answer)] = True
         return bool(np.all((above == (scores > self.level)) | (scores == self.level)))
 
     def halfspaces(self, mu: np.ndarray) -> Halfspaces:
-        """One piece per item: y = s_k z_k, gap = s_k (z_k^T mu - tau), s_k = +1 above the level, -1 otherwise.
-
-        Parameters
-        ----------
-        mu : numpy.ndarray, shape (d,)
-            A parameter theta.
-
-        Returns
-        -------
-        Halfspaces
-            The answer at mu and one piece per item, standing for the answer with that item's side flipped.
-        """
-        margin = self._scores(mu) - self.level
+        """One piece per item: y = s_k z_k, gap = s_k (z_k^T mu - tau), s_k = +1 above the level, -1 otherwise."""
+        margin = self.scores(mu) - self.level
         side = np.where(margin > 0, 1.0, -1.0)
         best = self.answer(mu)
         return Halfspaces(best, best ^ np.left_shift(1, np.arange(margin.size)), side * margin, side[:, None] * self.Z)

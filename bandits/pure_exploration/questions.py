@@ -17,7 +17,7 @@ from .values import Values
 if TYPE_CHECKING:
     from .environment import KArmedBandit
 
-__all__ = ["KArmedQuestion", "SetAnswers", "subset_rank"]
+__all__ = ["KArmedQuestion", "SetAnswers", "TopSets", "subset_rank"]
 
 
 def subset_rank(members: np.ndarray) -> int:
@@ -94,6 +94,107 @@ class SetAnswers:
         return "{" + ",".join(map(str, self.members(answer))) + "}"
 
 
+class TopSets(SetAnswers):
+    """Answers that are the m members of largest score among n (top m of K arms, or of M items): the answer, its
+    correctness, its swaps S - {i} + {j} and its row (the set's rank). A subclass sets ``m`` and gives the scores
+    (placed after the class that defines :meth:`scores` in the bases, or defining it itself)."""
+
+    m: int
+
+    def scores(self, mu: np.ndarray) -> np.ndarray:
+        """The members' scores at a parameter (the means of K arms; z^T theta of items).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            A parameter.
+
+        Returns
+        -------
+        numpy.ndarray, shape (n,)
+            One score per member.
+        """
+        raise NotImplementedError
+
+    def top_set(self, mu: np.ndarray) -> int:
+        """The m members of largest score at mu (ties by index), as a bit mask.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            A parameter.
+
+        Returns
+        -------
+        int
+            The answer.
+        """
+        return sum(1 << int(k) for k in np.argsort(-self.scores(mu), kind="stable")[: self.m])
+
+    def is_top_set(self, answer: int, mu: np.ndarray) -> bool:
+        """Whether the m members of ``answer`` score at least every other member (on a tie at the m-th score, every
+        set of m members above the rest is correct).
+
+        Parameters
+        ----------
+        answer : int
+            A bit mask.
+        mu : numpy.ndarray
+            A parameter.
+
+        Returns
+        -------
+        bool
+            Whether it is a top-m set at mu.
+        """
+        scores = self.scores(mu)
+        inside = np.zeros(scores.size, dtype=bool)
+        inside[self.members(int(answer))] = True
+        return bool(inside.sum() == self.m and scores[inside].min() >= scores[~inside].max())
+
+    def swap_pairs(self, answer: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs (i in S, j not in S) of a set S of n members, i then j increasing, and the swaps S - {i} + {j}
+        they stand for (int64 masks up to 62 members, Python ints beyond).
+
+        Parameters
+        ----------
+        answer : int
+            The set S, a bit mask.
+        n : int
+            The number of members.
+
+        Returns
+        -------
+        pairs : numpy.ndarray of int, shape (J, 2)
+            The pairs.
+        swaps : numpy.ndarray, shape (J,)
+            The answers.
+        """
+        inside = self.members(answer)
+        pairs = np.stack(np.meshgrid(inside, np.setdiff1d(np.arange(n), inside), indexing="ij"),
+                         axis=-1).reshape(-1, 2)
+        if n <= 62:
+            swaps = int(answer) ^ np.left_shift(1, pairs[:, 0]) ^ np.left_shift(1, pairs[:, 1])
+        else:
+            swaps = np.array([int(answer) ^ (1 << int(i)) ^ (1 << int(j)) for i, j in pairs], dtype=object)
+        return pairs, swaps
+
+    def answer_index(self, answer: int) -> int:
+        """The m-set's colexicographic rank (:func:`subset_rank`), in [0, C(n, m)).
+
+        Parameters
+        ----------
+        answer : int
+            A bit mask of m members.
+
+        Returns
+        -------
+        int
+            Its row.
+        """
+        return subset_rank(self.members(answer))
+
+
 class KArmedQuestion(SetAnswers, KArmedProblem):
     """A question asked of K arms of one exponential family (the base of the other questions; module docstring)."""
 
@@ -105,18 +206,7 @@ class KArmedQuestion(SetAnswers, KArmedProblem):
     answer_value = Values.answer_value
 
     def true_parameter(self, env: KArmedBandit) -> np.ndarray:
-        """The arms' means, ties allowed (the question's answer may be unique, or several may be correct).
-
-        Parameters
-        ----------
-        env : KArmedBandit
-            The instance.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``env.means``.
-        """
+        """The arms' means, ties allowed (the question's answer may be unique, or several may be correct)."""
         return self.check_parameter(env.means)
 
     @property

@@ -107,22 +107,7 @@ class ThresholdProblem(KArmedQuestion):
 
     def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
         """The leader with the side of its arm of least transportation cost flipped: N_k d(mu_k, tau), 0 for an arm
-        the leader places on the other side of mu_k (Top-Two on thresholding; both sides then pull that arm).
-
-        Parameters
-        ----------
-        mu : numpy.ndarray
-            The means.
-        counts : numpy.ndarray
-            Pulls per arm.
-        leader : int
-            The leader, a bit mask of the arms above the level.
-
-        Returns
-        -------
-        int
-            The challenger's bit mask.
-        """
+        the leader places on the other side of mu_k (Top-Two on thresholding; both sides then pull that arm)."""
         family, sigma = self.family_args
         costs, _ = level_pieces(np.asarray(mu, dtype=float), self.level, np.asarray(counts, dtype=float),
                                 family=family, sigma=sigma)
@@ -132,20 +117,7 @@ class ThresholdProblem(KArmedQuestion):
         return int(leader) ^ (1 << int(np.argmin(costs)))
 
     def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:
-        """The closest alternative lambda of the least piece at (mu, w): its arm moved to the level.
-
-        Parameters
-        ----------
-        mu : numpy.ndarray, shape (K,)
-            The means.
-        w : numpy.ndarray, shape (K,)
-            Weights or counts.
-
-        Returns
-        -------
-        numpy.ndarray, shape (K,)
-            lambda.
-        """
+        """The closest alternative lambda of the least piece at (mu, w): its arm moved to the level."""
         mu, w = self.check_shapes(mu, w)
         family, sigma = self.family_args
         values, _ = level_pieces(mu, self.level, w, family=family, sigma=sigma)

@@ -32,7 +32,7 @@ from .families import ExponentialFamily
 from .karmed import KArmedProblem, pair_response
 from .oracle import Oracle
 from .pieces import Pieces
-from .questions import KArmedQuestion, subset_rank
+from .questions import KArmedQuestion, TopSets
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
@@ -44,7 +44,7 @@ __all__ = ["ORACLE_TOL", "TopMProblem"]
 ORACLE_TOL = 1e-4
 
 
-class TopMProblem(KArmedQuestion):
+class TopMProblem(TopSets, KArmedQuestion):
     """Identify the m arms of largest means (module docstring); answers are bit masks of m arms.
 
     Parameters
@@ -93,79 +93,35 @@ class TopMProblem(KArmedQuestion):
 
         return comb(self.n_arms, self.m)
 
-    def answer_index(self, answer: int) -> int:
-        """The m-set's colexicographic rank (:func:`bandits.pure_exploration.questions.subset_rank`), in
-        [0, C(K, m)).
-
-        Parameters
-        ----------
-        answer : int
-            A bit mask of m members.
-
-        Returns
-        -------
-        int
-            Its row.
-        """
-        return subset_rank(self.members(answer))
+    def scores(self, mu: np.ndarray) -> np.ndarray:
+        """The arms' means."""
+        return np.asarray(mu, dtype=float)
 
     def answer(self, mu: np.ndarray) -> int:
-        return sum(1 << int(k) for k in np.argsort(-np.asarray(mu), kind="stable")[: self.m])
+        return self.top_set(mu)
 
     def correct(self, answer: int, mu: np.ndarray) -> bool:
-        """Whether the m arms of ``answer`` have means at least those of every other arm (on a tie at the m-th
-        largest mean, every set of m arms above the rest is correct)."""
-        inside = np.zeros(self.n_arms, dtype=bool)
-        inside[self.members(int(answer))] = True
-        mu = np.asarray(mu, dtype=float)
-        return bool(inside.sum() == self.m and mu[inside].min() >= mu[~inside].max())
-
-    def _pairs(self, mu: np.ndarray) -> np.ndarray:
-        """The pairs (i in S, j not in S) of the answer S at mu (ties broken by index)."""
-        order = np.argsort(-mu, kind="stable")
-        top, rest = np.sort(order[: self.m]), np.sort(order[self.m:])
-        return np.stack(np.meshgrid(top, rest, indexing="ij"), axis=-1).reshape(-1, 2)
+        """Whether the m arms of ``answer`` have means at least those of every other arm (:meth:`is_top_set`)."""
+        return self.is_top_set(answer, mu)
 
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
         mu, w = self.check_shapes(mu, w)
         best = self.answer(mu)
-        pairs = self._pairs(mu)
+        pairs, answers = self.swap_pairs(best, self.n_arms)
         family, sigma = self.family_args
         values, G = pair_pieces(mu, pairs, w, family=family, sigma=sigma)
-        if self.n_arms < 63:  # masks as int64: S - {i} + {j} for every pair
-            answers = best ^ np.left_shift(1, pairs[:, 0]) ^ np.left_shift(1, pairs[:, 1])
-        else:
-            answers = np.array([best ^ (1 << int(i)) ^ (1 << int(j)) for i, j in pairs], dtype=object)
         return Pieces(best=best, answers=answers, values=values, gradients=G if gradients else None)
 
     optimism = KArmedProblem.optimism  # LinGame's gains, at the best response's pair
 
     def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
         """The swap S - {i} + {j} of least transportation cost from the leader set S at the counts: its pieces
-        (i in S, j not in S), 0 where mu_i <= mu_j (Top-Two on top m).
-
-        Parameters
-        ----------
-        mu : numpy.ndarray
-            The means.
-        counts : numpy.ndarray
-            Pulls per arm.
-        leader : int
-            The leader, a bit mask of m arms.
-
-        Returns
-        -------
-        int
-            The challenger's bit mask.
-        """
-        inside = self.members(leader)
-        pairs = np.stack(np.meshgrid(inside, np.setdiff1d(np.arange(self.n_arms), inside), indexing="ij"),
-                         axis=-1).reshape(-1, 2)
+        (i in S, j not in S), 0 where mu_i <= mu_j (Top-Two on top m)."""
+        pairs, swaps = self.swap_pairs(leader, self.n_arms)
         family, sigma = self.family_args
         values, _ = pair_pieces(np.asarray(mu, dtype=float), pairs, np.asarray(counts, dtype=float), family=family,
                                 sigma=sigma)
-        i, j = pairs[int(np.argmin(values))]
-        return int(leader) ^ (1 << int(i)) ^ (1 << int(j))
+        return int(swaps[int(np.argmin(values))])
 
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
         """The share of the leader's arm i of the swapped pair (i, j), as on K arms (information-directed beta)."""
@@ -173,22 +129,9 @@ class TopMProblem(KArmedQuestion):
         return KArmedProblem.pair_share(self, mu, counts, int(i), int(j))
 
     def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:
-        """The closest alternative lambda of the least piece at (mu, w): its pair (i, j) moved to their weighted mean.
-
-        Parameters
-        ----------
-        mu : numpy.ndarray, shape (K,)
-            The means.
-        w : numpy.ndarray, shape (K,)
-            Weights or counts.
-
-        Returns
-        -------
-        numpy.ndarray, shape (K,)
-            lambda.
-        """
+        """The closest alternative of the least piece at (mu, w): its pair (i, j) moved to their weighted mean."""
         mu, w = self.check_shapes(mu, w)
-        pairs = self._pairs(mu)
+        pairs, _ = self.swap_pairs(self.answer(mu), self.n_arms)
         family, sigma = self.family_args
         values, _ = pair_pieces(mu, pairs, w, family=family, sigma=sigma)
         i, j = pairs[int(np.argmin(values))]

@@ -27,7 +27,9 @@ import numpy.typing as npt
 from ..errors import InvalidInputError
 from ..linear.designs import xy_allocation
 from ..linear.dispatch import DEFAULT_TOL
-from ..validation import as_arms, as_matrix, as_vector
+from ..validation import as_arms, as_matrix, as_vector, check_array_size
+from .families import check_family
+from .levels import _check_level
 from .pairs import IdentificationTime, top_m_pairs
 
 __all__ = ["linear_threshold_characteristic_time", "linear_top_m_characteristic_time"]
@@ -67,6 +69,8 @@ def linear_top_m_characteristic_time(X: npt.ArrayLike, Z: npt.ArrayLike, theta: 
     ------
     InvalidInputError
         Arms that do not span R^d, shapes that do not match, NaN/inf, a bad sigma or m, a tie at the m-th item.
+    InstanceTooLargeError
+        More pairs (i in the top m, j outside) than fit in memory.
     SolverError
         Every solver of the design's chain failed.
 
@@ -81,6 +85,9 @@ def linear_top_m_characteristic_time(X: npt.ArrayLike, Z: npt.ArrayLike, theta: 
     34.3 [[0, 2], [1, 2]]
     """
     arms, items, th = _check(X, Z, theta, sigma)
+    if isinstance(m, (int, np.integer)) and not isinstance(m, bool):  # else top_m_pairs refuses m
+        M, d = items.shape
+        check_array_size(float(m) * max(M - m, 0) * (d + 2), f"top-{m} identification of {M} items (its pairs)")
     pairs = top_m_pairs(items @ th, m)
     Y = items[pairs[:, 0]] - items[pairs[:, 1]]
     return _halfspace_time(arms, Y, Y @ th, pairs, sigma, solver, tol, time_limit)
@@ -130,9 +137,7 @@ def linear_threshold_characteristic_time(X: npt.ArrayLike, Z: npt.ArrayLike, the
     10.0 [0.2 0.8]
     """
     arms, items, th = _check(X, Z, theta, sigma)
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not np.isfinite(level):
-        raise InvalidInputError(f"level must be a finite number, got {level!r}")
-    margin = items @ th - float(level)
+    margin = items @ th - _check_level(level, items @ th, apart=False)
     on_level = np.flatnonzero(margin == 0)
     if on_level.size:
         raise InvalidInputError(f"items {on_level.tolist()} have z^T theta on the level {level:g}: their side is not "
@@ -147,9 +152,7 @@ def _check(X: npt.ArrayLike, Z: npt.ArrayLike, theta: npt.ArrayLike,
     arms = as_arms(X)
     items = as_matrix(Z, "Z", n_cols=arms.shape[1])
     th = as_vector(theta, "theta", length=arms.shape[1])
-    if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.floating)) or not (np.isfinite(sigma)
-                                                                                            and sigma > 0):
-        raise InvalidInputError(f"sigma must be a positive number, got {sigma!r}")
+    check_family("gaussian", sigma)
     return arms, items, th
 
 
