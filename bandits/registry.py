@@ -127,8 +127,9 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "track-and-stop": AlgorithmSpec("bandits.pure_exploration.samplers.track_and_stop:TrackAndStop", ARM_PULLS,
                                     "Garivier & Kaufmann 2016: C/D-tracking of w*(mu_hat), lazy re-solves, GLR stop",
                                     sampler=True),
-    "top-two": AlgorithmSpec("bandits.pure_exploration.samplers.top_two:TopTwo", ("karmed", "factored"),
-                             "Top-Two (EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS), GLR stop",
+    "top-two": AlgorithmSpec("bandits.pure_exploration.samplers.top_two:TopTwo", PURE_EXPLORATION,
+                             "Top-Two (EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS; on linear "
+                             "problems one variance-greedy pull per pair), GLR stop",
                              sampler=True),
     "fws": AlgorithmSpec("bandits.pure_exploration.samplers.frank_wolfe:FrankWolfe", ARM_PULLS,
                          "Wang, Tzeng & Proutiere 2021: Frank-Wolfe sampling (r-subdifferential game), GLR stop",

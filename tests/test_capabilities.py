@@ -23,7 +23,7 @@ PROBLEMS = {**BUILT_IN_PROBLEMS, "factored": FactoredProblem}
 def test_what_the_built_in_problems_offer():
     assert offered(KArmedProblem) == {"arm_pull", "optimism", "pair_costs", "challenger", "pair_share",
                                       "posterior_draws", "upper_indices"}
-    assert offered(LinearProblem) == {"arm_pull", "optimism", "design_inverse"}
+    assert offered(LinearProblem) == {"arm_pull", "optimism", "design_inverse", "challenger", "posterior_draws"}
     # joint LinGame and joint Top-Two: the generic rules on the factored problem
     assert offered(FactoredProblem) == {"optimism", "challenger", "pair_share", "posterior_draws"}
     assert offered(KArmedProblem(3, Bernoulli())) == offered(KArmedProblem(3, Gaussian()))
@@ -40,7 +40,7 @@ def test_a_rule_is_listed_on_exactly_the_kinds_whose_problem_offers_what_it_need
 
 
 @pytest.mark.parametrize(("text", "instance", "need", "problem"), [
-    ("top-two", "soare:d=2,omega=0.5", "challenger", "LinearProblem"),
+    ("top-two:beta=ids", "soare:d=2,omega=0.5", "pair_share", "LinearProblem"),
     ("top-two:challenger=tci", "soare:d=2,omega=0.5", "pair_costs", "LinearProblem"),
     ("fws:inverse_update=as-published", "gaussian:means=1/0.5/0.2", "design_inverse", "KArmedProblem"),
 ])

@@ -155,13 +155,14 @@ def test_answers_are_sets_of_items_scored_by_the_problem():
     assert level.correct(0b010, np.array([0.0, 1.0]))  # item 2 on the level: either side is correct
 
 
-@pytest.mark.parametrize("rule", ["track-and-stop", "fws", "round-robin", "lingame", "lazy-tas"])
+@pytest.mark.parametrize("rule", ["track-and-stop", "fws", "round-robin", "lingame", "lazy-tas", "top-two",
+                                  "top-two:leader=ts"])
 @pytest.mark.parametrize("question", ["top-m:m=2", "threshold:level=0.5"])
 def test_generic_rules_answer_the_questions_on_linear_instances(rule, question):
     env = LinearBandit(np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]]), np.array([0.9, 0.3]),
                        Z=np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.6], [0.2, -0.5]]))
     for seed in range(2):
-        result = run(make_algorithm(f"{rule}:problem={question}"), env, 0.1, seed=seed)
+        result = run(make_algorithm(f"{rule}{',' if ':' in rule else ':'}problem={question}"), env, 0.1, seed=seed)
         assert result.correct and result.recommendation == result.best
 
 
@@ -211,8 +212,10 @@ def test_too_many_pairs_are_refused_before_they_are_formed():
     (lambda: LinearThresholdProblem(np.eye(2), np.ones((63, 2)), 0.0), "at most 62 items"),
     (lambda: run(make_algorithm("fws:problem=epsilon-good:epsilon=0.1"), parse_instance("soare:d=3"), 0.1, seed=0),
      "asked of karmed instances, not linear"),
-    (lambda: run(PureExploration(TopTwo(), problem="top-m:m=2"), parse_instance("soare:d=3"), 0.1, seed=0),
-     "top-two needs"),
+    (lambda: run(PureExploration(TopTwo(beta=0.3), problem="top-m:m=2"), parse_instance("soare:d=3"), 0.1, seed=0),
+     "one pull tests the pair"),
+    (lambda: run(PureExploration(TopTwo(leader="ucb"), problem="threshold:level=0.1"), parse_instance("soare:d=3"),
+                 0.1, seed=0), "top-two needs upper_indices"),
 ])
 def test_bad_input_is_one_clear_error(call, match):
     with pytest.raises((InvalidInputError, MissingCapability), match=match):

@@ -248,11 +248,6 @@ def test_bad_options_are_refused(text, match):
         make_algorithm(text)
 
 
-def test_top_two_refuses_linear_instances():
-    with pytest.raises(InvalidInputError, match=r"top-two needs challenger .* which LinearProblem does not offer"):
-        run(make_algorithm("top-two"), parse_instance("soare:d=3,omega=0.3"), 0.1, seed=0)
-
-
 def test_describe_and_delta_independence():
     algo = make_algorithm("top-two:leader=ucb,beta=ids,growth=0")
     assert algo.describe()["leader"] == "ucb" and algo.describe()["beta"] == "ids" and algo.growth == 0

@@ -205,13 +205,17 @@ class Directions(Halfspaces):
         The parameter (theta_hat for the GLR statistic).
     candidates : array_like of int, optional
         Indices of the rows of Z competing (e.g. the surviving items); None means all.
+    best : int, optional
+        The position, among the candidates, of the item to take as b in place of the argmax (a Top-Two leader
+        other than the estimate's answer); its gaps may then be negative.
     """
 
-    def __init__(self, Z: np.ndarray, theta: np.ndarray, *, candidates: np.ndarray | None = None) -> None:
+    def __init__(self, Z: np.ndarray, theta: np.ndarray, *, candidates: np.ndarray | None = None,
+                 best: int | None = None) -> None:
         index = None if candidates is None else np.asarray(candidates)
         items = Z if index is None else Z[index]
         scores = items @ theta
-        j = int(np.argmax(scores))
+        j = int(np.argmax(scores)) if best is None else int(best)
         others = np.arange(items.shape[0] - 1)
         others[j:] += 1  # every candidate but the best
         super().__init__(j if index is None else int(index[j]), others if index is None else index[others],

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from optdesign import transductive
+from optdesign import greedy_choice, transductive
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_arms, as_matrix, unique_argmax
 
@@ -58,6 +58,7 @@ class LinearProblem(Problem):
     """
 
     kind = "linear"
+    duel_sides = 1  # Top-Two tests a pair of items with one pull (top_two_pulls)
 
     def __init__(self, X: ArrayLike, Z: ArrayLike | None = None, sigma: float = 1.0) -> None:
         self.X = as_arms(X, "X")
@@ -118,21 +119,24 @@ class LinearProblem(Problem):
         return Pieces(best=alternatives.best, answers=alternatives.answers, values=alternatives.values,
                       gradients=grads)
 
-    def halfspaces(self, mu: np.ndarray) -> Halfspaces:
-        """The pieces of the alternative set at mu as halfspaces: y_j = z* - z_j for every other item j
+    def halfspaces(self, mu: np.ndarray, answer: int | None = None) -> Halfspaces:
+        """The pieces of an answer's alternative set as halfspaces: y_j = z_b - z_j for every other item j
         (:class:`bandits.core.alternatives.Directions`; other questions on linear arms override it).
 
         Parameters
         ----------
         mu : numpy.ndarray, shape (d,)
             A parameter theta.
+        answer : int, optional
+            The answer b whose alternatives these are (the answer at mu by default; another one, a Top-Two leader,
+            has negative gaps to the answers mu prefers).
 
         Returns
         -------
         Halfspaces
-            The answer at mu, the pieces' answers, normals and gaps.
+            The answer, the pieces' answers, normals and gaps.
         """
-        return Directions(self.Z, mu)
+        return Directions(self.Z, mu, best=answer)
 
     def alternatives(self, mu: np.ndarray, w: np.ndarray, *, directions: Halfspaces | None = None) -> Alternatives:
         """The closest alternatives at (mu, w) (:class:`bandits.core.alternatives.Alternatives`), through the Cholesky
@@ -217,6 +221,40 @@ class LinearProblem(Problem):
     def exploration_arms(self) -> np.ndarray:
         """d arms spanning R^d (:func:`bandits.core.statistics.spanning_subset` of X)."""
         return spanning_subset(self.X)
+
+    def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """The answer of the leader's least piece at the counts, argmin_j max(gap_j, 0)^2 / (2 sigma^2
+        ||y_j||^2_{A^{-1}}) over the leader's halfspaces (:meth:`halfspaces`; Top-Two's TC challenger)."""
+        alternatives = self.alternatives(mu, counts, directions=self.halfspaces(mu, leader))
+        return int(alternatives.answers[int(np.argmin(alternatives.values))]) if alternatives.answers.size else None
+
+    def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
+                        rng: np.random.Generator) -> np.ndarray:
+        """theta ~ N(theta_hat, sigma^2 A^{-1}), the posterior under a flat prior (L-T3C's Thompson leader)."""
+        root = Whitening(self.information(counts), pseudo=True).root  # R^T R = A^{-1}
+        return np.asarray(mu, dtype=float) + self.sigma * (rng.standard_normal((size, root.shape[0])) @ root)
+
+    def top_two_pulls(self, leader: int, challenger: int, counts: np.ndarray) -> tuple[int, int]:
+        """One pull for both sides: the arm that most reduces the variance of the pair's gap estimate,
+        argmin_k y^T (A + x_k x_k^T)^{-1} y for the pair's normal y (:meth:`duel_direction`) and the information A
+        at the counts (:func:`optdesign.greedy_choice`; LinGapE's greedy rule, L-T3C's "G" pull)."""
+        k = greedy_choice(self.X, self.duel_direction(leader, challenger)[None, :], self.information(counts))
+        return k, k
+
+    def duel_direction(self, leader: int, challenger: int) -> np.ndarray:
+        """The normal of the piece that separates two answers: z_B - z_C for two items.
+
+        Parameters
+        ----------
+        leader, challenger : int
+            Two answers.
+
+        Returns
+        -------
+        numpy.ndarray, shape (d,)
+            The direction whose variance decides the pair.
+        """
+        return self.Z[int(leader)] - self.Z[int(challenger)]
 
     def design_inverse(self, x: np.ndarray, *, published: bool, refresh: int) -> DesignInverse:
         """H = V(x)^{-1} along the Frank–Wolfe path, by rank-one updates (:class:`DesignInverse`)."""

@@ -14,8 +14,8 @@ best-item identification with gap_j = y_j^T theta - c_j in place of y_j^T theta:
 Answers are bit masks over the items. The oracle is the certified min-max design of
 :func:`optdesign.linear_top_m_characteristic_time` or :func:`optdesign.linear_threshold_characteristic_time`. The
 rules that read only the pieces (Track-and-Stop, Frank–Wolfe sampling, Lazy TaS, LinGame, LinGame-C, uniform, oracle
-weights) run on both; the Top-Two rules would pull the leader's and challenger's items, which these questions do not
-offer (nor does best-item identification on linear arms: a linear rule should pull for their difference).
+weights) run on both, and Top-Two, whose challenger is the leader's least-cost piece (:meth:`halfspaces` of any
+answer) and whose one pull per pair lowers the variance of that piece's normal (:meth:`duel_direction`).
 """
 
 from __future__ import annotations
@@ -62,6 +62,11 @@ class LinearQuestion(SetAnswers, LinearProblem):
     def scores(self, mu: np.ndarray) -> np.ndarray:
         """The items' values z^T theta."""
         return self.Z @ np.asarray(mu, dtype=float)
+
+    def duel_direction(self, leader: int, challenger: int) -> np.ndarray:
+        """z_i - z_j for a swap of item i for item j (top m), z_k for an item k moved across the level."""
+        i, j = self.duel_pulls(leader, challenger)
+        return self.Z[i] - self.Z[j] if i != j else self.Z[i]
 
 
 class LinearTopMProblem(LinearQuestion, TopSets):
@@ -123,11 +128,11 @@ class LinearTopMProblem(LinearQuestion, TopSets):
         """Whether the m items of ``answer`` score at least every other item (:meth:`is_top_set`)."""
         return self.is_top_set(answer, mu)
 
-    def halfspaces(self, mu: np.ndarray) -> Halfspaces:
-        """The pairs (i in S, j not in S) of the answer S at mu: y = z_i - z_j, gap = y^T mu, standing for
-        S - {i} + {j}."""
+    def halfspaces(self, mu: np.ndarray, answer: int | None = None) -> Halfspaces:
+        """The pairs (i in S, j not in S) of the answer S (at mu by default): y = z_i - z_j, gap = y^T mu, standing
+        for S - {i} + {j}."""
         mu = np.asarray(mu, dtype=float)
-        best = self.answer(mu)
+        best = self.answer(mu) if answer is None else int(answer)
         pairs, answers = self.swap_pairs(best, self.Z.shape[0])
         Y = self.Z[pairs[:, 0]] - self.Z[pairs[:, 1]]
         return Halfspaces(best, answers, Y @ mu, Y)
@@ -218,11 +223,12 @@ class LinearThresholdProblem(LinearQuestion):
         above[self.members(answer)] = True
         return bool(np.all((above == (scores > self.level)) | (scores == self.level)))
 
-    def halfspaces(self, mu: np.ndarray) -> Halfspaces:
-        """One piece per item: y = s_k z_k, gap = s_k (z_k^T mu - tau), s_k = +1 above the level, -1 otherwise."""
+    def halfspaces(self, mu: np.ndarray, answer: int | None = None) -> Halfspaces:
+        """One piece per item: y = s_k z_k, gap = s_k (z_k^T mu - tau), s_k = +1 for the items the answer (at mu by
+        default) places above the level, -1 for the others."""
         margin = self.scores(mu) - self.level
-        side = np.where(margin > 0, 1.0, -1.0)
-        best = self.answer(mu)
+        best = self.answer(mu) if answer is None else int(answer)
+        side = np.where(np.right_shift(best, np.arange(margin.size)) & 1, 1.0, -1.0)
         return Halfspaces(best, best ^ np.left_shift(1, np.arange(margin.size)), side * margin, side[:, None] * self.Z)
 
     def oracle(self, mu: np.ndarray) -> Oracle:

@@ -20,6 +20,9 @@ class Pulls:
     """One arm per pull (the defaults); a problem whose pulls observe several arms overrides them (and refuses the
     ``arm_pull`` capability, which comes first in a problem's bases so that it is offered by default)."""
 
+    #: distinct pulls of Top-Two's two sides: 2 (the leader's and the challenger's), 1 where one pull tests the pair
+    duel_sides = 2
+
     @property
     def n_arms(self) -> int:
         """Number K of arms (the problem's)."""
@@ -128,6 +131,25 @@ class Pulls:
             The leader's pull and the challenger's.
         """
         return self.answer_pull(leader), self.answer_pull(challenger)
+
+    def top_two_pulls(self, leader: int, challenger: int,
+                      counts: np.ndarray) -> tuple[int | np.ndarray, int | np.ndarray]:
+        """The pulls of Top-Two's two sides at the counts: :meth:`duel_pulls` (they do not depend on the counts); a
+        problem whose answers are not pulls (linear items) gives one pull that tests the pair, for both sides.
+
+        Parameters
+        ----------
+        leader, challenger : int
+            Two answers.
+        counts : numpy.ndarray, shape (K,)
+            Observations per arm so far.
+
+        Returns
+        -------
+        tuple
+            The leader's pull and the challenger's.
+        """
+        return self.duel_pulls(leader, challenger)
 
     def draw_pulls(self, learner: AdaHedge, rng: np.random.Generator, n: int) -> np.ndarray:
         """``n`` pulls drawn independently from the learner's distribution, as observations per arm.

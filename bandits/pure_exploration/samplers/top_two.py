@@ -32,14 +32,23 @@ optimality condition sum_j d(mu_B, m_j) / d(mu_j, m_j) = 1, so no beta need be t
 rounds it led, this one included; ``"sampling"``: pull B with probability beta (the rule's rng).
 
 The estimate and the posterior are those of the batch's start; the counts advance within a batch, so the
-challenger and beta follow the pulls. Top-Two runs on problems whose answers can be played (the problem's
-``answer_pull``, :mod:`bandits.pure_exploration.pulls`) and that give a leader's ``challenger``
-(:mod:`bandits.pure_exploration.capabilities`): K-armed problems (from their ``pair_costs``, which the ``tci`` and
-``ts`` challengers read directly) and factored ones (a joint action and its exact best response;
-:mod:`bandits.multiagent.top_two` runs the rule lazily, one pair per batch). On a linear or transductive problem
-the leader and the challenger are items of Z, and turning that pair into an arm of X is not settled in the
-literature, so such problems are refused. The Thompson-sampling rules also need the problem's
-``posterior_draws``, the UCB leader its ``upper_indices`` and the IDS beta its ``pair_share``.
+challenger and beta follow the pulls. The two sides' pulls are the problem's ``top_two_pulls``
+(:mod:`bandits.pure_exploration.pulls`), and the challenger its ``challenger``
+(:mod:`bandits.pure_exploration.capabilities`):
+
+* K-armed problems play the two arms (or, on set answers, an arm where the two differ on each side) and derive the
+  challenger from their ``pair_costs``, which the ``tci`` and ``ts`` challengers read directly;
+* factored problems play the two joint actions, with the exact best response as challenger
+  (:mod:`bandits.multiagent.top_two` runs the rule lazily, one pair per batch);
+* linear and transductive problems (best item, top m, thresholding) test the pair of items with one pull, the arm
+  that most reduces the variance of the pair's gap estimate (the "G" pull of L-T3C, the linear Top-Two of the
+  public code of Degenne, Menard, Shang & Valko's LinGame experiments, ICML 2020; with the TC challenger it is a
+  greedy step on the least piece, the step FWS takes on a smooth optimum), so ``beta`` and ``selection`` keep their
+  defaults there.
+
+The Thompson-sampling leader also needs the problem's ``posterior_draws`` (on linear problems theta ~
+N(theta_hat, sigma^2 A^{-1})), the ``ts`` challenger its ``pair_costs`` and draws, the UCB leader its
+``upper_indices`` and the IDS beta its ``pair_share``.
 """
 
 from __future__ import annotations
@@ -48,6 +57,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from optdesign.errors import InvalidInputError
 
 from ...core.validation import check_choice, check_top_two_beta
 from ..pieces import GLRStatistic
@@ -130,7 +141,16 @@ class TopTwo(Sampler):
         -------
         SamplerState
             The rule's state.
+
+        Raises
+        ------
+        InvalidInputError
+            A beta or selection other than the default on a problem whose pair is tested by one pull.
         """
+        if problem.duel_sides == 1 and (self.beta != 0.5 or self.selection != "tracking"):
+            raise InvalidInputError(f"top-two: beta and selection share the pulls between a leader's and a "
+                                    f"challenger's side, but on {type(problem).__name__} one pull tests the pair; "
+                                    f"leave them at their defaults")
         return TopTwoState(self, problem, rng)
 
 
@@ -191,7 +211,7 @@ class TopTwoState(SequentialState):
         if C is None:
             batch[self.problem.answer_pull(B)] += n_leader
             return batch
-        lead, chal = self.problem.duel_pulls(B, C)
+        lead, chal = self.problem.top_two_pulls(B, C, obs.counts)
         batch[lead] += n_leader
         batch[chal] += n - n_leader
         return batch
@@ -202,7 +222,7 @@ class TopTwoState(SequentialState):
         if C is None:
             return self.problem.answer_pull(B)
         beta = self._beta(obs.mu, counts, B, C)
-        lead, chal = self.problem.duel_pulls(B, C)
+        lead, chal = self.problem.top_two_pulls(B, C, counts)
         if self.rule.selection == "sampling":
             return lead if self.rng.random() < beta else chal
         return lead if self._tracked(B, beta) else chal
