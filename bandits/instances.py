@@ -97,6 +97,9 @@ INSTANCES: dict[str, InstanceSpec] = {
     "top-m-classic": InstanceSpec("bandits.linear.instances:top_m_classic", "linear",
                                    "Reda et al. 2021: K items of R^(K-1), the top m tie at 1, one at angle omega "
                                    "(K, m, omega, sigma)"),
+    "top-m-random": InstanceSpec("bandits.linear.instances:top_m_random", "linear",
+                                  "Tirinzoni & Degenne 2022: e_1..e_(d/2) and K - d/2 random unit arms of values "
+                                  "<= 0.5, the best d/4 canonical (K, d, seed, sigma)"),
     "transductive": InstanceSpec("bandits.linear.instances:transductive", "linear",
                                   "Fiez et al. exp. 5: X = I_2d, Z tilted (d, omega)"),
     "gbb": InstanceSpec("bandits.bilinear.instances:gbb", "bilinear",
@@ -133,7 +136,7 @@ INSTANCES["nws"] = InstanceSpec("bandits.thresholding.instances:nws", "threshold
 
 
 #: the linear factories, importable from here as before (:mod:`bandits.linear.instances`, loaded on first use)
-_LINEAR_FACTORIES = ("factorial", "many_arms", "soare", "sphere", "top_m_classic", "transductive")
+_LINEAR_FACTORIES = ("factorial", "many_arms", "soare", "sphere", "top_m_classic", "top_m_random", "transductive")
 
 
 def __getattr__(name: str) -> Any:

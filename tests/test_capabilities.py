@@ -21,9 +21,10 @@ PROBLEMS = {**BUILT_IN_PROBLEMS, "factored": FactoredProblem}
 
 
 def test_what_the_built_in_problems_offer():
-    assert offered(KArmedProblem) == {"arm_pull", "optimism", "pair_costs", "challenger", "pair_share",
-                                      "posterior_draws", "upper_indices"}
-    assert offered(LinearProblem) == {"arm_pull", "optimism", "design_inverse", "challenger", "posterior_draws"}
+    assert offered(KArmedProblem) == {"arm_pull", "optimism", "pair_costs", "challenger", "penalised_challenger",
+                                      "pair_share", "posterior_draws", "upper_indices"}
+    assert offered(LinearProblem) == {"arm_pull", "optimism", "design_inverse", "challenger", "penalised_challenger",
+                                      "posterior_draws"}
     # joint LinGame and joint Top-Two: the generic rules on the factored problem
     assert offered(FactoredProblem) == {"optimism", "challenger", "pair_share", "posterior_draws"}
     assert offered(KArmedProblem(3, Bernoulli())) == offered(KArmedProblem(3, Gaussian()))
@@ -41,7 +42,7 @@ def test_a_rule_is_listed_on_exactly_the_kinds_whose_problem_offers_what_it_need
 
 @pytest.mark.parametrize(("text", "instance", "need", "problem"), [
     ("top-two:beta=ids", "soare:d=2,omega=0.5", "pair_share", "LinearProblem"),
-    ("top-two:challenger=tci", "soare:d=2,omega=0.5", "pair_costs", "LinearProblem"),
+    ("top-two:challenger=ts", "soare:d=2,omega=0.5", "pair_costs", "LinearProblem"),
     ("fws:inverse_update=as-published", "gaussian:means=1/0.5/0.2", "design_inverse", "KArmedProblem"),
 ])
 def test_a_missing_capability_is_one_error_naming_rule_and_problem(text, instance, need, problem):
@@ -54,7 +55,8 @@ def test_the_options_decide_the_needs():
     assert set(make_algorithm("top-two:leader=ts,beta=ids").sampler.requires()) == {
         "challenger", "posterior_draws", "pair_share"}
     assert make_algorithm("top-two:leader=ucb").sampler.requires() == ("challenger", "upper_indices")
-    assert make_algorithm("top-two:challenger=tci").sampler.requires() == ("pair_costs",)
+    assert make_algorithm("top-two:challenger=tci").sampler.requires() == ("penalised_challenger",)
+    assert make_algorithm("top-two:challenger=ts").sampler.requires() == ("pair_costs", "posterior_draws")
     assert make_algorithm("fws").sampler.requires() == ("arm_pull",)
     assert make_algorithm("lingame").sampler.requires() == ("optimism",)  # its pulls: the problem's (factored too)
 

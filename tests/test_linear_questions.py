@@ -221,3 +221,18 @@ def test_bad_input_is_one_clear_error(call, match):
     with pytest.raises((InvalidInputError, MissingCapability), match=match):
         call()
 
+
+
+def test_the_random_top_m_instance_follows_its_recipe():
+    """Tirinzoni & Degenne's linear top-m instance: canonical arms e_1..e_10 of R^20 hold the top 5 (values 1 and
+    0.9, the sixth at 0.8), the 40 random arms are unit vectors of value at most 0.5, and a seed fixes the instance."""
+    env = parse_instance("top-m-random:K=50,d=20,seed=3")
+    values = env.X @ env.theta
+    assert env.X.shape == (50, 20) and sorted(np.argsort(-values)[:5]) == [0, 1, 2, 3, 4]
+    assert values[4] - np.max(values[5:]) == pytest.approx(0.1)
+    np.testing.assert_allclose(np.linalg.norm(env.X, axis=1), 1.0)
+    assert np.all(values[10:] <= 0.5) and np.all(env.theta[10:] <= 0) and np.all(env.theta[10:] >= -1)
+    np.testing.assert_array_equal(env.X, parse_instance("top-m-random:K=50,d=20,seed=3").X)
+    assert not np.array_equal(env.X, parse_instance("top-m-random:K=50,d=20,seed=4").X)
+    problem = LinearTopMProblem.of_environment(env, 5)
+    assert problem.describe_answer(problem.answer(env.theta)) == "{0,1,2,3,4}"

@@ -42,6 +42,20 @@ def test_the_challenger_has_the_least_transportation_cost_from_any_leader(seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
+def test_the_penalised_challenger_adds_the_log_information_of_the_direction(seed):
+    """TCI on linear arms: cost plus log(||y_j||^2 / ||y_j||^2_{A^{-1}}), pair by pair."""
+    problem, mu, counts = _random_problem(seed)
+    A = problem.information(counts)
+    leader = problem.answer(mu)
+    scores = []
+    for j in range(problem.n_answers):
+        y = problem.Z[leader] - problem.Z[j]
+        scores.append(np.inf if j == leader else
+                      _transport_cost(problem, mu, counts, leader, j) + np.log(y @ y / (y @ np.linalg.solve(A, y))))
+    assert problem.penalised_challenger(mu, counts, leader) == int(np.argmin(scores))
+
+
+@pytest.mark.parametrize("seed", range(4))
 def test_the_pull_minimises_the_variance_of_the_pairs_gap(seed):
     problem, _, counts = _random_problem(seed)
     A = problem.information(counts)
@@ -87,7 +101,7 @@ def test_the_posterior_is_gaussian_around_the_estimate():
     np.testing.assert_allclose(np.cov(draws.T), covariance, rtol=0.03, atol=0.03 * np.abs(covariance).max())
 
 
-@pytest.mark.parametrize("rule", ["top-two", "top-two:leader=ts", "top-two:growth=0"])
+@pytest.mark.parametrize("rule", ["top-two", "top-two:leader=ts", "top-two:growth=0", "top-two:challenger=tci"])
 @pytest.mark.parametrize("instance", ["soare:d=3,omega=0.3", "transductive:d=2,omega=0.3"])
 def test_top_two_identifies_the_best_item(rule, instance):
     for seed in range(3):
@@ -97,7 +111,7 @@ def test_top_two_identifies_the_best_item(rule, instance):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("rule", ["top-two", "top-two:leader=ts,problem=top-m:m=2",
-                                  "top-two:problem=threshold:level=0.5"])
+                                  "top-two:challenger=tci,problem=threshold:level=0.5"])
 def test_the_error_rate_is_at_most_delta(rule):
     """300 runs at delta = 0.1 under the GLR stop with the practical threshold."""
     env = LinearBandit(np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]]), np.array([0.8, 0.4]),

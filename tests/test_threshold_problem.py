@@ -87,6 +87,7 @@ def test_top_twos_challenger_flips_the_least_cost_arm():
     assert problem.duel_pulls(leader, leader ^ 0b100) == (2, 2)  # one arm differs: both sides pull it
     wrong = leader ^ 0b1  # a leader placing arm 0 below the level contradicts mu: flipping it back costs nothing
     assert problem.challenger(mu, N, wrong) == leader
+    assert problem.penalised_challenger(mu, N, leader) == leader ^ (1 << int(np.argmin(costs + np.log(N))))
 
 
 @pytest.mark.slow

@@ -132,6 +132,20 @@ def test_top_twos_challenger_is_the_least_cost_swap():
     assert leader >> i & 1 and not C >> i & 1 and C >> j & 1 and not leader >> j & 1
 
 
+def test_the_penalised_challenger_leaves_two_equal_arms_for_one_pulled_less():
+    """TCI on top m: the leader {0, 2} holds an overestimated arm 2 (5 pulls) and leaves out arm 1; TC tests the swap
+    of the two well-pulled near-equal arms 0 and 1, which stays cheap however often they are pulled, while the log of
+    the pair's harmonic count N_i N_j / (N_i + N_j) moves the test to arm 2's swap (brute force over the swaps)."""
+    problem = TopMProblem(4, 2)
+    mu, N = np.array([0.9, 0.895, 0.955, 0.1]), np.array([1000.0, 1000.0, 5.0, 5.0])
+    leader = problem.answer(mu)
+    assert leader == 0b101
+    assert problem.challenger(mu, N, leader) == 0b110  # 0 out, 1 in
+    scores = {leader ^ (1 << i) ^ (1 << j): brute_force_glr_pair(mu, N, i, j) + np.log(N[i] * N[j] / (N[i] + N[j]))
+              for i in (0, 2) for j in (1, 3)}
+    assert problem.penalised_challenger(mu, N, leader) == min(scores, key=scores.get) == 0b011  # 2 out, 1 in
+
+
 def brute_force_glr_pair(mu, N, i, j):
     """min over lambda with lambda_j >= lambda_i of sum_k N_k (mu_k - lambda_k)^2 / 2 (Gaussian, sigma = 1)."""
     res = minimize(lambda lam: 0.5 * np.sum(N * (mu - lam) ** 2), mu, method="SLSQP",
@@ -167,7 +181,7 @@ def test_the_error_rate_is_at_most_delta():
     (lambda: TopMProblem(4, 2).oracle(np.array([1.0, 0.5, 0.5, 0.1])), "not unique"),
     (lambda: make_algorithm("fws:problem=top-k:m=2"), "unknown problem 'top-k'"),
     (lambda: make_algorithm("fws:problem=top-m:k=2"), "unknown option k"),
-    (lambda: run(PureExploration(TopTwo(challenger="tci"), problem="top-m:m=2"),
+    (lambda: run(PureExploration(TopTwo(challenger="ts"), problem="top-m:m=2"),
                  parse_instance("gaussian:means=1/0.5/0.2"), 0.1, seed=0),
      "top-two needs pair_costs .* which TopMProblem does not offer"),
 ])

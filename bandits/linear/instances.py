@@ -1,6 +1,7 @@
 """Linear benchmark instances (Soare et al. 2014; Fiez et al. 2019): ``soare`` (e_1..e_d plus
 (cos w, sin w, 0, ...), theta = 2 e_1), ``many_arms`` (Fiez exp. 2), ``sphere`` (Fiez exp. 3), ``factorial``
-(Fiez exp. 4), ``transductive`` (Fiez exp. 5). Named in :data:`bandits.instances.INSTANCES`.
+(Fiez exp. 4), ``transductive`` (Fiez exp. 5); for top m, ``top_m_classic`` (Réda et al. 2021) and ``top_m_random``
+(Tirinzoni & Degenne 2022). Named in :data:`bandits.instances.INSTANCES`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from optdesign.validation import as_count, check_array_size
 from ..core.environments import LinearBandit
 from ..core.validation import check_positive
 
-__all__ = ["factorial", "many_arms", "soare", "sphere", "top_m_classic", "transductive"]
+__all__ = ["factorial", "many_arms", "soare", "sphere", "top_m_classic", "top_m_random", "transductive"]
 
 _SIGMA_DOC = """    sigma : float
         Standard deviation of the Gaussian reward noise (default 1)."""
@@ -205,3 +206,46 @@ def top_m_classic(K: int = 4, m: int = 2, omega: float = np.pi / 3, sigma: float
     theta = np.zeros(d)
     theta[0] = 1.0
     return LinearBandit(X, theta, sigma=sigma, name=f"top-m-classic(K={K},m={m},omega={omega:g})")
+
+
+#: top-m-random: the random arms' values z^T theta stay at most this (far below the canonical arms' 0.8 to 1)
+RANDOM_ARM_CAP = 0.5
+
+
+@_shared_doc
+def top_m_random(K: int = 50, d: int = 20, seed: int = 0, sigma: float = 1.0) -> LinearBandit:
+    """Tirinzoni & Degenne (NeurIPS 2022, their linear top-m experiment, m = 5): the canonical arms e_1..e_h of
+    R^d (h = ceil(d / 2)) and K - h random unit vectors; theta_1 = 1, theta_2..theta_(h/2) = 0.9, the rest of the
+    first h at 0.8, the last d - h uniform on [-1, 0]. A random arm is drawn uniformly on [-1, 1]^d and normalised,
+    again while its value exceeds 0.5, so the top 5 are e_1..e_5 (at d = 20) and the gap to the sixth is 0.1. The
+    items are the arms.
+
+    Parameters
+    ----------
+    K : int
+        Number of arms (at least h + 1).
+    d : int
+        Dimension (at least 4).
+%(seed)s
+%(sigma)s
+
+%(returns)s
+    """
+    d = as_count(d, "d", minimum=4, floats=True)
+    h = -(-d // 2)
+    K = as_count(K, "K", minimum=h + 1, floats=True)
+    check_array_size(float(K) * d, f"top-m-random with K = {K}, d = {d}")
+    rng = np.random.default_rng(seed)
+    theta = np.zeros(d)
+    theta[0], theta[1 : h // 2], theta[h // 2 : h] = 1.0, 0.9, 0.8
+    theta[h:] = rng.random(d - h) - 1.0
+    X = np.zeros((K, d))
+    X[np.arange(h), np.arange(h)] = 1.0
+    for k in range(h, K):
+        while True:
+            v = 2.0 * rng.random(d) - 1.0
+            v /= np.linalg.norm(v)
+            if v @ theta <= RANDOM_ARM_CAP:
+                X[k] = v
+                break
+    return LinearBandit(X, theta, sigma=sigma, name=f"top-m-random(K={K},d={d},seed={seed})")

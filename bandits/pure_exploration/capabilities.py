@@ -32,6 +32,8 @@ CAPABILITIES: dict[str, str] = {
     "optimism": "optimistic gains of a best response over a confidence region (LinGame's learner)",
     "pair_costs": "answers that are arms, as on K-armed problems only so far, and a leader's transportation costs",
     "challenger": "the transportation-cost challenger of a leader answer (from pair_costs when offered)",
+    "penalised_challenger": "the challenger of least transportation cost plus the log of its piece's effective count "
+                            "(TCI; from pair_costs when offered)",
     "pair_share": "the leader's share of the information of a leader-challenger pair (information-directed beta)",
     "posterior_draws": "draws of the parameter from a posterior (Thompson-sampling leaders and challengers)",
     "upper_indices": "upper confidence indices of the arms (UCB leaders)",
@@ -39,7 +41,7 @@ CAPABILITIES: dict[str, str] = {
 }
 
 #: capabilities whose default is derived from another one the problem offers
-DERIVED: dict[str, str] = {"challenger": "pair_costs"}
+DERIVED: dict[str, str] = {"challenger": "pair_costs", "penalised_challenger": "pair_costs"}
 
 
 class MissingCapability(InvalidInputError):
@@ -169,6 +171,34 @@ class Capabilities:
             The problem offers neither this nor ``pair_costs`` (the refusal names ``pair_costs``).
         """
         return int(np.argmin(self.pair_costs(mu, counts, leader)))
+
+    def penalised_challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """Capability ``penalised_challenger``: argmin_j W_B,j + log n_j, the transportation cost plus the log of the
+        piece's effective count (EB-TCI, Jourdan et al. 2022: n_j = N_j, by default from :meth:`pair_costs`; on other
+        questions the information the piece's direction has received), so that a piece whose arms are pulled less
+        is tested in time.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts : numpy.ndarray
+            Pulls per arm.
+        leader : int
+            The leader answer B.
+
+        Returns
+        -------
+        int or None
+            The challenger (None when B has no alternative).
+
+        Raises
+        ------
+        MissingCapability
+            The problem offers neither this nor ``pair_costs`` (the refusal names ``pair_costs``).
+        """
+        with np.errstate(divide="ignore"):
+            return int(np.argmin(self.pair_costs(mu, counts, leader) + np.log(counts)))
 
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
         """Capability ``pair_share``: the leader's share of the pair's information, N_B d(mu_B, m) / W_B,C.

@@ -225,8 +225,25 @@ class LinearProblem(Problem):
     def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
         """The answer of the leader's least piece at the counts, argmin_j max(gap_j, 0)^2 / (2 sigma^2
         ||y_j||^2_{A^{-1}}) over the leader's halfspaces (:meth:`halfspaces`; Top-Two's TC challenger)."""
-        alternatives = self.alternatives(mu, counts, directions=self.halfspaces(mu, leader))
-        return int(alternatives.answers[int(np.argmin(alternatives.values))]) if alternatives.answers.size else None
+        return self._least_piece(mu, counts, leader, penalised=False)
+
+    def penalised_challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """The TC challenger's cost plus log(||y_j||^2 / ||y_j||^2_{A^{-1}}), the log of the information the piece's
+        direction has received (TCI; on canonical arms log(N_B N_j / (N_B + N_j)) + log 2, EB-TCI's log N_j up to a
+        constant when the leader is pulled far more); a direction A does not see wins."""
+        return self._least_piece(mu, counts, leader, penalised=True)
+
+    def _least_piece(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int | None:
+        """The answer of the leader's piece of least cost (plus the penalty of :meth:`penalised_challenger`)."""
+        directions = self.halfspaces(mu, leader)
+        alternatives = self.alternatives(mu, counts, directions=directions)
+        if not alternatives.answers.size:
+            return None
+        score = alternatives.values
+        if penalised:
+            with np.errstate(divide="ignore"):
+                score = score + np.log(np.einsum("ij,ij->i", directions.Y, directions.Y) / alternatives.norms)
+        return int(alternatives.answers[int(np.argmin(score))])
 
     def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
                         rng: np.random.Generator) -> np.ndarray:

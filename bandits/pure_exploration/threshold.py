@@ -108,12 +108,23 @@ class ThresholdProblem(KArmedQuestion):
     def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
         """The leader with the side of its arm of least transportation cost flipped: N_k d(mu_k, tau), 0 for an arm
         the leader places on the other side of mu_k (Top-Two on thresholding; both sides then pull that arm)."""
+        return self._least_flip(mu, counts, leader, penalised=False)
+
+    def penalised_challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """The least flip's cost plus log N_k (TCI on thresholding)."""
+        return self._least_flip(mu, counts, leader, penalised=True)
+
+    def _least_flip(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
+        """The leader with the arm of least cost flipped (plus the penalty of :meth:`penalised_challenger`)."""
         family, sigma = self.family_args
-        costs, _ = level_pieces(np.asarray(mu, dtype=float), self.level, np.asarray(counts, dtype=float),
-                                family=family, sigma=sigma)
+        counts = np.asarray(counts, dtype=float)
+        costs, _ = level_pieces(np.asarray(mu, dtype=float), self.level, counts, family=family, sigma=sigma)
         above = np.zeros(self.n_arms, dtype=bool)
         above[self.members(leader)] = True
         costs = np.where(above == (np.asarray(mu) > self.level), costs, 0.0)
+        if penalised:
+            with np.errstate(divide="ignore"):
+                costs = costs + np.log(counts)
         return int(leader) ^ (1 << int(np.argmin(costs)))
 
     def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:

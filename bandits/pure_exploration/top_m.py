@@ -117,10 +117,23 @@ class TopMProblem(TopSets, KArmedQuestion):
     def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
         """The swap S - {i} + {j} of least transportation cost from the leader set S at the counts: its pieces
         (i in S, j not in S), 0 where mu_i <= mu_j (Top-Two on top m)."""
+        return self._least_swap(mu, counts, leader, penalised=False)
+
+    def penalised_challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """The least swap's cost plus log(N_i N_j / (N_i + N_j)), the log of the swapped pair's harmonic count (TCI
+        on top m: a swap whose two arms were both pulled often gives way to one with an arm pulled less)."""
+        return self._least_swap(mu, counts, leader, penalised=True)
+
+    def _least_swap(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
+        """The swap of least cost from the leader (plus the penalty of :meth:`penalised_challenger`)."""
         pairs, swaps = self.swap_pairs(leader, self.n_arms)
         family, sigma = self.family_args
-        values, _ = pair_pieces(np.asarray(mu, dtype=float), pairs, np.asarray(counts, dtype=float), family=family,
-                                sigma=sigma)
+        counts = np.asarray(counts, dtype=float)
+        values, _ = pair_pieces(np.asarray(mu, dtype=float), pairs, counts, family=family, sigma=sigma)
+        if penalised:
+            ni, nj = counts[pairs[:, 0]], counts[pairs[:, 1]]
+            with np.errstate(divide="ignore"):
+                values = values + np.log(ni * nj / (ni + nj))
         return int(swaps[int(np.argmin(values))])
 
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:

@@ -20,7 +20,10 @@ Challengers (``challenger``), with W_B,j = N_B d(mu_B, m) + N_j d(mu_j, m) at th
   B is the empirical best);
 * ``"tci"``: argmin_{j != B} W_B,j + log N_j (EB-TCI, Jourdan et al. 2022: the penalty favours arms pulled
   less; with the ``"tc"`` challenger an arm whose mean is underestimated early, say a Bernoulli arm with a few
-  zeros, can go unpulled for a long time, a heavy tail of EB-TC's stopping time that the penalty removes);
+  zeros, can go unpulled for a long time, a heavy tail of EB-TC's stopping time that the penalty removes). On
+  other questions the penalty is the log of the information the challenger's piece has received (the problem's
+  ``penalised_challenger``): the swapped pair's harmonic count on top m, where the TC challenger can test two
+  equal arms forever while the leader holds a worse one, and the direction's on linear problems;
 * ``"ts"``: the best arm of posterior draws re-sampled until it differs from B (Russo's TTTS), at most
   :data:`TS_DRAWS` draws, then ``"tc"``.
 
@@ -33,11 +36,12 @@ rounds it led, this one included; ``"sampling"``: pull B with probability beta (
 
 The estimate and the posterior are those of the batch's start; the counts advance within a batch, so the
 challenger and beta follow the pulls. The two sides' pulls are the problem's ``top_two_pulls``
-(:mod:`bandits.pure_exploration.pulls`), and the challenger its ``challenger``
+(:mod:`bandits.pure_exploration.pulls`), and the challenger its ``challenger`` or ``penalised_challenger``
 (:mod:`bandits.pure_exploration.capabilities`):
 
 * K-armed problems play the two arms (or, on set answers, an arm where the two differ on each side) and derive the
-  challenger from their ``pair_costs``, which the ``tci`` and ``ts`` challengers read directly;
+  challengers from their ``pair_costs`` (which the ``ts`` challenger reads directly) or give their own (top m,
+  thresholding);
 * factored problems play the two joint actions, with the exact best response as challenger
   (:mod:`bandits.multiagent.top_two` runs the rule lazily, one pair per batch);
 * linear and transductive problems (best item, top m, thresholding) test the pair of items with one pull, the arm
@@ -47,8 +51,8 @@ challenger and beta follow the pulls. The two sides' pulls are the problem's ``t
   defaults there.
 
 The Thompson-sampling leader also needs the problem's ``posterior_draws`` (on linear problems theta ~
-N(theta_hat, sigma^2 A^{-1})), the ``ts`` challenger its ``pair_costs`` and draws, the UCB leader its
-``upper_indices`` and the IDS beta its ``pair_share``.
+N(theta_hat, sigma^2 A^{-1})), the ``ts`` challenger answers that are arms (``pair_costs``) and draws, the UCB
+leader its ``upper_indices`` and the IDS beta its ``pair_share``.
 """
 
 from __future__ import annotations
@@ -116,7 +120,7 @@ class TopTwo(Sampler):
     def requires(self) -> tuple[str, ...]:
         """A challenger of a leader answer (``tc``; the other challengers need answers that are arms), and what the
         leader and beta options read."""
-        needs = ["challenger" if self.challenger == "tc" else "pair_costs"]
+        needs = [{"tc": "challenger", "tci": "penalised_challenger", "ts": "pair_costs"}[self.challenger]]
         if "ts" in (self.leader, self.challenger):
             needs.append("posterior_draws")
         if self.leader == "ucb":
@@ -258,7 +262,7 @@ class TopTwoState(SequentialState):
                 if other.size:
                     return int(other[0])
         if self.rule.challenger == "tci":
-            return int(np.argmin(self.problem.pair_costs(obs.mu, counts, B) + np.log(counts)))
+            return self.problem.penalised_challenger(obs.mu, counts, B)
         return self.problem.challenger(obs.mu, counts, B)
 
     def _beta(self, mu: np.ndarray, counts: np.ndarray, B: int, C: int) -> float:
