@@ -13,8 +13,8 @@ of ceil(0.01 t) pulls (the estimate is refreshed and the stop checked once per b
 still picks its arms one at a time inside a batch). The table prints samples, seconds, milliseconds per
 sample and the ratio of the latter to round robin's in the same run. The rules are round robin and every
 rule of the registry marked ``sampler=True`` (oracle baselines excluded) unless ``--samplers`` names them; the
-rules that run on K-armed instances only (Top-Two) get a second table on K unit-variance Gaussian arms with random
-means scaled the same way.
+rules that run on K-armed instances only (none today) get a second table on K unit-variance Gaussian arms with
+random means scaled the same way.
 BLAS runs single-threaded (``--blas-threads``), so every rule gets the same hardware.
 
 ``--soare N``: also the mean samples over N seeds at delta = 0.1 and 1e-4 on Soare et al.'s instance
@@ -25,7 +25,8 @@ the lower bound T* kl(delta, 1 - delta).
 checked after every sample (growth = 0), N seeds each, on the compiled path and on the reference path in the same
 run (:mod:`bandits.pure_exploration.compiled`; "same runs": the samples agree run by run), beside the per-sample
 floor: the compiled loop pulling in a fixed cycle, which pays the draws, the statistics and the stop alone; then
-round robin, FWS, Lazy TaS, LinGame, LinGame-C and Track-and-Stop on the random linear instance above, growth 0.01.
+round robin, FWS, Lazy TaS, LinGame, LinGame-C, Track-and-Stop and Top-Two (EB-TC, EB-TCI) on the random linear
+instance above, growth 0.01.
 
 ``--no-speed --published-oracle 10000``: the FWS iterate run at the true theta of that instance for 10,000 steps,
 with the exact inverse of V(x) and with the published code's update, and the characteristic time each reports
@@ -90,11 +91,11 @@ def speed(args: argparse.Namespace, console: Console) -> None:
     as many Gaussian arms."""
     linear = random_instance(args.arms, args.dim, args.delta, args.target, args.instance_seed)
     karmed = random_karmed(args.arms, args.delta, args.target, args.instance_seed)
+    karmed_only = [n for n in default_samplers("karmed") if "linear" not in ALGORITHMS[n].kinds]
     for env, problem, theta, names in (
             (linear, LinearProblem(linear.X), linear.theta, args.samplers or default_samplers("linear")),
             (karmed, KArmedProblem(args.arms), karmed.means,
-             [] if args.samplers else ["round-robin", *(n for n in default_samplers("karmed")
-                                                        if "linear" not in ALGORITHMS[n].kinds)])):
+             ["round-robin", *karmed_only] if karmed_only and not args.samplers else [])):
         if names:
             speed_table(env, problem.oracle(theta).sample_complexity(args.delta), names, args, console)
 
@@ -138,7 +139,8 @@ def paths_table(args: argparse.Namespace, console: Console) -> None:
     paths_rows(env, [f"{name}{',' if ':' in name else ':'}growth=0" for name in rules], f"{floor:.2f}",
                f"{env.name}, GLR after every sample (growth = 0)", args, console)
     linear = random_instance(args.arms, args.dim, args.delta, args.target, args.instance_seed)
-    paths_rows(linear, ["round-robin", "fws", "lazy-tas", "lingame", "lingame-c", "track-and-stop"], "",
+    paths_rows(linear, ["round-robin", "fws", "lazy-tas", "lingame", "lingame-c", "track-and-stop", "top-two",
+                        "top-two:challenger=tci"], "",
                f"{linear.name}, GLR on the default grid (growth = 0.01)", args, console)
 
 

@@ -1,7 +1,7 @@
-"""The compiled path of linear runs against the reference: round robin, Track-and-Stop, FWS, Lazy TaS, LinGame and
-LinGame-C on Soare et al.'s instances, seed by seed (the matrix products may sum in another order than the reference's
-BLAS, so the rules that amplify rounding are held to most seeds and, slow-marked, to the same distribution), LinGame's
-gains against the reference's, and the runs the path does not take."""
+"""The compiled path of linear runs against the reference: round robin, Track-and-Stop, Top-Two, FWS, Lazy TaS,
+LinGame and LinGame-C on Soare et al.'s instances, seed by seed (the matrix products may sum in another order than
+the reference's BLAS, so the rules that amplify rounding are held to most seeds and, slow-marked, to the same
+distribution), LinGame's gains against the reference's, and the runs the path does not take."""
 
 from __future__ import annotations
 
@@ -39,6 +39,15 @@ def test_fws_and_lazy_runs_are_the_reference_runs_on_most_seeds(algorithm):
     assert sum(same) >= 8, same
 
 
+@pytest.mark.parametrize("algorithm", ["top-two", "top-two:growth=0", "top-two:challenger=tci"])
+@pytest.mark.parametrize("instance", ["soare:d=3,omega=0.2", "transductive:d=2,omega=0.3", "sphere:n=12,d=4,seed=1"])
+def test_top_two_runs_are_the_reference_runs_on_most_seeds(algorithm, instance):
+    """The EB leader with the TC or TCI challenger and the variance-greedy pull (H = A^{-1} by Sherman-Morrison in
+    the loop, a fresh inverse per pull in the reference)."""
+    same = [a == b for a, b in pairs(algorithm, range(8), env=parse_instance(instance))]
+    assert sum(same) >= 7, same
+
+
 def test_track_and_stop_and_several_deltas_and_a_budget():
     assert all(a == b for a, b in pairs("track-and-stop:tracking=C", range(2)))
     algo = make_algorithm("fws")
@@ -52,7 +61,9 @@ def test_track_and_stop_and_several_deltas_and_a_budget():
 def test_linear_runs_the_loop_does_not_implement_take_the_reference_path():
     problem = LinearProblem.of_environment(SOARE)
     assert compiled_run_of(make_algorithm("fws"), SOARE, problem, [0.1], 10**9) is not None
-    for name in ("fws:game=highs", "lingame:steps=batch", "fws:threshold=theory", "fws:problem=top-m:m=2"):
+    assert compiled_run_of(make_algorithm("top-two:challenger=tci"), SOARE, problem, [0.1], 10**9) is not None
+    for name in ("fws:game=highs", "lingame:steps=batch", "fws:threshold=theory", "fws:problem=top-m:m=2",
+                 "top-two:leader=ts", "top-two:problem=top-m:m=2"):
         assert compiled_run_of(make_algorithm(name), SOARE, problem, [0.1], 10**9) is None, name
 
 
@@ -138,6 +149,20 @@ def test_fws_linear_runs_agree_with_the_reference_in_distribution():
 
     env = parse_instance("soare:d=2,omega=0.1")
     algo = make_algorithm("fws:growth=0")
+    a = np.array([run(algo, env, 0.1, seed=s).samples for s in range(200)])
+    b = np.array([run(algo, env, 0.1, seed=s, compiled=False).samples for s in range(200)])
+    assert stats.ttest_ind(a, b, equal_var=False).pvalue > 1e-3
+    assert stats.ks_2samp(a, b).pvalue > 1e-3
+
+
+@pytest.mark.slow
+def test_top_two_linear_runs_agree_with_the_reference_in_distribution():
+    """200 seeds per path on Soare et al.'s d = 2, omega = 0.1 at delta = 0.1: Welch's t and the two-sample
+    Kolmogorov-Smirnov test at level 0.001."""
+    from scipy import stats
+
+    env = parse_instance("soare:d=2,omega=0.1")
+    algo = make_algorithm("top-two:growth=0")
     a = np.array([run(algo, env, 0.1, seed=s).samples for s in range(200)])
     b = np.array([run(algo, env, 0.1, seed=s, compiled=False).samples for s in range(200)])
     assert stats.ttest_ind(a, b, equal_var=False).pvalue > 1e-3

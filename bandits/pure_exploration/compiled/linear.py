@@ -1,5 +1,5 @@
-"""One linear (transductive) run under the GLR stop, compiled: round robin, Track-and-Stop, Frank–Wolfe sampling and
-Lazy Track-and-Stop (:mod:`bandits.pure_exploration.compiled.lazy`).
+"""One linear (transductive) run under the GLR stop, compiled: round robin, Track-and-Stop, Top-Two (EB leader, TC or
+TCI challenger), Frank–Wolfe sampling and Lazy Track-and-Stop (:mod:`bandits.pure_exploration.compiled.lazy`).
 
 The loop of :mod:`bandits.pure_exploration.compiled.loop` for a :class:`bandits.core.environments.LinearBandit`: the
 first pass pulls every arm once; each batch runs to the next time of the grid at the batch's estimate
@@ -27,7 +27,7 @@ from .lazy import lazy_batch, lazy_due, linear_update
 from .lingame import LINEAR, lingame_batch, lingame_c_batch, new_game, widths
 from .loop import _now, _settle, resolve_due, settle_stopped, tracking_batch
 from .oracle import linear_oracle_target
-from .plan import FRANK_WOLFE, LINGAME, LINGAME_C, ROUND_ROBIN, TRACK_AND_STOP
+from .plan import FRANK_WOLFE, LINGAME, LINGAME_C, ROUND_ROBIN, TOP_TWO, TRACK_AND_STOP
 
 __all__ = ["linear_run"]
 
@@ -163,6 +163,45 @@ def _fws_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, co
 
 
 @njit(cache=True)
+def _top_two_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, counts: np.ndarray, n: int,
+                   penalised: bool) -> np.ndarray:
+    """n Top-Two pulls at theta_hat (:meth:`bandits.pure_exploration.linear.LinearProblem.top_two_pulls`): the
+    empirical best b leads, the challenger is the piece of least cost at the counts (plus log(||y||^2 /
+    ||y||^2_{A^{-1}}) when ``penalised``: TCI), and the pull is argmin_k y^T (A + x_k x_k^T)^{-1} y for its y. H =
+    A^{-1}, P = Y H, q_j = y_j^T H y_j and h_k = x_k^T H x_k follow the pulls by Sherman-Morrison updates."""
+    _, Y, gaps = _directions(Z, theta)
+    K, d, J = X.shape[0], X.shape[1], Y.shape[0]
+    H = np.linalg.inv(X.T @ (X * counts.astype(np.float64).reshape(-1, 1)))
+    H = 0.5 * (H + H.T)
+    P, XH = Y @ H, X @ H
+    q, h, lengths = (P * Y).sum(axis=1), (XH * X).sum(axis=1), (Y * Y).sum(axis=1)
+    top = np.maximum(gaps, 0.0) ** 2 / (2.0 * sigma**2)
+    batch = np.zeros(K, np.int64)
+    for _ in range(n):
+        values = top / np.maximum(q, NORM_FLOOR)
+        if penalised:
+            values = values + np.log(lengths / q)
+        j = int(np.argmin(values))
+        cross = X @ P[j]
+        k = int(np.argmin(q[j] - cross * cross / (1.0 + h)))
+        g, denom = XH[k].copy(), 1.0 + h[k]
+        Pg, Xg = Y @ g, X @ g
+        for i in range(d):
+            for m in range(d):
+                H[i, m] -= g[i] * g[m] / denom
+        for r in range(J):
+            for m in range(d):
+                P[r, m] -= Pg[r] * g[m] / denom
+            q[r] -= Pg[r] ** 2 / denom
+        for r in range(K):
+            for m in range(d):
+                XH[r, m] -= Xg[r] * g[m] / denom
+            h[r] -= Xg[r] ** 2 / denom
+        batch[k] += 1
+    return batch
+
+
+@njit(cache=True)
 def _game_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, R: np.ndarray, t: int,
                 counts: np.ndarray, n: int, pairs: bool, shared: bool, game: tuple,
                 cumulative: np.ndarray) -> np.ndarray:
@@ -182,9 +221,10 @@ def _game_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, R
 def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, rule: int, options: np.ndarray,
                growth: float, forms: np.ndarray, max_samples: int, env_rng: np.random.Generator,
                start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Run round robin (0), Track-and-Stop (1: tracking, resolve growth), FWS (4: refresh, 1 for the published update),
-    Lazy TaS (5: Frank–Wolfe steps, tolerance, the spanning arms), LinGame (6: 1 for one learner) or LinGame-C (7) on a
-    linear instance until every delta stops or the budget is spent; the same outputs as
+    """Run round robin (0), Track-and-Stop (1: tracking, resolve growth), Top-Two (2: the EB leader, the TC or TCI
+    challenger, as in :func:`bandits.pure_exploration.compiled.plan._rule`), FWS (4: refresh, 1 for the published
+    update), Lazy TaS (5: Frank–Wolfe steps, tolerance, the spanning arms), LinGame (6: 1 for one learner) or
+    LinGame-C (7) on a linear instance until every delta stops or the budget is spent; the same outputs as
     :func:`bandits.pure_exploration.compiled.loop.karmed_run`. ``means`` are the arms' means x_k^T theta."""
     K, d, D = X.shape[0], X.shape[1], forms.shape[0]
     outcome, times, pending = np.zeros((4, D), np.int64), np.zeros((2, D)), np.ones(D, np.bool_)
@@ -224,6 +264,8 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
                                     cumulative)
             elif rule == FRANK_WOLFE:
                 batch = _fws_batch(X, Z, sigma, theta, counts, n, int(options[0]), published, path)
+            elif rule == TOP_TWO:
+                batch = _top_two_batch(X, Z, sigma, theta, counts, n, options[1] == 1)
             else:
                 A = X.T @ (X * counts.astype(np.float64).reshape(-1, 1))
                 smallest = np.linalg.eigvalsh(A)[0]

@@ -82,7 +82,8 @@ class CompiledRun:
 
 def _rule(sampler: Any, linear: bool, spanning: Any, small: bool = True) -> tuple[int, list[float]] | None:
     """The rule code and options of a sampler the loop implements (None: the reference path); a linear loop runs
-    round robin, Track-and-Stop, FWS, Lazy TaS, LinGame (a learner step per pull) and LinGame-C (``spanning``: the
+    round robin, Track-and-Stop, Top-Two with the EB leader and the TC or TCI challenger (its beta and selection stay
+    at their defaults there), FWS, Lazy TaS, LinGame (a learner step per pull) and LinGame-C (``spanning``: the
     problem's exploration arms; ``small``: at most MAX_PAIRS (answer, arm) pairs, the learners' storage)."""
     kind = type(sampler)
     if kind is LazyTrackAndStop:
@@ -93,7 +94,8 @@ def _rule(sampler: Any, linear: bool, spanning: Any, small: bool = True) -> tupl
         return LINGAME, [float(sampler.learners == "one")]
     if kind is LinGameC and small:  # else the reference refuses it
         return LINGAME_C, [0.0]
-    if linear and kind not in (RoundRobin, TrackAndStop):
+    linear_top_two = kind is TopTwo and sampler.leader == "eb" and sampler.challenger in ("tc", "tci")
+    if linear and kind not in (RoundRobin, TrackAndStop) and not linear_top_two:
         return None
     if kind is RoundRobin:
         return ROUND_ROBIN, [0.0]
