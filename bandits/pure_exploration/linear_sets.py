@@ -33,7 +33,7 @@ from optdesign.validation import as_count, check_array_size
 from ..core.alternatives import Halfspaces
 from .linear import LinearProblem
 from .oracle import Oracle
-from .questions import SetAnswers, TopSets
+from .questions import LevelSets, SetAnswers, TopSets
 from .values import Values
 
 if TYPE_CHECKING:
@@ -160,7 +160,7 @@ class LinearTopMProblem(LinearQuestion, TopSets):
         return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)
 
 
-class LinearThresholdProblem(LinearQuestion):
+class LinearThresholdProblem(LinearQuestion, LevelSets):
     """Identify which items have z^T theta above a level by pulling the arms (module docstring); answers are bit
     masks.
 
@@ -213,15 +213,11 @@ class LinearThresholdProblem(LinearQuestion):
         return 2 ** int(self.Z.shape[0])
 
     def answer(self, mu: np.ndarray) -> int:
-        return int(np.sum(np.left_shift(1, np.flatnonzero(self.scores(mu) > self.level))))
+        return self.above_set(mu)
 
     def correct(self, answer: int, mu: np.ndarray) -> bool:
-        """Whether the answer holds exactly the items above the level (an item on the level may be on either
-        side)."""
-        scores = self.scores(mu)
-        above = np.zeros(scores.size, dtype=bool)
-        above[self.members(answer)] = True
-        return bool(np.all((above == (scores > self.level)) | (scores == self.level)))
+        """Whether the answer holds exactly the items above the level (:meth:`is_level_set`)."""
+        return self.is_level_set(answer, mu)
 
     def halfspaces(self, mu: np.ndarray, answer: int | None = None) -> Halfspaces:
         """One piece per item: y = s_k z_k, gap = s_k (z_k^T mu - tau), s_k = +1 for the items the answer (at mu by

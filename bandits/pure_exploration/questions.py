@@ -17,7 +17,7 @@ from .values import Values
 if TYPE_CHECKING:
     from .environment import KArmedBandit
 
-__all__ = ["KArmedQuestion", "SetAnswers", "TopSets", "subset_rank"]
+__all__ = ["KArmedQuestion", "LevelSets", "ScoredSets", "SetAnswers", "TopSets", "subset_rank"]
 
 
 def subset_rank(members: np.ndarray) -> int:
@@ -94,12 +94,9 @@ class SetAnswers:
         return "{" + ",".join(map(str, self.members(answer))) + "}"
 
 
-class TopSets(SetAnswers):
-    """Answers that are the m members of largest score among n (top m of K arms, or of M items): the answer, its
-    correctness, its swaps S - {i} + {j} and its row (the set's rank). A subclass sets ``m`` and gives the scores
-    (placed after the class that defines :meth:`scores` in the bases, or defining it itself)."""
-
-    m: int
+class ScoredSets(SetAnswers):
+    """Set answers decided by one score per member (the means of K arms; z^T theta of items): a subclass gives the
+    scores (placed after the class that defines :meth:`scores` in the bases, or defining it itself)."""
 
     def scores(self, mu: np.ndarray) -> np.ndarray:
         """The members' scores at a parameter (the means of K arms; z^T theta of items).
@@ -115,6 +112,56 @@ class TopSets(SetAnswers):
             One score per member.
         """
         raise NotImplementedError
+
+
+class LevelSets(ScoredSets):
+    """Answers that are the members scoring above a level (thresholding of K arms or of M items): the answer and its
+    correctness. A subclass sets ``level``."""
+
+    level: float
+
+    def above_set(self, mu: np.ndarray) -> int:
+        """The members whose score exceeds the level at mu, as a bit mask.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            A parameter.
+
+        Returns
+        -------
+        int
+            The answer.
+        """
+        return int(np.sum(np.left_shift(1, np.flatnonzero(self.scores(mu) > self.level))))
+
+    def is_level_set(self, answer: int, mu: np.ndarray) -> bool:
+        """Whether the answer holds exactly the members above the level (a member on the level may be on either
+        side).
+
+        Parameters
+        ----------
+        answer : int
+            A bit mask.
+        mu : numpy.ndarray
+            A parameter.
+
+        Returns
+        -------
+        bool
+            Whether it is correct at mu.
+        """
+        scores = self.scores(mu)
+        above = np.zeros(scores.size, dtype=bool)
+        above[self.members(answer)] = True
+        return bool(np.all((above == (scores > self.level)) | (scores == self.level)))
+
+
+class TopSets(ScoredSets):
+    """Answers that are the m members of largest score among n (top m of K arms, or of M items): the answer, its
+    correctness, its swaps S - {i} + {j} and its row (the set's rank). A subclass sets ``m``."""
+
+    m: int
 
     def top_set(self, mu: np.ndarray) -> int:
         """The m members of largest score at mu (ties by index), as a bit mask.

@@ -25,7 +25,7 @@ from .families import ExponentialFamily
 from .karmed import KArmedProblem
 from .oracle import Oracle
 from .pieces import Pieces
-from .questions import KArmedQuestion
+from .questions import KArmedQuestion, LevelSets
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["ThresholdProblem"]
 
 
-class ThresholdProblem(KArmedQuestion):
+class ThresholdProblem(KArmedQuestion, LevelSets):
     """Identify the arms whose means are above a level (module docstring); answers are bit masks.
 
     Parameters
@@ -85,15 +85,16 @@ class ThresholdProblem(KArmedQuestion):
     def n_answers(self) -> int:
         return 2**self.n_arms
 
+    def scores(self, mu: np.ndarray) -> np.ndarray:
+        """The arms' means."""
+        return np.asarray(mu, dtype=float)
+
     def answer(self, mu: np.ndarray) -> int:
-        return int(np.sum(np.left_shift(1, np.flatnonzero(np.asarray(mu) > self.level))))
+        return self.above_set(mu)
 
     def correct(self, answer: int, mu: np.ndarray) -> bool:
-        """Whether the answer holds exactly the arms above the level (an arm on the level may be on either side)."""
-        mu = np.asarray(mu, dtype=float)
-        above = np.zeros(self.n_arms, dtype=bool)
-        above[self.members(answer)] = True
-        return bool(np.all((above == (mu > self.level)) | (mu == self.level)))
+        """Whether the answer holds exactly the arms above the level (:meth:`is_level_set`)."""
+        return self.is_level_set(answer, mu)
 
     def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
         mu, w = self.check_shapes(mu, w)

@@ -218,6 +218,21 @@ def _game_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, R
 
 
 @njit(cache=True)
+def _lazy_linear_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.ndarray, t: int, counts: np.ndarray,
+                       n: int, options: np.ndarray, lazy: np.ndarray, target: np.ndarray,
+                       cumulative: np.ndarray) -> np.ndarray:
+    """n Lazy TaS pulls: its Frank-Wolfe target refreshed when due, c0 set from A(N)'s least eigenvalue after the
+    first pass (:mod:`bandits.pure_exploration.compiled.lazy`)."""
+    A = X.T @ (X * counts.astype(np.float64).reshape(-1, 1))
+    smallest = np.linalg.eigvalsh(A)[0]
+    if lazy[1] < 0:  # c0, after the first pass
+        lazy[1] = smallest / math.sqrt(X.shape[1])
+    if lazy_due(lazy, t):
+        linear_update(X, Z, sigma, theta, target, int(options[0]), options[1])
+    return lazy_batch(target, cumulative, counts, n, options[2:].astype(np.int64), lazy, smallest)
+
+
+@njit(cache=True)
 def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, rule: int, options: np.ndarray,
                growth: float, forms: np.ndarray, max_samples: int, env_rng: np.random.Generator,
                start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -267,13 +282,7 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
             elif rule == TOP_TWO:
                 batch = _top_two_batch(X, Z, sigma, theta, counts, n, options[1] == 1)
             else:
-                A = X.T @ (X * counts.astype(np.float64).reshape(-1, 1))
-                smallest = np.linalg.eigvalsh(A)[0]
-                if lazy[1] < 0:  # c0, after the first pass
-                    lazy[1] = smallest / math.sqrt(d)
-                if lazy_due(lazy, t):
-                    linear_update(X, Z, sigma, theta, target, int(options[0]), options[1])
-                batch = lazy_batch(target, cumulative, counts, n, options[2:].astype(np.int64), lazy, smallest)
+                batch = _lazy_linear_batch(X, Z, sigma, theta, t, counts, n, options, lazy, target, cumulative)
         for k in range(K):
             if batch[k] > 0:
                 sums[k] += batch[k] * means[k] + sigma * math.sqrt(batch[k]) * env_rng.standard_normal()
