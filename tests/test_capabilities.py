@@ -42,7 +42,7 @@ def test_a_rule_is_listed_on_exactly_the_kinds_whose_problem_offers_what_it_need
 
 @pytest.mark.parametrize(("text", "instance", "need", "problem"), [
     ("top-two:beta=ids", "soare:d=2,omega=0.5", "pair_share", "LinearProblem"),
-    ("top-two:challenger=ts", "soare:d=2,omega=0.5", "pair_costs", "LinearProblem"),
+    ("top-two:leader=ucb", "soare:d=2,omega=0.5", "upper_indices", "LinearProblem"),
     ("fws:inverse_update=as-published", "gaussian:means=1/0.5/0.2", "design_inverse", "KArmedProblem"),
 ])
 def test_a_missing_capability_is_one_error_naming_rule_and_problem(text, instance, need, problem):
@@ -56,7 +56,7 @@ def test_the_options_decide_the_needs():
         "challenger", "posterior_draws", "pair_share"}
     assert make_algorithm("top-two:leader=ucb").sampler.requires() == ("challenger", "upper_indices")
     assert make_algorithm("top-two:challenger=tci").sampler.requires() == ("penalised_challenger",)
-    assert make_algorithm("top-two:challenger=ts").sampler.requires() == ("pair_costs", "posterior_draws")
+    assert make_algorithm("top-two:challenger=ts").sampler.requires() == ("challenger", "posterior_draws")
     assert make_algorithm("fws").sampler.requires() == ("arm_pull",)
     assert make_algorithm("lingame").sampler.requires() == ("optimism",)  # its pulls: the problem's (factored too)
 

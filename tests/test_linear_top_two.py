@@ -101,7 +101,8 @@ def test_the_posterior_is_gaussian_around_the_estimate():
     np.testing.assert_allclose(np.cov(draws.T), covariance, rtol=0.03, atol=0.03 * np.abs(covariance).max())
 
 
-@pytest.mark.parametrize("rule", ["top-two", "top-two:leader=ts", "top-two:growth=0", "top-two:challenger=tci"])
+@pytest.mark.parametrize("rule", ["top-two", "top-two:leader=ts", "top-two:growth=0", "top-two:challenger=tci",
+                                  "top-two:leader=ts,challenger=ts"])
 @pytest.mark.parametrize("instance", ["soare:d=3,omega=0.3", "transductive:d=2,omega=0.3"])
 def test_top_two_identifies_the_best_item(rule, instance):
     for seed in range(3):

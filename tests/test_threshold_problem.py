@@ -60,7 +60,7 @@ def test_answers_are_the_arms_above_the_level():
 
 
 @pytest.mark.parametrize("rule", ["track-and-stop", "fws", "round-robin", "lingame", "lingame-c", "top-two",
-                                  "top-two:leader=ts", "top-two:leader=ucb"])
+                                  "top-two:leader=ts", "top-two:leader=ucb", "top-two:challenger=ts"])
 def test_generic_rules_identify_the_arms_above_the_level(rule):
     env = parse_instance("gaussian:means=1/0.8/0.3/0.1/0.6")
     for seed in range(2):

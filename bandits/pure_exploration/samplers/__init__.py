@@ -3,7 +3,7 @@
 ==============  ===================================================================================
 uniform         round robin (argmin of the counts) and fixed weights tracked by C-tracking (the oracle w*)
 track_and_stop  Track-and-Stop: C- or D-tracking of the plug-in w*(mu_hat), re-solved on a geometric schedule
-top_two         Top-Two rules (K-armed): EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS
+top_two         Top-Two rules: EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS (one pull per pair on linear)
 frank_wolfe     Frank–Wolfe sampling (Wang, Tzeng & Proutiere 2021): FW steps on min_j f_j, tracked
 lingame         LinGame (Degenne, Ménard, Shang & Valko 2020): AdaHedge vs best response, C-tracking
 lingame_c       LinGame-C (same paper): one AdaHedge over (answer, arm) pairs, best responses for every answer

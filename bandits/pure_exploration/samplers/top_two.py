@@ -24,8 +24,9 @@ Challengers (``challenger``), with W_B,j = N_B d(mu_B, m) + N_j d(mu_j, m) at th
   other questions the penalty is the log of the information the challenger's piece has received (the problem's
   ``penalised_challenger``): the swapped pair's harmonic count on top m, where the TC challenger can test two
   equal arms forever while the leader holds a worse one, and the direction's on linear problems;
-* ``"ts"``: the best arm of posterior draws re-sampled until it differs from B (Russo's TTTS), at most
-  :data:`TS_DRAWS` draws, then ``"tc"``.
+* ``"ts"``: the answer of posterior draws re-sampled until it differs from B (Russo's TTTS: the best arm of a
+  draw on K arms, its top set or its side of the level on the other questions, its best item on linear arms), at
+  most :data:`TS_DRAWS` draws, then ``"tc"``.
 
 Choice between them (``beta``, ``selection``): ``beta`` a number in (0, 1), or ``"ids"``, the
 information-directed selection of You, Qin, Wang & Yang (COLT 2023), beta = N_B d(mu_B, m) / W_B,C: the share
@@ -40,8 +41,7 @@ challenger and beta follow the pulls. The two sides' pulls are the problem's ``t
 (:mod:`bandits.pure_exploration.capabilities`):
 
 * K-armed problems play the two arms (or, on set answers, an arm where the two differ on each side) and derive the
-  challengers from their ``pair_costs`` (which the ``ts`` challenger reads directly) or give their own (top m,
-  thresholding);
+  challengers from their ``pair_costs`` or give their own (top m, thresholding);
 * factored problems play the two joint actions, with the exact best response as challenger
   (:mod:`bandits.multiagent.top_two` runs the rule lazily, one pair per batch);
 * linear and transductive problems (best item, top m, thresholding) test the pair of items with one pull, the arm
@@ -50,9 +50,8 @@ challenger and beta follow the pulls. The two sides' pulls are the problem's ``t
   greedy step on the least piece, the step FWS takes on a smooth optimum), so ``beta`` and ``selection`` keep their
   defaults there.
 
-The Thompson-sampling leader also needs the problem's ``posterior_draws`` (on linear problems theta ~
-N(theta_hat, sigma^2 A^{-1})), the ``ts`` challenger answers that are arms (``pair_costs``) and draws, the UCB
-leader its ``upper_indices`` and the IDS beta its ``pair_share``.
+The Thompson-sampling leader and challenger also need the problem's ``posterior_draws`` (on linear problems theta
+~ N(theta_hat, sigma^2 A^{-1})), the UCB leader its ``upper_indices`` and the IDS beta its ``pair_share``.
 """
 
 from __future__ import annotations
@@ -118,9 +117,9 @@ class TopTwo(Sampler):
         return "top-two"
 
     def requires(self) -> tuple[str, ...]:
-        """A challenger of a leader answer (``tc``; the other challengers need answers that are arms), and what the
-        leader and beta options read."""
-        needs = [{"tc": "challenger", "tci": "penalised_challenger", "ts": "pair_costs"}[self.challenger]]
+        """A challenger of a leader answer (``tc``, and ``ts`` after TS_DRAWS draws that all answer the leader),
+        its penalised form (``tci``), and what the leader and beta options read."""
+        needs = ["penalised_challenger" if self.challenger == "tci" else "challenger"]
         if "ts" in (self.leader, self.challenger):
             needs.append("posterior_draws")
         if self.leader == "ucb":
@@ -257,10 +256,10 @@ class TopTwoState(SequentialState):
         """The challenger of leader B by the rule's option."""
         if self.rule.challenger == "ts":
             for _ in range(TS_DRAWS // 100):
-                best = np.argmax(self._draws(obs, 100), axis=1)
-                other = best[best != B]
-                if other.size:
-                    return int(other[0])
+                for draw in self._draws(obs, 100):
+                    answer = self.problem.answer(draw)
+                    if answer != B:
+                        return int(answer)
         if self.rule.challenger == "tci":
             return self.problem.penalised_challenger(obs.mu, counts, B)
         return self.problem.challenger(obs.mu, counts, B)
