@@ -127,8 +127,8 @@ def test_lingame_gains_stay_finite_when_the_play_nearly_vanishes():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("algorithm", ["lingame:growth=0", "lingame-c:growth=0"])
-def test_lingame_runs_agree_with_the_reference_in_distribution(algorithm):
+@pytest.mark.parametrize("algorithm", ["lingame:growth=0", "lingame-c:growth=0", "fws:growth=0", "top-two:growth=0"])
+def test_linear_runs_agree_with_the_reference_in_distribution(algorithm):
     """200 seeds per path on Soare et al.'s d = 2, omega = 0.1 at delta = 0.1: Welch's t and the two-sample
     Kolmogorov-Smirnov test at level 0.001."""
     from scipy import stats
@@ -140,30 +140,3 @@ def test_lingame_runs_agree_with_the_reference_in_distribution(algorithm):
     assert stats.ttest_ind(a, b, equal_var=False).pvalue > 1e-3
     assert stats.ks_2samp(a, b).pvalue > 1e-3
 
-
-@pytest.mark.slow
-def test_fws_linear_runs_agree_with_the_reference_in_distribution():
-    """200 seeds per path on Soare et al.'s d = 2, omega = 0.1 at delta = 0.1: Welch's t and the two-sample
-    Kolmogorov-Smirnov test at level 0.001."""
-    from scipy import stats
-
-    env = parse_instance("soare:d=2,omega=0.1")
-    algo = make_algorithm("fws:growth=0")
-    a = np.array([run(algo, env, 0.1, seed=s).samples for s in range(200)])
-    b = np.array([run(algo, env, 0.1, seed=s, compiled=False).samples for s in range(200)])
-    assert stats.ttest_ind(a, b, equal_var=False).pvalue > 1e-3
-    assert stats.ks_2samp(a, b).pvalue > 1e-3
-
-
-@pytest.mark.slow
-def test_top_two_linear_runs_agree_with_the_reference_in_distribution():
-    """200 seeds per path on Soare et al.'s d = 2, omega = 0.1 at delta = 0.1: Welch's t and the two-sample
-    Kolmogorov-Smirnov test at level 0.001."""
-    from scipy import stats
-
-    env = parse_instance("soare:d=2,omega=0.1")
-    algo = make_algorithm("top-two:growth=0")
-    a = np.array([run(algo, env, 0.1, seed=s).samples for s in range(200)])
-    b = np.array([run(algo, env, 0.1, seed=s, compiled=False).samples for s in range(200)])
-    assert stats.ttest_ind(a, b, equal_var=False).pvalue > 1e-3
-    assert stats.ks_2samp(a, b).pvalue > 1e-3

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -42,6 +43,27 @@ CAPABILITIES: dict[str, str] = {
 
 #: capabilities whose default is derived from another one the problem offers
 DERIVED: dict[str, str] = {"challenger": "pair_costs", "penalised_challenger": "pair_costs"}
+
+
+#: the parameters, result and refusal of the two challenger capabilities (their docstrings share them)
+_challenger_doc = shared_doc({"challenger": """        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts : numpy.ndarray
+            Pulls per arm.
+        leader : int
+            The leader answer B.
+
+        Returns
+        -------
+        int or None
+            The challenger (None when B has no alternative).
+
+        Raises
+        ------
+        MissingCapability
+            The problem offers neither this nor ``pair_costs`` (the refusal names ``pair_costs``)."""})
 
 
 class MissingCapability(InvalidInputError):
@@ -147,55 +169,23 @@ class Capabilities:
         """
         raise MissingCapability(self, "pair_costs")
 
+    @_challenger_doc
     def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
         """Capability ``challenger``: the answer C != B of least transportation cost from the leader B at the counts,
         argmin_j W_B,j (by default from :meth:`pair_costs`; a problem whose answers are not arms gives its own).
 
-        Parameters
-        ----------
-        mu : numpy.ndarray
-            The estimate.
-        counts : numpy.ndarray
-            Pulls per arm.
-        leader : int
-            The leader answer B.
-
-        Returns
-        -------
-        int or None
-            The challenger (None when B has no alternative).
-
-        Raises
-        ------
-        MissingCapability
-            The problem offers neither this nor ``pair_costs`` (the refusal names ``pair_costs``).
+%(challenger)s
         """
         return int(np.argmin(self.pair_costs(mu, counts, leader)))
 
+    @_challenger_doc
     def penalised_challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
         """Capability ``penalised_challenger``: argmin_j W_B,j + log n_j, the transportation cost plus the log of the
         piece's effective count (EB-TCI, Jourdan et al. 2022: n_j = N_j, by default from :meth:`pair_costs`; on other
         questions the information the piece's direction has received), so that a piece whose arms are pulled less
         is tested in time.
 
-        Parameters
-        ----------
-        mu : numpy.ndarray
-            The estimate.
-        counts : numpy.ndarray
-            Pulls per arm.
-        leader : int
-            The leader answer B.
-
-        Returns
-        -------
-        int or None
-            The challenger (None when B has no alternative).
-
-        Raises
-        ------
-        MissingCapability
-            The problem offers neither this nor ``pair_costs`` (the refusal names ``pair_costs``).
+%(challenger)s
         """
         with np.errstate(divide="ignore"):
             return int(np.argmin(self.pair_costs(mu, counts, leader) + np.log(counts)))
