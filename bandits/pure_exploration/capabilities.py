@@ -46,7 +46,7 @@ DERIVED: dict[str, str] = {"challenger": "pair_costs", "penalised_challenger": "
 
 
 #: the parameters, result and refusal of the two challenger capabilities (their docstrings share them)
-_challenger_doc = shared_doc({"challenger": """        Parameters
+_challenger_doc = shared_doc({"challenger": """Parameters
         ----------
         mu : numpy.ndarray
             The estimate.
@@ -174,7 +174,7 @@ class Capabilities:
         """Capability ``challenger``: the answer C != B of least transportation cost from the leader B at the counts,
         argmin_j W_B,j (by default from :meth:`pair_costs`; a problem whose answers are not arms gives its own).
 
-%(challenger)s
+        %(challenger)s
         """
         return int(np.argmin(self.pair_costs(mu, counts, leader)))
 
@@ -185,7 +185,7 @@ class Capabilities:
         questions the information the piece's direction has received), so that a piece whose arms are pulled less
         is tested in time.
 
-%(challenger)s
+        %(challenger)s
         """
         with np.errstate(divide="ignore"):
             return int(np.argmin(self.pair_costs(mu, counts, leader) + np.log(counts)))
