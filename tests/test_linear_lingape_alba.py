@@ -127,6 +127,25 @@ def test_top_m_rules_identify_the_m_best_items(algo):
     assert results[0].recommendation == sum(1 << k for k in best)
 
 
+def test_the_frequentist_width_is_reda_et_als_beta():
+    """C_t = sigma (sqrt(2 log(1/delta) + d log(1 + (t + 1) L^2 / (lambda'^2 d))) + lambda' S / sigma), lambda' =
+    sigma / eta, t the samples so far: the width their code's m-LinGapE uses (sqrt(2 beta(t)) times sigma)."""
+    env = parse_instance("top-m-classic:K=4,m=2,omega=0.5")
+    algo = LinGapE(m=2, width="frequentist", eta=20.0)
+    rng = np.random.default_rng(0)
+    policy = algo.start(env, DELTA, rng)
+    for _ in range(5):
+        counts = policy.next_batch(10**6)
+        policy.observe(counts, env.pull(counts, rng))
+    state, t, d = policy.state, float(policy.state.stats.counts.sum()), env.X.shape[1]
+    lam, L2 = env.sigma / 20.0, max(float(x @ x) for x in env.X)
+    beta = 0.5 * (np.sqrt(2 * np.log(1 / DELTA) + d * np.log(1 + (t + 1) * L2 / (lam**2 * d)))
+                  + lam / env.sigma * np.linalg.norm(env.theta)) ** 2
+    assert state.confidence(0.0) == pytest.approx(env.sigma * np.sqrt(2 * beta), rel=1e-12)
+    b, c, B, _ = _reference_decision(algo, state, 2)
+    assert state._decide()[:2] == (b, c) and state._decide()[2] == pytest.approx(B, rel=1e-9)
+
+
 def test_top_m_rules_refuse_m_of_every_item():
     with pytest.raises(od.InvalidInputError, match="below the number of items"):
         run(LinGIFA(m=3), soare(2, omega=0.3), DELTA, 0)
@@ -194,7 +213,8 @@ def test_delta_correct_over_many_runs(name):
 
 @pytest.mark.parametrize("text", [
     "lingape:epsilon=-1", "lingape:lam=0", "lingape:S=-1", "lingape:selection=random", "lingape:growth=2",
-    "lingape:eps=0", "alba:S=-2", "alba:alpha=0.1", "lingape:m=0", "lingifa:m=1.5",
+    "lingape:eps=0", "alba:S=-2", "alba:alpha=0.1", "lingape:m=0", "lingifa:m=1.5", "lingape:width=bayes",
+    "lingifa:width=frequentist,eta=0",
 ])
 def test_bad_options_raise(text):
     with pytest.raises(od.InvalidInputError):

@@ -21,6 +21,13 @@ After one pull of every arm, with the ridge estimate theta_t = (lambda I + A_t)^
 
 Items Z may differ from the arms X (transductive): the items define i_t, j_t and y, the arms are pulled.
 
+``width="frequentist"`` takes the confidence width of Réda et al.'s code instead (their "Frequentist" beta, after
+Abbasi-Yadkori et al.), with lambda' = sigma / eta, L = max_k ||x_k|| and t the samples so far:
+
+    C_t = sigma sqrt(2 log(1 / delta) + d log(1 + (t + 1) L^2 / (lambda'^2 d))) + lambda' S,
+
+while the estimate keeps its ridge lambda (1 in their code).
+
 Top m (``m`` > 1; Réda et al. 2021, Alg. 1 with their gap indices B_ij(t) = (z_i - z_j)^T theta_t + beta_t(i, j), an
 upper confidence bound on how much item i beats item j, and K^2 in C_t covering every pair):
 
@@ -67,6 +74,8 @@ from .common import linear_items
 __all__ = ["LinGIFA", "LinGapE"]
 
 SELECTIONS = ("ratio", "greedy")
+#: the confidence widths C_t: this module's bound, or Réda et al.'s "Frequentist" beta (module docstring)
+WIDTHS = ("bound", "frequentist")
 
 
 def check_norm_bound(S: object) -> None:
@@ -110,11 +119,16 @@ class LinGapE(Algorithm[LinearBandit]):
         Relative step in [0, 1] of the decision grid (default 1 %); 0 re-decides after every pull as the paper.
     m : int
         The answer's size (default 1, the best item; above 1 the m best items, m-LinGapE).
+    width : str
+        The confidence width C_t: ``"bound"`` (default, above) or ``"frequentist"`` (Réda et al.'s code).
+    eta : float
+        The ``"frequentist"`` width's eta > 0 (their 20).
 
     Raises
     ------
     InvalidInputError
-        A negative epsilon, a nonpositive lam, a negative S, an unknown selection, growth outside [0, 1] or m below 1.
+        A negative epsilon, a nonpositive lam, a negative S, an unknown selection or width, growth outside [0, 1],
+        m below 1 or a nonpositive eta.
     """
 
     epsilon: float = 0.0
@@ -123,6 +137,8 @@ class LinGapE(Algorithm[LinearBandit]):
     selection: str = "ratio"
     growth: float = 0.01
     m: int = 1
+    width: str = "bound"
+    eta: float = 20.0
 
     def __post_init__(self) -> None:
         if isinstance(self.epsilon, bool) or not (np.isfinite(self.epsilon) and self.epsilon >= 0):
@@ -131,6 +147,9 @@ class LinGapE(Algorithm[LinearBandit]):
             raise InvalidInputError(f"lam (ridge regulariser) must be a positive number, got {self.lam!r}")
         check_norm_bound(self.S)
         check_choice(self.selection, "selection", SELECTIONS)
+        check_choice(self.width, "width", WIDTHS)
+        if isinstance(self.eta, bool) or not (np.isfinite(self.eta) and self.eta > 0):
+            raise InvalidInputError(f"eta (of the frequentist width) must be a positive number, got {self.eta!r}")
         check_growth(self.growth)
         as_count(self.m, "m (the size of the answer)")
 
@@ -169,7 +188,7 @@ class LinGIFA(LinGapE):
 
     Parameters
     ----------
-    epsilon, lam, S, growth, m
+    epsilon, lam, S, growth, m, width, eta
         As :class:`LinGapE`.
     selection : str
         ``"greedy"`` (default) or ``"ratio"``.
@@ -207,8 +226,14 @@ class _LinGapEState(SamplerState):
         return bool(np.all(self.stats.counts >= 1))
 
     def confidence(self, logdet: float) -> float:
-        """C_t = sigma sqrt(2 log(K^2 det(lam I + A)^{1/2} / (delta lam^{d/2}))) + lam^{1/2} S."""
+        """C_t = sigma sqrt(2 log(K^2 det(lam I + A)^{1/2} / (delta lam^{d/2}))) + lam^{1/2} S, or the frequentist
+        width (module docstring)."""
         d, lam, K = self.X.shape[1], self.algo.lam, self.Z.shape[0]
+        if self.algo.width == "frequentist":
+            t, scale = float(self.stats.counts.sum()), self.sigma / self.algo.eta
+            L2 = float(np.max(np.einsum("ij,ij->i", self.X, self.X)))
+            log_term = 2.0 * np.log(1.0 / self.delta) + d * np.log(1.0 + (t + 1.0) * L2 / (scale**2 * d))
+            return float(self.sigma * np.sqrt(log_term) + scale * self.S)
         log_term = 2.0 * np.log(K) + 0.5 * logdet - np.log(self.delta) - 0.5 * d * np.log(lam)
         return float(self.sigma * np.sqrt(2.0 * log_term) + np.sqrt(lam) * self.S)
 
