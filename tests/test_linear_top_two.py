@@ -119,3 +119,19 @@ def test_the_error_rate_is_at_most_delta(rule):
                        Z=np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.6], [0.2, -0.5]]))
     errors = sum(not run(make_algorithm(rule), env, 0.1, seed=s).correct for s in range(300))
     assert clopper_pearson_upper(errors, 300) <= 0.1
+
+
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda p, mu, n: p.halfspaces(mu, 6), r"item index in \[0, 6\)"),
+    (lambda p, mu, n: p.challenger(mu, n, -1), "item index"),
+    (lambda p, mu, n: p.duel_direction(0, 1.5), "item index"),
+    (lambda p, mu, n: LinearTopMProblem(p.X, p.Z, 2).challenger(mu, n, 0b111), "m = 2 members"),
+    (lambda p, mu, n: LinearTopMProblem(p.X, p.Z, 2).halfspaces(mu, 1 << 6 | 1), "bit mask of the 6 members"),
+    (lambda p, mu, n: LinearThresholdProblem(p.X, p.Z, 0.0).penalised_challenger(mu, n, 1 << 7), "bit mask"),
+])
+def test_an_answer_that_is_not_one_is_one_clear_error(call, match):
+    from optdesign.errors import InvalidInputError
+
+    problem, mu, counts = _random_problem(0)
+    with pytest.raises(InvalidInputError, match=match):
+        call(problem, mu, counts)

@@ -88,6 +88,8 @@ def test_top_twos_challenger_flips_the_least_cost_arm():
     wrong = leader ^ 0b1  # a leader placing arm 0 below the level contradicts mu: flipping it back costs nothing
     assert problem.challenger(mu, N, wrong) == leader
     assert problem.penalised_challenger(mu, N, leader) == leader ^ (1 << int(np.argmin(costs + np.log(N))))
+    with pytest.raises(InvalidInputError, match="bit mask of the 4 members"):
+        problem.challenger(mu, N, 1 << 4)
 
 
 @pytest.mark.slow

@@ -200,6 +200,8 @@ def test_the_error_rate_is_at_most_delta():
     (lambda: TopMProblem(4, 2).oracle(np.array([1.0, 0.5, 0.5, 0.1])), "not unique"),
     (lambda: make_algorithm("fws:problem=top-k:m=2"), "unknown problem 'top-k'"),
     (lambda: make_algorithm("fws:problem=top-m:k=2"), "unknown option k"),
+    (lambda: TopMProblem(4, 2).challenger(np.zeros(4), np.ones(4), 0b111), "m = 2 members"),
+    (lambda: TopMProblem(4, 2).penalised_challenger(np.zeros(4), np.ones(4), 1 << 4 | 1), "bit mask of the 4"),
 ])
 def test_bad_input_is_one_clear_error(call, match):
     with pytest.raises((InvalidInputError, MissingCapability), match=match):

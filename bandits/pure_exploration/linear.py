@@ -136,7 +136,30 @@ class LinearProblem(Problem):
         Halfspaces
             The answer, the pieces' answers, normals and gaps.
         """
-        return Directions(self.Z, mu, best=answer)
+        return Directions(self.Z, mu, best=None if answer is None else self.check_answer(answer))
+
+    def check_answer(self, answer: int) -> int:
+        """``answer`` as an int if it is an item's index, else one clear error.
+
+        Parameters
+        ----------
+        answer : int
+            An answer.
+
+        Returns
+        -------
+        int
+            The index.
+
+        Raises
+        ------
+        InvalidInputError
+            Not an integer in [0, M).
+        """
+        if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or \
+                not 0 <= int(answer) < self.n_answers:
+            raise InvalidInputError(f"an answer must be an item index in [0, {self.n_answers}), got {answer!r}")
+        return int(answer)
 
     def alternatives(self, mu: np.ndarray, w: np.ndarray, *, directions: Halfspaces | None = None) -> Alternatives:
         """The closest alternatives at (mu, w) (:class:`bandits.core.alternatives.Alternatives`), through the Cholesky
@@ -271,7 +294,7 @@ class LinearProblem(Problem):
         numpy.ndarray, shape (d,)
             The direction whose variance decides the pair.
         """
-        return self.Z[int(leader)] - self.Z[int(challenger)]
+        return self.Z[self.check_answer(leader)] - self.Z[self.check_answer(challenger)]
 
     def design_inverse(self, x: np.ndarray, *, published: bool, refresh: int) -> DesignInverse:
         """H = V(x)^{-1} along the Frank–Wolfe path, by rank-one updates (:class:`DesignInverse`)."""

@@ -59,13 +59,18 @@ class LinearQuestion(SetAnswers, LinearProblem):
         """theta, ties among the items allowed (the question's answer may still be unique)."""
         return self.check_parameter(env.theta)
 
+    @property
+    def n_members(self) -> int:
+        """The items (a set answer's members)."""
+        return int(self.Z.shape[0])
+
     def scores(self, mu: np.ndarray) -> np.ndarray:
         """The items' values z^T theta."""
         return self.Z @ np.asarray(mu, dtype=float)
 
     def duel_direction(self, leader: int, challenger: int) -> np.ndarray:
         """z_i - z_j for a swap of item i for item j (top m), z_k for an item k moved across the level."""
-        i, j = self.duel_pulls(leader, challenger)
+        i, j = self.duel_pulls(self.check_answer(leader), self.check_answer(challenger))
         return self.Z[i] - self.Z[j] if i != j else self.Z[i]
 
 
@@ -132,7 +137,7 @@ class LinearTopMProblem(LinearQuestion, TopSets):
         """The pairs (i in S, j not in S) of the answer S (at mu by default): y = z_i - z_j, gap = y^T mu, standing
         for S - {i} + {j}."""
         mu = np.asarray(mu, dtype=float)
-        best = self.answer(mu) if answer is None else int(answer)
+        best = self.answer(mu) if answer is None else self.check_answer(answer)
         pairs, answers = self.swap_pairs(best, self.Z.shape[0])
         Y = self.Z[pairs[:, 0]] - self.Z[pairs[:, 1]]
         return Halfspaces(best, answers, Y @ mu, Y)
@@ -223,7 +228,7 @@ class LinearThresholdProblem(LinearQuestion, LevelSets):
         """One piece per item: y = s_k z_k, gap = s_k (z_k^T mu - tau), s_k = +1 for the items the answer (at mu by
         default) places above the level, -1 for the others."""
         margin = self.scores(mu) - self.level
-        best = self.answer(mu) if answer is None else int(answer)
+        best = self.answer(mu) if answer is None else self.check_answer(answer)
         side = np.where(np.right_shift(best, np.arange(margin.size)) & 1, 1.0, -1.0)
         return Halfspaces(best, best ^ np.left_shift(1, np.arange(margin.size)), side * margin, side[:, None] * self.Z)
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from optdesign.errors import InvalidInputError
+
 from .capabilities import Capabilities
 from .karmed import KArmedProblem
 from .values import Values
@@ -40,7 +42,36 @@ def subset_rank(members: np.ndarray) -> int:
 
 
 class SetAnswers:
-    """Answers that are sets of arms or items, as bit masks sum_{k in S} 2^k, shown as ``{i,j,...}``."""
+    """Answers that are sets of arms or items, as bit masks sum_{k in S} 2^k, shown as ``{i,j,...}``; a subclass
+    gives ``n_members``, the arms or items a set is drawn from."""
+
+    @property
+    def n_members(self) -> int:
+        """The number of arms or items a set answer is drawn from (the subclass's)."""
+        raise NotImplementedError
+
+    def check_answer(self, answer: int) -> int:
+        """``answer`` as an int if it is a set of the members, else one clear error.
+
+        Parameters
+        ----------
+        answer : int
+            A bit mask.
+
+        Returns
+        -------
+        int
+            The mask.
+
+        Raises
+        ------
+        InvalidInputError
+            Not an integer, negative, or with a member beyond the n_members.
+        """
+        if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or \
+                not 0 <= int(answer) < 1 << self.n_members:
+            raise InvalidInputError(f"an answer must be a bit mask of the {self.n_members} members, got {answer!r}")
+        return int(answer)
 
     def members(self, answer: int) -> np.ndarray:
         """The arms (or items) of a set answer.
@@ -163,6 +194,29 @@ class TopSets(ScoredSets):
 
     m: int
 
+    def check_answer(self, answer: int) -> int:
+        """``answer`` as an int if it is a set of exactly m members (:meth:`SetAnswers.check_answer`).
+
+        Parameters
+        ----------
+        answer : int
+            A bit mask.
+
+        Returns
+        -------
+        int
+            The mask.
+
+        Raises
+        ------
+        InvalidInputError
+            Not a set of the members, or not of m of them.
+        """
+        mask = super().check_answer(answer)
+        if mask.bit_count() != self.m:
+            raise InvalidInputError(f"an answer must hold m = {self.m} members, got {self.members(mask).tolist()}")
+        return mask
+
     def top_set(self, mu: np.ndarray) -> int:
         """The m members of largest score at mu (ties by index), as a bit mask.
 
@@ -244,6 +298,11 @@ class TopSets(ScoredSets):
 
 class KArmedQuestion(SetAnswers, KArmedProblem):
     """A question asked of K arms of one exponential family (the base of the other questions; module docstring)."""
+
+    @property
+    def n_members(self) -> int:
+        """The arms (a set answer's members)."""
+        return self.n_arms
 
     # best-arm identification's capabilities do not carry over to these questions
     pair_costs = Capabilities.pair_costs

@@ -121,7 +121,7 @@ class ThresholdProblem(KArmedQuestion, LevelSets):
         counts = np.asarray(counts, dtype=float)
         costs, _ = level_pieces(np.asarray(mu, dtype=float), self.level, counts, family=family, sigma=sigma)
         above = np.zeros(self.n_arms, dtype=bool)
-        above[self.members(leader)] = True
+        above[self.members(self.check_answer(leader))] = True
         costs = np.where(above == (np.asarray(mu) > self.level), costs, 0.0)
         if penalised:
             with np.errstate(divide="ignore"):

@@ -126,7 +126,7 @@ class TopMProblem(TopSets, KArmedQuestion):
 
     def _least_swap(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
         """The swap of least cost from the leader (plus the penalty of :meth:`penalised_challenger`)."""
-        pairs, swaps = self.swap_pairs(leader, self.n_arms)
+        pairs, swaps = self.swap_pairs(self.check_answer(leader), self.n_arms)
         family, sigma = self.family_args
         counts = np.asarray(counts, dtype=float)
         values, _ = pair_pieces(np.asarray(mu, dtype=float), pairs, counts, family=family, sigma=sigma)
