@@ -18,7 +18,8 @@ Tables:
 5. antenna tilts (App. I model, synthetic network);
 6. the joint rules' cost per run (``--only-timing`` for this table alone): seconds per run of joint Frank-Wolfe
    sampling, joint Top-Two and joint LinGame on the planted line of ``--timing-agents`` agents (K = 3, gap 0.1,
-   delta = 0.01) over ``--timing-seeds`` seeds, with their mean rounds and correct answers.
+   delta = 0.01) over ``--timing-seeds`` seeds, with their mean rounds and correct answers; each rule with the
+   compiled max-sum and Pareto passes (default) and again with their numpy reference, on the same seeds.
 """
 
 from __future__ import annotations
@@ -197,23 +198,39 @@ def table_antenna(console: Console, runs: int, delta: float) -> None:
     console.print(t)
 
 
-def table_joint_timing(console: Console, agents: int, seeds: int) -> None:
+def _joint_runs(name: str, env, seeds: int) -> tuple[list[float], list[int], int]:
     from bandits.registry import make_algorithm
+
+    seconds, rounds, correct = [], [], 0
+    for seed in range(seeds):
+        result, elapsed = timed(run, make_algorithm(name), env, 0.01, seed=seed)
+        seconds.append(elapsed)
+        rounds.append(result.rounds)
+        correct += bool(result.correct)
+    return seconds, rounds, correct
+
+
+def table_joint_timing(console: Console, agents: int, seeds: int) -> None:
+    """Each rule twice on the same seeds: the compiled max-sum and Pareto passes (the default), then their numpy
+    reference (a plan-size limit of 0 sends every pass there); the runs are the same, the rounds equal."""
+    from optdesign.factored.inference import flat_plan
 
     env = inst.line(agents, 3, seed=0, means="planted")
     t = Table(title=f"Joint rules on the planted line of {agents} agents (K = 3, delta = 0.01): seconds per run over "
-                    f"{seeds} seeds")
-    for col in ("rule", "s per run", "min", "max", "mean rounds", "correct"):
+                    f"{seeds} seeds, compiled passes and numpy passes")
+    for col in ("rule", "s per run", "min", "max", "numpy passes", "ratio", "mean rounds", "same rounds", "correct"):
         t.add_column(col, justify="right")
+    limit = flat_plan.COMPILED_MAX_ENTRIES
     for name in ("joint-fws", "joint-top-two", "joint-lingame"):
-        seconds, rounds, correct = [], [], 0
-        for seed in range(seeds):
-            result, elapsed = timed(run, make_algorithm(name), env, 0.01, seed=seed)
-            seconds.append(elapsed)
-            rounds.append(result.rounds)
-            correct += bool(result.correct)
+        seconds, rounds, correct = _joint_runs(name, env, seeds)
+        flat_plan.COMPILED_MAX_ENTRIES = 0
+        try:
+            numpy_seconds, numpy_rounds, _ = _joint_runs(name, env, seeds)
+        finally:
+            flat_plan.COMPILED_MAX_ENTRIES = limit
         t.add_row(name, f"{np.mean(seconds):.2f}", f"{min(seconds):.2f}", f"{max(seconds):.2f}",
-                  f"{np.mean(rounds):,.0f}", f"{correct}/{seeds}")
+                  f"{np.mean(numpy_seconds):.2f}", f"{np.mean(numpy_seconds) / np.mean(seconds):.1f}x",
+                  f"{np.mean(rounds):,.0f}", "yes" if rounds == numpy_rounds else "NO", f"{correct}/{seeds}")
     console.print(t)
 
 

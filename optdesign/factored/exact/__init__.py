@@ -11,6 +11,7 @@ cutting_plane_master   the master program of that engine (Kelley cuts over the w
 clarabel_master        that master written directly in CLARABEL's conic form (no cvxpy compilation per solve)
 separation             max over ALL joint actions of H_w(a) / Delta(a)^2 by Pareto variable elimination
 pareto                 the Pareto layers and bounds that elimination keeps per variable
+pareto_kernels         the same elimination pass and bounds compiled (numba), one call per pass
 enumerated_separation  the same separation by enumeration, up to 20,000 joint actions
 rescaling              multi-pass solves of programs with s >= 1/w, each centred on the previous pass
 fallback               certified brackets of T*, T^MF(m) and c_theta that need no solve (closed forms, certified

@@ -28,16 +28,16 @@ TANGENTS = 8
 
 
 def _group_order(group: np.ndarray, D: np.ndarray) -> np.ndarray:
-    """Permutation sorting by (group, Delta): a fast float key, checked, else an exact complex key."""
+    """Stable permutation sorting by (group, Delta): a fast float key, checked, else an exact lexicographic sort."""
     if D.size < 2:
         return np.arange(D.size)
     lo = float(D.min())
-    order = np.argsort(group * (2.0 * (float(D.max()) - lo) + 1.0) + (D - lo))
+    order = np.argsort(group * (2.0 * (float(D.max()) - lo) + 1.0) + (D - lo), kind="stable")
     g, d = group[order], D[order]
     same = g[1:] == g[:-1]
     if np.all(g[1:] >= g[:-1]) and np.all(d[1:][same] >= d[:-1][same]):
         return order
-    return np.argsort(group + 1j * D)  # complex numbers sort lexicographically
+    return np.lexsort((D, group))
 
 
 def _pareto_layers(group: np.ndarray, D: np.ndarray, H: np.ndarray, star: np.ndarray, layers: int) -> np.ndarray:
@@ -63,6 +63,23 @@ def _pareto_layers(group: np.ndarray, D: np.ndarray, H: np.ndarray, star: np.nda
     return order[keep]
 
 
+def _row_sums(table: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """table[..., index].sum(axis=-1) added left to right (the compiled pass adds in the same order)."""
+    if index.shape[1] == 0:
+        return np.zeros((*table.shape[:-1], index.shape[0]))
+    total = table[..., index[:, 0]]
+    for c in range(1, index.shape[1]):
+        total = total + table[..., index[:, c]]
+    return total
+
+
+def _tangents(plan: EliminationPlan, inside: np.ndarray, dmin: float, tau: float) -> tuple[np.ndarray, np.ndarray]:
+    """The tangent bounds' slopes 2 tau x and constants tau x^2, x geometric in [Delta_min, sqrt(H_max / tau)]."""
+    h_max = sum(inside[0, plan.message_offsets[r]] for r in plan.roots)
+    x = np.geomspace(dmin, max(dmin, np.sqrt(h_max / tau)), TANGENTS)
+    return 2.0 * tau * x, tau * x**2
+
+
 class _Bounds:
     """Max-sum of each row of ``values`` (F, table size) both ways: ``inside`` (flat, factors then messages:
     maxima over each message's subtree), ``outside[l]`` (F, message size: maxima outside that subtree).
@@ -81,7 +98,7 @@ class _Bounds:
         for n, (step, offset) in enumerate(zip(plan.steps, plan.message_offsets, strict=True)):
             if n % CHECK_EVERY == 0:
                 check_budget("separation")
-            rows.append(flat[:, step.index].sum(axis=2))
+            rows.append(_row_sums(flat, step.index))
             flat[:, offset: offset + step.message_size] = rows[-1].reshape(F, step.message_size, -1).max(axis=2)
         outside: list = [None] * len(plan.steps)
         at_roots = np.stack([flat[:, plan.message_offsets[r]] for r in plan.roots], axis=1)
@@ -128,9 +145,7 @@ class _Elimination:
         self.columns, self.inside, self.outside = base.columns, base.inside, base.outside
         self.mu, self.const = np.zeros(0), np.zeros(0)
         if tau > 0:  # bounds (1, 0), (0, -1) of ``base``, then one tangent (1, -2 tau x) per x
-            h_max = sum(self.inside[0, plan.message_offsets[r]] for r in plan.roots)
-            x = np.geomspace(dmin, max(dmin, np.sqrt(h_max / tau)), TANGENTS)
-            self.mu, self.const = 2.0 * tau * x, tau * x**2
+            self.mu, self.const = _tangents(plan, self.inside, dmin, tau)
             tangents = _Bounds(plan, h[None, :] - self.mu[:, None] * gap[None, :], base.columns)
             self.inside = np.concatenate([self.inside, tangents.inside])
             self.outside = [np.concatenate(pair) for pair in zip(self.outside, tangents.outside, strict=True)]
@@ -143,8 +158,8 @@ class _Elimination:
             factors = [c for c, msg in self.columns[m] if msg is None]
             inputs = [(msg, step.index[:, c] - plan.message_offsets[msg]) for c, msg in self.columns[m]
                       if msg is not None]
-            start = _Points(np.arange(step.n_rows), self.gap[step.index[:, factors]].sum(axis=1),
-                            self.h[step.index[:, factors]].sum(axis=1),
+            start = _Points(np.arange(step.n_rows), _row_sums(self.gap, step.index[:, factors]),
+                            _row_sums(self.h, step.index[:, factors]),
                             np.arange(step.n_rows) % K == self.star[step.variable], np.zeros((step.n_rows, 0), int))
             pts = self._combine(start, inputs, np.repeat(self.outside[m], K, axis=1))
             pts = pts.take(_pareto_layers(pts.row // K, pts.D, pts.H, pts.star, self.k))
@@ -153,8 +168,7 @@ class _Elimination:
             self.n_states += pts.D.size
             self.peak_frontier = max(self.peak_frontier, int(counts.max(initial=0)))
             if self.n_states > self.max_states:
-                raise InstanceTooLargeError(f"Pareto elimination stores {self.n_states} frontier points, above the "
-                                            f"limit max_states={self.max_states}")
+                raise _too_many_states(self.n_states, self.max_states)
         # the empty-scope messages (one per connected component) combine into complete joint actions
         inputs = [(r, np.zeros(1, dtype=np.int64)) for r in plan.roots]
         start = _Points(np.zeros(1, int), np.zeros(1), np.zeros(1), np.ones(1, bool), np.zeros((1, 0), int))
@@ -192,8 +206,7 @@ class _Elimination:
             counts = sizes[z]
             total = int(counts.sum())
             if total > self.max_states:
-                raise InstanceTooLargeError(f"Pareto elimination would form {total} partial pairs in one merge, "
-                                            f"above the limit max_states={self.max_states}")
+                raise _too_many_pairs(total, self.max_states)
             self.n_pairs += total
             src = np.repeat(np.arange(pts.row.size), counts)
             pt = np.repeat(starts[z] - (np.cumsum(counts) - counts), counts) + np.arange(total)
@@ -216,3 +229,58 @@ class _Elimination:
             for c, msg in enumerate(inputs):
                 points[msg] = front.ptr[p, c]
         return actions
+
+
+class _CompiledBounds:
+    """The bounds of ``_Bounds`` (rows (1, 0) and (0, -1) of (H, Delta)) from the compiled loops, in the flat layout."""
+
+    def __init__(self, plan: EliminationPlan, h: np.ndarray, gap: np.ndarray):
+        from ..inference.flat_plan import plan_arrays
+        from .pareto_kernels import bounds
+
+        self.arrays = plan_arrays(plan)
+        self.inside, self.outside = bounds(self.arrays, np.stack([h, -gap]), plan.table_size)
+
+
+class _CompiledElimination:
+    """``_Elimination`` in one compiled call (:mod:`optdesign.factored.exact.pareto_kernels`): the same points, counts
+    and joint actions; the time budget is checked before the pass, not between its steps."""
+
+    def __init__(self, plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, star: np.ndarray, dmin: float,
+                 k: int, tau: float, max_states: int, base: _CompiledBounds):
+        from .pareto_kernels import bounds
+
+        self.plan, self.h, self.gap, self.star = plan, h, gap, star
+        self.dmin, self.k, self.tau, self.max_states, self.arrays = dmin, k, tau, max_states, base.arrays
+        self.pruned_bound, self.n_states, self.n_pairs, self.peak_frontier = 0.0, 0, 0, 0
+        self.inside, self.outside = base.inside, base.outside
+        self.mu, self.const = np.zeros(0), np.zeros(0)
+        if tau > 0:
+            self.mu, self.const = _tangents(plan, self.inside, dmin, tau)
+            inside, outside = bounds(self.arrays, h[None, :] - self.mu[:, None] * gap[None, :], plan.table_size)
+            self.inside, self.outside = np.concatenate([self.inside, inside]), np.concatenate([self.outside, outside])
+
+    def run(self) -> np.ndarray:
+        from .pareto_kernels import TOO_MANY_PAIRS, TOO_MANY_STATES, elimination_pass
+
+        check_budget("separation")
+        a = self.arrays
+        actions, self.pruned_bound, self.n_states, self.n_pairs, self.peak_frontier, status, count = elimination_pass(
+            a.K, a.variable, a.row_off, a.msg_off, a.inputs, a.n_cols, a.col_msg, a.roots, a.state_off, self.h,
+            self.gap, self.star.astype(np.int64), float(self.dmin), int(self.k), float(self.tau), int(self.max_states),
+            self.inside, self.outside, self.mu, self.const, PRUNE_RTOL)
+        if status == TOO_MANY_STATES:
+            raise _too_many_states(count, self.max_states)
+        if status == TOO_MANY_PAIRS:
+            raise _too_many_pairs(count, self.max_states)
+        return actions
+
+
+def _too_many_states(count: int, limit: int) -> InstanceTooLargeError:
+    return InstanceTooLargeError(f"Pareto elimination stores {count} frontier points, above the limit "
+                                 f"max_states={limit}")
+
+
+def _too_many_pairs(count: int, limit: int) -> InstanceTooLargeError:
+    return InstanceTooLargeError(f"Pareto elimination would form {count} partial pairs in one merge, above the limit "
+                                 f"max_states={limit}")

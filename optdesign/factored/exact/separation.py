@@ -17,6 +17,8 @@ the tangent of H - R Delta^2 at the best one, the caller's candidates), or the c
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,9 +27,10 @@ from numpy.typing import ArrayLike
 from ...errors import InvalidInputError
 from ...validation import as_count, as_vector
 from ...validation.sizes import check_array_size
-from ..inference.elimination import EliminationPlan
+from ..inference.elimination import SHARED_PLANS, EliminationPlan
+from ..inference.flat_plan import compiled_by_default
 from ..inference.max_sum import MaxSum
-from .pareto import TANGENTS, _Bounds, _Elimination
+from .pareto import TANGENTS, _Bounds, _CompiledBounds, _CompiledElimination, _Elimination
 
 __all__ = ["MAX_STATES", "Separation", "most_violated"]
 
@@ -77,7 +80,7 @@ class Separation:
 
 def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delta_min: float | None = None, k: int = 1,
                   threshold: float = 0.0, candidates: ArrayLike | None = None,
-                  max_states: int = MAX_STATES) -> Separation:
+                  max_states: int = MAX_STATES, compiled: bool | None = None) -> Separation:
     """Exact max of H(a) / Delta(a)^2 over joint actions a != a*, and the k joint actions attaining the largest ratios.
 
     H(a) = sum_e h_e(a_e) and Delta(a) = sum_e gap_e(a_e) are read from flat tables over the factors; a* (the
@@ -104,6 +107,11 @@ def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delt
         Joint actions evaluated first (e.g. the previous working set), to raise the pruning threshold.
     max_states : int
         Per pass, the largest number of stored frontier points, and of partial pairs formed by one merge.
+    compiled : bool, optional
+        Run the passes compiled (:mod:`optdesign.factored.exact.pareto_kernels`: the same points and answer) or in
+        numpy (the reference, which checks the time budget between elimination steps). None (default): compiled
+        outside a time budget, and inside one on small plans
+        (:func:`optdesign.factored.inference.flat_plan.compiled_by_default`).
 
     Returns
     -------
@@ -147,13 +155,16 @@ def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delt
     # For k > 1 the k-th best evaluated ratio is often far below the true one: try the thresholds
     # best * f first; a pass is conclusive once k actions reach its threshold.
     guesses = [*(pool.ranked()[0][0] * f for f in GUESSES if k > 1 and pool.ratios.size), 0.0]
-    base = _Bounds(plan, np.stack([h, -gap]))
+    if compiled is None:
+        compiled = compiled_by_default(plan)
+    base = _CompiledBounds(plan, h, gap) if compiled else _Bounds(plan, np.stack([h, -gap]))
+    elimination = _CompiledElimination if compiled else _Elimination
     n_states = n_pairs = peak = passes = 0
     for guess in guesses:
         passes += 1
         floor = max(threshold, pool.kth(k))
         tau = max(floor, guess)
-        solver = _Elimination(plan, h, gap, star, dmin, k, tau, max_states, base)
+        solver = elimination(plan, h, gap, star, dmin, k, tau, max_states, base)  # type: ignore[arg-type]
         pool.add(solver.run())
         n_states, n_pairs, peak = n_states + solver.n_states, n_pairs + solver.n_pairs, max(peak, solver.peak_frontier)
         if tau <= floor or np.count_nonzero(pool.ratios >= tau) >= k:
@@ -202,12 +213,23 @@ def _best_and_gap_min(plan: EliminationPlan, gap: np.ndarray) -> tuple[np.ndarra
     return ms.best_action.copy(), float(second[0])
 
 
+@functools.lru_cache(maxsize=SHARED_PLANS)
+def _scope_strides(plan: EliminationPlan) -> tuple[np.ndarray, np.ndarray]:
+    """Every factor's scope and C-order strides, padded to the widest scope (stride 0)."""
+    width = max((len(s) for s in plan.scopes), default=0)
+    scopes = np.zeros((len(plan.scopes), width), dtype=np.int64)
+    strides = np.zeros((len(plan.scopes), width), dtype=np.int64)
+    for e, s in enumerate(plan.scopes):
+        scopes[e, : len(s)] = s
+        strides[e, : len(s)] = [math.prod(plan.n_actions[j] for j in s[p + 1:]) for p in range(len(s))]
+    return scopes, strides
+
+
 def _positions(plan: EliminationPlan, actions: np.ndarray) -> np.ndarray:
     """(M, n_factors) flat positions of the group actions of each joint action."""
-    cols = [plan.factor_offsets[e] + np.ravel_multi_index(tuple(actions[:, i] for i in s),
-                                                          tuple(plan.n_actions[i] for i in s))
-            for e, s in enumerate(plan.scopes)]
-    return np.stack(cols, axis=1) if cols else np.zeros((actions.shape[0], 0), dtype=np.int64)
+    scopes, strides = _scope_strides(plan)
+    local = np.einsum("mew,ew->me", actions[:, scopes], strides) if scopes.size else 0
+    return np.broadcast_to(plan.factor_offsets[:-1] + local, (actions.shape[0], len(plan.scopes))).astype(np.int64)
 
 
 def _single_deviations(plan: EliminationPlan, star: np.ndarray) -> np.ndarray:

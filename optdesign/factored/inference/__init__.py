@@ -2,9 +2,11 @@
 
 =====================  ==============================================================================
 elimination            the shared index plan of an elimination order
+flat_plan              that plan as flat arrays for the compiled passes, and when they run (time budgets, size)
 orders                 elimination orders (networkx's min-fill, a lazy-heap min-degree) of the interaction graph
 max_sum                max-sum: a*, gaps Delta(a) = sum of local regrets, joint actions in gap order (m best),
                        the largest ratio of two factored functions (Dinkelbach)
+max_sum_kernels        max-sum's pass and greedy assignment compiled (numba): the same numbers
 constraint_reduction   Factored Constraint Reduction (FCR): t >= max_a sum_e f_e(a_e) as compact cvxpy constraints
 sum_product            sum-product in log space: log Z, factor marginals and draws of the Gibbs distribution
 marginals              the marginal polytope as junction-tree clique distributions; sampling joint actions from them

@@ -29,6 +29,7 @@ import numpy as np
 from ...errors import InvalidInputError
 from ...runtime.deadline import check_budget
 from .elimination import SHARED_PLANS, EliminationPlan
+from .flat_plan import compiled_by_default, plan_arrays
 
 __all__ = ["MaxSum", "batched_max_sum", "gathered_sum", "max_ratio"]
 
@@ -68,7 +69,7 @@ def _assignment_tables(plan: EliminationPlan) -> tuple:
     """What assigning a joint action along ``plan`` reads, computed once per plan: the steps in reverse elimination
     order (the assignment order), the strides that turn a scope's assignment into a message entry z, the scopes, the
     same padded to the widest scope (stride 0, so the single deviations of a joint action are read in one vectorised
-    pass), the eliminated agents, their K, and each position's offset into the flat regrets."""
+    pass), the eliminated agents, their K, and each position's offsets into the flat regrets and the flat choices."""
     positions = plan.steps[::-1]
     strides = [np.asarray([math.prod(s.shape[p + 1:]) for p in range(len(s.scope))], dtype=np.int64)
                for s in positions]
@@ -82,9 +83,11 @@ def _assignment_tables(plan: EliminationPlan) -> tuple:
     k = np.asarray([plan.n_actions[s.variable] for s in positions], dtype=np.int64)
     sizes = np.asarray([s.n_rows for s in plan.steps], dtype=np.int64)
     offsets = (np.cumsum(sizes) - sizes)[::-1].copy()
-    for array in (*strides, *scopes, scope_pad, stride_pad, variables, k, offsets):
+    states = np.asarray([s.message_size for s in plan.steps], dtype=np.int64)
+    choice_offsets = (np.cumsum(states) - states)[::-1].copy()
+    for array in (*strides, *scopes, scope_pad, stride_pad, variables, k, offsets, choice_offsets):
         array.flags.writeable = False  # shared by every MaxSum on the plan
-    return positions, strides, scopes, scope_pad, stride_pad, variables, k, offsets
+    return positions, strides, scopes, scope_pad, stride_pad, variables, k, offsets, choice_offsets
 
 
 class MaxSum:
@@ -104,6 +107,10 @@ class MaxSum:
         The factor values (e.g. ``FactorGraph.means`` or estimates), flat as in the plan.
     keep_regrets : bool
         Store the local regrets of every step (needed by :meth:`iter_best`).
+    compiled : bool, optional
+        Run the pass compiled (:mod:`.max_sum_kernels`, the same numbers) or in numpy (which checks the time budget
+        between steps); None (default): :func:`.flat_plan.compiled_by_default`. Plans with a step of more than
+        ``COLUMN_SUM_INPUTS`` inputs always run in numpy.
 
     Raises
     ------
@@ -111,8 +118,23 @@ class MaxSum:
         The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out during the pass.
     """
 
-    def __init__(self, plan: EliminationPlan, values: np.ndarray, *, keep_regrets: bool = True):
+    def __init__(self, plan: EliminationPlan, values: np.ndarray, *, keep_regrets: bool = True,
+                 compiled: bool | None = None):
         self.plan = plan
+        if compiled is None:
+            compiled = compiled_by_default(plan)
+        if compiled and all(1 <= s.index.shape[1] <= COLUMN_SUM_INPUTS for s in plan.steps):
+            self._compiled_pass(values, keep_regrets)
+        else:
+            self._pass(values, keep_regrets)
+        self.value = float(sum(self._flat[plan.message_offsets[r]] for r in plan.roots))
+        (self._positions, self._strides, self._scopes, self._scope_pad, self._stride_pad, self._variables, self._k,
+         self._regret_offsets, self._choice_offsets) = _assignment_tables(plan)
+        self.best_action = self._complete(np.zeros(plan.n_agents, dtype=np.int64), 0)
+
+    def _pass(self, values: np.ndarray, keep_regrets: bool) -> None:
+        """The elimination pass in numpy, checking the time budget every CHECK_EVERY steps."""
+        plan = self.plan
         flat = np.empty(plan.n_functions_flat)
         flat[: plan.table_size] = values
         self.regrets: list[np.ndarray] | None = [] if keep_regrets else None  # views into one flat vector
@@ -132,13 +154,21 @@ class MaxSum:
                 self.regrets.append(regrets)
             self.choices.append(phi.argmax(axis=1))
             start += phi.size
-        self._flat = flat
-        self.value = float(sum(flat[plan.message_offsets[r]] for r in plan.roots))
-        (self._positions, self._strides, self._scopes, self._scope_pad, self._stride_pad, self._variables, self._k,
-         self._regret_offsets) = _assignment_tables(plan)
-        self._choices = self.choices[::-1]  # in assignment order
-        self._flat_regrets = flat_regrets
-        self.best_action = self._complete(np.zeros(plan.n_agents, dtype=np.int64), 0)
+        self._flat, self._flat_regrets = flat, flat_regrets
+        self._flat_choices = np.concatenate(self.choices) if self.choices else np.zeros(0, dtype=np.int64)
+
+    def _compiled_pass(self, values: np.ndarray, keep_regrets: bool) -> None:
+        """The same pass in one compiled call (:mod:`.max_sum_kernels`: the same numbers)."""
+        from .max_sum_kernels import forward
+
+        a = plan_arrays(self.plan)
+        check_budget("max-sum inference")
+        self._flat, self._flat_regrets, self._flat_choices = forward(
+            np.asarray(values, dtype=float), a.K, a.row_off, a.msg_off, a.inputs, a.n_cols, a.state_off, a.n_flat,
+            keep_regrets)
+        self.choices = [self._flat_choices[a.state_off[m]: a.state_off[m + 1]] for m in range(a.K.size)]
+        self.regrets = ([self._flat_regrets[a.row_off[m]: a.row_off[m + 1]] for m in range(a.K.size)]
+                        if keep_regrets else None)
 
     def _z(self, position: int, action: np.ndarray) -> int:
         scope = self._scopes[position]
@@ -146,9 +176,10 @@ class MaxSum:
 
     def _complete(self, action: np.ndarray, start: int) -> np.ndarray:
         """Greedy (zero-regret) assignment of the positions ``start..N-1``; modifies ``action``."""
-        for p in range(start, len(self._positions)):
-            action[self._positions[p].variable] = self._choices[p][self._z(p, action)]
-        return action
+        from .max_sum_kernels import assign
+
+        return assign(action, start, self._scope_pad, self._stride_pad, self._variables, self._choice_offsets,
+                      self._flat_choices)
 
     def runner_up(self) -> tuple[float, np.ndarray] | None:
         """The second joint action of :meth:`iter_best` and its gap, without the stored regrets: a*'s cheapest

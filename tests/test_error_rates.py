@@ -1,0 +1,72 @@
+"""Every generic sampling rule on every question it runs on, under the one GLR stop: error rate at most delta.
+
+1,000 runs per (question, rule) pair at delta = 0.1, judged by the question's own correctness (the top-m set, any
+epsilon-good arm, every arm's side of the level, the best item), with a one-sided 95 % Clopper-Pearson bound on the
+error rate; slow-marked (``pytest -n auto --runslow tests/test_error_rates.py``). The instances are small and well
+separated so that a run takes a few hundred samples. The pairs a rule does not run on (a missing capability) are
+listed and refused with one clear error.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import clopper_pearson_upper
+
+from bandits.core.environments import LinearBandit
+from bandits.instances import parse_instance
+from bandits.pure_exploration.capabilities import MissingCapability
+from bandits.registry import make_algorithm
+from bandits.run import run
+
+RUNS, DELTA = 1_000, 0.1
+RULES = ("round-robin", "oracle-weights", "track-and-stop", "fws", "top-two", "lingame", "lazy-tas", "lingame-c")
+KARMED = "gaussian:means=1/0.6/0.2/-0.2"
+#: the questions: (instance, the problem option)
+QUESTIONS = {
+    "best arm": (KARMED, ""),
+    "top 2": (KARMED, "problem=top-m:m=2"),
+    "epsilon-good": ("gaussian:means=1/0.9/0.4/0", "problem=epsilon-good:epsilon=0.2"),
+    "threshold": (KARMED, "problem=threshold:level=0.4"),
+    "linear best item": ("linear", ""),
+    "linear top 2": ("linear", "problem=top-m:m=2"),
+    "linear threshold": ("linear", "problem=threshold:level=0.5"),
+}
+#: (question, rule) pairs refused for a missing capability: LinGame's learners need optimistic gains
+REFUSED = {("epsilon-good", "lingame"), ("epsilon-good", "lingame-c")}
+
+
+def instance(name: str) -> object:
+    if name != "linear":
+        return parse_instance(name)
+    return LinearBandit(np.array([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]]), np.array([1.0, 0.2]),
+                        Z=np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.6], [0.2, -0.5]]))
+
+
+def algorithm(question: str, rule: str) -> str:
+    option = QUESTIONS[question][1]
+    return f"{rule}:{option}" if option else rule
+
+
+PAIRS = [(q, r) for q in QUESTIONS for r in RULES if (q, r) not in REFUSED]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("question", "rule"), PAIRS)
+def test_the_error_rate_is_at_most_delta(question, rule):
+    env = instance(QUESTIONS[question][0])
+    errors = sum(not run(make_algorithm(algorithm(question, rule)), env, DELTA, seed=seed).correct
+                 for seed in range(RUNS))
+    assert clopper_pearson_upper(errors, RUNS) <= DELTA, f"{errors} errors in {RUNS} runs"
+
+
+@pytest.mark.parametrize(("question", "rule"), sorted(REFUSED))
+def test_the_pairs_left_out_are_refused(question, rule):
+    with pytest.raises(MissingCapability, match=rule):
+        run(make_algorithm(algorithm(question, rule)), instance(QUESTIONS[question][0]), DELTA, seed=0)
+
+
+def test_one_run_of_every_pair_is_correct():
+    for question, rule in PAIRS:
+        result = run(make_algorithm(algorithm(question, rule)), instance(QUESTIONS[question][0]), DELTA, seed=1)
+        assert result.correct, (question, rule)
