@@ -11,9 +11,11 @@ from bandits.kinds import PURE_EXPLORATION
 from bandits.multiagent.problem import FactoredProblem
 from bandits.pure_exploration import Bernoulli, Gaussian, KArmedProblem, LinearProblem
 from bandits.pure_exploration.capabilities import CAPABILITIES, MissingCapability, offered
+from bandits.pure_exploration.epsilon_good import EpsilonGoodProblem
 from bandits.pure_exploration.policy import BUILT_IN_PROBLEMS
 from bandits.registry import ALGORITHMS, make_algorithm
 from bandits.run import run
+from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 
 #: the problem class of every pure-exploration kind (a factored instance builds its own)
@@ -73,3 +75,27 @@ def test_an_unknown_capability_name_is_one_clear_error():
 
     with pytest.raises(InvalidInputError, match="unknown capability 'optimsm'"):
         require(KArmedProblem(3), "my-rule", ("optimsm",))
+
+
+@pytest.mark.parametrize("make", [
+    lambda: KArmedProblem(3, Gaussian()),
+    lambda: EpsilonGoodProblem(3, 0.1),
+])
+@pytest.mark.parametrize("call", [
+    lambda p, mu, n: p.challenger(mu, n, 7),
+    lambda p, mu, n: p.penalised_challenger(mu, n, -1),
+    lambda p, mu, n: p.pair_costs(mu, n, 3),
+    lambda p, mu, n: p.pair_share(mu, n, 0, 5),
+])
+def test_a_leader_or_challenger_out_of_range_is_one_clear_error(make, call):
+    with pytest.raises(InvalidInputError, match=r"an index in \[0, 3\)"):
+        call(make(), np.array([1.0, 0.5, 0.2]), np.ones(3))
+
+
+def test_a_joint_action_code_out_of_range_is_one_clear_error():
+    problem = FactoredProblem(FactorGraph.line(3, 2, seed=0))
+    mu, counts = np.zeros(problem.n_arms), np.ones(problem.n_arms)
+    for call in (lambda: problem.challenger(mu, counts, 8), lambda: problem.decode(-1),
+                 lambda: problem.answer_pull(True)):
+        with pytest.raises(InvalidInputError, match=r"an index in \[0, 8\)"):
+            call()

@@ -122,9 +122,9 @@ def test_the_error_rate_is_at_most_delta(rule):
 
 
 @pytest.mark.parametrize(("call", "match"), [
-    (lambda p, mu, n: p.halfspaces(mu, 6), r"item index in \[0, 6\)"),
-    (lambda p, mu, n: p.challenger(mu, n, -1), "item index"),
-    (lambda p, mu, n: p.duel_direction(0, 1.5), "item index"),
+    (lambda p, mu, n: p.halfspaces(mu, 6), r"an index in \[0, 6\)"),
+    (lambda p, mu, n: p.challenger(mu, n, -1), "an index in"),
+    (lambda p, mu, n: p.duel_direction(0, 1.5), "an index in"),
     (lambda p, mu, n: LinearTopMProblem(p.X, p.Z, 2).challenger(mu, n, 0b111), "m = 2 members"),
     (lambda p, mu, n: LinearTopMProblem(p.X, p.Z, 2).halfspaces(mu, 1 << 6 | 1), "bit mask of the 6 members"),
     (lambda p, mu, n: LinearThresholdProblem(p.X, p.Z, 0.0).penalised_challenger(mu, n, 1 << 7), "bit mask"),

@@ -95,3 +95,33 @@ def test_default_path_follows_the_time_budget(monkeypatch):
     with time_budget(60.0):  # a budget and a plan above the row limit: the reference, which checks it per step
         most_violated(fg.plan(), h, gap)
     assert not calls
+
+
+def test_the_group_order_is_lexicographic_and_stable_on_both_paths():
+    from optdesign.factored.exact.pareto import _group_order
+
+    rng = np.random.default_rng(4)
+    cases = [(np.array([5, 5, 0, 5]), np.array([2e-16, 0.0, 0.0, 1e-16])),  # the float key rounds: the exact sort
+             (rng.integers(0, 4, 50), rng.integers(0, 3, 50) * 0.25)]  # many ties: stable
+    for group, D in cases:
+        expected = np.lexsort((D, group))
+        assert np.array_equal(_group_order(group, D), expected)
+        assert np.array_equal(kernels._group_order(group, D), expected)
+
+
+def test_unique_joint_actions_equal_numpys_unique_rows():
+    from optdesign import InvalidInputError
+    from optdesign.factored import unique_joint_actions
+
+    rng = np.random.default_rng(8)
+    for shape in [(300, 100), (7, 3), (1, 5), (0, 4)]:
+        actions = rng.integers(0, 3, shape)
+        actions = np.concatenate([actions, actions[: shape[0] // 3]])
+        rows, first = unique_joint_actions(actions)
+        expected_rows, expected_first = np.unique(actions, axis=0, return_index=True)
+        assert np.array_equal(rows, expected_rows) and np.array_equal(first, expected_first)
+    big = np.array([[300, 2], [2, 70_000], [300, 1]])  # byte order must follow the values, not the little-endian bytes
+    assert unique_joint_actions(big)[0].tolist() == [[2, 70_000], [300, 1], [300, 2]]
+    for bad in (np.array([[-1, 0]]), np.zeros(3, dtype=int), np.zeros((2, 2))):
+        with pytest.raises(InvalidInputError):
+            unique_joint_actions(bad)

@@ -33,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
-from optdesign.factored import EnumeratedSeparation, MaxSum, Separation, most_violated
+from optdesign.factored import EnumeratedSeparation, MaxSum, Separation, most_violated, unique_joint_actions
 from optdesign.validation import as_count, as_vector
 
 from ..pure_exploration.samplers.games import game_strategies
@@ -233,7 +233,7 @@ def candidate_ratios(state: GLRState, candidates: ArrayLike | None) -> tuple[np.
     if state.argmin_action is not None:
         known.append(state.argmin_action[None, :])
     pool = np.concatenate(known) if known else np.zeros((0, glrt.indexer.n_agents), dtype=np.int64)
-    pool = np.unique(pool[np.any(pool != state.best[None, :], axis=1)], axis=0)
+    pool = unique_joint_actions(pool[np.any(pool != state.best[None, :], axis=1)])[0]
     flat = glrt.indexer.flat(pool)
     D = (state.theta[state.star][None, :] - state.theta[flat]).sum(axis=1)
     return pool, np.where(D > 0, state.h[flat].sum(axis=1) / np.where(D > 0, D, 1.0) ** 2, 0.0)

@@ -204,6 +204,7 @@ class FactoredProblem(Problem):
     def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
         """For a leader other than a_hat, a_hat (zero cost against it); for a_hat, its exact best response at the
         counts (:func:`bandits.multiagent.best_response.exact_best_response`); None with no alternative."""
+        leader = self.check_answer(leader)
         state = self._shared_state(mu, counts)
         best = encode_joint(state.best, self.structure.n_actions)
         if leader != best:
@@ -378,5 +379,10 @@ class FactoredProblem(Problem):
         -------
         numpy.ndarray of int, shape (N,)
             The joint action.
+
+        Raises
+        ------
+        InvalidInputError
+            Not a code in [0, n_answers).
         """
-        return decode(code, self.structure.n_actions)
+        return decode(self.check_answer(code), self.structure.n_actions)

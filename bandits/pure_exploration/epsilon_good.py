@@ -38,6 +38,7 @@ from .karmed import KArmedProblem
 from .oracle import Oracle
 from .pieces import Pieces
 from .questions import KArmedQuestion
+from .values import Values
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
@@ -109,7 +110,8 @@ class EpsilonGoodProblem(KArmedQuestion):
         """
         return cls(env.n_arms, epsilon, env.family, kind)
 
-    # an answer is an arm: its mean is its value, it reads as its index, and Top-Two pulls it
+    # an answer is an arm: its mean is its value, it reads as its index, it is checked as one, and Top-Two pulls it
+    check_answer = Values.check_answer
     answer_value = KArmedProblem.answer_value
     describe_answer = KArmedProblem.describe_answer
     duel_pulls = KArmedProblem.duel_pulls
@@ -151,9 +153,10 @@ class EpsilonGoodProblem(KArmedQuestion):
             The costs.
         """
         mu, counts = self.check_shapes(mu, counts)
-        others = np.delete(np.arange(self.n_arms), int(leader))
+        leader = self.check_answer(leader)
+        others = np.delete(np.arange(self.n_arms), leader)
         family, sigma = self.family_args
-        values, _ = pair_pieces(mu, np.column_stack([np.full(others.size, int(leader)), others]), counts,
+        values, _ = pair_pieces(mu, np.column_stack([np.full(others.size, leader), others]), counts,
                                 family=family, sigma=sigma, shifts=self._shift, scales=self._scale)
         out = np.full(self.n_arms, np.inf)
         out[others] = values
@@ -178,10 +181,11 @@ class EpsilonGoodProblem(KArmedQuestion):
             A number in [0, 1].
         """
         mu, counts = self.check_shapes(mu, counts)
+        leader, challenger = self.check_answer(leader), self.check_answer(challenger)
         family, sigma = self.family_args
-        values, G = pair_pieces(mu, np.array([[int(leader), int(challenger)]]), counts, family=family, sigma=sigma,
+        values, G = pair_pieces(mu, np.array([[leader, challenger]]), counts, family=family, sigma=sigma,
                                 shifts=self._shift, scales=self._scale)
-        lead = float(counts[int(leader)] * G[0, int(leader)])
+        lead = float(counts[leader] * G[0, leader])
         return lead / float(values[0]) if values[0] > 0 else 0.5
 
     def oracle(self, mu: np.ndarray) -> Oracle:

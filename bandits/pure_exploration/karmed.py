@@ -128,7 +128,7 @@ class KArmedProblem(Problem):
     def pair_costs(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> np.ndarray:
         """W_B,j = N_B d(mu_B, m) + N_j d(mu_j, m), m = (N_B mu_B + N_j mu_j) / (N_B + N_j), when mu_B > mu_j (else 0);
         inf at B. When B is the estimate's answer these are the pieces' values at (mu, N)."""
-        if leader == self.answer(mu):
+        if self.check_arm(leader) == self.answer(mu):
             pieces = self.pieces(mu, counts, gradients=False)
             out = np.full(self.n_arms, np.inf)
             out[pieces.answers] = pieces.values
@@ -143,10 +143,32 @@ class KArmedProblem(Problem):
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
         """N_B d(mu_B, m) / (N_B d(mu_B, m) + N_C d(mu_C, m)) at the pair's weighted mean m (1/2 when both vanish)."""
         kl = self.family.kl
-        nB, nC = float(counts[leader]), float(counts[challenger])
+        nB, nC = float(counts[self.check_arm(leader)]), float(counts[self.check_arm(challenger)])
         m = (nB * mu[leader] + nC * mu[challenger]) / (nB + nC)
         lead, chal = nB * float(kl(mu[leader], m)), nC * float(kl(mu[challenger], m))
         return lead / (lead + chal) if lead + chal > 0 else 0.5
+
+    def check_arm(self, arm: int) -> int:
+        """``arm`` as an int if it is an arm's index (a side of a pair, whatever the answers), else one clear error.
+
+        Parameters
+        ----------
+        arm : int
+            An arm.
+
+        Returns
+        -------
+        int
+            The index.
+
+        Raises
+        ------
+        InvalidInputError
+            Not an integer in [0, K).
+        """
+        if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) or not 0 <= int(arm) < self.n_arms:
+            raise InvalidInputError(f"an arm must be an index in [0, {self.n_arms}), got {arm!r}")
+        return int(arm)
 
     def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
                         rng: np.random.Generator) -> np.ndarray:

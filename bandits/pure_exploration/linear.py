@@ -138,29 +138,6 @@ class LinearProblem(Problem):
         """
         return Directions(self.Z, mu, best=None if answer is None else self.check_answer(answer))
 
-    def check_answer(self, answer: int) -> int:
-        """``answer`` as an int if it is an item's index, else one clear error.
-
-        Parameters
-        ----------
-        answer : int
-            An answer.
-
-        Returns
-        -------
-        int
-            The index.
-
-        Raises
-        ------
-        InvalidInputError
-            Not an integer in [0, M).
-        """
-        if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or \
-                not 0 <= int(answer) < self.n_answers:
-            raise InvalidInputError(f"an answer must be an item index in [0, {self.n_answers}), got {answer!r}")
-        return int(answer)
-
     def alternatives(self, mu: np.ndarray, w: np.ndarray, *, directions: Halfspaces | None = None) -> Alternatives:
         """The closest alternatives at (mu, w) (:class:`bandits.core.alternatives.Alternatives`), through the Cholesky
         factor of A(w) (its pseudo-inverse when w does not span R^d).

@@ -1,5 +1,6 @@
-"""The value of an answer that is one arm or item: what the simple regret of a recommendation reads; and an answer's
-row in a table of all answers (:meth:`Values.answer_index`, LinGame-C's learner).
+"""The value of an answer that is one arm or item: what the simple regret of a recommendation reads; an answer's
+row in a table of all answers (:meth:`Values.answer_index`, LinGame-C's learner); and the check of an answer a
+caller passes (:meth:`Values.check_answer`).
 
 On a question whose answers are single arms (best-arm and epsilon-good identification of K arms) or items (linear
 and transductive identification), the value of an answer a at the parameter mu is mu_a or z_a^T theta, and the simple
@@ -10,6 +11,8 @@ of arms (top m, thresholding) or joint actions have no such value here (None).
 from __future__ import annotations
 
 import numpy as np
+
+from optdesign.errors import InvalidInputError
 
 __all__ = ["Values", "has_values"]
 
@@ -35,6 +38,36 @@ class Values:
             The answer's value, or None.
         """
         return None
+
+    @property
+    def n_answers(self) -> int:
+        """The number of answers (the problem's)."""
+        raise NotImplementedError
+
+    def check_answer(self, answer: int) -> int:
+        """``answer`` as an int if it is one of the ``n_answers`` answers (an arm, an item or a joint action's code),
+        else one clear error; set answers override it with their mask check.
+
+        Parameters
+        ----------
+        answer : int
+            An answer.
+
+        Returns
+        -------
+        int
+            The answer.
+
+        Raises
+        ------
+        InvalidInputError
+            Not an integer in [0, n_answers).
+        """
+        if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or \
+                not 0 <= int(answer) < self.n_answers:
+            raise InvalidInputError(f"an answer must be an index in [0, {self.n_answers}) (an arm, item or joint "
+                                    f"action), got {answer!r}")
+        return int(answer)
 
     def answer_index(self, answer: int) -> int:
         """The answer's row among the ``n_answers`` answers: the answer itself (arms, items, bit masks of every subset);

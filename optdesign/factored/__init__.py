@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .exact.characteristic_time import EXACT_MAX_JOINT_ACTIONS, characteristic_time
     from .exact.enumerated_separation import EnumeratedSeparation
     from .exact.separation import Separation, most_violated
-    from .graph import FactorGraph, factor_graph_entries
+    from .graph import FactorGraph, factor_graph_entries, unique_joint_actions
     from .inference import (
         EliminationPlan,
         FactoredMax,
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 # does not load the exact, mean-field and regret programs
 _EXPORTS = {
     ".exact": ("EXACT_MAX_JOINT_ACTIONS", "EnumeratedSeparation", "Separation", "characteristic_time", "most_violated"),
-    ".graph": ("FactorGraph", "factor_graph_entries"),
+    ".graph": ("FactorGraph", "factor_graph_entries", "unique_joint_actions"),
     ".inference": ("EliminationPlan", "FactoredMax", "MaxSum", "SumProduct", "enumerated_max", "factored_max",
                    "joint_action_probabilities", "marginal_polytope", "maximiser_terms", "sample_joint_actions"),
     ".mean_field": ("MeanFieldModel", "mf_characteristic_time"),
@@ -79,4 +79,5 @@ __all__ = [
     "most_violated",
     "regret_lower_bound",
     "sample_joint_actions",
+    "unique_joint_actions",
 ]

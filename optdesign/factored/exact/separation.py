@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 from ...errors import InvalidInputError
 from ...validation import as_count, as_vector
 from ...validation.sizes import check_array_size
+from ..graph.joint_action_sets import unique_joint_actions
 from ..inference.elimination import SHARED_PLANS, EliminationPlan
 from ..inference.flat_plan import compiled_by_default
 from ..inference.max_sum import MaxSum
@@ -258,7 +259,7 @@ class _Pool:
         if actions.size:
             idx = _positions(self.plan, actions)
             ratios = self.h[idx].sum(axis=1) / self.gap[idx].sum(axis=1) ** 2
-            self.actions, first = np.unique(np.concatenate([self.actions, actions]), axis=0, return_index=True)
+            self.actions, first = unique_joint_actions(np.concatenate([self.actions, actions]))
             self.ratios = np.concatenate([self.ratios, ratios])[first]
 
     def kth(self, k: int) -> float:
