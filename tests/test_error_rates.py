@@ -57,6 +57,7 @@ def test_the_error_rate_is_at_most_delta(question, rule):
     env = instance(QUESTIONS[question][0])
     errors = sum(not run(make_algorithm(algorithm(question, rule)), env, DELTA, seed=seed).correct
                  for seed in range(RUNS))
+    print(f"{question} | {rule} | {errors} errors in {RUNS} runs | bound {clopper_pearson_upper(errors, RUNS):.4f}")
     assert clopper_pearson_upper(errors, RUNS) <= DELTA, f"{errors} errors in {RUNS} runs"
 
 

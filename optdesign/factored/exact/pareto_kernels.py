@@ -6,9 +6,9 @@ step. These loops do the same operations in the same order (the sums over a row'
 pruning bounds, the same stable (group, Delta) order of the Pareto layers), so a pass keeps the same frontier points,
 counts the same pairs and returns the same joint actions; ``tests/test_pareto_kernels.py`` compares the two on random
 structures. The plan's index arithmetic is flattened once per plan
-(:func:`optdesign.factored.inference.flat_plan.plan_arrays`). A pass cannot check the
-enclosing time budget between its steps, so :func:`optdesign.factored.exact.separation.most_violated` takes this path
-only outside a budget or on plans of at most ``COMPILED_MAX_ROWS`` rows.
+(:func:`optdesign.factored.inference.flat_plan.plan_arrays`). A pass cannot check the enclosing time budget between its
+steps, so :func:`optdesign.factored.exact.separation.most_violated` takes this path only where
+:func:`optdesign.factored.inference.flat_plan.compiled_by_default` allows it (outside a budget, or on small plans).
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ def bounds(arrays: PlanArrays, values: np.ndarray, table_size: int) -> tuple[np.
 @njit(cache=True)
 def _inside(values: np.ndarray, K: np.ndarray, row_off: np.ndarray, msg_off: np.ndarray, index: np.ndarray,
             n_cols: np.ndarray, n_flat: int, table_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The flat vector with every message (the row maxima of the inputs' sums) and the rows' sums."""
     F = values.shape[0]
     flat = np.empty((F, n_flat))
     flat[:, :table_size] = values
@@ -80,6 +81,8 @@ def _inside(values: np.ndarray, K: np.ndarray, row_off: np.ndarray, msg_off: np.
 @njit(cache=True)
 def _outside(flat: np.ndarray, rows: np.ndarray, outside: np.ndarray, K: np.ndarray, row_off: np.ndarray,
              msg_off: np.ndarray, index: np.ndarray, n_cols: np.ndarray, col_msg: np.ndarray) -> None:
+    """Fill ``outside`` down the plan (roots given): a message entry's maximum over the completions outside its
+    subtree, the largest over the reading step's rows of (row sum + that step's outside) minus the entry."""
     F = flat.shape[0]
     for m in range(K.size - 1, -1, -1):
         k, r0, n = K[m], row_off[m], row_off[m + 1] - row_off[m]
