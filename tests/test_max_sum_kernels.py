@@ -17,7 +17,8 @@ from optdesign.runtime.deadline import time_budget
 def graphs() -> list[FactorGraph]:
     rng = np.random.default_rng(5)
     out = [FactorGraph.line(30, 3, seed=1), FactorGraph.ring(9, [2, 3, 4] * 3, seed=2),
-           FactorGraph.star(7, 3, seed=3), FactorGraph.grid(3, 3, 3, seed=4),
+           FactorGraph.star(7, 3, seed=3), FactorGraph.star(11, 2, seed=3),  # a step of 10 inputs: numpy's sums
+           FactorGraph.grid(3, 3, 3, seed=4),
            FactorGraph([2, 3, 2, 3], [((0, 1, 2), rng.random((2, 3, 2))), ((2, 3), rng.random((2, 3))),
                                       ((3,), rng.random(3))])]
     tree = nx.random_labeled_tree(10, seed=6)

@@ -90,6 +90,12 @@ def _assignment_tables(plan: EliminationPlan) -> tuple:
     return positions, strides, scopes, scope_pad, stride_pad, variables, k, offsets, choice_offsets
 
 
+@functools.lru_cache(maxsize=SHARED_PLANS)
+def _column_sums(plan: EliminationPlan) -> bool:
+    """Whether every step adds its inputs column by column (1 to COLUMN_SUM_INPUTS of them), as the compiled pass."""
+    return all(1 <= s.index.shape[1] <= COLUMN_SUM_INPUTS for s in plan.steps)
+
+
 class MaxSum:
     """Max-sum variable elimination for the flat factor values ``values`` under ``plan``.
 
@@ -123,7 +129,7 @@ class MaxSum:
         self.plan = plan
         if compiled is None:
             compiled = compiled_by_default(plan)
-        if compiled and all(1 <= s.index.shape[1] <= COLUMN_SUM_INPUTS for s in plan.steps):
+        if compiled and _column_sums(plan):
             self._compiled_pass(values, keep_regrets)
         else:
             self._pass(values, keep_regrets)
