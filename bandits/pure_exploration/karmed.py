@@ -30,6 +30,7 @@ from .families import ExponentialFamily, Gaussian
 from .oracle import Oracle
 from .pieces import Pieces
 from .problem import Problem
+from .values import checked_index
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
@@ -166,9 +167,7 @@ class KArmedProblem(Problem):
         InvalidInputError
             Not an integer in [0, K).
         """
-        if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) or not 0 <= int(arm) < self.n_arms:
-            raise InvalidInputError(f"an arm must be an index in [0, {self.n_arms}), got {arm!r}")
-        return int(arm)
+        return checked_index(arm, self.n_arms, "an arm")
 
     def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
                         rng: np.random.Generator) -> np.ndarray:

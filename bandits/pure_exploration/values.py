@@ -14,7 +14,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["Values", "has_values"]
+__all__ = ["Values", "checked_index", "has_values"]
 
 
 class Values:
@@ -63,11 +63,7 @@ class Values:
         InvalidInputError
             Not an integer in [0, n_answers).
         """
-        if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or \
-                not 0 <= int(answer) < self.n_answers:
-            raise InvalidInputError(f"an answer must be an index in [0, {self.n_answers}) (an arm, item or joint "
-                                    f"action), got {answer!r}")
-        return int(answer)
+        return checked_index(answer, self.n_answers, "an answer (an arm, item or joint action)")
 
     def answer_index(self, answer: int) -> int:
         """The answer's row among the ``n_answers`` answers: the answer itself (arms, items, bit masks of every subset);
@@ -101,3 +97,30 @@ def has_values(problem: Values) -> bool:
         True when :meth:`Values.answer_value` gives numbers.
     """
     return type(problem).answer_value is not Values.answer_value
+
+
+def checked_index(value: int, n: int, what: str) -> int:
+    """``value`` as an int if it is an index in [0, n), else one clear error naming ``what`` it is.
+
+    Parameters
+    ----------
+    value : int
+        The index given.
+    n : int
+        The number of indices.
+    what : str
+        What the index is, for the message (``"an arm"``).
+
+    Returns
+    -------
+    int
+        The index.
+
+    Raises
+    ------
+    InvalidInputError
+        Not an integer (booleans refused) in [0, n).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= int(value) < n:
+        raise InvalidInputError(f"{what} must be an index in [0, {n}), got {value!r}")
+    return int(value)
