@@ -125,3 +125,16 @@ def test_unique_joint_actions_equal_numpys_unique_rows():
     for bad in (np.array([[-1, 0]]), np.zeros(3, dtype=int), np.zeros((2, 2))):
         with pytest.raises(InvalidInputError):
             unique_joint_actions(bad)
+
+
+def test_the_compiled_option_is_a_bool_or_none():
+    from optdesign import InvalidInputError
+    from optdesign.factored.inference.max_sum import MaxSum
+
+    fg = FactorGraph.line(4, 2, seed=0)
+    gap, h = factor_gaps(fg), terms_from_marginals(fg, np.random.default_rng(0))
+    for bad in ("yes", 1, 0.5):
+        with pytest.raises(InvalidInputError, match="compiled must be"):
+            most_violated(fg.plan(), h, gap, compiled=bad)
+        with pytest.raises(InvalidInputError, match="compiled must be"):
+            MaxSum(fg.plan(), fg.means, compiled=bad)

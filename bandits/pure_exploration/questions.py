@@ -14,7 +14,7 @@ from optdesign.errors import InvalidInputError
 
 from .capabilities import Capabilities
 from .karmed import KArmedProblem
-from .values import Values
+from .values import Values, checked_index
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
@@ -68,10 +68,7 @@ class SetAnswers:
         InvalidInputError
             Not an integer, negative, or with a member beyond the n_members.
         """
-        if isinstance(answer, bool) or not isinstance(answer, (int, np.integer)) or \
-                not 0 <= int(answer) < 1 << self.n_members:
-            raise InvalidInputError(f"an answer must be a bit mask of the {self.n_members} members, got {answer!r}")
-        return int(answer)
+        return checked_index(answer, 1 << self.n_members, f"an answer (a bit mask of the {self.n_members} members)")
 
     def members(self, answer: int) -> np.ndarray:
         """The arms (or items) of a set answer.

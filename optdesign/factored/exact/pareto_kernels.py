@@ -1,8 +1,8 @@
 """The Pareto elimination of :mod:`optdesign.factored.exact.pareto`, compiled: one numba call per pass.
 
 The reference (:class:`~optdesign.factored.exact.pareto._Elimination`) is numpy per elimination step; on long, narrow
-structures (a line of 100 agents has 100 steps of a few dozen points) its cost is the interpreter's, about 0.1 ms a
-step. These loops do the same operations in the same order (the sums over a row's inputs left to right, the same
+structures (a line of 100 agents has 100 steps of a few dozen points) its cost is the interpreter's, a few numpy calls
+per step. These loops do the same operations in the same order (the sums over a row's inputs left to right, the same
 pruning bounds, the same stable (group, Delta) order of the Pareto layers), so a pass keeps the same frontier points,
 counts the same pairs and returns the same joint actions; ``tests/test_pareto_kernels.py`` compares the two on random
 structures. The plan's index arithmetic is flattened once per plan
@@ -222,14 +222,11 @@ def _start(m: int, final: bool, n: int, kk: int, r0: int, index: np.ndarray, n_c
 
 
 @njit(cache=True)
-def _merge(j: int, row: np.ndarray, D: np.ndarray, H: np.ndarray, st: np.ndarray, ptr: np.ndarray, zj: np.ndarray,
-           start: np.ndarray, size: np.ndarray, base: int, fr_D: np.ndarray, fr_H: np.ndarray,
+def _merge(j: int, total: int, row: np.ndarray, D: np.ndarray, H: np.ndarray, st: np.ndarray, ptr: np.ndarray,
+           zj: np.ndarray, start: np.ndarray, size: np.ndarray, base: int, fr_D: np.ndarray, fr_H: np.ndarray,
            fr_star: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every point with every frontier point of input j's message at its row's state (``start``, ``size`` per state,
-    the message's points from ``base`` in the store)."""
-    total = 0
-    for p in range(row.size):
-        total += size[zj[row[p]]]
+    the message's points from ``base`` in the store): ``total`` new points, counted by the caller."""
     row2 = np.empty(total, dtype=np.int64)
     D2, H2 = np.empty(total), np.empty(total)
     st2 = np.empty(total, dtype=np.bool_)
@@ -285,8 +282,8 @@ def elimination_pass(K: np.ndarray, variable: np.ndarray, row_off: np.ndarray, m
                 return empty, pruned, n_states, n_pairs, peak, TOO_MANY_PAIRS, total
             n_pairs += total
             lo, hi = state_off[msg], state_off[msg + 1]
-            row, D, H, st, ptr = _merge(j, row, D, H, st, ptr, z[j], st_start[lo:hi], st_size[lo:hi], fr_off[msg],
-                                        fr_D, fr_H, fr_star)
+            row, D, H, st, ptr = _merge(j, total, row, D, H, st, ptr, z[j], st_start[lo:hi], st_size[lo:hi],
+                                        fr_off[msg], fr_D, fr_H, fr_star)
             keep, cut = _prune(D, H, rest[j + 1], row, dmin, tau, mu, const, rtol)
             pruned = max(pruned, cut)
             row, D, H, st, ptr = row[keep], D[keep], H[keep], st[keep], ptr[keep]

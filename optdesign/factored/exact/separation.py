@@ -29,7 +29,7 @@ from ...validation import as_count, as_vector
 from ...validation.sizes import check_array_size
 from ..graph.joint_action_sets import unique_joint_actions
 from ..inference.elimination import SHARED_PLANS, EliminationPlan
-from ..inference.flat_plan import compiled_by_default
+from ..inference.flat_plan import use_compiled
 from ..inference.max_sum import MaxSum
 from .pareto import TANGENTS, _Bounds, _CompiledBounds, _CompiledElimination, _Elimination
 
@@ -122,8 +122,9 @@ def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delt
     Raises
     ------
     InvalidInputError
-        Wrong table lengths, negative ``h``, ``threshold`` or ``delta_min`` out of range, ``gap`` not zero at a
-        unique joint action, a single joint action, malformed ``candidates``.
+        A ``compiled`` option that is not a bool or None, wrong table lengths, negative ``h``, ``threshold`` or
+        ``delta_min`` out of range, ``gap`` not zero at a unique joint action, a single joint action, malformed
+        ``candidates``.
     InstanceTooLargeError
         A pass would store or form more than ``max_states`` frontier points or pairs, or the bounds over
         completions would exceed the array size limit (:func:`optdesign.validation.sizes.check_array_size`; a ring of
@@ -156,8 +157,7 @@ def most_violated(plan: EliminationPlan, h: np.ndarray, gap: np.ndarray, *, delt
     # For k > 1 the k-th best evaluated ratio is often far below the true one: try the thresholds
     # best * f first; a pass is conclusive once k actions reach its threshold.
     guesses = [*(pool.ranked()[0][0] * f for f in GUESSES if k > 1 and pool.ratios.size), 0.0]
-    if compiled is None:
-        compiled = compiled_by_default(plan)
+    compiled = use_compiled(plan, compiled)
     base = _CompiledBounds(plan, h, gap) if compiled else _Bounds(plan, np.stack([h, -gap]))
     elimination = _CompiledElimination if compiled else _Elimination
     n_states = n_pairs = peak = passes = 0

@@ -14,10 +14,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...errors import InvalidInputError
 from ...runtime.deadline import remaining_budget
 from .elimination import SHARED_PLANS, EliminationPlan
 
-__all__ = ["COMPILED_MAX_ROWS", "PlanArrays", "compiled_by_default", "plan_arrays"]
+__all__ = ["COMPILED_MAX_ROWS", "PlanArrays", "compiled_by_default", "plan_arrays", "use_compiled"]
 
 #: inside a time budget, the compiled passes run on plans of at most this many rows (the numpy ones beyond)
 COMPILED_MAX_ROWS = 100_000
@@ -97,6 +98,33 @@ def compiled_by_default(plan: EliminationPlan) -> bool:
     """
     small = plan.n_rows <= COMPILED_MAX_ROWS
     return _index_entries(plan) <= COMPILED_MAX_ENTRIES and (small or remaining_budget() is None)
+
+
+def use_compiled(plan: EliminationPlan, compiled: bool | None) -> bool:
+    """A caller's ``compiled`` option resolved: True or False as given, None as :func:`compiled_by_default` says.
+
+    Parameters
+    ----------
+    plan : EliminationPlan
+        The plan the pass runs on.
+    compiled : bool or None
+        The option.
+
+    Returns
+    -------
+    bool
+        True for the compiled pass.
+
+    Raises
+    ------
+    InvalidInputError
+        An option that is neither None nor a bool.
+    """
+    if compiled is None:
+        return compiled_by_default(plan)
+    if not isinstance(compiled, (bool, np.bool_)):
+        raise InvalidInputError(f"compiled must be True, False or None, got {compiled!r}")
+    return bool(compiled)
 
 
 @functools.lru_cache(maxsize=SHARED_PLANS)

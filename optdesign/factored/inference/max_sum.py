@@ -29,7 +29,7 @@ import numpy as np
 from ...errors import InvalidInputError
 from ...runtime.deadline import check_budget
 from .elimination import SHARED_PLANS, EliminationPlan
-from .flat_plan import compiled_by_default, plan_arrays
+from .flat_plan import plan_arrays, use_compiled
 
 __all__ = ["MaxSum", "batched_max_sum", "gathered_sum", "max_ratio"]
 
@@ -120,6 +120,8 @@ class MaxSum:
 
     Raises
     ------
+    InvalidInputError
+        A ``compiled`` option that is not a bool or None.
     TimeLimitReached
         The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out during the pass.
     """
@@ -127,9 +129,7 @@ class MaxSum:
     def __init__(self, plan: EliminationPlan, values: np.ndarray, *, keep_regrets: bool = True,
                  compiled: bool | None = None):
         self.plan = plan
-        if compiled is None:
-            compiled = compiled_by_default(plan)
-        if compiled and _column_sums(plan):
+        if use_compiled(plan, compiled) and _column_sums(plan):
             self._compiled_pass(values, keep_regrets)
         else:
             self._pass(values, keep_regrets)
