@@ -28,6 +28,10 @@ floor: the compiled loop pulling in a fixed cycle, which pays the draws, the sta
 round robin, FWS, Lazy TaS, LinGame, LinGame-C, Track-and-Stop and Top-Two (EB-TC, EB-TCI) on the random linear
 instance above, growth 0.01.
 
+``--epsilon-paths N``: the same Gaussian arms asked the additive epsilon-good question (epsilon 1.5 times the gap of
+the two best arms, so both are correct), growth 0, both paths (the compiled loop reads best-arm pieces at shifted
+means).
+
 ``--no-speed --published-oracle 10000``: the FWS iterate run at the true theta of that instance for 10,000 steps,
 with the exact inverse of V(x) and with the published code's update, and the characteristic time each reports
 (1 / F(x)) beside the certified one: the published update explains the paper's lower bound being 1.088x small.
@@ -128,11 +132,11 @@ def paths_table(args: argparse.Namespace, console: Console) -> None:
 
     env = random_karmed(args.path_arms, args.delta, args.target, args.instance_seed)
     forms = np.array([[-np.log(args.delta), 1.0, 1.0, 1.0, 1.0]])  # the practical threshold
-    karmed_run(0, 1.0, env.means, FLOOR, np.zeros(1), 0.0, forms, 10**9, *split_seed(0), 0.0)  # compile or load
+    karmed_run(0, 1.0, env.means, FLOOR, np.zeros(1), 0.0, forms, 10**9, *split_seed(0), 0.0, 0.0)  # compile or load
     floor_samples, start = 0, time.perf_counter()
     for seed in range(args.paths):
         floor_samples += int(karmed_run(0, 1.0, env.means, FLOOR, np.zeros(1), 0.0, forms, 10**9, *split_seed(seed),
-                                        0.0)[0][0])
+                                        0.0, 0.0)[0][0])
     floor = 1e6 * (time.perf_counter() - start) / floor_samples
     rules = ("round-robin", "track-and-stop", "track-and-stop:tracking=C", "top-two", "top-two:leader=ts",
              "top-two:challenger=tci,beta=ids", "fws", "lazy-tas", "lingame", "lingame-c")
@@ -162,6 +166,20 @@ def paths_rows(env: Any, names: list[str], floor: str, title: str, args: argpars
         table.add_row(name, f"{np.mean(samples[0]):,.0f}", f"{cells[0]:.2f}", f"{cells[1]:.2f}",
                       f"{cells[1] / cells[0]:.0f}x", floor, str(samples[0] == samples[1]))
     console.print(table)
+
+
+def epsilon_paths_table(args: argparse.Namespace, console: Console) -> None:
+    """The additive epsilon-good question on the Gaussian arms of :func:`paths_table`, compiled and reference, with
+    epsilon 1.5 times the gap of the two best arms (both are correct answers)."""
+    env = random_karmed(args.path_arms, args.delta, args.target, args.instance_seed)
+    top = np.sort(env.means)
+    epsilon = float(f"{1.5 * (top[-1] - top[-2]):.3g}")
+    rules = ("round-robin", "track-and-stop", "track-and-stop:tracking=C", "top-two", "top-two:challenger=tci,beta=ids",
+             "fws", "lazy-tas")
+    seeds = argparse.Namespace(**{**vars(args), "paths": args.epsilon_paths})
+    paths_rows(env, [f"{name}{',' if ':' in name else ':'}growth=0,problem=epsilon-good:epsilon={epsilon}"
+                     for name in rules], "", f"{env.name}, {epsilon}-good, GLR after every sample (growth = 0)", seeds,
+               console)
 
 
 def soare_table(args: argparse.Namespace, console: Console) -> None:
@@ -223,6 +241,8 @@ def main() -> None:
     parser.add_argument("--soare", type=int, default=0, help="seeds of the Soare table (0: skip it)")
     parser.add_argument("--paths", type=int, default=0, help="seeds of the compiled-vs-reference table (0: skip it)")
     parser.add_argument("--path-arms", type=int, default=10, help="Gaussian arms of the compiled-vs-reference table")
+    parser.add_argument("--epsilon-paths", type=int, default=0,
+                        help="seeds of the compiled-vs-reference table of the epsilon-good question (0: skip it)")
     parser.add_argument("--blas-threads", type=int, default=1)
     parser.add_argument("--no-speed", action="store_true", help="skip the cost-per-sample table")
     parser.add_argument("--published-oracle", type=int, default=0,
@@ -235,6 +255,8 @@ def main() -> None:
             speed(args, console)
         if args.paths:
             paths_table(args, console)
+        if args.epsilon_paths:
+            epsilon_paths_table(args, console)
         if args.soare:
             soare_table(args, console)
         if args.published_oracle:

@@ -1,9 +1,9 @@
 """Every generic sampling rule on every question it runs on, under the one GLR stop: error rate at most delta.
 
 1,000 runs per (question, rule) pair at delta = 0.1, judged by the question's own correctness (the top-m set, any
-epsilon-good arm, every arm's side of the level, the best item), with a one-sided 95 % Clopper-Pearson bound on the
-error rate; slow-marked (``pytest -n auto --runslow tests/test_error_rates.py``). The instances are small and well
-separated so that a run takes a few hundred samples. The pairs a rule does not run on (a missing capability) are
+epsilon-good arm or item, every arm's side of the level, the best item), with a one-sided 95 % Clopper-Pearson bound
+on the error rate; slow-marked (``pytest -n auto --runslow tests/test_error_rates.py``). The instances are small and
+well separated so that a run takes a few hundred samples. The pairs a rule does not run on (a missing capability) are
 listed and refused with one clear error.
 """
 
@@ -31,6 +31,7 @@ QUESTIONS = {
     "linear best item": ("linear", ""),
     "linear top 2": ("linear", "problem=top-m:m=2"),
     "linear threshold": ("linear", "problem=threshold:level=0.5"),
+    "linear epsilon-good": ("linear", "problem=epsilon-good:epsilon=0.3"),  # two correct items: 0 and 2
 }
 #: (question, rule) pairs refused for a missing capability: LinGame's learners need optimistic gains
 REFUSED = {("epsilon-good", "lingame"), ("epsilon-good", "lingame-c")}

@@ -197,6 +197,20 @@ def test_the_trajectory_read_at_T_is_the_run_stopped_at_T(text, env):
             assert paths[True] == paths[False], seed
 
 
+@pytest.mark.parametrize("text", ["round-robin", "top-two", "track-and-stop", "fws", "lazy-tas"])
+def test_the_compiled_epsilon_good_trajectory_is_the_reference_one(text):
+    """EB-TC-epsilon and the other rules compiled on the additive epsilon-good question of Gaussian arms: the same
+    answers at every budget on both paths, and 0.25-good answers (arms 0 and 1) scored correct."""
+    from bandits.pure_exploration.compiled import compiled_budget_run_of
+
+    algo = anytime(f"{text}:problem=epsilon-good:epsilon=0.25")
+    assert compiled_budget_run_of(algo, GAUSSIAN, algo.question(GAUSSIAN), np.array(BUDGETS)) is not None
+    for seed in range(4):
+        paths = [run_fixed_budget(algo, GAUSSIAN, BUDGETS, seed=seed, compiled=c) for c in (True, False)]
+        assert [(r.recommendation, r.correct) for r in paths[0]] == [(r.recommendation, r.correct) for r in paths[1]]
+        assert all(r.correct == (r.recommendation in (0, 1)) for r in paths[0])
+
+
 def test_with_batches_the_budgets_end_batches():
     """growth > 0: the batches follow the policy's grid cut at the budgets, so the trajectory to T is that of a run
     with the same budgets up to T (what comes after T changes nothing before it)."""

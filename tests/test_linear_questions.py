@@ -49,12 +49,15 @@ def test_canonical_arms_give_the_closed_form_of_thresholding():
     assert sorted(linear.active[:, 0].tolist()) == [0, 1, 2, 3]  # the closed form equalises every piece
 
 
-def test_top_one_is_transductive_best_item_identification():
+@pytest.mark.parametrize("question", [
+    lambda X, Z, theta: od.linear_top_m_characteristic_time(X, Z, theta, 1, sigma=0.5, tol=TIGHT),
+    lambda X, Z, theta: od.linear_epsilon_good_characteristic_time(X, Z, theta, 0.0, sigma=0.5, tol=TIGHT),
+], ids=["top-1", "0-good"])
+def test_top_one_and_zero_good_are_transductive_best_item_identification(question):
     rng = np.random.default_rng(3)
     X, Z, theta = rng.normal(size=(6, 3)), rng.normal(size=(5, 3)), rng.normal(size=3)
-    top = od.linear_top_m_characteristic_time(X, Z, theta, 1, sigma=0.5, tol=TIGHT)
     rho = od.transductive(X, Z, theta, tol=TIGHT)
-    assert top.value == pytest.approx(2 * 0.5**2 * rho.value, rel=1e-5)
+    assert question(X, Z, theta).value == pytest.approx(2 * 0.5**2 * rho.value, rel=1e-5)
 
 
 def _brute_force_max_min(X, Y, gaps, step=0.005):
@@ -210,8 +213,8 @@ def test_too_many_pairs_are_refused_before_they_are_formed():
     (lambda: od.linear_threshold_characteristic_time(np.eye(2), np.eye(2), [1.0, 0.5], 0.0, sigma=0), "sigma"),
     (lambda: LinearTopMProblem(np.eye(2), None, 2), "below the number of items"),
     (lambda: LinearThresholdProblem(np.eye(2), np.ones((63, 2)), 0.0), "at most 62 items"),
-    (lambda: run(make_algorithm("fws:problem=epsilon-good:epsilon=0.1"), parse_instance("soare:d=3"), 0.1, seed=0),
-     "asked of karmed instances, not linear"),
+    (lambda: run(make_algorithm("fws:problem=multiplicative-epsilon-good:epsilon=0.1"), parse_instance("soare:d=3"),
+                 0.1, seed=0), "asked of karmed instances, not linear"),
     (lambda: run(PureExploration(TopTwo(beta=0.3), problem="top-m:m=2"), parse_instance("soare:d=3"), 0.1, seed=0),
      "one pull tests the pair"),
     (lambda: run(PureExploration(TopTwo(leader="ucb"), problem="threshold:level=0.1"), parse_instance("soare:d=3"),

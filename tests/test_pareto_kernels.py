@@ -77,6 +77,22 @@ def test_limits_raise_on_both_paths(compiled):
         most_violated(fg.plan(), h, gap, k=5, max_states=3, compiled=compiled)
 
 
+@pytest.mark.parametrize(("fg", "k", "limit"), [(FactorGraph.star(8, 4, seed=3), 100, 50),
+                                              (FactorGraph.ring(8, 4, seed=15), 100, 500),
+                                              (FactorGraph.grid(3, 3, 4, seed=2), 100, 80)],
+                         ids=["star", "ring", "grid"])
+def test_a_merge_past_the_limit_raises_the_same_error_on_both_paths(fg, k, limit):
+    """Before it allocates, a merge whose partial pairs exceed max_states is refused, with the count it would form
+    (while the frontier points stored so far are within the limit)."""
+    gap, h = factor_gaps(fg), random_terms(fg, np.random.default_rng(15))
+    messages = []
+    for compiled in (False, True):
+        with pytest.raises(InstanceTooLargeError, match="partial pairs in one merge") as raised:
+            most_violated(fg.plan(), h, gap, k=k, max_states=limit, compiled=compiled)
+        messages.append(str(raised.value))
+    assert messages[0] == messages[1]
+
+
 def test_default_path_follows_the_time_budget(monkeypatch):
     fg = FactorGraph.line(8, 3, seed=2)
     gap, h = factor_gaps(fg), terms_from_marginals(fg, np.random.default_rng(2))

@@ -1,39 +1,40 @@
 """Pure exploration at the field's standard: problems x sampling rules x one GLR stopping rule.
 
-==============  ======================================================================================
-problem         the interface: answers, estimate, the pieces of the alternative (GLR, best response, gradients),
-                the oracle T*(mu), w*(mu), the scoring of an answer
-oracle          what an oracle reports: T*, w* and a certified lower bound
-pieces          the alternative's pieces at (mu, w): values, gradients, the best response
-capabilities    the optional problem methods a rule may ask for (optimism, pair costs, posterior draws, ...)
-clock           a problem's time: samples or rounds, the grid of checks
-values          the value of an answer that is one arm or item (the simple regret of a recommendation)
-pulls           what one pull observes, the first pass, a learner over the pulls, the pull that best follows a
-                target
-adahedge        AdaHedge, the scale-free exponential-weights learner (LinGame's)
-design_inverse  the design inverse along a Frank-Wolfe path of a linear problem (FWS's fast path)
-certificate     a certified bracket on T* from any proportions
-families        one-parameter exponential families (Gaussian with known sigma, Bernoulli, Poisson, exponential): kl,
-                reward sums, confidence intervals, posteriors
-karmed          K-armed best-arm identification in an exponential family (GK16's oracle)
-questions       what the K-armed questions beyond the best arm share: set answers as bit masks, no BAI capabilities
-top_m           top-m identification on K-armed instances (answers: sets of m arms; oracle: optdesign's model)
-epsilon_good    epsilon-good identification on Gaussian K-armed instances (several correct answers)
-threshold       thresholding with a confidence level: the arms above a level (answers: sets of arms)
-linear          linear and transductive best-arm identification (oracle: optdesign.transductive)
-linear_sets     top m and thresholding on linear instances (answers: sets of items; pieces: halfspaces)
-environment     K-armed instances simulated through reward sums
-instances       the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments)
-sampler         the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
-samplers/       the sampling rules, one module each
-stop            the GLR stopping rule and its threshold (by name, object or plug-in path)
-policy          the statistics and GLR stop of a run, and the policy of a sampler's run (several deltas from one
-                trajectory)
-algorithm       PureExploration = a sampler under the GLR stopping rule (the instance's problem or another
-                question asked of it, ``problem="top-m:m=3"``)
-with_stop       any fixed-confidence algorithm under the GLR stop (``--stop glr``)
-compiled/       the compiled fast path of K-armed runs (the same runs as the policy, numba)
-==============  ======================================================================================
+===================  ======================================================================================
+problem              the interface: answers, estimate, the pieces of the alternative (GLR, best response, gradients),
+                     the oracle T*(mu), w*(mu), the scoring of an answer
+oracle               what an oracle reports: T*, w* and a certified lower bound
+pieces               the alternative's pieces at (mu, w): values, gradients, the best response
+capabilities         the optional problem methods a rule may ask for (optimism, pair costs, posterior draws, ...)
+clock                a problem's time: samples or rounds, the grid of checks
+values               the value of an answer that is one arm or item (the simple regret of a recommendation)
+pulls                what one pull observes, the first pass, a learner over the pulls, the pull that best follows a
+                     target
+adahedge             AdaHedge, the scale-free exponential-weights learner (LinGame's)
+design_inverse       the design inverse along a Frank-Wolfe path of a linear problem (FWS's fast path)
+certificate          a certified bracket on T* from any proportions
+families             one-parameter exponential families (Gaussian with known sigma, Bernoulli, Poisson, exponential):
+                     kl, reward sums, confidence intervals, posteriors
+karmed               K-armed best-arm identification in an exponential family (GK16's oracle)
+questions            what the K-armed questions beyond the best arm share: set answers as bit masks, no BAI capabilities
+top_m                top-m identification on K-armed instances (answers: sets of m arms; oracle: optdesign's model)
+epsilon_good         epsilon-good identification on K-armed instances (several correct answers)
+threshold            thresholding with a confidence level: the arms above a level (answers: sets of arms)
+linear               linear and transductive best-arm identification (oracle: optdesign.transductive)
+linear_sets          top m and thresholding on linear instances (answers: sets of items; pieces: halfspaces)
+linear_epsilon_good  epsilon-good identification on linear instances (answers: items; pieces: shifted halfspaces)
+environment          K-armed instances simulated through reward sums
+instances            the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments)
+sampler              the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
+samplers/            the sampling rules, one module each
+stop                 the GLR stopping rule and its threshold (by name, object or plug-in path)
+policy               the statistics and GLR stop of a run, and the policy of a sampler's run (several deltas from one
+                     trajectory)
+algorithm            PureExploration = a sampler under the GLR stopping rule (the instance's problem or another
+                     question asked of it, ``problem="top-m:m=3"``)
+with_stop            any fixed-confidence algorithm under the GLR stop (``--stop glr``)
+compiled/            the compiled fast path of K-armed runs (the same runs as the policy, numba)
+===================  ======================================================================================
 """
 
 from .algorithm import PureExploration

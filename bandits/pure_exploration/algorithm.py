@@ -188,7 +188,8 @@ _PE = "bandits.pure_exploration"
 #: the questions by name, with their classes per kind (:func:`load_problem`)
 QUESTIONS: dict[str, Question] = {
     "top-m": Question({"karmed": f"{_PE}.top_m:TopMProblem", "linear": f"{_PE}.linear_sets:LinearTopMProblem"}),
-    "epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"}),
+    "epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem",
+                              "linear": f"{_PE}.linear_epsilon_good:LinearEpsilonGoodProblem"}),
     "multiplicative-epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"},
                                             {"kind": "multiplicative"}),
     "threshold": Question({"karmed": f"{_PE}.threshold:ThresholdProblem",

@@ -12,7 +12,8 @@ shifted        pieces {lambda_j >= c lambda_i + s} on Gaussian, Bernoulli and Po
                each) and one answer's max-min by Garivier & Kaufmann's equalisation, certified
 epsilon_good   epsilon-good identification (additive or multiplicative): T* over the easiest correct answer
 levels         thresholding (which arms are above a level): one piece per arm, T* in closed form
-linear_arms    top m and thresholding on linear arms: the min-max design on the question's halfspaces
+linear_arms    top m, thresholding and epsilon-good on linear arms: the min-max design on the
+               question's halfspaces
 certificate    a certified bracket on T* from any weights and any mixture of the pieces (weak duality)
 =============  ======================================================================================
 """
@@ -26,7 +27,11 @@ if TYPE_CHECKING:
     from .epsilon_good import EPSILON_KINDS, epsilon_good_characteristic_time
     from .families import FAMILIES, divergence
     from .levels import level_pieces, threshold_characteristic_time
-    from .linear_arms import linear_threshold_characteristic_time, linear_top_m_characteristic_time
+    from .linear_arms import (
+        linear_epsilon_good_characteristic_time,
+        linear_threshold_characteristic_time,
+        linear_top_m_characteristic_time,
+    )
     from .pairs import (
         IdentificationTime,
         PairsModel,
@@ -42,7 +47,8 @@ _EXPORTS = {
     ".epsilon_good": ("EPSILON_KINDS", "epsilon_good_characteristic_time"),
     ".families": ("FAMILIES", "divergence"),
     ".levels": ("level_pieces", "threshold_characteristic_time"),
-    ".linear_arms": ("linear_threshold_characteristic_time", "linear_top_m_characteristic_time"),
+    ".linear_arms": ("linear_epsilon_good_characteristic_time", "linear_threshold_characteristic_time",
+                     "linear_top_m_characteristic_time"),
     ".pairs": ("IdentificationTime", "PairsModel", "best_arm_pairs", "pair_pieces", "pairwise_characteristic_time",
                "top_m_pairs"),
 }
@@ -60,6 +66,7 @@ __all__ = [
     "divergence",
     "epsilon_good_characteristic_time",
     "level_pieces",
+    "linear_epsilon_good_characteristic_time",
     "linear_threshold_characteristic_time",
     "linear_top_m_characteristic_time",
     "pair_pieces",

@@ -64,7 +64,7 @@ def run_compiled(plan: CompiledRun, env_rng: np.random.Generator, rule_rng: np.r
 
         samples, batches, recommendation, how, elapsed, solve = karmed_run(
             plan.family, plan.sigma, plan.means, plan.rule, plan.options, plan.growth, plan.forms, plan.max_samples,
-            env_rng, rule_rng, start)
+            env_rng, rule_rng, start, plan.shift)
     return [{"samples": int(samples[i]), "batches": int(batches[i]), "recommendation": int(recommendation[i]),
              "stopped_by": STOPPED_BY[int(how[i])], "solve_time": float(solve[i]), "elapsed": float(elapsed[i])}
             for i in range(samples.size)]
@@ -102,5 +102,5 @@ def run_compiled_budget(plan: CompiledRun, env_rng: np.random.Generator, rule_rn
     from .loop import karmed_checkpoints
 
     out = karmed_checkpoints(plan.family, plan.sigma, plan.means, plan.rule, plan.options, plan.growth, plan.forms,
-                             plan.max_samples, env_rng, rule_rng, start, plan.checkpoints)
+                             plan.max_samples, env_rng, rule_rng, start, plan.checkpoints, plan.shift)
     return out[6], out[7]

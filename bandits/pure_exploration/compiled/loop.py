@@ -1,18 +1,19 @@
 """One K-armed run under the GLR stop, compiled: the rule's pulls, the environment's draws and the stop, batch by batch.
 
-The loop is :func:`bandits.run.run` with :class:`bandits.pure_exploration.policy.PureExplorationPolicy` written out
-for K arms of a Gaussian or Bernoulli family: the first pass pulls every arm once; then each batch runs up to the
-next time of the grid t -> max(t + 1, ceil(t (1 + growth))) within the budget, its pulls chosen one at a time at the
-batch's estimate, its rewards drawn as one sum per arm pulled (a normal draw per arm, in arm order, or a binomial
-draw per arm), and the GLR stop checked for every pending delta. The two generators are the run's own (the
-environment's and the rule's), so the draws are the reference run's. Rules (by the codes of
+The loop is :func:`bandits.run.run` with :class:`bandits.pure_exploration.policy.PureExplorationPolicy` written out for
+K arms of a Gaussian or Bernoulli family: the first pass pulls every arm once; then each batch runs up to the next time
+of the grid t -> max(t + 1, ceil(t (1 + growth))) within the budget, its pulls chosen one at a time at the batch's
+estimate, its rewards drawn as one sum per arm pulled (a normal draw per arm, in arm order, or a binomial draw per arm),
+and the GLR stop checked for every pending delta. The two generators are the run's own (the environment's and the
+rule's), so the draws are the reference run's. The question is best-arm identification, or the additive epsilon-good
+question on Gaussian arms, whose pieces are best-arm pieces at shifted means (:func:`shifted`). Rules (by the codes of
 :mod:`bandits.pure_exploration.compiled.plan`): round robin (batch tracking of uniform weights), Track-and-Stop (D- or
 C-tracking of the oracle's weights, re-solved on a geometric schedule: :mod:`bandits.pure_exploration.compiled.oracle`),
 the Top-Two rules (every leader and challenger, a fixed or IDS beta, tracked or sampled), Frank–Wolfe sampling (its
 iterate kept in the Track-and-Stop target's place; :mod:`bandits.pure_exploration.compiled.game`), Lazy TaS, LinGame and
 LinGame-C (:mod:`bandits.pure_exploration.compiled.lingame`); the references are in
-:mod:`bandits.pure_exploration.samplers`. One more code, ``FLOOR``, pulls in a fixed cycle: the benchmarks'
-per-sample floor.
+:mod:`bandits.pure_exploration.samplers`. One more code, ``FLOOR``, pulls in a fixed cycle: the benchmarks' per-sample
+floor.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .lingame import confidence_intervals, lingame_batch, lingame_c_batch, new_g
 from .oracle import oracle_target
 from .plan import FLOOR, FRANK_WOLFE, LAZY, LINGAME, LINGAME_C, ROUND_ROBIN, TCI, TRACK_AND_STOP, TS, TS_CHALLENGER, UCB
 
-__all__ = ["karmed_checkpoints", "karmed_run", "resolve_due", "settle_stopped", "tracking_batch"]
+__all__ = ["karmed_checkpoints", "karmed_run", "resolve_due", "settle_stopped", "shifted", "tracking_batch"]
 
 #: blocks of 100 posterior draws the Thompson challenger tries (the reference's TS_DRAWS)
 TS_BLOCKS = TS_DRAWS // 100
@@ -218,12 +219,14 @@ def _game_batch(family: int, sigma: float, mu: np.ndarray, counts: np.ndarray, t
 
 @njit(cache=True)
 def _rule_batch(rule: int, family: int, sigma: float, counts: np.ndarray, sums: np.ndarray, n: int,
-                options: np.ndarray, state: tuple, game: tuple, rule_rng: np.random.Generator) -> np.ndarray:
-    """The rule's next n pulls at the estimate sums / counts. ``state`` holds the rules' arrays: Track-and-Stop's (or
-    FWS's, Lazy TaS's) target, the C-tracking sums, the re-solve clock (t of the last solve, seconds in the oracle),
-    Top-Two's leader pulls and beta sums, Lazy TaS's schedule; ``game`` LinGame's learners."""
+                options: np.ndarray, state: tuple, game: tuple, rule_rng: np.random.Generator,
+                shift: float) -> np.ndarray:
+    """The rule's next n pulls at the estimate sums / counts (its pieces' means, :func:`shifted`). ``state`` holds
+    the rules' arrays: Track-and-Stop's (or FWS's, Lazy TaS's) target, the C-tracking sums, the re-solve clock (t of
+    the last solve, seconds in the oracle), Top-Two's leader pulls and beta sums, Lazy TaS's schedule; ``game``
+    LinGame's learners."""
     K, t = counts.size, counts.sum()
-    mu = sums / counts
+    mu = shifted(sums / counts, shift)
     target, cumulative, clock, leader_pulls, beta_sums, lazy = state
     if rule == ROUND_ROBIN:
         return track(counts, np.full(K, 1.0 / K), n)
@@ -248,28 +251,57 @@ def _rule_batch(rule: int, family: int, sigma: float, counts: np.ndarray, sums: 
 
 
 @njit(cache=True)
+def shifted(mu: np.ndarray, shift: float) -> np.ndarray:
+    """The means the pieces read: mu itself (best-arm identification), or for the additive epsilon-good question on
+    Gaussian arms (``shift`` = epsilon > 0) every arm but the empirical best b (the first on a tie) lowered by
+    epsilon, so that the best-arm pieces of b at these means are the shifted pieces
+    (mu_b - mu_j + epsilon)^2 / (2 sigma^2 (1 / w_b + 1 / w_j)) of :mod:`bandits.pure_exploration.epsilon_good`.
+
+    Parameters
+    ----------
+    mu : numpy.ndarray, shape (K,)
+        The estimate.
+    shift : float
+        epsilon (0: best-arm identification).
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        ``mu`` itself when ``shift`` is 0, else a shifted copy (b keeps its mean, so it stays the unique argmax).
+    """
+    if shift == 0.0:
+        return mu
+    b = int(np.argmax(mu))
+    out = mu - shift
+    out[b] = mu[b]
+    return out
+
+
+@njit(cache=True)
 def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options: np.ndarray, growth: float,
                forms: np.ndarray, max_samples: int, env_rng: np.random.Generator, rule_rng: np.random.Generator,
-               start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+               start: float, shift: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                    np.ndarray]:
     """Run a rule until every delta stops or the budget is spent.
 
     ``forms`` holds one row (a, c, b, floor, s) per delta: beta(t) = a + c log(b + log(max(t, floor) / s)).
     ``options``: Track-and-Stop (tracking 0 = D / 1 = C, resolve growth); Top-Two (leader, challenger, beta or -1
     for IDS, selection 0 = tracking / 1 = sampling); Lazy TaS (Frank–Wolfe steps, tolerance, the spanning arms);
-    LinGame (1 for one learner).
+    LinGame (1 for one learner). ``shift``: 0 for best-arm identification, epsilon for the additive epsilon-good
+    question on Gaussian arms (the pieces read :func:`shifted` means).
     Returns per delta the samples, batches, recommendation, how it stopped (0 the stopping rule, 1 the budget), the
     seconds since ``start`` and the seconds in the oracle.
     """
     samples, batches, recommendation, how, elapsed, solve, _, _ = karmed_checkpoints(
         family, sigma, means, rule, options, growth, forms, max_samples, env_rng, rule_rng, start,
-        np.zeros(0, np.int64))
+        np.zeros(0, np.int64), shift)
     return samples, batches, recommendation, how, elapsed, solve
 
 
 @njit(cache=True)
 def karmed_checkpoints(family: int, sigma: float, means: np.ndarray, rule: int, options: np.ndarray, growth: float,
                        forms: np.ndarray, max_samples: int, env_rng: np.random.Generator,
-                       rule_rng: np.random.Generator, start: float, checkpoints: np.ndarray) -> tuple:
+                       rule_rng: np.random.Generator, start: float, checkpoints: np.ndarray, shift: float) -> tuple:
     """:func:`karmed_run` whose batches also end at every time of ``checkpoints`` (increasing, at least K), where
     the answer argmax mu (first on a tie) is read: the fixed-budget runs of an anytime rule, one trajectory read at
     every budget (their ``forms`` never stop, ``max_samples`` is the last checkpoint). Returns karmed_run's six
@@ -286,7 +318,7 @@ def karmed_checkpoints(family: int, sigma: float, means: np.ndarray, rule: int, 
     t, n_batches = 0, 0
     while pending.any():
         if t >= max_samples:
-            answer, _ = glr(family, sigma, sums / counts, counts)
+            answer, _ = glr(family, sigma, shifted(sums / counts, shift), counts)
             _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, _now() - start, state[2][1])
             break
         if t == 0:
@@ -295,14 +327,14 @@ def karmed_checkpoints(family: int, sigma: float, means: np.ndarray, rule: int, 
             n = min(max(t + 1, math.ceil(t * (1.0 + growth))) - t, max_samples - t)
             if c < checkpoints.size:
                 n = min(n, checkpoints[c] - t)
-            batch = _rule_batch(rule, family, sigma, counts, sums, n, options, state, game, rule_rng)
+            batch = _rule_batch(rule, family, sigma, counts, sums, n, options, state, game, rule_rng, shift)
         _draw_sums(family, sigma, means, batch, env_rng, sums)
         counts += batch
         if t == 0:
             state[1][:] = counts  # C-tracking counts the first pass as on target
         t += int(batch.sum())
         n_batches += 1
-        answer, value = glr(family, sigma, sums / counts, counts)
+        answer, value = glr(family, sigma, shifted(sums / counts, shift), counts)
         if c < checkpoints.size and t == checkpoints[c]:
             answers[c], reached[c] = answer, _now() - start
             c += 1

@@ -1,5 +1,7 @@
 """Which runs the compiled loops take, and their arguments: a K-armed instance's own question (best-arm identification)
-for Gaussian or Bernoulli arms with a rule of :data:`RULES` and options it implements, or a linear instance's with
+for Gaussian or Bernoulli arms with a rule of :data:`RULES` and options it implements (also the additive epsilon-good
+question on Gaussian arms, with a rule that reads only the empirical best's pieces: every rule but the Thompson and
+UCB leaders and the Thompson challenger), or a linear instance's with
 round robin, Track-and-Stop, FWS, Lazy TaS, LinGame or LinGame-C; and a GLR threshold of the form
 a + c log(b + log(max(t, floor) / s)) (:meth:`Threshold.log_log_form`). Anything else runs on the reference path.
 Importing this module does not import numba."""
@@ -12,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..environment import KArmedBandit
+from ..epsilon_good import EpsilonGoodProblem
 from ..families import Bernoulli, Gaussian
 from ..karmed import KArmedProblem
 from ..samplers.frank_wolfe import FrankWolfe
@@ -66,6 +69,9 @@ class CompiledRun:
         (X, Z) of a linear instance (:func:`bandits.pure_exploration.compiled.linear.linear_run`); None for K arms.
     checkpoints : numpy.ndarray, optional
         The budgets at which a fixed-budget run reads its answer (K-armed runs only); None for a fixed-confidence run.
+    shift : float
+        0 for best-arm identification, epsilon for the additive epsilon-good question on Gaussian arms (K-armed runs
+        only: :func:`bandits.pure_exploration.compiled.loop.shifted`).
     """
 
     family: int
@@ -78,6 +84,7 @@ class CompiledRun:
     max_samples: int
     arms: tuple[np.ndarray, np.ndarray] | None = None
     checkpoints: np.ndarray | None = None
+    shift: float = 0.0
 
 
 def _rule(sampler: Any, linear: bool, spanning: Any, small: bool = True) -> tuple[int, list[float]] | None:
@@ -121,7 +128,8 @@ def compiled_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float],
     env : object
         The instance (a :class:`KArmedBandit` of Gaussian or Bernoulli arms to qualify).
     problem : Problem
-        The run's problem (the instance's own :class:`KArmedProblem` to qualify).
+        The run's problem (best-arm identification's :class:`KArmedProblem`, or the additive epsilon-good question
+        on Gaussian arms, to qualify).
     deltas : list of float
         The confidence levels.
     max_samples : int
@@ -136,7 +144,7 @@ def compiled_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float],
     from ..algorithm import PureExploration
     from ..linear import LinearProblem
 
-    if not (isinstance(algorithm, PureExploration) and algorithm.problem is None and max_samples >= env.n_arms):
+    if not (isinstance(algorithm, PureExploration) and max_samples >= env.n_arms):
         return None
     if type(env) is LinearBandit and type(problem) is LinearProblem:
         return _linear_run_of(algorithm, env, problem, deltas, max_samples)
@@ -144,7 +152,7 @@ def compiled_run_of(algorithm: Any, env: Any, problem: Any, deltas: list[float],
     forms = None if rule is None else _forms(algorithm, problem, env.n_arms, deltas)
     if rule is None or forms is None:
         return None
-    return _karmed_run(env, rule, float(algorithm.growth), forms, int(max_samples))
+    return _karmed_run(env, rule, float(algorithm.growth), forms, int(max_samples), shift=_shift(problem))
 
 
 def compiled_budget_run_of(algorithm: Any, env: Any, problem: Any, budgets: np.ndarray) -> CompiledRun | None:
@@ -158,7 +166,8 @@ def compiled_budget_run_of(algorithm: Any, env: Any, problem: Any, budgets: np.n
     env : object
         The instance (a :class:`KArmedBandit` of Gaussian or Bernoulli arms to qualify).
     problem : Problem
-        The run's problem (the instance's own :class:`KArmedProblem` to qualify).
+        The run's problem (best-arm identification's :class:`KArmedProblem`, or the additive epsilon-good question
+        on Gaussian arms, to qualify).
     budgets : numpy.ndarray of int
         The checkpoints, increasing, the first at least K.
 
@@ -169,31 +178,45 @@ def compiled_budget_run_of(algorithm: Any, env: Any, problem: Any, budgets: np.n
     """
     from ..algorithm import PureExploration
 
-    if not (isinstance(algorithm, PureExploration) and algorithm.problem is None and budgets[0] >= env.n_arms):
+    if not (isinstance(algorithm, PureExploration) and budgets[0] >= env.n_arms):
         return None
     rule = _karmed_rule(algorithm, env, problem)
     if rule is None:
         return None
     return _karmed_run(env, rule, float(algorithm.growth), NEVER, int(budgets[-1]),
-                       np.ascontiguousarray(budgets, dtype=np.int64))
+                       np.ascontiguousarray(budgets, dtype=np.int64), _shift(problem))
 
 
 def _karmed_rule(algorithm: Any, env: Any, problem: Any) -> tuple[int, list[float]] | None:
-    """The rule code and options of a K-armed run the loop implements: the instance's own question on Gaussian or
-    Bernoulli arms with a rule of :data:`RULES` (None: the reference path)."""
-    if not (type(env) is KArmedBandit and type(problem) is KArmedProblem and type(env.family) in (Gaussian, Bernoulli)):
+    """The rule code and options of a K-armed run the loop implements: best-arm identification on Gaussian or
+    Bernoulli arms with a rule of :data:`RULES`, or the additive epsilon-good question on Gaussian arms with a rule
+    that reads only the empirical best's pieces (None: the reference path)."""
+    if not (type(env) is KArmedBandit and type(env.family) in (Gaussian, Bernoulli)):
         return None
-    return _rule(algorithm.sampler, False, problem.exploration_arms(), problem.n_answers * env.n_arms <= MAX_PAIRS)
+    if type(problem) is KArmedProblem:
+        return _rule(algorithm.sampler, False, problem.exploration_arms(), problem.n_answers * env.n_arms <= MAX_PAIRS)
+    sampler = algorithm.sampler
+    if not (type(problem) is EpsilonGoodProblem and problem.kind == "additive" and type(env.family) is Gaussian
+            and problem.family == env.family):
+        return None
+    if type(sampler) is TopTwo and not (sampler.leader == "eb" and sampler.challenger in ("tc", "tci")):
+        return None  # a Thompson or UCB leader, or a Thompson challenger, reads pieces of other answers
+    return _rule(sampler, False, problem.exploration_arms(), False)  # LinGame and LinGame-C do not run on it
+
+
+def _shift(problem: Any) -> float:
+    """epsilon for the epsilon-good question, else 0 (the pieces' means, :func:`loop.shifted`)."""
+    return float(problem.epsilon) if type(problem) is EpsilonGoodProblem else 0.0
 
 
 def _karmed_run(env: Any, rule: tuple[int, list[float]], growth: float, forms: np.ndarray, max_samples: int,
-                checkpoints: np.ndarray | None = None) -> CompiledRun:
+                checkpoints: np.ndarray | None = None, shift: float = 0.0) -> CompiledRun:
     """The arguments of a K-armed loop on ``env``."""
     family = env.family
     gaussian = isinstance(family, Gaussian)
     return CompiledRun(0 if gaussian else 1, family.sigma if gaussian else 1.0,
                        np.ascontiguousarray(env.means, dtype=float), rule[0], np.asarray(rule[1], dtype=float),
-                       growth, forms, max_samples, checkpoints=checkpoints)
+                       growth, forms, max_samples, checkpoints=checkpoints, shift=shift)
 
 
 def _forms(algorithm: Any, problem: Any, n_arms: int, deltas: list[float]) -> np.ndarray | None:
