@@ -17,7 +17,7 @@ from optdesign.factored import FactorGraph, MeanFieldModel
 from optdesign.information import bernoulli_kl, kl_delta
 from optdesign.linear import dispatch
 from optdesign.result import MeanFieldSolution
-from optdesign.validation import as_count
+from optdesign.validation import as_count, as_nonnegative
 
 
 @pytest.mark.parametrize("value", [True, False, 2.5, "3", None, np.nan, np.inf, 2**63])
@@ -30,6 +30,18 @@ def test_as_count_refuses_bools_non_integers_and_huge_values(value):
 def test_as_count_accepts_python_and_numpy_integers(value):
     out = as_count(value, "arms")
     assert out == 3 and type(out) is int
+
+
+@pytest.mark.parametrize("value", [True, -0.1, "0.1", None, np.nan, np.inf, -np.inf])
+def test_as_nonnegative_refuses_bools_strings_negatives_and_non_finite_values(value):
+    with pytest.raises(InvalidInputError, match="epsilon must be a finite number >= 0"):
+        as_nonnegative(value, "epsilon")
+
+
+@pytest.mark.parametrize("value", [0, 0.25, np.float32(0.5), np.int64(2)])
+def test_as_nonnegative_accepts_python_and_numpy_numbers(value):
+    out = as_nonnegative(value, "epsilon")
+    assert type(out) is float and out == float(value)
 
 
 def test_as_count_takes_integral_floats_only_when_asked():

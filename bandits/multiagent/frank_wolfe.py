@@ -49,8 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from optdesign import FactorGraph, round_design
-from optdesign.errors import InvalidInputError
-from optdesign.validation import as_count
+from optdesign.validation import as_count, as_nonnegative
 
 from ..core.tracking import next_checkpoint
 from ..core.validation import check_choice
@@ -104,12 +103,6 @@ def forced_rounds(t: int, rounds: int, size: int) -> int:
     return count
 
 
-def _check_slack(value: object, name: str = "slack") -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (np.isfinite(value) and value >= 0):
-        raise InvalidInputError(f"{name} must be a finite number >= 0, got {value!r}")
-    return float(value)
-
-
 @_shared_doc
 @dataclass(frozen=True)
 class JointFrankWolfe(CoveredAlgorithm):
@@ -151,8 +144,8 @@ class JointFrankWolfe(CoveredAlgorithm):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        _check_slack(self.slack)
-        _check_slack(self.search_growth, "search_growth")
+        as_nonnegative(self.slack, "slack")
+        as_nonnegative(self.search_growth, "search_growth")
         as_count(self.pieces, "pieces")
         check_choice(self.game, "game", GAME_SOLVERS)
 

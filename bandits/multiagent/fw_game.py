@@ -34,7 +34,7 @@ from numpy.typing import ArrayLike
 
 from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import EnumeratedSeparation, MaxSum, Separation, most_violated, unique_joint_actions
-from optdesign.validation import as_count, as_vector
+from optdesign.validation import as_count, as_nonnegative, as_vector
 
 from ..pure_exploration.samplers.games import game_strategies
 from .alternatives import joint_piece_gradients
@@ -148,8 +148,7 @@ def near_tied_pieces(state: GLRState, weights: ArrayLike, *, slack: float, limit
     w = as_vector(weights, "weights", length=glrt.indexer.abar)
     if np.any(w <= 0):
         raise InvalidInputError("the weights must be positive (every group action observed)")
-    if isinstance(slack, bool) or not isinstance(slack, (int, float)) or not (np.isfinite(slack) and slack >= 0):
-        raise InvalidInputError(f"slack must be a finite number >= 0, got {slack!r}")
+    as_nonnegative(slack, "slack")
     limit = as_count(limit, "limit")
     if is_tied(state):
         raise InvalidInputError("the estimate has no unique best joint action: F(w) = 0 and no ascent direction")

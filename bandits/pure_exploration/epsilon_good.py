@@ -31,7 +31,7 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 from optdesign.identification import EPSILON_KINDS, PairsModel, epsilon_good_characteristic_time, pair_pieces
-from optdesign.validation import unique_argmax
+from optdesign.validation import as_nonnegative, unique_argmax
 
 from .families import Exponential, ExponentialFamily, Gaussian
 from .karmed import KArmedProblem
@@ -70,9 +70,7 @@ class EpsilonGoodProblem(KArmedQuestion):
     def __init__(self, n_arms: int, epsilon: float = 0.0, family: ExponentialFamily | None = None,
                  kind: str = "additive") -> None:
         super().__init__(n_arms, family if family is not None else Gaussian())
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not (
-                np.isfinite(epsilon) and epsilon >= 0):
-            raise InvalidInputError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        epsilon = as_nonnegative(epsilon, "epsilon")
         if kind not in EPSILON_KINDS:
             raise InvalidInputError(f"unknown kind {kind!r}; valid: {', '.join(EPSILON_KINDS)}")
         if kind == "multiplicative" and epsilon >= 1:

@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 
 from optdesign import linear_epsilon_good_characteristic_time
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_nonnegative
 
 from ..core.alternatives import Halfspaces
 from .linear import LinearProblem
@@ -62,9 +63,7 @@ class LinearEpsilonGoodProblem(LinearProblem):
     def __init__(self, X: ArrayLike, Z: ArrayLike | None = None, epsilon: float = 0.0, sigma: float = 1.0,
                  kind: str = "additive") -> None:
         super().__init__(X, Z, sigma)
-        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) or not (
-                np.isfinite(epsilon) and epsilon >= 0):
-            raise InvalidInputError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+        epsilon = as_nonnegative(epsilon, "epsilon")
         if kind != "additive":
             raise InvalidInputError(f"epsilon-good identification on linear arms is additive, got kind {kind!r} "
                                     "(z^T theta may be negative; the multiplicative question is K-armed)")

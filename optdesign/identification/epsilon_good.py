@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import InvalidInputError
-from ..validation import as_tolerance
+from ..validation import as_nonnegative, as_tolerance
 from .families import check_family, check_means
 from .pairs import IdentificationTime, PairsModel, pair_pieces
 from .shifted import anchored_time, check_shifted_family
@@ -89,9 +89,7 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
         from ..runtime.solvers import solver_chain
 
         solver_chain(solver)  # it refuses non-strings itself
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating)) or not (
-            np.isfinite(epsilon) and epsilon >= 0):
-        raise InvalidInputError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    epsilon = as_nonnegative(epsilon, "epsilon")
     order = np.argsort(-mu, kind="stable")
     if mu[order[0]] == mu[order[1]]:
         raise InvalidInputError("the best arm is not unique (a tie at the largest mean)")

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from ..errors import InvalidInputError
 from ..linear.designs import xy_allocation
 from ..linear.dispatch import DEFAULT_TOL
-from ..validation import as_arms, as_matrix, as_vector, check_array_size
+from ..validation import as_arms, as_matrix, as_nonnegative, as_vector, check_array_size
 from .families import check_family
 from .levels import _check_level
 from .pairs import IdentificationTime, top_m_pairs
@@ -203,9 +203,7 @@ def linear_epsilon_good_characteristic_time(X: npt.ArrayLike, Z: npt.ArrayLike, 
     14.2222 [[0, 1]]
     """
     arms, items, th = _check(X, Z, theta, sigma)
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.floating)) or not (
-            np.isfinite(epsilon) and epsilon >= 0):
-        raise InvalidInputError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    epsilon = as_nonnegative(epsilon, "epsilon")
     M, d = items.shape
     if M < 2:
         raise InvalidInputError("Z must hold at least two items")

@@ -2,7 +2,7 @@
 sizes before anything is allocated (InstanceTooLargeError).
 
 =========  ========================================================================================================
-arguments  arrays, arm sets, counts, tolerances, weights and unique maximisers (:func:`as_arms`, :func:`as_count`, ...)
+arguments  arrays, arm sets, counts, slacks, tolerances, weights, unique maximisers (:func:`as_arms`, ...)
 sizes      memory limits checked before allocating (:func:`check_array_size`) and huge counts in messages
 files      the files the toolkit reads whole or writes, checked before any work
 =========  ========================================================================================================
@@ -29,6 +29,7 @@ from .arguments import (
     as_arms,
     as_count,
     as_matrix,
+    as_nonnegative,
     as_tolerance,
     as_vector,
     check_weights,
@@ -75,6 +76,7 @@ __all__ = [
     "as_arms",
     "as_count",
     "as_matrix",
+    "as_nonnegative",
     "as_tolerance",
     "as_vector",
     "check_array_size",

@@ -309,6 +309,32 @@ def as_count(value: object, name: str, *, minimum: int = 1, floats: bool = False
     return count
 
 
+def as_nonnegative(value: object, name: str) -> float:
+    """``value`` as a finite float >= 0 (a slack such as epsilon); bools, strings, NaN and inf are refused.
+
+    Parameters
+    ----------
+    value : object
+        A Python or numpy number.
+    name : str
+        The argument's name in the error message.
+
+    Returns
+    -------
+    float
+        ``value`` as a Python float.
+
+    Raises
+    ------
+    InvalidInputError
+        ``value`` is a bool, not a real number, not finite, or negative.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not np.isfinite(value) or value < 0:
+        raise InvalidInputError(f"{name} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
 def as_tolerance(value: object, name: str = "tol") -> float:
     """``value`` as a finite float > 0 (a relative gap); bools, strings and NaN are refused.
 
