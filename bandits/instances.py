@@ -129,6 +129,8 @@ INSTANCES["poisson"] = InstanceSpec("bandits.pure_exploration.instances:poisson"
                                     "K Poisson arms (means=2/1.5/1)")
 INSTANCES["exponential"] = InstanceSpec("bandits.pure_exploration.instances:exponential", "karmed",
                                         "K arms with exponential rewards (means=2/1.5/1)")
+INSTANCES["heteroscedastic"] = InstanceSpec("bandits.pure_exploration.instances:heteroscedastic", "heteroscedastic",
+                                            "K Gaussian arms of unequal variances (means, sigmas; or K, seed, gap)")
 INSTANCES["sbm"] = InstanceSpec("bandits.thresholding.instances:sbm", "thresholding",
                                 "LeJeune et al. 4.1: two-block SBM, mu = +-1, sigma 2 (n, blocks, sigma, seed)")
 INSTANCES["nws"] = InstanceSpec("bandits.thresholding.instances:nws", "thresholding",

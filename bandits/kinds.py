@@ -114,6 +114,8 @@ KINDS: dict[str, Kind] = {
                    problem=True, samplers=True, own_stops=True),
     "linear": Kind("linear", "linear and transductive bandits: pull x in X, identify the best z in Z",
                    problem=True, samplers=True, own_stops=True),
+    "heteroscedastic": Kind("heteroscedastic", "Gaussian arms of unequal variances, known to the learner or not: "
+                            "the best arm", problem=True, samplers=True),
     "bilinear": Kind("bilinear", "graphical bilinear bandits: node arms, edge rewards x^T M x'",
                      caption="samples: edge observations; rounds: graph rounds"),
     "factored": Kind("factored", "multi-agent bandits on a factor graph: joint actions, factor rewards",
@@ -126,7 +128,7 @@ KINDS: dict[str, Kind] = {
 #: the kinds the generic sampling rules and the GLR stop run on
 PURE_EXPLORATION: tuple[str, ...] = tuple(name for name, kind in KINDS.items() if kind.pure_exploration)
 #: the kinds whose picking rules (one arm per pull) run there: every pure-exploration kind but the factored one
-ARM_PULLS: tuple[str, ...] = ("karmed", "linear")
+ARM_PULLS: tuple[str, ...] = ("karmed", "linear", "heteroscedastic")
 #: the kinds where ``--stop glr`` replaces an algorithm's own stopping rule
 OWN_STOPS: tuple[str, ...] = tuple(name for name, kind in KINDS.items() if kind.own_stops)
 

@@ -85,6 +85,7 @@ if TYPE_CHECKING:
         IdentificationTime,
         best_arm_pairs,
         epsilon_good_characteristic_time,
+        heteroscedastic_characteristic_time,
         linear_epsilon_good_characteristic_time,
         linear_threshold_characteristic_time,
         linear_top_m_characteristic_time,
@@ -177,8 +178,8 @@ _EXPORTS = {
     ".docstrings": ("shared_doc",),
     ".information": ("bernoulli_kl", "kl_delta"),
     ".identification": ("IdentificationTime", "best_arm_pairs", "epsilon_good_characteristic_time",
-                        "linear_epsilon_good_characteristic_time", "linear_threshold_characteristic_time",
-                        "linear_top_m_characteristic_time",
+                        "heteroscedastic_characteristic_time", "linear_epsilon_good_characteristic_time",
+                        "linear_threshold_characteristic_time", "linear_top_m_characteristic_time",
                         "pairwise_characteristic_time", "threshold_characteristic_time", "top_m_pairs"),
 }
 if not TYPE_CHECKING:  # type checkers see the imports above, so a misspelt name stays an error for them
@@ -258,6 +259,7 @@ __all__ = [
     "greedy_choice",
     "greedy_scores",
     "group_totals",
+    "heteroscedastic_characteristic_time",
     "i_optimal",
     "kl_delta",
     "linear_epsilon_good_characteristic_time",

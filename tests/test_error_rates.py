@@ -1,10 +1,11 @@
 """Every generic sampling rule on every question it runs on, under the one GLR stop: error rate at most delta.
 
 1,000 runs per (question, rule) pair at delta = 0.1, judged by the question's own correctness (the top-m set, any
-epsilon-good arm or item, every arm's side of the level, the best item), with a one-sided 95 % Clopper-Pearson bound
-on the error rate; slow-marked (``pytest -n auto --runslow tests/test_error_rates.py``). The instances are small and
-well separated so that a run takes a few hundred samples. The pairs a rule does not run on (a missing capability) are
-listed and refused with one clear error.
+epsilon-good arm or item, every arm's side of the level, the best item; Gaussian arms of unequal variances, known or
+estimated), with a one-sided 95 % Clopper-Pearson bound on the error rate; slow-marked
+(``pytest -n auto --runslow tests/test_error_rates.py``). The instances are small and well separated so that a run
+takes a few hundred samples. The pairs a rule does not run on (a missing capability) are listed and refused with one
+clear error.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from bandits.run import run
 RUNS, DELTA = 1_000, 0.1
 RULES = ("round-robin", "oracle-weights", "track-and-stop", "fws", "top-two", "lingame", "lazy-tas", "lingame-c")
 KARMED = "gaussian:means=1/0.6/0.2/-0.2"
+HETEROSCEDASTIC = "heteroscedastic:means=1/0.6/0.2/-0.2,sigmas=0.5/1/1.5/1"
 #: the questions: (instance, the problem option)
 QUESTIONS = {
     "best arm": (KARMED, ""),
@@ -32,9 +34,13 @@ QUESTIONS = {
     "linear top 2": ("linear", "problem=top-m:m=2"),
     "linear threshold": ("linear", "problem=threshold:level=0.5"),
     "linear epsilon-good": ("linear", "problem=epsilon-good:epsilon=0.3"),  # two correct items: 0 and 2
+    "unknown variances": (HETEROSCEDASTIC, ""),
+    "unknown variances, plug-in": (HETEROSCEDASTIC, "problem=unknown-variances:statistic=plugin"),
+    "known variances": (HETEROSCEDASTIC, "problem=known-variances"),
 }
 #: (question, rule) pairs refused for a missing capability: LinGame's learners need optimistic gains
-REFUSED = {("epsilon-good", "lingame"), ("epsilon-good", "lingame-c")}
+REFUSED = {(question, rule) for question in ("epsilon-good", "unknown variances", "unknown variances, plug-in",
+                                             "known variances") for rule in ("lingame", "lingame-c")}
 
 
 def instance(name: str) -> object:

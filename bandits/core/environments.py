@@ -16,10 +16,23 @@ from typing import Any, ClassVar, cast
 import numpy as np
 from numpy.typing import ArrayLike
 
+from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_arms, as_matrix, as_vector
 
 __all__ = ["LinearBandit", "as_counts", "gaussian_sums"]
+
+#: the parameters of every environment's ``pull`` and the head of its Returns, documented once
+#: (:func:`optdesign.shared_doc`)
+pull_doc = shared_doc({"batch": """Parameters
+        ----------
+        counts : array_like of int, shape (K,)
+            Pulls per arm.
+        rng : numpy.random.Generator
+            Source of the noise.
+
+        Returns
+        -------"""})
 
 
 def as_counts(counts: ArrayLike, n_arms: int) -> np.ndarray:
@@ -173,18 +186,11 @@ class LinearBandit:
         """Smallest gap Delta_min between z* and another item."""
         return float(np.min(np.delete(self.gaps, self.best_item)))
 
+    @pull_doc
     def pull(self, counts: ArrayLike, rng: np.random.Generator) -> np.ndarray:
         """Reward sums of a batch: ``counts[k]`` pulls of arm k (see the module docstring).
 
-        Parameters
-        ----------
-        counts : array_like of int, shape (K,)
-            Pulls per arm.
-        rng : numpy.random.Generator
-            Source of the noise.
-
-        Returns
-        -------
+        %(batch)s
         numpy.ndarray, shape (K,)
             Sum of the rewards of each arm's pulls (:func:`gaussian_sums`).
         """

@@ -20,11 +20,17 @@ questions            what the K-armed questions beyond the best arm share: set a
 top_m                top-m identification on K-armed instances (answers: sets of m arms; oracle: optdesign's model)
 epsilon_good         epsilon-good identification on K-armed instances (several correct answers)
 threshold            thresholding with a confidence level: the arms above a level (answers: sets of arms)
+heteroscedastic      Gaussian arms of unequal variances, known or not: sums of squares, the EV-GLR and plug-in
+                     statistics, the known-variance baseline (oracles: optdesign.identification.variances)
+variance_bounds      the delta-correct pairwise threshold of unknown variances (time-uniform mean and variance
+                     bounds)
 linear               linear and transductive best-arm identification (oracle: optdesign.transductive)
 linear_sets          top m and thresholding on linear instances (answers: sets of items; pieces: halfspaces)
 linear_epsilon_good  epsilon-good identification on linear instances (answers: items; pieces: shifted halfspaces)
-environment          K-armed instances simulated through reward sums
-instances            the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments)
+environment          K-armed instances simulated through sufficient statistics (reward sums; sums of squares too for
+                     Gaussian arms of unequal variances)
+instances            the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments;
+                     ``heteroscedastic:...``)
 sampler              the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
 samplers/            the sampling rules, one module each
 stop                 the GLR stopping rule and its threshold (by name, object or plug-in path)
@@ -39,8 +45,9 @@ compiled/            the compiled fast path of K-armed runs (the same runs as th
 
 from .algorithm import PureExploration
 from .certificate import certified_bracket
-from .environment import KArmedBandit
+from .environment import HeteroscedasticBandit, KArmedBandit
 from .families import Bernoulli, Exponential, ExponentialFamily, Gaussian, Poisson
+from .heteroscedastic import HeteroscedasticProblem
 from .karmed import KArmedProblem
 from .linear import LinearProblem
 from .oracle import Oracle
@@ -56,6 +63,8 @@ __all__ = [
     "ExponentialFamily",
     "GLRStop",
     "Gaussian",
+    "HeteroscedasticBandit",
+    "HeteroscedasticProblem",
     "KArmedBandit",
     "KArmedProblem",
     "LinearProblem",

@@ -194,6 +194,9 @@ QUESTIONS: dict[str, Question] = {
                                             {"kind": "multiplicative"}),
     "threshold": Question({"karmed": f"{_PE}.threshold:ThresholdProblem",
                            "linear": f"{_PE}.linear_sets:LinearThresholdProblem"}),
+    "unknown-variances": Question({"heteroscedastic": f"{_PE}.heteroscedastic:HeteroscedasticProblem"}),
+    "known-variances": Question({"heteroscedastic": f"{_PE}.heteroscedastic:HeteroscedasticProblem"},
+                                {"known": True}),
 }
 #: the questions' classes by name and instance kind
 PROBLEMS: dict[str, dict[str, str]] = {name: question.classes for name, question in QUESTIONS.items()}

@@ -1,5 +1,7 @@
 """Named K-armed instances (kind ``karmed``): ``gaussian:means=0.5/0.45/0.43/0.4,sigma=1``, ``bernoulli:means=...``,
-``poisson:means=2/1.5/1``, ``exponential:means=2/1.5/1``.
+``poisson:means=2/1.5/1``, ``exponential:means=2/1.5/1``; Gaussian arms of unequal variances (kind
+``heteroscedastic``): ``heteroscedastic:means=1/0.8/0.6,sigmas=0.5/1/2`` or a random one,
+``heteroscedastic:K=10,seed=3``.
 
 The Gaussian and Bernoulli defaults are Garivier & Kaufmann's (COLT 2016, Sec. 6) two experiments:
 mu = (0.5, 0.45, 0.43, 0.4) and mu = (0.3, 0.21, 0.2, 0.19, 0.18); the Poisson and exponential ones are
@@ -12,11 +14,11 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from .environment import KArmedBandit
+from .environment import HeteroscedasticBandit, KArmedBandit
 from .families import Bernoulli, Exponential, ExponentialFamily, Gaussian, Poisson
 
 __all__ = ["GK_EXPERIMENT_1", "GK_EXPERIMENT_2", "POSITIVE_MEANS", "bernoulli", "exponential", "gaussian",
-           "parse_means", "poisson"]
+           "heteroscedastic", "parse_means", "poisson"]
 
 #: the means of Garivier & Kaufmann's first and second experiments
 GK_EXPERIMENT_1 = "0.5/0.45/0.43/0.4"
@@ -121,3 +123,47 @@ def _arms(family: ExponentialFamily, means: str | float) -> KArmedBandit:
     """K arms of a parameter-free family, named ``family(m1/m2/...)``."""
     values = parse_means(means)
     return KArmedBandit(np.asarray(values), family, name=f"{family.name}({'/'.join(map(str, values))})")
+
+
+def heteroscedastic(means: str | float | None = None, sigmas: str | float | None = None, K: int = 10,
+                    seed: int | None = None, gap: float = 0.2) -> HeteroscedasticBandit:
+    """K Gaussian arms of unequal variances: given, or drawn from ``seed``.
+
+    Parameters
+    ----------
+    means : str, optional
+        The means separated by ``/`` (a unique best); GK16's first experiment when neither they nor a seed are given.
+    sigmas : str, optional
+        The standard deviations separated by ``/``, one per arm (default: 1/2/... cycling through 0.5, 1, 1.5, 2).
+    K : int
+        The number of arms of a random instance (default 10).
+    seed : int, optional
+        Draw a random instance: the best mean 1, the others uniform in [0, 1 - gap], sigmas uniform in [0.5, 1.5].
+    gap : float
+        The least gap of a random instance (default 0.2).
+
+    Returns
+    -------
+    HeteroscedasticBandit
+        The instance.
+
+    Raises
+    ------
+    InvalidInputError
+        Both means and a seed, fewer than two arms, or sigmas of another length than the means.
+    """
+    if seed is not None:
+        if means is not None or sigmas is not None:
+            raise InvalidInputError("give either means (and sigmas) or a seed for a random instance, not both")
+        if not 0 < gap < 1:
+            raise InvalidInputError(f"gap must lie in (0, 1), got {gap!r}")
+        rng = np.random.default_rng(int(seed))
+        mu = np.concatenate([[1.0], rng.uniform(0.0, 1.0 - gap, int(K) - 1)])
+        sd = rng.uniform(0.5, 1.5, int(K))
+        return HeteroscedasticBandit(mu, sd, name=f"heteroscedastic(K={int(K)},seed={int(seed)})")
+    values = parse_means(GK_EXPERIMENT_1 if means is None else means)
+    spreads = [0.5 * (1 + k % 4) for k in range(len(values))] if sigmas is None else parse_means(sigmas)
+    if len(spreads) != len(values):
+        raise InvalidInputError(f"sigmas must give one standard deviation per arm ({len(values)}), got {len(spreads)}")
+    label = f"{'/'.join(map(str, values))};sigmas={'/'.join(map(str, spreads))}"
+    return HeteroscedasticBandit(np.asarray(values), np.asarray(spreads), name=f"heteroscedastic({label})")

@@ -29,6 +29,7 @@ from optdesign.errors import InvalidInputError
 from ..core.algorithm import Policy
 from ..core.stopping import Threshold
 from ..core.tracking import next_checkpoint
+from .heteroscedastic import HeteroscedasticProblem
 from .karmed import KArmedProblem
 from .linear import LinearProblem
 from .pieces import GLRStatistic
@@ -39,7 +40,8 @@ from .stop import GLRStop, RuleStop
 __all__ = ["GLRPolicyBase", "PureExplorationPolicy", "problem_of"]
 
 #: the problem classes of the instance kinds this package simulates (others give their own: :func:`problem_of`)
-BUILT_IN_PROBLEMS: dict[str, type[Problem]] = {"karmed": KArmedProblem, "linear": LinearProblem}
+BUILT_IN_PROBLEMS: dict[str, type[Problem]] = {"karmed": KArmedProblem, "linear": LinearProblem,
+                                               "heteroscedastic": HeteroscedasticProblem}
 
 
 def problem_of(env: Any) -> Problem:
@@ -100,7 +102,7 @@ class GLRPolicyBase(Policy):
         self.problem, self.stop, self.growth = problem, stop, growth
         K = problem.n_arms
         self.counts = np.zeros(K, dtype=np.int64)
-        self.sums = np.zeros(K)
+        self.sums = np.zeros(K if problem.moments == 1 else (K, problem.moments))
         self._threshold: Threshold | None = None
         self._ready = False
         self._mu: np.ndarray | None = None
@@ -228,7 +230,8 @@ class GLRPolicyBase(Policy):
             statistic = self.statistic()
             start = time.perf_counter()
             beta = self.beta(delta)
-            self._decided[delta] = self.known_upper_bound() > beta and statistic.exceeds(beta)
+            floor = getattr(beta, "floor", beta)  # a pairwise threshold's least bound
+            self._decided[delta] = self.known_upper_bound() > floor and statistic.exceeds(beta)
             self.glrt_time += time.perf_counter() - start
         return self._decided[delta]
 

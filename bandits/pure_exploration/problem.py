@@ -55,6 +55,8 @@ class Problem(Pulls, Capabilities, Clock, Values, ABC):
     kind: str = ""
     #: the arms' one-parameter exponential family (None when the arms are not one family's, e.g. linear arms)
     family: ExponentialFamily | None = None
+    #: reward moments a batch reports per arm: 1, the sums (shape (K,)); 2, the sums and sums of squares (shape (K, 2))
+    moments: int = 1
 
     @classmethod
     def of_environment(cls, env: Any) -> Problem:

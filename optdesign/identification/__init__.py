@@ -1,21 +1,25 @@
 """Lower bounds of identification questions on K arms of one exponential family: which arm is best, which m arms are
 the best, which arms are epsilon-good, which arms are above a level (Garivier & Kaufmann 2016's characteristic time
 T*, E[tau] >= T* kl(delta, 1 - delta), as a declarative cvxpy model or its closed form, certified); the top m and
-thresholding questions on linear arms too.
+thresholding questions on linear arms too; the best of Gaussian arms of unequal variances, known or not.
 
-=============  ======================================================================================
-families       the divergences of the Gaussian, Bernoulli, Poisson and exponential families and the
-               cvxpy form (linear minus a perspective) of the closest alternative of two arms
-pairs          questions whose alternatives swap the order of two arms: the model of 1 / T* =
-               max_w min_(i,j) f_ij(w), its pieces, and the pairs of best-arm and top-m identification
-shifted        pieces {lambda_j >= c lambda_i + s} on Gaussian, Bernoulli and Poisson arms (a Newton root
-               each) and one answer's max-min by Garivier & Kaufmann's equalisation, certified
-epsilon_good   epsilon-good identification (additive or multiplicative): T* over the easiest correct answer
-levels         thresholding (which arms are above a level): one piece per arm, T* in closed form
-linear_arms    top m, thresholding and epsilon-good on linear arms: the min-max design on the
-               question's halfspaces
-certificate    a certified bracket on T* from any weights and any mixture of the pieces (weak duality)
-=============  ======================================================================================
+================  ======================================================================================
+families          the divergences of the Gaussian, Bernoulli, Poisson and exponential families and the
+                  cvxpy form (linear minus a perspective) of the closest alternative of two arms
+pairs             questions whose alternatives swap the order of two arms: the model of 1 / T* =
+                  max_w min_(i,j) f_ij(w), its pieces, and the pairs of best-arm and top-m identification
+shifted           pieces {lambda_j >= c lambda_i + s} on Gaussian, Bernoulli and Poisson arms (a Newton root
+                  each) and one answer's max-min by Garivier & Kaufmann's equalisation, certified
+epsilon_good      epsilon-good identification (additive or multiplicative): T* over the easiest correct answer
+levels            thresholding (which arms are above a level): one piece per arm, T* in closed form
+linear_arms       top m, thresholding and epsilon-good on linear arms: the min-max design on the
+                  question's halfspaces
+variances         the best of Gaussian arms of unequal variances, known or unknown to the learner: the
+                  pieces (a cubic's roots) and T* by cutting planes on a linear program, certified
+variance_kernels  the pieces' closest common means, compiled (numba): every root of the stationarity cubic
+                  in the interval, by bisection on its monotone pieces
+certificate       a certified bracket on T* from any weights and any mixture of the pieces (weak duality)
+================  ======================================================================================
 """
 
 from typing import TYPE_CHECKING
@@ -40,6 +44,7 @@ if TYPE_CHECKING:
         pairwise_characteristic_time,
         top_m_pairs,
     )
+    from .variances import heteroscedastic_characteristic_time, heteroscedastic_pieces, variance_divergence
 
 # each name is imported from its module on first access (``import optdesign`` loads no cvxpy)
 _EXPORTS = {
@@ -51,6 +56,7 @@ _EXPORTS = {
                      "linear_top_m_characteristic_time"),
     ".pairs": ("IdentificationTime", "PairsModel", "best_arm_pairs", "pair_pieces", "pairwise_characteristic_time",
                "top_m_pairs"),
+    ".variances": ("heteroscedastic_characteristic_time", "heteroscedastic_pieces", "variance_divergence"),
 }
 if not TYPE_CHECKING:  # type checkers see the imports above
     __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
@@ -65,6 +71,8 @@ __all__ = [
     "certified_bracket",
     "divergence",
     "epsilon_good_characteristic_time",
+    "heteroscedastic_characteristic_time",
+    "heteroscedastic_pieces",
     "level_pieces",
     "linear_epsilon_good_characteristic_time",
     "linear_threshold_characteristic_time",
@@ -73,4 +81,5 @@ __all__ = [
     "pairwise_characteristic_time",
     "threshold_characteristic_time",
     "top_m_pairs",
+    "variance_divergence",
 ]

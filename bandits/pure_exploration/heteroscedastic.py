@@ -1,0 +1,244 @@
+"""Best-arm identification among Gaussian arms of unequal variances, known to the learner or not.
+
+The instance (:class:`bandits.pure_exploration.environment.HeteroscedasticBandit`) draws, for a batch of n pulls
+of arm k, the reward sum and the sum of squares exactly in law (the sum is N(n mu_k, n sigma_k^2); the centred sum of
+squares, independent of it, is sigma_k^2 chi^2_{n-1}), so a run keeps counts, sums and sums of squares per arm. The
+problem's parameter is theta = (mu_1, ..., mu_K, sigma_1^2, ..., sigma_K^2); the estimate is the empirical means and
+the maximum-likelihood variances. Three questions are asked of the same instances (Jourdan, Degenne & Kaufmann,
+ALT 2023):
+
+* ``unknown-variances`` (the instance's own), ``statistic="ev"``: the EV-GLR, whose pieces cost
+  log(1 + (mu_k - x)^2 / sigma_hat_k^2) / 2 per pull (the Gaussian divergence minimised over the unknown variance);
+  its oracle is the unknown-variance characteristic time, the lower bound a study reports;
+* ``unknown-variances:statistic=plugin``: the known-variance pieces at the empirical variances;
+* ``known-variances``: the known-variance pieces at the true variances (the baseline of the price of not knowing).
+
+The ``theory`` threshold is delta-correct for each (:mod:`bandits.pure_exploration.variance_bounds` for unknown
+variances; Kaufmann & Koolen's :class:`bandits.core.stopping.Kk21Threshold` for known ones); ``practical`` is the
+usual heuristic. Pieces and oracles: :mod:`optdesign.identification.variances`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from optdesign.errors import InvalidInputError
+from optdesign.identification import heteroscedastic_characteristic_time, heteroscedastic_pieces
+from optdesign.validation import as_count, as_vector, unique_argmax
+
+from .environment import HeteroscedasticBandit
+from .oracle import Oracle
+from .pieces import GLRStatistic, Pieces
+from .problem import Problem
+from .values import checked_index
+from .variance_bounds import PairThresholds, VarianceThreshold
+
+if TYPE_CHECKING:
+    from ..core.thresholds import ThresholdContext
+
+__all__ = ["HeteroscedasticProblem", "PairStatistic"]
+
+#: the statistics a learner who does not know the variances may use
+STATISTICS = ("ev", "plugin")
+
+
+class PairStatistic(GLRStatistic):
+    """The GLR statistic of best-arm identification read pair by pair: against :class:`PairThresholds` every piece
+    (best, j) must exceed its own bound; against a number, the least piece must."""
+
+    def exceeds(self, beta: float | PairThresholds) -> bool:
+        if isinstance(beta, PairThresholds):
+            pieces = self.pieces
+            return bool(np.all(pieces.values > beta.of_pairs(pieces.best, pieces.answers)))
+        return super().exceeds(beta)
+
+
+class HeteroscedasticProblem(Problem):
+    """Best-arm identification among Gaussian arms of unequal variances (module docstring).
+
+    Parameters
+    ----------
+    n_arms : int
+        Number K of arms (at least 2).
+    statistic : str
+        ``"ev"`` (default: the EV-GLR) or ``"plugin"``; ignored when the variances are known.
+    sigmas : array_like, optional
+        The standard deviations, when the learner knows them (None: unknown variances).
+
+    Raises
+    ------
+    InvalidInputError
+        Fewer than two arms, an unknown statistic, or sigmas that are not positive numbers, one per arm; a
+        parameter theta (:meth:`check_parameter`) with a variance that is not positive.
+    """
+
+    kind = "heteroscedastic"
+    #: a batch observes two moments of the rewards per arm (sums and sums of squares)
+    moments = 2
+
+    def __init__(self, n_arms: int, statistic: str = "ev", sigmas: ArrayLike | None = None) -> None:
+        self._K = as_count(n_arms, "n_arms (a K-armed problem needs at least two arms)", minimum=2)
+        if statistic not in STATISTICS:
+            raise InvalidInputError(f"statistic must be one of {', '.join(STATISTICS)}, got {statistic!r}")
+        self.statistic = statistic
+        self.sigmas = None
+        if sigmas is not None:
+            sd = as_vector(sigmas, "sigmas")
+            if sd.shape != (self._K,) or not np.all(sd > 0):
+                raise InvalidInputError(f"sigmas must be {self._K} positive numbers, one per arm")
+            self.sigmas = sd
+
+    @classmethod
+    def of_environment(cls, env: HeteroscedasticBandit, statistic: str = "ev",
+                       known: bool = False) -> HeteroscedasticProblem:
+        """The problem a learner faces on the instance: its number of arms, and its sigmas when ``known``.
+
+        Parameters
+        ----------
+        env : HeteroscedasticBandit
+            The instance.
+        statistic : str
+            ``"ev"`` or ``"plugin"`` (unknown variances).
+        known : bool
+            The learner is given the variances.
+
+        Returns
+        -------
+        HeteroscedasticProblem
+            The problem.
+        """
+        return cls(env.n_arms, statistic, env.sigmas if known else None)
+
+    @property
+    def known(self) -> bool:
+        """Whether the learner knows the variances."""
+        return self.sigmas is not None
+
+    @property
+    def log_divergence(self) -> bool:
+        """The pieces cost log(1 + gap^2 / sigma^2) / 2 per pull (EV-GLR) rather than gap^2 / (2 sigma^2)."""
+        return not self.known and self.statistic == "ev"
+
+    @property
+    def n_arms(self) -> int:
+        return self._K
+
+    @property
+    def n_answers(self) -> int:
+        return self._K
+
+    @property
+    def dim(self) -> int:
+        """2K: the means, then the variances."""
+        return 2 * self._K
+
+    def initial_arms(self) -> np.ndarray:
+        return np.arange(self._K)
+
+    def initial_pulls(self) -> np.ndarray:
+        """Two pulls of every arm: the first pass that shows every arm's variance."""
+        return np.full(self._K, 2, dtype=np.int64)
+
+    def estimate(self, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+        stats = np.asarray(sums, dtype=float).reshape(self._K, 2)
+        N = np.maximum(np.asarray(counts, dtype=float), 1.0)
+        mu = stats[:, 0] / N
+        if self.sigmas is not None:
+            return np.concatenate([mu, self.sigmas**2])
+        var = np.maximum(stats[:, 1] / N - mu**2, 0.0)
+        return np.concatenate([mu, np.where(var > 0, var, np.finfo(float).tiny)])
+
+    def answer(self, mu: np.ndarray) -> int:
+        return int(np.argmax(np.asarray(mu)[: self._K]))
+
+    def answer_value(self, answer: int, mu: np.ndarray) -> float | None:
+        """mu_a: an answer is an arm."""
+        return float(np.asarray(mu, dtype=float)[checked_index(answer, self._K, "an arm")])
+
+    def _split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        theta = np.asarray(theta, dtype=float)
+        return theta[: self._K], np.sqrt(theta[self._K:])
+
+    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        mu, w = self.check_shapes(mu, w)
+        means, sds = self._split(mu)
+        best, values, G, _ = heteroscedastic_pieces(means, sds, w, known_variances=not self.log_divergence,
+                                                    gradients=gradients)
+        return Pieces(best=best, answers=np.delete(np.arange(self._K), best), values=values, gradients=G)
+
+    def glr(self, mu: np.ndarray, counts: np.ndarray) -> PairStatistic:
+        return PairStatistic(self.pieces(mu, counts, gradients=False))
+
+    def pair_costs(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> np.ndarray:
+        """W_B,j: the pieces with the leader B put above every other arm (0 where mu_j >= mu_B); inf at B."""
+        means, sds = self._split(mu)
+        leader = checked_index(leader, self._K, "an arm")
+        _, values, _, _ = heteroscedastic_pieces(means, sds, counts, known_variances=not self.log_divergence,
+                                                 best=leader, gradients=False)
+        return np.insert(values, leader, np.inf)
+
+    def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
+        """The leader's part N_B g_B(x) of the pair's cost at its closest common mean x (1/2 when it vanishes)."""
+        means, sds = self._split(mu)
+        leader = checked_index(leader, self._K, "an arm")
+        challenger = checked_index(challenger, self._K, "an arm")
+        _, values, G, _ = heteroscedastic_pieces(means, sds, counts, known_variances=not self.log_divergence,
+                                                 best=leader)
+        row = challenger - (challenger > leader)
+        assert G is not None
+        lead = float(G[row, leader]) * float(counts[leader])
+        return lead / float(values[row]) if values[row] > 0 else 0.5
+
+    def check_parameter(self, mu: np.ndarray) -> np.ndarray:
+        theta = super().check_parameter(mu)
+        if not np.all(theta[self._K:] > 0):
+            raise InvalidInputError("the variances (the last K entries of the parameter) must be positive")
+        return theta
+
+    def true_parameter(self, env: HeteroscedasticBandit) -> np.ndarray:
+        """(env.means, env.sigmas^2), with a unique best arm."""
+        unique_argmax(env.means, "means")
+        return self.check_parameter(np.concatenate([env.means, env.sigmas**2]))
+
+    def oracle(self, mu: np.ndarray) -> Oracle:
+        """T* and w* of the problem's own pieces at theta (:func:`optdesign.heteroscedastic_characteristic_time`).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            theta = (means, variances), a unique best mean.
+
+        Returns
+        -------
+        Oracle
+            T* (Garivier & Kaufmann's convention), w* and its certified lower bound.
+        """
+        return self._time(mu, known=not self.log_divergence)
+
+    def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
+        """The unknown-variance T* when the learner does not know the variances (whatever its statistic), else the
+        known-variance T*."""
+        return {"kind": "T*", "value": float(self._time(mu, known=self.known).T), "unit": "samples"}
+
+    def _time(self, mu: np.ndarray, *, known: bool) -> Oracle:
+        means, sds = self._split(self.check_parameter(mu))
+        result = heteroscedastic_characteristic_time(means, sds, known_variances=known)
+        return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)
+
+    def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
+        """The problem's own ``theory`` threshold: :class:`VarianceThreshold` for unknown variances, Kaufmann &
+        Koolen's for known ones."""
+        from ..core.stopping import Kk21Threshold
+        from ..core.thresholds import ThresholdContext
+
+        def theory() -> Any:
+            return Kk21Threshold(self._K) if self.known else VarianceThreshold(self._K, self.log_divergence)
+
+        return ThresholdContext(n_items=self._K, n_arms=self._K, theory=theory)
+
+    def threshold_argument(self, counts: np.ndarray, information: np.ndarray | None) -> np.ndarray:
+        """The counts (the variance bounds read them)."""
+        return np.asarray(counts)

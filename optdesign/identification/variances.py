@@ -1,0 +1,212 @@
+"""Best-arm identification among Gaussian arms of unequal variances, known to the learner or not.
+
+Arm k gives rewards N(mu_k, sigma_k^2). Moving its mean to x costs, per observation,
+
+    known variances:    g_k(x) = (mu_k - x)^2 / (2 sigma_k^2)
+    unknown variances:  g_k(x) = log(1 + (mu_k - x)^2 / sigma_k^2) / 2
+
+(the second is KL(N(mu_k, sigma_k^2), N(x, v)) minimised over the alternative's variance v, attained at
+v = sigma_k^2 + (mu_k - x)^2: Jourdan, Degenne & Kaufmann, "Dealing with unknown variances in best-arm
+identification", ALT 2023). With i the best arm, the piece of arm j at weights w is
+
+    f_j(w) = min over x in [mu_j, mu_i] of w_i g_i(x) + w_j g_j(x),
+
+a minimum of functions linear in w: concave and positively homogeneous, and 1 / T* = max over the simplex of
+min_j f_j(w) (Garivier & Kaufmann 2016, Thm 1, with these divergences). The minimiser x is the precision-weighted
+mean for known variances; for unknown ones it is a real root of the cubic
+
+    w_i (x - mu_i) (sigma_j^2 + (x - mu_j)^2) + w_j (x - mu_j) (sigma_i^2 + (x - mu_i)^2) = 0
+
+(the stationarity condition times its positive denominators) or an end of the interval: every root in it and both
+ends are compared, so the minimum is global although g_k is not convex
+(:mod:`optdesign.identification.variance_kernels`, compiled).
+
+T* is computed by Kelley's cutting planes: the linear program max t s.t. t <= c_r^T w, w in the simplex, over cuts
+c_r = (g_k(x_j(w_r)))_k collected at the iterates w_r (each cut lies above its piece everywhere, by concavity and
+homogeneity, so the program's value bounds 1 / T* from above). The program is built once, its cuts a Parameter,
+and re-solved; the iterations stop when the certified bracket is within ``tol``: the best iterate's pieces give
+T <= 1 / min_j f_j(w), the program's multipliers over its cuts give the lower bound (weak duality,
+:mod:`optdesign.identification.certificate`).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import numpy.typing as npt
+
+from .._lazy import cp
+from ..errors import InvalidInputError, SolverError
+from ..runtime.solvers import solve
+from ..validation import unique_argmax
+from .certificate import certified_bracket
+from .pairs import TIGHT, IdentificationTime
+
+__all__ = ["heteroscedastic_characteristic_time", "heteroscedastic_pieces", "variance_divergence"]
+
+#: cuts the linear program holds (every iteration adds K - 1); past it the best bracket found is returned
+MAX_CUTS = 4000
+
+
+def variance_divergence(means: npt.ArrayLike, sigmas: npt.ArrayLike, x: npt.ArrayLike, *,
+                        known_variances: bool) -> np.ndarray:
+    """g_k(x): the cost per observation of moving a Gaussian arm's mean to x (module docstring), elementwise.
+
+    Parameters
+    ----------
+    means, sigmas, x : array_like
+        The arms' means and standard deviations and the moved means (broadcast together).
+    known_variances : bool
+        The learner knows sigma (the squared gap over 2 sigma^2), or not (half the log of 1 + gap^2 / sigma^2).
+
+    Returns
+    -------
+    numpy.ndarray
+        g_k(x) >= 0, zero at x = mu_k.
+    """
+    z = np.square(np.subtract(means, x)) / np.square(sigmas)
+    return 0.5 * z if known_variances else 0.5 * np.log1p(z)
+
+
+def heteroscedastic_pieces(means: npt.ArrayLike, sigmas: npt.ArrayLike, w: npt.ArrayLike, *,
+                           known_variances: bool = False, best: int | None = None,
+                           gradients: bool = True) -> tuple[int, np.ndarray, np.ndarray | None, np.ndarray]:
+    """The pieces f_j(w) of best-arm identification on Gaussian arms of unequal variances (module docstring).
+
+    Parameters
+    ----------
+    means : array_like, shape (K,)
+        The means (the best is the first largest).
+    sigmas : array_like, shape (K,)
+        The standard deviations (positive).
+    w : array_like, shape (K,)
+        Nonnegative weights or counts.
+    known_variances : bool
+        The divergence of the known-variance model (default: unknown variances).
+    best : int, optional
+        The arm i the pieces put above the others (default: the first largest mean); a piece is 0 where
+        mu_j >= mu_i (no move is needed).
+    gradients : bool
+        Also build the gradients (else None in their place).
+
+    Returns
+    -------
+    tuple
+        ``(best, values, gradients, closest)``: the arm i, f_j(w) for every other arm j in increasing index
+        (shape (K - 1,)), their gradients g_k(x_j) (shape (K - 1, K), zero outside arms i and j), and the closest
+        common mean x_j of each piece.
+    """
+    from .variance_kernels import pair_pieces  # numba, on first use
+
+    mu, sd, wt = (np.asarray(v, dtype=float) for v in (means, sigmas, w))
+    i = int(np.argmax(mu)) if best is None else int(best)
+    values, x, gi, gj = pair_pieces(mu, sd * sd, wt, i, not known_variances)
+    if not gradients:
+        return i, values, None, x
+    others = np.delete(np.arange(mu.size), i)
+    G = np.zeros((others.size, mu.size))
+    G[:, i] = gi
+    G[np.arange(others.size), others] = gj
+    return i, values, G, x
+
+
+def _values_and_gradients(mu: np.ndarray, sd: np.ndarray, w: np.ndarray,
+                          known_variances: bool) -> tuple[np.ndarray, np.ndarray]:
+    _, values, G, _ = heteroscedastic_pieces(mu, sd, w, known_variances=known_variances)
+    assert G is not None
+    return values, G
+
+
+def _check_instance(means: npt.ArrayLike, sigmas: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    mu, sd = np.asarray(means, dtype=float), np.asarray(sigmas, dtype=float)
+    if mu.ndim != 1 or mu.size < 2 or not np.all(np.isfinite(mu)):
+        raise InvalidInputError("means must be a vector of at least two finite numbers")
+    if sd.shape != mu.shape or not np.all(np.isfinite(sd)) or not np.all(sd > 0):
+        raise InvalidInputError(f"sigmas must be {mu.size} positive finite numbers, one per arm, got {sd.tolist()!r}")
+    unique_argmax(mu, "means")
+    return mu, sd
+
+
+def heteroscedastic_characteristic_time(means: npt.ArrayLike, sigmas: npt.ArrayLike, *,
+                                        known_variances: bool = False, solver: str | None = None,
+                                        tol: float = 1e-6, max_cuts: int = MAX_CUTS) -> IdentificationTime:
+    """T* and w* of best-arm identification on Gaussian arms of unequal variances, certified (module docstring).
+
+    Parameters
+    ----------
+    means : array_like, shape (K,)
+        The means, with a unique largest.
+    sigmas : array_like, shape (K,)
+        The standard deviations.
+    known_variances : bool
+        The learner knows the variances (default False: the unknown-variance lower bound, which is larger).
+    solver : str, optional
+        The linear program's solver (default CLARABEL).
+    tol : float
+        The relative certified gap at which the iterations stop (default 1e-6).
+    max_cuts : int
+        The cuts the program holds; past them the best bracket found is returned with its gap.
+
+    Returns
+    -------
+    IdentificationTime
+        T* (E[tau] >= T* kl(delta, 1 - delta)), w*, a certified lower bound, the gap and the closest pairs.
+
+    Raises
+    ------
+    InvalidInputError
+        Means that are not finite or tie for the largest, sigmas that are not positive, one per arm.
+    SolverError
+        The linear program was not solved.
+
+    Examples
+    --------
+    >>> import optdesign as od
+    >>> r = od.heteroscedastic_characteristic_time([1.0, 0.0], [1.0, 2.0], known_variances=True)
+    >>> round(r.value, 3)  # two arms: 2 (sigma_1 + sigma_2)^2 / gap^2
+    18.0
+    """
+    mu, sd = _check_instance(means, sigmas)
+    if not (np.isfinite(tol) and tol > 0):
+        raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
+    K = mu.size
+    start = time.perf_counter()
+    w = np.full(K, 1.0 / K)
+    values, G = _values_and_gradients(mu, sd, w, known_variances)
+    scale = float(values.min())  # the program runs on cuts / scale, of order one
+    rows = max(K - 1, min(int(max_cuts), MAX_CUTS))
+    C = cp.Parameter((rows, K))
+    wv, t = cp.Variable(K, nonneg=True), cp.Variable()
+    cuts = t <= C @ wv
+    program = cp.Problem(cp.Maximize(t), [cp.sum(wv) == 1, cuts])
+    bank = np.full((rows, K), 10.0 * float(G.max()) / scale + 10.0)  # unused rows: never binding
+    used, best, lower, status, name = 0, (float(values.min()), w, values, G), 0.0, "", ""
+    while used + K - 1 <= rows:
+        bank[used:used + K - 1] = G / scale
+        used += K - 1
+        C.value = bank
+        # an inaccurate answer is kept: the bracket is evaluated exactly from its weights and multipliers
+        info = solve(program, solver or "CLARABEL", solver_options=TIGHT, accept_inaccurate=True)
+        status, name = info.status, info.solver
+        if wv.value is None or cuts.dual_value is None:
+            raise SolverError(f"the cutting-plane program was not solved (status {info.status})")
+        p = np.maximum(np.asarray(cuts.dual_value, dtype=float)[:used], 0.0)
+        if p.sum() > 0:
+            bound = float(np.max(p @ bank[:used])) / p.sum() * scale
+            lower = max(lower, 1.0 / bound)
+        w = np.maximum(np.asarray(wv.value, dtype=float), 0.0)
+        w /= w.sum()
+        values, G = _values_and_gradients(mu, sd, w, known_variances)
+        if values.min() > best[0]:
+            best = (float(values.min()), w, values, G)
+        if 1.0 - lower * best[0] <= tol:
+            break
+    value, w, values, G = best
+    lower = max(lower, certified_bracket(values, G)[0])
+    T = 1.0 / value
+    others = np.delete(np.arange(K), int(np.argmax(mu)))
+    active = others[values <= values.min() * (1 + 1e-6)]
+    pairs = np.array([(int(np.argmax(mu)), j) for j in active], dtype=np.int64)
+    return IdentificationTime(value=T, weights=w, lower_bound=min(lower, T), gap=(T - min(lower, T)) / T,
+                              active=pairs, status=status, solver=name, solve_time=time.perf_counter() - start)
