@@ -1,6 +1,6 @@
 """Gaussian arms of unequal variances, known to the learner or not: the simulated statistics, the estimate, the GLR
-against brute force, the delta-correct pairwise threshold and its two time-uniform bounds, runs of every generic rule
-and the refusals."""
+against brute force, the delta-correct pairwise threshold and its time-uniform bound (the t-test martingale), runs
+of every generic rule and the refusals."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from scipy import stats
 from bandits.instances import parse_instance
 from bandits.pure_exploration import HeteroscedasticBandit, HeteroscedasticProblem
 from bandits.pure_exploration.capabilities import MissingCapability
-from bandits.pure_exploration.variance_bounds import PairThresholds, VarianceThreshold, variance_lower_bound
+from bandits.pure_exploration.variance_bounds import PairThresholds, VarianceThreshold, mean_deviation_cap
 from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign.errors import InvalidInputError
@@ -69,47 +69,47 @@ def test_the_glr_is_the_least_cost_of_moving_the_best_below_another_arm(statisti
         assert value <= brute + 1e-12 and value == pytest.approx(brute, rel=1e-3)
 
 
-def test_the_variance_bound_holds_uniformly_along_simulated_paths():
-    """sigma_hat^2 / sigma^2 >= rho(N) for every N <= 3000 on all but a fraction eta of paths (one-sided 95 %
-    Clopper-Pearson), and rho tends to one."""
-    eta, paths, horizon = 0.2, 2000, 3000
+def test_the_t_test_bayes_factor_has_mean_one_under_the_true_mean():
+    """E[B_n] = 1 whatever sigma (a likelihood ratio): the formula of the mixture, by Monte Carlo at small n."""
+    rng = np.random.default_rng(6)
+    for n, g, sigma in ((2, 1.0, 3.0), (3, 0.1, 0.2), (5, 0.5, 1.0)):
+        x = rng.normal(0.0, sigma, size=(1_000_000, n))
+        z = x.mean(axis=1) ** 2 / x.var(axis=1)
+        B = (1 + n * g) ** -0.5 * ((1 + z) / (1 + z / (1 + n * g))) ** (n / 2)
+        assert B.mean() == pytest.approx(1.0, abs=0.01)
+        # the cap is where B reaches 1 / eta: the same inequality, solved for z
+        eta = 0.05
+        cap = mean_deviation_cap(np.array([n]), eta, g)[0]
+        assert np.mean(z > cap) <= np.mean(B >= 1 / eta) + 1e-12
+
+
+def test_the_mean_cap_holds_uniformly_along_simulated_paths():
+    """(mu_hat - mu)^2 / sigma_hat^2 <= z_max(N) for every N <= 3000 on all but a fraction eta of paths (one-sided
+    95 % Clopper-Pearson), whatever sigma; the cap shrinks like log(N) / N."""
+    eta, paths, horizon = 0.1, 2000, 3000
     rng = np.random.default_rng(5)
     N = np.arange(1, horizon + 1)
-    rho = variance_lower_bound(N, eta)
+    cap = mean_deviation_cap(N, eta)
+    finite = np.isfinite(cap)
     misses = 0
     for _ in range(paths):
-        x = rng.normal(size=horizon)
-        s, q = np.cumsum(x), np.cumsum(x**2)
+        x = rng.normal(2.0, 7.0, size=horizon)
+        s, q = np.cumsum(x - 2.0), np.cumsum((x - 2.0) ** 2)
         var = q / N - (s / N) ** 2
-        misses += bool(np.any(var < rho - 1e-12))
+        misses += bool(np.any((s / N)[finite] ** 2 > cap[finite] * var[finite]))
     assert clopper_pearson_upper(misses, paths) <= eta, misses
-    assert np.all(np.diff(rho[1:]) >= -1e-12) and rho[0] == 0 and variance_lower_bound(np.array([1e8]), eta)[0] > 0.999
+    assert np.all(np.isinf(cap[:2])) and cap[-1] < 0.01 and np.all(np.diff(cap[np.isfinite(cap)]) <= 0)
 
 
-def test_the_pair_bounds_are_the_water_filling_and_the_worst_variance():
-    """Plug-in: beta / min(rho); EV-GLR: the largest sum_k (N_k / 2) log(1 + 2 s_k / (N_k rho_k)) over
-    s_a + s_b <= beta, by a grid; every bound at least the floor."""
-    counts, rho = np.array([40.0, 300.0, 9.0]), np.array([0.4, 0.8, 0.1])
+def test_the_pair_bounds_are_the_sum_of_the_arms_caps():
+    counts = np.array([40.0, 300.0, 9.0])
+    z = mean_deviation_cap(counts, 0.01 / 3)
     for log in (False, True):
-        bounds = PairThresholds(3.0, rho, counts, log)
-        got = bounds.of_pairs(1, np.array([0, 2]))
-        if not log:
-            assert got == pytest.approx([3.0 / 0.4, 3.0 / 0.1])
-        else:
-            s = np.linspace(0, 3.0, 30001)
-            for value, j in zip(got, (0, 2), strict=True):
-                total = (0.5 * counts[1] * np.log1p(2 * s / (counts[1] * rho[1]))
-                         + 0.5 * counts[j] * np.log1p(2 * (3.0 - s) / (counts[j] * rho[j])))
-                assert value == pytest.approx(total.max(), rel=1e-6)
-        assert np.all(got >= bounds.floor)
-    zero = PairThresholds(3.0, np.array([0.0, 0.5]), np.array([1.0, 20.0]), True)
-    assert zero.of_pairs(1, np.array([0]))[0] == np.inf
-
-
-def test_the_threshold_reads_the_counts_and_splits_delta():
-    thresholds = VarianceThreshold(4)(1000, 0.01, np.array([100, 300, 500, 100]))
-    assert isinstance(thresholds, PairThresholds) and thresholds.log_divergence
-    assert thresholds.rho == pytest.approx(variance_lower_bound(np.array([100, 300, 500, 100]), 0.01 / 8))
+        bounds = VarianceThreshold(3, log)(349, 0.01, counts)
+        caps = 0.5 * counts * (np.log1p(z) if log else z)
+        assert bounds.of_pairs(1, np.array([0, 2])) == pytest.approx([caps[1] + caps[0], np.inf])
+        assert bounds.floor <= caps[0] + caps[1]
+    assert isinstance(bounds, PairThresholds)
 
 
 RULES = ["round-robin", "oracle-weights", "track-and-stop", "fws", "lazy-tas", "top-two", "top-two:challenger=tci",

@@ -93,3 +93,25 @@ def test_the_time_is_invariant_to_the_scale_of_the_rewards(known):
 def test_bad_instances_are_refused(means, sigmas, match):
     with pytest.raises(InvalidInputError, match=match):
         od.heteroscedastic_characteristic_time(means, sigmas)
+
+
+@pytest.mark.parametrize("known", [True, False])
+def test_the_equalisation_is_the_program_s_optimum(known):
+    """The fast path (Garivier & Kaufmann's equalisation with these pieces) against the cutting-plane program: the
+    same T* and weights, and its own certified gap at round-off."""
+    rng = np.random.default_rng(11)
+    for _ in range(4):
+        mu, sd = np.concatenate([[1.0], rng.uniform(-1.0, 0.9, 6)]), rng.uniform(0.3, 2.0, 7)
+        program = od.heteroscedastic_characteristic_time(mu, sd, known_variances=known)
+        fast = od.heteroscedastic_characteristic_time(mu, sd, known_variances=known, method="equalise")
+        assert fast.gap <= 1e-9 and fast.lower_bound <= fast.value
+        assert fast.value == pytest.approx(program.value, rel=2e-6)
+        assert program.lower_bound <= fast.value * (1 + 1e-9) and fast.lower_bound <= program.value * (1 + 1e-9)
+        assert fast.weights == pytest.approx(program.weights, abs=2e-3)
+    two = od.heteroscedastic_characteristic_time([2.0, 0.0], [1.0, 3.0], known_variances=True, method="equalise")
+    assert two.value == pytest.approx(2 * 16 / 4, rel=1e-12) and two.weights == pytest.approx([0.25, 0.75])
+
+
+def test_an_unknown_method_is_refused():
+    with pytest.raises(InvalidInputError, match="method"):
+        od.heteroscedastic_characteristic_time([1.0, 0.0], [1.0, 1.0], method="newton")

@@ -22,8 +22,8 @@ epsilon_good         epsilon-good identification on K-armed instances (several c
 threshold            thresholding with a confidence level: the arms above a level (answers: sets of arms)
 heteroscedastic      Gaussian arms of unequal variances, known or not: sums of squares, the EV-GLR and plug-in
                      statistics, the known-variance baseline (oracles: optdesign.identification.variances)
-variance_bounds      the delta-correct pairwise threshold of unknown variances (time-uniform mean and variance
-                     bounds)
+variance_bounds      the delta-correct pairwise threshold of unknown variances (a time-uniform cap on every arm's t
+                     statistic: the t-test martingale)
 linear               linear and transductive best-arm identification (oracle: optdesign.transductive)
 linear_sets          top m and thresholding on linear instances (answers: sets of items; pieces: halfspaces)
 linear_epsilon_good  epsilon-good identification on linear instances (answers: items; pieces: shifted halfspaces)

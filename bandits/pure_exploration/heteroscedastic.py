@@ -204,7 +204,8 @@ class HeteroscedasticProblem(Problem):
         return self.check_parameter(np.concatenate([env.means, env.sigmas**2]))
 
     def oracle(self, mu: np.ndarray) -> Oracle:
-        """T* and w* of the problem's own pieces at theta (:func:`optdesign.heteroscedastic_characteristic_time`).
+        """T* and w* of the problem's own pieces at theta (:func:`optdesign.heteroscedastic_characteristic_time`, its
+        equalisation: the fast path, certified).
 
         Parameters
         ----------
@@ -225,7 +226,7 @@ class HeteroscedasticProblem(Problem):
 
     def _time(self, mu: np.ndarray, *, known: bool) -> Oracle:
         means, sds = self._split(self.check_parameter(mu))
-        result = heteroscedastic_characteristic_time(means, sds, known_variances=known)
+        result = heteroscedastic_characteristic_time(means, sds, known_variances=known, method="equalise")
         return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)
 
     def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
