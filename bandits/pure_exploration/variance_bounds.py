@@ -12,7 +12,7 @@ martingale of mean one whatever sigma (the t-test martingale of Lai 1976; Pérez
 2024). By Ville's inequality B_n < 1 / eta for every n with probability 1 - eta; as B_n increases with z_n, this
 caps z_n at z_max(n) = (R - 1) / (1 - R / C), C = 1 + n g, R = (C / eta^2)^(1 / n) (no cap while R >= C). A union
 over the K arms (eta = delta / K) and a wrong recommendation a, the best arm being b, give: the pair's statistic stays
-below the sum of its two arms' caps,
+below the sum of its two arms' caps::
 
     EV-GLR:   sum_k (N_k / 2) log(1 + (mu_hat_k - mu_k)^2 / sigma_hat_k^2) <= c(N_a) + c(N_b),
               c(n) = (n / 2) log(1 + z_max(n)),
