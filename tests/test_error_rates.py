@@ -1,11 +1,12 @@
 """Every generic sampling rule on every question it runs on, under the one GLR stop: error rate at most delta.
 
-1,000 runs per (question, rule) pair at delta = 0.1, judged by the question's own correctness (the top-m set, any
-epsilon-good arm or item, every arm's side of the level, the best item; Gaussian arms of unequal variances, known or
-estimated), with a one-sided 95 % Clopper-Pearson bound on the error rate; slow-marked
-(``pytest -n auto --runslow tests/test_error_rates.py``). The instances are small and well separated so that a run
-takes a few hundred samples. The pairs a rule does not run on (a missing capability) are listed and refused with one
-clear error.
+1,000 runs per (question, rule) pair at delta = 0.1, under the practical threshold (the plug-in statistic of unknown
+variances under its delta-correct one: with the practical one it errs above delta), judged by the question's own
+correctness (the top-m set, any epsilon-good arm or item, every arm's side of the level, the best item; Gaussian arms
+of unequal variances, known or estimated), with a one-sided 95 % Clopper-Pearson bound on the error rate;
+slow-marked (``pytest -n auto --runslow tests/test_error_rates.py``). The instances are small and well separated so
+that a run takes a few hundred samples. The pairs a rule does not run on (a missing capability) are listed and
+refused with one clear error.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ QUESTIONS = {
     "linear threshold": ("linear", "problem=threshold:level=0.5"),
     "linear epsilon-good": ("linear", "problem=epsilon-good:epsilon=0.3"),  # two correct items: 0 and 2
     "unknown variances": (HETEROSCEDASTIC, ""),
-    "unknown variances, plug-in": (HETEROSCEDASTIC, "problem=unknown-variances:statistic=plugin"),
+    # the plug-in statistic errs above delta under the practical threshold (Track-and-Stop, FWS; RESULTS 28): its own
+    # delta-correct threshold
+    "unknown variances, plug-in": (HETEROSCEDASTIC, "threshold=theory,problem=unknown-variances:statistic=plugin"),
     "known variances": (HETEROSCEDASTIC, "problem=known-variances"),
 }
 #: (question, rule) pairs refused for a missing capability: LinGame's learners need optimistic gains
