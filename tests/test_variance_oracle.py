@@ -115,3 +115,10 @@ def test_the_equalisation_is_the_program_s_optimum(known):
 def test_an_unknown_method_is_refused():
     with pytest.raises(InvalidInputError, match="method"):
         od.heteroscedastic_characteristic_time([1.0, 0.0], [1.0, 1.0], method="newton")
+
+
+@pytest.mark.parametrize(("option", "match"), [({"tol": "small"}, "tol"), ({"tol": 0.0}, "tol"),
+                                               ({"max_cuts": "many"}, "max_cuts")])
+def test_bad_options_are_refused(option, match):
+    with pytest.raises(InvalidInputError, match=match):
+        od.heteroscedastic_characteristic_time([1.0, 0.0], [1.0, 1.0], **option)

@@ -41,7 +41,7 @@ import numpy.typing as npt
 from .._lazy import cp
 from ..errors import InvalidInputError, SolverError
 from ..runtime.solvers import solve
-from ..validation import unique_argmax
+from ..validation import as_count, as_tolerance, unique_argmax
 from .certificate import certified_bracket
 from .pairs import TIGHT, IdentificationTime
 
@@ -193,8 +193,8 @@ def heteroscedastic_characteristic_time(means: npt.ArrayLike, sigmas: npt.ArrayL
     18.0
     """
     mu, sd = _check_instance(means, sigmas)
-    if not (np.isfinite(tol) and tol > 0):
-        raise InvalidInputError(f"tol must be a positive number, got {tol!r}")
+    tol = as_tolerance(tol)
+    max_cuts = as_count(max_cuts, "max_cuts", minimum=1)
     if method not in ("program", "equalise"):
         raise InvalidInputError(f"method must be 'program' or 'equalise', got {method!r}")
     if method == "equalise":
