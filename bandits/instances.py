@@ -131,6 +131,8 @@ INSTANCES["exponential"] = InstanceSpec("bandits.pure_exploration.instances:expo
                                         "K arms with exponential rewards (means=2/1.5/1)")
 INSTANCES["heteroscedastic"] = InstanceSpec("bandits.pure_exploration.instances:heteroscedastic", "heteroscedastic",
                                             "K Gaussian arms of unequal variances (means, sigmas; or K, seed, gap)")
+INSTANCES["bounded"] = InstanceSpec("bandits.pure_exploration.instances:bounded", "bounded",
+                                    "K arms with rewards in [0, 1] on a grid (means, levels; or K, seed, levels, gap)")
 INSTANCES["sbm"] = InstanceSpec("bandits.thresholding.instances:sbm", "thresholding",
                                 "LeJeune et al. 4.1: two-block SBM, mu = +-1, sigma 2 (n, blocks, sigma, seed)")
 INSTANCES["nws"] = InstanceSpec("bandits.thresholding.instances:nws", "thresholding",

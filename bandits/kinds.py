@@ -116,6 +116,8 @@ KINDS: dict[str, Kind] = {
                    problem=True, samplers=True, own_stops=True),
     "heteroscedastic": Kind("heteroscedastic", "Gaussian arms of unequal variances, known to the learner or not: "
                             "the best arm", problem=True, samplers=True),
+    "bounded": Kind("bounded", "arms with rewards in [0, 1], nothing else known to the learner (KL_inf): the best arm",
+                    problem=True, samplers=True),
     "bilinear": Kind("bilinear", "graphical bilinear bandits: node arms, edge rewards x^T M x'",
                      caption="samples: edge observations; rounds: graph rounds"),
     "factored": Kind("factored", "multi-agent bandits on a factor graph: joint actions, factor rewards",
@@ -128,7 +130,7 @@ KINDS: dict[str, Kind] = {
 #: the kinds the generic sampling rules and the GLR stop run on
 PURE_EXPLORATION: tuple[str, ...] = tuple(name for name, kind in KINDS.items() if kind.pure_exploration)
 #: the kinds whose picking rules (one arm per pull) run there: every pure-exploration kind but the factored one
-ARM_PULLS: tuple[str, ...] = ("karmed", "linear", "heteroscedastic")
+ARM_PULLS: tuple[str, ...] = ("karmed", "linear", "heteroscedastic", "bounded")
 #: the kinds where ``--stop glr`` replaces an algorithm's own stopping rule
 OWN_STOPS: tuple[str, ...] = tuple(name for name, kind in KINDS.items() if kind.own_stops)
 

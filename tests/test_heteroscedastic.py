@@ -12,7 +12,8 @@ from scipy import stats
 from bandits.instances import parse_instance
 from bandits.pure_exploration import HeteroscedasticBandit, HeteroscedasticProblem
 from bandits.pure_exploration.capabilities import MissingCapability
-from bandits.pure_exploration.variance_bounds import PairThresholds, VarianceThreshold, mean_deviation_cap
+from bandits.pure_exploration.pair_bounds import PairThresholds
+from bandits.pure_exploration.variance_bounds import VarianceThreshold, mean_deviation_cap
 from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign.errors import InvalidInputError

@@ -21,7 +21,7 @@ from optdesign.errors import InvalidInputError
 def test_every_instance_and_algorithm_names_a_known_kind():
     assert {spec.kind for spec in INSTANCES.values()} == set(KINDS)
     assert {k for spec in ALGORITHMS.values() for k in spec.kinds} == set(KINDS)
-    assert set(PURE_EXPLORATION) == {"karmed", "linear", "heteroscedastic", "factored"}
+    assert set(PURE_EXPLORATION) == {"karmed", "linear", "heteroscedastic", "bounded", "factored"}
     assert [k for k in KINDS if kind_of(k).budgeted] == ["thresholding"]
 
 

@@ -127,8 +127,8 @@ def _s1(ctx: ThresholdContext) -> Threshold:
 THRESHOLD_TABLE: dict[str, ThresholdName] = {row.name: row for row in (
     ThresholdName("practical", "", (), lambda ctx: PracticalThreshold()),
     ThresholdName("soare", "linear problems", ("linear",), _soare),
-    ThresholdName("theory", "linear, factored or heteroscedastic problems",
-                  ("linear", "factored", "bilinear", "heteroscedastic"), _theory),
+    ThresholdName("theory", "linear, factored, heteroscedastic or bounded problems",
+                  ("linear", "factored", "bilinear", "heteroscedastic", "bounded"), _theory),
     ThresholdName("kk21", "K-armed problems", ("karmed",), _kk21),
     ThresholdName("s1", "graphical bilinear instances", ("bilinear",), _s1),
 )}

@@ -20,17 +20,24 @@ questions            what the K-armed questions beyond the best arm share: set a
 top_m                top-m identification on K-armed instances (answers: sets of m arms; oracle: optdesign's model)
 epsilon_good         epsilon-good identification on K-armed instances (several correct answers)
 threshold            thresholding with a confidence level: the arms above a level (answers: sets of arms)
+arm_pairs            best-arm identification whose pieces are pairs of arms without a closed form: the answers, the
+                     pairwise GLR statistic and the Top-Two capabilities from one function
+pair_bounds          thresholds read pair by pair (the sum of two arms' caps) and the statistic that meets them
 heteroscedastic      Gaussian arms of unequal variances, known or not: sums of squares, the EV-GLR and plug-in
                      statistics, the known-variance baseline (oracles: optdesign.identification.variances)
 variance_bounds      the delta-correct pairwise threshold of unknown variances (a time-uniform cap on every arm's t
                      statistic: the t-test martingale)
+bounded              arms with rewards in [0, 1], nothing else known: empirical distributions, KL_inf pieces
+                     (oracles: optdesign.identification.bounded)
+betting_bounds       the delta-correct pairwise threshold of bounded arms (Cover's universal portfolio over every
+                     arm's betting martingales)
 linear               linear and transductive best-arm identification (oracle: optdesign.transductive)
 linear_sets          top m and thresholding on linear instances (answers: sets of items; pieces: halfspaces)
 linear_epsilon_good  epsilon-good identification on linear instances (answers: items; pieces: shifted halfspaces)
 environment          K-armed instances simulated through sufficient statistics (reward sums; sums of squares too for
-                     Gaussian arms of unequal variances)
+                     Gaussian arms of unequal variances; counts on the support for bounded arms)
 instances            the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments;
-                     ``heteroscedastic:...``)
+                     ``heteroscedastic:...``; ``bounded:...``)
 sampler              the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
 samplers/            the sampling rules, one module each
 stop                 the GLR stopping rule and its threshold (by name, object or plug-in path)
@@ -44,8 +51,9 @@ compiled/            the compiled fast path of K-armed runs (the same runs as th
 """
 
 from .algorithm import PureExploration
+from .bounded import BoundedProblem
 from .certificate import certified_bracket
-from .environment import HeteroscedasticBandit, KArmedBandit
+from .environment import BoundedBandit, HeteroscedasticBandit, KArmedBandit
 from .families import Bernoulli, Exponential, ExponentialFamily, Gaussian, Poisson
 from .heteroscedastic import HeteroscedasticProblem
 from .karmed import KArmedProblem
@@ -59,6 +67,8 @@ from .stop import GLRStop
 
 __all__ = [
     "Bernoulli",
+    "BoundedBandit",
+    "BoundedProblem",
     "Exponential",
     "ExponentialFamily",
     "GLRStop",

@@ -1,5 +1,6 @@
 """K-armed bandits simulated through sufficient statistics: rewards from a one-parameter exponential family (reward
-sums), or Gaussian rewards of unequal variances (reward sums and sums of squares)."""
+sums), Gaussian rewards of unequal variances (reward sums and sums of squares), or rewards in [0, 1] on a finite
+support (how many rewards fell on each support point)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from optdesign.errors import InvalidInputError
+from optdesign.identification import check_bounded_arms
 from optdesign.validation import as_vector
 
 from ..core.environments import pull_doc
 from .families import ExponentialFamily, Gaussian
 
-__all__ = ["ArmMeans", "HeteroscedasticBandit", "KArmedBandit"]
+__all__ = ["ArmMeans", "BoundedBandit", "HeteroscedasticBandit", "KArmedBandit"]
 
 
 @dataclass(frozen=True)
@@ -143,3 +145,48 @@ class HeteroscedasticBandit(ArmMeans):
         centred = self.sigmas**2 * rng.chisquare(np.maximum(n - 1, 1))  # chi^2_{n-1}; one degree drawn at n <= 1
         squares = np.where(n > 1, centred, 0.0) + np.where(n > 0, sums**2 / np.maximum(n, 1), 0.0)
         return np.stack([np.where(n > 0, sums, 0.0), squares], axis=1)
+
+
+@dataclass(frozen=True)
+class BoundedBandit(ArmMeans):
+    """K arms with rewards in [0, 1]: arm k's reward is ``support[l]`` with probability ``probs[k, l]``; a batch
+    returns, per arm, how many of its rewards fell on each support point (multinomial, exact in law).
+
+    Parameters
+    ----------
+    support : array_like, shape (L,)
+        The reward values, in [0, 1].
+    probs : array_like, shape (K, L)
+        One distribution per arm (rows summing to one).
+    name : str
+        Label in result tables.
+
+    Raises
+    ------
+    InvalidInputError
+        A support outside [0, 1], rows that are not distributions on it, or fewer than two arms.
+    """
+
+    support: np.ndarray = field(default_factory=lambda: np.array([0.0, 1.0]))
+    probs: np.ndarray = field(default_factory=lambda: np.empty((0, 2)))
+    means: np.ndarray = field(init=False)
+    name: str = "bounded"
+    #: the instance kind (:data:`bandits.kinds.KINDS`)
+    kind: ClassVar[str] = "bounded"
+
+    def __post_init__(self) -> None:
+        """Check the distributions and record the means and the best arm."""
+        probs, support = check_bounded_arms(self.probs, self.support)
+        object.__setattr__(self, "probs", probs)
+        object.__setattr__(self, "support", support)
+        self.record_means(probs @ support)
+
+    @pull_doc
+    def pull(self, counts: ArrayLike, rng: np.random.Generator) -> np.ndarray:
+        """How many rewards of each arm fell on each support point.
+
+        %(batch)s
+        numpy.ndarray, shape (K, L)
+            Row k: the counts of arm k's ``counts[k]`` rewards on the support (reward sums: this times the support).
+        """
+        return rng.multinomial(np.asarray(counts, dtype=np.int64), self.probs).astype(float)

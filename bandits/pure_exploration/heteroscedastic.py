@@ -29,34 +29,21 @@ from optdesign.errors import InvalidInputError
 from optdesign.identification import heteroscedastic_characteristic_time, heteroscedastic_pieces
 from optdesign.validation import as_count, as_vector, unique_argmax
 
+from .arm_pairs import ArmPairsProblem
 from .environment import HeteroscedasticBandit
 from .oracle import Oracle
-from .pieces import GLRStatistic, Pieces
-from .problem import Problem
-from .values import checked_index
-from .variance_bounds import PairThresholds, VarianceThreshold
+from .variance_bounds import VarianceThreshold
 
 if TYPE_CHECKING:
     from ..core.thresholds import ThresholdContext
 
-__all__ = ["HeteroscedasticProblem", "PairStatistic"]
+__all__ = ["HeteroscedasticProblem"]
 
 #: the statistics a learner who does not know the variances may use
 STATISTICS = ("ev", "plugin")
 
 
-class PairStatistic(GLRStatistic):
-    """The GLR statistic of best-arm identification read pair by pair: against :class:`PairThresholds` every piece
-    (best, j) must exceed its own bound; against a number, the least piece must."""
-
-    def exceeds(self, beta: float | PairThresholds) -> bool:
-        if isinstance(beta, PairThresholds):
-            pieces = self.pieces
-            return bool(np.all(pieces.values > beta.of_pairs(pieces.best, pieces.answers)))
-        return super().exceeds(beta)
-
-
-class HeteroscedasticProblem(Problem):
+class HeteroscedasticProblem(ArmPairsProblem):
     """Best-arm identification among Gaussian arms of unequal variances (module docstring).
 
     Parameters
@@ -123,20 +110,9 @@ class HeteroscedasticProblem(Problem):
         return not self.known and self.statistic == "ev"
 
     @property
-    def n_arms(self) -> int:
-        return self._K
-
-    @property
-    def n_answers(self) -> int:
-        return self._K
-
-    @property
     def dim(self) -> int:
         """2K: the means, then the variances."""
         return 2 * self._K
-
-    def initial_arms(self) -> np.ndarray:
-        return np.arange(self._K)
 
     def initial_pulls(self) -> np.ndarray:
         """Two pulls of every arm: the first pass that shows every arm's variance."""
@@ -151,46 +127,20 @@ class HeteroscedasticProblem(Problem):
         var = np.maximum(stats[:, 1] / N - mu**2, 0.0)
         return np.concatenate([mu, np.where(var > 0, var, np.finfo(float).tiny)])
 
-    def answer(self, mu: np.ndarray) -> int:
-        return int(np.argmax(np.asarray(mu)[: self._K]))
-
-    def answer_value(self, answer: int, mu: np.ndarray) -> float | None:
-        """mu_a: an answer is an arm."""
-        return float(np.asarray(mu, dtype=float)[checked_index(answer, self._K, "an arm")])
-
     def _split(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         theta = np.asarray(theta, dtype=float)
         return theta[: self._K], np.sqrt(theta[self._K:])
 
-    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
-        mu, w = self.check_shapes(mu, w)
+    def arm_means(self, mu: np.ndarray) -> np.ndarray:
+        """The means: the first K entries of theta."""
+        return np.asarray(mu, dtype=float)[: self._K]
+
+    def arm_pieces(self, mu: np.ndarray, w: np.ndarray, best: int | None,
+                   gradients: bool) -> tuple[int, np.ndarray, np.ndarray | None]:
         means, sds = self._split(mu)
         best, values, G, _ = heteroscedastic_pieces(means, sds, w, known_variances=not self.log_divergence,
-                                                    gradients=gradients)
-        return Pieces(best=best, answers=np.delete(np.arange(self._K), best), values=values, gradients=G)
-
-    def glr(self, mu: np.ndarray, counts: np.ndarray) -> PairStatistic:
-        return PairStatistic(self.pieces(mu, counts, gradients=False))
-
-    def pair_costs(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> np.ndarray:
-        """W_B,j: the pieces with the leader B put above every other arm (0 where mu_j >= mu_B); inf at B."""
-        means, sds = self._split(mu)
-        leader = checked_index(leader, self._K, "an arm")
-        _, values, _, _ = heteroscedastic_pieces(means, sds, counts, known_variances=not self.log_divergence,
-                                                 best=leader, gradients=False)
-        return np.insert(values, leader, np.inf)
-
-    def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
-        """The leader's part N_B g_B(x) of the pair's cost at its closest common mean x (1/2 when it vanishes)."""
-        means, sds = self._split(mu)
-        leader = checked_index(leader, self._K, "an arm")
-        challenger = checked_index(challenger, self._K, "an arm")
-        _, values, G, _ = heteroscedastic_pieces(means, sds, counts, known_variances=not self.log_divergence,
-                                                 best=leader)
-        row = challenger - (challenger > leader)
-        assert G is not None
-        lead = float(G[row, leader]) * float(counts[leader])
-        return lead / float(values[row]) if values[row] > 0 else 0.5
+                                                    best=best, gradients=gradients)
+        return best, values, G
 
     def check_parameter(self, mu: np.ndarray) -> np.ndarray:
         theta = super().check_parameter(mu)
@@ -239,7 +189,3 @@ class HeteroscedasticProblem(Problem):
             return Kk21Threshold(self._K) if self.known else VarianceThreshold(self._K, self.log_divergence)
 
         return ThresholdContext(n_items=self._K, n_arms=self._K, theory=theory)
-
-    def threshold_argument(self, counts: np.ndarray, information: np.ndarray | None) -> np.ndarray:
-        """The counts (the variance bounds read them)."""
-        return np.asarray(counts)

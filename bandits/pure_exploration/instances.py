@@ -1,7 +1,9 @@
 """Named K-armed instances (kind ``karmed``): ``gaussian:means=0.5/0.45/0.43/0.4,sigma=1``, ``bernoulli:means=...``,
 ``poisson:means=2/1.5/1``, ``exponential:means=2/1.5/1``; Gaussian arms of unequal variances (kind
 ``heteroscedastic``): ``heteroscedastic:means=1/0.8/0.6,sigmas=0.5/1/2`` or a random one,
-``heteroscedastic:K=10,seed=3``.
+``heteroscedastic:K=10,seed=3``; arms with rewards in [0, 1] (kind ``bounded``): binomial arms on a grid,
+``bounded:means=0.5/0.45/0.43/0.4,levels=5`` (``levels=2``: Bernoulli arms), or random ones,
+``bounded:K=10,seed=3``.
 
 The Gaussian and Bernoulli defaults are Garivier & Kaufmann's (COLT 2016, Sec. 6) two experiments:
 mu = (0.5, 0.45, 0.43, 0.4) and mu = (0.3, 0.21, 0.2, 0.19, 0.18); the Poisson and exponential ones are
@@ -14,10 +16,10 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-from .environment import HeteroscedasticBandit, KArmedBandit
+from .environment import BoundedBandit, HeteroscedasticBandit, KArmedBandit
 from .families import Bernoulli, Exponential, ExponentialFamily, Gaussian, Poisson
 
-__all__ = ["GK_EXPERIMENT_1", "GK_EXPERIMENT_2", "POSITIVE_MEANS", "bernoulli", "exponential", "gaussian",
+__all__ = ["GK_EXPERIMENT_1", "GK_EXPERIMENT_2", "POSITIVE_MEANS", "bernoulli", "bounded", "exponential", "gaussian",
            "heteroscedastic", "parse_means", "poisson"]
 
 #: the means of Garivier & Kaufmann's first and second experiments
@@ -167,3 +169,62 @@ def heteroscedastic(means: str | float | None = None, sigmas: str | float | None
         raise InvalidInputError(f"sigmas must give one standard deviation per arm ({len(values)}), got {len(spreads)}")
     label = f"{'/'.join(map(str, values))};sigmas={'/'.join(map(str, spreads))}"
     return HeteroscedasticBandit(np.asarray(values), np.asarray(spreads), name=f"heteroscedastic({label})")
+
+
+#: draws of a random bounded instance before giving up on a best arm ahead by the gap
+MAX_DRAWS = 1000
+
+
+def bounded(means: str | float | None = None, levels: int = 5, K: int = 10, seed: int | None = None,
+            gap: float = 0.05) -> BoundedBandit:
+    """K arms with rewards on the grid 0, 1 / (L - 1), ..., 1 of L levels: binomial arms of given means, or random
+    distributions drawn from ``seed``.
+
+    Parameters
+    ----------
+    means : str, optional
+        The means separated by ``/`` (a unique best, in [0, 1]): arm k's reward is Binomial(L - 1, mu_k) / (L - 1)
+        (``levels=2``: Bernoulli arms); GK16's first experiment when neither they nor a seed are given.
+    levels : int
+        L, the grid's number of points (at least 2; default 5).
+    K : int
+        The number of arms of a random instance (default 10).
+    seed : int, optional
+        Draw a random instance: every arm's distribution uniform on the simplex of the grid (Dirichlet(1, ..., 1)),
+        redrawn until the best mean leads the others by ``gap``.
+    gap : float
+        The least gap of a random instance (default 0.05).
+
+    Returns
+    -------
+    BoundedBandit
+        The instance.
+
+    Raises
+    ------
+    InvalidInputError
+        Both means and a seed, fewer than two levels or arms, means outside [0, 1], or a gap no draw reaches.
+    """
+    from scipy.stats import binom
+
+    L = int(levels)
+    if L < 2:
+        raise InvalidInputError(f"levels must be at least 2, got {levels!r}")
+    grid = np.linspace(0.0, 1.0, L)
+    if seed is not None:
+        if means is not None:
+            raise InvalidInputError("give either means or a seed for a random instance, not both")
+        if int(K) < 2 or not 0 <= gap < 1:
+            raise InvalidInputError(f"a random instance needs K >= 2 and gap in [0, 1), got K={K!r}, gap={gap!r}")
+        rng = np.random.default_rng(int(seed))
+        for _ in range(MAX_DRAWS):
+            probs = rng.dirichlet(np.ones(L), size=int(K))
+            top = np.sort(probs @ grid)
+            if top[-1] - top[-2] >= gap:
+                return BoundedBandit(grid, probs, name=f"bounded(K={int(K)},seed={int(seed)},levels={L})")
+        raise InvalidInputError(f"no draw of {MAX_DRAWS} had a best mean {gap} ahead of the others: lower gap")
+    values = np.asarray(parse_means(GK_EXPERIMENT_1 if means is None else means))
+    if np.any(values < 0) or np.any(values > 1):
+        raise InvalidInputError(f"the means of bounded arms must lie in [0, 1], got {values.tolist()!r}")
+    probs = binom.pmf(np.arange(L)[None, :], L - 1, values[:, None])
+    return BoundedBandit(grid, probs, name=f"bounded({'/'.join(map(str, values))};levels={L})")

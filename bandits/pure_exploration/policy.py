@@ -29,6 +29,7 @@ from optdesign.errors import InvalidInputError
 from ..core.algorithm import Policy
 from ..core.stopping import Threshold
 from ..core.tracking import next_checkpoint
+from .bounded import BoundedProblem
 from .heteroscedastic import HeteroscedasticProblem
 from .karmed import KArmedProblem
 from .linear import LinearProblem
@@ -41,7 +42,7 @@ __all__ = ["GLRPolicyBase", "PureExplorationPolicy", "problem_of"]
 
 #: the problem classes of the instance kinds this package simulates (others give their own: :func:`problem_of`)
 BUILT_IN_PROBLEMS: dict[str, type[Problem]] = {"karmed": KArmedProblem, "linear": LinearProblem,
-                                               "heteroscedastic": HeteroscedasticProblem}
+                                               "heteroscedastic": HeteroscedasticProblem, "bounded": BoundedProblem}
 
 
 def problem_of(env: Any) -> Problem:

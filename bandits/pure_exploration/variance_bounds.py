@@ -30,8 +30,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.stopping import Threshold
+from .pair_bounds import PairThresholds
 
-__all__ = ["EFFECT_VARIANCE", "PairThresholds", "VarianceThreshold", "mean_deviation_cap"]
+__all__ = ["EFFECT_VARIANCE", "VarianceThreshold", "mean_deviation_cap"]
 
 #: g, the prior variance of the effect size (gap / sigma) in the mixture: about the gaps of a hard pair; at
 #: delta / K = 1e-3 its cap c(n) is within 11 % of the best fixed g's for every count from 50 to 3,000
@@ -61,41 +62,6 @@ def mean_deviation_cap(counts: np.ndarray, eta: float, g: float = EFFECT_VARIANC
     R = np.exp((2.0 * np.log(1.0 / eta) + np.log(C)) / n)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where((R < C) & (n >= 2), (R - 1.0) / (1.0 - R / C), np.inf)
-
-
-@dataclass(frozen=True)
-class PairThresholds:
-    """The bound of every pair (best, j) at one time and delta: the sum of the two arms' caps (module docstring).
-
-    Parameters
-    ----------
-    caps : numpy.ndarray, shape (K,)
-        Each arm's part: c(N_k) for the EV-GLR, N_k z_max(N_k) / 2 for the plug-in statistic.
-    """
-
-    caps: np.ndarray
-
-    def of_pairs(self, best: int, others: np.ndarray) -> np.ndarray:
-        """The bound of the pair (best, j) for every j of ``others``.
-
-        Parameters
-        ----------
-        best : int
-            The recommended arm.
-        others : numpy.ndarray of int
-            The other arms.
-
-        Returns
-        -------
-        numpy.ndarray
-            One bound per other arm (inf while an arm's cap is).
-        """
-        return self.caps[best] + self.caps[others]
-
-    @property
-    def floor(self) -> float:
-        """A number at most every pair's bound: a GLR statistic known to be at most this cannot stop."""
-        return 2.0 * float(np.min(self.caps))
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Lower bounds of identification questions on K arms of one exponential family: which arm is best, which m arms are
 the best, which arms are epsilon-good, which arms are above a level (Garivier & Kaufmann 2016's characteristic time
 T*, E[tau] >= T* kl(delta, 1 - delta), as a declarative cvxpy model or its closed form, certified); the top m and
-thresholding questions on linear arms too; the best of Gaussian arms of unequal variances, known or not.
+thresholding questions on linear arms too; the best of Gaussian arms of unequal variances, known or not, and of
+arms with rewards in [0, 1] and nothing else known.
 
 ================  ======================================================================================
 families          the divergences of the Gaussian, Bernoulli, Poisson and exponential families and the
@@ -14,6 +15,11 @@ epsilon_good      epsilon-good identification (additive or multiplicative): T* o
 levels            thresholding (which arms are above a level): one piece per arm, T* in closed form
 linear_arms       top m, thresholding and epsilon-good on linear arms: the min-max design on the
                   question's halfspaces
+bounded           the best of arms with rewards in [0, 1], nothing else known: KL_inf (the compiled dual and
+                  the cvxpy primal), the pieces and T*, certified
+bounded_kernels   KL_inf, the pieces' closest common means and the equalisation of bounded arms, compiled
+cutting_planes    T* of best-arm identification from any concave pieces: Kelley's cutting planes on a linear
+                  program, and the certificate of a fast path's weights
 variances         the best of Gaussian arms of unequal variances, known or unknown to the learner: the
                   pieces (a cubic's roots) and T* by cutting planes on a linear program, certified
 variance_kernels  the pieces' closest common means, compiled (numba): every root of the stationarity cubic
@@ -27,6 +33,14 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .bounded import (
+        bounded_characteristic_time,
+        bounded_pieces,
+        check_bounded_arms,
+        kl_inf,
+        kl_inf_program,
+        pair_cost_program,
+    )
     from .certificate import best_mixture, certified_bracket
     from .epsilon_good import EPSILON_KINDS, epsilon_good_characteristic_time
     from .families import FAMILIES, divergence
@@ -48,6 +62,8 @@ if TYPE_CHECKING:
 
 # each name is imported from its module on first access (``import optdesign`` loads no cvxpy)
 _EXPORTS = {
+    ".bounded": ("bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "kl_inf", "kl_inf_program",
+                 "pair_cost_program"),
     ".certificate": ("best_mixture", "certified_bracket"),
     ".epsilon_good": ("EPSILON_KINDS", "epsilon_good_characteristic_time"),
     ".families": ("FAMILIES", "divergence"),
@@ -68,15 +84,21 @@ __all__ = [
     "PairsModel",
     "best_arm_pairs",
     "best_mixture",
+    "bounded_characteristic_time",
+    "bounded_pieces",
     "certified_bracket",
+    "check_bounded_arms",
     "divergence",
     "epsilon_good_characteristic_time",
     "heteroscedastic_characteristic_time",
     "heteroscedastic_pieces",
+    "kl_inf",
+    "kl_inf_program",
     "level_pieces",
     "linear_epsilon_good_characteristic_time",
     "linear_threshold_characteristic_time",
     "linear_top_m_characteristic_time",
+    "pair_cost_program",
     "pair_pieces",
     "pairwise_characteristic_time",
     "threshold_characteristic_time",

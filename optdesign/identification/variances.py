@@ -21,12 +21,8 @@ mean for known variances; for unknown ones it is a real root of the cubic
 ends are compared, so the minimum is global although g_k is not convex
 (:mod:`optdesign.identification.variance_kernels`, compiled).
 
-T* is computed by Kelley's cutting planes: the linear program max t s.t. t <= c_r^T w, w in the simplex, over cuts
-c_r = (g_k(x_j(w_r)))_k collected at the iterates w_r (each cut lies above its piece everywhere, by concavity and
-homogeneity, so the program's value bounds 1 / T* from above). The program is built once, its cuts a Parameter,
-and re-solved; the iterations stop when the certified bracket is within ``tol``: the best iterate's pieces give
-T <= 1 / min_j f_j(w), the program's multipliers over its cuts give the lower bound (weak duality,
-:mod:`optdesign.identification.certificate`). The fast path (``method="equalise"``) is Garivier & Kaufmann's
+T* is computed by Kelley's cutting planes on a linear program, certified by weak duality
+(:mod:`optdesign.identification.cutting_planes`). The fast path (``method="equalise"``) is Garivier & Kaufmann's
 equalisation with these pieces (:func:`optdesign.identification.variance_kernels.equalise`), certified the same way;
 the tests hold it to the program.
 """
@@ -38,18 +34,12 @@ import time
 import numpy as np
 import numpy.typing as npt
 
-from .._lazy import cp
-from ..errors import InvalidInputError, SolverError
-from ..runtime.solvers import solve
+from ..errors import InvalidInputError
 from ..validation import as_count, as_tolerance, unique_argmax
-from .certificate import certified_bracket
-from .pairs import TIGHT, IdentificationTime
+from .cutting_planes import MAX_CUTS, cutting_plane_time, equalised_time, time_doc
+from .pairs import IdentificationTime
 
 __all__ = ["heteroscedastic_characteristic_time", "heteroscedastic_pieces", "variance_divergence"]
-
-#: cuts the linear program holds (every iteration adds K - 1); past it the best bracket found is returned
-MAX_CUTS = 4000
-
 
 def variance_divergence(means: npt.ArrayLike, sigmas: npt.ArrayLike, x: npt.ArrayLike, *,
                         known_variances: bool) -> np.ndarray:
@@ -120,22 +110,6 @@ def _values_and_gradients(mu: np.ndarray, sd: np.ndarray, w: np.ndarray,
     return values, G
 
 
-def _equalised(mu: np.ndarray, sd: np.ndarray, known_variances: bool) -> IdentificationTime:
-    """The fast path of :func:`heteroscedastic_characteristic_time`, certified."""
-    from .variance_kernels import equalise
-
-    start = time.perf_counter()
-    best = int(np.argmax(mu))
-    w, _ = equalise(mu, sd * sd, best, not known_variances)
-    values, G = _values_and_gradients(mu, sd, w, known_variances)
-    gj = G[np.arange(G.shape[0]), np.delete(np.arange(mu.size), best)]
-    lower, T = certified_bracket(values, G, 1.0 / np.maximum(gj, np.finfo(float).tiny))
-    others = np.delete(np.arange(mu.size), best)
-    pairs = np.array([(best, j) for j in others[values <= values.min() * (1 + 1e-6)]], dtype=np.int64)
-    return IdentificationTime(value=T, weights=w, lower_bound=lower, gap=(T - lower) / T, active=pairs,
-                              status="optimal", solver="equalisation", solve_time=time.perf_counter() - start)
-
-
 def _check_instance(means: npt.ArrayLike, sigmas: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     mu, sd = np.asarray(means, dtype=float), np.asarray(sigmas, dtype=float)
     if mu.ndim != 1 or mu.size < 2 or not np.all(np.isfinite(mu)):
@@ -146,6 +120,7 @@ def _check_instance(means: npt.ArrayLike, sigmas: npt.ArrayLike) -> tuple[np.nda
     return mu, sd
 
 
+@time_doc
 def heteroscedastic_characteristic_time(means: npt.ArrayLike, sigmas: npt.ArrayLike, *,
                                         known_variances: bool = False, method: str = "program",
                                         solver: str | None = None, tol: float = 1e-6,
@@ -165,17 +140,7 @@ def heteroscedastic_characteristic_time(means: npt.ArrayLike, sigmas: npt.ArrayL
         Kaufmann's equalisation with these pieces (:func:`optdesign.identification.variance_kernels.equalise`, a
         millisecond), certified the same way by weak duality with the multipliers 1 / g_j(x_j) that are optimal at
         its weights.
-    solver : str, optional
-        The linear program's solver (default CLARABEL).
-    tol : float
-        The relative certified gap at which the iterations stop (default 1e-6).
-    max_cuts : int
-        The cuts the program holds; past them the best bracket found is returned with its gap.
-
-    Returns
-    -------
-    IdentificationTime
-        T* (E[tau] >= T* kl(delta, 1 - delta)), w*, a certified lower bound, the gap and the closest pairs.
+    %(program)s
 
     Raises
     ------
@@ -197,45 +162,13 @@ def heteroscedastic_characteristic_time(means: npt.ArrayLike, sigmas: npt.ArrayL
     max_cuts = as_count(max_cuts, "max_cuts", minimum=1)
     if method not in ("program", "equalise"):
         raise InvalidInputError(f"method must be 'program' or 'equalise', got {method!r}")
+    best = int(np.argmax(mu))
     if method == "equalise":
-        return _equalised(mu, sd, known_variances)
-    K = mu.size
-    start = time.perf_counter()
-    w = np.full(K, 1.0 / K)
-    values, G = _values_and_gradients(mu, sd, w, known_variances)
-    scale = float(values.min())  # the program runs on cuts / scale, of order one
-    rows = max(K - 1, min(int(max_cuts), MAX_CUTS))
-    C = cp.Parameter((rows, K))
-    wv, t = cp.Variable(K, nonneg=True), cp.Variable()
-    cuts = t <= C @ wv
-    program = cp.Problem(cp.Maximize(t), [cp.sum(wv) == 1, cuts])
-    bank = np.full((rows, K), 10.0 * float(G.max()) / scale + 10.0)  # unused rows: never binding
-    used, best, lower, status, name = 0, (float(values.min()), w, values, G), 0.0, "", ""
-    while used + K - 1 <= rows:
-        bank[used:used + K - 1] = G / scale
-        used += K - 1
-        C.value = bank
-        # an inaccurate answer is kept: the bracket is evaluated exactly from its weights and multipliers
-        info = solve(program, solver or "CLARABEL", solver_options=TIGHT, accept_inaccurate=True)
-        status, name = info.status, info.solver
-        if wv.value is None or cuts.dual_value is None:
-            raise SolverError(f"the cutting-plane program was not solved (status {info.status})")
-        p = np.maximum(np.asarray(cuts.dual_value, dtype=float)[:used], 0.0)
-        if p.sum() > 0:
-            bound = float(np.max(p @ bank[:used])) / p.sum() * scale
-            lower = max(lower, 1.0 / bound)
-        w = np.maximum(np.asarray(wv.value, dtype=float), 0.0)
-        w /= w.sum()
+        from .variance_kernels import equalise
+
+        start = time.perf_counter()
+        w, _ = equalise(mu, sd * sd, best, not known_variances)
         values, G = _values_and_gradients(mu, sd, w, known_variances)
-        if values.min() > best[0]:
-            best = (float(values.min()), w, values, G)
-        if 1.0 - lower * best[0] <= tol:
-            break
-    value, w, values, G = best
-    lower = max(lower, certified_bracket(values, G)[0])
-    T = 1.0 / value
-    others = np.delete(np.arange(K), int(np.argmax(mu)))
-    active = others[values <= values.min() * (1 + 1e-6)]
-    pairs = np.array([(int(np.argmax(mu)), j) for j in active], dtype=np.int64)
-    return IdentificationTime(value=T, weights=w, lower_bound=min(lower, T), gap=(T - min(lower, T)) / T,
-                              active=pairs, status=status, solver=name, solve_time=time.perf_counter() - start)
+        return equalised_time(w, values, G, best, "equalisation", start)
+    return cutting_plane_time(lambda w: _values_and_gradients(mu, sd, w, known_variances), mu.size, best,
+                              solver=solver, tol=tol, max_cuts=max_cuts)

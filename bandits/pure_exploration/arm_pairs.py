@@ -1,0 +1,111 @@
+"""Best-arm identification whose pieces are pairs of arms with no closed form (Gaussian arms of unknown variances,
+arms with rewards in [0, 1]): the answers, the GLR statistic read pair by pair and the Top-Two capabilities, from one
+function, the pieces with a given arm put above the others.
+
+With B an arm and N the counts, the piece of arm j is W_B,j = min over x of N_B g_B(x) + N_j g_j(x) (the pair's
+closest common mean x, g_k the cost per pull of moving arm k's mean to x); its gradient holds g_B(x) and g_j(x).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+
+import numpy as np
+
+from .pair_bounds import PairStatistic
+from .pieces import Pieces
+from .problem import Problem
+from .values import checked_index
+
+__all__ = ["ArmPairsProblem"]
+
+
+class ArmPairsProblem(Problem):
+    """Best-arm identification on K arms whose parameter holds more than the means (module docstring): a subclass
+    gives its number of arms ``_K``, :meth:`arm_means` and :meth:`arm_pieces`."""
+
+    _K: int
+
+    @abstractmethod
+    def arm_means(self, mu: np.ndarray) -> np.ndarray:
+        """The arms' means at a parameter.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The parameter.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            The means.
+        """
+
+    @abstractmethod
+    def arm_pieces(self, mu: np.ndarray, w: np.ndarray, best: int | None,
+                   gradients: bool) -> tuple[int, np.ndarray, np.ndarray | None]:
+        """The pieces with ``best`` (None: the first best mean) put above every other arm.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The parameter.
+        w : numpy.ndarray, shape (K,)
+            Weights or counts.
+        best : int or None
+            The arm put above the others.
+        gradients : bool
+            Also the gradients (else None).
+
+        Returns
+        -------
+        tuple
+            ``(best, values, gradients)``: values of shape (K - 1,) (other arms in increasing index; 0 where an arm's
+            mean is at or above the best's), gradients of shape (K - 1, K).
+        """
+
+    @property
+    def n_arms(self) -> int:
+        return self._K
+
+    @property
+    def n_answers(self) -> int:
+        return self._K
+
+    def initial_arms(self) -> np.ndarray:
+        return np.arange(self._K)
+
+    def answer(self, mu: np.ndarray) -> int:
+        return int(np.argmax(self.arm_means(mu)))
+
+    def answer_value(self, answer: int, mu: np.ndarray) -> float | None:
+        """mu_a: an answer is an arm."""
+        return float(self.arm_means(mu)[checked_index(answer, self._K, "an arm")])
+
+    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        mu, w = self.check_shapes(mu, w)
+        best, values, G = self.arm_pieces(mu, w, None, gradients)
+        return Pieces(best=best, answers=np.delete(np.arange(self._K), best), values=values, gradients=G)
+
+    def glr(self, mu: np.ndarray, counts: np.ndarray) -> PairStatistic:
+        return PairStatistic(self.pieces(mu, counts, gradients=False))
+
+    def pair_costs(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> np.ndarray:
+        """W_B,j: the pieces with the leader B put above every other arm (0 where mu_j >= mu_B); inf at B."""
+        leader = checked_index(leader, self._K, "an arm")
+        _, values, _ = self.arm_pieces(mu, counts, leader, False)
+        return np.insert(values, leader, np.inf)
+
+    def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
+        """The leader's part N_B g_B(x) of the pair's cost at its closest common mean x (1/2 when it vanishes)."""
+        leader = checked_index(leader, self._K, "an arm")
+        challenger = checked_index(challenger, self._K, "an arm")
+        _, values, G = self.arm_pieces(mu, counts, leader, True)
+        row = challenger - (challenger > leader)
+        assert G is not None
+        lead = float(G[row, leader]) * float(counts[leader])
+        return lead / float(values[row]) if values[row] > 0 else 0.5
+
+    def threshold_argument(self, counts: np.ndarray, information: np.ndarray | None) -> np.ndarray:
+        """The counts (the pairwise bounds read them)."""
+        return np.asarray(counts)

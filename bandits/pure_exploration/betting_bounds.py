@@ -1,0 +1,70 @@
+"""A delta-correct GLR threshold for arms with rewards in [0, 1], the learner knowing nothing else of them.
+
+Along arm k's rewards X_1, X_2, ... of mean mu in (0, 1), every bet u in [0, 1] gives the wealth
+W_n(u) = prod_t (u X_t / mu + (1 - u) (1 - X_t) / (1 - mu)), a nonnegative martingale of mean one (each factor has
+mean one). Honda & Takemura's dual writes KL_inf through it: n KL_inf(F_hat_n, mu) <= log max_u W_n(u) (the bet
+u = mu + lambda mu (1 - mu)). Cover's universal portfolio with the prior Beta(1/2, 1/2) on u, M_n = E_u W_n(u), is
+a martingale of mean one, and loses at most a factor V(n) = sqrt(pi) Gamma(n + 1) / Gamma(n + 1/2) <= 2 sqrt(n + 1)
+to the best bet in hindsight on any sequence (Cover & Ordentlich 1996, two assets). With b the best arm, the product
+M^(a) M^(b) of two arms' mixtures is a martingale too (one arm moves at a time); by Ville's inequality and a union over
+the K - 1 arms a, with probability 1 - delta a wrong recommendation a leaves its pair's statistic below::
+
+    N_a KL_inf(F_hat_a, mu_a) + N_b KL_inf(F_hat_b, mu_b) < log((K - 1) / delta) + log V(N_a) + log V(N_b),
+
+the sum of the arms' caps c(N) = log((K - 1) / delta) / 2 + log V(N) (the project's construction, read pair by pair
+through :class:`bandits.pure_exploration.pair_bounds.PairThresholds`). The cap grows as log(pi N) / 2 per arm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.stopping import Threshold
+from .pair_bounds import PairThresholds
+
+__all__ = ["BettingThreshold", "portfolio_regret"]
+
+
+def portfolio_regret(counts: np.ndarray) -> np.ndarray:
+    """log V(N): the most the Beta(1/2, 1/2) mixture of two-asset bets loses to the best bet in hindsight over N
+    rounds, log(sqrt(pi) Gamma(N + 1) / Gamma(N + 1/2)) (module docstring).
+
+    Parameters
+    ----------
+    counts : numpy.ndarray
+        The rounds N (pulls of an arm), nonnegative.
+
+    Returns
+    -------
+    numpy.ndarray
+        log V(N), elementwise (0 at N = 0).
+    """
+    from scipy.special import gammaln
+
+    n = np.asarray(counts, dtype=float)
+    return 0.5 * np.log(np.pi) + gammaln(n + 1.0) - gammaln(n + 0.5)
+
+
+@dataclass(frozen=True)
+class BettingThreshold(Threshold):
+    """The delta-correct pairwise threshold of best-arm identification among arms with rewards in [0, 1] (module
+    docstring).
+
+    Parameters
+    ----------
+    n_arms : int
+        K, the number of arms.
+    """
+
+    n_arms: int
+
+    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> PairThresholds:  # type: ignore[override]
+        """The pairs' bounds; ``A`` is the counts (:meth:`Problem.threshold_argument`), ``t`` is not read."""
+        return PairThresholds(0.5 * np.log((self.n_arms - 1) / delta) + portfolio_regret(np.asarray(A)))
+
+    @property
+    def name(self) -> str:
+        """``theory`` (the problem's own delta-correct threshold)."""
+        return "theory"
