@@ -159,16 +159,20 @@ class Experiment:
         if not self.budgets:
             raise InvalidInputError(f"{name} runs to a budget T known in advance: give budgets (bandits run --budget "
                                     "T1,T2,...; in a study, mode = \"fixed-budget\" and budgets = [...])")
-        if kind_of(kind).budgeted:
-            raise InvalidInputError(f"{name} on {kind} instances runs to one budget T of its own (budget = T), "
-                                    "not to the budgets of a fixed-budget run")
+        budgeted = kind_of(kind).budgeted  # a graph-thresholding rule: anytime, one trajectory read at every budget
         given = [key for key, on in (("delta", bool(self.deltas)), ("budget", self.budget is not None),
-                                     ("stop", self.stop is not None), ("free_warmup", self.free_warmup),
+                                     ("stop", self.stop is not None),
+                                     ("free_warmup", self.free_warmup and not budgeted),
                                      ("max_samples", self.max_samples != DEFAULT_MAX_SAMPLES)) if on]
         if given:
             raise InvalidInputError(f"{', '.join(given)}: option(s) of fixed-confidence (or graph thresholding) runs; "
                                     "a fixed-budget run takes budgets only")
         check_budgets(self.budgets)
+        if budgeted:
+            from .thresholding.runner import check_run_time
+
+            check_run_time(self.budgets[-1])
+            return algo
         options = split_algorithm(self.algorithm)[1]
         if spec.sampler:
             if "threshold" in options:
@@ -186,12 +190,30 @@ class Experiment:
         them."""
         from .fixed_budget import question_of, run_fixed_budget
 
+        if kind_of(self.kind).budgeted:
+            return self._execute_thresholding_budgets(algo, env)
         results = run_fixed_budget(algo, env, self.budgets, self.seed)
         describe = question_of(algo, env).describe_answer
         return [{"algorithm": r.algorithm, "instance": r.instance, "mode": "fixed-budget", "delta": None, "T": r.T,
                  "samples": r.samples, "recommendation": describe(r.recommendation), "best": describe(r.best),
                  "correct": r.correct, "simple_regret": r.simple_regret, "wall_time": r.wall_time,
                  "config": r.config} for r in results]
+
+    def _execute_thresholding_budgets(self, algo: Any, env: Any) -> list[dict]:
+        """One record per budget of one graph-thresholding trajectory read at every budget (the rules are anytime):
+        the answer is S_hat, correct when no judged arm is misclassified (L_T = 0); E(T) beside it."""
+        from .thresholding import run_thresholding
+
+        res = run_thresholding(algo, env, self.budgets[-1], self.seed, record=list(self.budgets),
+                               count_warmup=not self.free_warmup)
+        true_size = int(np.count_nonzero(env.means >= env.tau))
+        free = res.samples - res.T  # a free warm-up, before t = 0
+        return [{"algorithm": res.algorithm, "instance": res.instance, "mode": "fixed-budget", "delta": None,
+                 "T": int(t), "samples": int(t) + free, "recommendation": f"|S|={int(size)}",
+                 "best": f"|S|={true_size}", "correct": not bool(loss), "simple_regret": None, "error": float(e),
+                 "wall_time": float(sec), "config": res.config}
+                for t, size, loss, e, sec in zip(res.times, res.superlevel_sizes, res.losses, res.errors, res.elapsed,
+                                                 strict=True) if int(t) in self.budgets]
 
     def execute(self, *, progress: Callable[[int, int], None] | None = None,
                 interruptible: bool = False) -> list[dict]:

@@ -153,7 +153,7 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                                       "Rizk et al. Alg. 2: i.i.d. node arms from mu*, stop by (S1)"),
     "grapl": AlgorithmSpec("bandits.thresholding.algorithms:GrAPL", "thresholding",
                            "LeJeune et al.: graph-Laplacian APT index, fixed budget (gamma, lam, alpha)"),
-    "apt": AlgorithmSpec("bandits.thresholding.algorithms:APT", "thresholding",
+    "apt": AlgorithmSpec("bandits.thresholding.apt:APT", "thresholding",
                          "Locatelli et al.: anytime parameter-free thresholding, fixed budget (init_pulls)"),
     "random-laplacian": AlgorithmSpec("bandits.thresholding.algorithms:RandomLaplacian", "thresholding",
                                       "uniform random pulls + Laplacian estimator, fixed budget (gamma, lam)"),

@@ -142,7 +142,8 @@ def test_bad_fixed_budget_studies_fail_before_any_run(tmp_path, old, new, messag
     ({"algorithm": "xy-adaptive", "instance": "soare:d=2"}, "xy-adaptive is a fixed-confidence algorithm"),
     ({"algorithm": "top-two", "deltas": (0.1,)}, "delta: option(s) of fixed-confidence"),
     ({"algorithm": "top-two", "budget": 100}, "budget: option(s) of fixed-confidence"),
-    ({"algorithm": "grapl", "instance": "sbm:n=20"}, "runs to one budget T of its own"),
+    ({"algorithm": "grapl", "instance": "sbm:n=20", "deltas": (0.1,)}, "delta: option(s) of fixed-confidence"),
+    ({"algorithm": "apt", "instance": "sbm:n=20", "budgets": (50, 40)}, "budgets must increase strictly"),
     ({"algorithm": "joint-top-two", "instance": "line:N=3,K=2"}, "joint-top-two is a fixed-confidence algorithm"),
     ({"algorithm": "top-two", "instance": "line:N=3,K=2"}, "fixed-budget runs count pulls of single arms"),
     ({"algorithm": "successive-rejects", "stop": "glr"}, "has no stopping rule to replace"),
@@ -170,3 +171,87 @@ def test_bandits_run_with_budgets(tmp_path):
                           (["-T", "50", "--stop", "glr"], "has no stopping rule")):
         out = runner.invoke(app, ["run", "successive-rejects", "-i", "bernoulli:means=0.9/0.2/0.1", *args])
         assert out.exit_code == 2 and message in out.output and out.output.count("\n") == 1, (args, out.output)
+
+
+THRESHOLDING = "sbm:n=40,seed=3"
+
+
+@pytest.mark.parametrize("algorithm", ["apt", "grapl", "random-laplacian:order=permutation"])
+@pytest.mark.parametrize("free", [False, True])
+def test_a_thresholding_trajectory_read_at_every_budget_is_the_run_to_each_budget(algorithm, free):
+    """Graph thresholding rules are anytime: the one trajectory of a fixed-budget run, read at T, is the run to T
+    alone on the same seed (the same grid of estimates before T)."""
+    from bandits.instances import parse_instance
+    from bandits.registry import make_algorithm
+    from bandits.thresholding import run_thresholding
+
+    budgets = (200, 450, 900)  # APT's warm-up: 4 pulls of each of the 40 arms
+    records = Experiment(algorithm, THRESHOLDING, budgets=budgets, seed=4, free_warmup=free).execute()
+    assert [r["T"] for r in records] == list(budgets) and {r["mode"] for r in records} == {"fixed-budget"}
+    env = parse_instance(THRESHOLDING)
+    for i, r in enumerate(records):
+        alone = run_thresholding(make_algorithm(algorithm), env, r["T"], 4, record=list(budgets[:i + 1]),
+                                 count_warmup=not free)
+        assert r["correct"] == (not alone.loss) and r["recommendation"] == f"|S|={alone.superlevel.size}"
+        assert r["error"] == pytest.approx(alone.error, abs=0) and r["samples"] == alone.samples
+        assert r["best"] == f"|S|={int(np.count_nonzero(env.means >= env.tau))}"
+
+
+def test_a_fixed_budget_study_of_graph_thresholding_summarises_p_error_and_e_t(tmp_path):
+    text = """
+[study]
+name = "thresholding-budgets"
+seed = 5
+runs = 6
+mode = "fixed-budget"
+budgets = [60, 300]
+free_warmup = true
+
+[[instances]]
+family = "sbm"
+n = 40
+seed = 3
+
+[[algorithms]]
+name = "apt"
+
+[[algorithms]]
+name = "grapl"
+"""
+    out = tmp_path / "res"
+    run_study(load_study(write(tmp_path, text)), out, jobs=1)
+    summary = summarize(out)
+    assert len(summary) == 4 and set(summary["T"]) == {60, 300}
+    for row in summary.itertuples():
+        ci = binomtest(row.errors, 6).proportion_ci(0.95, method="exact")
+        assert row.error_rate == row.errors / 6 and row.error_ci_low == pytest.approx(ci.low)
+        assert 0 <= row.mean_error <= 1 and np.isnan(row.mean_regret)
+        assert row.mean_samples == row.T + (160 if row.algorithm == "apt" else 0)  # APT's free warm-up: 4 pulls each
+    plot_study(out)
+    assert (out / "plot.png").exists()
+
+
+def test_bandits_run_reads_a_thresholding_run_at_every_budget():
+    out = CliRunner().invoke(app, ["run", "apt", "-i", THRESHOLDING, "-T", "200,450", "--seed", "1"])
+    assert out.exit_code == 0, out.output
+    assert "E(T)" in out.output and "|S|=" in out.output and "450" in out.output
+
+
+def test_a_warm_up_above_the_first_budget_fails_before_any_run(tmp_path):
+    text = """
+[study]
+name = "warm"
+runs = 2
+mode = "fixed-budget"
+budgets = [100, 300]
+
+[[instances]]
+family = "sbm"
+n = 40
+
+[[algorithms]]
+name = "apt"
+"""
+    with pytest.raises(InvalidInputError, match="budget T = 100 is below the 160 pulls of its warm-up"):
+        load_study(write(tmp_path, text))
+    assert len(load_study(write(tmp_path, text.replace("runs = 2", "runs = 2\nfree_warmup = true"))).runs) == 2

@@ -4,9 +4,9 @@
 By default the table keeps the columns a reader needs and fits an 80-column terminal: the instance (its
 options that vary across the study; the common ones are named above the table), the algorithm, delta (or the
 budget T), runs, the mean samples and their standard error, the ratio to c kl(delta, 1 - delta), the error
-rate (in fixed-budget mode: P(error) with its 95 % interval and the mean simple regret) and a flag (``!`` error rate
-significantly above delta, ``cap`` some runs stopped by the sample cap, ``tail``
-a heavy tail: the mean stopping time at least 1.5 times the median);
+rate (in fixed-budget mode: P(error) with its 95 % interval and the mean simple regret, or E(T)) and a flag
+(``!`` error rate significantly above delta, ``cap`` some runs stopped by the sample cap, ``tail`` a heavy tail: the
+mean stopping time at least 1.5 times the median);
 what every row shares (common options, a single delta, the number of runs) is named in the title.
 ``--wide`` prints every column of ``summary.csv`` at its natural width.
 """
@@ -39,7 +39,10 @@ BUDGET_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("T", 
                   ("mean_superlevel", "|S|", 3)]
 FIXED_BUDGET_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("T", "T", 0), ("runs", "runs", 0),
                         ("error_rate", "P(err)", 2), ("error_ci_low", "low", 2), ("error_ci_high", "high", 2),
-                        ("mean_regret", "regret", 2)]
+                        ("mean_regret", "regret", 2), ("mean_error", "E(T)", 3)]
+#: columns of the default table left out when no row has a value (the simple regret of set answers, E(T) of runs
+#: that are not graph thresholding)
+OPTIONAL = ("mean_regret", "mean_error")
 FLAGS = ("flags: ! error rate significantly above delta, cap: some runs hit the sample cap, tail: heavy tail "
          "(mean >= 1.5 x median)")
 
@@ -99,7 +102,7 @@ def compact_table(summary: pd.DataFrame) -> Table:
     """
     spec = CONFIDENCE_COLUMNS if "T" not in summary.columns else \
         FIXED_BUDGET_COLUMNS if "error_ci_low" in summary.columns else BUDGET_COLUMNS
-    spec = [c for c in spec if c[0] in summary.columns]
+    spec = [c for c in spec if c[0] in summary.columns and not (c[0] in OPTIONAL and summary[c[0]].isna().all())]
     labels, common = short_cells(list(summary["cell"]))
     shared = [common] if common else []
     for col, name, digits in (("delta", "delta={}", 3), ("T", "T={}", 0), ("runs", "{} runs", 0)):

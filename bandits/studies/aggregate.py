@@ -12,7 +12,7 @@ with beta = 1/2 on Bernoulli arms).
 Fixed budget (graph thresholding): mean and s.e. of E(T), the loss rate P(L_T = 1) with its interval, mean |S_hat|,
 time per sample. Fixed-budget mode (records with ``mode = "fixed-budget"``, one per run and budget T): the error rate
 P(error) with its Clopper–Pearson 95 % interval, the mean simple regret with its standard error (where an answer is
-one arm or item), the mean pulls made by T and the time per sample.
+one arm or item), the mean E(T) of graph-thresholding runs, the mean pulls made by T and the time per sample.
 
 Tables are saved as ``summary.csv`` (provenance in leading ``#`` lines: ``pandas.read_csv(comment="#")``)
 and ``summary.parquet`` (provenance in the file's metadata) when pyarrow is installed; ``runs.csv`` holds
@@ -122,10 +122,13 @@ def _error_rate(group: pd.DataFrame) -> dict[str, Any]:
 
 def _fixed_budget_row(group: pd.DataFrame) -> dict[str, Any]:
     """P(error) at one budget with its interval, the mean simple regret (NaN where answers have no value), the mean
-    pulls made and the time per sample."""
+    fraction of misclassified arms E(T) of a graph-thresholding run (NaN otherwise), the mean pulls made and the time
+    per sample."""
     regret = pd.to_numeric(group["simple_regret"], errors="coerce").dropna()
+    misclassified = pd.to_numeric(group["error"], errors="coerce").dropna() if "error" in group else regret[:0]
     return {**_error_rate(group), "mean_regret": regret.mean() if regret.size else np.nan,
             "se_regret": regret.std(ddof=1) / np.sqrt(regret.size) if regret.size > 1 else np.nan,
+            "mean_error": misclassified.mean() if misclassified.size else np.nan,
             "mean_samples": group["samples"].mean(), "us_per_sample": _us_per_sample(group)}
 
 

@@ -114,7 +114,7 @@ def _stop(table: dict[str, Any], name: str, where: str) -> str | None:
 
 #: the modes of a study and the [study] keys that belong to the other mode (one clear error each)
 MODES = ("fixed-confidence", "fixed-budget")
-CONFIDENCE_ONLY = ("delta", "max_samples", "stop", "budget", "free_warmup")
+CONFIDENCE_ONLY = ("delta", "max_samples", "stop", "budget")
 
 
 def _mode(study: dict[str, Any], where: str) -> tuple[tuple[float, ...], int | None, tuple[int, ...]]:

@@ -43,10 +43,13 @@ Algorithm subclass; the module must import in the workers too) or a name from th
 points (:mod:`bandits.plugins`).
 
 Fixed-budget mode (``mode = "fixed-budget"``, ``budgets`` increasing integers): the probability of error after T
-pulls for every T of ``budgets``, on K-armed or linear instances (:mod:`bandits.fixed_budget`). A sampling rule runs
-anytime (one trajectory per run, read at every budget, growth 0 unless given); ``successive-rejects`` and
-``sequential-halving`` run once per budget. Each run stores one record per budget; the summary gives P(error) with
-its Clopper–Pearson interval and the mean simple regret per algorithm and budget. ``delta``, ``stop``,
+pulls for every T of ``budgets``, on K-armed or linear instances (:mod:`bandits.fixed_budget`) and on graph
+thresholding ones. A sampling rule runs anytime (one trajectory per run, read at every budget, growth 0 unless
+given); ``successive-rejects`` and ``sequential-halving`` run once per budget; a graph-thresholding rule (GrAPL,
+APT, random-laplacian) runs one trajectory read at every budget, its answer S_hat correct when no judged arm is
+misclassified (L_T = 0; ``free_warmup`` gives APT's warm-up before t = 0 as in the paper's figures). Each run
+stores one record per budget; the summary gives P(error) with its Clopper–Pearson interval and the mean simple
+regret (for thresholding, the mean E(T) in ``mean_error``) per algorithm and budget. ``delta``, ``stop``,
 ``max_samples`` and a sampler's ``threshold`` belong to fixed-confidence studies and are refused there, as
 ``budgets`` is in a fixed-confidence study.
 
@@ -78,13 +81,15 @@ from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.validation import check_input_file
 
 from ..experiment import Experiment
-from ..instances import parse_instance
+from ..instances import instance_kind, parse_instance
+from ..kinds import kind_of
 from ..registry import make_algorithm
 from ..run import DEFAULT_MAX_SAMPLES
 
 if TYPE_CHECKING:
     from ..fixed_budget import BudgetRule
     from ..pure_exploration import PureExploration
+    from ..thresholding import ThresholdingAlgorithm
 from .document import _blocks, _expand, _integer, _label, _mode, _no_unknown, _stop, _study_name, _table, _text
 
 __all__ = ["RunSpec", "Study", "load_study", "parse_study"]
@@ -377,13 +382,17 @@ def _check_run_count(instances: list[dict[str, Any]], n_algorithms: int, replica
 
 
 def _validate(spec: RunSpec, where: str, build: bool) -> None:
-    """Check a cell (algorithm options, kinds, delta or budget); ``build`` also builds its instance, which
-    checks the instance parameters, as does a fixed-budget cell (its budgets against the rule's smallest)."""
+    """Check a cell (options, kinds, delta or budgets: the rule's smallest, a warm-up); ``build`` also builds it."""
     try:
         algorithm = spec.experiment().check()
         if build or spec.budgets:
             env = parse_instance(spec.instance)
-        if spec.budgets:
+        if spec.budgets and kind_of(instance_kind(spec.instance)).budgeted:  # a thresholding rule is anytime
+            warm = 0 if spec.free_warmup else cast("ThresholdingAlgorithm", algorithm).warmup_pulls(env.n_arms)
+            if warm > spec.budgets[0]:
+                raise InvalidInputError(f"budget T = {spec.budgets[0]} is below the {warm} pulls of its warm-up "
+                                        "(free_warmup = true gives them before t = 0)")
+        elif spec.budgets:
             from ..fixed_budget import check_run_budgets
 
             check_run_budgets(cast("PureExploration | BudgetRule", algorithm), env, spec.budgets)

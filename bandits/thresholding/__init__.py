@@ -5,11 +5,13 @@ al. 2016) and the non-adaptive Laplacian baseline.
     instances     sbm(...), nws(...): the paper's Sec. 4 experiments, seeded
     estimator     LaplacianEstimator: mu_hat = tau + V^{-1} xvec, warm-started CG (or Sherman–Morrison)
     spectral      effective_dimension (d_T), smoothness ||mu - tau 1||_{L_lambda}, optimal_gamma
-    algorithms    GrAPL, APT, RandomLaplacian (ThresholdingAlgorithm / ThresholdingPolicy)
+    algorithms    GrAPL, RandomLaplacian (ThresholdingAlgorithm / ThresholdingPolicy)
+    apt           APT (Locatelli et al. 2016): empirical means, the sqrt(n_i) (|mu_hat_i - tau| + eps) index
     runner        run_thresholding(algorithm, env, T, seed) -> ThresholdingResult (E(t) on a grid, S_hat, L_T)
 """
 
-from .algorithms import APT, GrAPL, RandomLaplacian, ThresholdingAlgorithm, ThresholdingPolicy
+from .algorithms import GrAPL, RandomLaplacian, ThresholdingAlgorithm, ThresholdingPolicy
+from .apt import APT
 from .environment import GraphThresholdingBandit, graph_laplacian
 from .estimator import LaplacianEstimator
 from .instances import nws, sbm

@@ -2,8 +2,10 @@
 
 Unlike :func:`bandits.run.run` (fixed confidence, runs until a stopping rule fires) the run lasts exactly
 T pulls and is judged at the end, and along the way on a grid of times: the error curve
-E(t) = #{judged arms misclassified by S_hat_t} / N (the metric of the paper's Figs. 1-3) and, at T, the loss
-L_T = 1{some arm with |mu_i - tau| > eps is misclassified} and S_hat = {i : mu_hat_i >= tau}.
+E(t) = #{judged arms misclassified by S_hat_t} / N (the metric of the paper's Figs. 1-3), the loss
+L_t = 1{some arm with |mu_i - tau| > eps is misclassified} and |S_hat_t|, S_hat = {i : mu_hat_i >= tau} (S_hat itself
+at T). The rules are anytime, so the grid is also the budgets of a fixed-budget run read from one trajectory
+(:class:`bandits.experiment.Experiment` with ``budgets``).
 
 The seed feeds ``numpy.random.SeedSequence`` exactly as in :mod:`bandits.run`: one child drives the
 environment's noise, the other the algorithm's own randomness (ties, random arms).
@@ -76,6 +78,12 @@ class ThresholdingResult:
     errors: npt.NDArray[np.float64]
     #: the notebook metric on ``times`` (:meth:`GraphThresholdingBandit.error_notebook`)
     errors_notebook: npt.NDArray[np.float64]
+    #: L_t on ``times``: whether some judged arm is misclassified at t (the fixed-budget mode's error at budget t)
+    losses: npt.NDArray[np.bool_]
+    #: |S_hat_t| on ``times``
+    superlevel_sizes: npt.NDArray[np.int64]
+    #: seconds from the run's start to each of ``times``
+    elapsed: npt.NDArray[np.float64]
     #: E at T
     error: float
     #: L_T: whether some judged arm is misclassified at T
@@ -123,7 +131,7 @@ class ThresholdingResult:
             Every field by name.
         """
         out = asdict(self)
-        for key in ("times", "errors", "errors_notebook", "superlevel"):
+        for key in ("times", "errors", "errors_notebook", "losses", "superlevel_sizes", "elapsed", "superlevel"):
             out[key] = np.asarray(out[key]).tolist()
         return out
 
@@ -199,11 +207,14 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
     policy = algorithm.start(env, alg_rng)
     n = env.n_arms
     samples = _warm_up(policy, env, env_rng, T, count_warmup, algorithm.name)
-    errors, errors_nb = np.empty(grid.size), np.empty(grid.size)
+    errors, errors_nb, elapsed = np.empty(grid.size), np.empty(grid.size), np.empty(grid.size)
+    losses, sizes = np.zeros(grid.size, dtype=bool), np.zeros(grid.size, dtype=np.int64)
 
     def note(g: int) -> None:
         mu_hat = policy.estimate()
         errors[g], errors_nb[g] = env.error(mu_hat), env.error_notebook(mu_hat)
+        losses[g], sizes[g] = env.loss(mu_hat), int(np.count_nonzero(mu_hat >= env.tau))
+        elapsed[g] = time.perf_counter() - start
 
     t, g, batches = 0, 0, 0
     if grid[0] == 0:
@@ -230,7 +241,8 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
     return ThresholdingResult(
         algorithm=algorithm.name, instance=env.name,
         seed=int(seed) if isinstance(seed, (int, np.integer)) else None,
-        T=T, samples=samples, times=grid, errors=errors, errors_notebook=errors_nb, error=env.error(mu_hat),
+        T=T, samples=samples, times=grid, errors=errors, errors_notebook=errors_nb, losses=losses,
+        superlevel_sizes=sizes, elapsed=elapsed, error=env.error(mu_hat),
         loss=env.loss(mu_hat),
         superlevel=np.flatnonzero(mu_hat >= env.tau), wall_time=time.perf_counter() - start,
         count_warmup=count_warmup, config=algorithm.describe(), diagnostics=policy.diagnostics(),

@@ -25,7 +25,7 @@ from ..runtime.solvers import solve
 from .certificate import certified_bracket
 from .pairs import TIGHT, IdentificationTime
 
-__all__ = ["MAX_CUTS", "cutting_plane_time", "equalised_time", "time_doc"]
+__all__ = ["MAX_CUTS", "cutting_plane_time", "equalised_time"]
 
 #: cuts the linear program holds (every iteration adds K - 1); past it the best bracket found is returned
 MAX_CUTS = 4000
