@@ -1,6 +1,7 @@
 """Best-arm identification whose pieces are pairs of arms with no closed form (Gaussian arms of unknown variances,
-arms with rewards in [0, 1]): the answers, the GLR statistic read pair by pair and the Top-Two capabilities, from one
-function, the pieces with a given arm put above the others.
+arms with rewards in [0, 1]): the answers, the pieces and the Top-Two capabilities, from one function, the pieces with
+a given arm put above the others (their GLR statistic is read pair by pair against a
+:class:`bandits.pure_exploration.pair_bounds.PairwiseThreshold`).
 
 With B an arm and N the counts, the piece of arm j is W_B,j = min over x of N_B g_B(x) + N_j g_j(x) (the pair's
 closest common mean x, g_k the cost per pull of moving arm k's mean to x); its gradient holds g_B(x) and g_j(x).
@@ -12,7 +13,6 @@ from abc import abstractmethod
 
 import numpy as np
 
-from .pair_bounds import PairStatistic
 from .pieces import Pieces
 from .problem import Problem
 from .values import checked_index
@@ -86,9 +86,6 @@ class ArmPairsProblem(Problem):
         mu, w = self.check_shapes(mu, w)
         best, values, G = self.arm_pieces(mu, w, None, gradients)
         return Pieces(best=best, answers=np.delete(np.arange(self._K), best), values=values, gradients=G)
-
-    def glr(self, mu: np.ndarray, counts: np.ndarray) -> PairStatistic:
-        return PairStatistic(self.pieces(mu, counts, gradients=False))
 
     def pair_costs(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> np.ndarray:
         """W_B,j: the pieces with the leader B put above every other arm (0 where mu_j >= mu_B); inf at B."""

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.stopping import Threshold
-from .pair_bounds import PairThresholds
+from .pair_bounds import PairwiseThreshold
 
 __all__ = ["BettingThreshold", "portfolio_regret"]
 
@@ -48,7 +47,7 @@ def portfolio_regret(counts: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class BettingThreshold(Threshold):
+class BettingThreshold(PairwiseThreshold):
     """The delta-correct pairwise threshold of best-arm identification among arms with rewards in [0, 1] (module
     docstring).
 
@@ -60,11 +59,6 @@ class BettingThreshold(Threshold):
 
     n_arms: int
 
-    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> PairThresholds:  # type: ignore[override]
-        """The pairs' bounds; ``A`` is the counts (:meth:`Problem.threshold_argument`), ``t`` is not read."""
-        return PairThresholds(0.5 * np.log((self.n_arms - 1) / delta) + portfolio_regret(np.asarray(A)))
-
-    @property
-    def name(self) -> str:
-        """``theory`` (the problem's own delta-correct threshold)."""
-        return "theory"
+    def caps(self, delta: float, counts: np.ndarray) -> np.ndarray:
+        """c(N_k) = log((K - 1) / delta) / 2 + log V(N_k)."""
+        return 0.5 * np.log((self.n_arms - 1) / delta) + portfolio_regret(counts)

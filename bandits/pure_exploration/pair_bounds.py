@@ -1,5 +1,6 @@
 """Stopping thresholds read pair by pair: a bound for every pair (recommended arm, other arm), the sum of the two
-arms' own parts, and the GLR statistic of best-arm identification that must exceed each pair's bound.
+arms' own parts; the GLR statistic of best-arm identification must exceed each pair's bound
+(:meth:`bandits.pure_exploration.pieces.GLRStatistic.exceeds`).
 
 Thresholds built from one time-uniform bound per arm (a union over the arms of Ville's inequality on a martingale of
 each arm's rewards) are of this form: a wrong recommendation a, the best arm being b, leaves the pair (a, b)'s
@@ -13,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .pieces import GLRStatistic
+from ..core.stopping import Threshold
 
-__all__ = ["PairStatistic", "PairThresholds"]
+__all__ = ["PairThresholds", "PairwiseThreshold", "least_bound"]
 
 
 @dataclass(frozen=True)
@@ -53,12 +54,50 @@ class PairThresholds:
         return 2.0 * float(np.min(self.caps))
 
 
-class PairStatistic(GLRStatistic):
-    """The GLR statistic of best-arm identification read pair by pair: against :class:`PairThresholds` every piece
-    (best, j) must exceed its own bound; against a number, the least piece must."""
+class PairwiseThreshold(Threshold):
+    """A threshold built from one time-uniform cap per arm (module docstring): calling it gives the
+    :class:`PairThresholds` of the counts, which the policy hands to the GLR statistic; a subclass gives
+    :meth:`caps`."""
 
-    def exceeds(self, beta: float | PairThresholds) -> bool:
-        if isinstance(beta, PairThresholds):
-            pieces = self.pieces
-            return bool(np.all(pieces.values > beta.of_pairs(pieces.best, pieces.answers)))
-        return super().exceeds(beta)
+    def caps(self, delta: float, counts: np.ndarray) -> np.ndarray:
+        """Each arm's part of its pairs' bounds.
+
+        Parameters
+        ----------
+        delta : float
+            The confidence level.
+        counts : numpy.ndarray
+            Pulls per arm.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            The caps (inf while an arm's cap is).
+        """
+        raise NotImplementedError
+
+    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> PairThresholds:  # type: ignore[override]
+        """The pairs' bounds; ``A`` is the counts (:meth:`Problem.threshold_argument`), ``t`` is not read."""
+        return PairThresholds(self.caps(delta, np.asarray(A, dtype=float)))
+
+    @property
+    def name(self) -> str:
+        """``theory`` (the problem's own delta-correct threshold)."""
+        return "theory"
+
+
+def least_bound(beta: float | PairThresholds) -> float:
+    """A number at most every bound of ``beta``: the number itself, or a pairwise threshold's floor (a statistic at
+    most this cannot stop).
+
+    Parameters
+    ----------
+    beta : float or PairThresholds
+        A threshold's value at one time and delta.
+
+    Returns
+    -------
+    float
+        The least bound.
+    """
+    return beta.floor if isinstance(beta, PairThresholds) else float(beta)

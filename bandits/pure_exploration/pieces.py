@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .pair_bounds import PairThresholds
+
 __all__ = ["GLRStatistic", "Pieces"]
 
 
@@ -90,19 +92,23 @@ class GLRStatistic:
         """min_j f_j(N) in nats."""
         return self.pieces.value
 
-    def exceeds(self, beta: float) -> bool:
-        """The stopping test GLR > beta.
+    def exceeds(self, beta: float | PairThresholds) -> bool:
+        """The stopping test GLR > beta; against a pairwise threshold, every piece (best, j) above its own bound.
 
         Parameters
         ----------
-        beta : float
-            The threshold beta(t, delta).
+        beta : float or PairThresholds
+            The threshold beta(t, delta), or one bound per pair of arms
+            (:class:`bandits.pure_exploration.pair_bounds.PairwiseThreshold`).
 
         Returns
         -------
         bool
             Whether the statistic exceeds it.
         """
+        if isinstance(beta, PairThresholds):
+            pieces = self.pieces
+            return bool(np.all(pieces.values > beta.of_pairs(pieces.best, pieces.answers)))
         return self.value > beta
 
     def describe(self) -> dict[str, float | int]:

@@ -33,6 +33,7 @@ from .bounded import BoundedProblem
 from .heteroscedastic import HeteroscedasticProblem
 from .karmed import KArmedProblem
 from .linear import LinearProblem
+from .pair_bounds import least_bound
 from .pieces import GLRStatistic
 from .problem import Problem
 from .sampler import Observations, SamplerState
@@ -231,8 +232,7 @@ class GLRPolicyBase(Policy):
             statistic = self.statistic()
             start = time.perf_counter()
             beta = self.beta(delta)
-            floor = getattr(beta, "floor", beta)  # a pairwise threshold's least bound
-            self._decided[delta] = self.known_upper_bound() > floor and statistic.exceeds(beta)
+            self._decided[delta] = self.known_upper_bound() > least_bound(beta) and statistic.exceeds(beta)
             self.glrt_time += time.perf_counter() - start
         return self._decided[delta]
 

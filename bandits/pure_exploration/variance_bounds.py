@@ -29,8 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.stopping import Threshold
-from .pair_bounds import PairThresholds
+from .pair_bounds import PairwiseThreshold
 
 __all__ = ["EFFECT_VARIANCE", "VarianceThreshold", "mean_deviation_cap"]
 
@@ -65,7 +64,7 @@ def mean_deviation_cap(counts: np.ndarray, eta: float, g: float = EFFECT_VARIANC
 
 
 @dataclass(frozen=True)
-class VarianceThreshold(Threshold):
+class VarianceThreshold(PairwiseThreshold):
     """The delta-correct pairwise threshold of best-arm identification with unknown variances (module docstring).
 
     Parameters
@@ -79,15 +78,8 @@ class VarianceThreshold(Threshold):
     n_arms: int
     log_divergence: bool = True
 
-    def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> PairThresholds:  # type: ignore[override]
-        """The pairs' bounds; ``A`` is the counts (:meth:`Problem.threshold_argument`), ``t`` is not read."""
-        counts = np.asarray(A, dtype=float)
+    def caps(self, delta: float, counts: np.ndarray) -> np.ndarray:
+        """c(N_k) for the EV-GLR, N_k z_max(N_k) / 2 for the plug-in statistic (inf below two pulls)."""
         z = mean_deviation_cap(counts, delta / self.n_arms)
         with np.errstate(invalid="ignore"):
-            caps = np.where(counts >= 2, 0.5 * counts * (np.log1p(z) if self.log_divergence else z), np.inf)
-        return PairThresholds(caps)
-
-    @property
-    def name(self) -> str:
-        """``theory`` (the problem's own delta-correct threshold)."""
-        return "theory"
+            return np.where(counts >= 2, 0.5 * counts * (np.log1p(z) if self.log_divergence else z), np.inf)
