@@ -78,6 +78,8 @@ class AlgorithmSpec:
 
 #: options of a sampling rule's run that belong to the GLR stopping rule and the batches, not to the sampler
 RUN_OPTIONS = ("threshold", "growth", "problem")
+#: the kinds whose arms have means a fixed-budget elimination rule ranks (:mod:`bandits.fixed_budget.rules`)
+ARM_VALUES = ("karmed", "heteroscedastic", "bounded")
 
 ALGORITHMS: dict[str, AlgorithmSpec] = {
     "g-static": AlgorithmSpec("bandits.linear.static:StaticAllocation", "linear",
@@ -143,10 +145,10 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "lingame-c": AlgorithmSpec("bandits.pure_exploration.samplers.lingame_c:LinGameC", ("karmed", "linear"),
                                "Degenne et al. 2020 LinGame-C: one AdaHedge over (answer, arm) pairs, best responses "
                                "for every answer, C-tracking of the pairs, GLR stop", sampler=True),
-    "successive-rejects": AlgorithmSpec("bandits.fixed_budget.rules:SuccessiveRejects", "karmed",
+    "successive-rejects": AlgorithmSpec("bandits.fixed_budget.rules:SuccessiveRejects", ARM_VALUES,
                                         "Audibert, Bubeck & Munos 2010: K - 1 phases, reject the empirically worst "
                                         "arm after each, fixed budget", budget=True),
-    "sequential-halving": AlgorithmSpec("bandits.fixed_budget.rules:SequentialHalving", "karmed",
+    "sequential-halving": AlgorithmSpec("bandits.fixed_budget.rules:SequentialHalving", ARM_VALUES,
                                         "Karnin, Koren & Somekh 2013: ceil(log2 K) rounds, keep the better half, "
                                         "fixed budget (reuse)", budget=True),
     "gbb-g-allocation": AlgorithmSpec("bandits.bilinear.algorithms:RandomizedGAllocation", "bilinear",

@@ -100,6 +100,29 @@ def test_a_huge_gap_is_never_missed(name):
         assert all(r.correct and r.recommendation == 0 and r.simple_regret == 0 for r in results), seed
 
 
+@pytest.mark.parametrize("name", ["sr", "sh"])
+@pytest.mark.parametrize("instance", ["bounded:means=1/0/0,levels=3", "heteroscedastic:means=30/0/-1,sigmas=1/2/1"])
+def test_the_elimination_rules_run_on_bounded_and_heteroscedastic_arms(name, instance):
+    """Arms whose parameter holds more than the means (distributions on a grid; means and variances) are ranked by
+    their means: the point mass at 1 against arms that never pay, or a gap of 15 standard deviations, is never
+    missed; the simple regret is the gap of the recommendation."""
+    env = parse_instance(instance)
+    for seed in range(50):
+        results = run_fixed_budget(rule(name), env, [12, 60], seed=seed)
+        assert all(r.correct and r.recommendation == 0 and r.simple_regret == 0 for r in results), seed
+
+
+def test_successive_rejects_on_bounded_arms_errs_less_with_more_budget():
+    """Binomial arms on five levels with close means: P(error) falls with T (200 runs each, disjoint 95 % intervals
+    between the smallest and the largest budget)."""
+    env = parse_instance("bounded:means=0.6/0.5/0.45/0.3,levels=5")
+    wrong = np.zeros(3, dtype=int)
+    for seed in range(200):
+        wrong += [not r.correct for r in run_fixed_budget(rule("sr"), env, [20, 200, 2000], seed=seed)]
+    small, large = (binomtest(int(e), 200).proportion_ci(0.95, method="exact") for e in (wrong[0], wrong[2]))
+    assert wrong[0] > wrong[1] > wrong[2] and large.high < small.low, wrong
+
+
 @pytest.mark.parametrize("name", ["round-robin", "top-two", "sr", "sh"])
 def test_identical_arms_are_recommended_uniformly(name):
     """Four Gaussian arms of (nearly) equal means: by symmetry each is recommended with probability 1/4, so the error

@@ -124,7 +124,8 @@ MODE = 'mode = "fixed-budget"\n'
     ('label = "EB-TC"', 'threshold = "kk21"\nlabel = "EB-TC"', "threshold is an option of the GLR stop"),
     ('label = "EB-TC"', 'stop = "glr"\nlabel = "EB-TC"', "stop: option(s) of fixed-confidence"),
     ('name = "round-robin"', 'name = "gk-tas"', "runs on factored instances"),
-    ('family = "bernoulli"\nmeans = "0.6/0.45/0.3"', 'family = "soare"', "runs on karmed instances"),
+    ('family = "bernoulli"\nmeans = "0.6/0.45/0.3"', 'family = "soare"',
+     "runs on karmed or heteroscedastic or bounded instances"),
 ])
 def test_bad_fixed_budget_studies_fail_before_any_run(tmp_path, old, new, message):
     assert old in STUDY

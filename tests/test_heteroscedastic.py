@@ -11,8 +11,8 @@ from scipy import stats
 
 from bandits.instances import parse_instance
 from bandits.pure_exploration import HeteroscedasticBandit, HeteroscedasticProblem
+from bandits.pure_exploration.cap_bounds import CapBounds
 from bandits.pure_exploration.capabilities import MissingCapability
-from bandits.pure_exploration.pair_bounds import PairThresholds
 from bandits.pure_exploration.variance_bounds import VarianceThreshold, mean_deviation_cap
 from bandits.registry import make_algorithm
 from bandits.run import run
@@ -102,7 +102,7 @@ def test_the_mean_cap_holds_uniformly_along_simulated_paths():
     assert np.all(np.isinf(cap[:2])) and cap[-1] < 0.01 and np.all(np.diff(cap[np.isfinite(cap)]) <= 0)
 
 
-def test_the_pair_bounds_are_the_sum_of_the_arms_caps():
+def test_the_cap_bounds_are_the_sum_of_the_arms_caps():
     counts = np.array([40.0, 300.0, 9.0])
     z = mean_deviation_cap(counts, 0.01 / 3)
     for log in (False, True):
@@ -110,7 +110,7 @@ def test_the_pair_bounds_are_the_sum_of_the_arms_caps():
         caps = 0.5 * counts * (np.log1p(z) if log else z)
         assert bounds.of_pairs(1, np.array([0, 2])) == pytest.approx([caps[1] + caps[0], np.inf])
         assert bounds.floor <= caps[0] + caps[1]
-    assert isinstance(bounds, PairThresholds)
+    assert isinstance(bounds, CapBounds)
 
 
 RULES = ["round-robin", "oracle-weights", "track-and-stop", "fws", "lazy-tas", "top-two", "top-two:challenger=tci",

@@ -2,21 +2,24 @@
 advance (their phases depend on T, so a budget grid takes one run per budget).
 
 Both pull the surviving arms in phases (:mod:`bandits.fixed_budget.schedules`), estimate the means from the pulls
-(:meth:`bandits.pure_exploration.Problem.estimate`) and drop the empirically worst: Successive Rejects one arm per
-phase, Sequential Halving the worse half per round; the recommendation is the last survivor. Ties between estimates
-are ranked as the problem's answer ranks them: the lower index first (the answer of a K-armed problem is argmax mu_hat,
-the first on a tie), so with two arms left the rule keeps the arm the estimate's answer would name.
+(:meth:`bandits.pure_exploration.Problem.estimate`, then each arm's value) and drop the empirically worst: Successive
+Rejects one arm per phase, Sequential Halving the worse half per round; the recommendation is the last survivor. Ties
+between estimates are ranked as the problem's answer ranks them: the lower index first (the answer of a K-armed
+problem is argmax mu_hat, the first on a tie), so with two arms left the rule keeps the arm the estimate's answer would
+name.
 
-They answer questions whose answers are arms (:func:`bandits.pure_exploration.values.has_values`): best-arm
-identification (the instance's own question) and epsilon-good identification (``problem="epsilon-good:epsilon=E"``:
-the survivor is scored by that question); questions whose answers are sets of arms (top m, thresholding) are refused.
+They run on K arms of one exponential family, on Gaussian arms of unequal variances and on arms with rewards in
+[0, 1] (the setting of Audibert et al.'s analysis), and answer questions whose answers are arms
+(:func:`bandits.pure_exploration.values.has_values`): best-arm identification (the instance's own question) and
+epsilon-good identification (``problem="epsilon-good:epsilon=E"``: the survivor is scored by that question);
+questions whose answers are sets of arms (top m, thresholding) are refused.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -171,13 +174,26 @@ class BudgetRule(ABC):
         return {"algorithm": self.name, **asdict(self)}
 
 
+def _statistics(problem: Problem) -> tuple[np.ndarray, np.ndarray]:
+    """Zero counts and reward statistics of the problem's shape: sums (K,), or (K, moments) where a batch reports
+    more of the rewards (sums of squares; counts on a support)."""
+    K, moments = problem.n_arms, problem.moments
+    return np.zeros(K, dtype=np.int64), np.zeros(K if moments == 1 else (K, moments))
+
+
+def _means(problem: Problem, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+    """Every arm's estimated mean: the value of the answer that is that arm at the estimate."""
+    theta = problem.estimate(counts, sums)
+    return np.array([float(cast(float, problem.answer_value(k, theta))) for k in range(problem.n_arms)])
+
+
 def _pull(env: Any, rng: np.random.Generator, arms: np.ndarray, each: int,
           counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
     """Pull every arm of ``arms`` ``each`` times in one batch; add the batch to ``counts`` and ``sums`` and return the
-    batch's reward sums."""
+    batch's reward statistics."""
     batch = np.zeros(counts.size, dtype=np.int64)
     batch[arms] = each
-    got = np.asarray(env.pull(batch, rng), dtype=float) if each > 0 else np.zeros(counts.size)
+    got = np.asarray(env.pull(batch, rng), dtype=float) if each > 0 else np.zeros_like(sums)
     counts += batch
     sums += got
     return got
@@ -207,12 +223,12 @@ class SuccessiveRejects(BudgetRule):
 
     def allocate(self, problem: Problem, env: Any, budget: int, rng: np.random.Generator) -> BudgetOutcome:
         K = problem.n_arms
-        counts, sums = np.zeros(K, dtype=np.int64), np.zeros(K)
+        counts, sums = _statistics(problem)
         alive, done = np.arange(K), 0
         for n_k in successive_rejects_lengths(budget, K):
             _pull(env, rng, alive, int(n_k) - done, counts, sums)
             done = int(n_k)
-            alive = np.sort(ranked(alive, problem.estimate(counts, sums))[:-1])
+            alive = np.sort(ranked(alive, _means(problem, counts, sums))[:-1])
         return BudgetOutcome(int(alive[0]), counts)
 
 
@@ -244,11 +260,11 @@ class SequentialHalving(BudgetRule):
 
     def allocate(self, problem: Problem, env: Any, budget: int, rng: np.random.Generator) -> BudgetOutcome:
         K = problem.n_arms
-        counts, sums = np.zeros(K, dtype=np.int64), np.zeros(K)
+        counts, sums = _statistics(problem)
         alive = np.arange(K)
         for _, t_r in halving_rounds(budget, K):
             before = counts.copy()
             got = _pull(env, rng, alive, t_r, counts, sums)
-            mu = problem.estimate(counts, sums) if self.reuse else problem.estimate(counts - before, got)
+            mu = _means(problem, counts, sums) if self.reuse else _means(problem, counts - before, got)
             alive = np.sort(ranked(alive, mu)[: (alive.size + 1) // 2])
         return BudgetOutcome(int(alive[0]), counts)

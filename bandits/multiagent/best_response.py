@@ -32,7 +32,7 @@ from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import Separation, most_violated
 from optdesign.validation import as_count
 
-from ..pure_exploration.pair_bounds import PairThresholds
+from ..pure_exploration.cap_bounds import CapBounds
 from ..pure_exploration.pieces import GLRStatistic
 from .glrt import GLRState
 from .joint_actions import encode_joint
@@ -173,7 +173,7 @@ class FactoredGLR(GLRStatistic):
         """Lambda_t (its certified lower bound past the enumeration cap), or the conservative bound."""
         return self.state.conservative() if self.conservative else self.state.exact().value
 
-    def exceeds(self, beta: float | PairThresholds) -> bool:
+    def exceeds(self, beta: float | CapBounds) -> bool:
         """The stopping test Lambda_t > beta (the conservative bound's when asked).
 
         Parameters
@@ -191,7 +191,7 @@ class FactoredGLR(GLRStatistic):
         InvalidInputError
             A pairwise threshold (its bounds are for pairs of arms).
         """
-        if isinstance(beta, PairThresholds):
+        if isinstance(beta, CapBounds):
             raise InvalidInputError("a pairwise threshold bounds pairs of arms; a joint action's GLR takes one number")
         return bool(self.state.conservative() > beta) if self.conservative else glr_exceeds(self.state, beta)
 

@@ -22,7 +22,8 @@ epsilon_good         epsilon-good identification on K-armed instances (several c
 threshold            thresholding with a confidence level: the arms above a level (answers: sets of arms)
 arm_pairs            best-arm identification whose pieces are pairs of arms without a closed form: the answers, the
                      pairwise GLR statistic and the Top-Two capabilities from one function
-pair_bounds          thresholds read pair by pair: one cap per arm, a bound per pair (the sum of its two arms' caps)
+arm_levels           thresholding with a confidence level on bounded arms and on arms of unknown variances
+cap_bounds           thresholds from one cap per arm, read piece by piece (a pair: the sum of its two arms' caps)
 heteroscedastic      Gaussian arms of unequal variances, known or not: sums of squares, the EV-GLR and plug-in
                      statistics, the known-variance baseline (oracles: optdesign.identification.variances)
 variance_bounds      the delta-correct pairwise threshold of unknown variances (a time-uniform cap on every arm's t

@@ -1,7 +1,7 @@
 """Best-arm identification whose pieces are pairs of arms with no closed form (Gaussian arms of unknown variances,
 arms with rewards in [0, 1]): the answers, the pieces and the Top-Two capabilities, from one function, the pieces with
 a given arm put above the others (their GLR statistic is read pair by pair against a
-:class:`bandits.pure_exploration.pair_bounds.PairwiseThreshold`).
+:class:`bandits.pure_exploration.cap_bounds.CapThreshold`).
 
 With B an arm and N the counts, the piece of arm j is W_B,j = min over x of N_B g_B(x) + N_j g_j(x) (the pair's
 closest common mean x, g_k the cost per pull of moving arm k's mean to x); its gradient holds g_B(x) and g_j(x).
@@ -10,8 +10,11 @@ closest common mean x, g_k the cost per pull of moving arm k's mean to x); its g
 from __future__ import annotations
 
 from abc import abstractmethod
+from typing import Any
 
 import numpy as np
+
+from optdesign.validation import unique_argmax
 
 from .pieces import Pieces
 from .problem import Problem
@@ -62,6 +65,54 @@ class ArmPairsProblem(Problem):
         tuple
             ``(best, values, gradients)``: values of shape (K - 1,) (other arms in increasing index; 0 where an arm's
             mean is at or above the best's), gradients of shape (K - 1, K).
+        """
+
+    @abstractmethod
+    def parameter_of(self, env: Any) -> np.ndarray:
+        """The instance's parameter theta, checked (ties between arms allowed).
+
+        Parameters
+        ----------
+        env : object
+            The instance.
+
+        Returns
+        -------
+        numpy.ndarray
+            theta.
+        """
+
+    def true_parameter(self, env: Any) -> np.ndarray:
+        """The instance's parameter, with a unique best arm (best-arm identification's question)."""
+        unique_argmax(self.arm_means(self.parameter_of(env)), "means")
+        return self.parameter_of(env)
+
+    @abstractmethod
+    def level_costs(self, mu: np.ndarray, level: float) -> np.ndarray:
+        """The cost per pull of moving each arm's mean to a level (thresholding's pieces,
+        :mod:`bandits.pure_exploration.arm_levels`).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The parameter.
+        level : float
+            The level tau.
+
+        Returns
+        -------
+        numpy.ndarray, shape (K,)
+            d_k(tau) >= 0, zero for an arm whose mean is on the level.
+        """
+
+    @abstractmethod
+    def level_threshold(self) -> Any:
+        """The delta-correct ``theory`` threshold of thresholding on these arms (one cap per arm), or None.
+
+        Returns
+        -------
+        CapThreshold or None
+            The threshold, or None when the model has none.
         """
 
     @property

@@ -12,7 +12,9 @@ the K - 1 arms a, with probability 1 - delta a wrong recommendation a leaves its
     N_a KL_inf(F_hat_a, mu_a) + N_b KL_inf(F_hat_b, mu_b) < log((K - 1) / delta) + log V(N_a) + log V(N_b),
 
 the sum of the arms' caps c(N) = log((K - 1) / delta) / 2 + log V(N) (the project's construction, read pair by pair
-through :class:`bandits.pure_exploration.pair_bounds.PairThresholds`). The cap grows as log(pi N) / 2 per arm.
+through :class:`bandits.pure_exploration.cap_bounds.CapBounds`). The cap grows as log(pi N) / 2 per arm. In
+thresholding, an arm on the wrong side of the level leaves its own piece, N_k KL_inf(F_hat_k, tau) <=
+N_k KL_inf(F_hat_k, mu_k), below log(K / delta) + log V(N_k) (a union over the K arms).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .pair_bounds import PairwiseThreshold
+from .cap_bounds import CapThreshold
 
 __all__ = ["BettingThreshold", "portfolio_regret"]
 
@@ -47,18 +49,22 @@ def portfolio_regret(counts: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class BettingThreshold(PairwiseThreshold):
-    """The delta-correct pairwise threshold of best-arm identification among arms with rewards in [0, 1] (module
-    docstring).
+class BettingThreshold(CapThreshold):
+    """The delta-correct threshold of arms with rewards in [0, 1] (module docstring): pairwise for best-arm
+    identification, per arm for thresholding.
 
     Parameters
     ----------
     n_arms : int
         K, the number of arms.
+    per_arm : bool
+        Thresholding's pieces, one per arm: every arm's martingale at delta / K, the cap log(K / delta) + log V(N).
     """
 
     n_arms: int
+    per_arm: bool = False
 
     def caps(self, delta: float, counts: np.ndarray) -> np.ndarray:
-        """c(N_k) = log((K - 1) / delta) / 2 + log V(N_k)."""
-        return 0.5 * np.log((self.n_arms - 1) / delta) + portfolio_regret(counts)
+        """c(N_k) = log((K - 1) / delta) / 2 + log V(N_k) (pairs), log(K / delta) + log V(N_k) (single arms)."""
+        level = np.log(self.n_arms / delta) if self.per_arm else 0.5 * np.log((self.n_arms - 1) / delta)
+        return level + portfolio_regret(counts)

@@ -20,8 +20,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from optdesign.errors import InvalidInputError
-from optdesign.identification import bounded_characteristic_time, bounded_pieces, check_bounded_arms
-from optdesign.validation import as_count, unique_argmax
+from optdesign.identification import bounded_characteristic_time, bounded_pieces, check_bounded_arms, kl_inf_rows
+from optdesign.validation import as_count
 
 from .arm_pairs import ArmPairsProblem
 from .betting_bounds import BettingThreshold
@@ -101,12 +101,20 @@ class BoundedProblem(ArmPairsProblem):
         best, values, G, _ = bounded_pieces(self._probs(mu), self.support, w, best=best, gradients=gradients)
         return best, values, G
 
+    def level_costs(self, mu: np.ndarray, level: float) -> np.ndarray:
+        """KL_inf(F_k, tau) of every arm (:func:`optdesign.identification.kl_inf_rows`)."""
+        return kl_inf_rows(self._probs(mu), self.support, level)
+
+    def level_threshold(self) -> BettingThreshold:
+        """The betting threshold read per arm: log(K / delta) + log V(N_k)."""
+        return BettingThreshold(self._K, per_arm=True)
+
     def check_parameter(self, mu: np.ndarray) -> np.ndarray:
         theta = super().check_parameter(mu)
         check_bounded_arms(self._probs(theta), self.support)
         return theta
 
-    def true_parameter(self, env: BoundedBandit) -> np.ndarray:
+    def parameter_of(self, env: BoundedBandit) -> np.ndarray:
         """The instance's distributions, row by row.
 
         Parameters
@@ -122,9 +130,8 @@ class BoundedProblem(ArmPairsProblem):
         Raises
         ------
         InvalidInputError
-            A tie for the best mean, or a support other than the problem's.
+            A support other than the problem's.
         """
-        unique_argmax(env.means, "means")
         if not np.array_equal(env.support, self.support):
             raise InvalidInputError("the instance's support differs from the problem's")
         return self.check_parameter(env.probs.ravel())

@@ -26,8 +26,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from optdesign.errors import InvalidInputError
-from optdesign.identification import heteroscedastic_characteristic_time, heteroscedastic_pieces
-from optdesign.validation import as_count, as_vector, unique_argmax
+from optdesign.identification import heteroscedastic_characteristic_time, heteroscedastic_pieces, variance_divergence
+from optdesign.validation import as_count, as_vector
 
 from .arm_pairs import ArmPairsProblem
 from .environment import HeteroscedasticBandit
@@ -142,15 +142,23 @@ class HeteroscedasticProblem(ArmPairsProblem):
                                                     best=best, gradients=gradients)
         return best, values, G
 
+    def level_costs(self, mu: np.ndarray, level: float) -> np.ndarray:
+        """g_k(tau) of every arm in the problem's model (:func:`optdesign.identification.variance_divergence`)."""
+        means, sds = self._split(mu)
+        return variance_divergence(means, sds, level, known_variances=not self.log_divergence)
+
+    def level_threshold(self) -> VarianceThreshold | None:
+        """The unknown-variance caps read per arm; None with the variances known (no per-arm theory threshold)."""
+        return None if self.known else VarianceThreshold(self._K, self.log_divergence, per_arm=True)
+
     def check_parameter(self, mu: np.ndarray) -> np.ndarray:
         theta = super().check_parameter(mu)
         if not np.all(theta[self._K:] > 0):
             raise InvalidInputError("the variances (the last K entries of the parameter) must be positive")
         return theta
 
-    def true_parameter(self, env: HeteroscedasticBandit) -> np.ndarray:
-        """(env.means, env.sigmas^2), with a unique best arm."""
-        unique_argmax(env.means, "means")
+    def parameter_of(self, env: HeteroscedasticBandit) -> np.ndarray:
+        """(env.means, env.sigmas^2)."""
         return self.check_parameter(np.concatenate([env.means, env.sigmas**2]))
 
     def oracle(self, mu: np.ndarray) -> Oracle:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .pair_bounds import PairThresholds
+from .cap_bounds import CapBounds
 
 __all__ = ["GLRStatistic", "Pieces"]
 
@@ -92,23 +92,23 @@ class GLRStatistic:
         """min_j f_j(N) in nats."""
         return self.pieces.value
 
-    def exceeds(self, beta: float | PairThresholds) -> bool:
+    def exceeds(self, beta: float | CapBounds) -> bool:
         """The stopping test GLR > beta; against a pairwise threshold, every piece (best, j) above its own bound.
 
         Parameters
         ----------
-        beta : float or PairThresholds
+        beta : float or CapBounds
             The threshold beta(t, delta), or one bound per pair of arms
-            (:class:`bandits.pure_exploration.pair_bounds.PairwiseThreshold`).
+            (:class:`bandits.pure_exploration.cap_bounds.CapThreshold`).
 
         Returns
         -------
         bool
             Whether the statistic exceeds it.
         """
-        if isinstance(beta, PairThresholds):
+        if isinstance(beta, CapBounds):
             pieces = self.pieces
-            return bool(np.all(pieces.values > beta.of_pairs(pieces.best, pieces.answers)))
+            return bool(np.all(pieces.values > beta.of_pieces(pieces.best, pieces.answers)))
         return self.value > beta
 
     def describe(self) -> dict[str, float | int]:

@@ -30,10 +30,10 @@ from ..core.algorithm import Policy
 from ..core.stopping import Threshold
 from ..core.tracking import next_checkpoint
 from .bounded import BoundedProblem
+from .cap_bounds import least_bound
 from .heteroscedastic import HeteroscedasticProblem
 from .karmed import KArmedProblem
 from .linear import LinearProblem
-from .pair_bounds import least_bound
 from .pieces import GLRStatistic
 from .problem import Problem
 from .sampler import Observations, SamplerState

@@ -18,7 +18,8 @@ below the sum of its two arms' caps::
               c(n) = (n / 2) log(1 + z_max(n)),
     plug-in:  sum_k N_k (mu_hat_k - mu_k)^2 / (2 sigma_hat_k^2) <= (N_a z_max(N_a) + N_b z_max(N_b)) / 2,
 
-so stopping when every pair's statistic exceeds its bound is delta-correct (the project's construction, one of the
+so stopping when every pair's statistic exceeds its bound is delta-correct (in thresholding, an arm on the wrong side
+of the level leaves its own piece below its own cap: the same caps, read per arm; the project's construction, one of the
 two routes of Jourdan, Degenne & Kaufmann, ALT 2023: a time-uniform bound on the EV-GLR itself). The bound is
 finite once an arm has some twenty pulls; g = :data:`EFFECT_VARIANCE`.
 """
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .pair_bounds import PairwiseThreshold
+from .cap_bounds import CapThreshold
 
 __all__ = ["EFFECT_VARIANCE", "VarianceThreshold", "mean_deviation_cap"]
 
@@ -64,8 +65,9 @@ def mean_deviation_cap(counts: np.ndarray, eta: float, g: float = EFFECT_VARIANC
 
 
 @dataclass(frozen=True)
-class VarianceThreshold(PairwiseThreshold):
-    """The delta-correct pairwise threshold of best-arm identification with unknown variances (module docstring).
+class VarianceThreshold(CapThreshold):
+    """The delta-correct threshold of unknown variances (module docstring): pairwise for best-arm identification, per
+    arm for thresholding.
 
     Parameters
     ----------
@@ -73,10 +75,13 @@ class VarianceThreshold(PairwiseThreshold):
         K, the number of arms.
     log_divergence : bool
         For the EV-GLR statistic (True) or the plug-in one (False).
+    per_arm : bool
+        Thresholding's pieces, one per arm, each bounded by its own arm's cap (the same caps, at delta / K).
     """
 
     n_arms: int
     log_divergence: bool = True
+    per_arm: bool = False
 
     def caps(self, delta: float, counts: np.ndarray) -> np.ndarray:
         """c(N_k) for the EV-GLR, N_k z_max(N_k) / 2 for the plug-in statistic (inf below two pulls)."""

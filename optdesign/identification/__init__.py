@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         check_bounded_arms,
         kl_inf,
         kl_inf_program,
+        kl_inf_rows,
         pair_cost_program,
     )
     from .certificate import best_mixture, certified_bracket
@@ -63,7 +64,7 @@ if TYPE_CHECKING:
 # each name is imported from its module on first access (``import optdesign`` loads no cvxpy)
 _EXPORTS = {
     ".bounded": ("bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "kl_inf", "kl_inf_program",
-                 "pair_cost_program"),
+                 "kl_inf_rows", "pair_cost_program"),
     ".certificate": ("best_mixture", "certified_bracket"),
     ".epsilon_good": ("EPSILON_KINDS", "epsilon_good_characteristic_time"),
     ".families": ("FAMILIES", "divergence"),
@@ -94,6 +95,7 @@ __all__ = [
     "heteroscedastic_pieces",
     "kl_inf",
     "kl_inf_program",
+    "kl_inf_rows",
     "level_pieces",
     "linear_epsilon_good_characteristic_time",
     "linear_threshold_characteristic_time",

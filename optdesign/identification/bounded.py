@@ -35,7 +35,7 @@ from .cutting_planes import MAX_CUTS, cutting_plane_time, equalised_time, time_d
 from .pairs import TIGHT, IdentificationTime
 
 __all__ = ["bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "kl_inf", "kl_inf_program",
-           "pair_cost_program"]
+           "kl_inf_rows", "pair_cost_program"]
 
 #: how far a row of probabilities may sum from one (it is then renormalised)
 SUM_TOLERANCE = 1e-9
@@ -108,6 +108,32 @@ def kl_inf(probs: npt.ArrayLike, support: npt.ArrayLike, x: float) -> float:
     if float(x) >= float(P[0] @ s):
         return float(kl_inf_above(P[0], s, float(x))[0])
     return float(kl_inf_above(P[0], 1.0 - s, 1.0 - float(x))[0])
+
+
+def kl_inf_rows(probs: np.ndarray, support: np.ndarray, x: float) -> np.ndarray:
+    """KL_inf(F_k, x) of every row F_k, on the side of x each mean lies (:func:`kl_inf`); the arrays are taken as they
+    are (the hot path of thresholding: :func:`check_bounded_arms` checks them once).
+
+    Parameters
+    ----------
+    probs : numpy.ndarray, shape (K, L)
+        One distribution per row.
+    support : numpy.ndarray, shape (L,)
+        The support, in [0, 1].
+    x : float
+        The mean to reach, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray, shape (K,)
+        The costs per observation of moving every row's mean to x.
+    """
+    from .bounded_kernels import kl_inf_above
+
+    P = np.ascontiguousarray(probs, dtype=float)
+    s = np.ascontiguousarray(support, dtype=float)
+    return np.array([kl_inf_above(row, s, x)[0] if row @ s <= x else kl_inf_above(row, 1.0 - s, 1.0 - x)[0]
+                     for row in P])
 
 
 def _atoms(support: np.ndarray) -> np.ndarray:
