@@ -141,3 +141,9 @@ def test_bad_input_is_refused_clearly(probs, support, options, match):
 def test_kl_inf_refuses_a_mean_outside_the_unit_interval():
     with pytest.raises(InvalidInputError, match=r"x must lie in \[0, 1\]"):
         kl_inf([0.5, 0.5], [0.0, 1.0], 1.5)
+
+
+@pytest.mark.parametrize(("w", "best", "other"), [([1.0, -1.0], 0, 1), ([1.0, 1.0], 0, 0), ([1.0, 1.0], 0, 2)])
+def test_the_pair_model_refuses_bad_weights_and_arms(w, best, other):
+    with pytest.raises(InvalidInputError, match="two different arms"):
+        pair_cost_program([[0.5, 0.5], [0.7, 0.3]], [0.0, 1.0], w, best, other)

@@ -84,8 +84,9 @@ class ArmPairsProblem(Problem):
 
     def true_parameter(self, env: Any) -> np.ndarray:
         """The instance's parameter, with a unique best arm (best-arm identification's question)."""
-        unique_argmax(self.arm_means(self.parameter_of(env)), "means")
-        return self.parameter_of(env)
+        theta = self.parameter_of(env)
+        unique_argmax(self.arm_means(theta), "means")
+        return theta
 
     @abstractmethod
     def level_costs(self, mu: np.ndarray, level: float) -> np.ndarray:

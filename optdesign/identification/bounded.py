@@ -149,6 +149,14 @@ def _alternative(p: np.ndarray, s: np.ndarray, atoms: np.ndarray) -> tuple[cp.Va
     return q, cp.sum(cp.rel_entr(full, q))
 
 
+def _solved(program: cp.Problem, solver: str | None, what: str) -> float:
+    """The optimal value of a reference model, solved tightly (default CLARABEL), or a SolverError with its status."""
+    solve(program, solver or "CLARABEL", solver_options=TIGHT)
+    if program.value is None:
+        raise SolverError(f"{what} was not solved (status {program.status})")
+    return float(program.value)
+
+
 def kl_inf_program(probs: npt.ArrayLike, support: npt.ArrayLike, x: float, *, solver: str | None = None) -> float:
     """KL_inf(F, x) as the primal cvxpy model (module docstring): the reference the compiled dual is held to.
 
@@ -180,11 +188,7 @@ def kl_inf_program(probs: npt.ArrayLike, support: npt.ArrayLike, x: float, *, so
     q, divergence = _alternative(P[0], s, atoms)
     above = float(x) >= float(P[0] @ s)
     reach = atoms @ q >= float(x) if above else atoms @ q <= float(x)
-    program = cp.Problem(cp.Minimize(divergence), [cp.sum(q) == 1, reach])
-    solve(program, solver or "CLARABEL", solver_options=TIGHT)
-    if program.value is None:
-        raise SolverError(f"the KL_inf model was not solved (status {program.status})")
-    return float(program.value)
+    return _solved(cp.Problem(cp.Minimize(divergence), [cp.sum(q) == 1, reach]), solver, "the KL_inf model")
 
 
 def pair_cost_program(probs: npt.ArrayLike, support: npt.ArrayLike, w: npt.ArrayLike, best: int, other: int, *,
@@ -211,21 +215,23 @@ def pair_cost_program(probs: npt.ArrayLike, support: npt.ArrayLike, w: npt.Array
     Raises
     ------
     InvalidInputError
-        Distributions :func:`check_bounded_arms` refuses.
+        Distributions :func:`check_bounded_arms` refuses, negative weights, or arms that are not two different
+        indices.
     SolverError
         The model was not solved.
     """
     P, s = check_bounded_arms(probs, support)
     wt = as_vector(w, "w", length=P.shape[0])
+    if np.any(wt < 0) or not all(isinstance(k, (int, np.integer)) and 0 <= k < P.shape[0] for k in (best, other)) \
+            or best == other:
+        raise InvalidInputError(f"w must be nonnegative and best, other two different arms of {P.shape[0]}, got "
+                                f"best={best!r}, other={other!r}")
     atoms = _atoms(s)
     qi, di = _alternative(P[best], s, atoms)
     qj, dj = _alternative(P[other], s, atoms)
     program = cp.Problem(cp.Minimize(wt[best] * di + wt[other] * dj),
                          [cp.sum(qi) == 1, cp.sum(qj) == 1, atoms @ qi <= atoms @ qj])
-    solve(program, solver or "CLARABEL", solver_options=TIGHT)
-    if program.value is None:
-        raise SolverError(f"the pair's model was not solved (status {program.status})")
-    return float(program.value)
+    return _solved(program, solver, "the pair's model")
 
 
 def bounded_pieces(probs: np.ndarray, support: np.ndarray, w: np.ndarray, *, best: int | None = None,
