@@ -41,10 +41,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Experiment"]
 
-#: decoded joint actions longer than this are shown as their first agents and an ellipsis
-SHOWN_AGENTS = 24
-
-
 @dataclass(frozen=True)
 class Experiment:
     """``algorithm`` and ``instance`` are ``NAME[:key=value,...]`` strings (see ``bandits list``). Fixed-
@@ -271,6 +267,6 @@ def describe_item(env: Any, item: int) -> str:
     decode = getattr(env, "decode", None)
     if decode is None:
         return str(int(item))
-    action = [int(a) for a in decode(item)]
-    shown = ",".join(map(str, action[:SHOWN_AGENTS]))
-    return f"({shown}{',…' if len(action) > SHOWN_AGENTS else ''})"
+    from .multiagent.joint_actions import show_joint
+
+    return show_joint(decode(item))

@@ -9,8 +9,8 @@ algorithm (:data:`bandits.registry.ALGORITHMS`) names the kinds it runs on. The 
 * the pure-exploration problem (:mod:`bandits.pure_exploration`): how it is built from an environment, and whether
   the generic sampling rules and the GLR stop run on it (each rule where the problem offers the capabilities it
   needs: on factored instances a pull is a joint action, so the rules that pick arms do not run there);
-* whether ``--stop glr`` can replace the stopping rules of its other algorithms (not on factored instances,
-  whose algorithms stop by the GLR already);
+* whether ``--stop glr`` can replace the stopping rules of its algorithms that are not sampling rules (every
+  factored rule is a sampling rule under the GLR stop already);
 * the lower bound a study reports, and the unit it counts in: the problem's own
   (:meth:`bandits.pure_exploration.Problem.lower_bound`), so a kind without a problem reports none;
 * the caption of ``bandits run``'s table (what samples and rounds mean).

@@ -76,8 +76,9 @@ class AlgorithmSpec:
         return (self.kind,) if isinstance(self.kind, str) else tuple(self.kind)
 
 
-#: options of a sampling rule's run that belong to the GLR stopping rule and the batches, not to the sampler
-RUN_OPTIONS = ("threshold", "growth", "problem")
+#: options of a sampling rule's run that belong to the GLR stopping rule, the batches and the problem, not to the
+#: sampler (``glrt``: the factored problem's GLR statistic, short for its ``problem`` option)
+RUN_OPTIONS = ("threshold", "growth", "problem", "glrt")
 #: the kinds whose arms have means a fixed-budget elimination rule ranks (:mod:`bandits.fixed_budget.rules`)
 ARM_VALUES = ("karmed", "heteroscedastic", "bounded")
 
@@ -104,24 +105,26 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "lin-tas": AlgorithmSpec("bandits.linear.track_and_stop:LinearTrackAndStop", "linear",
                              "Track-and-Stop on the plug-in XY-oracle design, GLRT stop"),
     "mf-tas": AlgorithmSpec("bandits.multiagent.algorithms:MFTaS", "factored",
-                            "Vannella et al.: mean-field Track-and-Stop, FCR plug-in, factored GLRT"),
+                            "Vannella et al.: mean-field Track-and-Stop, FCR plug-in, factored GLRT", sampler=True),
     "mf-tas-oracle": AlgorithmSpec("bandits.multiagent.algorithms:MFTaSOracle", "factored",
-                                   "Vannella et al. §7.1 Oracle: MF-TaS tracking w^MF at the true theta, GLRT stop"),
+                                   "Vannella et al. §7.1 Oracle: MF-TaS tracking w^MF at the true theta, GLRT stop",
+                                   sampler=True),
     "tas": AlgorithmSpec("bandits.multiagent.algorithms:ExactTaS", "factored",
-                         "Track-and-Stop on the exact T* (re-solved by constraint generation)"),
+                         "Track-and-Stop on the exact T* (re-solved by constraint generation)", sampler=True),
     "uniform": AlgorithmSpec("bandits.multiagent.algorithms:UniformSampling", "factored",
-                             "uniform product sampling, same factored GLRT"),
+                             "uniform product sampling, same factored GLRT", sampler=True),
     "joint-top-two": AlgorithmSpec("bandits.multiagent.top_two:JointTopTwo", "factored",
                                    "Top-Two over joint actions: leader (EB/TS), exact best response, IDS beta, "
-                                   "factored GLRT"),
+                                   "factored GLRT", sampler=True),
     "joint-fws": AlgorithmSpec("bandits.multiagent.frank_wolfe:JointFrankWolfe", "factored",
                                "Frank-Wolfe sampling over joint actions: near-tied pieces by the Pareto elimination, "
-                               "the direction game by column generation over max-sum, factored GLRT"),
+                               "the direction game by column generation over max-sum, factored GLRT", sampler=True),
     "joint-lingame": AlgorithmSpec("bandits.multiagent.lingame:JointLinGame", "factored",
                                    "LinGame over joint actions: AdaHedge as a Gibbs distribution (sum-product) against "
-                                   "the exact best response, optimistic gains, C-tracking, factored GLRT"),
+                                   "the exact best response, optimistic gains, C-tracking, factored GLRT",
+                                   sampler=True),
     "gk-tas": AlgorithmSpec("bandits.multiagent.mab:GKTrackAndStop", "factored",
-                            "Garivier–Kaufmann Track-and-Stop, one agent (D/C tracking)"),
+                            "Garivier–Kaufmann Track-and-Stop, one agent (D/C tracking)", sampler=True),
     "round-robin": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:RoundRobin", ARM_PULLS,
                                  "uniform sampling (fewest pulls first), GLR stop", sampler=True),
     "oracle-weights": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:FixedWeights", ARM_PULLS,
@@ -232,6 +235,11 @@ def make_algorithm(text: str, stop: str | None = None) -> Algorithm[Any] | Thres
     choice = parse_stop(stop)
     factory = resolve(spec.target)
     run_options = {k: options.pop(k) for k in RUN_OPTIONS if spec.sampler and k in options}
+    if "glrt" in run_options:
+        if "problem" in run_options:
+            raise InvalidInputError(f"algorithm {name}: give glrt= or problem=, not both (glrt=MODE is the factored "
+                                    "problem's option)")
+        run_options["problem"] = resolve("bandits.multiagent.sampling:glrt_problem")(run_options.pop("glrt"))
     check_options(factory, options, f"algorithm {name}" + (f" (also {', '.join(RUN_OPTIONS)})" if spec.sampler
                                                             else ""))
     try:
@@ -246,5 +254,5 @@ def make_algorithm(text: str, stop: str | None = None) -> Algorithm[Any] | Thres
     if choice is not None and not spec.sampler and not set(spec.kinds) & set(OWN_STOPS):
         raise InvalidInputError(f"algorithm {name} runs on {' or '.join(spec.kinds)} instances; the GLR stop "
                                 f"(--stop glr) replaces the own stops of algorithms on {' and '.join(OWN_STOPS)} ones "
-                                "(a factored algorithm stops by the GLR already: its threshold= option)")
+                                "(and takes the threshold of a sampling rule)")
     return with_stop(algorithm, name, choice, run_options if spec.sampler else None)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from .core.environments import as_counts
 from .core.seeds import split_seed
 from .core.stopping import check_delta
 from .core.tracking import portion
+
+if TYPE_CHECKING:
+    from .pure_exploration.sampler import Sampler
 
 __all__ = ["DEFAULT_MAX_SAMPLES", "RunResult", "run"]
 
@@ -176,20 +179,20 @@ class _Trajectory:
 
 
 @overload
-def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float,
+def run(algorithm: Algorithm[EnvT] | Sampler, env: EnvT, delta: float,
         seed: int | np.integer | np.random.SeedSequence | None = None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
         trace: bool = False, progress: Callable[[int, int], None] | None = None,
         interruptible: bool = False, compiled: bool = True) -> RunResult: ...
 
 
 @overload
-def run(algorithm: Algorithm[EnvT], env: EnvT, delta: list[float] | tuple[float, ...] | np.ndarray,
+def run(algorithm: Algorithm[EnvT] | Sampler, env: EnvT, delta: list[float] | tuple[float, ...] | np.ndarray,
         seed: int | np.integer | np.random.SeedSequence | None = None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
         trace: bool = False, progress: Callable[[int, int], None] | None = None,
         interruptible: bool = False, compiled: bool = True) -> list[RunResult]: ...
 
 
-def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tuple[float, ...] | np.ndarray,
+def run(algorithm: Algorithm[EnvT] | Sampler, env: EnvT, delta: float | list[float] | tuple[float, ...] | np.ndarray,
         seed: int | np.integer | np.random.SeedSequence | None = None, *, max_samples: int = DEFAULT_MAX_SAMPLES,
         trace: bool = False, progress: Callable[[int, int], None] | None = None,
         interruptible: bool = False, compiled: bool = True) -> RunResult | list[RunResult]:
@@ -200,8 +203,9 @@ def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tupl
 
     Parameters
     ----------
-    algorithm : Algorithm
-        A configured algorithm (:func:`bandits.registry.make_algorithm` builds one from ``"name:key=value"``).
+    algorithm : Algorithm or Sampler
+        A configured algorithm (:func:`bandits.registry.make_algorithm` builds one from ``"name:key=value"``), or a
+        sampling rule, run under the GLR stop (:func:`bandits.pure_exploration.algorithm.as_algorithm`).
     env : Environment
         The instance: a linear, bilinear or factored bandit (:mod:`bandits.instances`) of the kind the
         algorithm runs on.
@@ -245,6 +249,9 @@ def run(algorithm: Algorithm[EnvT], env: EnvT, delta: float | list[float] | tupl
     >>> print(result.correct, result.stopped_by)
     True stopping_rule
     """
+    from .pure_exploration.algorithm import as_algorithm  # on first use: ``bandits --help`` stays light
+
+    algorithm = as_algorithm(algorithm)
     deltas, many = _checked_deltas(algorithm, delta, max_samples)
     env_rng, alg_rng = split_seed(seed)
     start = time.perf_counter()

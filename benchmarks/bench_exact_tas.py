@@ -57,8 +57,8 @@ def worker(cell: str, runs: int, profiler: Any = None) -> None:
     policies: list = []
 
     class Captured(ExactTaS):
-        def start(self, env, delta, rng):  # type: ignore[no-untyped-def]
-            policies.append(super().start(env, delta, rng))
+        def start(self, problem, env, rng):  # type: ignore[no-untyped-def]
+            policies.append(super().start(problem, env, rng))
             return policies[-1]
 
     env = parse_instance(cell)
@@ -71,7 +71,7 @@ def worker(cell: str, runs: int, profiler: Any = None) -> None:
             result = run(Captured(), env, DELTA, seed=seed)
             wall = time.perf_counter() - start
             policy = policies[-1]
-            print(json.dumps({"seed": seed, "wall": wall, "solve": policy.solve_time, "solves": policy.state.solves,
+            print(json.dumps({"seed": seed, "wall": wall, "solve": policy.solve_time, "solves": policy.solves,
                               "rounds": int(result.rounds), "correct": bool(result.correct)}), flush=True)
         if profiler is not None:
             profiler.disable()

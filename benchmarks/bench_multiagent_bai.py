@@ -45,6 +45,7 @@ from bandits.multiagent import (
 from bandits.multiagent import instances as inst
 from bandits.multiagent.antenna import antenna_tilt
 from bandits.multiagent.mab import gk_optimal_weights
+from bandits.pure_exploration import PureExploration
 from bandits.run import run
 from optdesign import FactorGraph
 from optdesign.factored import MeanFieldModel
@@ -53,8 +54,8 @@ CAPTURED: list = []
 
 
 @dataclass(frozen=True)
-class CapturedMFTaS(MFTaS):
-    """MF-TaS that keeps its policy, to read its GLRT state and timers after the run."""
+class Captured(PureExploration):
+    """A run that keeps its policy, to read its GLRT state and timers after the run."""
 
     def start(self, env, delta, rng):
         policy = super().start(env, delta, rng)
@@ -140,7 +141,7 @@ def table_large(console: Console, sizes: list[int], delta: float) -> None:
     for N in sizes:
         env = inst.line(N, 3, seed=0, means="planted", gap=0.5)
         CAPTURED.clear()
-        result, wall = timed(run, CapturedMFTaS(), env, delta, seed=0)
+        result, wall = timed(run, Captured(MFTaS()), env, delta, seed=0)
         policy = CAPTURED[-1]
         exact, t_exact, cons, t_cons, plain = glrt_timings(policy)
         _, t_solve = timed(MeanFieldModel(env.structure).solve)

@@ -28,9 +28,9 @@ def test_what_the_built_in_problems_offer():
     assert offered(LinearProblem) == {"arm_pull", "optimism", "design_inverse", "challenger", "penalised_challenger",
                                       "posterior_draws"}
     # joint LinGame and joint Top-Two: the generic rules on the factored problem
-    assert offered(FactoredProblem) == {"optimism", "challenger", "pair_share", "posterior_draws"}
+    assert offered(FactoredProblem) == {"optimism", "challenger", "pair_share", "posterior_draws", "factor_graph"}
     assert offered(KArmedProblem(3, Bernoulli())) == offered(KArmedProblem(3, Gaussian()))
-    assert set(CAPABILITIES) == offered(KArmedProblem) | offered(LinearProblem)
+    assert set(CAPABILITIES) == offered(KArmedProblem) | offered(LinearProblem) | {"factor_graph"}
 
 
 @pytest.mark.parametrize("name", sorted(n for n, spec in ALGORITHMS.items() if spec.sampler))

@@ -145,7 +145,7 @@ def test_bad_fixed_budget_studies_fail_before_any_run(tmp_path, old, new, messag
     ({"algorithm": "top-two", "budget": 100}, "budget: option(s) of fixed-confidence"),
     ({"algorithm": "grapl", "instance": "sbm:n=20", "deltas": (0.1,)}, "delta: option(s) of fixed-confidence"),
     ({"algorithm": "apt", "instance": "sbm:n=20", "budgets": (50, 40)}, "budgets must increase strictly"),
-    ({"algorithm": "joint-top-two", "instance": "line:N=3,K=2"}, "joint-top-two is a fixed-confidence algorithm"),
+    ({"algorithm": "joint-top-two", "instance": "line:N=3,K=2"}, "joint-top-two: fixed-budget runs count pulls"),
     ({"algorithm": "top-two", "instance": "line:N=3,K=2"}, "fixed-budget runs count pulls of single arms"),
     ({"algorithm": "successive-rejects", "stop": "glr"}, "has no stopping rule to replace"),
 ])

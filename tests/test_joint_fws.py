@@ -18,6 +18,7 @@ from bandits.multiagent.frank_wolfe import JointFrankWolfe, forced_rounds, oracl
 from bandits.multiagent.fw_game import frank_wolfe_step, is_tied, near_tied_pieces
 from bandits.multiagent.problem import FactoredProblem
 from bandits.pure_exploration import Gaussian, KArmedProblem, Observations
+from bandits.pure_exploration.algorithm import as_algorithm
 from bandits.pure_exploration.samplers import FrankWolfe
 from bandits.pure_exploration.samplers.games import game_strategies
 from bandits.registry import make_algorithm
@@ -33,7 +34,7 @@ GRAPHS |= {"line 4, K = 3": lambda: FactorGraph.line(4, 3, seed=8),
 def policy_at(fg: FactorGraph, rule: JointFrankWolfe, seed: int, scale: float = 1.0):
     """A started policy whose statistics are a random state (every group action observed)."""
     env = FactoredBandit(fg)
-    policy = rule.start(env, 0.1, np.random.default_rng(seed))
+    policy = as_algorithm(rule).start(env, 0.1, np.random.default_rng(seed))
     rng = np.random.default_rng(seed)
     counts = rng.integers(1, 30, size=env.n_arms)
     policy.observe(counts, counts * scale * rng.normal(size=env.n_arms))
@@ -111,7 +112,8 @@ def test_one_agent_takes_the_k_armed_fws_step():
         r = t**-0.9 / K
         G = pieces.gradients[pieces.near_minimal(r)]
         payoff = G - (G @ state.x)[:, None]
-        policy = JointFrankWolfe(slack=r / pieces.value, pieces=K, exploration="none").start(env, 0.1, rng)
+        rule = JointFrankWolfe(slack=r / pieces.value, pieces=K, exploration="none")
+        policy = as_algorithm(rule).start(env, 0.1, rng)
         policy.observe(N, N * mu)
         near = near_tied_pieces(policy.statistic().state, N.astype(float), slack=r / pieces.value, limit=K)
         assert sorted(near.actions[:, 0]) == sorted(pieces.answers[pieces.near_minimal(r)])
@@ -155,7 +157,7 @@ def test_the_forced_schedule_counts_the_rounds_whose_quotient_is_a_square():
 def test_an_empirical_tie_plays_the_covering_set_in_turn():
     fg = FactorGraph.line(3, 2, seed=0)
     env = FactoredBandit(fg)
-    policy = JointFrankWolfe().start(env, 0.1, np.random.default_rng(0))
+    policy = as_algorithm(JointFrankWolfe()).start(env, 0.1, np.random.default_rng(0))
     counts = np.full(env.n_arms, 4)
     policy.observe(counts, np.zeros(env.n_arms))  # every mean 0: every joint action ties
     assert is_tied(policy.statistic().state)

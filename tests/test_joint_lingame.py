@@ -17,6 +17,7 @@ from bandits.multiagent import instances as inst
 from bandits.multiagent.gibbs import FactoredAdaHedge
 from bandits.pure_exploration import Gaussian, KArmedProblem, Observations
 from bandits.pure_exploration.adahedge import AdaHedge
+from bandits.pure_exploration.algorithm import as_algorithm
 from bandits.pure_exploration.samplers import LinGame
 from bandits.registry import make_algorithm
 from bandits.run import run
@@ -106,7 +107,7 @@ def test_one_agent_makes_the_pulls_of_the_k_armed_lingame():
         K = 5
         mu_true = rng.normal(size=K) * 0.5
         env = FactoredBandit(FactorGraph([K], [((0,), mu_true)]))
-        policy = JointLinGame(exploration="none", steps="round").start(env, 0.1, rng)
+        policy = as_algorithm(JointLinGame(exploration="none", steps="round")).start(env, 0.1, rng)
         karmed = KArmedProblem(K, Gaussian(1.0))
         state = LinGame().start(karmed, None, rng)
         N = rng.integers(1, 6, size=K)

@@ -15,6 +15,7 @@ from bandits.multiagent import instances as inst
 from bandits.multiagent.best_response import exact_best_response, glr_exceeds
 from bandits.multiagent.top_two import JointTopTwo, leader_share
 from bandits.pure_exploration import Gaussian, KArmedProblem
+from bandits.pure_exploration.algorithm import as_algorithm
 from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign import FactorGraph
@@ -27,7 +28,7 @@ def policy_at(fg: FactorGraph, rule: JointTopTwo, seed: int, scale: float = 1.0)
     """A started policy whose statistics are a random state (every group action observed; a small ``scale`` of the
     means gives many near-tied alternatives)."""
     env = FactoredBandit(fg)
-    policy = rule.start(env, 0.1, np.random.default_rng(seed))
+    policy = as_algorithm(rule).start(env, 0.1, np.random.default_rng(seed))
     rng = np.random.default_rng(seed)
     counts = rng.integers(1, 30, size=env.n_arms)
     policy.observe(counts, counts * scale * rng.normal(size=env.n_arms))

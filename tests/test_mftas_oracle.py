@@ -17,6 +17,8 @@ import optdesign as od
 from bandits.instances import parse_instance
 from bandits.multiagent import MFTaS, MFTaSOracle, UniformSampling
 from bandits.multiagent import instances as inst
+from bandits.multiagent.sampling import glrt_problem
+from bandits.pure_exploration.algorithm import as_algorithm
 from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign.errors import InvalidInputError
@@ -32,7 +34,7 @@ def product_marginals(env, local) -> np.ndarray:
 def frequencies(algo, env, observed, rounds: int, seed: int = 0) -> np.ndarray:
     """N_{e,b}(t) / t after ``rounds`` rounds of ``algo`` started on ``env`` while ``observed`` draws the rewards."""
     rng = np.random.default_rng(seed)
-    policy = algo.start(env, 0.01, rng)
+    policy = as_algorithm(algo).start(env, 0.01, rng)
     total = np.zeros(env.n_arms, dtype=np.int64)
     while policy.rounds < rounds:
         counts = policy.next_batch(10**9)
@@ -43,7 +45,8 @@ def frequencies(algo, env, observed, rounds: int, seed: int = 0) -> np.ndarray:
 
 def test_registry_names_the_oracle():
     algo = make_algorithm("mf-tas-oracle:glrt=conservative")
-    assert isinstance(algo, MFTaSOracle) and algo.name == "mf-tas-oracle" and algo.glrt == "conservative"
+    assert isinstance(algo.sampler, MFTaSOracle) and algo.name == "mf-tas-oracle"
+    assert algo.problem == glrt_problem("conservative")
 
 
 def test_oracle_tracks_the_mean_field_allocation_at_the_true_theta():

@@ -35,6 +35,7 @@ from bandits.multiagent.antenna import antenna_tilt, received_power_mw, site_pos
 from bandits.multiagent.exploration import forced_plays
 from bandits.multiagent.tracking import sample_product
 from bandits.pure_exploration import Gaussian, KArmedProblem
+from bandits.pure_exploration.algorithm import as_algorithm
 from bandits.run import run
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
@@ -424,7 +425,7 @@ def test_growth_zero_checks_the_stop_after_every_round():
     env = inst.line(3, 2, seed=0, means="planted", gap=0.5)
     algo = UniformSampling(growth=0)
     result = run(algo, env, 0.1, seed=0)
-    cover = algo.start(env, 0.1, np.random.default_rng(0)).state.cover.size
+    cover = as_algorithm(algo).start(env, 0.1, np.random.default_rng(0)).state.cover.size
     assert result.correct and result.stopped_by == "stopping_rule"
     assert result.batches == 1 + result.rounds - cover
 

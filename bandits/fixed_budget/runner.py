@@ -186,8 +186,8 @@ def check_run_budgets(algorithm: PureExploration | BudgetRule, env: Any, budgets
     """
     question = question_of(algorithm, env)
     if "arm_pull" not in offered(question):
-        raise InvalidInputError(f"fixed-budget runs count pulls of single arms; a pull of {type(question).__name__} "
-                                "observes several arms at once")
+        raise InvalidInputError(f"{algorithm.name}: fixed-budget runs count pulls of single arms; a pull of "
+                                f"{type(question).__name__} observes several arms at once")
     return check_budgets(budgets, minimum_budget(algorithm, env), f"{algorithm.name} on {question.n_arms} arms")
 
 

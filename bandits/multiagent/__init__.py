@@ -20,8 +20,9 @@ Modules, one concept each:
 * :mod:`.optimism` — LinGame's optimistic gains at the best response to a play (the factored problem's ``optimism``).
 * :mod:`.thresholds` — beta(t, delta): practical (GK16) and a delta-correct theory threshold.
 * :mod:`.tracking` — independent per-agent sampling of a product allocation.
-* :mod:`.sampling` — the batches every factored sampling rule shares (A0, forced exploration, tracked rounds), a
-  state of the one pure-exploration policy and its GLR stop.
+* :mod:`.sampling` — the factored sampling rules' base (:class:`~.sampling.FactoredSampler`: a sampling rule on a
+  problem offering ``factor_graph``, run under the one GLR stop) and the batches they share (A0, forced exploration,
+  tracked rounds).
 * :mod:`.algorithms` — MF-TaS, its Oracle baseline, uniform product sampling, exact Track-and-Stop.
 * :mod:`.top_two` — Top-Two over joint actions: a leader and its exact best response.
 * :mod:`.fw_game` — one Frank–Wolfe step: the near-tied pieces and the game over joint actions (column generation).

@@ -59,7 +59,7 @@ from ..pure_exploration.pieces import GLRStatistic
 from ..pure_exploration.sampler import Observations
 from .environment import FactoredBandit
 from .problem import FactoredGLR, FactoredProblem
-from .sampling import CoveredAlgorithm, FactoredState, _shared_doc
+from .sampling import CoveredSampler, FactoredState, _shared_doc
 from .tracking import sample_product, uniform_local
 
 __all__ = ["ExactTaS", "MFTaS", "MFTaSOracle", "UniformSampling"]
@@ -74,7 +74,7 @@ LAW_JOINT_ACTIONS = 4_096
 
 @_shared_doc
 @dataclass(frozen=True)
-class MFTaS(CoveredAlgorithm):
+class MFTaS(CoveredSampler):
     """MF-TaS: track the relabelled mean-field allocation, factored GLRT stop (module docstring).
 
     Vannella, Proutiere, Jeong (ICML 2023), Alg. 2, with independent per-agent draws a_i ~ v_hat_i
@@ -82,11 +82,9 @@ class MFTaS(CoveredAlgorithm):
 
     Parameters
     ----------
-%(threshold)s
-%(glrt)s
 %(cover)s
 %(exploration)s Default ``"paper"``.
-%(growth)s
+%(legacy)s
 
 %(raises)s
     """
@@ -132,7 +130,7 @@ class _MFState(FactoredState):
 
 @_shared_doc
 @dataclass(frozen=True)
-class MFTaSOracle(CoveredAlgorithm):
+class MFTaSOracle(CoveredSampler):
     """The paper's "Oracle" (§7.1): MF-TaS with theta_hat replaced by the true theta in the sampling rule.
 
     Tracks v* = argmin of T^MF_theta (eqs. 2-3) at the true a*, relabelled once; the initial pass over A0,
@@ -140,11 +138,9 @@ class MFTaSOracle(CoveredAlgorithm):
 
     Parameters
     ----------
-%(threshold)s
-%(glrt)s
 %(cover)s
 %(exploration)s Default ``"paper"``.
-%(growth)s
+%(legacy)s
 
 %(raises)s
     """
@@ -179,18 +175,16 @@ class _MFOracleState(_MFState):
 
 @_shared_doc
 @dataclass(frozen=True)
-class UniformSampling(CoveredAlgorithm):
+class UniformSampling(CoveredSampler):
     """Every agent samples uniformly and independently; factored GLRT stop.
 
     The uniform baseline of MF-TaS App. H (expected cost about 2 Abar / Delta_min^2 log(1/delta)).
 
     Parameters
     ----------
-%(threshold)s
-%(glrt)s
 %(cover)s
 %(exploration)s Default ``"none"``: uniform draws explore every group action.
-%(growth)s
+%(legacy)s
 
 %(raises)s
     """
@@ -218,7 +212,7 @@ class _UniformState(FactoredState):
 
 @_shared_doc
 @dataclass(frozen=True)
-class ExactTaS(CoveredAlgorithm):
+class ExactTaS(CoveredSampler):
     """Track-and-Stop on the exact T* allocation, re-solved by constraint generation (module docstring).
 
     The allocation of T*(theta_hat) (MF-TaS eq. 1) is tracked by ancestral sampling of joint actions. Until a
@@ -227,11 +221,9 @@ class ExactTaS(CoveredAlgorithm):
 
     Parameters
     ----------
-%(threshold)s
-%(glrt)s
 %(cover)s
 %(exploration)s Default ``"paper"``.
-%(growth)s
+%(legacy)s
     resolve_growth : float
         Relative step in [0, 1] of the grid of rounds on which T*(theta_hat) is re-solved (0.1: every 10 percent;
         0: every tracked batch).

@@ -60,7 +60,7 @@ from .exploration import EXPLORATION, covering_set
 from .fw_game import FrankWolfeStep, candidate_ratios, enumerated, frank_wolfe_step, is_tied, near_tied_pieces
 from .glrt import FactoredGLRT, GLRState
 from .problem import FactoredGLR, FactoredProblem
-from .sampling import CoveredAlgorithm, FactoredState, _shared_doc
+from .sampling import CoveredSampler, FactoredState, _shared_doc
 
 __all__ = ["FW_EXPLORATION", "GAME_SOLVERS", "JointFrankWolfe", "OracleRun", "forced_rounds", "oracle_frank_wolfe"]
 
@@ -105,7 +105,7 @@ def forced_rounds(t: int, rounds: int, size: int) -> int:
 
 @_shared_doc
 @dataclass(frozen=True)
-class JointFrankWolfe(CoveredAlgorithm):
+class JointFrankWolfe(CoveredSampler):
     """Frank–Wolfe sampling on a factor graph: FW steps on F(w) over the marginal polytope, w = N / t, directions
     from the game over joint actions (module docstring), factored GLRT stop.
 
@@ -122,12 +122,10 @@ class JointFrankWolfe(CoveredAlgorithm):
         batch).
     game : str
         The restricted games' solver: ``"simplex"`` (exact tableau, default) or ``"highs"`` (scipy's linprog).
-%(threshold)s
-%(glrt)s
 %(cover)s
 %(exploration)s Also ``"fws"``: the rounds t with floor(t / abs(A0)) a perfect square play A0 (the schedule
         of Wang et al.), and ``"fws+dtracking"`` (default): that schedule and the D-tracking level.
-%(growth)s
+%(legacy)s
 
     Raises
     ------
@@ -306,7 +304,7 @@ def oracle_frank_wolfe(fg: FactorGraph, rounds: int, *, sigma: float = 1.0, grow
     """
     problem = FactoredProblem(fg, sigma)  # checks fg and sigma
     env = FactoredBandit(fg, sigma)  # checks that the best joint action is unique
-    config = JointFrankWolfe(slack=slack, pieces=pieces, search_growth=search_growth, growth=growth, cover=cover)
+    config = JointFrankWolfe(slack=slack, pieces=pieces, search_growth=search_growth, cover=cover)
     A0 = covering_set(fg, cover)
     counts = env.indexer.counts(A0.actions, np.ones(A0.size, dtype=np.int64)).astype(float)
     rounds, t, steps = as_count(rounds, "rounds", minimum=A0.size), A0.size, 0

@@ -20,7 +20,10 @@ import numpy.typing as npt
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 
-__all__ = ["GroupIndexer", "decode", "encode_joint"]
+__all__ = ["SHOWN_AGENTS", "GroupIndexer", "decode", "encode_joint", "show_joint"]
+
+#: agents a joint action shows in tables before an ellipsis
+SHOWN_AGENTS = 24
 
 #: entries of the (rounds x factors x scope) index array held at once when indexing a batch
 INDEX_CHUNK = 2**22
@@ -238,6 +241,23 @@ def decode(code: int, n_actions: Iterable[int]) -> npt.NDArray[np.int64]:
         raise InvalidInputError("code exceeds the number of joint actions")
     part(code, 0, len(radices))
     return out
+
+
+def show_joint(action: Iterable[int]) -> str:
+    """A joint action as tables show it: ``(a0,a1,...)``, its first :data:`SHOWN_AGENTS` agents then an ellipsis.
+
+    Parameters
+    ----------
+    action : iterable of int
+        One action per agent.
+
+    Returns
+    -------
+    str
+        The text.
+    """
+    shown = [int(a) for a in action]
+    return f"({','.join(map(str, shown[:SHOWN_AGENTS]))}{',…' if len(shown) > SHOWN_AGENTS else ''})"
 
 
 def _product(values: list[int]) -> int:

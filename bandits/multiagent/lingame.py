@@ -30,7 +30,7 @@ from ..pure_exploration.samplers.lingame import LinGameState
 from .environment import FactoredBandit
 from .fw_game import enumerated
 from .problem import FactoredProblem
-from .sampling import CoveredAlgorithm, FactoredState, RuleState, _shared_doc
+from .sampling import CoveredSampler, FactoredState, RuleState, _shared_doc
 
 __all__ = ["STEPS", "JointLinGame"]
 
@@ -40,7 +40,7 @@ STEPS = ("auto", "round", "batch")
 
 @_shared_doc
 @dataclass(frozen=True)
-class JointLinGame(CoveredAlgorithm):
+class JointLinGame(CoveredSampler):
     """LinGame on a factor graph: AdaHedge over joint actions against the best response, optimistic gains,
     C-tracking of the cumulative marginals (module docstring), factored GLRT stop.
 
@@ -50,11 +50,9 @@ class JointLinGame(CoveredAlgorithm):
         ``"round"`` (a learner step per round), ``"batch"`` (one lazy step per batch, the rounds drawn from the
         learner) or ``"auto"`` (default: ``"round"`` on structures of at most
         :data:`~bandits.multiagent.fw_game.ENUMERATED_MAX` joint actions).
-%(threshold)s
-%(glrt)s
 %(cover)s
 %(exploration)s Default ``"dtracking"``.
-%(growth)s
+%(legacy)s
 
     Raises
     ------

@@ -38,7 +38,7 @@ from ..pure_exploration.karmed import KArmedProblem
 from ..pure_exploration.sampler import Observations
 from .environment import FactoredBandit
 from .problem import FactoredProblem
-from .sampling import FactoredAlgorithm, FactoredState, _shared_doc
+from .sampling import FactoredSampler, FactoredState, _shared_doc
 
 __all__ = ["GKTrackAndStop", "gk_optimal_weights"]
 
@@ -79,7 +79,7 @@ def gk_optimal_weights(mu: npt.ArrayLike, sigma: float = 1.0) -> tuple[npt.NDArr
 
 @_shared_doc
 @dataclass(frozen=True)
-class GKTrackAndStop(FactoredAlgorithm):
+class GKTrackAndStop(FactoredSampler):
     """Garivier–Kaufmann Track-and-Stop (D- or C-tracking) for one agent (module docstring).
 
     Runs on single-agent instances (``mab``): the plug-in weights w*(mu_hat) are re-solved after every
@@ -90,9 +90,7 @@ class GKTrackAndStop(FactoredAlgorithm):
     tracking : str
         ``"D"`` (default): D-tracking with forced exploration below sqrt(t) - K/2; ``"C"``:
         C-tracking of the cumulated projections w^eps_s, no forced exploration.
-%(threshold)s
-%(glrt)s
-%(growth)s
+%(legacy)s
 
     Raises
     ------

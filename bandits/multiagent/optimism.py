@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..pure_exploration.capabilities import Optimism
+from ..pure_exploration.optimism import Optimism
 from .fw_game import is_tied, near_tied_pieces
 from .glrt import FactoredGLRT
 from .joint_actions import encode_joint

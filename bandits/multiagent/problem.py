@@ -15,9 +15,8 @@ and its gradient in w is (theta - lambda_a)^2 / (2 sigma^2) at the closest alter
 
 The GLR statistic min_a f_a(N) and its minimiser (the best response) come from the factored GLRT's exact search
 (:mod:`bandits.multiagent.glrt`), which never lists every joint action; :meth:`FactoredProblem.pieces` lists them
-all and serves small instances and checks. The oracle is the exact characteristic time of
-:func:`optdesign.characteristic_time` (certified by constraint generation), in Garivier & Kaufmann's
-convention T = 2 sigma^2 T*, with the optimal marginals per group action as weights (each factor's sum to 1).
+all (small instances, checks). The oracle is the exact T* of :func:`optdesign.characteristic_time` (certified by
+constraint generation), as T = 2 sigma^2 T*, with the optimal marginals per group action as weights.
 """
 
 from __future__ import annotations
@@ -43,7 +42,7 @@ from .best_response import BestResponse, FactoredGLR, exact_best_response
 from .exploration import covering_set
 from .gibbs import FactoredAdaHedge
 from .glrt import FactoredGLRT, GLRState, check_glrt_mode
-from .joint_actions import GroupIndexer, decode, encode_joint
+from .joint_actions import GroupIndexer, decode, encode_joint, show_joint
 from .optimism import FactoredOptimism
 from .thresholds import FactoredTheoryThreshold
 
@@ -51,7 +50,6 @@ __all__ = ["BestResponse", "FactoredGLR", "FactoredProblem"]
 
 #: joint actions above which :meth:`FactoredProblem.pieces` refuses to list them
 MAX_LISTED = 200_000
-
 
 #: seconds the certified exact T* of a study's lower bound may take before the T^MF reference is used instead
 EXACT_TIME_LIMIT = 120.0
@@ -92,20 +90,35 @@ class FactoredProblem(Problem):
         self._last: tuple[tuple[bytes, bytes], GLRState] | None = None  # the stop's search, shared with a rule
 
     @classmethod
-    def of_environment(cls, env: Any) -> FactoredProblem:
+    def of_environment(cls, env: Any, glrt: str = "exact") -> FactoredProblem:
         """The problem of a factored instance: its structure and noise level (not its mean tables).
 
         Parameters
         ----------
         env : FactoredBandit
             The instance.
+        glrt : str
+            The GLR statistic of the stopping rule (``"exact"`` or ``"conservative"``).
 
         Returns
         -------
         FactoredProblem
             The problem a learner faces on it.
+
+        Raises
+        ------
+        InvalidInputError
+            An unknown glrt mode.
         """
-        return cls(env.structure, env.sigma)
+        return cls(env.structure, env.sigma, glrt=glrt)
+
+    def factor_graph(self) -> FactorGraph:
+        """The structure of the joint actions: agents, action counts and scopes (the mean tables are not read)."""
+        return self.structure
+
+    def describe_answer(self, answer: int) -> str:
+        """The joint action of a code, ``(a0,a1,...)``, its first agents only on large graphs."""
+        return show_joint(self.decode(answer))
 
     @property
     def n_arms(self) -> int:
@@ -326,11 +339,8 @@ class FactoredProblem(Problem):
         FactorGraph
             The instance the tables make.
         """
-        tables = np.split(self.check_parameter(mu), np.cumsum(self.structure.table_sizes)[:-1])
-        return FactorGraph(self.structure.n_actions,
-                           [(scope, t.reshape(shape)) for scope, t, shape in
-                            zip(self.structure.scopes, tables, (tb.shape for tb in self.structure.tables),
-                                strict=True)])
+        tables = self.structure.split_tables(self.check_parameter(mu))
+        return FactorGraph(self.structure.n_actions, list(zip(self.structure.scopes, tables, strict=True)))
 
     def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
         """c = 2 sigma^2 T* in rounds (MF-TaS paper, eq. 1): T* when certified optimal within

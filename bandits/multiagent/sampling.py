@@ -1,14 +1,14 @@
-"""What every factored sampling rule shares (MF-TaS Alg. 2 in batch form), as a state of the one
-pure-exploration policy (:class:`bandits.pure_exploration.policy.PureExplorationPolicy`).
+"""The factored sampling rules: sampling rules (:class:`bandits.pure_exploration.Sampler`) on a problem that offers
+the ``factor_graph`` capability, run under the one GLR stop, and the batches they share (MF-TaS Alg. 2 in batch form).
 
 * Initialisation: one pass over the covering set A0 (every N_{e,b} >= 1).
 * Batches end on the policy's grid t -> max(t + 1, ceil(t (1 + growth))), t in rounds
   (:func:`bandits.core.tracking.next_checkpoint`, 1 % by default). A batch is either a
   forced-exploration batch (:func:`~bandits.multiagent.exploration.forced_plays` at the batch's end time) or R
   tracked rounds from the rule (:meth:`FactoredState.plan`).
-* Stopping: the policy's GLR stop on the factored problem, whose GLR statistic is the factored GLRT
-  Lambda_t > beta(t, delta) after every batch (``glrt="exact"`` or ``"conservative"``, :mod:`bandits.multiagent.glrt`)
-  and whose time is in rounds.
+* Stopping: the GLR stop on the factored problem, whose GLR statistic is the factored GLRT Lambda_t > beta(t, delta)
+  after every batch (the problem's ``glrt="exact"`` or ``"conservative"``, :mod:`bandits.multiagent.glrt`; the run
+  option ``glrt=`` asks for it, :func:`glrt_problem`) and whose time is in rounds.
 * Recommendation: a_hat = argmax_a sum_e theta_hat_e(a_e) by max-sum, reported as its mixed-radix code.
 
 Batch sizes are in rounds; the runner's budget is in observations (rho per round). A budget below one full round
@@ -18,7 +18,9 @@ end of a budget-limited run, and the statistics stay valid.
 
 from __future__ import annotations
 
+import sys
 import time
+import warnings
 from abc import abstractmethod
 from dataclasses import dataclass
 from typing import Any, cast
@@ -29,13 +31,11 @@ import numpy.typing as npt
 from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
 
-from ..core.algorithm import Algorithm
 from ..core.stopping import Threshold
 from ..core.validation import check_growth
 from ..pure_exploration.pieces import GLRStatistic
-from ..pure_exploration.policy import PureExplorationPolicy
 from ..pure_exploration.problem import Problem
-from ..pure_exploration.sampler import Observations, SamplerState
+from ..pure_exploration.sampler import Observations, Sampler, SamplerState
 from ..pure_exploration.stop import GLRStop
 from .environment import FactoredBandit
 from .exploration import check_cover, check_exploration, covering_set, exploration_level, forced_plays
@@ -43,34 +43,26 @@ from .glrt import GLRState, check_glrt_mode
 from .problem import FactoredGLR, FactoredProblem
 from .thresholds import check_threshold
 
-__all__ = ["CoveredAlgorithm", "FactoredAlgorithm", "FactoredState", "RuleState", "check_env"]
+__all__ = ["CoveredSampler", "FactoredSampler", "FactoredState", "RuleState", "check_env", "glrt_problem"]
 
 
-# the options of the factored algorithms, documented once (substituted by _shared_doc)
+# the options of the factored rules, documented once (substituted by _shared_doc)
 _DOC = {
-    "threshold": """    threshold : str or Threshold
-        The stopping threshold beta(t, delta), t in rounds: ``"practical"`` (default), GK16's
-        log((1 + log t) / delta) used in MF-TaS's experiments (§7.1), not proven delta-correct; ``"theory"``,
-        the delta-correct :class:`~bandits.multiagent.thresholds.FactoredTheoryThreshold`; or an instance,
-        called as ``beta(t, delta, counts)``.""",
-    "glrt": """    glrt : str
-        The GLR statistic of the stopping rule (:mod:`bandits.multiagent.glrt`): ``"exact"`` (default), the
-        test Lambda_t > beta by best-first enumeration with certified bounds, or ``"conservative"``, the lower
-        bound D_min^2 / (2 sigma^2 H_max) (one max-sum; stops later, still delta-PAC).""",
+    "legacy": """    threshold, glrt, growth : optional
+        Deprecated: options of the run, not of the rule (a DeprecationWarning). Give them to the run instead:
+        ``bandits run NAME:threshold=theory,glrt=conservative,growth=0.02``, or in Python
+        ``PureExploration(rule, GLRStop("theory"), growth=0.02, problem=glrt_problem("conservative"))``.
+        :func:`bandits.run.run` still runs a rule given them under that stop.""",
     "cover": """    cover : str
         The covering set A0 played once first and by forced exploration: ``"greedy"`` (default), the max-sum
         greedy cover, or ``"build-a0"``, the paper's Alg. 4 (:mod:`bandits.multiagent.exploration`).""",
     "exploration": """    exploration : str
         Forced exploration (MF-TaS §6.2): ``"paper"``, A0 plays while some N_{e,b} < sqrt(t / abs(A0));
         ``"dtracking"``, the level sqrt(t) - Abar/2 of GK16's D-tracking; ``"none"``.""",
-    "growth": """    growth : float
-        Relative step in [0, 1] of the grid of rounds t -> max(t + 1, ceil(t (1 + growth))) on which batches
-        end: the stopping rule is checked and the sampling rule re-planned at each (0.01: every 1 percent; 0:
-        every round).""",
     "raises": """    Raises
     ------
     InvalidInputError
-        An unknown threshold, glrt, cover or exploration option, or a growth outside [0, 1].""",
+        An unknown cover or exploration option, or a bad deprecated run option.""",
 }
 
 
@@ -101,35 +93,98 @@ def check_env(env: object) -> FactoredBandit:
     return env
 
 
-@_shared_doc
-@dataclass(frozen=True)
-class FactoredAlgorithm(Algorithm[FactoredBandit]):
-    """A factored sampling rule under the GLR stop: the options of the stop and of the grid, and the rule's state.
-
-    Subclasses add their rule's options and give :meth:`state`; ``start`` puts the state, the factored problem
-    (its GLRT mode) and the GLR stop into the one pure-exploration policy.
+def glrt_problem(glrt: str) -> str:
+    """The ``problem`` option of a run whose stop reads the factored GLR statistic ``glrt``.
 
     Parameters
     ----------
-%(threshold)s
-%(glrt)s
-%(growth)s
+    glrt : str
+        ``"exact"`` (the test Lambda_t > beta by best-first enumeration with certified bounds) or
+        ``"conservative"`` (its lower bound D_min^2 / (2 sigma^2 H_max): one max-sum, stops later, still delta-PAC).
+
+    Returns
+    -------
+    str
+        ``"bandits.multiagent.problem:FactoredProblem:glrt=MODE"``.
 
     Raises
     ------
     InvalidInputError
-        An unknown threshold or glrt option, or a growth outside [0, 1].
+        An unknown mode.
+    """
+    return f"{FactoredProblem.__module__}:{FactoredProblem.__name__}:glrt={check_glrt_mode(glrt)}"
+
+
+#: the run options a factored rule once took itself
+_LEGACY = ("threshold", "glrt", "growth")
+
+
+def _constructor_caller() -> int:
+    """The stack level of the code that built the rule (past the dataclass ``__init__`` and the ``__post_init__``
+    chain), for a warning that points at it."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_code.co_name in ("__init__", "__post_init__"):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+@_shared_doc
+@dataclass(frozen=True)
+class FactoredSampler(Sampler):
+    """A factored sampling rule: a state that plays joint actions, on a problem offering ``factor_graph``.
+
+    It runs under the one GLR stop as every sampling rule does (:class:`bandits.pure_exploration.PureExploration`),
+    in rounds of joint actions. Subclasses add their rule's options and give :meth:`state`.
+
+    Parameters
+    ----------
+%(legacy)s
+
+    Raises
+    ------
+    InvalidInputError
+        A bad deprecated run option.
     """
 
-    threshold: str | Threshold = "practical"
-    glrt: str = "exact"
-    growth: float = 0.01
-    delta_independent = True  # no factored sampling rule reads delta
+    threshold: str | Threshold | None = None
+    glrt: str | None = None
+    growth: float | None = None
 
     def __post_init__(self) -> None:
-        check_threshold(self.threshold)
-        check_glrt_mode(self.glrt)
-        check_growth(self.growth)
+        given = [name for name in _LEGACY if getattr(self, name) is not None]
+        if given:
+            warnings.warn(f"{type(self).__name__}({', '.join(given)}=...): options of the run, not of the rule; give "
+                          "them to PureExploration (or after the name: NAME:threshold=...,glrt=...,growth=...)",
+                          DeprecationWarning, stacklevel=_constructor_caller())
+        if self.threshold is not None:
+            check_threshold(self.threshold)
+        if self.glrt is not None:
+            check_glrt_mode(self.glrt)
+        if self.growth is not None:
+            check_growth(self.growth)
+
+    def requires(self) -> tuple[str, ...]:
+        """``("factor_graph",)``: the rule plays joint actions."""
+        return ("factor_graph",)
+
+    def run_options(self) -> dict[str, Any]:
+        """The deprecated run options given to the rule, as PureExploration's.
+
+        Returns
+        -------
+        dict
+            ``stop``, ``growth`` and ``problem`` for those given.
+        """
+        out: dict[str, Any] = {} if self.threshold is None else {"stop": GLRStop(self.threshold)}
+        if self.growth is not None:
+            out["growth"] = self.growth
+        if self.glrt is not None:
+            out["problem"] = glrt_problem(self.glrt)
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """The rule's options (the deprecated run options left out: the run records them)."""
+        return {k: v for k, v in super().describe().items() if k not in _LEGACY}
 
     @abstractmethod
     def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
@@ -150,31 +205,27 @@ class FactoredAlgorithm(Algorithm[FactoredBandit]):
             Plans the run's batches.
         """
 
-    def start(self, env: FactoredBandit, delta: float, rng: np.random.Generator) -> PureExplorationPolicy:
-        """The pure-exploration policy of the rule's state on ``env``'s factored problem, under the GLR stop.
+    def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> FactoredState:
+        """The rule's state on the factored problem of the run.
 
         Raises
         ------
         InvalidInputError
             ``env`` is not a :class:`~bandits.multiagent.environment.FactoredBandit`.
         """
-        env = check_env(env)
-        problem = FactoredProblem(env.structure, env.sigma, glrt=self.glrt)
-        return PureExplorationPolicy(problem, self.state(problem, env, rng), GLRStop(self.threshold), self.growth)
+        return self.state(cast(FactoredProblem, problem), check_env(env), rng)
 
 
 @_shared_doc
 @dataclass(frozen=True)
-class CoveredAlgorithm(FactoredAlgorithm):
+class CoveredSampler(FactoredSampler):
     """A factored rule with the covering set A0 and forced exploration among its options.
 
     Parameters
     ----------
-%(threshold)s
-%(glrt)s
-%(growth)s
 %(cover)s
 %(exploration)s
+%(legacy)s
 
 %(raises)s
     """

@@ -49,7 +49,7 @@ from ..pure_exploration.samplers.top_two import TopTwo, TopTwoState
 from .alternatives import leader_share
 from .environment import FactoredBandit
 from .problem import FactoredProblem
-from .sampling import CoveredAlgorithm, FactoredState, RuleState, _shared_doc
+from .sampling import CoveredSampler, FactoredState, RuleState, _shared_doc
 
 __all__ = ["JOINT_LEADERS", "JOINT_SELECTIONS", "JointTopTwo", "leader_share"]
 
@@ -60,7 +60,7 @@ JOINT_SELECTIONS = ("tracking", "sampling")
 
 @_shared_doc
 @dataclass(frozen=True)
-class JointTopTwo(CoveredAlgorithm):
+class JointTopTwo(CoveredSampler):
     """Top-Two on a factor graph: a leader joint action, its exact best response, beta between them (module
     docstring), factored GLRT stop.
 
@@ -72,11 +72,9 @@ class JointTopTwo(CoveredAlgorithm):
         The leader's proportion in (0, 1), or ``"ids"`` (information-directed selection, default).
     selection : str
         ``"tracking"`` (per-leader tracking of beta, default) or ``"sampling"`` (a binomial draw per batch).
-%(threshold)s
-%(glrt)s
 %(cover)s
 %(exploration)s Default ``"dtracking"`` (module docstring).
-%(growth)s
+%(legacy)s
 
     Raises
     ------

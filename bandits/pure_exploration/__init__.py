@@ -6,6 +6,7 @@ problem              the interface: answers, estimate, the pieces of the alterna
 oracle               what an oracle reports: T*, w* and a certified lower bound
 pieces               the alternative's pieces at (mu, w): values, gradients, the best response
 capabilities         the optional problem methods a rule may ask for (optimism, pair costs, posterior draws, ...)
+optimism             LinGame's optimistic gains at a best response (what the optimism capability gives)
 clock                a problem's time: samples or rounds, the grid of checks
 values               the value of an answer that is one arm or item (the simple regret of a recommendation)
 pulls                what one pull observes, the first pass, a learner over the pulls, the pull that best follows a

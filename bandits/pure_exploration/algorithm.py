@@ -21,7 +21,7 @@ from .problem import Problem
 from .sampler import Sampler
 from .stop import GLRStop, check_stop_options
 
-__all__ = ["PROBLEMS", "QUESTIONS", "PureExploration", "Question", "ask", "load_problem"]
+__all__ = ["PROBLEMS", "QUESTIONS", "PureExploration", "Question", "as_algorithm", "ask", "load_problem"]
 
 
 @dataclass(frozen=True)
@@ -135,6 +135,23 @@ class PureExploration(Algorithm[Any]):
             path = f"{cls.__module__}:{cls.__qualname__}"
             record["problem"] = self.problem if isinstance(self.problem, str) else path
         return record
+
+
+def as_algorithm(rule: Algorithm[Any] | Sampler) -> Algorithm[Any]:
+    """A sampling rule under the GLR stop, with the run options its configuration carries
+    (:meth:`Sampler.run_options`); an algorithm itself.
+
+    Parameters
+    ----------
+    rule : Algorithm or Sampler
+        What to run.
+
+    Returns
+    -------
+    Algorithm
+        :class:`PureExploration` of a sampler, else ``rule``.
+    """
+    return PureExploration(rule, **rule.run_options()) if isinstance(rule, Sampler) else rule
 
 
 def ask(problem: str | type, env: Any) -> Problem:

@@ -13,7 +13,6 @@ the estimate's answer, the arms of forced exploration (:meth:`Problem.exploratio
 from __future__ import annotations
 
 import inspect
-from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -22,7 +21,11 @@ import numpy as np
 from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
 
+from .optimism import Optimism
+
 if TYPE_CHECKING:
+    from optdesign import FactorGraph
+
     from .design_inverse import DesignInverse
 
 __all__ = ["CAPABILITIES", "Capabilities", "MissingCapability", "Optimism", "offered", "require"]
@@ -39,6 +42,8 @@ CAPABILITIES: dict[str, str] = {
     "posterior_draws": "draws of the parameter from a posterior (Thompson-sampling leaders and challengers)",
     "upper_indices": "upper confidence indices of the arms (UCB leaders)",
     "design_inverse": "an incremental design inverse along a Frank-Wolfe path, on linear problems only so far",
+    "factor_graph": "a factor graph of joint actions (the covering set, forced exploration and joint draws of the "
+                    "factored rules)",
 }
 
 #: capabilities whose default is derived from another one the problem offers
@@ -289,6 +294,21 @@ class Capabilities:
         """
         raise MissingCapability(self, "design_inverse")
 
+    def factor_graph(self) -> FactorGraph:
+        """Capability ``factor_graph``: the agents, action counts and scopes of a factored problem's joint actions.
+
+        Returns
+        -------
+        optdesign.FactorGraph
+            The structure (its mean tables are not read).
+
+        Raises
+        ------
+        MissingCapability
+            The problem's pulls are not joint actions.
+        """
+        raise MissingCapability(self, "factor_graph")
+
 
 def offered(problem: Capabilities | type[Capabilities]) -> frozenset[str]:
     """The capabilities a problem offers: those whose method its class defines (and, for a family-dependent one,
@@ -350,41 +370,3 @@ def _problem_classes() -> list[type[Capabilities]]:
             found.append(cls)
         stack.extend(cls.__subclasses__())
     return found
-
-
-class Optimism(ABC):
-    """LinGame's optimistic gradients at one estimate (Degenne, Ménard, Shang & Valko, ICML 2020): for the closest
-    alternative lambda to the learner's play, U_k = min(max over the confidence region of d_k(theta, lambda), c_t).
-
-    Attributes
-    ----------
-    best : int
-        The answer of the estimate.
-    """
-
-    best: int
-
-    @abstractmethod
-    def gains(self, w: np.ndarray) -> np.ndarray:
-        """U of the best response to the play ``w`` (the piece of least value at the estimate).
-
-        Parameters
-        ----------
-        w : numpy.ndarray, shape (K,)
-            The learner's play.
-
-        Returns
-        -------
-        numpy.ndarray, shape (K,)
-            U_k in [0, c_t].
-        """
-
-    @abstractmethod
-    def at_estimate(self) -> np.ndarray:
-        """U at lambda = the estimate: the best response of an answer the estimate already contradicts.
-
-        Returns
-        -------
-        numpy.ndarray, shape (K,)
-            U_k in [0, c_t].
-        """

@@ -24,9 +24,9 @@ import numpy as np
 from optdesign.errors import InvalidInputError, SolverError
 from optdesign.validation import as_count, unique_argmax
 
-from .capabilities import Optimism
 from .certificate import certified_bracket
 from .families import ExponentialFamily, Gaussian
+from .optimism import Optimism
 from .oracle import Oracle
 from .pieces import Pieces
 from .problem import Problem

@@ -27,8 +27,8 @@ from optdesign.validation import as_arms, as_matrix, unique_argmax
 
 from ..core.alternatives import Alternatives, Directions, Halfspaces, Whitening
 from ..core.statistics import spanning_subset
-from .capabilities import Optimism
 from .design_inverse import DesignInverse
+from .optimism import Optimism
 from .oracle import Oracle
 from .pieces import Pieces
 from .problem import Problem

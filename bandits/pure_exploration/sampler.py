@@ -117,6 +117,17 @@ class Sampler(ABC):
         """
         return ("arm_pull",)
 
+    def run_options(self) -> dict[str, Any]:
+        """Options of the run the configuration carries (a factored rule's deprecated ``threshold``, ``glrt``,
+        ``growth``), as :class:`bandits.pure_exploration.PureExploration`'s keyword arguments.
+
+        Returns
+        -------
+        dict
+            Empty by default.
+        """
+        return {}
+
     @abstractmethod
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
         """A fresh state for one run.

@@ -30,7 +30,7 @@ import numpy as np
 
 from ...core.validation import check_choice
 from ..adahedge import AdaHedge
-from ..capabilities import Optimism
+from ..optimism import Optimism
 from ..pieces import GLRStatistic
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState
