@@ -23,7 +23,9 @@ epsilon_good         epsilon-good identification on K-armed instances (several c
 threshold            thresholding with a confidence level: the arms above a level (answers: sets of arms)
 arm_pairs            best-arm identification whose pieces are pairs of arms without a closed form: the answers, the
                      pairwise GLR statistic and the Top-Two capabilities from one function
+arm_questions        what the questions beyond the best arm share on those arms: the arms' model they delegate to
 arm_levels           thresholding with a confidence level on bounded arms and on arms of unknown variances
+arm_top_m            top-m identification on bounded arms and on arms of unknown variances (pieces: pairs of arms)
 cap_bounds           thresholds from one cap per arm, read piece by piece (a pair: the sum of its two arms' caps)
 heteroscedastic      Gaussian arms of unequal variances, known or not: sums of squares, the EV-GLR and plug-in
                      statistics, the known-variance baseline (oracles: optdesign.identification.variances)

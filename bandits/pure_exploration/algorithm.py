@@ -204,7 +204,9 @@ class Question:
 _PE = "bandits.pure_exploration"
 #: the questions by name, with their classes per kind (:func:`load_problem`)
 QUESTIONS: dict[str, Question] = {
-    "top-m": Question({"karmed": f"{_PE}.top_m:TopMProblem", "linear": f"{_PE}.linear_sets:LinearTopMProblem"}),
+    "top-m": Question({"karmed": f"{_PE}.top_m:TopMProblem", "linear": f"{_PE}.linear_sets:LinearTopMProblem",
+                       "heteroscedastic": f"{_PE}.arm_top_m:HeteroscedasticTopMProblem",
+                       "bounded": f"{_PE}.arm_top_m:BoundedTopMProblem"}),
     "epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem",
                               "linear": f"{_PE}.linear_epsilon_good:LinearEpsilonGoodProblem"}),
     "multiplicative-epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"},

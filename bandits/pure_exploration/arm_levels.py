@@ -22,11 +22,11 @@ from optdesign.errors import InvalidInputError
 from optdesign.identification import certified_bracket
 
 from .arm_pairs import ArmPairsProblem
+from .arm_questions import ArmQuestion
 from .bounded import BoundedProblem
 from .heteroscedastic import HeteroscedasticProblem
 from .oracle import Oracle
 from .pieces import Pieces
-from .problem import Problem
 from .questions import LevelSets
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["ArmLevelsProblem", "BoundedLevelsProblem", "HeteroscedasticLevelsProblem"]
 
 
-class ArmLevelsProblem(LevelSets, Problem):
+class ArmLevelsProblem(LevelSets, ArmQuestion):
     """Identify the arms whose means are above a level (module docstring); answers are bit masks.
 
     Parameters
@@ -53,19 +53,13 @@ class ArmLevelsProblem(LevelSets, Problem):
     """
 
     def __init__(self, arms: ArmPairsProblem, level: float = 0.5) -> None:
-        if arms.n_arms > 62:
-            raise InvalidInputError(f"at most 62 arms (an answer is a 64-bit mask), got {arms.n_arms}")
+        self._ask(arms)
         if isinstance(level, bool) or not isinstance(level, (int, float)) or not np.isfinite(level):
             raise InvalidInputError(f"level must be a finite number, got {level!r}")
         if isinstance(arms, BoundedProblem) and not 0 < level < 1:
             raise InvalidInputError(f"the level of arms with rewards in [0, 1] must lie strictly between 0 and 1, got "
                                     f"{level!r}")
-        if arms.kind != self.kind:
-            raise InvalidInputError(f"{type(self).__name__} is asked of {self.kind} arms, not {arms.kind} ones")
-        self.arms, self.level = arms, float(level)
-
-    #: the arms' model of the instance kind (a subclass's)
-    arms_class: type[ArmPairsProblem]
+        self.level = float(level)
 
     @classmethod
     def of_environment(cls, env: Any, level: float = 0.5) -> ArmLevelsProblem:
@@ -86,40 +80,8 @@ class ArmLevelsProblem(LevelSets, Problem):
         return cls(cast(ArmPairsProblem, cls.arms_class.of_environment(env)), level)
 
     @property
-    def moments(self) -> int:  # type: ignore[override]
-        """The arms' statistics per batch."""
-        return self.arms.moments
-
-    @property
-    def n_arms(self) -> int:
-        return self.arms.n_arms
-
-    @property
-    def n_members(self) -> int:
-        """The arms (a set answer's members)."""
-        return self.arms.n_arms
-
-    @property
     def n_answers(self) -> int:
         return 2**self.arms.n_arms
-
-    @property
-    def dim(self) -> int:
-        """The arms' parameter's length."""
-        return self.arms.dim
-
-    def initial_arms(self) -> np.ndarray:
-        return self.arms.initial_arms()
-
-    def initial_pulls(self) -> np.ndarray:
-        return self.arms.initial_pulls()
-
-    def estimate(self, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
-        return self.arms.estimate(counts, sums)
-
-    def scores(self, mu: np.ndarray) -> np.ndarray:
-        """The arms' means."""
-        return self.arms.arm_means(mu)
 
     def answer(self, mu: np.ndarray) -> int:
         return self.above_set(mu)
@@ -155,13 +117,6 @@ class ArmLevelsProblem(LevelSets, Problem):
                 costs = costs + np.log(counts)
         return int(leader) ^ (1 << int(np.argmin(costs)))
 
-    def check_parameter(self, mu: np.ndarray) -> np.ndarray:
-        return self.arms.check_parameter(mu)
-
-    def true_parameter(self, env: Any) -> np.ndarray:
-        """The arms' parameter (ties between arms allowed: the answer is a set)."""
-        return self.arms.parameter_of(env)
-
     def oracle(self, mu: np.ndarray) -> Oracle:
         """T* = sum_k 1 / d_k(tau) and w* proportional to 1 / d_k(tau), certified (module docstring).
 
@@ -189,14 +144,7 @@ class ArmLevelsProblem(LevelSets, Problem):
 
     def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
         """The arms' ``theory`` threshold read per arm (:meth:`ArmPairsProblem.level_threshold`), when they have one."""
-        from ..core.thresholds import ThresholdContext
-
-        own = self.arms.level_threshold()
-        return ThresholdContext(n_items=self.n_arms, n_arms=self.n_arms, theory=None if own is None else lambda: own)
-
-    def threshold_argument(self, counts: np.ndarray, information: np.ndarray | None) -> np.ndarray:
-        """The counts (the per-arm caps read them)."""
-        return np.asarray(counts)
+        return self.own_threshold(self.arms.level_threshold())
 
 
 class BoundedLevelsProblem(ArmLevelsProblem):

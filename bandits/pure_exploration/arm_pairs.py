@@ -10,17 +10,25 @@ closest common mean x, g_k the cost per pull of moving arm k's mean to x); its g
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from optdesign.validation import unique_argmax
 
+from .oracle import Oracle
 from .pieces import Pieces
 from .problem import Problem
 from .values import checked_index
 
-__all__ = ["ArmPairsProblem"]
+if TYPE_CHECKING:
+    from ..core.thresholds import ThresholdContext
+
+__all__ = ["ORACLE_TOL", "ArmPairsProblem"]
+
+#: the certified relative gap of a run's top-m oracle (cutting planes): the weights Track-and-Stop tracks need no more
+#: (a study's lower bound, ``bound=True``, is solved to 1e-6)
+ORACLE_TOL = 1e-4
 
 
 class ArmPairsProblem(Problem):
@@ -115,6 +123,56 @@ class ArmPairsProblem(Problem):
         CapThreshold or None
             The threshold, or None when the model has none.
         """
+
+    @abstractmethod
+    def pair_threshold(self, n_pairs: int) -> Any:
+        """The delta-correct ``theory`` threshold of a question whose pieces are pairs of arms, ``n_pairs`` of which
+        can be misordered by a wrong answer (best-arm identification: K - 1; top m: m (K - m)), or None.
+
+        Parameters
+        ----------
+        n_pairs : int
+            The pairs a union bound runs over.
+
+        Returns
+        -------
+        Threshold or None
+            The threshold (a :class:`~bandits.pure_exploration.cap_bounds.CapThreshold` read pair by pair, or one
+            number), or None when the model has none.
+        """
+
+    @abstractmethod
+    def top_m_oracle(self, mu: np.ndarray, m: int, *, bound: bool = False) -> Oracle:
+        """T* and w* of the m best arms with these costs, certified (m = 1: best-arm identification).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The parameter, with distinct m-th and (m+1)-th means.
+        m : int
+            The answer's size.
+        bound : bool
+            The lower bound a study reports (it may differ from the model the pieces use: a plug-in statistic).
+
+        Returns
+        -------
+        Oracle
+            T* (Garivier & Kaufmann's convention), w* and its certified lower bound.
+        """
+
+    def oracle(self, mu: np.ndarray) -> Oracle:
+        return self.top_m_oracle(mu, 1)
+
+    def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
+        """T* of the learner's model (:meth:`top_m_oracle` with ``bound``)."""
+        return {"kind": "T*", "value": float(self.top_m_oracle(mu, 1, bound=True).T), "unit": "samples"}
+
+    def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
+        """The problem's own ``theory`` threshold: :meth:`pair_threshold` over the K - 1 pairs of the best arm."""
+        from ..core.thresholds import ThresholdContext
+
+        own = self.pair_threshold(self._K - 1)
+        return ThresholdContext(n_items=self._K, n_arms=self._K, theory=None if own is None else lambda: own)
 
     @property
     def n_arms(self) -> int:

@@ -59,12 +59,18 @@ class BettingThreshold(CapThreshold):
         K, the number of arms.
     per_arm : bool
         Thresholding's pieces, one per arm: every arm's martingale at delta / K, the cap log(K / delta) + log V(N).
+    pairs : int, optional
+        The pairs a wrong answer may misorder, the union of the pairwise bound (default K - 1, best-arm
+        identification; m (K - m) for the top m).
     """
 
     n_arms: int
     per_arm: bool = False
+    pairs: int | None = None
 
     def caps(self, delta: float, counts: np.ndarray) -> np.ndarray:
-        """c(N_k) = log((K - 1) / delta) / 2 + log V(N_k) (pairs), log(K / delta) + log V(N_k) (single arms)."""
-        level = np.log(self.n_arms / delta) if self.per_arm else 0.5 * np.log((self.n_arms - 1) / delta)
+        """c(N_k) = log(P / delta) / 2 + log V(N_k) over P pairs (P = K - 1 by default), log(K / delta) + log V(N_k)
+        (single arms)."""
+        pairs = self.n_arms - 1 if self.pairs is None else self.pairs
+        level = np.log(self.n_arms / delta) if self.per_arm else 0.5 * np.log(pairs / delta)
         return level + portfolio_regret(counts)

@@ -14,8 +14,6 @@ the range is in its threshold alone.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -23,13 +21,10 @@ from optdesign.errors import InvalidInputError
 from optdesign.identification import bounded_characteristic_time, bounded_pieces, check_bounded_arms, kl_inf_rows
 from optdesign.validation import as_count
 
-from .arm_pairs import ArmPairsProblem
+from .arm_pairs import ORACLE_TOL, ArmPairsProblem
 from .betting_bounds import BettingThreshold
 from .environment import BoundedBandit
 from .oracle import Oracle
-
-if TYPE_CHECKING:
-    from ..core.thresholds import ThresholdContext
 
 __all__ = ["BoundedProblem"]
 
@@ -136,28 +131,29 @@ class BoundedProblem(ArmPairsProblem):
             raise InvalidInputError("the instance's support differs from the problem's")
         return self.check_parameter(env.probs.ravel())
 
-    def oracle(self, mu: np.ndarray) -> Oracle:
-        """T* and w* with KL_inf at theta (:func:`optdesign.bounded_characteristic_time`, its equalisation: the fast
-        path, certified).
+    def top_m_oracle(self, mu: np.ndarray, m: int, *, bound: bool = False) -> Oracle:
+        """T* and w* with KL_inf at theta (:func:`optdesign.bounded_characteristic_time`: its equalisation for the
+        best arm, its cutting planes for the top m; certified).
 
         Parameters
         ----------
         mu : numpy.ndarray
-            theta, the distributions, with a unique best mean.
+            theta, the distributions, with distinct m-th and (m+1)-th means.
+        m : int
+            The answer's size.
+        bound : bool
+            Unused: the pieces are the learner's model.
 
         Returns
         -------
         Oracle
             T* (Garivier & Kaufmann's convention), w* and its certified lower bound.
         """
-        result = bounded_characteristic_time(self._probs(self.check_parameter(mu)), self.support, method="equalise")
+        result = bounded_characteristic_time(self._probs(self.check_parameter(mu)), self.support, m=m,
+                                             method="equalise" if m == 1 else "program",
+                                             tol=1e-6 if bound else ORACLE_TOL)
         return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)
 
-    def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
-        """The problem's own ``theory`` threshold: :class:`BettingThreshold`."""
-        from ..core.thresholds import ThresholdContext
-
-        def theory() -> Any:
-            return BettingThreshold(self._K)
-
-        return ThresholdContext(n_items=self._K, n_arms=self._K, theory=theory)
+    def pair_threshold(self, n_pairs: int) -> BettingThreshold:
+        """The betting threshold over ``n_pairs`` pairs: log(n_pairs / delta) / 2 + log V(N_k) per arm."""
+        return BettingThreshold(self._K, pairs=n_pairs)

@@ -4,7 +4,8 @@ every piece's own bound (:meth:`bandits.pure_exploration.pieces.GLRStatistic.exc
 A cap c(N_k) bounds, with high probability at every time, the cost N_k d(F_hat_k, mu_k) of moving arm k's estimate back
 to its true mean (Ville's inequality on a martingale of that arm's rewards, a union over the arms). In best-arm
 identification a wrong recommendation a, the best arm being b, then leaves the pair (a, b)'s piece below
-c(N_a) + c(N_b); in thresholding an arm on the wrong side of the level leaves its own piece below c(N_k)
+c(N_a) + c(N_b) (in top-m identification, the piece of a pair of arms the answer misorders); in thresholding an arm
+on the wrong side of the level leaves its own piece below c(N_k)
 (:mod:`bandits.pure_exploration.variance_bounds` for Gaussian arms of unknown variances,
 :mod:`bandits.pure_exploration.betting_bounds` for arms with rewards in [0, 1]).
 """
@@ -53,7 +54,7 @@ class CapBounds:
         """
         return self.caps[best] + self.caps[others]
 
-    def of_pieces(self, best: int, answers: np.ndarray) -> np.ndarray:
+    def of_pieces(self, best: int, answers: np.ndarray, pairs: np.ndarray | None = None) -> np.ndarray:
         """The bound of every piece: its arm's cap (the pieces in arm order), or its pair's.
 
         Parameters
@@ -62,13 +63,17 @@ class CapBounds:
             The pieces' answer (the recommended arm of best-arm identification).
         answers : numpy.ndarray of int
             The pieces' alternative answers (the other arms).
+        pairs : numpy.ndarray of int, shape (J, 2), optional
+            The two arms of each piece, when they are not (best, answer) (top m: the swapped arms).
 
         Returns
         -------
         numpy.ndarray
             One bound per piece.
         """
-        return self.caps if self.per_arm else self.of_pairs(best, answers)
+        if self.per_arm:
+            return self.caps
+        return self.caps[pairs].sum(axis=1) if pairs is not None else self.of_pairs(best, answers)
 
     @property
     def floor(self) -> float:

@@ -20,7 +20,7 @@ usual heuristic. Pieces and oracles: :mod:`optdesign.identification.variances`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -29,13 +29,13 @@ from optdesign.errors import InvalidInputError
 from optdesign.identification import heteroscedastic_characteristic_time, heteroscedastic_pieces, variance_divergence
 from optdesign.validation import as_count, as_vector
 
-from .arm_pairs import ArmPairsProblem
+from .arm_pairs import ORACLE_TOL, ArmPairsProblem
 from .environment import HeteroscedasticBandit
 from .oracle import Oracle
 from .variance_bounds import VarianceThreshold
 
 if TYPE_CHECKING:
-    from ..core.thresholds import ThresholdContext
+    from ..core.stopping import Threshold
 
 __all__ = ["HeteroscedasticProblem"]
 
@@ -161,39 +161,35 @@ class HeteroscedasticProblem(ArmPairsProblem):
         """(env.means, env.sigmas^2)."""
         return self.check_parameter(np.concatenate([env.means, env.sigmas**2]))
 
-    def oracle(self, mu: np.ndarray) -> Oracle:
-        """T* and w* of the problem's own pieces at theta (:func:`optdesign.heteroscedastic_characteristic_time`, its
-        equalisation: the fast path, certified).
+    def top_m_oracle(self, mu: np.ndarray, m: int, *, bound: bool = False) -> Oracle:
+        """T* and w* of the m best arms (:func:`optdesign.heteroscedastic_characteristic_time`: its equalisation for
+        the best arm, its cutting planes for the top m; certified): with the problem's own pieces, or with ``bound``
+        the unknown-variance T* when the learner does not know the variances (whatever its statistic).
 
         Parameters
         ----------
         mu : numpy.ndarray
-            theta = (means, variances), a unique best mean.
+            theta = (means, variances), distinct m-th and (m+1)-th means.
+        m : int
+            The answer's size.
+        bound : bool
+            The lower bound of the learner's model rather than its statistic's pieces.
 
         Returns
         -------
         Oracle
             T* (Garivier & Kaufmann's convention), w* and its certified lower bound.
         """
-        return self._time(mu, known=not self.log_divergence)
-
-    def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
-        """The unknown-variance T* when the learner does not know the variances (whatever its statistic), else the
-        known-variance T*."""
-        return {"kind": "T*", "value": float(self._time(mu, known=self.known).T), "unit": "samples"}
-
-    def _time(self, mu: np.ndarray, *, known: bool) -> Oracle:
+        known = self.known if bound else not self.log_divergence
         means, sds = self._split(self.check_parameter(mu))
-        result = heteroscedastic_characteristic_time(means, sds, known_variances=known, method="equalise")
+        result = heteroscedastic_characteristic_time(means, sds, known_variances=known, m=m,
+                                                     method="equalise" if m == 1 else "program",
+                                                     tol=1e-6 if bound else ORACLE_TOL)
         return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)
 
-    def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
-        """The problem's own ``theory`` threshold: :class:`VarianceThreshold` for unknown variances, Kaufmann &
-        Koolen's for known ones."""
+    def pair_threshold(self, n_pairs: int) -> Threshold:
+        """:class:`VarianceThreshold` for unknown variances (its caps hold for every arm at once, whatever the
+        pairs), Kaufmann & Koolen's over ``n_pairs`` pairs for known ones."""
         from ..core.stopping import Kk21Threshold
-        from ..core.thresholds import ThresholdContext
 
-        def theory() -> Any:
-            return Kk21Threshold(self._K) if self.known else VarianceThreshold(self._K, self.log_divergence)
-
-        return ThresholdContext(n_items=self._K, n_arms=self._K, theory=theory)
+        return Kk21Threshold(n_pairs + 1) if self.known else VarianceThreshold(self._K, self.log_divergence)

@@ -30,12 +30,16 @@ class Pieces:
         f_j(w) = gradients[j] @ w (0 for a piece tied with the best: no information separates them).
     gradients : numpy.ndarray, shape (J, K), or None
         d(mu_k, lambda_j,k) for every piece and arm (None when not asked for).
+    pairs : numpy.ndarray of int, shape (J, 2), optional
+        The two arms each piece moves, when they are not the best answer and the piece's answer (top m: the swapped
+        arms); a pairwise threshold bounds each piece by its pair's caps.
     """
 
     best: int
     answers: np.ndarray
     values: np.ndarray
     gradients: np.ndarray | None
+    pairs: np.ndarray | None = None
 
     @property
     def value(self) -> float:
@@ -108,7 +112,7 @@ class GLRStatistic:
         """
         if isinstance(beta, CapBounds):
             pieces = self.pieces
-            return bool(np.all(pieces.values > beta.of_pieces(pieces.best, pieces.answers)))
+            return bool(np.all(pieces.values > beta.of_pieces(pieces.best, pieces.answers, pieces.pairs)))
         return self.value > beta
 
     def describe(self) -> dict[str, float | int]:

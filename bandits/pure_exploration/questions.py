@@ -6,6 +6,7 @@ encoded as bit masks sum_{k in S} 2^k and shown as ``{i,j,...}``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -276,6 +277,37 @@ class TopSets(ScoredSets):
         else:
             swaps = np.array([int(answer) ^ (1 << int(i)) ^ (1 << int(j)) for i, j in pairs], dtype=object)
         return pairs, swaps
+
+    def least_swap(self, leader: int, counts: np.ndarray, swap_costs: Callable[[np.ndarray], np.ndarray], *,
+                   penalised: bool) -> int:
+        """Top-Two's challenger on top m: the swap S - {i} + {j} of least transportation cost from the leader set S,
+        plus with ``penalised`` log(N_i N_j / (N_i + N_j)), the log of the swapped pair's harmonic count (TCI: a swap
+        whose two arms were both pulled often gives way to one with an arm pulled less).
+
+        Parameters
+        ----------
+        leader : int
+            The leader set S, a bit mask.
+        counts : numpy.ndarray
+            Pulls per member.
+        swap_costs : callable
+            pairs -> the cost of each pair (i in S, j not in S) at the counts (0 where mu_i <= mu_j).
+        penalised : bool
+            Add the penalty.
+
+        Returns
+        -------
+        int
+            The challenger set.
+        """
+        pairs, swaps = self.swap_pairs(self.check_answer(leader), self.n_members)
+        values = swap_costs(pairs)
+        if penalised:
+            counts = np.asarray(counts, dtype=float)
+            ni, nj = counts[pairs[:, 0]], counts[pairs[:, 1]]
+            with np.errstate(divide="ignore"):
+                values = values + np.log(ni * nj / (ni + nj))
+        return int(swaps[int(np.argmin(values))])
 
     def answer_index(self, answer: int) -> int:
         """The m-set's colexicographic rank (:func:`subset_rank`), in [0, C(n, m)).

@@ -125,16 +125,10 @@ class TopMProblem(TopSets, KArmedQuestion):
         return self._least_swap(mu, counts, leader, penalised=True)
 
     def _least_swap(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
-        """The swap of least cost from the leader (plus the penalty of :meth:`penalised_challenger`)."""
-        pairs, swaps = self.swap_pairs(self.check_answer(leader), self.n_arms)
         family, sigma = self.family_args
-        counts = np.asarray(counts, dtype=float)
-        values, _ = pair_pieces(np.asarray(mu, dtype=float), pairs, counts, family=family, sigma=sigma)
-        if penalised:
-            ni, nj = counts[pairs[:, 0]], counts[pairs[:, 1]]
-            with np.errstate(divide="ignore"):
-                values = values + np.log(ni * nj / (ni + nj))
-        return int(swaps[int(np.argmin(values))])
+        w = np.asarray(counts, dtype=float)
+        return self.least_swap(leader, w, lambda pairs: pair_pieces(np.asarray(mu, dtype=float), pairs, w,
+                                                                    family=family, sigma=sigma)[0], penalised=penalised)
 
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
         """The share of the leader's arm i of the swapped pair (i, j), as on K arms (information-directed beta)."""

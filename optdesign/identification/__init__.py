@@ -1,8 +1,8 @@
 """Lower bounds of identification questions on K arms of one exponential family: which arm is best, which m arms are
 the best, which arms are epsilon-good, which arms are above a level (Garivier & Kaufmann 2016's characteristic time
 T*, E[tau] >= T* kl(delta, 1 - delta), as a declarative cvxpy model or its closed form, certified); the top m and
-thresholding questions on linear arms too; the best of Gaussian arms of unequal variances, known or not, and of
-arms with rewards in [0, 1] and nothing else known.
+thresholding questions on linear arms too; the best (and the top m) of Gaussian arms of unequal variances, known
+or not, and of arms with rewards in [0, 1] and nothing else known.
 
 ================  ======================================================================================
 families          the divergences of the Gaussian, Bernoulli, Poisson and exponential families and the
@@ -18,8 +18,8 @@ linear_arms       top m, thresholding and epsilon-good on linear arms: the min-m
 bounded           the best of arms with rewards in [0, 1], nothing else known: KL_inf (the compiled dual and
                   the cvxpy primal), the pieces and T*, certified
 bounded_kernels   KL_inf, the pieces' closest common means and the equalisation of bounded arms, compiled
-cutting_planes    T* of best-arm identification from any concave pieces: Kelley's cutting planes on a linear
-                  program, and the certificate of a fast path's weights
+cutting_planes    T* of questions whose pieces are pairs of arms (the best arm, the top m) from any concave
+                  pieces: Kelley's cutting planes on a linear program, and the certificate of a fast path
 variances         the best of Gaussian arms of unequal variances, known or unknown to the learner: the
                   pieces (a cubic's roots) and T* by cutting planes on a linear program, certified
 variance_kernels  the pieces' closest common means, compiled (numba): every root of the stationarity cubic
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         pair_cost_program,
     )
     from .certificate import best_mixture, certified_bracket
+    from .cutting_planes import pieces_of_pairs
     from .epsilon_good import EPSILON_KINDS, epsilon_good_characteristic_time
     from .families import FAMILIES, divergence
     from .levels import level_pieces, threshold_characteristic_time
@@ -66,6 +67,7 @@ _EXPORTS = {
     ".bounded": ("bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "kl_inf", "kl_inf_program",
                  "kl_inf_rows", "pair_cost_program"),
     ".certificate": ("best_mixture", "certified_bracket"),
+    ".cutting_planes": ("pieces_of_pairs",),
     ".epsilon_good": ("EPSILON_KINDS", "epsilon_good_characteristic_time"),
     ".families": ("FAMILIES", "divergence"),
     ".levels": ("level_pieces", "threshold_characteristic_time"),
@@ -103,6 +105,7 @@ __all__ = [
     "pair_cost_program",
     "pair_pieces",
     "pairwise_characteristic_time",
+    "pieces_of_pairs",
     "threshold_characteristic_time",
     "top_m_pairs",
     "variance_divergence",

@@ -31,7 +31,7 @@ from .._lazy import cp
 from ..errors import InvalidInputError, SolverError
 from ..runtime.solvers import solve
 from ..validation import as_count, as_matrix, as_tolerance, as_vector, unique_argmax
-from .cutting_planes import MAX_CUTS, cutting_plane_time, equalised_time, time_doc
+from .cutting_planes import MAX_CUTS, cutting_plane_time, equalised_time, time_doc, top_m_time
 from .pairs import TIGHT, IdentificationTime
 
 __all__ = ["bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "kl_inf", "kl_inf_program",
@@ -282,17 +282,20 @@ def _values_and_gradients(P: np.ndarray, s: np.ndarray, w: np.ndarray) -> tuple[
 
 
 @time_doc
-def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *, method: str = "program",
+def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *, m: int = 1, method: str = "program",
                                 solver: str | None = None, tol: float = 1e-6,
                                 max_cuts: int = MAX_CUTS) -> IdentificationTime:
-    """T* and w* of best-arm identification among distributions on [0, 1], certified (module docstring).
+    """T* and w* of best-arm (or top-m) identification among distributions on [0, 1], certified (module docstring).
 
     Parameters
     ----------
     probs : array_like, shape (K, L)
-        The arms' distributions, one per row, with a unique largest mean.
+        The arms' distributions, one per row, with a unique largest mean (m = 1) or distinct m-th and (m+1)-th.
     support : array_like, shape (L,)
         Their support, in [0, 1].
+    m : int
+        The answer's size: 1, the best arm; m > 1, the m best arms, whose pieces are the pairs (i among them, j
+        outside), by cutting planes only.
     method : str
         ``"program"`` (default): cutting planes on a linear program; ``"equalise"``: the fast path, Garivier &
         Kaufmann's equalisation with these pieces (:func:`optdesign.identification.bounded_kernels.equalise`),
@@ -302,8 +305,8 @@ def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *,
     Raises
     ------
     InvalidInputError
-        Distributions :func:`check_bounded_arms` refuses, fewer than two arms, means that tie for the largest, or
-        an unknown method.
+        Distributions :func:`check_bounded_arms` refuses, fewer than two arms, means that tie for the largest (the
+        m-th largest), m outside [1, K), or an unknown method (the equalisation for m > 1).
     SolverError
         The linear program was not solved.
 
@@ -317,11 +320,14 @@ def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *,
     P, s = check_bounded_arms(probs, support)
     if P.shape[0] < 2:
         raise InvalidInputError("best-arm identification needs at least two arms (rows of probs)")
-    best = unique_argmax(P @ s, "means")
     tol = as_tolerance(tol)
     max_cuts = as_count(max_cuts, "max_cuts", minimum=1)
     if method not in ("program", "equalise"):
         raise InvalidInputError(f"method must be 'program' or 'equalise', got {method!r}")
+    if isinstance(m, bool) or m != 1:
+        return top_m_time(lambda w, i: bounded_pieces(P, s, w, best=i)[1:3], P @ s, m, method, solver=solver,
+                          tol=tol, max_cuts=max_cuts)
+    best = unique_argmax(P @ s, "means")
     if method == "equalise":
         from .bounded_kernels import equalise
 

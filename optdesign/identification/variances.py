@@ -36,7 +36,7 @@ import numpy.typing as npt
 
 from ..errors import InvalidInputError
 from ..validation import as_count, as_tolerance, unique_argmax
-from .cutting_planes import MAX_CUTS, cutting_plane_time, equalised_time, time_doc
+from .cutting_planes import MAX_CUTS, cutting_plane_time, equalised_time, time_doc, top_m_time
 from .pairs import IdentificationTime
 
 __all__ = ["heteroscedastic_characteristic_time", "heteroscedastic_pieces", "variance_divergence"]
@@ -116,25 +116,28 @@ def _check_instance(means: npt.ArrayLike, sigmas: npt.ArrayLike) -> tuple[np.nda
         raise InvalidInputError("means must be a vector of at least two finite numbers")
     if sd.shape != mu.shape or not np.all(np.isfinite(sd)) or not np.all(sd > 0):
         raise InvalidInputError(f"sigmas must be {mu.size} positive finite numbers, one per arm, got {sd.tolist()!r}")
-    unique_argmax(mu, "means")
     return mu, sd
 
 
 @time_doc
 def heteroscedastic_characteristic_time(means: npt.ArrayLike, sigmas: npt.ArrayLike, *,
-                                        known_variances: bool = False, method: str = "program",
+                                        known_variances: bool = False, m: int = 1, method: str = "program",
                                         solver: str | None = None, tol: float = 1e-6,
                                         max_cuts: int = MAX_CUTS) -> IdentificationTime:
-    """T* and w* of best-arm identification on Gaussian arms of unequal variances, certified (module docstring).
+    """T* and w* of best-arm (or top-m) identification on Gaussian arms of unequal variances, certified (module
+    docstring).
 
     Parameters
     ----------
     means : array_like, shape (K,)
-        The means, with a unique largest.
+        The means, with a unique largest (m = 1) or distinct m-th and (m+1)-th largest.
     sigmas : array_like, shape (K,)
         The standard deviations.
     known_variances : bool
         The learner knows the variances (default False: the unknown-variance lower bound, which is larger).
+    m : int
+        The answer's size: 1, the best arm; m > 1, the m best arms, whose pieces are the pairs (i among them, j
+        outside), by cutting planes only.
     method : str
         ``"program"`` (default): the cutting-plane linear program; ``"equalise"``: the fast path, Garivier &
         Kaufmann's equalisation with these pieces (:func:`optdesign.identification.variance_kernels.equalise`, a
@@ -145,8 +148,8 @@ def heteroscedastic_characteristic_time(means: npt.ArrayLike, sigmas: npt.ArrayL
     Raises
     ------
     InvalidInputError
-        Means that are not finite or tie for the largest, sigmas that are not positive, one per arm, or an unknown
-        method.
+        Means that are not finite or tie for the largest (the m-th largest), sigmas that are not positive, one per
+        arm, m outside [1, K), or an unknown method (the equalisation for m > 1).
     SolverError
         The linear program was not solved.
 
@@ -162,7 +165,10 @@ def heteroscedastic_characteristic_time(means: npt.ArrayLike, sigmas: npt.ArrayL
     max_cuts = as_count(max_cuts, "max_cuts", minimum=1)
     if method not in ("program", "equalise"):
         raise InvalidInputError(f"method must be 'program' or 'equalise', got {method!r}")
-    best = int(np.argmax(mu))
+    if isinstance(m, bool) or m != 1:
+        return top_m_time(lambda w, i: heteroscedastic_pieces(mu, sd, w, known_variances=known_variances, best=i)[1:3],
+                          mu, m, method, solver=solver, tol=tol, max_cuts=max_cuts)
+    best = unique_argmax(mu, "means")
     if method == "equalise":
         from .variance_kernels import equalise
 
