@@ -11,11 +11,13 @@ import pytest
 from conftest import clopper_pearson_upper
 from scipy.optimize import minimize
 
+from bandits.core.stopping import Kk21ExpFamilyThreshold, Kk21Threshold
 from bandits.experiment import Experiment
 from bandits.instances import parse_instance
 from bandits.pure_exploration import Bernoulli, Gaussian, KArmedProblem, PureExploration
 from bandits.pure_exploration.capabilities import MissingCapability
 from bandits.pure_exploration.samplers.top_two import TopTwo
+from bandits.pure_exploration.stop import GLRStop
 from bandits.pure_exploration.top_m import TopMProblem
 from bandits.registry import make_algorithm
 from bandits.run import run
@@ -233,3 +235,15 @@ def test_a_summary_flags_a_heavy_tail(samples, heavy):
                           "wall_time": 0.01, "bound_key": "gaussian:means=1/0.5"})
     row = _confidence_row(group, 0.1, {"gaussian:means=1/0.5": {"value": 32.0, "kind": "T*", "unit": "samples"}})
     assert row["heavy_tail"] is heavy
+
+
+def test_kaufmann_koolen_s_union_runs_over_the_pairs_a_wrong_top_m_answer_misorders():
+    """A wrong top-m answer misorders one of m (K - m) pairs (not K - 1): kk21's level is log(m (K - m) / delta) / 2."""
+    ones = np.ones(5, dtype=np.int64)
+    for m, pairs in ((1, 4), (2, 6), (3, 6), (4, 4)):
+        gaussian = GLRStop("kk21").make(TopMProblem(5, m), ones)
+        bernoulli = GLRStop("kk21").make(TopMProblem(5, m, Bernoulli()), ones)
+        assert gaussian(1000, 0.01) == pytest.approx(Kk21Threshold(pairs + 1)(1000, 0.01))
+        assert bernoulli(1000, 0.01) == pytest.approx(Kk21ExpFamilyThreshold(pairs + 1)(1000, 0.01))
+        assert gaussian.log_log_form(0.01) == pytest.approx(Kk21Threshold(pairs + 1).log_log_form(0.01))
+    assert Kk21Threshold(5, 6)(1000, 0.01) > Kk21Threshold(5)(1000, 0.01)  # more pairs, a higher level

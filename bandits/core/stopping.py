@@ -279,28 +279,36 @@ class Kk21Threshold(Threshold):
     recommendation needs the GLR of some pair (best, a) to exceed the deviation of those two arms; a union over
     the K - 1 pairs (x = log((K - 1) / delta)), |S| = 2, and concavity (log(4 + log N_b) + log(4 + log N_a)
     <= 2 log(4 + log(t / 2))) give this threshold, which makes the GLR stop delta-correct. The form is the one
-    Jourdan & Degenne (2022, TTUCB) and later Top-Two papers state and use. Other families:
-    :class:`Kk21ExpFamilyThreshold`.
+    Jourdan & Degenne (2022, TTUCB) and later Top-Two papers state and use. A question whose wrong answers misorder
+    other pairs takes the union over those (top m: the m (K - m) pairs of an arm of the m best and one outside).
+    Other families: :class:`Kk21ExpFamilyThreshold`.
 
     Parameters
     ----------
     n_arms : int
         K, the number of arms (at least 2).
+    pairs : int, optional
+        The pairs the union runs over (default K - 1, best-arm identification).
     """
 
     n_arms: int
+    pairs: int | None = None
     #: the calibration C of the deviation inequality (C_G here) and (c, b, floor) of the log-log term
     #: c log(b + log(max(t, floor) / 2))
     LOG_LOG: ClassVar[tuple[Callable[[float], float], float, float, float]] = (gaussian_calibration, 4.0, 4.0, 1.0)
 
+    def _level(self, delta: float) -> float:
+        """x / 2 = log(P / delta) / 2, the level of each of the P pairs of the union (P = K - 1 unless given)."""
+        return 0.5 * float(np.log((self.n_arms - 1 if self.pairs is None else self.pairs) / delta))
+
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
-        x = 0.5 * float(np.log((self.n_arms - 1) / delta))
+        x = self._level(delta)
         return 2.0 * gaussian_calibration(max(x, 0.0)) + 4.0 * float(np.log(4.0 + np.log(max(t, 1.0) / 2.0)))
 
     def log_log_form(self, delta: float) -> tuple[float, float, float, float, float]:
-        """2 C(x) + c log(b + log(max(t, floor) / 2)), x = log((K - 1) / delta) / 2, with this class's calibration C
+        """2 C(x) + c log(b + log(max(t, floor) / 2)), x = log(P / delta) / 2, with this class's calibration C
         and constants (:data:`LOG_LOG`)."""
-        x = 0.5 * float(np.log((self.n_arms - 1) / delta))
+        x = self._level(delta)
         calibration, c, b, floor = self.LOG_LOG
         return 2.0 * calibration(max(x, 0.0)), c, b, floor, 2.0
 
@@ -308,6 +316,13 @@ class Kk21Threshold(Threshold):
     def name(self) -> str:
         """``kk21``."""
         return "kk21"
+
+    def describe(self) -> dict[str, Any]:
+        """Name, K and, when given, the pairs of the union."""
+        record = super().describe()
+        if self.pairs is None:
+            del record["pairs"]
+        return record
 
 
 def _h_inverse(x: float) -> float:
@@ -373,10 +388,12 @@ class Kk21ExpFamilyThreshold(Kk21Threshold):
     ----------
     n_arms : int
         K, the number of arms (at least 2).
+    pairs : int, optional
+        The pairs the union runs over (default K - 1, best-arm identification).
     """
 
     LOG_LOG: ClassVar[tuple[Callable[[float], float], float, float, float]] = (exponential_calibration, 6.0, 1.0, 2.0)
 
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
-        x = 0.5 * float(np.log((self.n_arms - 1) / delta))
+        x = self._level(delta)
         return 2.0 * exponential_calibration(max(x, 0.0)) + 6.0 * float(np.log1p(np.log(max(t, 2.0) / 2.0)))

@@ -53,6 +53,9 @@ class ThresholdContext:
         The problem's own delta-correct threshold (a factored structure's), built on demand.
     graph : tuple of int, optional
         ``(m, K)``: the directed edges and the arms per node of a graphical bilinear instance.
+    n_pairs : int, optional
+        The pairs of arms a wrong answer can misorder, when not the K - 1 of best-arm identification (top m:
+        m (K - m)); Kaufmann & Koolen's union runs over them.
     """
 
     n_items: int | None = None
@@ -61,6 +64,7 @@ class ThresholdContext:
     n_arms: int | None = None
     theory: Callable[[], Threshold] | None = None
     graph: tuple[int, int] | None = None
+    n_pairs: int | None = None
 
 
 @dataclass(frozen=True)
@@ -114,7 +118,7 @@ def _kk21(ctx: ThresholdContext) -> Threshold:
     """Kaufmann & Koolen's bound: the Gaussian calibration for Gaussian arms, the exponential-family one else."""
     family = _needs(ctx.family, "the arms' exponential family")
     n_arms = _needs(ctx.n_arms, "the number of arms")
-    return (Kk21Threshold if family == "gaussian" else Kk21ExpFamilyThreshold)(n_arms)
+    return (Kk21Threshold if family == "gaussian" else Kk21ExpFamilyThreshold)(n_arms, ctx.n_pairs)
 
 
 def _s1(ctx: ThresholdContext) -> Threshold:

@@ -107,15 +107,8 @@ class ArmLevelsProblem(LevelSets, ArmQuestion):
         return self._least_flip(mu, counts, leader, penalised=True)
 
     def _least_flip(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
-        counts = np.asarray(counts, dtype=float)
-        costs = counts * self.arms.level_costs(mu, self.level)
-        above = np.zeros(self.n_arms, dtype=bool)
-        above[self.members(self.check_answer(leader))] = True
-        costs = np.where(above == (self.scores(mu) > self.level), costs, 0.0)
-        if penalised:
-            with np.errstate(divide="ignore"):
-                costs = costs + np.log(counts)
-        return int(leader) ^ (1 << int(np.argmin(costs)))
+        costs = np.asarray(counts, dtype=float) * self.arms.level_costs(mu, self.level)
+        return self.least_flip(mu, counts, leader, costs, penalised=penalised)
 
     def oracle(self, mu: np.ndarray) -> Oracle:
         """T* = sum_k 1 / d_k(tau) and w* proportional to 1 / d_k(tau), certified (module docstring).

@@ -192,4 +192,4 @@ class HeteroscedasticProblem(ArmPairsProblem):
         pairs), Kaufmann & Koolen's over ``n_pairs`` pairs for known ones."""
         from ..core.stopping import Kk21Threshold
 
-        return Kk21Threshold(n_pairs + 1) if self.known else VarianceThreshold(self._K, self.log_divergence)
+        return Kk21Threshold(self._K, n_pairs) if self.known else VarianceThreshold(self._K, self.log_divergence)

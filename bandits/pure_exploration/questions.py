@@ -185,6 +185,38 @@ class LevelSets(ScoredSets):
         above[self.members(answer)] = True
         return bool(np.all((above == (scores > self.level)) | (scores == self.level)))
 
+    def least_flip(self, mu: np.ndarray, counts: np.ndarray, leader: int, costs: np.ndarray, *,
+                   penalised: bool) -> int:
+        """Top-Two's challenger on thresholding: the leader with the side of its member of least cost flipped, 0 for
+        a member the leader places on the other side of its score (both sides then pull that member); with
+        ``penalised``, the cost plus log N_k (TCI).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate.
+        counts : numpy.ndarray
+            Pulls per member.
+        leader : int
+            The leader set, a bit mask.
+        costs : numpy.ndarray
+            N_k d_k(tau): each member's cost of being moved to the level at the counts.
+        penalised : bool
+            Add the penalty.
+
+        Returns
+        -------
+        int
+            The challenger set.
+        """
+        above = np.zeros(self.n_members, dtype=bool)
+        above[self.members(self.check_answer(leader))] = True
+        costs = np.where(above == (self.scores(mu) > self.level), costs, 0.0)
+        if penalised:
+            with np.errstate(divide="ignore"):
+                costs = costs + np.log(np.asarray(counts, dtype=float))
+        return int(leader) ^ (1 << int(np.argmin(costs)))
+
 
 class TopSets(ScoredSets):
     """Answers that are the m members of largest score among n (top m of K arms, or of M items): the answer, its

@@ -116,17 +116,10 @@ class ThresholdProblem(KArmedQuestion, LevelSets):
         return self._least_flip(mu, counts, leader, penalised=True)
 
     def _least_flip(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
-        """The leader with the arm of least cost flipped (plus the penalty of :meth:`penalised_challenger`)."""
         family, sigma = self.family_args
         counts = np.asarray(counts, dtype=float)
         costs, _ = level_pieces(np.asarray(mu, dtype=float), self.level, counts, family=family, sigma=sigma)
-        above = np.zeros(self.n_arms, dtype=bool)
-        above[self.members(self.check_answer(leader))] = True
-        costs = np.where(above == (np.asarray(mu) > self.level), costs, 0.0)
-        if penalised:
-            with np.errstate(divide="ignore"):
-                costs = costs + np.log(counts)
-        return int(leader) ^ (1 << int(np.argmin(costs)))
+        return self.least_flip(mu, counts, leader, costs, penalised=penalised)
 
     def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The closest alternative lambda of the least piece at (mu, w): its arm moved to the level."""

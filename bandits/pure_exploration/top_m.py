@@ -19,6 +19,7 @@ its two sides pulling i and j, beta fixed or IDS on that pair).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -35,6 +36,7 @@ from .pieces import Pieces
 from .questions import KArmedQuestion, TopSets
 
 if TYPE_CHECKING:
+    from ..core.thresholds import ThresholdContext
     from .environment import KArmedBandit
 
 __all__ = ["ORACLE_TOL", "TopMProblem"]
@@ -143,6 +145,10 @@ class TopMProblem(TopSets, KArmedQuestion):
         values, _ = pair_pieces(mu, pairs, w, family=family, sigma=sigma)
         i, j = pairs[int(np.argmin(values))]
         return pair_response(mu, w, int(i), int(j))
+
+    def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
+        """The K-armed context, Kaufmann & Koolen's union over the m (K - m) pairs a wrong answer can misorder."""
+        return replace(super().threshold_context(counts), n_pairs=self.m * (self.n_arms - self.m))
 
     def oracle(self, mu: np.ndarray) -> Oracle:
         """T*(mu) and w*(mu) from the cvxpy model of :class:`optdesign.identification.PairsModel`, certified.
