@@ -39,6 +39,11 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+#: the generic sampling rules that run on every question of arms with more than a mean each (bounded, unequal variances)
+ARM_RULES = ["round-robin", "oracle-weights", "track-and-stop", "fws", "lazy-tas", "top-two", "top-two:challenger=tci",
+             "top-two:beta=ids"]
+
+
 def clopper_pearson_upper(errors: int, runs: int, level: float = 0.95) -> float:
     """One-sided Clopper-Pearson upper confidence bound on an error rate (errors out of runs)."""
     from scipy.stats import beta as beta_law

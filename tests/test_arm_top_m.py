@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import clopper_pearson_upper
+from conftest import ARM_RULES, clopper_pearson_upper
 from scipy.optimize import minimize_scalar
 
 import optdesign as od
@@ -129,8 +129,7 @@ def test_the_theory_threshold_bounds_each_swap_by_its_pair_s_caps():
     assert GLRStatistic(pieces).exceeds(bounds) == bool(np.all(pieces.values > np.array(expected)))
 
 
-RULES = ["round-robin", "oracle-weights", "track-and-stop", "fws", "lazy-tas", "top-two", "top-two:challenger=tci",
-         "top-two:beta=ids"]
+RULES = ARM_RULES
 
 
 @pytest.mark.parametrize("rule", RULES)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import clopper_pearson_upper
+from conftest import ARM_RULES, clopper_pearson_upper
 from scipy import stats
 from scipy.special import logsumexp
 
@@ -114,8 +114,7 @@ def test_the_cap_bounds_are_the_sum_of_the_arms_caps():
     assert np.all(portfolio_regret(np.arange(1, 500)) <= np.log(2 * np.sqrt(np.arange(1, 500) + 1)))
 
 
-RULES = ["round-robin", "oracle-weights", "track-and-stop", "fws", "lazy-tas", "top-two", "top-two:challenger=tci",
-         "top-two:beta=ids"]
+RULES = ARM_RULES
 
 
 @pytest.mark.parametrize("rule", RULES)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import clopper_pearson_upper
+from conftest import ARM_RULES, clopper_pearson_upper
 from scipy import stats
 
 from bandits.instances import parse_instance
@@ -113,8 +113,7 @@ def test_the_cap_bounds_are_the_sum_of_the_arms_caps():
     assert isinstance(bounds, CapBounds)
 
 
-RULES = ["round-robin", "oracle-weights", "track-and-stop", "fws", "lazy-tas", "top-two", "top-two:challenger=tci",
-         "top-two:beta=ids"]
+RULES = ARM_RULES
 
 
 @pytest.mark.parametrize("rule", RULES)
@@ -149,7 +148,7 @@ def test_the_theory_threshold_errs_at_most_delta(question):
 
 @pytest.mark.parametrize(("text", "instance", "error", "match"), [
     ("lingame", INSTANCE, MissingCapability, "lingame needs optimism"),
-    ("top-two:problem=epsilon-good:epsilon=0.1", INSTANCE, InvalidInputError, "not heteroscedastic"),
+    ("top-two:problem=multiplicative-epsilon-good:epsilon=0.1", INSTANCE, InvalidInputError, "not heteroscedastic"),
     ("top-two:threshold=kk21", INSTANCE, InvalidInputError, "kk21"),
     ("top-two:problem=unknown-variances:statistic=t", INSTANCE, InvalidInputError, "statistic must be one of"),
     ("top-two", "heteroscedastic:means=1/0.5,sigmas=1", InvalidInputError, "one standard deviation per arm"),
