@@ -75,6 +75,17 @@ def test_top_m_pieces_are_the_pairs_minimised_by_brute_force():
         assert value == pytest.approx(cost.fun, rel=1e-6, abs=1e-9)
 
 
+def test_pieces_of_pairs_refuses_pairs_that_are_not_two_arms():
+    def leader(i: int) -> tuple[np.ndarray, np.ndarray]:
+        return np.zeros(2), np.zeros((2, 3))
+
+    for bad in ([[0, 3]], [[1, 1]], [[0.0, 1.0]], [0, 1]):
+        with pytest.raises(InvalidInputError, match=r"pairs must|pair must"):
+            pieces_of_pairs(leader, np.array(bad), 3)
+    values, G = pieces_of_pairs(leader, np.array([[0, 2], [1, 0]]), 3)
+    assert values.shape == (2,) and G is not None and G.shape == (2, 3)
+
+
 def test_bad_top_m_oracle_input_is_refused():
     rows = bernoulli_rows(MEANS)
     with pytest.raises(InvalidInputError, match="m must be"):

@@ -75,8 +75,17 @@ def pieces_of_pairs(leader_pieces: Callable[[int], tuple[np.ndarray, np.ndarray 
     -------
     tuple
         The pairs' values, shape (P,), and gradients, shape (P, K) (None when the leaders' are).
+
+    Raises
+    ------
+    InvalidInputError
+        Pairs that are not of shape (P, 2), or not two different arms among the K.
     """
-    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    pairs = np.asarray(pairs)
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or not np.issubdtype(pairs.dtype, np.integer):
+        raise InvalidInputError(f"pairs must be integer pairs of shape (P, 2), got shape {pairs.shape}")
+    if pairs.size and (pairs.min() < 0 or pairs.max() >= n_arms or np.any(pairs[:, 0] == pairs[:, 1])):
+        raise InvalidInputError(f"every pair must hold two different arms among the {n_arms}")
     values = np.empty(pairs.shape[0])
     G: np.ndarray | None = np.empty((pairs.shape[0], n_arms))
     for i in np.unique(pairs[:, 0]):
