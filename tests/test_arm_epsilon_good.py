@@ -93,11 +93,12 @@ def test_every_generic_rule_finds_an_epsilon_good_arm(rule):
 
 
 def test_known_variances_and_the_plug_in_statistic_are_options_of_the_question():
-    """The question's class takes the arms' model options (one problem option fits in an algorithm's text, so two go
-    through the class's path)."""
+    """The question's class takes the arms' model options, by its path or by name with the options grouped."""
     env = parse_instance(TWO_GOOD)
     path = "bandits.pure_exploration.arm_epsilon_good:HeteroscedasticEpsilonGoodProblem"
     known = PureExploration(TopTwo(), GLRStop("theory"), problem=f"{path}:epsilon=0.1,known=true")
+    named = make_algorithm("top-two:threshold=theory,problem=(epsilon-good:epsilon=0.1,known=true)")
+    assert named.question(env).known and named.question(env).epsilon == 0.1
     assert known.question(env).known and run(known, env, 0.1, seed=0).correct
     plugin = PureExploration(TopTwo(), problem=f"{path}:epsilon=0.1,statistic=plugin")
     assert plugin.question(env).statistic == "plugin" and run(plugin, env, 0.1, seed=0).correct
@@ -117,7 +118,8 @@ def test_bad_input_is_refused_clearly():
     with pytest.raises(InvalidInputError, match="epsilon"):
         run(make_algorithm("top-two:problem=epsilon-good:epsilon=-0.1"), env, 0.1, seed=0)
     with pytest.raises(InvalidInputError, match="not bounded"):
-        run(make_algorithm("top-two:problem=epsilon-good:epsilon=0.1"), parse_instance("bounded:K=3,seed=1"), 0.1)
+        run(make_algorithm("top-two:problem=multiplicative-epsilon-good:epsilon=0.1"),
+            parse_instance("bounded:K=3,seed=1"), 0.1)
     problem = HeteroscedasticEpsilonGoodProblem.of_environment(env, epsilon=0.1)
     with pytest.raises(InvalidInputError, match="m = 1"):
         problem.top_m_oracle(problem.true_parameter(env), 2)

@@ -185,3 +185,14 @@ def test_a_tie_at_the_m_th_mean_has_no_oracle():
     problem = HeteroscedasticTopMProblem.of_environment(env, m=2)
     with pytest.raises(InvalidInputError, match="not unique"):
         problem.oracle(problem.true_parameter(env))
+
+
+def test_known_variances_and_the_plug_in_statistic_are_options_of_top_m():
+    """Two problem options in an algorithm's text, grouped in parentheses: the arms' model they choose answers."""
+    env = parse_instance("heteroscedastic:means=1/0.8/0.3/0,sigmas=0.5/1/1/0.5")
+    known = make_algorithm("top-two:threshold=theory,problem=(top-m:m=2,known=true)")
+    assert known.question(env).arms.known and run(known, env, 0.1, seed=0).correct
+    plugin = make_algorithm("fws:threshold=theory,problem=(top-m:m=2,statistic=plugin)")
+    assert plugin.question(env).arms.statistic == "plugin" and run(plugin, env, 0.1, seed=0).correct
+    assert not make_algorithm("fws:problem=top-m:m=2").question(env).arms.known
+

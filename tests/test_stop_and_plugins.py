@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bandits.cli import app
-from bandits.core.entries import split_algorithm
+from bandits.core.entries import group, split_algorithm, split_options
 from bandits.core.stopping import Kk21Threshold, gaussian_calibration
 from bandits.experiment import Experiment
 from bandits.pure_exploration import GLRStop, PureExploration
@@ -175,6 +175,18 @@ def test_split_algorithm():
     assert split_algorithm("xy-oracle:variant=fiez") == ("xy-oracle", {"variant": "fiez"})
     assert split_algorithm("pkg.mod:Rule") == ("pkg.mod:Rule", {})
     assert split_algorithm("pkg.mod:Rule:a=1,b=x") == ("pkg.mod:Rule", {"a": 1, "b": "x"})
+
+
+def test_a_value_in_parentheses_holds_commas():
+    assert split_options("top-two:problem=(top-m:m=2,known=true),beta=0.5") == (
+        "top-two", {"problem": "top-m:m=2,known=true", "beta": 0.5})
+    assert split_algorithm("pkg.mod:Rule:problem=(a:b=1,c=(d:e=2,f=3))") == (
+        "pkg.mod:Rule", {"problem": "a:b=1,c=(d:e=2,f=3)"})
+    assert split_options("x:a=(1)-(2)") == ("x", {"a": "(1)-(2)"})  # not one group: kept as it reads
+    assert split_options(f"x:a={group('b:c=1,d=2')},e={group(True)}") == ("x", {"a": "b:c=1,d=2", "e": True})
+    for text in ("x:a=(1,b=2", "x:a=1),b=(2"):
+        with pytest.raises(InvalidInputError, match="parentheses"):
+            split_options(text)
 
 
 def test_plugin_sampler_runs_with_options_and_stop(plugin_dir):

@@ -85,6 +85,21 @@ def test_seed_run_draws_one_instance_per_replicate():
     assert {r.cell for r in study.runs} == {"sbm:n=20,seed=run"}
 
 
+def test_a_problem_with_two_options_is_grouped_and_runs(tmp_path):
+    """A study's ``problem = "top-m:m=2,known=true"`` reaches the algorithm as one grouped value: the question asked
+    in the arms' known-variance model, and the runs are scored by it."""
+    doc = {"study": {"runs": 2, "delta": 0.1},
+           "instances": [{"family": "heteroscedastic", "means": "1/0.8/0.3/0", "sigmas": "0.5/1/1/0.5"}],
+           "algorithms": [{"name": "top-two", "problem": "top-m:m=2,known=true", "label": "known"}]}
+    study = parse_study(doc)
+    assert {r.algorithm for r in study.runs} == {"top-two:problem=(top-m:m=2,known=true)"}
+    run_study(study, tmp_path / "res", progress=False)
+    entries = read_entries(tmp_path / "res")
+    records = [record for entry in entries for record in entry["records"]]
+    assert len(records) == 2 and all(r["correct"] and r["recommendation"] == "{0,1}" for r in records)
+    assert {r["config"]["problem"] for r in records} == {"top-m:m=2,known=true"}
+
+
 @pytest.mark.parametrize("text, message", [
     ("[study\nname = 1", "not valid TOML"),
     (STUDY.replace('name = "g-static"', 'name = "nope"'), "unknown algorithm 'nope'"),

@@ -3,6 +3,8 @@
 thresholds, problems, and the studies' lower bounds.
 
 * ``name:key=value,key=value``: the options are numbers (int, float, ``pi``, ``pi/2``), ``true``/``false`` or text;
+  a value in parentheses is text that may hold commas, an entry of its own options
+  (``top-two:problem=(epsilon-good:epsilon=0.1,known=true)``);
 * ``package.module:Class[:key=value,...]`` names a class to import, options after a second colon;
 * ``package.module:name.attribute`` names any attribute (imported on first use).
 """
@@ -19,7 +21,58 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["check_options", "load_object", "split_algorithm", "split_options"]
+__all__ = ["check_options", "group", "load_object", "split_algorithm", "split_items", "split_options"]
+
+
+def split_items(text: str) -> list[str]:
+    """The comma-separated items of an option list, commas inside parentheses kept:
+    ``"a=1,b=(x:c=2,d=3)"`` -> ``["a=1", "b=(x:c=2,d=3)"]`` (items stripped, empty ones dropped).
+
+    Parameters
+    ----------
+    text : str
+        The options after the name's colon.
+
+    Returns
+    -------
+    list of str
+        The items.
+
+    Raises
+    ------
+    InvalidInputError
+        Parentheses that do not balance.
+    """
+    items, depth, start = [], 0, 0
+    for k, char in enumerate(text):
+        depth += (char == "(") - (char == ")")
+        if depth < 0:
+            break
+        if char == "," and depth == 0:
+            items.append(text[start:k])
+            start = k + 1
+    if depth != 0:
+        raise InvalidInputError(f"the parentheses of {text!r} do not balance")
+    items.append(text[start:])
+    return [item.strip() for item in items if item.strip()]
+
+
+def group(value: object) -> str:
+    """An option value as an entry's text writes it: booleans in lower case, text holding a comma in parentheses (so
+    that :func:`split_options` reads it back as one value).
+
+    Parameters
+    ----------
+    value : object
+        The value.
+
+    Returns
+    -------
+    str
+        Its text.
+    """
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    return f"({text})" if "," in text else text
 
 
 def split_options(text: str) -> tuple[str, dict[str, Any]]:
@@ -38,17 +91,18 @@ def split_options(text: str) -> tuple[str, dict[str, Any]]:
     Raises
     ------
     InvalidInputError
-        An option without ``=``, or given twice.
+        An option without ``=``, given twice, or parentheses that do not balance.
     """
     name, _, rest = str(text).partition(":")
     options: dict[str, Any] = {}
-    for item in filter(None, (p.strip() for p in rest.split(","))):
+    for item in split_items(rest):
         key, eq, value = item.partition("=")
         if not eq:
             raise InvalidInputError(f"option {item!r} of {name.strip()!r} must read key=value")
         if key.strip() in options:
             raise InvalidInputError(f"option {key.strip()!r} of {name.strip()!r} is given twice")
-        options[key.strip()] = _number(value.strip())
+        value = value.strip()
+        options[key.strip()] = value[1:-1].strip() if _grouped(value) else _number(value)
     return name.strip(), options
 
 
@@ -114,6 +168,16 @@ def load_object(path: str, what: str) -> Any:
             raise InvalidInputError(f"{what} {path!r}: module {module!r} has no attribute {attr!r}")
         found = getattr(found, part)
     return found
+
+
+def _grouped(value: str) -> bool:
+    """Whether the whole value is one parenthesised group: "(a,b)", not "(a)-(b)"."""
+    depth = 0
+    for k, char in enumerate(value):
+        depth += (char == "(") - (char == ")")
+        if depth == 0:
+            return k == len(value) - 1 and k > 0
+    return False
 
 
 def _number(text: str) -> int | float | bool | str:

@@ -26,8 +26,8 @@ arm_pairs            best-arm identification whose pieces are pairs of arms with
 arm_questions        what the questions beyond the best arm share on those arms: the arms' model they delegate to
 arm_levels           thresholding with a confidence level on bounded arms and on arms of unknown variances
 arm_top_m            top-m identification on bounded arms and on arms of unknown variances (pieces: pairs of arms)
-arm_epsilon_good     epsilon-good identification on Gaussian arms of unequal variances (pieces: the pairs with the
-                     other means lowered by epsilon)
+arm_epsilon_good     epsilon-good identification on bounded arms and on arms of unknown variances (pieces: the pairs
+                     with the other arm put epsilon above the answer)
 cap_bounds           thresholds from one cap per arm, read piece by piece (a pair: the sum of its two arms' caps)
 heteroscedastic      Gaussian arms of unequal variances, known or not: sums of squares, the EV-GLR and plug-in
                      statistics, the known-variance baseline (oracles: optdesign.identification.variances)

@@ -209,7 +209,8 @@ QUESTIONS: dict[str, Question] = {
                        "bounded": f"{_PE}.arm_top_m:BoundedTopMProblem"}),
     "epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem",
                               "linear": f"{_PE}.linear_epsilon_good:LinearEpsilonGoodProblem",
-                              "heteroscedastic": f"{_PE}.arm_epsilon_good:HeteroscedasticEpsilonGoodProblem"}),
+                              "heteroscedastic": f"{_PE}.arm_epsilon_good:HeteroscedasticEpsilonGoodProblem",
+                              "bounded": f"{_PE}.arm_epsilon_good:BoundedEpsilonGoodProblem"}),
     "multiplicative-epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"},
                                             {"kind": "multiplicative"}),
     "threshold": Question({"karmed": f"{_PE}.threshold:ThresholdProblem",
@@ -234,7 +235,7 @@ def load_problem(problem: str | type, kind: str | None = None) -> tuple[type[Pro
         The option.
     kind : str, optional
         The instance kind the question is asked of (a name of :data:`PROBLEMS` has a class per kind); None: the
-        first kind, with the options checked against every kind's class.
+        first kind whose class takes the options (a run checks them again against its instance's kind).
 
     Returns
     -------
@@ -256,16 +257,22 @@ def load_problem(problem: str | type, kind: str | None = None) -> tuple[type[Pro
     if name not in PROBLEMS:
         raise InvalidInputError(f"unknown problem {name!r}: a name ({', '.join(PROBLEMS)}) with options, "
                                 "or a path that must read package.module:Name")
-    preset = QUESTIONS[name].preset  # an algorithm's text takes one problem option, so a preset is a name of its own
+    preset = QUESTIONS[name].preset  # a name's own choice of a class option (multiplicative-epsilon-good)
     if set(preset) & set(options):
         raise InvalidInputError(f"problem {name} sets {', '.join(sorted(set(preset) & set(options)))} itself")
     options = {**preset, **options}
     by_kind = PROBLEMS[name]
     if kind is not None and kind not in by_kind:
         raise InvalidInputError(f"problem {name} is asked of {' and '.join(by_kind)} instances, not {kind}")
-    paths = [by_kind[kind]] if kind is not None else list(by_kind.values())
-    classes = [_checked(problem, load_object(path, "problem"), options) for path in paths]
-    return classes[0], options
+    if kind is not None:
+        return _checked(problem, load_object(by_kind[kind], "problem"), options), options
+    refusals = []  # no kind yet: options some kind's class takes (an arms' model option) pass, checked again per run
+    for path in by_kind.values():
+        try:
+            return _checked(problem, load_object(path, "problem"), options), options
+        except InvalidInputError as exc:
+            refusals.append(exc)
+    raise refusals[0]
 
 
 def _checked(problem: object, cls: object, options: dict[str, Any]) -> type[Problem]:

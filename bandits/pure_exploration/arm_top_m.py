@@ -164,3 +164,26 @@ class HeteroscedasticTopMProblem(ArmTopMProblem):
 
     kind = "heteroscedastic"
     arms_class = HeteroscedasticProblem
+
+    @classmethod
+    def of_environment(cls, env: Any, m: int = 1, statistic: str = "ev",
+                       known: bool = False) -> HeteroscedasticTopMProblem:
+        """The top-m problem of an instance in the arms' model the options choose.
+
+        Parameters
+        ----------
+        env : HeteroscedasticBandit
+            The instance.
+        m : int
+            The answer's size.
+        statistic : str
+            ``"ev"`` (the EV-GLR) or ``"plugin"`` (unknown variances).
+        known : bool
+            The learner is given the variances (the known-variance pieces and T*).
+
+        Returns
+        -------
+        HeteroscedasticTopMProblem
+            The problem.
+        """
+        return cls(HeteroscedasticProblem.of_environment(env, statistic, known), m)

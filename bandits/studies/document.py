@@ -13,6 +13,7 @@ from typing import Any
 from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
+from ..core.entries import group
 from ..core.stopping import check_delta
 
 __all__: list[str] = []  # used by bandits.studies.spec only
@@ -37,12 +38,7 @@ def _text(name: str, options: dict[str, Any]) -> str:
     """``name:key=value,...`` as the CLI writes it (str of a float is its shortest round-trip form)."""
     if not options:
         return str(name)
-    return f"{name}:" + ",".join(f"{k}={_value(v)}" for k, v in options.items())
-
-
-def _value(v: object) -> str:
-    """A TOML value as the CLI writes it (booleans in lower case)."""
-    return str(v).lower() if isinstance(v, bool) else str(v)
+    return f"{name}:" + ",".join(f"{k}={group(v)}" for k, v in options.items())
 
 
 def _label(algo: dict[str, Any]) -> str:

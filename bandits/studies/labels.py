@@ -3,6 +3,8 @@ vary between cells, and what they all share."""
 
 from __future__ import annotations
 
+from ..core.entries import split_items
+
 __all__ = ["short_cells"]
 
 
@@ -44,7 +46,7 @@ def _options(cell: str) -> tuple[str, dict[str, str]]:
     if colon or (attr and "=" not in attr and "," not in attr):  # a path: module:function[:options]
         family, rest = f"{family}:{attr}", more
     options = {}
-    for part in filter(None, rest.split(",")):
+    for part in split_items(rest):
         key, _, value = part.partition("=")
         options[key] = value
     return family, options

@@ -15,8 +15,9 @@ epsilon_good      epsilon-good identification (additive or multiplicative): T* o
 levels            thresholding (which arms are above a level): one piece per arm, T* in closed form
 linear_arms       top m, thresholding and epsilon-good on linear arms: the min-max design on the
                   question's halfspaces
-bounded           the best of arms with rewards in [0, 1], nothing else known: KL_inf (the compiled dual and
-                  the cvxpy primal), the pieces and T*, certified
+bounded           the best (the top m, an epsilon-good arm) of arms with rewards in [0, 1], nothing else
+                  known: KL_inf, the pieces and T*, certified
+bounded_programs  the cvxpy primals of KL_inf and of a pair's cost on [0, 1]: the references of the duals
 bounded_kernels   KL_inf, the pieces' closest common means and the equalisation of bounded arms, compiled
 cutting_planes    T* of questions whose pieces are pairs of arms (the best arm, the top m) from any concave
                   pieces: Kelley's cutting planes on a linear program, and the certificate of a fast path
@@ -37,11 +38,11 @@ if TYPE_CHECKING:
         bounded_characteristic_time,
         bounded_pieces,
         check_bounded_arms,
+        check_shift,
         kl_inf,
-        kl_inf_program,
         kl_inf_rows,
-        pair_cost_program,
     )
+    from .bounded_programs import kl_inf_program, pair_cost_program
     from .certificate import best_mixture, certified_bracket
     from .cutting_planes import pieces_of_pairs
     from .epsilon_good import EPSILON_KINDS, epsilon_good_characteristic_time
@@ -64,8 +65,9 @@ if TYPE_CHECKING:
 
 # each name is imported from its module on first access (``import optdesign`` loads no cvxpy)
 _EXPORTS = {
-    ".bounded": ("bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "kl_inf", "kl_inf_program",
-                 "kl_inf_rows", "pair_cost_program"),
+    ".bounded": ("bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "check_shift", "kl_inf",
+                 "kl_inf_rows"),
+    ".bounded_programs": ("kl_inf_program", "pair_cost_program"),
     ".certificate": ("best_mixture", "certified_bracket"),
     ".cutting_planes": ("pieces_of_pairs",),
     ".epsilon_good": ("EPSILON_KINDS", "epsilon_good_characteristic_time"),
@@ -91,6 +93,7 @@ __all__ = [
     "bounded_pieces",
     "certified_bracket",
     "check_bounded_arms",
+    "check_shift",
     "divergence",
     "epsilon_good_characteristic_time",
     "heteroscedastic_characteristic_time",

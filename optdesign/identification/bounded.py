@@ -7,13 +7,15 @@ most x (below), Honda & Takemura's dual (2010, Thm 8)
 
     K+(F, x) = max over lambda in [0, 1 / (1 - x)] of E_F log(1 - lambda (X - x))
 
-and its reflection below the mean (:mod:`optdesign.identification.bounded_kernels`, compiled; :func:`kl_inf_program`
-is the primal, a cvxpy model over distributions on s and the ends 0 and 1). With i the best arm the piece of arm j is
+and its reflection below the mean (:mod:`optdesign.identification.bounded_kernels`, compiled;
+:func:`optdesign.identification.bounded_programs.kl_inf_program` is the primal, a cvxpy model over distributions on s
+and the ends 0 and 1). With i the best arm the piece of arm j is
 
     f_j(w) = min over x in [mu_j, mu_i] of w_i K-(F_i, x) + w_j K+(F_j, x),
 
-concave and positively homogeneous in w (a minimum of linear functions: :func:`pair_cost_program` is the joint
-convex program over both alternatives), and 1 / T* = max over the simplex of min_j f_j(w): the lower bound of
+concave and positively homogeneous in w (a minimum of linear functions:
+:func:`optdesign.identification.bounded_programs.pair_cost_program` is the joint convex program over both
+alternatives), and 1 / T* = max over the simplex of min_j f_j(w): the lower bound of
 best-arm identification among distributions on [0, 1] (Garivier & Kaufmann 2016, Thm 1, on this model; Agrawal,
 Koolen & Juneja 2020). On two atoms {0, 1} it is Bernoulli's T*. T* is computed by cutting planes on a linear program,
 certified (:mod:`optdesign.identification.cutting_planes`), or by Garivier & Kaufmann's equalisation
@@ -23,22 +25,23 @@ certified (:mod:`optdesign.identification.cutting_planes`), or by Garivier & Kau
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import numpy.typing as npt
 
-from .._lazy import cp
-from ..errors import InvalidInputError, SolverError
-from ..runtime.solvers import solve
-from ..validation import as_count, as_matrix, as_tolerance, as_vector, unique_argmax
+from ..errors import InvalidInputError
+from ..validation import as_count, as_matrix, as_nonnegative, as_tolerance, as_vector, unique_argmax
 from .cutting_planes import MAX_CUTS, cutting_plane_time, equalised_time, time_doc, top_m_time
-from .pairs import TIGHT, IdentificationTime
+from .pairs import IdentificationTime
 
-__all__ = ["bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "kl_inf", "kl_inf_program",
-           "kl_inf_rows", "pair_cost_program"]
+__all__ = ["bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "check_shift", "kl_inf",
+           "kl_inf_rows"]
 
 #: how far a row of probabilities may sum from one (it is then renormalised)
 SUM_TOLERANCE = 1e-9
+#: the margin within which an answer's mean counts as on the edge of epsilon-goodness (rounding of mu_j - epsilon)
+ROUNDING = 1e-12
 
 
 def check_bounded_arms(probs: npt.ArrayLike, support: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
@@ -136,106 +139,8 @@ def kl_inf_rows(probs: np.ndarray, support: np.ndarray, x: float) -> np.ndarray:
                      for row in P])
 
 
-def _atoms(support: np.ndarray) -> np.ndarray:
-    """The support with the ends 0 and 1: the atoms an alternative needs (Honda & Takemura 2010)."""
-    return np.union1d(support, [0.0, 1.0])
-
-
-def _alternative(p: np.ndarray, s: np.ndarray, atoms: np.ndarray) -> tuple[cp.Variable, cp.Expression]:
-    """A distribution q on the atoms and KL(F, q) (F's probabilities on s placed on the atoms)."""
-    full = np.zeros(atoms.size)
-    np.add.at(full, np.searchsorted(atoms, s), p)
-    q = cp.Variable(atoms.size, nonneg=True)
-    return q, cp.sum(cp.rel_entr(full, q))
-
-
-def _solved(program: cp.Problem, solver: str | None, what: str) -> float:
-    """The optimal value of a reference model, solved tightly (default CLARABEL), or a SolverError with its status."""
-    solve(program, solver or "CLARABEL", solver_options=TIGHT)
-    if program.value is None:
-        raise SolverError(f"{what} was not solved (status {program.status})")
-    return float(program.value)
-
-
-def kl_inf_program(probs: npt.ArrayLike, support: npt.ArrayLike, x: float, *, solver: str | None = None) -> float:
-    """KL_inf(F, x) as the primal cvxpy model (module docstring): the reference the compiled dual is held to.
-
-    Parameters
-    ----------
-    probs, support : array_like
-        F, as :func:`kl_inf` takes it.
-    x : float
-        The mean to reach, in (0, 1).
-    solver : str, optional
-        A conic solver with the exponential cone (default CLARABEL).
-
-    Returns
-    -------
-    float
-        The least KL(F, G).
-
-    Raises
-    ------
-    InvalidInputError
-        What :func:`kl_inf` refuses.
-    SolverError
-        The model was not solved.
-    """
-    P, s = check_bounded_arms(probs, support)
-    if not 0.0 < float(x) < 1.0:
-        raise InvalidInputError(f"x must lie in (0, 1), got {x!r}")
-    atoms = _atoms(s)
-    q, divergence = _alternative(P[0], s, atoms)
-    above = float(x) >= float(P[0] @ s)
-    reach = atoms @ q >= float(x) if above else atoms @ q <= float(x)
-    return _solved(cp.Problem(cp.Minimize(divergence), [cp.sum(q) == 1, reach]), solver, "the KL_inf model")
-
-
-def pair_cost_program(probs: npt.ArrayLike, support: npt.ArrayLike, w: npt.ArrayLike, best: int, other: int, *,
-                      solver: str | None = None) -> float:
-    """f_j(w) as one joint convex model: min w_i KL(F_i, G_i) + w_j KL(F_j, G_j) over distributions on [0, 1] with
-    mean(G_i) <= mean(G_j) (module docstring), the reference of :func:`bounded_pieces`.
-
-    Parameters
-    ----------
-    probs, support : array_like
-        The arms' distributions, one per row, on the support.
-    w : array_like, shape (K,)
-        Nonnegative weights.
-    best, other : int
-        The arms i and j.
-    solver : str, optional
-        A conic solver with the exponential cone (default CLARABEL).
-
-    Returns
-    -------
-    float
-        The pair's cost.
-
-    Raises
-    ------
-    InvalidInputError
-        Distributions :func:`check_bounded_arms` refuses, negative weights, or arms that are not two different
-        indices.
-    SolverError
-        The model was not solved.
-    """
-    P, s = check_bounded_arms(probs, support)
-    wt = as_vector(w, "w", length=P.shape[0])
-    if np.any(wt < 0) or not all(isinstance(k, (int, np.integer)) and 0 <= k < P.shape[0] for k in (best, other)) \
-            or best == other:
-        raise InvalidInputError(f"w must be nonnegative and best, other two different arms of {P.shape[0]}, got "
-                                f"best={best!r}, other={other!r}")
-    atoms = _atoms(s)
-    qi, di = _alternative(P[best], s, atoms)
-    qj, dj = _alternative(P[other], s, atoms)
-    program = cp.Problem(cp.Minimize(wt[best] * di + wt[other] * dj),
-                         [cp.sum(qi) == 1, cp.sum(qj) == 1, atoms @ qi <= atoms @ qj])
-    return _solved(program, solver, "the pair's model")
-
-
 def bounded_pieces(probs: np.ndarray, support: np.ndarray, w: np.ndarray, *, best: int | None = None,
-                   gradients: bool = True) -> tuple[int, np.ndarray, np.ndarray | None, np.ndarray]:
+                   gradients: bool = True, shift: float = 0.0) -> tuple[int, np.ndarray, np.ndarray | None, np.ndarray]:
     """The pieces f_j(w) of best-arm identification among distributions on [0, 1] (module docstring); the arrays
     are taken as they are (the hot path: :func:`check_bounded_arms` checks them once).
 
@@ -252,20 +157,23 @@ def bounded_pieces(probs: np.ndarray, support: np.ndarray, w: np.ndarray, *, bes
         mu_j >= mu_i.
     gradients : bool
         Also build the gradients (else None in their place).
+    shift : float
+        epsilon in [0, 1): the pieces {lambda_j >= lambda_i + epsilon} of epsilon-good identification, min over x of
+        w_i K-(F_i, x) + w_j K+(F_j, x + epsilon) (0 where mu_j - epsilon >= mu_i); 0, best-arm identification's.
 
     Returns
     -------
     tuple
         ``(best, values, gradients, closest)``: the arm i, f_j(w) for every other arm j in increasing index (shape
-        (K - 1,)), their gradients (K-(F_i, x_j) in column i, K+(F_j, x_j) in column j; shape (K - 1, K)), and the
-        closest common mean x_j of each piece.
+        (K - 1,)), their gradients (K-(F_i, x_j) in column i, K+(F_j, x_j + epsilon) in column j; shape (K - 1, K)),
+        and the closest mean x_j of arm i in each piece.
     """
     from .bounded_kernels import pair_pieces
 
     P = np.ascontiguousarray(probs, dtype=float)
     s = np.ascontiguousarray(support, dtype=float)
     i = int(np.argmax(P @ s)) if best is None else int(best)
-    values, x, gi, gj = pair_pieces(P, s, np.asarray(w, dtype=float), i)
+    values, x, gi, gj = pair_pieces(P, s, np.asarray(w, dtype=float), i, float(shift))
     if not gradients:
         return i, values, None, x
     others = np.delete(np.arange(P.shape[0]), i)
@@ -275,17 +183,83 @@ def bounded_pieces(probs: np.ndarray, support: np.ndarray, w: np.ndarray, *, bes
     return i, values, G, x
 
 
-def _values_and_gradients(P: np.ndarray, s: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    _, values, G, _ = bounded_pieces(P, s, w)
+def check_shift(epsilon: object) -> float:
+    """epsilon-good identification's slack on [0, 1]: a number in [0, 1), checked.
+
+    Parameters
+    ----------
+    epsilon : object
+        The slack.
+
+    Returns
+    -------
+    float
+        epsilon.
+
+    Raises
+    ------
+    InvalidInputError
+        A slack that is not a number in [0, 1) (no arm on [0, 1] lies 1 or more above another).
+    """
+    shift = as_nonnegative(epsilon, "epsilon")
+    if shift >= 1.0:
+        raise InvalidInputError(f"epsilon must be below 1 on [0, 1] (no arm lies 1 above another), got {shift}")
+    return shift
+
+
+def _values_and_gradients(P: np.ndarray, s: np.ndarray, w: np.ndarray, best: int | None = None,
+                          shift: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    _, values, G, _ = bounded_pieces(P, s, w, best=best, shift=shift)
     assert G is not None
     return values, G
 
 
+def _anchored_time(P: np.ndarray, s: np.ndarray, answer: int, shift: float, method: str, solver: str | None,
+                   tol: float, max_cuts: int) -> IdentificationTime:
+    """The max-min of the pieces of one answer (its arm put shift above the others), certified: the equalisation
+    when asked and its certified gap is within tol, else the cutting planes. The equalisation assumes every piece
+    vanishes with either weight, true while every shifted pair stays inside [0, 1] (mu_answer < 1 - shift,
+    mu_j >= shift); outside, its answer is kept only when its certificate says so."""
+    if method == "equalise":
+        from .bounded_kernels import equalise
+
+        start = time.perf_counter()
+        w, _ = equalise(P, s, answer, shift)
+        if np.all(np.isfinite(w)):
+            result = equalised_time(w, *_values_and_gradients(P, s, w, answer, shift), answer, "equalisation", start)
+            if result.gap <= tol:
+                return result
+    return cutting_plane_time(lambda w: _values_and_gradients(P, s, w, answer, shift), P.shape[0], answer,
+                              solver=solver, tol=tol, max_cuts=max_cuts)
+
+
+def _epsilon_good_time(P: np.ndarray, s: np.ndarray, epsilon: float, method: str, solver: str | None, tol: float,
+                       max_cuts: int) -> IdentificationTime:
+    """T* of epsilon-good identification: the least max-min over the strictly epsilon-good answers i (every other
+    mean below theirs plus epsilon, beyond rounding), the lower bound the least of theirs. An answer is solved unless
+    its bound T_i >= 1 / min_j K-(F_i, mu_j - epsilon) (a piece is at most w_i K-(F_i, x) at x = mu_j - epsilon)
+    already exceeds the least T found: answers near the edge of epsilon-goodness have T near infinity."""
+    means = P @ s
+    answers = [i for i in range(means.size) if np.all(np.delete(means, i) - epsilon < means[i] - ROUNDING)]
+    floors = {i: 1.0 / max(min(kl_inf(P[i], s, max(float(mj) - epsilon, 0.0)) for mj in np.delete(means, i)),
+                           np.finfo(float).tiny) for i in answers}
+    results: list[IdentificationTime] = []
+    for i in sorted(answers, key=floors.__getitem__):
+        if results and floors[i] >= min(r.value for r in results):
+            break
+        results.append(_anchored_time(P, s, i, epsilon, method, solver, tol, max_cuts))
+    best = min(results, key=lambda r: r.value)
+    lower = min(r.lower_bound for r in results)
+    return replace(best, lower_bound=lower, gap=(best.value - lower) / best.value,
+                   solve_time=sum(r.solve_time for r in results))
+
+
 @time_doc
-def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *, m: int = 1, method: str = "program",
-                                solver: str | None = None, tol: float = 1e-6,
+def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *, m: int = 1, epsilon: float = 0.0,
+                                method: str = "program", solver: str | None = None, tol: float = 1e-6,
                                 max_cuts: int = MAX_CUTS) -> IdentificationTime:
-    """T* and w* of best-arm (or top-m) identification among distributions on [0, 1], certified (module docstring).
+    """T* and w* of best-arm, top-m or epsilon-good identification among distributions on [0, 1], certified (module
+    docstring).
 
     Parameters
     ----------
@@ -296,6 +270,10 @@ def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *,
     m : int
         The answer's size: 1, the best arm; m > 1, the m best arms, whose pieces are the pairs (i among them, j
         outside), by cutting planes only.
+    epsilon : float
+        In [0, 1): any arm within epsilon of the best is a correct answer (m = 1). T* is the least, over the strictly
+        epsilon-good answers i, of the max-min of the pieces {lambda_j >= lambda_i + epsilon}; the lower bound the
+        least of theirs. 0: best-arm identification.
     method : str
         ``"program"`` (default): cutting planes on a linear program; ``"equalise"``: the fast path, Garivier &
         Kaufmann's equalisation with these pieces (:func:`optdesign.identification.bounded_kernels.equalise`),
@@ -306,7 +284,8 @@ def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *,
     ------
     InvalidInputError
         Distributions :func:`check_bounded_arms` refuses, fewer than two arms, means that tie for the largest (the
-        m-th largest), m outside [1, K), or an unknown method (the equalisation for m > 1).
+        m-th largest; at epsilon = 0), m outside [1, K), m > 1 with epsilon > 0, an epsilon outside [0, 1), or an
+        unknown method (the equalisation for m > 1).
     SolverError
         The linear program was not solved.
 
@@ -324,6 +303,11 @@ def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *,
     max_cuts = as_count(max_cuts, "max_cuts", minimum=1)
     if method not in ("program", "equalise"):
         raise InvalidInputError(f"method must be 'program' or 'equalise', got {method!r}")
+    epsilon = check_shift(epsilon)
+    if epsilon > 0:
+        if isinstance(m, bool) or m != 1:
+            raise InvalidInputError(f"epsilon-good answers are single arms (m = 1), got m = {m!r}")
+        return _epsilon_good_time(P, s, epsilon, method, solver, tol, max_cuts)
     if isinstance(m, bool) or m != 1:
         return top_m_time(lambda w, i: bounded_pieces(P, s, w, best=i)[1:3], P @ s, m, method, solver=solver,
                           tol=tol, max_cuts=max_cuts)
