@@ -22,6 +22,7 @@ from bandits.multiagent.thresholds import THRESHOLDS as FACTORED_THRESHOLDS
 from bandits.multiagent.thresholds import FactoredTheoryThreshold
 from bandits.multiagent.thresholds import make_threshold as factored_threshold
 from bandits.pure_exploration import GLRStop, KArmedProblem, LinearProblem
+from bandits.pure_exploration.betting_bounds import BettingThreshold
 from bandits.pure_exploration.families import Bernoulli, Gaussian
 from bandits.pure_exploration.stop import STOP_THRESHOLDS
 from bandits.pure_exploration.with_stop import WithStopPolicy
@@ -166,3 +167,12 @@ def test_spanning_subset_spans():
 def test_spanning_subset_refuses_what_cannot_be_spanned(arms, match):
     with pytest.raises(InvalidInputError, match=match):
         spanning_subset(arms)
+
+
+@pytest.mark.parametrize("make", [lambda: st.Kk21Threshold(1), lambda: st.Kk21Threshold(4, 0),
+                                  lambda: st.Kk21ExpFamilyThreshold(4, 2.5), lambda: st.Kk21Threshold(True),
+                                  lambda: BettingThreshold(1), lambda: BettingThreshold(4, pairs=-3)])
+def test_the_unions_refuse_a_count_that_is_not_one(make):
+    """The arms and the pairs a union runs over are counts (K >= 2, pairs >= 1): one clear error each."""
+    with pytest.raises(InvalidInputError, match=r"n_arms|pairs"):
+        make()

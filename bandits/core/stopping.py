@@ -5,15 +5,14 @@ Gaussian GLR in natural units, Lambda = min_{z != z_hat} Delta_hat(z)^2 / (2 sig
 (:mod:`bandits.core.statistics`). Confidence-set tests of the papers are rewritten in these units:
 "c ||y||_{A^{-1}} sqrt(L) <= Delta_hat(y)" with c = 2 sigma sqrt(2) is "Lambda >= c^2 L / (2 sigma^2) = 4 L".
 
-Thresholds are small frozen dataclasses (so results and study files can record them); :mod:`bandits.core.thresholds`
-holds the table of their names:
+Thresholds are frozen dataclasses (results and study files record them), named in :mod:`bandits.core.thresholds`:
 
 * :class:`PracticalThreshold`: log((1 + log t) / delta), the heuristic of Garivier & Kaufmann
   (2016, Sec. 6) used by most Track-and-Stop experiments; not proven delta-correct.
-* :class:`SoareThreshold`: Soare et al. (2014) eq. 11, 4 log(c' t^2 K^2 / delta) with c' = 6/pi^2 as
-  printed (Prop. 1); K is the number of items. Valid for a fixed (non-adaptive) design.
-* :class:`BilinearThreshold`: Rizk et al. (2021) stopping condition (S1),
-  4 log(6 m^2 t^2 K^4 / (delta pi)) with t counted in rounds and m directed edges (printed form).
+* :class:`SoareThreshold`: Soare et al. (2014) eq. 11, 4 log(c' t^2 K^2 / delta), c' = 6/pi^2 as printed (Prop. 1),
+  K the number of items; valid for a fixed (non-adaptive) design.
+* :class:`BilinearThreshold`: Rizk et al. (2021) stopping condition (S1), 4 log(6 m^2 t^2 K^4 / (delta pi)), t counted
+  in rounds and m directed edges (printed form).
 * :class:`LinearTheoryThreshold`: delta-correct under *adaptive* sampling. By the self-normalised
   bound of Abbasi-Yadkori et al. (2011, Thm 1) with V = eta A_0 (A_0 the information of the
   initial spanning pulls) and A_t >= A_0,
@@ -24,9 +23,8 @@ holds the table of their names:
   2 C_G(log((K - 1) / delta) / 2) + 4 log(4 + log(t / 2)), from the Gaussian mixture-martingale deviation
   inequality of Kaufmann & Koolen (2021) as restated for best-arm identification by Jourdan & Degenne (2022,
   TTUCB) and later Top-Two papers; C_G is :func:`gaussian_calibration`.
-* :class:`Kk21ExpFamilyThreshold`: the same for K arms of any one-parameter exponential family (Bernoulli, ...),
-  2 T(log((K - 1) / delta) / 2) + 6 log(1 + log(t / 2)), with the exponential-family calibration T of the same
-  paper (:func:`exponential_calibration`).
+* :class:`Kk21ExpFamilyThreshold`: the same for any one-parameter exponential family, 2 T(log((K - 1) / delta) / 2)
+  + 6 log(1 + log(t / 2)), T the exponential-family calibration of the same paper (:func:`exponential_calibration`).
 """
 
 from __future__ import annotations
@@ -39,6 +37,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count
 
 __all__ = ["BilinearThreshold", "Kk21ExpFamilyThreshold", "Kk21Threshold", "LinearTheoryThreshold",
            "PracticalThreshold", "SoareThreshold", "Threshold", "exponential_calibration", "gaussian_calibration"]
@@ -73,12 +72,9 @@ def check_delta(delta: float) -> float:
 
 @dataclass(frozen=True)
 class Threshold:
-    """Base class: ``beta(t, delta, A=None)``; ``A`` is the current information matrix (if used).
-
-    Calling a threshold returns beta(t, delta): the GLR statistic must exceed it for the run to stop.
-    ``t`` is the time (samples, or rounds for :class:`BilinearThreshold`), ``delta`` the confidence
-    level in (0, 1), ``A`` the current information matrix (read by :class:`LinearTheoryThreshold` only).
-    """
+    """Base class: calling it returns beta(t, delta), which the GLR statistic must exceed for the run to stop; ``t``
+    is the time (samples, or rounds for :class:`BilinearThreshold`), ``delta`` in (0, 1), ``A`` the current
+    information matrix (read by :class:`LinearTheoryThreshold` only)."""
 
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:
         raise NotImplementedError
@@ -293,6 +289,11 @@ class Kk21Threshold(Threshold):
 
     n_arms: int
     pairs: int | None = None
+
+    def __post_init__(self) -> None:
+        as_count(self.n_arms, "n_arms (K, at least 2)", minimum=2)
+        as_count(self.pairs if self.pairs is not None else 1, "pairs (of the union)")
+
     #: the calibration C of the deviation inequality (C_G here) and (c, b, floor) of the log-log term
     #: c log(b + log(max(t, floor) / 2))
     LOG_LOG: ClassVar[tuple[Callable[[float], float], float, float, float]] = (gaussian_calibration, 4.0, 4.0, 1.0)

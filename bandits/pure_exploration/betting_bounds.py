@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from optdesign.validation import as_count
+
 from .cap_bounds import CapThreshold
 
 __all__ = ["BettingThreshold", "portfolio_regret"]
@@ -67,6 +69,10 @@ class BettingThreshold(CapThreshold):
     n_arms: int
     per_arm: bool = False
     pairs: int | None = None
+
+    def __post_init__(self) -> None:
+        as_count(self.n_arms, "n_arms (K, at least 2)", minimum=2)
+        as_count(self.pairs if self.pairs is not None else 1, "pairs (of the union)")
 
     def caps(self, delta: float, counts: np.ndarray) -> np.ndarray:
         """c(N_k) = log(P / delta) / 2 + log V(N_k) over P pairs (P = K - 1 by default), log(K / delta) + log V(N_k)
