@@ -92,6 +92,20 @@ def test_an_instance_with_a_tie_at_the_top_asks_top_m_not_best_arm():
     assert result.correct and result.recommendation == 0b11
 
 
+@pytest.mark.parametrize(("n", "m"), [(6, 3), (70, 2)])
+def test_the_swaps_of_a_set_are_every_pair_in_and_out(n, m):
+    """Every (i in S, j not in S), i then j increasing, and S - {i} + {j}, by enumeration; masks past 62 members are
+    Python ints; the table is built once per set and cannot be written to."""
+    problem = TopMProblem(n, m)
+    S = (1 << 1) | (1 << (n - 1)) if m == 2 else 0b101010
+    inside = [k for k in range(n) if S >> k & 1]
+    pairs, swaps = problem.swap_pairs(S, n)
+    expected = [(i, j) for i in inside for j in range(n) if j not in inside]
+    assert pairs.tolist() == [list(p) for p in expected]
+    assert [int(s) for s in swaps] == [S ^ (1 << i) ^ (1 << j) for i, j in expected]
+    assert problem.swap_pairs(S, n)[0] is pairs and not pairs.flags.writeable
+
+
 def test_set_answers_rank_onto_the_rows_of_every_m_set():
     problem = TopMProblem(7, 3)
     ranks = sorted(problem.answer_index(sum(1 << k for k in c)) for c in itertools.combinations(range(7), 3))

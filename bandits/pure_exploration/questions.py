@@ -7,6 +7,7 @@ encoded as bit masks sum_{k in S} 2^k and shown as ``{i,j,...}``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -218,6 +219,20 @@ class LevelSets(ScoredSets):
         return int(leader) ^ (1 << int(np.argmin(costs)))
 
 
+@lru_cache(maxsize=1 << 12)
+def _swap_table(answer: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """:meth:`TopSets.swap_pairs`, built once per set (read-only arrays: every step of a run asks for them)."""
+    inside = np.array([k for k in range(answer.bit_length()) if answer >> k & 1], dtype=np.int64)
+    outside = np.setdiff1d(np.arange(n), inside)
+    pairs = np.column_stack([np.repeat(inside, outside.size), np.tile(outside, inside.size)])
+    if n <= 62:
+        swaps = answer ^ np.left_shift(1, pairs[:, 0]) ^ np.left_shift(1, pairs[:, 1])
+    else:
+        swaps = np.array([answer ^ (1 << int(i)) ^ (1 << int(j)) for i, j in pairs], dtype=object)
+    pairs.flags.writeable = swaps.flags.writeable = False
+    return pairs, swaps
+
+
 class TopSets(ScoredSets):
     """Answers that are the m members of largest score among n (top m of K arms, or of M items): the answer, its
     correctness, its swaps S - {i} + {j} and its row (the set's rank). A subclass sets ``m``."""
@@ -301,14 +316,7 @@ class TopSets(ScoredSets):
         swaps : numpy.ndarray, shape (J,)
             The answers.
         """
-        inside = self.members(answer)
-        pairs = np.stack(np.meshgrid(inside, np.setdiff1d(np.arange(n), inside), indexing="ij"),
-                         axis=-1).reshape(-1, 2)
-        if n <= 62:
-            swaps = int(answer) ^ np.left_shift(1, pairs[:, 0]) ^ np.left_shift(1, pairs[:, 1])
-        else:
-            swaps = np.array([int(answer) ^ (1 << int(i)) ^ (1 << int(j)) for i, j in pairs], dtype=object)
-        return pairs, swaps
+        return _swap_table(int(answer), int(n))
 
     def least_swap(self, leader: int, counts: np.ndarray, swap_costs: Callable[[np.ndarray], np.ndarray], *,
                    penalised: bool) -> int:
