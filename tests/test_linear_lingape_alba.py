@@ -83,7 +83,7 @@ def test_lingape_correct_fast(selection):
 
 def _reference_decision(algo, state, m):
     """(b_t, c_t, B(t), J(t)) from the definitions, by loops over the pairs of items."""
-    V = state.algo.lam * np.eye(state.X.shape[1]) + state.stats.A
+    V = state.lam * np.eye(state.X.shape[1]) + state.stats.A
     theta = np.linalg.solve(V, state.stats.b)
     C = state.confidence(np.linalg.slogdet(V)[1])
     Z, M = state.Z, state.Z.shape[0]
@@ -144,6 +144,19 @@ def test_the_frequentist_width_is_reda_et_als_beta():
     assert state.confidence(0.0) == pytest.approx(env.sigma * np.sqrt(2 * beta), rel=1e-12)
     b, c, B, _ = _reference_decision(algo, state, 2)
     assert state._decide()[:2] == (b, c) and state._decide()[2] == pytest.approx(B, rel=1e-9)
+
+
+def test_lingifa_takes_the_ridge_of_the_frequentist_width():
+    """Réda et al.'s LinGIFA regularises with lambda'^2 = (sigma / eta)^2 (their B_inv = I / lambda'^2), the ridge their
+    "Frequentist" beta is computed for; their m-LinGapE keeps 1, and both keep 1 under this module's bound."""
+    env = parse_instance("top-m-classic:K=4,m=2,omega=0.5")
+    rng = np.random.default_rng(0)
+    ridge = {(type(a).__name__, a.width): a.start(env, DELTA, rng).state.lam
+             for a in (LinGIFA(m=2, width="frequentist", eta=20.0), LinGIFA(m=2), LinGapE(m=2, width="frequentist"),
+                       LinGapE(m=2))}
+    assert ridge == {("LinGIFA", "frequentist"): (env.sigma / 20.0) ** 2, ("LinGIFA", "bound"): 1.0,
+                     ("LinGapE", "frequentist"): 1.0, ("LinGapE", "bound"): 1.0}
+    assert LinGIFA(m=2, lam=2.0, width="frequentist").start(env, DELTA, rng).state.lam == 2.0
 
 
 def test_top_m_rules_refuse_m_of_every_item():

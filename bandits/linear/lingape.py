@@ -26,7 +26,9 @@ Abbasi-Yadkori et al.), with lambda' = sigma / eta, L = max_k ||x_k|| and t the 
 
     C_t = sigma sqrt(2 log(1 / delta) + d log(1 + (t + 1) L^2 / (lambda'^2 d))) + lambda' S,
 
-while the estimate keeps its ridge lambda (1 in their code).
+Abbasi-Yadkori et al.'s bound for the ridge lambda'^2. The estimate keeps the ridge ``lam``: their m-LinGapE's is 1
+(``LinGapE``'s default), their LinGIFA's is lambda'^2 = (sigma / eta)^2 (``lam=None``, :class:`LinGIFA`'s default,
+takes it under this width), in theta_t, in the widths' norms and in the greedy selection alike.
 
 Top m (``m`` > 1; Réda et al. 2021, Alg. 1 with their gap indices B_ij(t) = (z_i - z_j)^T theta_t + beta_t(i, j), an
 upper confidence bound on how much item i beats item j, and K^2 in C_t covering every pair):
@@ -108,8 +110,9 @@ class LinGapE(Algorithm[LinearBandit]):
     epsilon : float
         Gap tolerance (>= 0): stop when B(t) <= epsilon, i.e. the recommendation is epsilon-good (default 0:
         the best item).
-    lam : float
-        Ridge regulariser lambda > 0 of theta_t = (lambda I + A_t)^{-1} b_t and of C_t (default 1).
+    lam : float or None
+        Ridge regulariser lambda > 0 of theta_t = (lambda I + A_t)^{-1} b_t and of C_t (default 1); None: (sigma /
+        eta)^2 under ``width="frequentist"`` (the ridge of that width, Réda et al.'s LinGIFA), 1 under ``"bound"``.
     S : float or None
         Bound S >= ||theta|| in C_t; None reads the instance's ||theta|| (an oracle bound, as the authors' code).
     selection : str
@@ -132,7 +135,7 @@ class LinGapE(Algorithm[LinearBandit]):
     """
 
     epsilon: float = 0.0
-    lam: float = 1.0
+    lam: float | None = 1.0
     S: float | None = None
     selection: str = "ratio"
     growth: float = 0.01
@@ -143,8 +146,8 @@ class LinGapE(Algorithm[LinearBandit]):
     def __post_init__(self) -> None:
         if isinstance(self.epsilon, bool) or not (np.isfinite(self.epsilon) and self.epsilon >= 0):
             raise InvalidInputError(f"epsilon (gap tolerance) must be a nonnegative number, got {self.epsilon!r}")
-        if isinstance(self.lam, bool) or not (np.isfinite(self.lam) and self.lam > 0):
-            raise InvalidInputError(f"lam (ridge regulariser) must be a positive number, got {self.lam!r}")
+        if self.lam is not None and (isinstance(self.lam, bool) or not (np.isfinite(self.lam) and self.lam > 0)):
+            raise InvalidInputError(f"lam (ridge regulariser) must be a positive number or None, got {self.lam!r}")
         check_norm_bound(self.S)
         check_choice(self.selection, "selection", SELECTIONS)
         check_choice(self.width, "width", WIDTHS)
@@ -157,6 +160,24 @@ class LinGapE(Algorithm[LinearBandit]):
     def name(self) -> str:
         """``lingape``."""
         return "lingape"
+
+    def ridge(self, sigma: float) -> float:
+        """The ridge lambda of a run: ``lam``, or when it is None (sigma / eta)^2 under the frequentist width and 1
+        under the bound.
+
+        Parameters
+        ----------
+        sigma : float
+            The instance's noise level.
+
+        Returns
+        -------
+        float
+            lambda > 0.
+        """
+        if self.lam is not None:
+            return float(self.lam)
+        return (float(sigma) / self.eta) ** 2 if self.width == "frequentist" else 1.0
 
     def start(self, env: LinearBandit, delta: float, rng: np.random.Generator) -> Policy:
         """A run at confidence ``delta`` under its own stop, B(t) <= epsilon (deterministic: ``rng`` is unused); the
@@ -188,8 +209,12 @@ class LinGIFA(LinGapE):
 
     Parameters
     ----------
-    epsilon, lam, S, growth, m, width, eta
+    epsilon, S, growth, m, width, eta
         As :class:`LinGapE`.
+    lam : float or None
+        As :class:`LinGapE`, with default None: 1 under the bound, (sigma / eta)^2 under ``width="frequentist"``, the
+        ridge of the authors' LinGIFA (their code: B_inv = I / lambda'^2 with lambda' = sigma / eta; their m-LinGapE
+        keeps 1).
     selection : str
         ``"greedy"`` (default) or ``"ratio"``.
 
@@ -199,6 +224,7 @@ class LinGIFA(LinGapE):
         As :class:`LinGapE`.
     """
 
+    lam: float | None = None
     selection: str = "greedy"
 
     @property
@@ -213,6 +239,7 @@ class _LinGapEState(SamplerState):
         self.X, self.Z, self.sigma = env.X, linear_items(env), env.sigma
         self.delta = float(delta)
         self.S = float(np.linalg.norm(env.theta)) if algo.S is None else float(algo.S)
+        self.lam = algo.ridge(env.sigma)  # the ridge lambda of theta_t, the norms and the selection
         self.stats = LinearStatistics(self.X)
         self.solve_time = 0.0
         self._ratios: dict[tuple[int, int], np.ndarray] = {}
@@ -228,7 +255,7 @@ class _LinGapEState(SamplerState):
     def confidence(self, logdet: float) -> float:
         """C_t = sigma sqrt(2 log(K^2 det(lam I + A)^{1/2} / (delta lam^{d/2}))) + lam^{1/2} S, or the frequentist
         width (module docstring)."""
-        d, lam, K = self.X.shape[1], self.algo.lam, self.Z.shape[0]
+        d, lam, K = self.X.shape[1], self.lam, self.Z.shape[0]
         if self.algo.width == "frequentist":
             t, scale = float(self.stats.counts.sum()), self.sigma / self.algo.eta
             L2 = float(np.max(np.einsum("ij,ij->i", self.X, self.X)))
@@ -241,7 +268,7 @@ class _LinGapEState(SamplerState):
         """(b_t, c_t, B(t)) at the current counts (module docstring), kept until the next observation."""
         if self._state is None:
             d = self.X.shape[1]
-            V = self.algo.lam * np.eye(d) + self.stats.A
+            V = self.lam * np.eye(d) + self.stats.A
             L = np.linalg.cholesky(V)
             logdet = 2.0 * float(np.sum(np.log(np.diag(L))))
             self.theta = np.linalg.solve(V, self.stats.b)
@@ -312,7 +339,7 @@ class _LinGapEState(SamplerState):
     def _greedy(self, y: np.ndarray, size: int) -> np.ndarray:
         """``size`` pulls of argmin_a y^T (V + x_a x_a^T)^{-1} y, V updated after each (Sherman–Morrison)."""
         X = self.X
-        Vinv = np.linalg.inv(self.algo.lam * np.eye(X.shape[1]) + self.stats.A)
+        Vinv = np.linalg.inv(self.lam * np.eye(X.shape[1]) + self.stats.A)
         counts = np.zeros(X.shape[0], dtype=np.int64)
         for _ in range(size):
             u, G = Vinv @ y, X @ Vinv
