@@ -45,11 +45,18 @@ QUESTIONS = {
     "bounded threshold": ("bounded:means=0.8/0.6/0.4/0.2,levels=5", "problem=threshold:level=0.5"),
     # EB-TC errs above delta on it under the practical threshold (99 in 1,000): its delta-correct per-arm caps
     "unknown variances threshold": (HETEROSCEDASTIC, "threshold=theory,problem=threshold:level=0.4"),
+    "bounded top 2": ("bounded:means=0.8/0.6/0.4/0.2,levels=5", "problem=top-m:m=2"),
+    "unknown variances top 2": (HETEROSCEDASTIC, "problem=top-m:m=2"),
+    "bounded epsilon-good": ("bounded:means=0.8/0.75/0.4/0.2,levels=5", "problem=epsilon-good:epsilon=0.1"),
+    "unknown variances epsilon-good": ("heteroscedastic:means=1/0.9/0.4/0,sigmas=0.5/1/1.5/1",
+                                       "problem=epsilon-good:epsilon=0.2"),
 }
 #: (question, rule) pairs refused for a missing capability: LinGame's learners need optimistic gains
 REFUSED = {(question, rule) for question in ("epsilon-good", "unknown variances", "unknown variances, plug-in",
                                              "known variances", "bounded arms", "bounded threshold",
-                                             "unknown variances threshold") for rule in ("lingame", "lingame-c")}
+                                             "unknown variances threshold", "bounded top 2", "unknown variances top 2",
+                                             "bounded epsilon-good", "unknown variances epsilon-good")
+           for rule in ("lingame", "lingame-c")}
 
 
 def instance(name: str) -> object:

@@ -7,7 +7,8 @@ the m best, j outside them) and f_ij(w) their pieces, for divergences that are n
 :mod:`optdesign.identification.bounded`), 1 / T* = max over the simplex of min_(i,j) f_ij(w). Each piece is a
 minimum of functions linear in w, so its gradient c at any w gives a cut f_ij(w') <= c^T w' that holds everywhere:
 the linear program max t s.t. t <= c_r^T w over the cuts c_r collected at the iterates w_r bounds 1 / T* from above.
-The program is built once with its cuts a Parameter and re-solved; the iterations stop when the certified bracket
+The program is built with its cuts a Parameter and re-solved, its size doubled when the cuts fill it (a program
+of few cuts solves fast, one padded to thousands does not); the iterations stop when the certified bracket
 is within ``tol``: the best iterate's pieces give T <= 1 / min f_ij(w), the program's multipliers over its cuts give
 the lower bound (weak duality, :mod:`optdesign.identification.certificate`).
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -30,6 +32,8 @@ __all__ = ["MAX_CUTS", "cutting_plane_time", "equalised_time", "pieces_of_pairs"
 
 #: cuts the linear program holds (every iteration adds one per pair); past it the best bracket found is returned
 MAX_CUTS = 4000
+#: the program's first size, in cuts per pair (iterations); it doubles when full, up to ``max_cuts``
+FIRST_CUTS = 16
 
 #: the options and the answer of every T* computed by these cutting planes or a certified fast path, documented once
 time_doc = shared_doc({"program": """solver : str, optional
@@ -131,6 +135,14 @@ def equalised_time(w: np.ndarray, values: np.ndarray, G: np.ndarray, best: int, 
                               solver=solver, solve_time=time.perf_counter() - start)
 
 
+def _cut_program(rows: int, K: int) -> tuple[Any, Any, Any, Any]:
+    """max t s.t. sum w = 1, w >= 0, t <= C w: the program, the cuts' Parameter C (rows x K), w and the cuts."""
+    C = cp.Parameter((rows, K))
+    wv, t = cp.Variable(K, nonneg=True), cp.Variable()
+    cuts = t <= C @ wv
+    return cp.Problem(cp.Maximize(t), [cp.sum(wv) == 1, cuts]), C, wv, cuts
+
+
 def cutting_plane_time(pieces: PieceFunction, n_arms: int, pairs: int | np.ndarray, *, solver: str | None = None,
                        tol: float = 1e-6, max_cuts: int = MAX_CUTS) -> IdentificationTime:
     """T* and w* by Kelley's cutting planes (module docstring), certified.
@@ -168,14 +180,15 @@ def cutting_plane_time(pieces: PieceFunction, n_arms: int, pairs: int | np.ndarr
     w = np.full(K, 1.0 / K)
     values, G = pieces(w)
     scale = float(values.min())  # the program runs on cuts / scale, of order one
-    rows = max(P, min(int(max_cuts), MAX_CUTS))
-    C = cp.Parameter((rows, K))
-    wv, t = cp.Variable(K, nonneg=True), cp.Variable()
-    cuts = t <= C @ wv
-    program = cp.Problem(cp.Maximize(t), [cp.sum(wv) == 1, cuts])
-    bank = np.full((rows, K), 10.0 * float(G.max()) / scale + 10.0)  # unused rows: never binding
+    capacity = max(P, min(int(max_cuts), MAX_CUTS))
+    pad = 10.0 * float(G.max()) / scale + 10.0  # the value of unused rows: never binding
+    bank = np.empty((0, K))
     used, incumbent, lower, status, name = 0, (float(values.min()), w, values, G), 0.0, "", ""
-    while used + P <= rows:
+    while used + P <= capacity:
+        if used + P > bank.shape[0]:  # the program grows by doubling: an LP of few cuts solves fast
+            bank = np.vstack([bank[:used], np.full((min(capacity, max(2 * bank.shape[0], FIRST_CUTS * P)) - used, K),
+                                                   pad)])
+            program, C, wv, cuts = _cut_program(bank.shape[0], K)
         bank[used:used + P] = G / scale
         used += P
         C.value = bank
