@@ -196,3 +196,15 @@ def test_known_variances_and_the_plug_in_statistic_are_options_of_top_m():
     assert plugin.question(env).arms.statistic == "plugin" and run(plugin, env, 0.1, seed=0).correct
     assert not make_algorithm("fws:problem=top-m:m=2").question(env).arms.known
 
+
+
+def test_a_tie_to_rounding_at_the_m_th_mean_is_a_clear_error_and_track_and_stop_keeps_its_target():
+    """An estimate met in a run (seed 72 of the error-rate matrix): the second and third means are 0.5 up to rounding,
+    so a pair's piece is zero at every weight and T* is infinite. The cutting planes refuse it with
+    InvalidInputError (a division by zero before); Track-and-Stop keeps its previous target there."""
+    support = np.linspace(0.0, 1.0, 5)
+    probs = np.array([[0, 0, 0, 0.5, 0.5], [0, 2 / 7, 4 / 7, 0, 1 / 7], [0, 0.2, 0.6, 0.2, 0], [1 / 3, 2 / 3, 0, 0, 0]])
+    with pytest.raises(InvalidInputError, match="infinite"):
+        od.bounded_characteristic_time(probs, support, m=2, tol=1e-4)
+    env = parse_instance("bounded:means=0.8/0.6/0.4/0.2,levels=5")
+    assert run(make_algorithm("track-and-stop:problem=top-m:m=2"), env, 0.1, seed=72).correct

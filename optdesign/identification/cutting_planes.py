@@ -170,6 +170,8 @@ def cutting_plane_time(pieces: PieceFunction, n_arms: int, pairs: int | np.ndarr
 
     Raises
     ------
+    InvalidInputError
+        A piece that is zero at the uniform weights (T* is infinite).
     SolverError
         The linear program was not solved.
     """
@@ -179,6 +181,8 @@ def cutting_plane_time(pieces: PieceFunction, n_arms: int, pairs: int | np.ndarr
     start = time.perf_counter()
     w = np.full(K, 1.0 / K)
     values, G = pieces(w)
+    if not values.min() > 0:  # a piece vanishing at positive weights vanishes at every weight
+        raise InvalidInputError("a piece is zero at the uniform weights: T* is infinite (two arms tie to rounding)")
     scale = float(values.min())  # the program runs on cuts / scale, of order one
     capacity = max(P, min(int(max_cuts), MAX_CUTS))
     pad = 10.0 * float(G.max()) / scale + 10.0  # the value of unused rows: never binding
