@@ -3,6 +3,8 @@ the cost per sample of the nonparametric learner against the Bernoulli one on th
 
     python benchmarks/bench_bounded.py                  # 5 random instances of K = 10 arms on 5 levels, 20 runs
     python benchmarks/bench_bounded.py --arms 20 --levels 11 --instances 3 --runs 10
+    python benchmarks/bench_bounded.py --questions 8      # part 3 only: top m's oracle and cost per sample
+    PYTHONPATH=../other-checkout python benchmarks/bench_bounded.py --questions 8   # another revision (a worktree)
 
 Part 1 solves T* with KL_inf of every instance (``bounded:K=K,seed=S,levels=L``) by the program
 (``method="program"``, cvxpy and CLARABEL) and by Garivier & Kaufmann's equalisation (``method="equalise"``, the
@@ -13,6 +15,12 @@ Bernoulli experiment, once as bounded arms on {0, 1} (KL_inf on empirical distri
 batches are small (numpy's multinomial and binomial realise large batches differently), so the runs are nearly all
 the same run, and the ratio of the times per sample is the cost of the nonparametric statistic. Then
 EB-TCI under the ``theory`` threshold on the first random instance.
+
+Part 3 (``--questions N``) times top m: T* of the top 2 of binomial arms (means 0.8/0.6/0.4/0.2, 5 levels) by the
+cutting planes at the runs' gap (1e-4) and a study's (1e-6), the median of five solves; then N seeded runs (practical
+threshold, delta = 0.01) of EB-TCI and FWS asking the top 3 of RESULTS §31's bounded instance, EB-TCI asking the top 3
+of its unequal-variance instance, and, as the baseline of the same run, EB-TCI asking the best of the bounded
+instance, in us per sample.
 """
 
 from __future__ import annotations
@@ -75,13 +83,35 @@ def run_costs(arms: int, levels: int, runs: int) -> None:
           f"{cost * 1e6:.1f} us per sample")
 
 
+def question_costs(runs: int) -> None:
+    """Part 3: top m's oracle and cost per sample, beside best-arm identification's."""
+    env = parse_instance("bounded:means=0.8/0.6/0.4/0.2,levels=5")
+    for tol in (1e-4, 1e-6):
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            od.bounded_characteristic_time(env.probs, env.support, m=2, tol=tol)
+            times.append(time.perf_counter() - start)
+        print(f"T* of the top 2 by cutting planes, gap {tol:g}: {statistics.median(times) * 1e3:.1f} ms")
+    bounded = "bounded:means=0.8/0.7/0.6/0.45/0.4/0.3,levels=5"
+    unequal = "heteroscedastic:means=1/0.8/0.6/0.3/0.2/0,sigmas=0.5/1/1.5/1/0.7/1.2"
+    for rule, instance in [("top-two:challenger=tci", bounded), ("top-two:challenger=tci,problem=top-m:m=3", bounded),
+                           ("fws:problem=top-m:m=3", bounded), ("top-two:challenger=tci,problem=top-m:m=3", unequal)]:
+        mean, cost, _ = timed_runs(rule, instance, runs)
+        print(f"{rule} on {instance.partition(':')[0]}: mean {mean:.0f} samples, {cost * 1e6:.1f} us per sample")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--arms", type=int, default=10)
     parser.add_argument("--levels", type=int, default=5)
     parser.add_argument("--instances", type=int, default=5)
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--questions", type=int, default=0, help="part 3 only, with this many runs per rule")
     args = parser.parse_args()
+    if args.questions:
+        question_costs(args.questions)
+        return
     oracle_times(args.arms, args.levels, args.instances)
     run_costs(args.arms, args.levels, args.runs)
 

@@ -85,8 +85,7 @@ class SetAnswers:
         numpy.ndarray of int
             Its members, increasing.
         """
-        answer = int(answer)
-        return np.array([k for k in range(answer.bit_length()) if answer >> k & 1], dtype=np.int64)
+        return _members(int(answer))
 
     def duel_pulls(self, leader: int, challenger: int) -> tuple[int | np.ndarray, int | np.ndarray]:
         """Top-Two's sides on set answers: an arm of the leader's set outside the challenger's, and one of the
@@ -219,10 +218,15 @@ class LevelSets(ScoredSets):
         return int(leader) ^ (1 << int(np.argmin(costs)))
 
 
+def _members(answer: int) -> np.ndarray:
+    """The set bits of a mask, increasing (:meth:`SetAnswers.members`)."""
+    return np.array([k for k in range(answer.bit_length()) if answer >> k & 1], dtype=np.int64)
+
+
 @lru_cache(maxsize=1 << 12)
 def _swap_table(answer: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """:meth:`TopSets.swap_pairs`, built once per set (read-only arrays: every step of a run asks for them)."""
-    inside = np.array([k for k in range(answer.bit_length()) if answer >> k & 1], dtype=np.int64)
+    inside = _members(answer)
     outside = np.setdiff1d(np.arange(n), inside)
     pairs = np.column_stack([np.repeat(inside, outside.size), np.tile(outside, inside.size)])
     if n <= 62:

@@ -241,8 +241,9 @@ def _epsilon_good_time(P: np.ndarray, s: np.ndarray, epsilon: float, method: str
     already exceeds the least T found: answers near the edge of epsilon-goodness have T near infinity."""
     means = P @ s
     answers = [i for i in range(means.size) if np.all(np.delete(means, i) - epsilon < means[i] - ROUNDING)]
-    floors = {i: 1.0 / max(min(kl_inf(P[i], s, max(float(mj) - epsilon, 0.0)) for mj in np.delete(means, i)),
-                           np.finfo(float).tiny) for i in answers}
+    costs = np.array([kl_inf_rows(P, s, max(float(mj) - epsilon, 0.0)) for mj in means])  # [j, i]: K(F_i, mu_j - eps)
+    np.fill_diagonal(costs, np.inf)
+    floors = {i: 1.0 / max(float(costs[:, i].min()), np.finfo(float).tiny) for i in answers}
     results: list[IdentificationTime] = []
     for i in sorted(answers, key=floors.__getitem__):
         if results and floors[i] >= min(r.value for r in results):
