@@ -1,6 +1,6 @@
-"""Epsilon-good identification on Gaussian arms of unequal variances: the shifted pieces against brute-force
-minimisation and against the K-armed Gaussian question, the oracle (the easiest epsilon-good answer), the runs, the
-refusals and (slow) the error rate under the theory threshold."""
+"""Epsilon-good identification on Gaussian arms of unequal variances, additive and multiplicative: the shifted and
+scaled pieces against brute-force minimisation and against the K-armed Gaussian question, the oracle (the easiest
+epsilon-good answer), the runs, the refusals and (slow) the error rate under the theory threshold."""
 
 from __future__ import annotations
 
@@ -32,6 +32,19 @@ def test_known_equal_variances_give_the_gaussian_question(epsilon):
     theta, counts = ours.true_parameter(env), np.array([20.0, 30.0, 12.0, 8.0])
     assert ours.pieces(theta, counts).values == pytest.approx(gaussian.pieces(env.means, counts).values, rel=1e-9)
     assert ours.oracle(theta).T == pytest.approx(gaussian.oracle(env.means).T, rel=1e-6)
+
+
+@pytest.mark.parametrize("epsilon", [0.05, 0.1, 0.4])
+def test_known_equal_variances_give_the_gaussian_multiplicative_question(epsilon):
+    """Scaled pieces (c mu_b - mu_j)^2 / (2 sigma^2 (c^2 / w_b + 1 / w_j)) and T* of the K-armed question, whose
+    multiplicative oracle is the equalisation of optdesign.identification.shifted (another code path)."""
+    env = parse_instance("heteroscedastic:means=1/0.95/0.6/0.2,sigmas=0.5/0.5/0.5/0.5")
+    ours = HeteroscedasticEpsilonGoodProblem(4, epsilon, sigmas=env.sigmas, kind="multiplicative")
+    gaussian = EpsilonGoodProblem(4, epsilon, Gaussian(0.5), kind="multiplicative")
+    theta, counts = ours.true_parameter(env), np.array([20.0, 30.0, 12.0, 8.0])
+    assert ours.pieces(theta, counts).values == pytest.approx(gaussian.pieces(env.means, counts).values, rel=1e-9)
+    assert ours.oracle(theta).T == pytest.approx(gaussian.oracle(env.means).T, rel=1e-6)
+    assert [ours.correct(k, theta) for k in range(4)] == [gaussian.correct(k, env.means) for k in range(4)]
 
 
 def test_epsilon_zero_is_best_arm_identification():
@@ -67,6 +80,33 @@ def test_a_piece_is_the_least_cost_of_putting_an_arm_epsilon_above_the_answer():
         assert value == pytest.approx(brute.fun, rel=1e-6)
 
 
+@pytest.mark.parametrize("kind", ["additive", "multiplicative"])
+def test_a_scaled_piece_is_the_least_cost_of_putting_an_arm_above_the_answer(kind):
+    """min over x of w_b g_b(x) + w_j g_j(c x + s) (additive: c = 1, s = 0.1; multiplicative: c = 1 / 0.9, s = 0),
+    g the EV divergence, by a grid and a local polish (the divergence is not convex)."""
+    env, epsilon = parse_instance(TWO_GOOD), 0.1
+    problem = HeteroscedasticEpsilonGoodProblem.of_environment(env, epsilon=epsilon, kind=kind)
+    shift, scale = (epsilon, 1.0) if kind == "additive" else (0.0, 1 / (1 - epsilon))
+    theta, w = problem.true_parameter(env), np.array([0.3, 0.4, 0.2, 0.1])
+    mu, sd = env.means, env.sigmas
+
+    def cost(j: int, x: float) -> float:
+        return w[0] * 0.5 * np.log1p((mu[0] - x) ** 2 / sd[0] ** 2) + w[j] * 0.5 * np.log1p(
+            (mu[j] - scale * x - shift) ** 2 / sd[j] ** 2)
+
+    pieces = problem.pieces(theta, w)
+    for j, value in zip(pieces.answers, pieces.values, strict=True):
+        lo, hi = (mu[j] - shift) / scale, mu[0]
+        if lo >= hi:
+            assert value == 0.0
+            continue
+        grid = np.linspace(lo, hi, 2001)
+        x0, step = grid[np.argmin([cost(j, x) for x in grid])], (hi - lo) / 2000
+        brute = minimize_scalar(lambda x, j=j: cost(j, x), bounds=(max(lo, x0 - step), min(hi, x0 + step)),
+                                method="bounded", options={"xatol": 1e-12})
+        assert value == pytest.approx(brute.fun, rel=1e-6)
+
+
 def test_the_oracle_is_the_easiest_epsilon_good_answer():
     env = parse_instance("heteroscedastic:means=1/1/0.5,sigmas=1/0.5/1")
     problem = HeteroscedasticEpsilonGoodProblem.of_environment(env, epsilon=0.1)
@@ -85,9 +125,11 @@ def test_the_oracle_is_the_easiest_epsilon_good_answer():
 RULES = ARM_RULES
 
 
+@pytest.mark.parametrize("question", ["epsilon-good:epsilon=0.1", "multiplicative-epsilon-good:epsilon=0.1"])
 @pytest.mark.parametrize("rule", RULES)
-def test_every_generic_rule_finds_an_epsilon_good_arm(rule):
-    text = f"{rule}{',' if ':' in rule else ':'}threshold=theory,problem=epsilon-good:epsilon=0.1"
+def test_every_generic_rule_finds_an_epsilon_good_arm(rule, question):
+    """0.95 is within 0.1 of 1, and above 0.9 of it."""
+    text = f"{rule}{',' if ':' in rule else ':'}threshold=theory,problem={question}"
     result = run(make_algorithm(text), parse_instance(TWO_GOOD), 0.1, seed=3)
     assert result.correct and result.stopped_by == "stopping_rule" and result.recommendation in (0, 1)
 
@@ -117,9 +159,16 @@ def test_bad_input_is_refused_clearly():
     env = parse_instance(TWO_GOOD)
     with pytest.raises(InvalidInputError, match="epsilon"):
         run(make_algorithm("top-two:problem=epsilon-good:epsilon=-0.1"), env, 0.1, seed=0)
-    with pytest.raises(InvalidInputError, match="not bounded"):
+    with pytest.raises(InvalidInputError, match="not linear"):
         run(make_algorithm("top-two:problem=multiplicative-epsilon-good:epsilon=0.1"),
-            parse_instance("bounded:K=3,seed=1"), 0.1)
+            parse_instance("soare:d=2,omega=0.1"), 0.1)
+    with pytest.raises(InvalidInputError, match="below 1"):
+        run(make_algorithm("top-two:problem=multiplicative-epsilon-good:epsilon=1"), env, 0.1)
+    with pytest.raises(InvalidInputError, match="unknown kind"):
+        HeteroscedasticEpsilonGoodProblem(4, 0.1, kind="relative")
+    negative = HeteroscedasticEpsilonGoodProblem(2, 0.1, kind="multiplicative")
+    with pytest.raises(InvalidInputError, match="positive best mean"):
+        negative.oracle(np.array([-1.0, -2.0, 1.0, 1.0]))
     problem = HeteroscedasticEpsilonGoodProblem.of_environment(env, epsilon=0.1)
     with pytest.raises(InvalidInputError, match="m = 1"):
         problem.top_m_oracle(problem.true_parameter(env), 2)

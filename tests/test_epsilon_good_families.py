@@ -1,5 +1,6 @@
-"""Epsilon-good identification on Bernoulli and Poisson arms (optdesign.identification.shifted and .epsilon_good):
-the shifted pieces against brute-force minimisation and finite differences, the equalisation against the cvxpy model
+"""Epsilon-good identification on Bernoulli, Poisson and exponential arms (optdesign.identification.shifted and
+.epsilon_good): the shifted pieces against brute-force minimisation and finite differences, the one stationary point
+of an exponential piece (the roots of its stationarity cubic), the equalisation against the cvxpy model
 where both apply (Gaussian arms, epsilon = 0) and against a brute-force max-min on two arms, the certificates, and
 runs of the generic rules under the GLR stop."""
 
@@ -22,7 +23,7 @@ from optdesign.identification import PairsModel, pair_pieces
 from optdesign.identification.families import divergence
 from optdesign.identification.shifted import anchored_time
 
-FAMILIES = ("bernoulli", "poisson")
+FAMILIES = ("bernoulli", "poisson", "exponential")
 
 
 def _instance(family: str, rng: np.random.Generator, K: int = 5) -> np.ndarray:
@@ -30,7 +31,8 @@ def _instance(family: str, rng: np.random.Generator, K: int = 5) -> np.ndarray:
 
 
 def _brute_piece(mu_i: float, mu_j: float, w_i: float, w_j: float, s: float, family: str, c: float = 1.0) -> float:
-    """min over x of w_i d(mu_i, x) + w_j d(mu_j, c x + s) by bounded Brent search on the feasible interval."""
+    """min over x of w_i d(mu_i, x) + w_j d(mu_j, c x + s): a grid on the feasible interval, then bounded Brent search
+    between the grid points beside its least value (no assumption on the number of local minima)."""
     lo = max((mu_j - s) / c, 0.0 if family != "gaussian" else -1e3)
     hi = min(mu_i, (1.0 - s) / c) if family == "bernoulli" else mu_i
 
@@ -40,7 +42,10 @@ def _brute_piece(mu_i: float, mu_j: float, w_i: float, w_j: float, s: float, fam
                 w_j * divergence(mu_j, c * x + s, family) if w_j > 0 else 0.0)
         return float(np.nan_to_num(value, nan=np.inf))
 
-    found = minimize_scalar(cost, bounds=(lo, hi), method="bounded", options={"xatol": 1e-13})
+    grid = np.linspace(lo, hi, 4001)
+    k = int(np.argmin([cost(x) for x in grid]))
+    found = minimize_scalar(cost, bounds=(grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]), method="bounded",
+                            options={"xatol": 1e-13})
     return min(found.fun, cost(lo), cost(hi))
 
 
@@ -73,6 +78,37 @@ def test_the_gradients_are_the_derivatives_in_w(family):
         numeric = (pair_pieces(mu, pairs, up, family=family, shifts=0.1)[0]
                    - pair_pieces(mu, pairs, down, family=family, shifts=0.1)[0]) / (2 * h)
         np.testing.assert_allclose(G[:, k], numeric, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_exponential_piece_has_one_stationary_point(seed):
+    """d(mu, .) is concave past 2 mu on exponential arms, yet w_i d(mu_i, x) + w_j d(mu_j, c x + s) has one
+    stationary point on [a, b]: its condition times x^2 (c x + s)^2 is a cubic with exactly one real root there, over
+    means, shifts, scales and weights spread across many orders of magnitude."""
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for _ in range(4000):
+        mi, mj = 1.0, float(np.exp(rng.uniform(-8, 0.5)))
+        s, c, wi = (float(np.exp(rng.uniform(lo, hi))) for lo, hi in ((-6, 3), (-1, 2), (-8, 8)))
+        if c * mi + s <= mj:
+            continue
+        a, b = max((mj - s) / c, 0.0), mi
+        cubic = [c**2 * (wi + 1.0), c * (wi * (2 * s - c * mi) + (s - mj)), wi * s * (s - 2 * c * mi), -wi * mi * s**2]
+        roots = np.roots(cubic)
+        real = roots[np.abs(roots.imag) <= 1e-9 * np.abs(roots)].real
+        assert np.count_nonzero((real >= a - 1e-12) & (real <= b + 1e-12)) == 1, (mj, s, c, wi)
+        checked += 1
+    assert checked > 3000
+
+
+def test_exponential_pieces_beyond_the_convex_range_are_the_least_cost_moves():
+    """Arms far below the anchor plus the shift: lambda_j runs past 2 mu_j, where d(mu_j, .) is concave."""
+    mu, w = np.array([4.0, 0.1, 0.5, 2.0]), np.array([0.1, 0.4, 0.3, 0.2])
+    pairs = np.array([(0, 1), (0, 2), (0, 3)])
+    for eps in (0.05, 1.0, 3.0):
+        values, _ = pair_pieces(mu, pairs, w, family="exponential", shifts=eps)
+        for (i, j), value in zip(pairs, values, strict=True):
+            assert value == pytest.approx(_brute_piece(mu[i], mu[j], w[i], w[j], eps, "exponential"), rel=1e-9)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -122,6 +158,7 @@ def _two_arm_time(mu: np.ndarray, anchor: int, eps: float, family: str, c: float
 @pytest.mark.parametrize(("family", "mu", "eps"), [
     ("bernoulli", [0.6, 0.4], 0.1), ("bernoulli", [0.95, 0.9], 0.2), ("bernoulli", [0.3, 0.05], 0.02),
     ("poisson", [2.0, 1.5], 0.3), ("poisson", [0.5, 0.45], 0.1),
+    ("exponential", [2.0, 1.5], 0.3), ("exponential", [3.0, 0.4], 1.0), ("exponential", [1.0, 0.9], 0.3),
 ])
 def test_two_arms_agree_with_a_brute_force_max_min(family, mu, eps):
     """On two arms T* is the smaller of the two anchors' times (both arms may be epsilon-good)."""
@@ -213,7 +250,8 @@ def test_multiplicative_gaussian_times_have_the_closed_form(mu, eps):
 
 
 @pytest.mark.parametrize(("family", "mu", "eps"), [("bernoulli", [0.6, 0.4], 0.2), ("bernoulli", [0.95, 0.9], 0.1),
-                                                   ("poisson", [2.0, 1.5], 0.2)])
+                                                   ("poisson", [2.0, 1.5], 0.2), ("exponential", [2.0, 1.5], 0.2),
+                                                   ("exponential", [3.0, 0.2], 0.5)])
 def test_multiplicative_two_arms_agree_with_a_brute_force_max_min(family, mu, eps):
     mu, c = np.asarray(mu), 1.0 / (1.0 - eps)
     anchors = [a for a in (0, 1) if mu[a] >= (1 - eps) * mu.max()]
@@ -238,7 +276,8 @@ def test_the_multiplicative_question_runs_by_its_name():
 
 
 @pytest.mark.parametrize(("family", "spec"), [(Bernoulli(), "bernoulli:means=0.6/0.55/0.3/0.2"),
-                                              (Poisson(), "poisson:means=3/2.8/1.5/1")])
+                                              (Poisson(), "poisson:means=3/2.8/1.5/1"),
+                                              (Exponential(), "exponential:means=3/2.8/1.5/0.2")])
 def test_the_problem_reports_the_certified_time(family, spec):
     problem = EpsilonGoodProblem(4, 0.1, family)
     mu = parse_instance(spec).means
@@ -257,7 +296,18 @@ def test_generic_rules_stop_with_an_epsilon_good_arm_on_bernoulli_arms(rule):
         assert good.correct and good.recommendation in (0, 1)
 
 
-@pytest.mark.parametrize("family", [Bernoulli(), Poisson()])
+@pytest.mark.parametrize("rule", ["fws", "track-and-stop", "top-two:challenger=tci", "lazy-tas"])
+@pytest.mark.parametrize("question", ["epsilon-good:epsilon=0.4", "multiplicative-epsilon-good:epsilon=0.2"])
+def test_generic_rules_stop_with_an_epsilon_good_arm_on_exponential_arms(rule, question):
+    """Arms 0 and 1 are epsilon-good (2 - 0.4 and 0.8 * 2 are 1.6)."""
+    env = parse_instance("exponential:means=2/1.7/0.8/0.4")
+    text = f"{rule},problem={question}" if ":" in rule else f"{rule}:problem={question}"
+    for seed in range(2):
+        good = run(make_algorithm(text), env, 0.05, seed=seed)
+        assert good.correct and good.recommendation in (0, 1)
+
+
+@pytest.mark.parametrize("family", [Bernoulli(), Poisson(), Exponential()])
 def test_the_transportation_costs_at_epsilon_zero_are_best_arm_identifications(family):
     """EB-TC-epsilon's costs and the IDS share reduce to the K-armed problem's closed forms at epsilon = 0, and with
     the empirical best as leader the costs are the pieces."""
@@ -291,10 +341,11 @@ def test_the_error_rate_is_at_most_delta_on_bernoulli_arms():
 
 
 @pytest.mark.parametrize(("call", "match"), [
-    (lambda: EpsilonGoodProblem(3, 0.1, Exponential()), "exponential"),
     (lambda: EpsilonGoodProblem(3, 1.0, Bernoulli()), "below 1"),
     (lambda: od.epsilon_good_characteristic_time([0.5, 0.5, 0.2], 0.1, family="bernoulli"), "unique"),
-    (lambda: od.epsilon_good_characteristic_time([2.0, 1.0], 0.1, family="exponential"), "convex"),
+    (lambda: od.epsilon_good_characteristic_time([2.0, -1.0], 0.1, family="exponential"), "positive"),
+    (lambda: pair_pieces([2.0, 1.0], [[0, 1]], [0.5, 0.5], family="exponential", shifts=-0.1), ">= 0"),
+    (lambda: pair_pieces([2.0, 1.0], [[0, 1]], [0.5, 0.5], family="laplace", shifts=0.1), "laplace"),
     (lambda: od.epsilon_good_characteristic_time([0.5, 0.2], -0.1, family="bernoulli"), "epsilon must be"),
     (lambda: od.pairwise_characteristic_time([0.5, 0.2], [[0, 1]], family="bernoulli", shifts=0.1), "cvxpy model"),
     (lambda: pair_pieces([0.5, 0.2], [[0, 1]], [0.5, 0.5], family="bernoulli", shifts=-0.1), ">= 0"),

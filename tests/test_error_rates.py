@@ -4,11 +4,10 @@
 variances, and thresholding on unknown variances, under their delta-correct ones: with the practical one some rules
 err above delta), judged by the question's own correctness (the top-m set, any epsilon-good arm or item, every arm's
 side of the level, the best item; Gaussian arms of unequal variances, known or estimated; arms with rewards in
-[0, 1]), with a one-sided 95 % Clopper-Pearson bound on the error rate; slow-marked
-(``pytest -n auto --runslow tests/test_error_rates.py``). The instances are small and well separated so that a run
-takes a few hundred samples. The pairs a rule does not run on (a missing capability) are listed and refused with one
-clear error.
-"""
+[0, 1]; exponential arms, epsilon-good additively or as a fraction of the best), with a one-sided 95 % Clopper-Pearson
+bound on the error rate; slow-marked (``pytest -n auto --runslow tests/test_error_rates.py``). The instances are
+small and well separated so that a run takes a few hundred samples. The pairs a rule does not run on (a missing
+capability) are listed and refused with one clear error."""
 
 from __future__ import annotations
 
@@ -50,12 +49,22 @@ QUESTIONS = {
     "bounded epsilon-good": ("bounded:means=0.8/0.75/0.4/0.2,levels=5", "problem=epsilon-good:epsilon=0.1"),
     "unknown variances epsilon-good": ("heteroscedastic:means=1/0.9/0.4/0,sigmas=0.5/1/1.5/1",
                                        "problem=epsilon-good:epsilon=0.2"),
+    "bounded multiplicative epsilon-good": ("bounded:means=0.8/0.75/0.4/0.2,levels=5",
+                                            "problem=multiplicative-epsilon-good:epsilon=0.1"),
+    "unknown variances multiplicative epsilon-good": ("heteroscedastic:means=1/0.9/0.4/0,sigmas=0.5/1/1.5/1",
+                                                      "problem=multiplicative-epsilon-good:epsilon=0.2"),
+    "exponential epsilon-good": ("exponential:means=2/1.7/0.8/0.4", "problem=epsilon-good:epsilon=0.4"),
+    "exponential multiplicative epsilon-good": ("exponential:means=2/1.7/0.8/0.4",
+                                                "problem=multiplicative-epsilon-good:epsilon=0.2"),
 }
 #: (question, rule) pairs refused for a missing capability: LinGame's learners need optimistic gains
 REFUSED = {(question, rule) for question in ("epsilon-good", "unknown variances", "unknown variances, plug-in",
                                              "known variances", "bounded arms", "bounded threshold",
                                              "unknown variances threshold", "bounded top 2", "unknown variances top 2",
-                                             "bounded epsilon-good", "unknown variances epsilon-good")
+                                             "bounded epsilon-good", "unknown variances epsilon-good",
+                                             "exponential epsilon-good", "exponential multiplicative epsilon-good",
+                                             "bounded multiplicative epsilon-good",
+                                             "unknown variances multiplicative epsilon-good")
            for rule in ("lingame", "lingame-c")}
 
 

@@ -202,16 +202,18 @@ class Question:
 
 
 _PE = "bandits.pure_exploration"
+_EPSILON_GOOD = {"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem",
+                 "linear": f"{_PE}.linear_epsilon_good:LinearEpsilonGoodProblem",
+                 "heteroscedastic": f"{_PE}.arm_epsilon_good:HeteroscedasticEpsilonGoodProblem",
+                 "bounded": f"{_PE}.arm_epsilon_good:BoundedEpsilonGoodProblem"}
 #: the questions by name, with their classes per kind (:func:`load_problem`)
 QUESTIONS: dict[str, Question] = {
     "top-m": Question({"karmed": f"{_PE}.top_m:TopMProblem", "linear": f"{_PE}.linear_sets:LinearTopMProblem",
                        "heteroscedastic": f"{_PE}.arm_top_m:HeteroscedasticTopMProblem",
                        "bounded": f"{_PE}.arm_top_m:BoundedTopMProblem"}),
-    "epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem",
-                              "linear": f"{_PE}.linear_epsilon_good:LinearEpsilonGoodProblem",
-                              "heteroscedastic": f"{_PE}.arm_epsilon_good:HeteroscedasticEpsilonGoodProblem",
-                              "bounded": f"{_PE}.arm_epsilon_good:BoundedEpsilonGoodProblem"}),
-    "multiplicative-epsilon-good": Question({"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem"},
+    "epsilon-good": Question(_EPSILON_GOOD),
+    # linear items' values may be negative: the fraction of the best is asked of arms only
+    "multiplicative-epsilon-good": Question({kind: path for kind, path in _EPSILON_GOOD.items() if kind != "linear"},
                                             {"kind": "multiplicative"}),
     "threshold": Question({"karmed": f"{_PE}.threshold:ThresholdProblem",
                            "linear": f"{_PE}.linear_sets:LinearThresholdProblem",

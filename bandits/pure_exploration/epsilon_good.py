@@ -1,6 +1,7 @@
 """Epsilon-good arm identification: any arm whose mean is within epsilon of the best (Garivier & Kaufmann,
 "Non-asymptotic sequential tests for overlapping hypotheses", 2021; Jourdan, Degenne & Kaufmann, NeurIPS 2023), on
-Gaussian, Bernoulli or Poisson arms. Several answers are correct: every arm i with mu_i >= max_k mu_k - epsilon.
+Gaussian, Bernoulli, Poisson or exponential arms. Several answers are correct: every arm i with
+mu_i >= max_k mu_k - epsilon.
 
 The recommendation is the empirical best arm b; the alternatives where b is not epsilon-good are the pieces
 {lambda : lambda_j >= lambda_b + epsilon}, one per other arm j, each the closest move of the pair (b, j) with a shift
@@ -8,12 +9,12 @@ The recommendation is the empirical best arm b; the alternatives where b is not 
 
     f_j(w) = (mu_b - mu_j + epsilon)_+^2 / (2 sigma^2 (1 / w_b + 1 / w_j)),
 
-for Bernoulli and Poisson arms a one-dimensional convex minimisation (:mod:`optdesign.identification.shifted`). The
-characteristic time is the smallest over the correct answers (the easiest to certify) of their max-min: for Gaussian
-arms the best arm's, the pairs model of :class:`optdesign.identification.PairsModel` with every shift epsilon, and for
-the others :func:`optdesign.identification.epsilon_good_characteristic_time`, every epsilon-good arm solved and
-certified. epsilon = 0 is best-arm identification. Exponential arms are taken with epsilon = 0 only (their divergence
-is not convex in the second mean, and a shifted piece may have two local minima).
+for the other families a one-dimensional minimisation with one stationary point
+(:mod:`optdesign.identification.shifted`). The characteristic time is the smallest over the correct answers (the
+easiest to certify) of their max-min: for Gaussian arms the best arm's, the pairs model of
+:class:`optdesign.identification.PairsModel` with every shift epsilon, and for the others
+:func:`optdesign.identification.epsilon_good_characteristic_time`, every epsilon-good arm solved and certified.
+epsilon = 0 is best-arm identification.
 
 The Top-Two rules run on it through the transportation costs of the pairs (``pair_costs``, ``pair_share``): with the
 empirical best as leader that is EB-TC-epsilon (Jourdan, Degenne & Kaufmann, NeurIPS 2023).
@@ -33,7 +34,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.identification import EPSILON_KINDS, PairsModel, epsilon_good_characteristic_time, pair_pieces
 from optdesign.validation import as_nonnegative, unique_argmax
 
-from .families import Exponential, ExponentialFamily, Gaussian
+from .families import ExponentialFamily, Gaussian
 from .karmed import KArmedProblem
 from .oracle import Oracle
 from .pieces import Pieces
@@ -56,15 +57,15 @@ class EpsilonGoodProblem(KArmedQuestion):
     epsilon : float
         The slack, >= 0: in the means' unit (additive), or a fraction of the best mean below 1 (multiplicative).
     family : ExponentialFamily
-        The arms' family: Gaussian (the default, sigma = 1), Bernoulli, Poisson, or exponential with epsilon = 0.
+        The arms' family: Gaussian (the default, sigma = 1), Bernoulli, Poisson or exponential.
     kind : str
         ``"additive"`` (default: mu_i >= max mu - epsilon) or ``"multiplicative"`` (mu_i >= (1 - epsilon) max mu).
 
     Raises
     ------
     InvalidInputError
-        Fewer than two arms, a negative or non-finite epsilon, an unknown kind, a Bernoulli or multiplicative
-        epsilon of 1 or more, or exponential arms with epsilon > 0.
+        Fewer than two arms, a negative or non-finite epsilon, an unknown kind, or a Bernoulli or multiplicative
+        epsilon of 1 or more.
     """
 
     def __init__(self, n_arms: int, epsilon: float = 0.0, family: ExponentialFamily | None = None,
@@ -75,10 +76,6 @@ class EpsilonGoodProblem(KArmedQuestion):
             raise InvalidInputError(f"unknown kind {kind!r}; valid: {', '.join(EPSILON_KINDS)}")
         if kind == "multiplicative" and epsilon >= 1:
             raise InvalidInputError(f"a multiplicative epsilon must be below 1, got {epsilon}")
-        if epsilon > 0 and isinstance(self.family, Exponential):
-            raise InvalidInputError("epsilon-good identification with epsilon > 0 is given for Gaussian, Bernoulli "
-                                    "and Poisson arms (the exponential family's divergence is not convex in the "
-                                    "second mean)")
         if epsilon >= 1 and self.family.name == "bernoulli":
             raise InvalidInputError(f"a Bernoulli epsilon must be below 1 (every arm is epsilon-good), got {epsilon}")
         self.epsilon, self.kind = float(epsilon), kind

@@ -9,14 +9,14 @@ families          the divergences of the Gaussian, Bernoulli, Poisson and expone
                   cvxpy form (linear minus a perspective) of the closest alternative of two arms
 pairs             questions whose alternatives swap the order of two arms: the model of 1 / T* =
                   max_w min_(i,j) f_ij(w), its pieces, and the pairs of best-arm and top-m identification
-shifted           pieces {lambda_j >= c lambda_i + s} on Gaussian, Bernoulli and Poisson arms (a Newton root
-                  each) and one answer's max-min by Garivier & Kaufmann's equalisation, certified
+shifted           pieces {lambda_j >= c lambda_i + s} on Gaussian, Bernoulli, Poisson and exponential arms (a
+                  Newton root each) and one answer's max-min by Garivier & Kaufmann's equalisation, certified
 epsilon_good      epsilon-good identification (additive or multiplicative): T* over the easiest correct answer
 levels            thresholding (which arms are above a level): one piece per arm, T* in closed form
 linear_arms       top m, thresholding and epsilon-good on linear arms: the min-max design on the
                   question's halfspaces
-bounded           the best (the top m, an epsilon-good arm) of arms with rewards in [0, 1], nothing else
-                  known: KL_inf, the pieces and T*, certified
+bounded           the best (the top m, an epsilon-good arm, additively or as a fraction of the best) of arms
+                  with rewards in [0, 1], nothing else known: KL_inf, the pieces and T*, certified
 bounded_programs  the cvxpy primals of KL_inf and of a pair's cost on [0, 1]: the references of the duals
 bounded_kernels   KL_inf, the pieces' closest common means and the equalisation of bounded arms, compiled
 cutting_planes    T* of questions whose pieces are pairs of arms (the best arm, the top m) from any concave
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         bounded_pieces,
         check_bounded_arms,
         check_shift,
+        epsilon_ends,
         kl_inf,
         kl_inf_rows,
     )
@@ -65,8 +66,8 @@ if TYPE_CHECKING:
 
 # each name is imported from its module on first access (``import optdesign`` loads no cvxpy)
 _EXPORTS = {
-    ".bounded": ("bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "check_shift", "kl_inf",
-                 "kl_inf_rows"),
+    ".bounded": ("bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "check_shift", "epsilon_ends",
+                 "kl_inf", "kl_inf_rows"),
     ".bounded_programs": ("kl_inf_program", "pair_cost_program"),
     ".certificate": ("best_mixture", "certified_bracket"),
     ".cutting_planes": ("pieces_of_pairs",),
@@ -95,6 +96,7 @@ __all__ = [
     "check_bounded_arms",
     "check_shift",
     "divergence",
+    "epsilon_ends",
     "epsilon_good_characteristic_time",
     "heteroscedastic_characteristic_time",
     "heteroscedastic_pieces",

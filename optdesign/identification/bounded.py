@@ -33,10 +33,11 @@ import numpy.typing as npt
 from ..errors import InvalidInputError
 from ..validation import as_count, as_matrix, as_nonnegative, as_tolerance, as_vector, unique_argmax
 from .cutting_planes import MAX_CUTS, cutting_plane_time, equalised_time, time_doc, top_m_time
+from .epsilon_good import EPSILON_KINDS
 from .pairs import IdentificationTime
 
-__all__ = ["bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "check_shift", "kl_inf",
-           "kl_inf_rows"]
+__all__ = ["bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "check_shift", "epsilon_ends",
+           "kl_inf", "kl_inf_rows"]
 
 #: how far a row of probabilities may sum from one (it is then renormalised)
 SUM_TOLERANCE = 1e-9
@@ -140,7 +141,8 @@ def kl_inf_rows(probs: np.ndarray, support: np.ndarray, x: float) -> np.ndarray:
 
 
 def bounded_pieces(probs: np.ndarray, support: np.ndarray, w: np.ndarray, *, best: int | None = None,
-                   gradients: bool = True, shift: float = 0.0) -> tuple[int, np.ndarray, np.ndarray | None, np.ndarray]:
+                   gradients: bool = True, shift: float = 0.0,
+                   scale: float = 1.0) -> tuple[int, np.ndarray, np.ndarray | None, np.ndarray]:
     """The pieces f_j(w) of best-arm identification among distributions on [0, 1] (module docstring); the arrays
     are taken as they are (the hot path: :func:`check_bounded_arms` checks them once).
 
@@ -158,14 +160,17 @@ def bounded_pieces(probs: np.ndarray, support: np.ndarray, w: np.ndarray, *, bes
     gradients : bool
         Also build the gradients (else None in their place).
     shift : float
-        epsilon in [0, 1): the pieces {lambda_j >= lambda_i + epsilon} of epsilon-good identification, min over x of
-        w_i K-(F_i, x) + w_j K+(F_j, x + epsilon) (0 where mu_j - epsilon >= mu_i); 0, best-arm identification's.
+        s in [0, 1): with ``scale`` c, the pieces {lambda_j >= c lambda_i + s} of epsilon-good identification, min
+        over x of w_i K-(F_i, x) + w_j K+(F_j, c x + s) (0 where mu_j >= c mu_i + s); s = 0 and c = 1 are best-arm
+        identification's, c = 1 and s = epsilon additive epsilon's.
+    scale : float
+        c >= 1: 1 / (1 - epsilon) for multiplicative epsilon (s = 0).
 
     Returns
     -------
     tuple
         ``(best, values, gradients, closest)``: the arm i, f_j(w) for every other arm j in increasing index (shape
-        (K - 1,)), their gradients (K-(F_i, x_j) in column i, K+(F_j, x_j + epsilon) in column j; shape (K - 1, K)),
+        (K - 1,)), their gradients (K-(F_i, x_j) in column i, K+(F_j, c x_j + s) in column j; shape (K - 1, K)),
         and the closest mean x_j of arm i in each piece.
     """
     from .bounded_kernels import pair_pieces
@@ -173,7 +178,7 @@ def bounded_pieces(probs: np.ndarray, support: np.ndarray, w: np.ndarray, *, bes
     P = np.ascontiguousarray(probs, dtype=float)
     s = np.ascontiguousarray(support, dtype=float)
     i = int(np.argmax(P @ s)) if best is None else int(best)
-    values, x, gi, gj = pair_pieces(P, s, np.asarray(w, dtype=float), i, float(shift))
+    values, x, gi, gj = pair_pieces(P, s, np.asarray(w, dtype=float), i, float(shift), float(scale))
     if not gradients:
         return i, values, None, x
     others = np.delete(np.arange(P.shape[0]), i)
@@ -207,48 +212,76 @@ def check_shift(epsilon: object) -> float:
     return shift
 
 
-def _values_and_gradients(P: np.ndarray, s: np.ndarray, w: np.ndarray, best: int | None = None,
-                          shift: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-    _, values, G, _ = bounded_pieces(P, s, w, best=best, shift=shift)
+def epsilon_ends(epsilon: object, kind: str = "additive") -> tuple[float, float]:
+    """The shift s and scale c of epsilon-good pieces {lambda_j >= c lambda_i + s} on [0, 1], checked: (epsilon, 1)
+    additively, (0, 1 / (1 - epsilon)) multiplicatively.
+
+    Parameters
+    ----------
+    epsilon : object
+        The slack, in [0, 1).
+    kind : str
+        ``"additive"`` or ``"multiplicative"``.
+
+    Returns
+    -------
+    tuple of float
+        ``(s, c)``.
+
+    Raises
+    ------
+    InvalidInputError
+        An epsilon :func:`check_shift` refuses, or an unknown kind.
+    """
+    epsilon = check_shift(epsilon)
+    if kind not in EPSILON_KINDS:
+        raise InvalidInputError(f"unknown kind {kind!r}; valid: {', '.join(EPSILON_KINDS)}")
+    return (epsilon, 1.0) if kind == "additive" else (0.0, 1.0 / (1.0 - epsilon))
+
+
+def _values_and_gradients(P: np.ndarray, s: np.ndarray, w: np.ndarray, best: int | None = None, shift: float = 0.0,
+                          scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    _, values, G, _ = bounded_pieces(P, s, w, best=best, shift=shift, scale=scale)
     assert G is not None
     return values, G
 
 
-def _anchored_time(P: np.ndarray, s: np.ndarray, answer: int, shift: float, method: str, solver: str | None,
-                   tol: float, max_cuts: int) -> IdentificationTime:
-    """The max-min of the pieces of one answer (its arm put shift above the others), certified: the equalisation
-    when asked and its certified gap is within tol, else the cutting planes. The equalisation assumes every piece
-    vanishes with either weight, true while every shifted pair stays inside [0, 1] (mu_answer < 1 - shift,
-    mu_j >= shift); outside, its answer is kept only when its certificate says so."""
+def _anchored_time(P: np.ndarray, s: np.ndarray, answer: int, ends: tuple[float, float], method: str,
+                   solver: str | None, tol: float, max_cuts: int) -> IdentificationTime:
+    """The max-min of the pieces of one answer (every other arm j kept below c mu_answer + s, ``ends`` = (s, c)),
+    certified: the equalisation when asked and its certified gap is within tol, else the cutting planes. The
+    equalisation assumes every piece vanishes with either weight, true while every moved pair stays inside [0, 1]
+    (c mu_answer + s < 1, mu_j >= s); outside, its answer is kept only when its certificate says so."""
     if method == "equalise":
         from .bounded_kernels import equalise
 
         start = time.perf_counter()
-        w, _ = equalise(P, s, answer, shift)
+        w, _ = equalise(P, s, answer, *ends)
         if np.all(np.isfinite(w)):
-            result = equalised_time(w, *_values_and_gradients(P, s, w, answer, shift), answer, "equalisation", start)
+            result = equalised_time(w, *_values_and_gradients(P, s, w, answer, *ends), answer, "equalisation", start)
             if result.gap <= tol:
                 return result
-    return cutting_plane_time(lambda w: _values_and_gradients(P, s, w, answer, shift), P.shape[0], answer,
+    return cutting_plane_time(lambda w: _values_and_gradients(P, s, w, answer, *ends), P.shape[0], answer,
                               solver=solver, tol=tol, max_cuts=max_cuts)
 
 
-def _epsilon_good_time(P: np.ndarray, s: np.ndarray, epsilon: float, method: str, solver: str | None, tol: float,
-                       max_cuts: int) -> IdentificationTime:
-    """T* of epsilon-good identification: the least max-min over the strictly epsilon-good answers i (every other
-    mean below theirs plus epsilon, beyond rounding), the lower bound the least of theirs. An answer is solved unless
-    its bound T_i >= 1 / min_j K-(F_i, mu_j - epsilon) (a piece is at most w_i K-(F_i, x) at x = mu_j - epsilon)
+def _epsilon_good_time(P: np.ndarray, s: np.ndarray, ends: tuple[float, float], method: str, solver: str | None,
+                       tol: float, max_cuts: int) -> IdentificationTime:
+    """T* of epsilon-good identification (``ends`` = (s, c): every other mean below c mu_i + s): the least max-min
+    over the strictly epsilon-good answers i (beyond rounding), the lower bound the least of theirs. An answer is
+    solved unless its bound T_i >= 1 / min_j K-(F_i, (mu_j - s) / c) (a piece is at most w_i K-(F_i, x) there)
     already exceeds the least T found: answers near the edge of epsilon-goodness have T near infinity."""
     means = P @ s
-    answers = [i for i in range(means.size) if np.all(np.delete(means, i) - epsilon < means[i] - ROUNDING)]
-    costs = np.array([kl_inf_rows(P, s, max(float(mj) - epsilon, 0.0)) for mj in means])  # [j, i]: K(F_i, mu_j - eps)
+    shift, scale = ends
+    answers = [i for i in range(means.size) if np.all(np.delete(means, i) < scale * means[i] + shift - ROUNDING)]
+    costs = np.array([kl_inf_rows(P, s, max((float(mj) - shift) / scale, 0.0)) for mj in means])  # [j, i]
     np.fill_diagonal(costs, np.inf)
     floors = {i: 1.0 / max(float(costs[:, i].min()), np.finfo(float).tiny) for i in answers}
     results: list[IdentificationTime] = []
     for i in sorted(answers, key=floors.__getitem__):
         if results and floors[i] >= min(r.value for r in results):
             break
-        results.append(_anchored_time(P, s, i, epsilon, method, solver, tol, max_cuts))
+        results.append(_anchored_time(P, s, i, ends, method, solver, tol, max_cuts))
     best = min(results, key=lambda r: r.value)
     lower = min(r.lower_bound for r in results)
     return replace(best, lower_bound=lower, gap=(best.value - lower) / best.value,
@@ -257,8 +290,8 @@ def _epsilon_good_time(P: np.ndarray, s: np.ndarray, epsilon: float, method: str
 
 @time_doc
 def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *, m: int = 1, epsilon: float = 0.0,
-                                method: str = "program", solver: str | None = None, tol: float = 1e-6,
-                                max_cuts: int = MAX_CUTS) -> IdentificationTime:
+                                kind: str = "additive", method: str = "program", solver: str | None = None,
+                                tol: float = 1e-6, max_cuts: int = MAX_CUTS) -> IdentificationTime:
     """T* and w* of best-arm, top-m or epsilon-good identification among distributions on [0, 1], certified (module
     docstring).
 
@@ -275,6 +308,9 @@ def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *,
         In [0, 1): any arm within epsilon of the best is a correct answer (m = 1). T* is the least, over the strictly
         epsilon-good answers i, of the max-min of the pieces {lambda_j >= lambda_i + epsilon}; the lower bound the
         least of theirs. 0: best-arm identification.
+    kind : str
+        ``"additive"`` (default: mu_i >= max mu - epsilon) or ``"multiplicative"`` (mu_i >= (1 - epsilon) max mu,
+        the pieces {lambda_j >= lambda_i / (1 - epsilon)}; a positive best mean).
     method : str
         ``"program"`` (default): cutting planes on a linear program; ``"equalise"``: the fast path, Garivier &
         Kaufmann's equalisation with these pieces (:func:`optdesign.identification.bounded_kernels.equalise`),
@@ -285,8 +321,8 @@ def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *,
     ------
     InvalidInputError
         Distributions :func:`check_bounded_arms` refuses, fewer than two arms, means that tie for the largest (the
-        m-th largest; at epsilon = 0), m outside [1, K), m > 1 with epsilon > 0, an epsilon outside [0, 1), or an
-        unknown method (the equalisation for m > 1).
+        m-th largest; at epsilon = 0), m outside [1, K), m > 1 with epsilon > 0, an epsilon outside [0, 1), an
+        unknown kind or method (the equalisation for m > 1), or a multiplicative epsilon whose best mean is 0.
     SolverError
         The linear program was not solved.
 
@@ -304,11 +340,13 @@ def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *,
     max_cuts = as_count(max_cuts, "max_cuts", minimum=1)
     if method not in ("program", "equalise"):
         raise InvalidInputError(f"method must be 'program' or 'equalise', got {method!r}")
-    epsilon = check_shift(epsilon)
-    if epsilon > 0:
+    ends = epsilon_ends(epsilon, kind)
+    if ends != (0.0, 1.0):
         if isinstance(m, bool) or m != 1:
             raise InvalidInputError(f"epsilon-good answers are single arms (m = 1), got m = {m!r}")
-        return _epsilon_good_time(P, s, epsilon, method, solver, tol, max_cuts)
+        if kind == "multiplicative" and not float((P @ s).max()) > 0:
+            raise InvalidInputError("a multiplicative epsilon needs a positive best mean (every mean is 0)")
+        return _epsilon_good_time(P, s, ends, method, solver, tol, max_cuts)
     if isinstance(m, bool) or m != 1:
         return top_m_time(lambda w, i: bounded_pieces(P, s, w, best=i)[1:3], P @ s, m, method, solver=solver,
                           tol=tol, max_cuts=max_cuts)

@@ -13,7 +13,7 @@ import numpy.typing as npt
 from .._lazy import cp
 from ..errors import InvalidInputError, SolverError
 from ..runtime.solvers import solve
-from ..validation import as_vector
+from ..validation import as_tolerance, as_vector
 from .bounded import check_bounded_arms, check_shift
 from .pairs import TIGHT
 
@@ -76,9 +76,10 @@ def kl_inf_program(probs: npt.ArrayLike, support: npt.ArrayLike, x: float, *, so
 
 
 def pair_cost_program(probs: npt.ArrayLike, support: npt.ArrayLike, w: npt.ArrayLike, best: int, other: int, *,
-                      shift: float = 0.0, solver: str | None = None) -> float:
+                      shift: float = 0.0, scale: float = 1.0, solver: str | None = None) -> float:
     """f_j(w) as one joint convex model: min w_i KL(F_i, G_i) + w_j KL(F_j, G_j) over distributions on [0, 1] with
-    mean(G_i) + shift <= mean(G_j) (module docstring), the reference of :func:`optdesign.identification.bounded_pieces`.
+    scale mean(G_i) + shift <= mean(G_j) (module docstring), the reference of
+    :func:`optdesign.identification.bounded_pieces`.
 
     Parameters
     ----------
@@ -89,7 +90,9 @@ def pair_cost_program(probs: npt.ArrayLike, support: npt.ArrayLike, w: npt.Array
     best, other : int
         The arms i and j.
     shift : float
-        epsilon >= 0: arm j's mean is put epsilon above arm i's (epsilon-good identification; 0, best-arm).
+        s in [0, 1): arm j's mean is put s above arm i's (additive epsilon-good identification; 0, best-arm).
+    scale : float
+        c > 0: arm j's mean is put above c times arm i's (multiplicative epsilon: 1 / (1 - epsilon)).
     solver : str, optional
         A conic solver with the exponential cone (default CLARABEL).
 
@@ -102,7 +105,7 @@ def pair_cost_program(probs: npt.ArrayLike, support: npt.ArrayLike, w: npt.Array
     ------
     InvalidInputError
         Distributions :func:`optdesign.identification.check_bounded_arms` refuses, negative weights, arms that are
-        not two different indices, or a shift outside [0, 1).
+        not two different indices, a shift outside [0, 1), or a scale that is not a positive number.
     SolverError
         The model was not solved.
     """
@@ -113,9 +116,10 @@ def pair_cost_program(probs: npt.ArrayLike, support: npt.ArrayLike, w: npt.Array
         raise InvalidInputError(f"w must be nonnegative and best, other two different arms of {P.shape[0]}, got "
                                 f"best={best!r}, other={other!r}")
     shift = check_shift(shift)
+    scale = as_tolerance(scale, "scale")  # a finite positive number
     atoms = _atoms(s)
     qi, di = _alternative(P[best], s, atoms)
     qj, dj = _alternative(P[other], s, atoms)
     program = cp.Problem(cp.Minimize(wt[best] * di + wt[other] * dj),
-                         [cp.sum(qi) == 1, cp.sum(qj) == 1, atoms @ qi + shift <= atoms @ qj])
+                         [cp.sum(qi) == 1, cp.sum(qj) == 1, scale * (atoms @ qi) + shift <= atoms @ qj])
     return _solved(program, solver, "the pair's model")

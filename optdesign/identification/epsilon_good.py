@@ -9,8 +9,8 @@ With several correct answers the lower bound takes the easiest one to certify,
 f_ij the shifted piece {lambda : lambda_j >= lambda_i + epsilon}. For Gaussian arms the best arm is that easiest
 answer (its shifted gaps are the largest, pair by pair, and the pieces depend on the gaps only), so T* is the
 declarative cvxpy model :class:`optdesign.identification.PairsModel` on the best arm's pairs with shifts epsilon, as
-for epsilon = 0 on every family. On Bernoulli and Poisson arms with epsilon > 0 the location matters (a Bernoulli arm
-near 1 is cheaper to certify), so every epsilon-good arm is solved by the equalisation of
+for epsilon = 0 on every family. On Bernoulli, Poisson and exponential arms with epsilon > 0 the location matters (a
+Bernoulli arm near 1 is cheaper to certify), so every epsilon-good arm is solved by the equalisation of
 :mod:`optdesign.identification.shifted`, each certified by weak duality, and the smallest T is kept; its lower bound
 is the smallest of the certified ones. The multiplicative question's pieces {lambda_j >= lambda_i / (1 - epsilon)} are
 scaled rather than shifted, and every epsilon-good arm is solved the same way, on Gaussian arms too.
@@ -48,7 +48,7 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
         The slack, >= 0 (additive: below 1 for Bernoulli arms; multiplicative: below 1); 0 is best-arm
         identification.
     family : str
-        ``"gaussian"`` (default), ``"bernoulli"`` or ``"poisson"``; ``"exponential"`` for epsilon = 0 only.
+        ``"gaussian"`` (default), ``"bernoulli"``, ``"poisson"`` or ``"exponential"``.
     sigma : float
         The Gaussian sigma (default 1).
     solver : str, optional
@@ -71,7 +71,7 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
     InvalidInputError
         An unknown family, kind or solver, a tol that is not positive, means outside its space, a tie for the best
         arm, a negative or non-finite epsilon, a Bernoulli or multiplicative epsilon of 1 or more, a multiplicative
-        question whose best mean is not positive, or epsilon > 0 on exponential arms.
+        question whose best mean is not positive.
     SolverError
         No solver answered, or a root of the equalisation did not converge.
 

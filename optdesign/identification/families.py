@@ -152,8 +152,10 @@ def divergence(x: npt.ArrayLike, y: npt.ArrayLike, family: Family, sigma: float 
         d = xlogy(x, x) - xlogy(x, y) + xlogy(1.0 - x, 1.0 - x) - xlogy(1.0 - x, 1.0 - y)
     elif family == "poisson":
         d = xlogy(x, x) - xlogy(x, y) - x + y
-    else:
-        d = x / y - 1.0 - np.log(x / y)
+    else:  # r - 1 - log r at r = x / y, which grows as r at r = inf (y = 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = x / y
+            d = np.where(np.isinf(r), np.inf, r - 1.0 - np.log(r))
     return np.asarray(np.maximum(d, 0.0))
 
 

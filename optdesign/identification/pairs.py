@@ -8,9 +8,9 @@ needs in the order i above j. The least-cost move of such a piece at weights w i
     f_ij(w) = inf_{lambda_j - lambda_i >= s} w_i d(mu_i, lambda_i) + w_j d(mu_j, lambda_j),
 
 0 when mu_i - mu_j <= s, and for s = 0 the family's closed form at the weighted mean (linear minus a perspective:
-concave, disciplined convex). For Gaussian arms a shift s moves mu_j to mu_j - s; on Bernoulli and Poisson arms the
-shifted pieces are 1-D convex minimisations (:mod:`optdesign.identification.shifted`), which the cvxpy model below
-does not take.
+concave, disciplined convex). For Gaussian arms a shift s moves mu_j to mu_j - s; on Bernoulli, Poisson and
+exponential arms the shifted pieces are 1-D minimisations with one stationary point
+(:mod:`optdesign.identification.shifted`), which the cvxpy model below does not take.
 The characteristic time (Garivier & Kaufmann 2016, Thm 1; E[tau] >= T* kl(delta, 1 - delta)) is
 
     1 / T* = max_{w in simplex} min_(i,j) f_ij(w),
@@ -177,11 +177,10 @@ def pair_pieces(means: npt.ArrayLike, pairs: npt.ArrayLike, w: npt.ArrayLike, *,
     sigma : float
         The Gaussian sigma.
     shifts : array_like, shape (J,), optional
-        The shifts s of the pieces (default 0): any for Gaussian arms, s >= 0 for Bernoulli (s < 1) and Poisson
-        ones (:mod:`optdesign.identification.shifted`), none for exponential ones.
+        The shifts s of the pieces (default 0): any for Gaussian arms, s >= 0 for Bernoulli (s < 1), Poisson and
+        exponential ones (:mod:`optdesign.identification.shifted`).
     scales : array_like, shape (J,), optional
-        Scales c > 0 of the pieces {lambda_j >= c lambda_i + s} (default 1; multiplicative epsilon-good questions);
-        Gaussian, Bernoulli and Poisson arms.
+        Scales c > 0 of the pieces {lambda_j >= c lambda_i + s} (default 1; multiplicative epsilon-good questions).
 
     Returns
     -------

@@ -8,11 +8,13 @@ c = 1 / (1 - epsilon), s = 0) of an alternative set has, at weights w, the least
 
 [a, b] = [max((mu_j - s) / c, lo, (lo - s) / c), min(mu_i, (hi - s) / c)] with [lo, hi] the family's mean space, and
 f_ij = 0 when c mu_i + s <= mu_j. For Gaussian arms with c = 1 the shift only moves mu_j
-(:func:`optdesign.identification.pair_pieces` has the closed form); on Gaussian, Bernoulli and Poisson arms d(mu, .)
-is convex, so x is the root of w_i d'(mu_i, x) + c w_j d'(mu_j, c x + s) = 0, with d'(mu, l) = (l - mu) / V(l) the
-derivative in the second mean, found here by safeguarded Newton steps. The gradient of f_ij is (d(mu_i, x),
-d(mu_j, c x + s)) (envelope theorem). The exponential family is refused: its d(mu, .) is not convex, and such a piece
-may have two local minima.
+(:func:`optdesign.identification.pair_pieces` has the closed form); otherwise x is the root of
+w_i d'(mu_i, x) + c w_j d'(mu_j, c x + s) = 0, with d'(mu, l) = (l - mu) / V(l) the derivative in the second mean,
+found here by safeguarded Newton steps. The root is unique on every family: d(mu, .) is convex on Gaussian,
+Bernoulli and Poisson arms; on exponential arms (V(l) = l^2) it is concave past l = 2 mu, yet with v = c x + s the
+condition reads w_i (mu_i - x) / x^2 = c w_j (v - mu_j) / v^2, and the log of the ratio of its sides has derivative
+-1 / (mu_i - x) - 2 / x - c / (v - mu_j) + 2 c / v < 0 on (a, b) (2 c / v <= 2 / x as s >= 0): one crossing, the
+global minimum. The gradient of f_ij is (d(mu_i, x), d(mu_j, c x + s)) (envelope theorem).
 
 The characteristic time of epsilon-good identification, which has several correct answers (Degenne & Koolen,
 NeurIPS 2019), is
@@ -23,7 +25,8 @@ Each anchor i is solved by Garivier & Kaufmann's (2016, Thm 5) equalisation writ
 pieces all equal y w_i; for pair j, r_j = w_j / w_i = -d'(mu_i, x_j) / (c d'(mu_j, c x_j + s)) and
 y = d(mu_i, x_j) + r_j d(mu_j, c x_j + s) fix x_j(y) (a pair with d(mu_i, b_j) >= y is slack, r_j = 0: a Bernoulli
 arm near 1 bounds lambda_i by (1 - s) / c without a pull of j), and y* is the root of
-sum_j d(mu_i, x_j) / d(mu_j, c x_j + s) = 1. Each answer is certified by weak duality with GK's multipliers
+sum_j d(mu_i, x_j) / d(mu_j, c x_j + s) = 1 (r_j is decreasing in x_j on every family, by the same derivative on
+exponential arms, so x_j(y) is unique). Each answer is certified by weak duality with GK's multipliers
 p_j ~ 1 / d(mu_j, c x_j + s) (:func:`optdesign.identification.certificate.certified_bracket`).
 """
 
@@ -41,8 +44,8 @@ from .families import Family, divergence
 
 __all__ = ["anchored_time", "as_finite", "check_shifted_family", "scales_of", "shifted_pieces"]
 
-#: families whose divergence d(mu, .) is convex in the second mean (the shifted pieces' Newton roots are unique)
-CONVEX_FAMILIES = ("gaussian", "bernoulli", "poisson")
+#: families the shifted pieces cover (module docstring: each piece's Newton root is unique)
+SHIFTED_FAMILIES = ("gaussian", "bernoulli", "poisson", "exponential")
 #: Newton steps of a root before giving up, the relative size of a step that counts as converged, and of the value
 #: (against its terms) that a converged step must have
 MAX_STEPS = 200
@@ -67,31 +70,40 @@ def _slope(mu: np.ndarray, lam: np.ndarray, family: Family, sigma: float) -> tup
         return (lam - mu) / sigma**2, np.full(np.shape(lam), 1.0 / sigma**2)
     if family == "poisson":
         return (lam - mu) / lam, mu / lam**2
+    if family == "exponential":
+        return (lam - mu) / lam**2, (2.0 * mu - lam) / lam**3
     return (lam - mu) / (lam * (1.0 - lam)), mu / lam**2 + (1.0 - mu) / (1.0 - lam) ** 2
 
 
 def _newton(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]], x: np.ndarray, lo: np.ndarray,
             hi: np.ndarray, what: str) -> np.ndarray:
-    """Roots of an increasing function on [lo, hi] (fun gives its value, slope and the size of the terms it sums), by
-    Newton steps kept inside the bracket (its midpoint where a step would leave it or is not finite), elementwise from
-    x. An entry has converged when its bracket is below CONVERGED of its point, or when its step is and its value is
-    below RESIDUAL of its terms (a tiny step next to a pole of the function, where the value is huge, is not a root);
-    one more step (quadratic convergence) then reaches the rounding of the root."""
+    """Roots of a function on [lo, hi] that crosses 0 once, upwards (fun gives its value, slope and the size of the
+    terms it sums), by Newton steps kept inside the bracket (its midpoint where a step would leave it, is not finite,
+    or follows a slope that is not positive), elementwise from x. An entry has converged when its bracket is below
+    CONVERGED of its point, or when its step is and its value is below RESIDUAL of its terms (a tiny step next to a
+    pole of the function, where the value is huge, is not a root); one more step (quadratic convergence) then reaches
+    the rounding of the root."""
     x = np.clip(x, lo, hi)
     width = np.where(np.isfinite(hi - lo), hi - lo, 1.0)
     for _ in range(MAX_STEPS):
         g, slope, size = fun(x)
         lo, hi = np.where(g < 0, x, lo), np.where(g > 0, x, hi)
         new = x - g / slope
-        inside = np.isfinite(new) & (new >= lo) & (new <= hi)
+        inside = np.isfinite(new) & (slope > 0) & (new >= lo) & (new <= hi)
         new = np.where(g == 0, x, np.where(inside, new, 0.5 * (lo + hi)))
-        step = np.abs(new - x)
+        step, previous = np.abs(new - x), x
         x = new
         tol = CONVERGED * np.maximum(np.abs(x), width)  # a root at 0 (a boundary) is read against the bracket
-        if np.all((hi - lo <= tol) | ((step <= tol) & (np.abs(g) <= RESIDUAL * size))):
+        small = np.abs(g) <= RESIDUAL * size
+        if np.all((hi - lo <= tol) | ((step <= tol) & small)):
             g, slope, _ = fun(x)
             last = x - g / slope
             return np.where(np.isfinite(last) & (last >= lo) & (last <= hi), last, x)
+        # a step below tol at a value that is not small (cancellation in the terms, or a pole beside x): step over the
+        # root by tol (or to the bracket's midpoint, if that leaves it), so that the bracket closes on the root
+        over = previous - np.sign(g) * tol
+        over = np.where((over > lo) & (over < hi), over, 0.5 * (lo + hi))
+        x = np.where((step <= tol) & ~small & (g != 0), over, x)
     raise SolverError(f"the Newton steps of {what} did not converge")
 
 
@@ -136,7 +148,7 @@ def shifted_pieces(means: np.ndarray, pairs: np.ndarray, w: np.ndarray, shifts: 
     shifts : numpy.ndarray, shape (J,)
         The shifts s >= 0 (below 1 for Bernoulli arms).
     family : str
-        ``"gaussian"``, ``"bernoulli"`` or ``"poisson"``.
+        ``"gaussian"``, ``"bernoulli"``, ``"poisson"`` or ``"exponential"``.
     sigma : float
         The Gaussian sigma.
     scales : numpy.ndarray, shape (J,), optional
@@ -150,7 +162,7 @@ def shifted_pieces(means: np.ndarray, pairs: np.ndarray, w: np.ndarray, shifts: 
     Raises
     ------
     InvalidInputError
-        The exponential family, a negative shift, a Bernoulli shift of 1 or more, or a scale that is not positive.
+        An unknown family, a negative shift, a Bernoulli shift of 1 or more, or a scale that is not positive.
     SolverError
         A root did not converge.
     """
@@ -223,7 +235,7 @@ def scales_of(scales: npt.ArrayLike | None, J: int) -> np.ndarray:
 
 
 def check_shifted_family(family: Family, shifts: npt.ArrayLike, scales: npt.ArrayLike = 1.0) -> None:
-    """Refuse what the shifted pieces do not cover: the exponential family, negative shifts, a Bernoulli shift >= 1,
+    """Refuse what the shifted pieces do not cover: a family they do not know, negative shifts, a Bernoulli shift >= 1,
     scales that are not positive.
 
     Parameters
@@ -243,9 +255,9 @@ def check_shifted_family(family: Family, shifts: npt.ArrayLike, scales: npt.Arra
     s = np.asarray(shifts, dtype=float)
     if not np.all(np.asarray(scales, dtype=float) > 0):
         raise InvalidInputError("scales must be positive")
-    if family not in CONVEX_FAMILIES:
-        raise InvalidInputError(f"shifted pieces (epsilon-good questions) are given for the families with a convex "
-                                f"divergence d(mu, .) ({', '.join(CONVEX_FAMILIES)}), not {family}")
+    if family not in SHIFTED_FAMILIES:
+        raise InvalidInputError(f"shifted pieces (epsilon-good questions) are given for the families "
+                                f"{', '.join(SHIFTED_FAMILIES)}, not {family}")
     if np.any(s < 0):
         raise InvalidInputError("shifts must be >= 0")
     if family == "bernoulli" and np.any(s >= 1):
@@ -265,7 +277,7 @@ def anchored_time(means: np.ndarray, anchor: int, shift: float, family: Family, 
     shift : float
         s >= 0.
     family : str
-        ``"gaussian"``, ``"bernoulli"`` or ``"poisson"``.
+        ``"gaussian"``, ``"bernoulli"``, ``"poisson"`` or ``"exponential"``.
     sigma : float
         The Gaussian sigma.
     scale : float
