@@ -151,7 +151,7 @@ def test_the_theory_threshold_errs_at_most_delta():
 
 @pytest.mark.parametrize(("text", "instance", "error", "match"), [
     ("lingame", INSTANCE, MissingCapability, "lingame needs optimism"),
-    ("top-two:problem=multiplicative-epsilon-good:epsilon=0.1", INSTANCE, InvalidInputError, "not bounded"),
+    ("top-two:problem=multiplicative-epsilon-good:epsilon=1", INSTANCE, InvalidInputError, "below 1"),
     ("top-two", "bounded:means=1.2/0.5", InvalidInputError, r"\[0, 1\]"),
     ("top-two", "bounded:means=0.7/0.5,seed=2", InvalidInputError, "not both"),
     ("top-two", "bounded:means=0.7/0.5,levels=1", InvalidInputError, "levels must be at least 2"),

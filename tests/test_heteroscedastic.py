@@ -148,7 +148,7 @@ def test_the_theory_threshold_errs_at_most_delta(question):
 
 @pytest.mark.parametrize(("text", "instance", "error", "match"), [
     ("lingame", INSTANCE, MissingCapability, "lingame needs optimism"),
-    ("top-two:problem=multiplicative-epsilon-good:epsilon=0.1", INSTANCE, InvalidInputError, "not heteroscedastic"),
+    ("top-two:problem=multiplicative-epsilon-good:epsilon=1", INSTANCE, InvalidInputError, "below 1"),
     ("top-two:threshold=kk21", INSTANCE, InvalidInputError, "kk21"),
     ("top-two:problem=unknown-variances:statistic=t", INSTANCE, InvalidInputError, "statistic must be one of"),
     ("top-two", "heteroscedastic:means=1/0.5,sigmas=1", InvalidInputError, "one standard deviation per arm"),

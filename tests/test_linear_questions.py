@@ -214,7 +214,7 @@ def test_too_many_pairs_are_refused_before_they_are_formed():
     (lambda: LinearTopMProblem(np.eye(2), None, 2), "below the number of items"),
     (lambda: LinearThresholdProblem(np.eye(2), np.ones((63, 2)), 0.0), "at most 62 items"),
     (lambda: run(make_algorithm("fws:problem=multiplicative-epsilon-good:epsilon=0.1"), parse_instance("soare:d=3"),
-                 0.1, seed=0), "asked of karmed instances, not linear"),
+                 0.1, seed=0), "asked of karmed and heteroscedastic and bounded instances, not linear"),
     (lambda: run(PureExploration(TopTwo(beta=0.3), problem="top-m:m=2"), parse_instance("soare:d=3"), 0.1, seed=0),
      "one pull tests the pair"),
     (lambda: run(PureExploration(TopTwo(leader="ucb"), problem="threshold:level=0.1"), parse_instance("soare:d=3"),
