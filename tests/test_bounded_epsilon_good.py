@@ -166,6 +166,23 @@ def test_bad_input_is_refused_clearly(text, match):
         run(make_algorithm(text), parse_instance(TWO_GOOD), 0.1, seed=0)
 
 
+@pytest.mark.parametrize(("shift", "scale"), [(-0.1, 1.0), (1.0, 1.0), (np.nan, 1.0), (0.0, 0.0), (0.0, -1.0),
+                                            (0.0, np.inf), (0.0, np.nan)])
+def test_the_pieces_refuse_a_bad_shift_or_scale(shift, scale):
+    support = np.array([0.0, 1.0])
+    with pytest.raises(InvalidInputError, match="shift must lie"):
+        bounded_pieces(np.array([[0.2, 0.8], [0.6, 0.4]]), support, np.ones(2), shift=shift, scale=scale)
+
+
+@pytest.mark.parametrize(("epsilon", "kind", "match"), [
+    (-0.1, "additive", "epsilon"), (np.nan, "additive", "epsilon"), ("0.1", "additive", "epsilon"),
+    (1.0, "multiplicative", "below 1"), (0.1, "relative", "unknown kind"),
+])
+def test_the_question_ends_refuse_bad_input(epsilon, kind, match):
+    with pytest.raises(InvalidInputError, match=match):
+        od.identification.epsilon_ends(epsilon, kind)
+
+
 def test_a_multiplicative_question_needs_a_positive_best_mean():
     with pytest.raises(InvalidInputError, match="positive best mean"):
         od.bounded_characteristic_time([[1.0, 0.0], [1.0, 0.0]], [0.0, 1.0], epsilon=0.1, kind="multiplicative")

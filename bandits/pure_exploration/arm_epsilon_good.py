@@ -37,13 +37,12 @@ from numpy.typing import ArrayLike
 
 from optdesign.errors import InvalidInputError
 from optdesign.identification import (
-    EPSILON_KINDS,
     bounded_characteristic_time,
     bounded_pieces,
+    check_shift,
     epsilon_ends,
     heteroscedastic_characteristic_time,
 )
-from optdesign.validation import as_nonnegative
 
 from .arm_pairs import ORACLE_TOL, ArmPairsProblem
 from .bounded import BoundedProblem
@@ -124,7 +123,7 @@ class BoundedEpsilonGoodProblem(EpsilonGoodArms, BoundedProblem):
 
     def __init__(self, n_arms: int, support: Any, epsilon: float = 0.0, kind: str = "additive") -> None:
         super().__init__(n_arms, support)
-        self.ends = epsilon_ends(epsilon, kind)
+        self.ends = epsilon_ends(check_shift(epsilon), kind)
         self.epsilon, self.kind = float(epsilon), kind
 
     @classmethod
@@ -210,13 +209,8 @@ class HeteroscedasticEpsilonGoodProblem(EpsilonGoodArms, HeteroscedasticProblem)
     def __init__(self, n_arms: int, epsilon: float = 0.0, statistic: str = "ev", sigmas: ArrayLike | None = None,
                  kind: str = "additive") -> None:
         super().__init__(n_arms, statistic, sigmas)
-        self.epsilon = as_nonnegative(epsilon, "epsilon")
-        if kind not in EPSILON_KINDS:
-            raise InvalidInputError(f"unknown kind {kind!r}; valid: {', '.join(EPSILON_KINDS)}")
-        if kind == "multiplicative" and self.epsilon >= 1:
-            raise InvalidInputError(f"a multiplicative epsilon must be below 1, got {self.epsilon}")
-        self.kind = kind
-        self.ends = (self.epsilon, 1.0) if kind == "additive" else (0.0, 1.0 / (1.0 - self.epsilon))
+        self.ends = epsilon_ends(epsilon, kind)
+        self.epsilon, self.kind = float(epsilon), kind
 
     @classmethod
     def of_environment(cls, env: HeteroscedasticBandit, statistic: str = "ev", known: bool = False,

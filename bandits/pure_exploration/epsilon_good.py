@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from optdesign.errors import InvalidInputError
-from optdesign.identification import EPSILON_KINDS, PairsModel, epsilon_good_characteristic_time, pair_pieces
-from optdesign.validation import as_nonnegative, unique_argmax
+from optdesign.identification import PairsModel, epsilon_ends, epsilon_good_characteristic_time, pair_pieces
+from optdesign.validation import unique_argmax
 
 from .families import ExponentialFamily, Gaussian
 from .karmed import KArmedProblem
@@ -71,17 +71,13 @@ class EpsilonGoodProblem(KArmedQuestion):
     def __init__(self, n_arms: int, epsilon: float = 0.0, family: ExponentialFamily | None = None,
                  kind: str = "additive") -> None:
         super().__init__(n_arms, family if family is not None else Gaussian())
-        epsilon = as_nonnegative(epsilon, "epsilon")
-        if kind not in EPSILON_KINDS:
-            raise InvalidInputError(f"unknown kind {kind!r}; valid: {', '.join(EPSILON_KINDS)}")
-        if kind == "multiplicative" and epsilon >= 1:
-            raise InvalidInputError(f"a multiplicative epsilon must be below 1, got {epsilon}")
+        # the pieces {lambda_j >= c lambda_b + s}: (s, c) = (epsilon, 1) or (0, 1 / (1 - epsilon))
+        self._shift, self._scale = epsilon_ends(epsilon, kind)
+        epsilon = float(epsilon)
         if epsilon >= 1 and self.family.name == "bernoulli":
             raise InvalidInputError(f"a Bernoulli epsilon must be below 1 (every arm is epsilon-good), got {epsilon}")
-        self.epsilon, self.kind = float(epsilon), kind
+        self.epsilon, self.kind = epsilon, kind
         self.sigma = float(getattr(self.family, "sigma", 1.0))
-        # the pieces {lambda_j >= c lambda_b + s}: (c, s) = (1, epsilon) or (1 / (1 - epsilon), 0)
-        self._scale, self._shift = (1.0, self.epsilon) if kind == "additive" else (1.0 / (1.0 - self.epsilon), 0.0)
         self._model: PairsModel | None = None
         self._model_best = -1
 

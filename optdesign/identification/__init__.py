@@ -39,14 +39,13 @@ if TYPE_CHECKING:
         bounded_pieces,
         check_bounded_arms,
         check_shift,
-        epsilon_ends,
         kl_inf,
         kl_inf_rows,
     )
     from .bounded_programs import kl_inf_program, pair_cost_program
     from .certificate import best_mixture, certified_bracket
     from .cutting_planes import pieces_of_pairs
-    from .epsilon_good import EPSILON_KINDS, epsilon_good_characteristic_time
+    from .epsilon_good import EPSILON_KINDS, epsilon_ends, epsilon_good_characteristic_time
     from .families import FAMILIES, divergence
     from .levels import level_pieces, threshold_characteristic_time
     from .linear_arms import (
@@ -66,12 +65,12 @@ if TYPE_CHECKING:
 
 # each name is imported from its module on first access (``import optdesign`` loads no cvxpy)
 _EXPORTS = {
-    ".bounded": ("bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "check_shift", "epsilon_ends",
-                 "kl_inf", "kl_inf_rows"),
+    ".bounded": ("bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "check_shift", "kl_inf",
+                 "kl_inf_rows"),
     ".bounded_programs": ("kl_inf_program", "pair_cost_program"),
     ".certificate": ("best_mixture", "certified_bracket"),
     ".cutting_planes": ("pieces_of_pairs",),
-    ".epsilon_good": ("EPSILON_KINDS", "epsilon_good_characteristic_time"),
+    ".epsilon_good": ("EPSILON_KINDS", "epsilon_ends", "epsilon_good_characteristic_time"),
     ".families": ("FAMILIES", "divergence"),
     ".levels": ("level_pieces", "threshold_characteristic_time"),
     ".linear_arms": ("linear_epsilon_good_characteristic_time", "linear_threshold_characteristic_time",

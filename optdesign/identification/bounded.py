@@ -33,11 +33,11 @@ import numpy.typing as npt
 from ..errors import InvalidInputError
 from ..validation import as_count, as_matrix, as_nonnegative, as_tolerance, as_vector, unique_argmax
 from .cutting_planes import MAX_CUTS, cutting_plane_time, equalised_time, time_doc, top_m_time
-from .epsilon_good import EPSILON_KINDS
+from .epsilon_good import epsilon_ends
 from .pairs import IdentificationTime
 
-__all__ = ["bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "check_shift", "epsilon_ends",
-           "kl_inf", "kl_inf_rows"]
+__all__ = ["bounded_characteristic_time", "bounded_pieces", "check_bounded_arms", "check_shift", "kl_inf",
+           "kl_inf_rows"]
 
 #: how far a row of probabilities may sum from one (it is then renormalised)
 SUM_TOLERANCE = 1e-9
@@ -172,12 +172,21 @@ def bounded_pieces(probs: np.ndarray, support: np.ndarray, w: np.ndarray, *, bes
         ``(best, values, gradients, closest)``: the arm i, f_j(w) for every other arm j in increasing index (shape
         (K - 1,)), their gradients (K-(F_i, x_j) in column i, K+(F_j, c x_j + s) in column j; shape (K - 1, K)),
         and the closest mean x_j of arm i in each piece.
+
+    Raises
+    ------
+    InvalidInputError
+        A shift outside [0, 1) or a scale that is not a finite positive number (the two numbers are checked; the
+        arrays are not).
     """
     from .bounded_kernels import pair_pieces
 
     P = np.ascontiguousarray(probs, dtype=float)
     s = np.ascontiguousarray(support, dtype=float)
     i = int(np.argmax(P @ s)) if best is None else int(best)
+    if not (0.0 <= shift < 1.0 and 0.0 < scale < np.inf):  # NaN fails both
+        raise InvalidInputError(f"shift must lie in [0, 1) and scale be a finite positive number, got shift = "
+                                f"{shift!r}, scale = {scale!r}")
     values, x, gi, gj = pair_pieces(P, s, np.asarray(w, dtype=float), i, float(shift), float(scale))
     if not gradients:
         return i, values, None, x
@@ -210,33 +219,6 @@ def check_shift(epsilon: object) -> float:
     if shift >= 1.0:
         raise InvalidInputError(f"epsilon must be below 1 on [0, 1] (no arm lies 1 above another), got {shift}")
     return shift
-
-
-def epsilon_ends(epsilon: object, kind: str = "additive") -> tuple[float, float]:
-    """The shift s and scale c of epsilon-good pieces {lambda_j >= c lambda_i + s} on [0, 1], checked: (epsilon, 1)
-    additively, (0, 1 / (1 - epsilon)) multiplicatively.
-
-    Parameters
-    ----------
-    epsilon : object
-        The slack, in [0, 1).
-    kind : str
-        ``"additive"`` or ``"multiplicative"``.
-
-    Returns
-    -------
-    tuple of float
-        ``(s, c)``.
-
-    Raises
-    ------
-    InvalidInputError
-        An epsilon :func:`check_shift` refuses, or an unknown kind.
-    """
-    epsilon = check_shift(epsilon)
-    if kind not in EPSILON_KINDS:
-        raise InvalidInputError(f"unknown kind {kind!r}; valid: {', '.join(EPSILON_KINDS)}")
-    return (epsilon, 1.0) if kind == "additive" else (0.0, 1.0 / (1.0 - epsilon))
 
 
 def _values_and_gradients(P: np.ndarray, s: np.ndarray, w: np.ndarray, best: int | None = None, shift: float = 0.0,
@@ -340,7 +322,7 @@ def bounded_characteristic_time(probs: npt.ArrayLike, support: npt.ArrayLike, *,
     max_cuts = as_count(max_cuts, "max_cuts", minimum=1)
     if method not in ("program", "equalise"):
         raise InvalidInputError(f"method must be 'program' or 'equalise', got {method!r}")
-    ends = epsilon_ends(epsilon, kind)
+    ends = epsilon_ends(check_shift(epsilon), kind)
     if ends != (0.0, 1.0):
         if isinstance(m, bool) or m != 1:
             raise InvalidInputError(f"epsilon-good answers are single arms (m = 1), got m = {m!r}")

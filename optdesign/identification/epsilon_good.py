@@ -29,10 +29,39 @@ from .families import check_family, check_means
 from .pairs import IdentificationTime, PairsModel, pair_pieces
 from .shifted import anchored_time, check_shifted_family
 
-__all__ = ["EPSILON_KINDS", "epsilon_good_characteristic_time"]
+__all__ = ["EPSILON_KINDS", "epsilon_ends", "epsilon_good_characteristic_time"]
 
 #: the two readings of epsilon
 EPSILON_KINDS = ("additive", "multiplicative")
+
+
+def epsilon_ends(epsilon: object, kind: str = "additive") -> tuple[float, float]:
+    """The shift s and scale c of the epsilon-good pieces {lambda_j >= c lambda_i + s}, checked: (epsilon, 1)
+    additively, (0, 1 / (1 - epsilon)) multiplicatively.
+
+    Parameters
+    ----------
+    epsilon : object
+        The slack, >= 0 (below 1 for the multiplicative question).
+    kind : str
+        ``"additive"`` or ``"multiplicative"``.
+
+    Returns
+    -------
+    tuple of float
+        ``(s, c)``.
+
+    Raises
+    ------
+    InvalidInputError
+        A negative or non-finite epsilon, an unknown kind, or a multiplicative epsilon of 1 or more.
+    """
+    epsilon = as_nonnegative(epsilon, "epsilon")
+    if kind not in EPSILON_KINDS:
+        raise InvalidInputError(f"unknown kind {kind!r}; valid: {', '.join(EPSILON_KINDS)}")
+    if kind == "multiplicative" and epsilon >= 1:
+        raise InvalidInputError(f"a multiplicative epsilon must be below 1, got {epsilon}")
+    return (epsilon, 1.0) if kind == "additive" else (0.0, 1.0 / (1.0 - epsilon))
 
 
 def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, family: str = "gaussian",
@@ -89,21 +118,18 @@ def epsilon_good_characteristic_time(means: npt.ArrayLike, epsilon: float, *, fa
         from ..runtime.solvers import solver_chain
 
         solver_chain(solver)  # it refuses non-strings itself
-    epsilon = as_nonnegative(epsilon, "epsilon")
+    shift, scale = epsilon_ends(epsilon, kind)
+    epsilon = float(epsilon)
     order = np.argsort(-mu, kind="stable")
     if mu[order[0]] == mu[order[1]]:
         raise InvalidInputError("the best arm is not unique (a tie at the largest mean)")
     best = int(order[0])
-    if kind not in EPSILON_KINDS:
-        raise InvalidInputError(f"unknown kind {kind!r}; valid: {', '.join(EPSILON_KINDS)}")
     if epsilon == 0 or (fam == "gaussian" and kind == "additive"):
         pairs = np.column_stack([np.full(mu.size - 1, best), np.delete(np.arange(mu.size), best)])
         return PairsModel(mu.size, pairs, family=fam, sigma=sigma).solve(mu, shifts=epsilon, solver=solver, tol=tol)
-    if kind == "multiplicative" and not (epsilon < 1 and mu[best] > 0):
-        raise InvalidInputError(f"a multiplicative epsilon must be below 1 and the best mean positive, got epsilon = "
-                                f"{epsilon} and best mean {mu[best]:.6g}")
-    shift, scale, good = ((float(epsilon), 1.0, mu[best] - epsilon) if kind == "additive"
-                          else (0.0, 1.0 / (1.0 - epsilon), (1.0 - epsilon) * mu[best]))
+    if kind == "multiplicative" and not mu[best] > 0:
+        raise InvalidInputError(f"a multiplicative epsilon needs a positive best mean, got {mu[best]:.6g}")
+    good = mu[best] - epsilon if kind == "additive" else (1.0 - epsilon) * mu[best]
     check_shifted_family(fam, shift, scale)
     start = time.perf_counter()
     anchors = np.flatnonzero(mu >= good)
