@@ -88,7 +88,8 @@ PARTS = [("whole runs", "bandits/run.py", "run"), ("re-solves", "multiagent/algo
          ("  initial working set", ("exact/constraint_generation.py", "exact/working_set.py"), "initial_working_set"),
          ("stopping rule (GLRT)", "pure_exploration/policy.py", "stopped"),
          ("sampling joint actions", "inference/marginals.py", "sample_joint_actions"),
-         ("law of the joint actions", "inference/marginals.py", "joint_action_probabilities")]
+         ("law of the joint actions", "inference/marginals.py", "joint_action_probabilities"),
+         ("tracking the joint actions", "core/tracking.py", "track")]
 
 
 def profile_worker(cell: str, runs: int) -> None:

@@ -27,11 +27,14 @@ recommendation. They differ only in the sampling rule:
   tables as the centre of the first master solve; CLARABEL gets the master directly, without cvxpy, and small
   instances are separated by enumeration, so a re-solve costs milliseconds: ``benchmarks/bench_exact_tas.py``,
   RESULTS §6). The solve returns clique tables of a distribution over joint actions whose group marginals are the
-  optimal wbar; every round draws a joint action from it by ancestral sampling down the clique tree
-  (:func:`optdesign.factored.sample_joint_actions`), so the group frequencies converge to wbar, as
-  MF-TaS's independent draws do; on at most ``LAW_JOINT_ACTIONS`` joint actions a batch of at least |A| rounds
-  draws its counts per joint action from their law at once (:func:`optdesign.factored.joint_action_probabilities`,
-  Multinomial: the same counts in distribution). Any number of joint actions: the cost is the re-solves.
+  optimal wbar. On at most ``TRACKED_JOINT_ACTIONS`` joint actions their law P
+  (:func:`optdesign.factored.joint_action_probabilities`) is C-tracked: the tracked rounds' counts per joint action
+  follow t P (:func:`bandits.core.tracking.track`), so past deficits are made up and the group counts follow t wbar
+  up to the rounding of the batches. Drawing the joint actions i.i.d. from P instead leaves the deficits of earlier
+  plug-in allocations in place and stops later (about a quarter more rounds on the mftas_synthetic cells, RESULTS §6).
+  Beyond that size every round draws a joint action by ancestral sampling down the clique tree
+  (:func:`optdesign.factored.sample_joint_actions`), so the group frequencies converge to wbar as MF-TaS's
+  independent draws do. Any number of joint actions: the cost is the re-solves.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ from optdesign.factored import (
     sample_joint_actions,
 )
 
-from ..core.tracking import next_checkpoint
+from ..core.tracking import next_checkpoint, track
 from ..core.validation import check_growth
 from ..pure_exploration.pieces import GLRStatistic
 from ..pure_exploration.sampler import Observations
@@ -66,10 +69,8 @@ __all__ = ["ExactTaS", "MFTaS", "MFTaSOracle", "UniformSampling"]
 
 # seconds one exact re-solve may take; past it the allocation reached so far (certified gap above tol) is used
 RESOLVE_TIME_LIMIT = 120.0
-# up to this many joint actions exact TaS keeps the law of the tracked distribution over all of them: a batch of at
-# least that many rounds draws its counts per joint action, Multinomial(rounds, P), instead of one joint action per
-# round (the same counts in distribution, O(|A|) instead of O(rounds N K))
-LAW_JOINT_ACTIONS = 4_096
+# up to this many joint actions exact TaS tracks the law of the allocation over all of them (beyond: ancestral draws)
+TRACKED_JOINT_ACTIONS = 20_000
 
 
 @_shared_doc
@@ -215,9 +216,10 @@ class _UniformState(FactoredState):
 class ExactTaS(CoveredSampler):
     """Track-and-Stop on the exact T* allocation, re-solved by constraint generation (module docstring).
 
-    The allocation of T*(theta_hat) (MF-TaS eq. 1) is tracked by ancestral sampling of joint actions. Until a
-    solve succeeds the agents draw uniformly; a failed re-solve (empirical tie, solver failure) keeps the last
-    allocation. A re-solve is capped at ``RESOLVE_TIME_LIMIT`` seconds (then its best allocation is used).
+    The allocation of T*(theta_hat) (MF-TaS eq. 1) is C-tracked over the joint actions when there are at most
+    ``TRACKED_JOINT_ACTIONS``, else followed by ancestral draws of joint actions. Until a solve succeeds the agents
+    draw uniformly; a failed re-solve (empirical tie, solver failure) keeps the last allocation. A re-solve is capped
+    at ``RESOLVE_TIME_LIMIT`` seconds (then its best allocation is used).
 
     Parameters
     ----------
@@ -264,12 +266,13 @@ class _ExactState(FactoredState):
         # elimination plan and consistent clique tables of the last solve (None: uniform)
         self.elimination: EliminationPlan | None = None
         self.clique_weights: np.ndarray | None = None
-        # on small structures: every joint action (row r: code r) and the law of the tracked distribution over them
-        # (computed at the first batch of at least |A| rounds after each re-solve)
+        # on structures of at most TRACKED_JOINT_ACTIONS joint actions: all of them (row r: code r), the law of the
+        # last solve's tables over them, and the tracked rounds' plays of each
         n_joint = int(np.prod(self.structure.n_actions, dtype=float))
         self.joint = (np.indices(self.structure.n_actions).reshape(len(self.structure.n_actions), -1).T
-                      if n_joint <= LAW_JOINT_ACTIONS else None)
+                      if n_joint <= TRACKED_JOINT_ACTIONS else None)
         self.law: np.ndarray | None = None
+        self.joint_counts = np.zeros(0 if self.joint is None else n_joint, dtype=np.int64)
         self.last: CharTimeResult | None = None  # the last solve, the warm start of the next
         self._next_solve = 0
         self.solves = 0
@@ -286,7 +289,9 @@ class _ExactState(FactoredState):
             res = characteristic_time(fg_hat, method="generate", tol=self.tol, solver="CLARABEL",
                                       time_limit=RESOLVE_TIME_LIMIT, warm_start=self.last)
             self.elimination, self.clique_weights, self.last = fg_hat.plan(), res.clique_weights, res
-            self.law = None  # the law of the new tables, computed when a batch first draws from it
+            if self.joint is not None and res.clique_weights is not None:
+                self.law = joint_action_probabilities(self.elimination, res.clique_weights,
+                                                      max_joint_actions=TRACKED_JOINT_ACTIONS)
             self.inaccurate_solves += res.status != "optimal"
             self.solves += 1
         except (InvalidInputError, SolverError):  # tie in theta_hat or solver failure: keep the last allocation
@@ -299,10 +304,9 @@ class _ExactState(FactoredState):
             self._next_solve = next_checkpoint(obs.time, self.resolve_growth)
         if self.elimination is None or self.clique_weights is None:
             return self.indexer.counts(sample_product(uniform_local(self.structure.n_actions), n, self.rng))
-        if self.joint is not None and n >= self.joint.shape[0]:
-            if self.law is None:
-                self.law = joint_action_probabilities(self.elimination, self.clique_weights)
-            plays = self.rng.multinomial(n, self.law)
-            drawn = np.flatnonzero(plays)
-            return self.indexer.counts(self.joint[drawn], plays[drawn])
+        if self.joint is not None and self.law is not None:  # C-tracking of the joint actions' counts
+            batch = track(self.joint_counts, self.law, n)
+            self.joint_counts += batch
+            played = np.flatnonzero(batch)
+            return self.indexer.counts(self.joint[played], batch[played])
         return self.indexer.counts(sample_joint_actions(self.elimination, self.clique_weights, n, self.rng))
