@@ -43,6 +43,22 @@ def test_help_lists_algorithms_and_instances():
     assert "xy-adaptive" in out.stdout and "soare" in out.stdout and "rage" in out.stdout
 
 
+def test_list_shows_every_question_with_the_kinds_its_classes_run_on():
+    """The question table names, per kind, a class that loads and runs on that kind; ``bandits list`` shows each
+    question with those kinds (the table is read by path, so a stale entry would show a kind the class refuses)."""
+    from bandits.pure_exploration.algorithm import load_problem
+    from bandits.pure_exploration.question_table import QUESTIONS
+
+    out = runner.invoke(app, ["list"], env={"COLUMNS": "200"})
+    assert out.exit_code == 0, out.output
+    section = out.stdout.split("Questions")[1]
+    for name, question in QUESTIONS.items():
+        assert f"{name}" in section and f"[{'|'.join(question.classes)}]" in section
+        for kind in question.classes:
+            cls, options = load_problem(name, kind)
+            assert cls.kind == kind and options == question.preset
+
+
 def test_bad_input_is_one_line_with_status_2():
     cases = [
         (["run", "nope", "-i", "soare"], "unknown algorithm"),

@@ -293,7 +293,7 @@ def test_text_files_hold_no_control_characters():
 #: input checks, the command lines' width; everything else in optdesign is its inside and may change without notice
 BANDITS_MAY_IMPORT = ("optdesign", "optdesign.linear", "optdesign.factored", "optdesign.identification",
                       "optdesign.errors", "optdesign.validation",
-                      "optdesign.runtime.terminal")
+                      "optdesign.runtime.terminal", "optdesign.runtime.exports")
 
 
 def _dunder(name: str) -> bool:

@@ -48,6 +48,9 @@ def test_import_loads_no_heavy_module():
         dir(optdesign), dir(bandits)
         optdesign.InvalidInputError, optdesign.linear, optdesign.factored
         check("dir() and the subpackages")
+        import bandits.pure_exploration.question_table
+        import bandits.pure_exploration.sampler
+        check("the sampler interface and the question table (a plug-in's imports, bandits list)")
     """)
 
 

@@ -1,5 +1,5 @@
-"""``bandits list``: the algorithms and instances by name (also the help text of ``bandits run``), wrapped to the
-terminal (at most 80 columns) under their own column."""
+"""``bandits list``: the algorithms, instances and questions by name (also the help text of ``bandits run``),
+wrapped to the terminal (at most 80 columns) under their own column."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from optdesign.runtime.terminal import text_width
 
 from ..instances import INSTANCES
 from ..plugins import INSTANCE_GROUP, entry_point_plugins
+from ..pure_exploration.question_table import QUESTIONS
 from ..registry import ALGORITHMS, algorithm_spec
 
 #: columns of the name column of a catalogue line
@@ -19,14 +20,17 @@ NAME_WIDTH = 18
 
 
 def catalogue(plugins: bool = False, width: int | None = None) -> str:
-    """Every algorithm and instance with its kind and one-line summary, each wrapped to ``width`` columns
+    """Every algorithm, instance and question with its kinds and one-line summary, each wrapped to ``width`` columns
     (:func:`optdesign.runtime.terminal.text_width` by default) under its own column; with ``plugins``, also the
     entry-point plug-ins (which imports them: ``bandits list`` does, the help text of ``bandits run`` does not)."""
     width = width or text_width()
     algos = "\n".join(_entry(name, f"[{'|'.join(spec.kinds)}] {spec.summary}", width)
                       for name, spec in ALGORITHMS.items())
     insts = "\n".join(_entry(name, f"[{spec.kind}] {spec.summary}", width) for name, spec in INSTANCES.items())
-    text = f"Algorithms:\n\n{algos}\n\nInstances:\n\n{insts}"
+    asked = "\n".join(_entry(name, f"[{'|'.join(question.classes)}] {question.summary}", width)
+                      for name, question in QUESTIONS.items())
+    text = (f"Algorithms:\n\n{algos}\n\nInstances:\n\n{insts}\n\n"
+            f"Questions (problem=NAME:options of a rule run under the GLR stop):\n\n{asked}")
     found = entry_point_plugins() if plugins else {}
     if found:
         text += f"\n\nPlug-ins (entry points bandits.samplers):\n\n{plugin_lines(found, width)}"
@@ -70,5 +74,5 @@ def plugin_lines(plugins: dict[str, tuple[str, str]], width: int | None = None) 
 
 
 def list_command() -> None:
-    """List the algorithms and instances by name."""
+    """List the algorithms, instances and questions by name."""
     typer.echo(catalogue(plugins=True))

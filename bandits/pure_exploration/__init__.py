@@ -51,25 +51,52 @@ policy               the statistics and GLR stop of a run, and the policy of a s
                      trajectory)
 algorithm            PureExploration = a sampler under the GLR stopping rule (the instance's problem or another
                      question asked of it, ``problem="top-m:m=3"``)
+question_table       the questions asked by name (top-m, epsilon-good, threshold, ...) and their problem classes per
+                     instance kind, by path (``bandits list`` reads it without loading them)
 with_stop            any fixed-confidence algorithm under the GLR stop (``--stop glr``)
 compiled/            the compiled fast path of K-armed runs (the same runs as the policy, numba)
 ===================  ======================================================================================
 """
 
-from .algorithm import PureExploration
-from .bounded import BoundedProblem
-from .certificate import certified_bracket
-from .environment import BoundedBandit, HeteroscedasticBandit, KArmedBandit
-from .families import Bernoulli, Exponential, ExponentialFamily, Gaussian, Poisson
-from .heteroscedastic import HeteroscedasticProblem
-from .karmed import KArmedProblem
-from .linear import LinearProblem
-from .oracle import Oracle
-from .pieces import Pieces
-from .policy import problem_of
-from .problem import Problem
-from .sampler import Observations, Sampler, SamplerState, SequentialState
-from .stop import GLRStop
+from typing import TYPE_CHECKING
+
+from optdesign.runtime.exports import lazy_exports
+
+if TYPE_CHECKING:  # type checkers see the imports; at run time each name loads its module on first use
+    from .algorithm import PureExploration
+    from .bounded import BoundedProblem
+    from .certificate import certified_bracket
+    from .environment import BoundedBandit, HeteroscedasticBandit, KArmedBandit
+    from .families import Bernoulli, Exponential, ExponentialFamily, Gaussian, Poisson
+    from .heteroscedastic import HeteroscedasticProblem
+    from .karmed import KArmedProblem
+    from .linear import LinearProblem
+    from .oracle import Oracle
+    from .pieces import Pieces
+    from .policy import problem_of
+    from .problem import Problem
+    from .sampler import Observations, Sampler, SamplerState, SequentialState
+    from .stop import GLRStop
+
+# ``import bandits.pure_exploration.X`` stays light: the package loads a module when one of its names is first used
+_EXPORTS = {
+    ".algorithm": ("PureExploration",),
+    ".bounded": ("BoundedProblem",),
+    ".certificate": ("certified_bracket",),
+    ".environment": ("BoundedBandit", "HeteroscedasticBandit", "KArmedBandit"),
+    ".families": ("Bernoulli", "Exponential", "ExponentialFamily", "Gaussian", "Poisson"),
+    ".heteroscedastic": ("HeteroscedasticProblem",),
+    ".karmed": ("KArmedProblem",),
+    ".linear": ("LinearProblem",),
+    ".oracle": ("Oracle",),
+    ".pieces": ("Pieces",),
+    ".policy": ("problem_of",),
+    ".problem": ("Problem",),
+    ".sampler": ("Observations", "Sampler", "SamplerState", "SequentialState"),
+    ".stop": ("GLRStop",),
+}
+if not TYPE_CHECKING:
+    __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "Bernoulli",

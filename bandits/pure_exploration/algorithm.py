@@ -18,10 +18,11 @@ from ..core.entries import check_options, load_object, split_algorithm
 from .capabilities import require
 from .policy import PureExplorationPolicy, problem_of
 from .problem import Problem
+from .question_table import PROBLEMS, QUESTIONS
 from .sampler import Sampler
 from .stop import GLRStop, check_stop_options
 
-__all__ = ["PROBLEMS", "QUESTIONS", "PureExploration", "Question", "as_algorithm", "ask", "load_problem"]
+__all__ = ["PureExploration", "as_algorithm", "ask", "load_problem"]
 
 
 @dataclass(frozen=True)
@@ -39,9 +40,9 @@ class PureExploration(Algorithm[Any]):
         t -> max(t + 1, ceil(t (1 + growth))) (0.01 by default; 0 checks after every pull).
     problem : str or type, optional
         The question asked of the instance in place of its own problem (:func:`problem_of`): a name of
-        :data:`PROBLEMS` with options (``"top-m:m=3"``), a :class:`Problem` subclass or its
-        ``"package.module:Class"`` path, built with ``of_environment(env, **options)`` (another question, estimator
-        or statistic on the same instances); None: the instance's own.
+        :data:`~bandits.pure_exploration.question_table.PROBLEMS` with options (``"top-m:m=3"``), a :class:`Problem`
+        subclass or its ``"package.module:Class"`` path, built with ``of_environment(env, **options)`` (another
+        question, estimator or statistic on the same instances); None: the instance's own.
 
     Raises
     ------
@@ -185,59 +186,19 @@ def _refuse_other_kind(cls: type[Problem], kind: str) -> None:
         raise InvalidInputError(f"problem {cls.__name__} runs on {cls.kind} instances, not {kind}")
 
 
-@dataclass(frozen=True)
-class Question:
-    """A question asked of instances in place of their own (``problem=NAME:options``).
-
-    Parameters
-    ----------
-    classes : dict
-        The problem class per instance kind, as ``"package.module:Class"`` (imported on first use).
-    preset : dict
-        Options the name sets itself (the name's own choice of a class option).
-    """
-
-    classes: dict[str, str]
-    preset: dict[str, Any] = field(default_factory=dict)
-
-
-_PE = "bandits.pure_exploration"
-_EPSILON_GOOD = {"karmed": f"{_PE}.epsilon_good:EpsilonGoodProblem",
-                 "linear": f"{_PE}.linear_epsilon_good:LinearEpsilonGoodProblem",
-                 "heteroscedastic": f"{_PE}.arm_epsilon_good:HeteroscedasticEpsilonGoodProblem",
-                 "bounded": f"{_PE}.arm_epsilon_good:BoundedEpsilonGoodProblem"}
-#: the questions by name, with their classes per kind (:func:`load_problem`)
-QUESTIONS: dict[str, Question] = {
-    "top-m": Question({"karmed": f"{_PE}.top_m:TopMProblem", "linear": f"{_PE}.linear_sets:LinearTopMProblem",
-                       "heteroscedastic": f"{_PE}.arm_top_m:HeteroscedasticTopMProblem",
-                       "bounded": f"{_PE}.arm_top_m:BoundedTopMProblem"}),
-    "epsilon-good": Question(_EPSILON_GOOD),
-    # linear items' values may be negative: the fraction of the best is asked of arms only
-    "multiplicative-epsilon-good": Question({kind: path for kind, path in _EPSILON_GOOD.items() if kind != "linear"},
-                                            {"kind": "multiplicative"}),
-    "threshold": Question({"karmed": f"{_PE}.threshold:ThresholdProblem",
-                           "linear": f"{_PE}.linear_sets:LinearThresholdProblem",
-                           "heteroscedastic": f"{_PE}.arm_levels:HeteroscedasticLevelsProblem",
-                           "bounded": f"{_PE}.arm_levels:BoundedLevelsProblem"}),
-    "unknown-variances": Question({"heteroscedastic": f"{_PE}.heteroscedastic:HeteroscedasticProblem"}),
-    "known-variances": Question({"heteroscedastic": f"{_PE}.heteroscedastic:HeteroscedasticProblem"},
-                                {"known": True}),
-}
-#: the questions' classes by name and instance kind
-PROBLEMS: dict[str, dict[str, str]] = {name: question.classes for name, question in QUESTIONS.items()}
-
-
 def load_problem(problem: str | type, kind: str | None = None) -> tuple[type[Problem], dict[str, Any]]:
     """The problem class and options a ``problem`` option names: ``"NAME:key=value,..."`` (a name of
-    :data:`PROBLEMS`), ``"package.module:Class"``, or the class itself, checked.
+    :data:`~bandits.pure_exploration.question_table.PROBLEMS`), ``"package.module:Class"``, or the class itself,
+    checked.
 
     Parameters
     ----------
     problem : str or type
         The option.
     kind : str, optional
-        The instance kind the question is asked of (a name of :data:`PROBLEMS` has a class per kind); None: the
-        first kind whose class takes the options (a run checks them again against its instance's kind).
+        The instance kind the question is asked of (a name of
+        :data:`~bandits.pure_exploration.question_table.PROBLEMS` has a class per kind); None: the first kind whose
+        class takes the options (a run checks them again against its instance's kind).
 
     Returns
     -------

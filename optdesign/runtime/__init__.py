@@ -8,5 +8,6 @@ solvers   which solver runs (MOSEK if licensed, else CLARABEL, else SCS) and the
 session   a kept CLARABEL solver for re-solves with new parameter values
 blas      single-threaded BLAS for the fast paths (tiny matrices)
 terminal  the width of what the command lines print (at most 80 columns) and help text that reflows
+exports   a package's re-exports loaded on first use (PEP 562), for packages outside optdesign too
 ========  ===========================================================================================================
 """
