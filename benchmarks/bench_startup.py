@@ -60,6 +60,7 @@ def commands() -> list[tuple[str, list[str], float | None]]:
         ('python -c "import numpy" (floor)', [python, "-c", "import numpy"], None),
         ('python -c "import optdesign"', [python, "-c", "import optdesign"], 0.3),
         ('python -c "import bandits"', [python, "-c", "import bandits"], 0.3),
+        ("a sampler plug-in's import", [python, "-c", "from bandits.pure_exploration.sampler import Sampler"], None),
         (f"{optdesign_label} --help", [*optdesign, "--help"], 0.5),
         (f"{bandits_label} --help", [*bandits, "--help"], 0.5),
         (f"{bandits_label} list", [*bandits, "list"], None),
