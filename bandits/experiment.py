@@ -117,8 +117,10 @@ class Experiment:
         algo = make_algorithm(self.algorithm, stop=self.stop)
         spec = algorithm_spec(split_algorithm(self.algorithm)[0])
         kinds, got = spec.kinds, instance_kind(self.instance)
-        if got not in kinds:
-            raise InvalidInputError(f"algorithm {algo.name} runs on {' or '.join(kinds)} instances; "
+        sampler = getattr(algo, "sampler", None) if spec.sampler else None  # options may need less than defaults
+        if got not in kinds and not (sampler is not None and kind_of(got).offers(sampler.requires())):
+            needs = f" (with these options it needs {', '.join(sampler.requires())})" if sampler is not None else ""
+            raise InvalidInputError(f"algorithm {algo.name} runs on {' or '.join(kinds)} instances{needs}; "
                                     f"{self.instance!r} is {got}")
         for part in (getattr(algo, "stop", None), algo):  # the GLR stop's threshold, a sampler's problem option
             check_kind = getattr(part, "check_kind", None)

@@ -21,6 +21,7 @@ Importing this module costs nothing: the problems are built on first use
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,9 @@ class Kind:
         Its algorithms have stopping rules of their own, which ``--stop glr`` may replace by the GLR stop.
     caption : str or None
         The caption of ``bandits run``'s table: what samples and rounds count (None: they coincide).
+    problem_class : str
+        ``package.module:Class`` of its problem (pure-exploration kinds): a rule whose options need less than its
+        defaults runs on every kind whose problem offers what it needs (:meth:`offers`).
     """
 
     name: str
@@ -58,11 +62,32 @@ class Kind:
     samplers: bool = False
     own_stops: bool = False
     caption: str | None = None
+    problem_class: str = ""
 
     @property
     def pure_exploration(self) -> bool:
         """The generic sampling rules and the GLR stop run on the kind."""
         return self.samplers and self.problem
+
+    def offers(self, needs: Iterable[str]) -> bool:
+        """Whether the kind's problem offers every capability named (False for a kind without a problem class).
+
+        Parameters
+        ----------
+        needs : iterable of str
+            Capabilities (:data:`bandits.pure_exploration.capabilities.CAPABILITIES`).
+
+        Returns
+        -------
+        bool
+            True when a rule needing them runs on the kind.
+        """
+        if not self.problem_class:
+            return False
+        from .core.entries import load_object  # on first use: the problems load scipy
+        from .pure_exploration.capabilities import offered
+
+        return set(needs) <= offered(load_object(self.problem_class, "problem class"))
 
     def make_problem(self, env: Any) -> Any:
         """The pure-exploration problem of an environment of this kind.
@@ -108,20 +133,24 @@ class Kind:
         return dict(problem.lower_bound(problem.true_parameter(env)))
 
 
+#: the package of the built-in problems
+_PE = "bandits.pure_exploration"
+
 KINDS: dict[str, Kind] = {
     "karmed": Kind("karmed", "K arms of one exponential family (Gaussian, Bernoulli, Poisson, exponential): "
                    "the best arm, the top m, ...",
-                   problem=True, samplers=True, own_stops=True),
+                   problem=True, samplers=True, own_stops=True, problem_class=f"{_PE}.karmed:KArmedProblem"),
     "linear": Kind("linear", "linear and transductive bandits: pull x in X, identify the best z in Z",
-                   problem=True, samplers=True, own_stops=True),
+                   problem=True, samplers=True, own_stops=True, problem_class=f"{_PE}.linear:LinearProblem"),
     "heteroscedastic": Kind("heteroscedastic", "Gaussian arms of unequal variances, known to the learner or not: "
-                            "the best arm", problem=True, samplers=True),
+                            "the best arm", problem=True, samplers=True,
+                            problem_class=f"{_PE}.heteroscedastic:HeteroscedasticProblem"),
     "bounded": Kind("bounded", "arms with rewards in [0, 1], nothing else known to the learner (KL_inf): the best arm",
-                    problem=True, samplers=True),
+                    problem=True, samplers=True, problem_class=f"{_PE}.bounded:BoundedProblem"),
     "bilinear": Kind("bilinear", "graphical bilinear bandits: node arms, edge rewards x^T M x'",
                      caption="samples: edge observations; rounds: graph rounds"),
     "factored": Kind("factored", "multi-agent bandits on a factor graph: joint actions, factor rewards",
-                     problem=True, samplers=True,
+                     problem=True, samplers=True, problem_class="bandits.multiagent.problem:FactoredProblem",
                      caption="samples: observations (rho per round); rounds: joint actions played"),
     "thresholding": Kind("thresholding", "graph thresholding: classify every node's mean against a threshold",
                          budgeted=True),

@@ -137,7 +137,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                              "problems one variance-greedy pull per pair), GLR stop",
                              sampler=True),
     "fws": AlgorithmSpec("bandits.pure_exploration.samplers.frank_wolfe:FrankWolfe", ARM_PULLS,
-                         "Wang, Tzeng & Proutiere 2021: Frank-Wolfe sampling (r-subdifferential game), GLR stop",
+                         "Wang, Tzeng & Proutiere 2021: Frank-Wolfe sampling (r-subdifferential game), GLR stop; "
+                         "steps=batch: lazy steps at N/t, factored instances too (joint-fws)",
                          sampler=True),
     "lingame": AlgorithmSpec("bandits.pure_exploration.samplers.lingame:LinGame", ("karmed", "linear", "factored"),
                              "Degenne et al. 2020: AdaHedge vs best response, optimistic gains, C-tracking, GLR stop",

@@ -24,11 +24,12 @@ PROBLEMS = {**BUILT_IN_PROBLEMS, "factored": FactoredProblem}
 
 def test_what_the_built_in_problems_offer():
     assert offered(KArmedProblem) == {"arm_pull", "optimism", "pair_costs", "challenger", "penalised_challenger",
-                                      "pair_share", "posterior_draws", "upper_indices"}
+                                      "pair_share", "posterior_draws", "upper_indices", "fw_directions"}
     assert offered(LinearProblem) == {"arm_pull", "optimism", "design_inverse", "challenger", "penalised_challenger",
-                                      "posterior_draws"}
-    # joint LinGame and joint Top-Two: the generic rules on the factored problem
-    assert offered(FactoredProblem) == {"optimism", "challenger", "pair_share", "posterior_draws", "factor_graph"}
+                                      "posterior_draws", "fw_directions"}
+    # joint LinGame, joint Top-Two and joint FWS: the generic rules on the factored problem
+    assert offered(FactoredProblem) == {"optimism", "challenger", "pair_share", "posterior_draws", "factor_graph",
+                                        "fw_directions"}
     assert offered(KArmedProblem(3, Bernoulli())) == offered(KArmedProblem(3, Gaussian()))
     assert set(CAPABILITIES) == offered(KArmedProblem) | offered(LinearProblem) | {"factor_graph"}
 
@@ -60,6 +61,7 @@ def test_the_options_decide_the_needs():
     assert make_algorithm("top-two:challenger=tci").sampler.requires() == ("penalised_challenger",)
     assert make_algorithm("top-two:challenger=ts").sampler.requires() == ("challenger", "posterior_draws")
     assert make_algorithm("fws").sampler.requires() == ("arm_pull",)
+    assert make_algorithm("fws:steps=batch").sampler.requires() == ("fw_directions",)  # factored problems too
     assert make_algorithm("lingame").sampler.requires() == ("optimism",)  # its pulls: the problem's (factored too)
 
 

@@ -19,8 +19,8 @@ from bandits.multiagent.fw_game import frank_wolfe_step, is_tied, near_tied_piec
 from bandits.multiagent.problem import FactoredProblem
 from bandits.pure_exploration import Gaussian, KArmedProblem, Observations
 from bandits.pure_exploration.algorithm import as_algorithm
+from bandits.pure_exploration.games import game_strategies
 from bandits.pure_exploration.samplers import FrankWolfe
-from bandits.pure_exploration.samplers.games import game_strategies
 from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign import FactorGraph
@@ -117,7 +117,7 @@ def test_one_agent_takes_the_k_armed_fws_step():
         policy.observe(N, N * mu)
         near = near_tied_pieces(policy.statistic().state, N.astype(float), slack=r / pieces.value, limit=K)
         assert sorted(near.actions[:, 0]) == sorted(pieces.answers[pieces.near_minimal(r)])
-        step = policy.state.planner.step(policy.statistic().state, N.astype(float))
+        step = policy.state.rule.directions.step_at(policy.statistic().state, N.astype(float))
         mine = np.zeros(K)
         mine[step.actions[:, 0]] = step.weights
         assert step.value == pytest.approx((payoff @ z).min(), rel=1e-9)

@@ -21,10 +21,11 @@ from bandits.pure_exploration import (
     LinearProblem,
     Observations,
     PureExploration,
+    games,
 )
 from bandits.pure_exploration.adahedge import AdaHedge
-from bandits.pure_exploration.samplers import FrankWolfe, LinGame, LinGameC, games
-from bandits.pure_exploration.samplers.games import game_strategies, solve_game
+from bandits.pure_exploration.games import game_strategies, solve_game
+from bandits.pure_exploration.samplers import FrankWolfe, LinGame, LinGameC
 from bandits.pure_exploration.samplers.lingame_c import MAX_PAIRS
 from bandits.registry import make_algorithm
 from bandits.run import run

@@ -1,11 +1,13 @@
-"""Frank–Wolfe sampling over joint actions on factor graphs (``joint-fws``).
+"""Frank–Wolfe sampling over joint actions on factor graphs (``joint-fws``): the generic FWS in batches
+(:class:`bandits.pure_exploration.samplers.frank_wolfe.FrankWolfe` with ``steps="batch"``) on the factored problem,
+inside the factored batches (:mod:`bandits.multiagent.sampling`: the pass over A0, the D-tracking level).
 
 FWS (Wang, Tzeng & Proutiere, NeurIPS 2021) climbs F(w) = min_{a != a_hat} D(a)^2 / (2 sigma^2 H_w(a)) at the
 estimate by Frank–Wolfe steps and plays the steps' directions. Here w is a point of the marginal polytope (the factor
 marginals of a distribution over joint actions), so the directions are mixtures of joint actions, and the iterate is
 the played proportions themselves, w = N / t (group counts over rounds): a batch of R rounds that plays the direction
 z moves w to (t w + R z) / (t + R), R Frank–Wolfe steps of size 1/t with z frozen (lazy re-planning on the policy's
-grid, ``growth``). Per batch of the factored loop (:mod:`bandits.multiagent.sampling`):
+grid, ``growth``). Per batch, the factored problem's directions (:mod:`bandits.multiagent.fw_directions`) give:
 
 * the near-tied pieces at (theta_hat, N / t): at most ``pieces`` alternatives with f_a <= (1 + ``slack``) F
   (:func:`bandits.multiagent.fw_game.near_tied_pieces`), searched over every joint action at every batch on
@@ -18,12 +20,12 @@ grid, ``growth``). Per batch of the factored loop (:mod:`bandits.multiagent.samp
 * the R rounds are shared among the direction's joint actions by efficient rounding (:func:`optdesign.round_design`;
   the largest weight first); the next steps read the counts, so they correct the rounding;
 * forced exploration (default ``"fws+dtracking"``): the rounds t with floor(t / abs(A0)) a perfect square play the
-  covering set A0 in turn (:func:`forced_rounds`: the paper's uniform step, A0 in the place of the K arms; alone,
-  ``"fws"``), and the policy's D-tracking level sqrt(t) - Abar/2 acts on top, as does a batch whose estimate has no
-  unique best joint action (F = 0, A0 in turn). The schedule acts from the start on any graph (D-tracking's level
-  does not before t > (Abar/2)^2, 4.9e4 to 8.0e5 rounds on planted lines of 50 to 200 agents); the level keeps every
-  entry near sqrt(t) on small graphs, where a plug-in direction can follow a wrong a_hat for long (one run of
-  mftas_synthetic's line N = 4, K = 3: 5.0e5 rounds under the level alone, a median of 2.5e4; RESULTS §6).
+  covering set A0 in turn (:func:`~bandits.pure_exploration.fw_directions.forced_rounds`: the paper's uniform step, A0
+  in the place of the K arms; alone, ``"fws"``), and the policy's D-tracking level sqrt(t) - Abar/2 acts on top, as does
+  a batch whose estimate has no unique best joint action (F = 0, A0 in turn). The schedule acts from the start on any
+  graph (D-tracking's level does not before t > (Abar/2)^2, 4.9e4 to 8.0e5 rounds on planted lines of 50 to 200 agents);
+  the level keeps every entry near sqrt(t) on small graphs, where a plug-in direction can follow a wrong a_hat for long
+  (one run of mftas_synthetic's line N = 4, K = 3: 5.0e5 rounds under the level alone, a median of 2.5e4; RESULTS §6).
 
 Between the paper and this rule: the slack is relative (D^2 / sigma^2 varies by orders of magnitude between
 instances) and does not shrink with t as the paper's r_t = t^(-0.9) / K does, since a lazy batch moves w by
@@ -40,27 +42,21 @@ forced exploration): its F(w) tends to max F = 1 / (2 sigma^2 T*), up to the gri
 
 from __future__ import annotations
 
-import math
-import time
 from dataclasses import dataclass
-from typing import Any, cast
 
 import numpy as np
-import numpy.typing as npt
 
-from optdesign import FactorGraph, round_design
-from optdesign.validation import as_count, as_nonnegative
+from optdesign import FactorGraph
+from optdesign.validation import as_count
 
 from ..core.tracking import next_checkpoint
 from ..core.validation import check_choice
-from ..pure_exploration.pieces import GLRStatistic
-from ..pure_exploration.sampler import Observations
+from ..pure_exploration.fw_directions import forced_rounds
+from ..pure_exploration.samplers.frank_wolfe import BatchFrankWolfeState, FrankWolfe
 from .environment import FactoredBandit
 from .exploration import EXPLORATION, covering_set
-from .fw_game import FrankWolfeStep, candidate_ratios, enumerated, frank_wolfe_step, is_tied, near_tied_pieces
-from .glrt import FactoredGLRT, GLRState
-from .problem import FactoredGLR, FactoredProblem
-from .sampling import CoveredSampler, FactoredState, _shared_doc
+from .problem import FactoredProblem
+from .sampling import CoveredSampler, FactoredState, RuleState, _shared_doc
 
 __all__ = ["FW_EXPLORATION", "GAME_SOLVERS", "JointFrankWolfe", "OracleRun", "forced_rounds", "oracle_frank_wolfe"]
 
@@ -69,38 +65,6 @@ GAME_SOLVERS = ("simplex", "highs")
 #: forced exploration: the policy's levels, ``"fws"`` (the schedule of Wang et al., A0 for the uniform step), or that
 #: schedule with the D-tracking level on top
 FW_EXPLORATION = (*EXPLORATION, "fws", "fws+dtracking")
-
-
-def forced_rounds(t: int, rounds: int, size: int) -> int:
-    """The rounds t' in [t, t + rounds) of FWS's forced exploration: floor(t' / size) is a perfect square
-    (Wang, Tzeng & Proutiere 2021, with ``size`` = abs(A0) in the place of K): sqrt(size t') of the first t'.
-
-    Parameters
-    ----------
-    t : int
-        The batch's first round (>= 0).
-    rounds : int
-        The batch's length (>= 0).
-    size : int
-        abs(A0) (>= 1).
-
-    Returns
-    -------
-    int
-        How many rounds of the batch are forced.
-
-    Raises
-    ------
-    InvalidInputError
-        A negative t or rounds, or a size below 1.
-    """
-    t, rounds, size = as_count(t, "t", minimum=0), as_count(rounds, "rounds", minimum=0), as_count(size, "size")
-    first, last = t // size, (t + rounds - 1) // size
-    count = 0
-    for s in range(math.isqrt(max(first - 1, 0)), math.isqrt(max(last, 0)) + 1):
-        start = size * s * s
-        count += max(0, min(t + rounds, start + size) - max(t, start))
-    return count
 
 
 @_shared_doc
@@ -142,10 +106,8 @@ class JointFrankWolfe(CoveredSampler):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        as_nonnegative(self.slack, "slack")
-        as_nonnegative(self.search_growth, "search_growth")
-        as_count(self.pieces, "pieces")
         check_choice(self.game, "game", GAME_SOLVERS)
+        self.batched()  # checks the slack, pieces and search_growth
 
     def _check_exploration(self) -> None:
         check_choice(self.exploration, "exploration", FW_EXPLORATION)
@@ -160,82 +122,20 @@ class JointFrankWolfe(CoveredSampler):
         level = self.exploration
         if level.startswith("fws"):  # the schedule is the rule's, a level the shared batches'
             level = level.partition("+")[2] or "none"
-        return _FrankWolfeState(problem, rng, self, cover=self.cover, exploration=level)
+        rule = self.batched()
+        return RuleState(problem, rng, lambda cover: BatchFrankWolfeState(problem, rule, exploration_pulls=cover),
+                         cover=self.cover, exploration=level)
 
+    def batched(self) -> FrankWolfe:
+        """The generic FWS in batches with this rule's options (its forced schedule on for ``"fws..."``).
 
-class _Planner:
-    """Frank–Wolfe steps at successive points, each warm-started by the previous one's pieces and support. The pieces
-    are searched over every joint action at every step on enumerated structures, else on a grid of rounds and when
-    a_hat changes, and in between among the closest ones of the last search and the best responses seen since."""
-
-    def __init__(self, glrt: FactoredGLRT, rule: JointFrankWolfe) -> None:
-        self.glrt, self.rule = glrt, rule
-        self.every_step = enumerated(glrt) or rule.search_growth == 0
-        self.pool: np.ndarray | None = None  # the candidates of the lazy steps
-        self.support: np.ndarray | None = None  # the last step's joint actions
-        self.searched_for: np.ndarray | None = None  # a_hat at the last search
-        self.next_search = 0.0  # rounds at which the next search is due
-        self.searches = 0
-
-    def step(self, state: GLRState, counts: np.ndarray) -> FrankWolfeStep:
-        """The step at w = counts / t, t = counts.sum() / rho (the GLR state is at the counts: same pieces, scaled)."""
-        t = counts.sum() / self.glrt.indexer.n_factors
-        search = (self.every_step or self.pool is None or t >= self.next_search or self.searched_for is None
-                  or not np.array_equal(state.best, self.searched_for))
-        near = near_tied_pieces(state, counts, slack=self.rule.slack, limit=self.rule.pieces, candidates=self.pool,
-                                search=search)
-        if search:
-            self.pool, self.searched_for = near.closest, state.best.copy()
-            self.next_search, self.searches = t * (1.0 + self.rule.search_growth), self.searches + 1
-        elif state.argmin_action is not None and self.pool is not None:
-            self.pool = np.concatenate([self.pool, state.argmin_action[None, :]])
-        out = frank_wolfe_step(self.glrt, near.gradients, counts / t, warm=self.support, prefer=state.best,
-                               method=self.rule.game)
-        self.support = out.actions
-        return out
-
-
-class _FrankWolfeState(FactoredState):
-    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, rule: JointFrankWolfe,
-                 **options: Any) -> None:
-        super().__init__(problem, rng, **options)
-        self.rule = rule
-        self.planner = _Planner(problem.glrt, rule)
-        self.next_cover = 0  # the A0 member a forced or tied round plays next
-        self.columns = 0  # joint actions generated by the games (max-sum calls)
-
-    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
-        state = self.glr_state(obs)
-        cover = n if is_tied(state) else (  # no unique a_hat: A0 in turn
-            forced_rounds(obs.time, n, self.cover.size) if self.rule.exploration.startswith("fws") else 0)
-        counts = np.zeros(self.abar, dtype=np.int64)
-        if cover:
-            members = (self.next_cover + np.arange(cover)) % self.cover.size
-            self.next_cover = int(members[-1] + 1) % self.cover.size
-            counts += self.indexer.counts(self.cover.actions[members], np.ones(cover, dtype=np.int64))
-            self.forced_rounds += cover
-        if cover < n:
-            start = time.perf_counter()
-            step = self.planner.step(state, obs.counts.astype(float))
-            self.solve_time += time.perf_counter() - start
-            self.columns += step.columns
-            reps = round_design(step.weights, n - cover)
-            keep = reps > 0
-            counts += self.indexer.counts(step.actions[keep], reps[keep])
-        return counts
-
-    def glr_upper_bound(self, statistic: GLRStatistic) -> float:
-        """The least value of the pieces the last search kept: Lambda_t <= f_a(N) for every a."""
-        pool = self.planner.pool
-        if pool is None:
-            return float("inf")
-        _, ratios = candidate_ratios(cast(FactoredGLR, statistic).state, pool)
-        if ratios.size and ratios.max() > 0:
-            return 1.0 / (2.0 * self.sigma**2 * float(ratios.max()))
-        return float("inf")
-
-    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
-        return {**super().describe(statistic), "fw_columns": self.columns, "fw_searches": self.planner.searches}
+        Returns
+        -------
+        FrankWolfe
+            ``FrankWolfe(steps="batch", ...)``.
+        """
+        return FrankWolfe(steps="batch", forced=self.exploration.startswith("fws"), slack=self.slack,
+                          pieces=self.pieces, search_growth=self.search_growth, game=self.game)
 
 
 @dataclass(frozen=True)
@@ -304,15 +204,14 @@ def oracle_frank_wolfe(fg: FactorGraph, rounds: int, *, sigma: float = 1.0, grow
     """
     problem = FactoredProblem(fg, sigma)  # checks fg and sigma
     env = FactoredBandit(fg, sigma)  # checks that the best joint action is unique
-    config = JointFrankWolfe(slack=slack, pieces=pieces, search_growth=search_growth, cover=cover)
+    directions = problem.fw_directions(slack=slack, limit=pieces, search_growth=search_growth, game="simplex")
     A0 = covering_set(fg, cover)
     counts = env.indexer.counts(A0.actions, np.ones(A0.size, dtype=np.int64)).astype(float)
     rounds, t, steps = as_count(rounds, "rounds", minimum=A0.size), A0.size, 0
-    planner = _Planner(problem.glrt, config)
     theta = fg.means
     while t < rounds:
         batch = min(next_checkpoint(t, growth), rounds) - t
-        step = planner.step(problem.glr_state(theta, counts), counts)
+        step = directions.step_at(problem.glr_state(theta, counts), counts)
         np.add.at(counts, env.indexer.flat(step.actions).ravel(), np.repeat(batch * step.weights, fg.n_factors))
         t, steps = t + batch, steps + 1
     value = problem.best_response(theta, counts / t).value

@@ -16,7 +16,7 @@ homogeneous of degree 1 in w, so <grad f_a(w), w> = f_a(w) (Euler). The step at 
   candidates (a lazy step between searches).
 * :func:`frank_wolfe_step`, the game max_{z in the polytope} min_{p in the simplex} sum_i p_i <grad f_i(w), z - w>
   by column generation: the game restricted to the joint actions generated so far is solved for both players
-  (:func:`bandits.pure_exploration.samplers.games.game_strategies`); the row player's mixture p gives the linear gain
+  (:func:`bandits.pure_exploration.games.game_strategies`); the row player's mixture p gives the linear gain
   G_p = sum_i p_i grad f_i(w), whose best joint action argmax_a sum_e G_p(e, a_e) is one max-sum
   (:class:`optdesign.factored.MaxSum`). While it beats the restricted value it is added; once it does not, the
   restricted solution is optimal over the whole polytope (min_p max_a <G_p, e_a - w> is attained). One piece is one
@@ -36,7 +36,7 @@ from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import EnumeratedSeparation, MaxSum, Separation, most_violated, unique_joint_actions
 from optdesign.validation import as_count, as_nonnegative, as_vector
 
-from ..pure_exploration.samplers.games import game_strategies
+from ..pure_exploration.games import game_strategies
 from .alternatives import joint_piece_gradients
 from .best_response import exact_best_response
 from .glrt import FactoredGLRT, GLRState

@@ -40,6 +40,7 @@ from ..pure_exploration.problem import Problem
 from .alternatives import joint_piece_gradients, leader_share
 from .best_response import BestResponse, FactoredGLR, exact_best_response
 from .exploration import covering_set
+from .fw_directions import FactoredDirections
 from .gibbs import FactoredAdaHedge
 from .glrt import FactoredGLRT, GLRState, check_glrt_mode
 from .joint_actions import GroupIndexer, decode, encode_joint, show_joint
@@ -115,6 +116,10 @@ class FactoredProblem(Problem):
     def factor_graph(self) -> FactorGraph:
         """The structure of the joint actions: agents, action counts and scopes (the mean tables are not read)."""
         return self.structure
+
+    def fw_directions(self, *, slack: float, limit: int, search_growth: float, game: str) -> FactoredDirections:
+        """The Frank–Wolfe directions over joint actions (:mod:`bandits.multiagent.fw_directions`)."""
+        return FactoredDirections(self.glrt, slack, limit, search_growth, game)
 
     def describe_answer(self, answer: int) -> str:
         """The joint action of a code, ``(a0,a1,...)``, its first agents only on large graphs."""
@@ -205,18 +210,19 @@ class FactoredProblem(Problem):
     arm_pull = Capabilities.arm_pull
 
     def initial_pulls(self) -> np.ndarray:
-        """One play of every joint action of the greedy covering set A0
-        (:func:`bandits.multiagent.exploration.covering_set`): every group action observed."""
-        cover = covering_set(self.structure, "greedy")
-        return self.indexer.counts(cover.actions, np.ones(cover.size, dtype=np.int64))
+        """One play of every joint action of the greedy covering set A0 (every group action observed)."""
+        return np.bincount(self.exploration_pulls().ravel(), minlength=self.n_arms).astype(np.int64)
+
+    def exploration_pulls(self) -> np.ndarray:
+        """The joint actions of the greedy covering set A0 as the group actions each observes."""
+        return self.indexer.flat(covering_set(self.structure, "greedy").actions)
 
     def answer_pull(self, answer: int) -> np.ndarray:
         """The group actions of an answer's joint action (Top-Two plays its leader and challenger)."""
         return self.indexer.flat(self.decode(answer)[None, :])[0]
 
     def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
-        """For a leader other than a_hat, a_hat (zero cost against it); for a_hat, its exact best response at the
-        counts (:func:`bandits.multiagent.best_response.exact_best_response`); None with no alternative."""
+        """a_hat for a leader other than a_hat (zero cost); for a_hat, its exact best response (None: no other)."""
         leader = self.check_answer(leader)
         state = self._shared_state(mu, counts)
         best = encode_joint(state.best, self.structure.n_actions)
@@ -242,7 +248,6 @@ class FactoredProblem(Problem):
 
     def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
         """The answers and the structure's own delta-correct threshold (:class:`FactoredTheoryThreshold`)."""
-
         return ThresholdContext(n_items=self.n_answers, n_arms=self.n_arms,
                                 theory=lambda: FactoredTheoryThreshold.for_structure(self.structure))
 
@@ -256,10 +261,8 @@ class FactoredProblem(Problem):
 
         Parameters
         ----------
-        mu : numpy.ndarray, shape (Abar,)
-            The parameter.
-        w : numpy.ndarray, shape (Abar,)
-            Weights or counts per group action.
+        mu, w : numpy.ndarray, shape (Abar,)
+            The parameter; weights or counts per group action.
 
         Returns
         -------
@@ -371,8 +374,7 @@ class FactoredProblem(Problem):
         return {"kind": kind, "value": 2 * self.sigma**2 * float(value), "unit": "rounds"}
 
     def oracle(self, mu: np.ndarray) -> Oracle:
-        result = od.characteristic_time(self.graph(mu), solver="CLARABEL")
-        scale = 2.0 * self.sigma**2
+        result, scale = od.characteristic_time(self.graph(mu), solver="CLARABEL"), 2.0 * self.sigma**2
         weights = np.concatenate([np.asarray(m, dtype=float).ravel() for m in result.marginals])
         lower = result.lower_bound if result.lower_bound is not None else 0.0
         return Oracle(T=scale * result.value, weights=weights, lower_bound=scale * lower)

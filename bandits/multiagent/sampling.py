@@ -22,6 +22,7 @@ import sys
 import time
 import warnings
 from abc import abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -357,18 +358,20 @@ class RuleState(FactoredState):
         The problem of the run.
     rng : numpy.random.Generator
         The rule's randomness.
-    rule : SamplerState
-        The generic rule's state (:mod:`bandits.pure_exploration.samplers`).
+    rule : SamplerState or callable
+        The generic rule's state (:mod:`bandits.pure_exploration.samplers`), or a function that builds it from the
+        covering set's pulls (shape (abs(A0), rho): the group actions each observes).
     cover : str
         The covering set's construction.
     exploration : str
         The forced exploration's level.
     """
 
-    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, rule: SamplerState, *,
+    def __init__(self, problem: FactoredProblem, rng: np.random.Generator,
+                 rule: SamplerState | Callable[[npt.NDArray[np.int64]], SamplerState], *,
                  cover: str = "greedy", exploration: str = "none") -> None:
         super().__init__(problem, rng, cover=cover, exploration=exploration)
-        self.rule = rule
+        self.rule = rule if isinstance(rule, SamplerState) else rule(self.indexer.flat(self.cover.actions))
 
     def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
         start = time.perf_counter()
@@ -387,6 +390,11 @@ class RuleState(FactoredState):
         Returns
         -------
         dict
-            Plain numbers.
+            Plain numbers (the forced rounds of both).
         """
-        return {**super().describe(statistic), **self.rule.describe(statistic)}
+        own, rule = super().describe(statistic), self.rule.describe(statistic)
+        return {**own, **rule, "forced_rounds": own["forced_rounds"] + rule.get("forced_rounds", 0)}
+
+    def glr_upper_bound(self, statistic: GLRStatistic) -> float:
+        """The rule's bound (:meth:`bandits.pure_exploration.sampler.SamplerState.glr_upper_bound`)."""
+        return self.rule.glr_upper_bound(statistic)

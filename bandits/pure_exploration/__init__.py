@@ -12,6 +12,9 @@ values               the value of an answer that is one arm or item (the simple 
 pulls                what one pull observes, the first pass, a learner over the pulls, the pull that best follows a
                      target
 adahedge             AdaHedge, the scale-free exponential-weights learner (LinGame's)
+games                the exact zero-sum matrix game of Frank-Wolfe steps over several pieces (both players)
+fw_directions        Frank-Wolfe directions of batched FWS: the near-tied pieces at w = N / t, the game over the
+                     pulls, the forced schedule (arms as pulls; a factored problem gives its own)
 design_inverse       the design inverse along a Frank-Wolfe path of a linear problem (FWS's fast path)
 certificate          a certified bracket on T* from any proportions
 families             one-parameter exponential families (Gaussian with known sigma, Bernoulli, Poisson, exponential):

@@ -21,6 +21,7 @@ import numpy as np
 from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
 
+from .fw_directions import ArmDirections, Directions
 from .optimism import Optimism
 
 if TYPE_CHECKING:
@@ -42,12 +43,13 @@ CAPABILITIES: dict[str, str] = {
     "posterior_draws": "draws of the parameter from a posterior (Thompson-sampling leaders and challengers)",
     "upper_indices": "upper confidence indices of the arms (UCB leaders)",
     "design_inverse": "an incremental design inverse along a Frank-Wolfe path, on linear problems only so far",
+    "fw_directions": "the Frank-Wolfe directions of batched FWS over the pulls (from arm_pull: the game over the arms)",
     "factor_graph": "a factor graph of joint actions (the covering set, forced exploration and joint draws of the "
                     "factored rules)",
 }
 
 #: capabilities whose default is derived from another one the problem offers
-DERIVED: dict[str, str] = {"challenger": "pair_costs", "penalised_challenger": "pair_costs"}
+DERIVED = {"challenger": "pair_costs", "penalised_challenger": "pair_costs", "fw_directions": "arm_pull"}
 
 
 #: the parameters, result and refusal of the two challenger capabilities (their docstrings share them)
@@ -293,6 +295,31 @@ class Capabilities:
             The problem does not offer it.
         """
         raise MissingCapability(self, "design_inverse")
+
+    def fw_directions(self, *, slack: float, limit: int, search_growth: float, game: str) -> Directions:
+        """Capability ``fw_directions``: the Frank–Wolfe directions of one batched FWS run (by default, on a problem
+        offering ``arm_pull``, the pieces listed at w = N / t and the game over the arms).
+
+        Parameters
+        ----------
+        slack, limit : float, int
+            The near-tied pieces: at most ``limit`` (>= 1) with f_i <= (1 + slack) F (slack >= 0).
+        search_growth, game : float, str
+            The growth of t between full searches where pieces are searched; the game's solver.
+
+        Returns
+        -------
+        Directions
+            The run's directions (:mod:`bandits.pure_exploration.fw_directions`).
+
+        Raises
+        ------
+        MissingCapability
+            The problem offers neither this nor ``arm_pull`` (the refusal names ``arm_pull``).
+        """
+        if "arm_pull" not in offered(self):
+            raise MissingCapability(self, "arm_pull")
+        return ArmDirections(slack, limit, game)
 
     def factor_graph(self) -> FactorGraph:
         """Capability ``factor_graph``: the agents, action counts and scopes of a factored problem's joint actions.

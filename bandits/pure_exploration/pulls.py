@@ -76,6 +76,16 @@ class Pulls:
         """
         return np.sort(self.initial_arms())
 
+    def exploration_pulls(self) -> np.ndarray:
+        """The pulls of forced exploration as the arms each observes (one exploration arm each by default).
+
+        Returns
+        -------
+        numpy.ndarray of int, shape (P, m)
+            Row p: the arms pull p observes.
+        """
+        return self.exploration_arms()[:, None]
+
     def learner(self) -> AdaHedge:
         """AdaHedge over the pulls; its ``weights()`` are the marginals of its play over the arms.
 

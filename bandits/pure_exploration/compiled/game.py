@@ -1,7 +1,7 @@
 """The Frank–Wolfe sampling step of a compiled K-armed run: the pieces at (mu_hat, x), their gradients, and the
 zero-sum game over the near-minimal ones.
 
-The game max_z min_j <z - x, grad f_j> is solved as :func:`bandits.pure_exploration.samplers.games.solve_game` does:
+The game max_z min_j <z - x, grad f_j> is solved as :func:`bandits.pure_exploration.games.solve_game` does:
 payoffs mapped to [1, 2], the packing program max 1^T q s.t. P^T q <= 1 by a dense tableau (Dantzig's rule for the
 first 4J pivots, then Bland's), z from the dual; when the tableau misses von Neumann's equality by more than
 GAP_TOL times the payoffs' span, the reference (HiGHS) is called back. The products grad f_j . x are summed here in
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, objmode
 
-from ..samplers.games import GAP_TOL, PIVOT_TOL, solve_game
+from ..games import GAP_TOL, PIVOT_TOL, solve_game
 from .arithmetic import divergence, pairwise_sum
 
 __all__ = ["furthest_behind", "fws_batch", "fws_direction"]

@@ -8,7 +8,7 @@ frank_wolfe     Frank–Wolfe sampling (Wang, Tzeng & Proutiere 2021): FW steps 
 lingame         LinGame (Degenne, Ménard, Shang & Valko 2020): AdaHedge vs best response, C-tracking
 lingame_c       LinGame-C (same paper): one AdaHedge over (answer, arm) pairs, best responses for every answer
 lazy_tas        Lazy Track-and-Stop (Jedra & Proutière 2020): Frank–Wolfe targets at powers of two, C-tracking
-games           the exact zero-sum matrix game and the AdaHedge learner they use
+games           re-exports :mod:`bandits.pure_exploration.games` (its former home)
 ==============  ===================================================================================
 """
 

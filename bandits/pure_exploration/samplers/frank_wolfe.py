@@ -7,12 +7,20 @@ far, x uniform at the start):
   answer;
 * otherwise, with r_t = t^(-9/10) / K, the pieces within r_t of the minimum at (mu_hat, x): one piece gives
   z = e_k, k = argmax of its gradient; several give the zero-sum game max_{z in simplex} min_j <z - x, grad f_j>
-  (:func:`bandits.pure_exploration.samplers.games.solve_game`);
+  (:func:`bandits.pure_exploration.games.solve_game`);
 * x <- (1 - 1/t) x + z / t, and the arm pulled is argmax_k x_k / N_k (the published tracking rule).
 
 A problem offering the ``design_inverse`` capability (linear problems: H = V(x)^{-1} kept by rank-one updates,
 :mod:`bandits.pure_exploration.design_inverse`) gives the pieces along the path; on any other problem they are
 the problem's pieces at (mu_hat, x).
+
+``steps="batch"`` is the lazy form for batches of pulls and for problems whose pulls observe several arms: the
+iterate is the played proportions w = N / t, and a batch of R pulls plays the direction at w, its R pulls shared
+among the direction's pulls by efficient rounding (:func:`optdesign.round_design`), over near-tied pieces with a
+relative slack (f_j <= (1 + slack) F, at most ``pieces`` of them), from the problem's ``fw_directions`` capability
+(:mod:`bandits.pure_exploration.fw_directions`: the game over the arms, or over joint actions on a factored problem).
+Its forced exploration plays the exploration pulls in turn at the times of the schedule above, and every pull of a
+batch whose estimate has no unique answer.
 
 ``inverse_update="as-published"`` reproduces a bug of the authors' published code, for reproductions only: it
 starts from H = V(x_1) itself, scales H by (t - 1) / t and updates it with u = (z_k / t) a_k, so H is the
@@ -30,18 +38,25 @@ from typing import Any
 
 import numpy as np
 
+from optdesign import round_design
 from optdesign.errors import InvalidInputError
+from optdesign.validation import as_count, as_nonnegative
 
+from ...core.validation import check_choice
 from ..capabilities import offered
 from ..design_inverse import DesignInverse
+from ..fw_directions import forced_rounds
+from ..games import solve_game
+from ..pieces import GLRStatistic
 from ..problem import Problem
 from ..sampler import Observations, Sampler, SamplerState, SequentialState
-from .games import solve_game
 
-__all__ = ["INVERSE_UPDATES", "FrankWolfe"]
+__all__ = ["FW_STEPS", "INVERSE_UPDATES", "BatchFrankWolfeState", "FrankWolfe"]
 
 #: the ways of keeping H = V(x)^{-1} on linear problems
 INVERSE_UPDATES = ("exact", "as-published")
+#: one Frank-Wolfe step per pull (the paper), or one lazy step per batch at w = N / t
+FW_STEPS = ("round", "batch")
 
 
 @dataclass(frozen=True)
@@ -58,26 +73,47 @@ class FrankWolfe(Sampler):
     game : str
         Solver of the zero-sum game over several near-minimal pieces: ``"simplex"`` (exact, here) or ``"highs"``
         (scipy's linprog).
+    steps : str
+        ``"round"`` (a step per pull, the paper's rule, default) or ``"batch"`` (a lazy step per batch at w = N / t).
+    forced : bool
+        Wang et al.'s forced exploration (default True).
+    slack, pieces : float, int
+        ``"batch"`` only: the near-tied pieces, at most ``pieces`` (>= 1) with f_j <= (1 + slack) F (slack >= 0).
+    search_growth : float
+        ``"batch"`` only, on problems whose pieces are searched (factored ones): the growth of t between full
+        searches (>= 0; 0: every batch).
 
     Raises
     ------
     InvalidInputError
-        An unknown inverse update or game solver, or ``refresh`` below 1.
+        An unknown inverse update, steps or game solver, ``refresh`` or ``pieces`` below 1, a negative slack or
+        search_growth, or the published update with ``"batch"`` steps.
     """
 
     inverse_update: str = "exact"
     refresh: int = 100
     game: str = "simplex"
+    steps: str = "round"
+    forced: bool = True
+    slack: float = 0.3
+    pieces: int = 8
+    search_growth: float = 0.1
 
     def __post_init__(self) -> None:
         """Check the options."""
-        if self.inverse_update not in INVERSE_UPDATES:
-            raise InvalidInputError(f"unknown inverse_update {self.inverse_update!r}; valid: "
-                                    f"{', '.join(INVERSE_UPDATES)}")
-        if self.game not in ("simplex", "highs"):
-            raise InvalidInputError(f"unknown game solver {self.game!r}; valid: simplex, highs")
+        check_choice(self.inverse_update, "inverse_update", INVERSE_UPDATES)
+        check_choice(self.game, "game", ("simplex", "highs"))
+        check_choice(self.steps, "steps", FW_STEPS)
         if isinstance(self.refresh, bool) or not isinstance(self.refresh, (int, np.integer)) or self.refresh < 1:
             raise InvalidInputError(f"refresh must be an integer >= 1, got {self.refresh!r}")
+        if not isinstance(self.forced, (bool, np.bool_)):
+            raise InvalidInputError(f"forced must be true or false, got {self.forced!r}")
+        as_nonnegative(self.slack, "slack")
+        as_nonnegative(self.search_growth, "search_growth")
+        as_count(self.pieces, "pieces")
+        if self.steps == "batch" and self.inverse_update == "as-published":
+            raise InvalidInputError("inverse_update='as-published' reproduces the published per-pull rule; "
+                                    "it needs steps='round'")
 
     @property
     def name(self) -> str:
@@ -85,7 +121,10 @@ class FrankWolfe(Sampler):
         return "fws"
 
     def requires(self) -> tuple[str, ...]:
-        """Arms to pull; the published inverse update needs a problem with a design inverse (a linear one)."""
+        """Arms to pull (per-pull steps), the directions over the pulls (batches); the published inverse update
+        needs a problem with a design inverse (a linear one)."""
+        if self.steps == "batch":
+            return ("fw_directions",)
         return ("arm_pull", "design_inverse") if self.inverse_update == "as-published" else ("arm_pull",)
 
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
@@ -105,6 +144,8 @@ class FrankWolfe(Sampler):
         SamplerState
             The FWS state.
         """
+        if self.steps == "batch":
+            return BatchFrankWolfeState(problem, self)
         return FrankWolfeState(problem, self)
 
 
@@ -164,7 +205,7 @@ class FrankWolfeState(SequentialState):
             A point of the simplex.
         """
         K = self.x.size
-        if is_square(t // K):
+        if self.config.forced and is_square(t // K):
             return np.full(K, 1.0 / K)
         values, grads = self._pieces(obs, t ** -0.9 / K)
         if values is None or grads is None:
@@ -203,3 +244,49 @@ class FrankWolfeState(SequentialState):
             return None, None
         assert pieces.gradients is not None
         return pieces.values, pieces.gradients[pieces.near_minimal(slack)]
+
+
+class BatchFrankWolfeState(SamplerState):
+    """One batched FWS run: each batch plays the direction at w = N / t, rounded over its pulls (module docstring).
+
+    Parameters
+    ----------
+    problem : Problem
+        The structure (its ``fw_directions``).
+    config : FrankWolfe
+        The options (``steps="batch"``).
+    exploration_pulls : numpy.ndarray of int, shape (P, m), optional
+        The pulls of forced exploration, as the arms each observes (default: the problem's exploration pulls).
+    """
+
+    def __init__(self, problem: Problem, config: FrankWolfe, exploration_pulls: np.ndarray | None = None) -> None:
+        self.config = config
+        self.directions = problem.fw_directions(slack=config.slack, limit=config.pieces,
+                                                search_growth=config.search_growth, game=config.game)
+        self.exploration = problem.exploration_pulls() if exploration_pulls is None else exploration_pulls
+        self.next_exploration = 0  # the exploration pull a forced or tied pull plays next
+        self.forced_pulls = 0
+
+    def plan(self, obs: Observations, n: int) -> np.ndarray:
+        size = self.exploration.shape[0]
+        forced = n if self.directions.tied(obs) else (
+            forced_rounds(obs.time, n, size) if self.config.forced else 0)
+        counts = np.zeros(obs.counts.size, dtype=np.int64)
+        if forced:
+            members = (self.next_exploration + np.arange(forced)) % size
+            self.next_exploration = int(members[-1] + 1) % size
+            np.add.at(counts, self.exploration[members].ravel(), 1)
+            self.forced_pulls += forced
+        if forced < n:
+            direction = self.directions.step(obs)
+            reps = round_design(direction.weights, n - forced)
+            np.add.at(counts, direction.pulls.ravel(), np.repeat(reps, direction.pulls.shape[1]))
+        return counts
+
+    def glr_upper_bound(self, statistic: GLRStatistic) -> float:
+        """The directions' bound from the pieces they have seen."""
+        return self.directions.glr_upper_bound(statistic)
+
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
+        """The forced pulls and the directions' counters."""
+        return {"forced_rounds": self.forced_pulls, **self.directions.describe()}

@@ -5,7 +5,7 @@ d_k(theta, lambda) is also the maximum over W in the simplex of the I x K pairs 
 sum_i inf_{lambda^i in not-i} sum_k W_ik d_k(theta, lambda^i), a concave function of W (the rows of the answers
 other than i*(theta) add 0: theta contradicts them), with d_k(theta, lambda) = (x_k^T (theta - lambda))^2 / (2 sigma^2)
 for linear arms and d(mu_k, lambda_k) for K arms of an exponential family. One learner
-(:class:`bandits.pure_exploration.samplers.games.AdaHedge` over the I K pairs) plays W_t; the lambda-player
+(:class:`bandits.pure_exploration.adahedge.AdaHedge` over the I K pairs) plays W_t; the lambda-player
 best-responds for every answer i to the row W_t,i: for the answer of the estimate, the closest alternative under
 the row's weights (as :mod:`bandits.pure_exploration.samplers.lingame`; a row of zero weight, for which every
 alternative is a best response, is answered as if uniform); for every other answer, the estimate itself (it already
