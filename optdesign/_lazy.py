@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from .errors import InvalidInputError
+
 
 def lazy_module(name: str) -> ModuleType:
     """``name`` as a module object whose code runs at the first attribute access."""
@@ -49,7 +51,15 @@ def lazy_exports(package: str, exports: Mapping[str, Iterable[str]]) -> tuple[Ca
         the package's namespace (later accesses skip it) and returns it; the name of a submodule not imported
         yet imports it (``od.runtime``, as when the package imported it eagerly); any other name raises
         ``AttributeError``. The second lists the namespace and every re-exported name.
+
+    Raises
+    ------
+    InvalidInputError
+        ``package`` is not in ``sys.modules`` (not a package whose ``__init__`` is running or has run).
     """
+    if package not in sys.modules:
+        raise InvalidInputError(f"lazy_exports({package!r}): no such package is being imported; call it from the "
+                                "package's own __init__ with its __name__")
     source = {name: module for module, names in exports.items() for name in names}
     namespace = sys.modules[package].__dict__
 

@@ -59,6 +59,18 @@ def test_list_shows_every_question_with_the_kinds_its_classes_run_on():
             assert cls.kind == kind and options == question.preset
 
 
+def test_list_starts_every_entry_text_in_one_column_even_after_a_long_name():
+    """A name wider than the name column (``multiplicative-epsilon-good``) stands on its own line, its text below it
+    in the column every other text starts in."""
+    from bandits.cli.listing import NAME_WIDTH, catalogue
+
+    lines = catalogue(width=100).splitlines()
+    long = next(i for i, line in enumerate(lines) if line.strip() == "multiplicative-epsilon-good")
+    assert lines[long + 1].startswith(" " * (NAME_WIDTH + 3) + "[") and len(lines[long + 1]) <= 100
+    entries = [line for line in lines if line.startswith("  ") and line[2] != " " and " " in line.strip()]
+    assert entries and all(line[NAME_WIDTH + 3] == "[" for line in entries)
+
+
 def test_bad_input_is_one_line_with_status_2():
     cases = [
         (["run", "nope", "-i", "soare"], "unknown algorithm"),

@@ -108,3 +108,11 @@ def test_lazy_names_are_the_defining_objects():
 
     assert od.FactorGraph is FactorGraph and od.g_optimal is g_optimal
     assert od.linear.METHODS is METHODS
+
+
+def test_lazy_exports_of_a_package_not_being_imported_is_one_clear_error():
+    from optdesign.errors import InvalidInputError
+    from optdesign.runtime.exports import lazy_exports
+
+    with pytest.raises(InvalidInputError, match=r"\('no_such_package'\): no such package is being imported"):
+        lazy_exports("no_such_package", {".x": ["y"]})

@@ -45,7 +45,10 @@ def catalogue(plugins: bool = False, width: int | None = None) -> str:
 
 
 def _entry(name: str, text: str, width: int) -> str:
-    """One catalogue entry: the name in its column, ``text`` wrapped beside it."""
+    """One catalogue entry: the name in its column, ``text`` wrapped beside it (below a name wider than the
+    column, so that every text starts in the same column)."""
+    if len(name) > NAME_WIDTH:
+        return f"  {name}\n" + _wrap(text, width, first=" " * (NAME_WIDTH + 3), indent=NAME_WIDTH + 3)
     return _wrap(text, width, first=f"  {name:<{NAME_WIDTH}} ", indent=NAME_WIDTH + 3)
 
 

@@ -42,6 +42,8 @@ class FactoredDirections(Directions):
         The restricted games' solver.
     """
 
+    solves = True
+
     def __init__(self, glrt: FactoredGLRT, slack: float, limit: int, search_growth: float, game: str) -> None:
         self.glrt, self.slack, self.limit, self.search_growth, self.game = glrt, slack, limit, search_growth, game
         self.every_step = enumerated(glrt) or search_growth == 0

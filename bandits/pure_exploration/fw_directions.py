@@ -75,6 +75,9 @@ class Direction:
 class Directions(ABC):
     """The Frank–Wolfe directions of one batched FWS run (a problem's ``fw_directions``)."""
 
+    #: whether a step calls optdesign's solvers (max-sums, eliminations): its time is then the run's solve time
+    solves = False
+
     @abstractmethod
     def tied(self, obs: BatchStart) -> bool:
         """Whether the estimate has no unique answer (F = 0: no direction; the batch explores).
