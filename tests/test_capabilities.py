@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from bandits.core.entries import load_object
 from bandits.instances import parse_instance
-from bandits.kinds import PURE_EXPLORATION
+from bandits.kinds import PURE_EXPLORATION, kind_of
 from bandits.multiagent.problem import FactoredProblem
 from bandits.pure_exploration import Bernoulli, Gaussian, KArmedProblem, LinearProblem
 from bandits.pure_exploration.capabilities import CAPABILITIES, MissingCapability, offered
@@ -32,6 +33,13 @@ def test_what_the_built_in_problems_offer():
                                         "fw_directions"}
     assert offered(KArmedProblem(3, Bernoulli())) == offered(KArmedProblem(3, Gaussian()))
     assert set(CAPABILITIES) == offered(KArmedProblem) | offered(LinearProblem) | {"factor_graph"}
+
+
+def test_each_kind_names_the_problem_class_it_builds():
+    """``Kind.problem_class`` (what an experiment checks a rule's needs against) names the class that
+    :func:`bandits.pure_exploration.policy.problem_of` builds for the kind, or the one its instances give."""
+    for kind in PURE_EXPLORATION:
+        assert load_object(kind_of(kind).problem_class, "problem class") is PROBLEMS[kind]
 
 
 @pytest.mark.parametrize("name", sorted(n for n, spec in ALGORITHMS.items() if spec.sampler))

@@ -52,6 +52,7 @@ from optdesign.validation import as_count
 from ..core.tracking import next_checkpoint
 from ..core.validation import check_choice
 from ..pure_exploration.fw_directions import forced_rounds
+from ..pure_exploration.games import GAME_METHODS
 from ..pure_exploration.samplers.frank_wolfe import BatchFrankWolfeState, FrankWolfe
 from .environment import FactoredBandit
 from .exploration import EXPLORATION, covering_set
@@ -61,7 +62,7 @@ from .sampling import CoveredSampler, FactoredState, RuleState, _shared_doc
 __all__ = ["FW_EXPLORATION", "GAME_SOLVERS", "JointFrankWolfe", "OracleRun", "forced_rounds", "oracle_frank_wolfe"]
 
 #: the solvers of the restricted games
-GAME_SOLVERS = ("simplex", "highs")
+GAME_SOLVERS = GAME_METHODS
 #: forced exploration: the policy's levels, ``"fws"`` (the schedule of Wang et al., A0 for the uniform step), or that
 #: schedule with the D-tracking level on top
 FW_EXPLORATION = (*EXPLORATION, "fws", "fws+dtracking")
@@ -106,8 +107,7 @@ class JointFrankWolfe(CoveredSampler):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_choice(self.game, "game", GAME_SOLVERS)
-        self.batched()  # checks the slack, pieces and search_growth
+        self.batched()  # checks the slack, pieces, search_growth and game
 
     def _check_exploration(self) -> None:
         check_choice(self.exploration, "exploration", FW_EXPLORATION)

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ..pure_exploration.fw_directions import BatchStart, Direction, Directions
+from ..pure_exploration.fw_directions import BatchStart, Direction, Directions, check_options
 from ..pure_exploration.pieces import GLRStatistic
 from .best_response import FactoredGLR
 from .fw_game import FrankWolfeStep, candidate_ratios, enumerated, frank_wolfe_step, is_tied, near_tied_pieces
@@ -45,6 +45,7 @@ class FactoredDirections(Directions):
     solves = True
 
     def __init__(self, glrt: FactoredGLRT, slack: float, limit: int, search_growth: float, game: str) -> None:
+        check_options(slack, limit, search_growth, game)
         self.glrt, self.slack, self.limit, self.search_growth, self.game = glrt, slack, limit, search_growth, game
         self.every_step = enumerated(glrt) or search_growth == 0
         self.pool: np.ndarray | None = None  # the candidates of the lazy steps

@@ -36,7 +36,7 @@ from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import EnumeratedSeparation, MaxSum, Separation, most_violated, unique_joint_actions
 from optdesign.validation import as_count, as_nonnegative, as_vector
 
-from ..pure_exploration.games import game_strategies
+from ..pure_exploration.games import GAME_METHODS, game_strategies
 from .alternatives import joint_piece_gradients
 from .best_response import exact_best_response
 from .glrt import FactoredGLRT, GLRState
@@ -304,8 +304,8 @@ def frank_wolfe_step(glrt: FactoredGLRT, gradients: ArrayLike, weights: ArrayLik
     w = as_vector(weights, "weights", length=ix.abar)
     if G.ndim != 2 or G.shape[1] != ix.abar or G.shape[0] == 0 or not np.isfinite(G).all() or np.any(G < 0):
         raise InvalidInputError(f"gradients must be a nonempty (n, Abar={ix.abar}) array of finite numbers >= 0")
-    if method not in ("simplex", "highs"):
-        raise InvalidInputError(f"unknown game method {method!r}; valid: simplex, highs")
+    if method not in GAME_METHODS:
+        raise InvalidInputError(f"unknown game method {method!r}; valid: {', '.join(GAME_METHODS)}")
     base = G @ w
     columns = _Columns(glrt, G, base)
     bonus = np.zeros(ix.abar)

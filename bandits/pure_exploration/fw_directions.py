@@ -23,12 +23,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from optdesign.validation import as_count
+from optdesign.validation import as_count, as_nonnegative
 
-from .games import solve_game
+from ..core.validation import check_choice
+from .games import GAME_METHODS, solve_game
 from .pieces import GLRStatistic, Pieces
 
-__all__ = ["ArmDirections", "BatchStart", "Direction", "Directions", "forced_rounds"]
+__all__ = ["ArmDirections", "BatchStart", "Direction", "Directions", "check_options", "forced_rounds"]
 
 
 class BatchStart(Protocol):
@@ -149,7 +150,8 @@ class ArmDirections(Directions):
     """
 
     def __init__(self, slack: float, limit: int, game: str) -> None:
-        self.slack, self.limit, self.game = slack, limit, game
+        check_options(slack, limit, 0.0, game)
+        self.slack, self.limit, self.game = float(slack), int(limit), game
 
     def tied(self, obs: BatchStart) -> bool:
         values = obs.pieces(gradients=False).values
@@ -170,6 +172,31 @@ class ArmDirections(Directions):
         support = np.argsort(-z, kind="stable")
         support = support[z[support] > 0]
         return Direction(support[:, None], z[support] / z[support].sum())
+
+
+def check_options(slack: float, limit: int, search_growth: float, game: str) -> None:
+    """Check the options of batched FWS's directions.
+
+    Parameters
+    ----------
+    slack : float
+        The relative slack of the near-tied pieces (>= 0).
+    limit : int
+        At most this many near-tied pieces (>= 1).
+    search_growth : float
+        The growth of t between full searches (>= 0).
+    game : str
+        The game's solver (:data:`bandits.pure_exploration.games.GAME_METHODS`).
+
+    Raises
+    ------
+    InvalidInputError
+        A negative or non-numeric slack or search_growth, a limit below 1, or an unknown game solver.
+    """
+    as_nonnegative(slack, "slack")
+    as_nonnegative(search_growth, "search_growth")
+    as_count(limit, "pieces")
+    check_choice(game, "game", GAME_METHODS)
 
 
 def forced_rounds(t: int, rounds: int, size: int) -> int:

@@ -14,7 +14,10 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["game_strategies", "solve_game"]
+__all__ = ["GAME_METHODS", "game_strategies", "solve_game"]
+
+#: the solvers of the game: the exact tableau simplex here, or HiGHS (scipy's linprog)
+GAME_METHODS = ("simplex", "highs")
 
 #: pivot tolerance of the simplex (the payoffs are mapped to [1, 2] first)
 PIVOT_TOL = 1e-12
@@ -73,8 +76,8 @@ def game_strategies(M: np.ndarray, *, method: str = "simplex") -> tuple[np.ndarr
     M = np.atleast_2d(np.asarray(M, dtype=float))
     if M.size == 0 or not np.isfinite(M).all():
         raise InvalidInputError("the payoff matrix must be a nonempty matrix of finite numbers")
-    if method not in ("simplex", "highs"):
-        raise InvalidInputError(f"unknown game method {method!r}; valid: simplex, highs")
+    if method not in GAME_METHODS:
+        raise InvalidInputError(f"unknown game method {method!r}; valid: {', '.join(GAME_METHODS)}")
     J, K = M.shape
     if J == 1:
         z = np.zeros(K)

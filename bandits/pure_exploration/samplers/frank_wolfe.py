@@ -41,12 +41,11 @@ import numpy as np
 
 from optdesign import round_design
 from optdesign.errors import InvalidInputError
-from optdesign.validation import as_count, as_nonnegative
 
 from ...core.validation import check_choice
 from ..capabilities import offered
 from ..design_inverse import DesignInverse
-from ..fw_directions import forced_rounds
+from ..fw_directions import check_options, forced_rounds
 from ..games import solve_game
 from ..pieces import GLRStatistic
 from ..problem import Problem
@@ -103,15 +102,12 @@ class FrankWolfe(Sampler):
     def __post_init__(self) -> None:
         """Check the options."""
         check_choice(self.inverse_update, "inverse_update", INVERSE_UPDATES)
-        check_choice(self.game, "game", ("simplex", "highs"))
         check_choice(self.steps, "steps", FW_STEPS)
+        check_options(self.slack, self.pieces, self.search_growth, self.game)
         if isinstance(self.refresh, bool) or not isinstance(self.refresh, (int, np.integer)) or self.refresh < 1:
             raise InvalidInputError(f"refresh must be an integer >= 1, got {self.refresh!r}")
         if not isinstance(self.forced, (bool, np.bool_)):
             raise InvalidInputError(f"forced must be true or false, got {self.forced!r}")
-        as_nonnegative(self.slack, "slack")
-        as_nonnegative(self.search_growth, "search_growth")
-        as_count(self.pieces, "pieces")
         if self.steps == "batch" and self.inverse_update == "as-published":
             raise InvalidInputError("inverse_update='as-published' reproduces the published per-pull rule; "
                                     "it needs steps='round'")
