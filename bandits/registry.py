@@ -110,7 +110,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                                    "Vannella et al. §7.1 Oracle: MF-TaS tracking w^MF at the true theta, GLRT stop",
                                    sampler=True),
     "tas": AlgorithmSpec("bandits.multiagent.algorithms:ExactTaS", "factored",
-                         "Track-and-Stop on the exact T* (re-solved by constraint generation)", sampler=True),
+                         "Track-and-Stop on the exact T* (re-solved by constraint generation): "
+                         "track-and-stop:tracking=C in the factored batches", sampler=True),
     "uniform": AlgorithmSpec("bandits.multiagent.algorithms:UniformSampling", "factored",
                              "uniform product sampling, same factored GLRT", sampler=True),
     "joint-top-two": AlgorithmSpec("bandits.multiagent.top_two:JointTopTwo", "factored",
@@ -130,7 +131,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "oracle-weights": AlgorithmSpec("bandits.pure_exploration.samplers.uniform:FixedWeights", ARM_PULLS,
                                     "tracks w*(mu) of the true parameter (oracle baseline), GLR stop", sampler=True),
     "track-and-stop": AlgorithmSpec("bandits.pure_exploration.samplers.track_and_stop:TrackAndStop", ARM_PULLS,
-                                    "Garivier & Kaufmann 2016: C/D-tracking of w*(mu_hat), lazy re-solves, GLR stop",
+                                    "Garivier & Kaufmann 2016: C/D-tracking of w*(mu_hat), lazy re-solves, GLR stop; "
+                                    "tracking=C also on factored instances (the exact T* law over joint actions)",
                                     sampler=True),
     "top-two": AlgorithmSpec("bandits.pure_exploration.samplers.top_two:TopTwo", PURE_EXPLORATION,
                              "Top-Two (EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS; on linear "

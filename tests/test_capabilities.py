@@ -25,12 +25,13 @@ PROBLEMS = {**BUILT_IN_PROBLEMS, "factored": FactoredProblem}
 
 def test_what_the_built_in_problems_offer():
     assert offered(KArmedProblem) == {"arm_pull", "optimism", "pair_costs", "challenger", "penalised_challenger",
-                                      "pair_share", "posterior_draws", "upper_indices", "fw_directions"}
+                                      "pair_share", "posterior_draws", "upper_indices", "fw_directions",
+                                      "allocation_tracker"}
     assert offered(LinearProblem) == {"arm_pull", "optimism", "design_inverse", "challenger", "penalised_challenger",
-                                      "posterior_draws", "fw_directions"}
-    # joint LinGame, joint Top-Two and joint FWS: the generic rules on the factored problem
+                                      "posterior_draws", "fw_directions", "allocation_tracker"}
+    # joint LinGame, joint Top-Two, joint FWS and exact TaS: the generic rules on the factored problem
     assert offered(FactoredProblem) == {"optimism", "challenger", "pair_share", "posterior_draws", "factor_graph",
-                                        "fw_directions"}
+                                        "fw_directions", "allocation_tracker"}
     assert offered(KArmedProblem(3, Bernoulli())) == offered(KArmedProblem(3, Gaussian()))
     assert set(CAPABILITIES) == offered(KArmedProblem) | offered(LinearProblem) | {"factor_graph"}
 
@@ -71,6 +72,8 @@ def test_the_options_decide_the_needs():
     assert make_algorithm("fws").sampler.requires() == ("arm_pull",)
     assert make_algorithm("fws:steps=batch").sampler.requires() == ("fw_directions",)  # factored problems too
     assert make_algorithm("lingame").sampler.requires() == ("optimism",)  # its pulls: the problem's (factored too)
+    assert make_algorithm("track-and-stop").sampler.requires() == ("arm_pull",)  # D-tracking's forced exploration
+    assert make_algorithm("track-and-stop:tracking=C").sampler.requires() == ("allocation_tracker",)
 
 
 def test_a_problem_refuses_a_capability_it_lacks():
@@ -81,7 +84,7 @@ def test_a_problem_refuses_a_capability_it_lacks():
 
 
 def test_an_unknown_capability_name_is_one_clear_error():
-    from bandits.pure_exploration.capabilities import require
+    from bandits.pure_exploration.requirements import require
 
     with pytest.raises(InvalidInputError, match="unknown capability 'optimsm'"):
         require(KArmedProblem(3), "my-rule", ("optimsm",))

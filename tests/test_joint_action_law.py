@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import bandits.multiagent.algorithms as algorithms
+import bandits.multiagent.tracking as tracking
 from bandits.multiagent import ExactTaS
 from bandits.multiagent import instances as inst
 from bandits.run import run
@@ -67,23 +67,23 @@ def test_exact_tas_tracks_the_law_within_the_rounding_of_its_batches(monkeypatch
     """With the allocation held after the first solve, C-tracking keeps every joint action's tracked plays within
     the number of joint actions of t P(a) after every batch (drawing i.i.d. would drift by sqrt(t P(a)))."""
     env = inst.line(3, 2, seed=2, means="planted", gap=0.1)  # thousands of rounds
-    resolve = algorithms._ExactState._resolve
-    plan = algorithms._ExactState.plan
+    resolve = tracking.JointTracker.resolve
+    plan = tracking.JointTracker.plan
     worst: list[float] = []
 
     def once(self, theta_hat):  # type: ignore[no-untyped-def]
         if self.solves == 0:
             resolve(self, theta_hat)
 
-    def checked(self, obs, rounds):  # type: ignore[no-untyped-def]
-        out = plan(self, obs, rounds)
+    def checked(self, counts, rounds):  # type: ignore[no-untyped-def]
+        out = plan(self, counts, rounds)
         if self.law is not None:
             deviation = np.abs(self.joint_counts - self.joint_counts.sum() * self.law).max()
             worst.append(deviation / self.law.size)
         return out
 
-    monkeypatch.setattr(algorithms._ExactState, "_resolve", once)
-    monkeypatch.setattr(algorithms._ExactState, "plan", checked)
+    monkeypatch.setattr(tracking.JointTracker, "resolve", once)
+    monkeypatch.setattr(tracking.JointTracker, "plan", checked)
     r = run(ExactTaS(), env, 0.05, seed=0)
     assert r.correct and len(worst) > 20
     assert max(worst) <= 1.0
@@ -92,14 +92,14 @@ def test_exact_tas_tracks_the_law_within_the_rounding_of_its_batches(monkeypatch
 def test_exact_tas_draws_past_the_tracked_size(monkeypatch):
     """Past TRACKED_JOINT_ACTIONS the rounds draw joint actions down the clique tree; the runs still stop right."""
     env = inst.line(3, 2, seed=2, means="planted", gap=0.3)
-    monkeypatch.setattr(algorithms, "TRACKED_JOINT_ACTIONS", 0)
+    monkeypatch.setattr(tracking, "TRACKED_JOINT_ACTIONS", 0)
     draws = []
-    sample = algorithms.sample_joint_actions
+    sample = tracking.sample_joint_actions
 
     def counted(*args):  # type: ignore[no-untyped-def]
         draws.append(args[2])
         return sample(*args)
 
-    monkeypatch.setattr(algorithms, "sample_joint_actions", counted)
+    monkeypatch.setattr(tracking, "sample_joint_actions", counted)
     results = [run(ExactTaS(), env, 0.05, seed=s) for s in range(4)]
     assert all(r.correct for r in results) and sum(draws) > 0

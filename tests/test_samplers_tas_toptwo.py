@@ -227,8 +227,8 @@ def test_lazy_resolving_solves_on_a_geometric_schedule():
             batch = policy.next_batch(1000)
             policy.observe(batch, env.pull(batch, env_rng))
         state = policy.state
-        counts.append(state.solves + state.failures)
-        assert state.solve_time > 0 and problem.n_arms == state.target.size
+        counts.append(state.tracker.solves + state.tracker.failures)
+        assert state.solve_time > 0 and problem.n_arms == state.tracker.target.size
     assert counts[0] > counts[1] > counts[2]
     assert counts[1] <= np.log(1000 / 4) / np.log(1.2) + 2
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import bandits.multiagent.algorithms as algorithms
+import bandits.multiagent.tracking as tracking
 import optdesign as od
 from bandits.multiagent import ExactTaS
 from bandits.multiagent import instances as inst
@@ -134,14 +134,14 @@ def test_instances_of_one_structure_share_their_plan():
 
 def record_resolves(monkeypatch) -> list:
     """The (instance, result) of every re-solve of exact TaS."""
-    seen, solve = [], algorithms.characteristic_time
+    seen, solve = [], tracking.characteristic_time
 
     def recording(fg, **kwargs):
         res = solve(fg, **kwargs)
         seen.append((fg, res))
         return res
 
-    monkeypatch.setattr(algorithms, "characteristic_time", recording)
+    monkeypatch.setattr(tracking, "characteristic_time", recording)
     return seen
 
 
@@ -163,8 +163,8 @@ def test_exact_tas_stops_as_with_cold_resolves(monkeypatch):
     env = inst.line(4, 3, seed=2, means="planted", gap=0.5)
     seeds = range(8)
     warm = [run(ExactTaS(), env, 0.05, seed=s) for s in seeds]
-    solve = algorithms.characteristic_time
-    monkeypatch.setattr(algorithms, "characteristic_time", lambda fg, **kw: solve(fg, **{**kw, "warm_start": None}))
+    solve = tracking.characteristic_time
+    monkeypatch.setattr(tracking, "characteristic_time", lambda fg, **kw: solve(fg, **{**kw, "warm_start": None}))
     cold = [run(ExactTaS(), env, 0.05, seed=s) for s in seeds]
     assert all(r.correct for r in warm + cold)
     ratio = np.mean([r.rounds for r in warm]) / np.mean([r.rounds for r in cold])

@@ -7,16 +7,24 @@ target stay bounded by a constant independent of n (C-tracking of Garivier & Kau
 batch form), so a static design advanced by a geometric grid of checkpoints pulls what the greedy
 rule of Soare et al. would, up to O(K) pulls per arm. C-tracking's floored target w^eps is
 :func:`project_floor`.
+
+The pull-by-pull tracking rules of Garivier & Kaufmann (COLT 2016, Sec. 3.1), which the samplers share:
+
+* C-tracking (:func:`c_tracking`): pull argmax_k (sum_{s <= t} w_s,k - N_k), following the cumulative targets;
+* D-tracking (:func:`d_tracking`): pull argmin_k N_k when some N_k < sqrt(t) - K/2 (forced exploration), else
+  argmax_k (t w_k - N_k).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
 from optdesign import round_design
 from optdesign.errors import InvalidInputError
 
-__all__ = ["next_checkpoint", "portion", "project_floor", "track"]
+__all__ = ["c_tracking", "d_tracking", "next_checkpoint", "portion", "project_floor", "pull_by_pull", "track"]
 
 #: relative slack on eps K <= 1 (a floor computed as 1 / K may exceed it by round-off)
 FLOOR_SLACK = 1e-12
@@ -135,3 +143,68 @@ def project_floor(w: np.ndarray, eps: float) -> np.ndarray:
     # the right m: the smallest whose shift leaves the (m+1)-th weight at or below the floor
     below = np.r_[top[1:], -np.inf] - shifts <= eps
     return np.maximum(w - shifts[int(np.argmax(below))], eps)
+
+
+def c_tracking(cumulative: np.ndarray, counts: np.ndarray) -> int:
+    """C-tracking: the arm furthest behind its cumulative target, argmax_k (cumulative_k - N_k).
+
+    Parameters
+    ----------
+    cumulative : numpy.ndarray, shape (K,)
+        sum over past steps of the target proportions (including this step's).
+    counts : numpy.ndarray of int, shape (K,)
+        Pulls per arm.
+
+    Returns
+    -------
+    int
+        The arm to pull (the smallest index on a tie).
+    """
+    return int(np.argmax(cumulative - counts))
+
+
+def d_tracking(weights: np.ndarray, counts: np.ndarray) -> int:
+    """D-tracking: an under-sampled arm (N_k < sqrt(t) - K/2) if any, else argmax_k (t w_k - N_k).
+
+    Parameters
+    ----------
+    weights : numpy.ndarray, shape (K,)
+        Target proportions.
+    counts : numpy.ndarray of int, shape (K,)
+        Pulls per arm (t = their sum).
+
+    Returns
+    -------
+    int
+        The arm to pull.
+    """
+    t = counts.sum()
+    if counts.min() < np.sqrt(t) - counts.size / 2:
+        return int(np.argmin(counts))
+    return int(np.argmax(t * weights - counts))
+
+
+def pull_by_pull(choose: Callable[[np.ndarray], int | np.ndarray], counts: np.ndarray, n: int) -> np.ndarray:
+    """A batch of ``n`` pulls picked one at a time, the counts advancing after each.
+
+    Parameters
+    ----------
+    choose : callable
+        The counts so far -> the next arm (or the distinct arms the next pull observes).
+    counts : numpy.ndarray of int, shape (K,)
+        Observations per arm at the batch's start (not modified).
+    n : int
+        Pulls.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (K,)
+        Observations per arm of the batch.
+    """
+    counts = counts.copy()
+    batch = np.zeros_like(counts)
+    for _ in range(n):
+        k = choose(counts)
+        counts[k] += 1
+        batch[k] += 1
+    return batch

@@ -8,7 +8,9 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError
 
-__all__ = ["joint_piece_gradients", "leader_share"]
+from ..pure_exploration.pieces import Pieces
+
+__all__ = ["joint_piece_gradients", "leader_share", "listed_pieces"]
 
 
 def joint_piece_gradients(flat: np.ndarray, star: np.ndarray, D: np.ndarray, H: np.ndarray, inv: np.ndarray,
@@ -79,3 +81,39 @@ def leader_share(counts: np.ndarray, leader_entries: np.ndarray, challenger_entr
     lead = float(np.sum(1.0 / counts[leader_entries[changed]]))
     chal = float(np.sum(1.0 / counts[challenger_entries[changed]]))
     return lead / (lead + chal) if lead + chal > 0 else 0.5
+
+
+def listed_pieces(flat: np.ndarray, best: int, mu: np.ndarray, w: np.ndarray, sigma: float, *,
+                  gradients: bool = True) -> Pieces:
+    """The piece f_a(w) = D(a)^2 / (2 sigma^2 H_w(a)) of every joint action a other than the answer, listed
+    (:mod:`bandits.multiagent.problem`; 0 for a piece tied with the answer, inf for one no weight separates).
+
+    Parameters
+    ----------
+    flat : numpy.ndarray of int, shape (A, F)
+        The group action of every joint action (in code order) in every factor.
+    best : int
+        The answer a_hat (its code).
+    mu, w : numpy.ndarray, shape (Abar,)
+        The parameter; weights or counts per group action.
+    sigma : float
+        The noise level.
+    gradients : bool
+        Also the gradients in w (:func:`joint_piece_gradients`).
+
+    Returns
+    -------
+    Pieces
+        One piece per joint action other than the answer, in code order.
+    """
+    others = np.delete(np.arange(flat.shape[0]), best)
+    flat, star = flat[others], flat[best]
+    changed = flat != star
+    D = (mu[star][None, :] - mu[flat]).sum(axis=1)
+    with np.errstate(divide="ignore"):
+        inv = 1.0 / w.astype(float)
+    H = np.where(changed, inv[star][None, :] + inv[flat], 0.0).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.where(D > 0, np.where(H > 0, D**2 / (2 * sigma**2 * H), np.inf), 0.0)
+    grads = joint_piece_gradients(flat, star, D, H, inv, sigma) if gradients else None
+    return Pieces(best=best, answers=others, values=values, gradients=grads)

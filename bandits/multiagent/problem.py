@@ -14,10 +14,9 @@ and its gradient in w is (theta - lambda_a)^2 / (2 sigma^2) at the closest alter
 (e, a_hat_e) and (e, a_e) of the changed factors, c^2 / (2 sigma^2 w_{e,b}^2) with c = D(a) / H_w(a).
 
 The GLR statistic min_a f_a(N) and its minimiser (the best response) come from the factored GLRT's exact search
-(:mod:`bandits.multiagent.glrt`), which never lists every joint action; :meth:`FactoredProblem.pieces` lists them
-all (small instances, checks). The oracle is the exact T* of :func:`optdesign.characteristic_time` (certified by
-constraint generation), as T = 2 sigma^2 T*, with the optimal marginals per group action as weights.
-"""
+(:mod:`bandits.multiagent.glrt`); :meth:`FactoredProblem.pieces` lists every joint action (small instances, checks).
+The oracle is the exact T* of :func:`optdesign.characteristic_time`, as T = 2 sigma^2 T*, the optimal marginals its
+weights."""
 
 from __future__ import annotations
 
@@ -32,12 +31,14 @@ from optdesign.errors import InstanceTooLargeError, InvalidInputError
 from optdesign.factored import MaxSum
 
 from ..core.thresholds import ThresholdContext
+from ..core.validation import check_choice
 from ..pure_exploration.adahedge import AdaHedge
+from ..pure_exploration.allocation_tracker import ALLOCATIONS, Tracker
 from ..pure_exploration.capabilities import Capabilities
 from ..pure_exploration.oracle import Oracle
 from ..pure_exploration.pieces import Pieces
 from ..pure_exploration.problem import Problem
-from .alternatives import joint_piece_gradients, leader_share
+from .alternatives import leader_share, listed_pieces
 from .best_response import BestResponse, FactoredGLR, exact_best_response
 from .exploration import covering_set
 from .fw_directions import FactoredDirections
@@ -46,6 +47,7 @@ from .glrt import FactoredGLRT, GLRState, check_glrt_mode
 from .joint_actions import GroupIndexer, decode, encode_joint, show_joint
 from .optimism import FactoredOptimism
 from .thresholds import FactoredTheoryThreshold
+from .tracking import JointTracker, MeanFieldTracker
 
 __all__ = ["BestResponse", "FactoredGLR", "FactoredProblem"]
 
@@ -120,6 +122,22 @@ class FactoredProblem(Problem):
     def fw_directions(self, *, slack: float, limit: int, search_growth: float, game: str) -> FactoredDirections:
         """The Frank–Wolfe directions over joint actions (:mod:`bandits.multiagent.fw_directions`)."""
         return FactoredDirections(self.glrt, slack, limit, search_growth, game)
+
+    def allocation_tracker(self, *, tracking: str, tol: float | None, rng: np.random.Generator,
+                           allocation: str = "exact") -> Tracker:
+        """The exact T* allocation's law over joint actions, C-tracked (:class:`JointTracker`; ``tol`` 1e-2 by default),
+        or the mean-field allocation, drawn per agent (:class:`MeanFieldTracker`, which solves to its own accuracy).
+
+        Raises
+        ------
+        InvalidInputError
+            D-tracking, whose forced exploration pulls single arms; a tolerance for the mean-field allocation."""
+        if tracking != "C":
+            raise InvalidInputError(f"tracking={tracking!r}: a factored problem's pulls are joint actions, whose law "
+                                    "is C-tracked (tracking=C); D-tracking's forced exploration pulls single arms")
+        if check_choice(allocation, "allocation", ALLOCATIONS) == "mean-field":
+            return MeanFieldTracker(self.structure, self.indexer, rng, tol)
+        return JointTracker(self.structure, self.graph, self.indexer, rng, 1e-2 if tol is None else tol)
 
     def describe_answer(self, answer: int) -> str:
         """The joint action of a code, ``(a0,a1,...)``, its first agents only on large graphs."""
@@ -300,33 +318,10 @@ class FactoredProblem(Problem):
             raise InstanceTooLargeError(f"pieces lists every joint action: {self.n_answers:,} is above "
                                         f"{MAX_LISTED:,}; use best_response (the exact search) instead")
         actions = np.array(np.unravel_index(np.arange(self.n_answers), self.structure.n_actions)).T
-        flat = self.indexer.flat(actions)  # (A, F): the group action of every factor
-        best = self.answer(mu)
-        others = np.delete(np.arange(self.n_answers), best)
-        flat, star = flat[others], flat[best]
-        changed = flat != star
-        D = (mu[star][None, :] - mu[flat]).sum(axis=1)
-        with np.errstate(divide="ignore"):
-            inv = 1.0 / w.astype(float)
-        H = np.where(changed, inv[star][None, :] + inv[flat], 0.0).sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values = np.where(D > 0, np.where(H > 0, D**2 / (2 * self.sigma**2 * H), np.inf), 0.0)
-        grads = joint_piece_gradients(flat, star, D, H, inv, self.sigma) if gradients else None
-        return Pieces(best=best, answers=others, values=values, gradients=grads)
+        return listed_pieces(self.indexer.flat(actions), self.answer(mu), mu, w, self.sigma, gradients=gradients)
 
     def true_parameter(self, env: Any) -> np.ndarray:
-        """The factors' mean tables, flattened in the structure's order (:meth:`Problem.true_parameter`).
-
-        Parameters
-        ----------
-        env : FactoredBandit
-            The instance.
-
-        Returns
-        -------
-        numpy.ndarray
-            ``env.fg.means``.
-        """
+        """The factors' mean tables ``env.fg.means``, flattened in the structure's order."""
         return self.check_parameter(env.fg.means)
 
     def graph(self, mu: np.ndarray) -> FactorGraph:
@@ -376,8 +371,7 @@ class FactoredProblem(Problem):
     def oracle(self, mu: np.ndarray) -> Oracle:
         result, scale = od.characteristic_time(self.graph(mu), solver="CLARABEL"), 2.0 * self.sigma**2
         weights = np.concatenate([np.asarray(m, dtype=float).ravel() for m in result.marginals])
-        lower = result.lower_bound if result.lower_bound is not None else 0.0
-        return Oracle(T=scale * result.value, weights=weights, lower_bound=scale * lower)
+        return Oracle(T=scale * result.value, weights=weights, lower_bound=scale * (result.lower_bound or 0.0))
 
     def decode(self, code: int) -> np.ndarray:
         """The joint action of an answer code.

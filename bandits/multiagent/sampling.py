@@ -328,8 +328,7 @@ class FactoredState(SamplerState):
             Observations per group action (rho per round).
         """
 
-    def _play(self, actions: npt.NDArray[np.int64], reps: npt.NDArray[np.int64],
-              budget: int) -> npt.NDArray[np.int64]:
+    def _play(self, actions: npt.NDArray[np.int64], reps: npt.NDArray[np.int64], budget: int) -> npt.NDArray[np.int64]:
         cap = budget // self.n_factors
         if reps.sum() > cap:  # keep a prefix of the plays within the budget
             before = np.cumsum(reps) - reps
@@ -372,6 +371,7 @@ class RuleState(FactoredState):
                  cover: str = "greedy", exploration: str = "none") -> None:
         super().__init__(problem, rng, cover=cover, exploration=exploration)
         self.rule = rule if isinstance(rule, SamplerState) else rule(self.indexer.flat(self.cover.actions))
+        self.solve_time += self.rule.solve_time  # what the rule solved before its first batch
 
     def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
         start = time.perf_counter()

@@ -6,6 +6,7 @@ problem              the interface: answers, estimate, the pieces of the alterna
 oracle               what an oracle reports: T*, w* and a certified lower bound
 pieces               the alternative's pieces at (mu, w): values, gradients, the best response
 capabilities         the optional problem methods a rule may ask for (optimism, pair costs, posterior draws, ...)
+requirements         the refusal, before a run, of a problem lacking a capability the rule needs
 optimism             LinGame's optimistic gains at a best response (what the optimism capability gives)
 clock                a problem's time: samples or rounds, the grid of checks
 values               the value of an answer that is one arm or item (the simple regret of a recommendation)
@@ -15,6 +16,8 @@ adahedge             AdaHedge, the scale-free exponential-weights learner (LinGa
 games                the exact zero-sum matrix game of Frank-Wolfe steps over several pieces (both players)
 fw_directions        Frank-Wolfe directions of batched FWS: the near-tied pieces at w = N / t, the game over the
                      pulls, the forced schedule (arms as pulls; a factored problem gives its own)
+allocation_tracker   how Track-and-Stop follows its plug-in target over the pulls (arms: C- or D-tracking of the
+                     oracle's weights; a factored problem gives its own)
 design_inverse       the design inverse along a Frank-Wolfe path of a linear problem (FWS's fast path)
 certificate          a certified bracket on T* from any proportions
 families             one-parameter exponential families (Gaussian with known sigma, Bernoulli, Poisson, exponential):
@@ -47,7 +50,7 @@ environment          K-armed instances simulated through sufficient statistics (
                      Gaussian arms of unequal variances; counts on the support for bounded arms)
 instances            the named K-armed instances (``gaussian:...``, ``bernoulli:...``; GK16's two experiments;
                      ``heteroscedastic:...``; ``bounded:...``)
-sampler              the sampling-rule plug-in interface (configuration, state, batches) and the tracking rules
+sampler              the sampling-rule plug-in interface (configuration, state, batches)
 samplers/            the sampling rules, one module each
 stop                 the GLR stopping rule and its threshold (by name, object or plug-in path)
 policy               the statistics and GLR stop of a run, and the policy of a sampler's run (several deltas from one

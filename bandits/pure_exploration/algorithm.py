@@ -15,10 +15,10 @@ from optdesign.errors import InvalidInputError
 
 from ..core.algorithm import Algorithm, Policy
 from ..core.entries import check_options, load_object, split_algorithm
-from .capabilities import require
 from .policy import PureExplorationPolicy, problem_of
 from .problem import Problem
 from .question_table import PROBLEMS, QUESTIONS
+from .requirements import require
 from .sampler import Sampler
 from .stop import GLRStop, check_stop_options
 

@@ -4,7 +4,7 @@ A sampling rule names what it needs (:meth:`bandits.pure_exploration.sampler.Sam
 a capability when its class defines the method of that name (:class:`Capabilities`, a base of every
 :class:`bandits.pure_exploration.problem.Problem`, declares each one and refuses by default). So a rule never tests
 a problem's class: it runs on every problem that offers what it needs, and a problem that lacks one is refused
-before the run in one message naming both.
+before the run in one message naming both (:func:`bandits.pure_exploration.requirements.require`).
 
 What a problem can derive from its pieces needs no capability: the best response, the transportation costs of
 the estimate's answer, the arms of forced exploration (:meth:`Problem.exploration_arms`, every arm by default).
@@ -12,15 +12,14 @@ the estimate's answer, the arms of forced exploration (:meth:`Problem.exploratio
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
 
+from .allocation_tracker import ArmTracker, OracleSource, Tracker
 from .fw_directions import ArmDirections, Directions
 from .optimism import Optimism
 
@@ -29,7 +28,7 @@ if TYPE_CHECKING:
 
     from .design_inverse import DesignInverse
 
-__all__ = ["CAPABILITIES", "Capabilities", "MissingCapability", "Optimism", "offered", "require"]
+__all__ = ["CAPABILITIES", "Capabilities", "MissingCapability", "Optimism", "offered"]
 
 #: every capability a rule may ask for: the problem method's name and what it gives
 CAPABILITIES: dict[str, str] = {
@@ -44,12 +43,15 @@ CAPABILITIES: dict[str, str] = {
     "upper_indices": "upper confidence indices of the arms (UCB leaders)",
     "design_inverse": "an incremental design inverse along a Frank-Wolfe path, on linear problems only so far",
     "fw_directions": "the Frank-Wolfe directions of batched FWS over the pulls (from arm_pull: the game over the arms)",
+    "allocation_tracker": "Track-and-Stop's target and how pulls follow it (from arm_pull: the oracle's weights, "
+                          "C- or D-tracked over the arms)",
     "factor_graph": "a factor graph of joint actions (the covering set, forced exploration and joint draws of the "
                     "factored rules)",
 }
 
 #: capabilities whose default is derived from another one the problem offers
-DERIVED = {"challenger": "pair_costs", "penalised_challenger": "pair_costs", "fw_directions": "arm_pull"}
+DERIVED = {"challenger": "pair_costs", "penalised_challenger": "pair_costs", "fw_directions": "arm_pull",
+           "allocation_tracker": "arm_pull"}
 
 
 #: the parameters, result and refusal of the two challenger capabilities (their docstrings share them)
@@ -71,6 +73,13 @@ _challenger_doc = shared_doc({"challenger": """Parameters
         ------
         MissingCapability
             The problem offers neither this nor ``pair_costs`` (the refusal names ``pair_costs``)."""})
+
+
+#: the refusal of a capability whose default is derived from ``arm_pull`` (their docstrings share it)
+_from_arm_pull_doc = shared_doc({"from_arm_pull": """Raises
+        ------
+        MissingCapability
+            The problem offers neither this nor ``arm_pull`` (the refusal names ``arm_pull``)."""})
 
 
 class MissingCapability(InvalidInputError):
@@ -296,6 +305,7 @@ class Capabilities:
         """
         raise MissingCapability(self, "design_inverse")
 
+    @_from_arm_pull_doc
     def fw_directions(self, *, slack: float, limit: int, search_growth: float, game: str) -> Directions:
         """Capability ``fw_directions``: the Frank–Wolfe directions of one batched FWS run (by default, on a problem
         offering ``arm_pull``, the pieces listed at w = N / t and the game over the arms).
@@ -312,14 +322,40 @@ class Capabilities:
         Directions
             The run's directions (:mod:`bandits.pure_exploration.fw_directions`).
 
-        Raises
-        ------
-        MissingCapability
-            The problem offers neither this nor ``arm_pull`` (the refusal names ``arm_pull``).
+        %(from_arm_pull)s
         """
+        self._derive_from_arm_pull()
+        return ArmDirections(slack, limit, game)
+
+    @_from_arm_pull_doc
+    def allocation_tracker(self, *, tracking: str, tol: float | None, rng: np.random.Generator,
+                           allocation: str = "exact") -> Tracker:
+        """Capability ``allocation_tracker``: the target of one Track-and-Stop run and how its pulls follow it (by
+        default, on a problem offering ``arm_pull``, the oracle's weights C- or D-tracked over the arms).
+
+        Parameters
+        ----------
+        tracking, tol : str, float or None
+            The tracking rule (``"C"`` or ``"D"``); the oracle's certified relative gap (None: its default).
+        allocation : str
+            ``"exact"`` (the oracle's) or ``"mean-field"`` (a factored problem's T^MF program).
+        rng : numpy.random.Generator
+            The run's randomness (for a tracker that draws its pulls).
+
+        Returns
+        -------
+        Tracker
+            The run's tracker (:mod:`bandits.pure_exploration.allocation_tracker`).
+
+        %(from_arm_pull)s
+        """
+        self._derive_from_arm_pull()
+        return ArmTracker(cast(OracleSource, self), tracking, tol, allocation)
+
+    def _derive_from_arm_pull(self) -> None:
+        """Refuse a default derived from ``arm_pull`` on a problem that does not offer it."""
         if "arm_pull" not in offered(self):
             raise MissingCapability(self, "arm_pull")
-        return ArmDirections(slack, limit, game)
 
     def factor_graph(self) -> FactorGraph:
         """Capability ``factor_graph``: the agents, action counts and scopes of a factored problem's joint actions.
@@ -356,44 +392,3 @@ def offered(problem: Capabilities | type[Capabilities]) -> frozenset[str]:
     if not isinstance(problem, type):
         names -= problem.withheld()
     return frozenset(names | {name for name, source in DERIVED.items() if source in names})
-
-
-def require(problem: Capabilities, rule: str, needs: Iterable[str]) -> None:
-    """Refuse a problem that lacks a capability the rule needs, naming both.
-
-    Parameters
-    ----------
-    problem : Problem
-        The problem of the run.
-    rule : str
-        The rule's name (for the message).
-    needs : iterable of str
-        Capabilities the rule needs (keys of :data:`CAPABILITIES`).
-
-    Raises
-    ------
-    MissingCapability
-        A capability the problem does not offer.
-    InvalidInputError
-        A name that is not a capability (a plug-in rule's typo).
-    """
-    have = offered(problem)
-    for need in needs:
-        if need not in CAPABILITIES:
-            raise InvalidInputError(f"{rule} asks for an unknown capability {need!r}; known: "
-                                    f"{', '.join(CAPABILITIES)}")
-        if need not in have:
-            others = ", ".join(sorted(cls.__name__ for cls in _problem_classes() if need in offered(cls)))
-            raise MissingCapability(problem, need, rule, others)
-
-
-def _problem_classes() -> list[type[Capabilities]]:
-    """Every concrete problem class defined so far (the built-in ones and any imported plug-in)."""
-    found: list[type[Capabilities]] = []
-    stack = list(Capabilities.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        if not inspect.isabstract(cls):
-            found.append(cls)
-        stack.extend(cls.__subclasses__())
-    return found

@@ -6,10 +6,7 @@ start). Most rules pick one arm at a time: :class:`SequentialState` turns ``choo
 the counts arm by arm while the estimate stays that of the batch's start (lazy updates on the policy's
 geometric grid; ``growth=0`` gives batches of one pull and the exact sequential rule).
 
-Tracking rules shared by the samplers (Garivier & Kaufmann, COLT 2016, Sec. 3.1):
-
-* C-tracking: pull argmax_k (sum_{s <= t} w_s,k - N_k), following the cumulative targets;
-* D-tracking: pull argmin_k N_k when some N_k < sqrt(t) - K/2 (forced exploration), else argmax_k (t w_k - N_k).
+The tracking rules the samplers share (C- and D-tracking) are in :mod:`bandits.core.tracking` and re-exported here.
 """
 
 from __future__ import annotations
@@ -22,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..core.tracking import c_tracking, d_tracking, pull_by_pull
 from .pieces import GLRStatistic, Pieces
 from .problem import Problem
 
@@ -321,13 +319,7 @@ class SequentialState(SamplerState):
     """A rule that picks one arm at a time; a batch repeats :meth:`choose` with the counts advancing."""
 
     def plan(self, obs: Observations, n: int) -> np.ndarray:
-        counts = obs.counts.copy()
-        batch = np.zeros_like(counts)
-        for _ in range(n):
-            k = self.choose(obs, counts)
-            counts[k] += 1
-            batch[k] += 1
-        return batch
+        return pull_by_pull(lambda counts: self.choose(obs, counts), obs.counts, n)
 
     @abstractmethod
     def choose(self, obs: Observations, counts: np.ndarray) -> int | np.ndarray:
@@ -345,42 +337,3 @@ class SequentialState(SamplerState):
         int or numpy.ndarray of int
             Index of the arm to pull, or the distinct arms one pull observes.
         """
-
-
-def c_tracking(cumulative: np.ndarray, counts: np.ndarray) -> int:
-    """C-tracking: the arm furthest behind its cumulative target, argmax_k (cumulative_k - N_k).
-
-    Parameters
-    ----------
-    cumulative : numpy.ndarray, shape (K,)
-        sum over past steps of the target proportions (including this step's).
-    counts : numpy.ndarray of int, shape (K,)
-        Pulls per arm.
-
-    Returns
-    -------
-    int
-        The arm to pull (the smallest index on a tie).
-    """
-    return int(np.argmax(cumulative - counts))
-
-
-def d_tracking(weights: np.ndarray, counts: np.ndarray) -> int:
-    """D-tracking: an under-sampled arm (N_k < sqrt(t) - K/2) if any, else argmax_k (t w_k - N_k).
-
-    Parameters
-    ----------
-    weights : numpy.ndarray, shape (K,)
-        Target proportions.
-    counts : numpy.ndarray of int, shape (K,)
-        Pulls per arm (t = their sum).
-
-    Returns
-    -------
-    int
-        The arm to pull.
-    """
-    t = counts.sum()
-    if counts.min() < np.sqrt(t) - counts.size / 2:
-        return int(np.argmin(counts))
-    return int(np.argmax(t * weights - counts))

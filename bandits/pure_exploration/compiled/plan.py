@@ -106,7 +106,7 @@ def _rule(sampler: Any, linear: bool, spanning: Any, small: bool = True) -> tupl
         return None
     if kind is RoundRobin:
         return ROUND_ROBIN, [0.0]
-    if kind is TrackAndStop:
+    if kind is TrackAndStop and sampler.tol is None:  # else the reference path refuses a tolerance
         return TRACK_AND_STOP, [0.0 if sampler.tracking == "D" else 1.0, float(sampler.resolve_growth)]
     if kind is TopTwo:
         beta = -1.0 if sampler.beta == "ids" else float(sampler.beta)

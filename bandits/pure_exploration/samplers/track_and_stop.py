@@ -19,10 +19,13 @@ Tracking converges to w*(mu) as long as the estimate does, so the asymptotic beh
 first experiment (delta = 0.1, D-tracking) the default 0.1 stopped as early as re-solving at every batch, within
 the noise of 20 to 50 runs, with a sixteenth of the oracle time, while 0.5 cost about 25 % more samples.
 
-When the oracle fails at the estimate (a tie for the best answer raises
-:class:`optdesign.errors.InvalidInputError`, a design solver may raise :class:`optdesign.errors.SolverError`),
-the previous target is kept (uniform before the first success). Time in the oracle is the state's
-``solve_time``.
+How the pulls follow the target is the problem's ``allocation_tracker`` capability
+(:mod:`bandits.pure_exploration.allocation_tracker`): on arm-pull problems, the C- or D-tracking above of the
+oracle's weights; on a factored problem (``tracking="C"``), C-tracking of the law over joint actions of the exact T*
+allocation, re-solved by warm-started constraint generation to the certified gap ``tol``
+(:class:`bandits.multiagent.tracking.JointTracker`; ``tas`` is this rule with the covering set's forced exploration).
+When the oracle fails at the estimate (a tie for the best answer, a solver failure) the previous target is kept
+(uniform before the first success). Time in the oracle is the state's ``solve_time``.
 """
 
 from __future__ import annotations
@@ -33,17 +36,16 @@ from typing import Any
 
 import numpy as np
 
-from optdesign.errors import InvalidInputError, SolverError
+from optdesign.errors import InvalidInputError
 
-from ...core.tracking import project_floor
+from ...core.tracking import next_checkpoint
 from ...core.validation import check_choice
+from ..allocation_tracker import ALLOCATIONS, TRACKING, Tracker, check_tol
+from ..pieces import GLRStatistic
 from ..problem import Problem
-from ..sampler import Observations, Sampler, SamplerState, SequentialState, c_tracking, d_tracking
+from ..sampler import Observations, Sampler, SamplerState
 
 __all__ = ["TRACKING", "TrackAndStop"]
-
-#: the tracking rules of :class:`TrackAndStop`
-TRACKING = ("C", "D")
 
 
 @dataclass(frozen=True)
@@ -54,23 +56,37 @@ class TrackAndStop(Sampler):
     Parameters
     ----------
     tracking : str
-        ``"D"`` (forced exploration, then t w - N) or ``"C"`` (cumulative projected targets).
+        ``"D"`` (forced exploration, then t w - N) or ``"C"`` (cumulative projected targets; on a factored
+        problem, the law over joint actions).
     resolve_growth : float
         Re-solve the oracle when t has grown by this factor since the last solve (0.1: after 10 % more
         samples; 0: at every batch).
+    tol : float, optional
+        Certified relative gap in (0, 1) of each re-solve, for a problem whose oracle is iterative (the factored T*
+        by constraint generation: 1e-2 by default). None: the problem's default; an oracle in closed form or solved
+        to its own accuracy refuses a number.
+    allocation : str
+        The allocation tracked: ``"exact"``, the oracle's w*(mu_hat), or ``"mean-field"``, a factored problem's
+        mean-field allocation of T^MF (MF-TaS: ``mf-tas`` is this rule with ``resolve_growth=0`` in the factored
+        batches).
 
     Raises
     ------
     InvalidInputError
-        An unknown tracking rule, or a negative or non-finite ``resolve_growth``.
+        An unknown tracking rule or allocation, a negative or non-finite ``resolve_growth``, or a ``tol`` outside
+        (0, 1).
     """
 
     tracking: str = "D"
     resolve_growth: float = 0.1
+    tol: float | None = None
+    allocation: str = "exact"
 
     def __post_init__(self) -> None:
         """Check the options."""
         check_choice(self.tracking, "tracking", TRACKING)
+        check_choice(self.allocation, "allocation", ALLOCATIONS)
+        check_tol(self.tol)
         growth = self.resolve_growth
         if isinstance(growth, bool) or not isinstance(growth, (int, float)) or not (np.isfinite(growth)
                                                                                     and growth >= 0):
@@ -81,24 +97,30 @@ class TrackAndStop(Sampler):
         """``track-and-stop``."""
         return "track-and-stop"
 
+    def requires(self) -> tuple[str, ...]:
+        """The problem's tracker (C-tracking); D-tracking's forced exploration pulls single arms; a mean-field
+        allocation needs a factor graph."""
+        needs = ("allocation_tracker",) if self.tracking == "C" else ("arm_pull",)
+        return (*needs, "factor_graph") if self.allocation == "mean-field" else needs
+
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
-        return _TrackAndStopState(problem, self.tracking, float(self.resolve_growth))
+        start = time.perf_counter()
+        tracker = problem.allocation_tracker(tracking=self.tracking, tol=self.tol, rng=rng, allocation=self.allocation)
+        state = _TrackAndStopState(tracker, float(self.resolve_growth))
+        state.solve_time = time.perf_counter() - start  # a tracker may solve a program once for the run
+        return state
 
 
-class _TrackAndStopState(SequentialState):
-    """One run: the current target, when it was solved, and the cumulative projected targets (C-tracking)."""
+class _TrackAndStopState(SamplerState):
+    """One run: the problem's tracker, re-solved on the grid t -> max(t + 1, ceil(t (1 + resolve_growth))) of the
+    problem's time."""
 
-    def __init__(self, problem: Problem, tracking: str, resolve_growth: float) -> None:
-        self.problem, self.tracking, self.resolve_growth = problem, tracking, resolve_growth
-        K = problem.n_arms
-        self.target = np.full(K, 1.0 / K)
-        self.cumulative: np.ndarray | None = None
-        self.solved_at = 0
-        self.solves = 0
-        self.failures = 0
+    def __init__(self, tracker: Tracker, resolve_growth: float) -> None:
+        self.tracker, self.resolve_growth = tracker, resolve_growth
+        self.next_solve = 0
 
     def plan(self, obs: Observations, n: int) -> np.ndarray:
-        """Re-solve the target when t has grown enough, then track it pull by pull.
+        """Re-solve the target when the time has grown enough, then follow it.
 
         Parameters
         ----------
@@ -110,34 +132,15 @@ class _TrackAndStopState(SequentialState):
         Returns
         -------
         numpy.ndarray of int, shape (K,)
-            Pulls per arm summing to ``n``.
+            Observations per arm (``n`` pulls).
         """
-        if self.cumulative is None:  # the initial pulls count as on target
-            self.cumulative = obs.counts.astype(float)
-        if self.solved_at == 0 or obs.t >= (1.0 + self.resolve_growth) * self.solved_at:
-            self._solve(obs)
-        return super().plan(obs, n)
-
-    def _solve(self, obs: Observations) -> None:
-        """w*(mu_hat), or the previous target when the oracle fails at the estimate."""
-        self.solved_at = obs.t
-        start = time.perf_counter()
-        try:
-            w = np.clip(np.asarray(self.problem.oracle(obs.mu).weights, dtype=float), 0.0, None)
-            if w.sum() > 0 and np.isfinite(w).all():
-                self.target = w / w.sum()
-                self.solves += 1
-            else:
-                self.failures += 1
-        except (InvalidInputError, SolverError):
-            self.failures += 1
-        finally:
+        if obs.time >= self.next_solve:
+            start = time.perf_counter()
+            self.tracker.resolve(obs.mu)
             self.solve_time += time.perf_counter() - start
+            self.next_solve = next_checkpoint(obs.time, self.resolve_growth)
+        return self.tracker.plan(obs.counts, n)
 
-    def choose(self, obs: Observations, counts: np.ndarray) -> int:
-        if self.tracking == "D":
-            return d_tracking(self.target, counts)
-        assert self.cumulative is not None
-        K = counts.size
-        self.cumulative += project_floor(self.target, 0.5 / np.sqrt(K * K + counts.sum()))
-        return c_tracking(self.cumulative, counts)
+    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
+        """The tracker's numbers (:meth:`bandits.pure_exploration.allocation_tracker.Tracker.describe`)."""
+        return self.tracker.describe(statistic)

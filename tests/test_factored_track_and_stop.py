@@ -1,0 +1,81 @@
+"""Track-and-Stop on the factored problem: the core rule (``track-and-stop:tracking=C``) follows the exact T* allocation
+through the problem's ``allocation_tracker`` capability, and ``tas`` is that rule inside the factored batches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import optdesign as od
+from bandits.instances import parse_instance
+from bandits.multiagent import instances as inst
+from bandits.multiagent.problem import FactoredProblem
+from bandits.multiagent.sampling import RuleState
+from bandits.multiagent.tracking import JointTracker
+from bandits.pure_exploration import PureExploration
+from bandits.pure_exploration.allocation_tracker import ArmTracker
+from bandits.pure_exploration.capabilities import MissingCapability
+from bandits.pure_exploration.karmed import KArmedProblem
+from bandits.pure_exploration.samplers.track_and_stop import TrackAndStop
+from bandits.registry import make_algorithm
+from bandits.run import run
+from optdesign.errors import InvalidInputError
+
+
+@pytest.mark.parametrize("instance", ["line:N=4,K=3", "ring:N=4,K=3", "line:N=15,K=2,means=planted,gap=0.5"])
+@pytest.mark.parametrize("seed", range(2))
+def test_tas_without_forced_exploration_is_the_core_rule_run_for_run(instance, seed):
+    """Both start with one pass over the greedy cover and C-track the same law, so the same draws give the same run
+    (the last instance, 2^15 joint actions, draws them down the clique tree)."""
+    env = parse_instance(instance)
+    factored = run(make_algorithm("tas:exploration=none"), env, 0.05, seed=seed)
+    generic = run(make_algorithm("track-and-stop:tracking=C"), env, 0.05, seed=seed)
+    assert factored.correct and factored.stopped_by == "stopping_rule"
+    assert (factored.samples, factored.rounds, factored.recommendation) == (
+        generic.samples, generic.rounds, generic.recommendation)
+
+
+def test_the_joint_tracker_follows_the_exact_allocation():
+    """Fed the true means once, the tracked rounds' group frequencies reach the optimal marginals of T* (within the
+    rounding of C-tracking over the joint actions), and the played proportions attain T* to that accuracy."""
+    env = inst.ring(4, 3, seed=0)
+    problem = FactoredProblem.of_environment(env)
+    tracker = problem.allocation_tracker(tracking="C", tol=1e-6, rng=np.random.default_rng(0))
+    mu = problem.true_parameter(env)
+    tracker.resolve(mu)
+    counts = np.zeros(problem.n_arms, dtype=np.int64)
+    for batch in (1, 5, 50, 500, 5_000, 50_000):
+        counts += tracker.plan(counts, batch)
+    rounds = problem.rounds(counts)
+    assert rounds == 55_556 and tracker.solves == 1 and tracker.failures == 0
+    exact = od.characteristic_time(env.fg, solver="CLARABEL", tol=1e-6)
+    marginals = np.concatenate([np.ravel(m) for m in exact.marginals])
+    joint_actions = 3**4
+    assert np.abs(counts / rounds - marginals).max() <= joint_actions / rounds
+    glr = problem.best_response(mu, counts / rounds).value  # 1 / T(w) in the MF-TaS convention, times 1/(2 sigma^2)
+    assert 1.0 / (2 * glr) == pytest.approx(exact.value, rel=1e-2)
+
+
+def test_the_tracker_and_its_tolerance_are_the_problems():
+    env = parse_instance("ring:N=4,K=3")
+    state = PureExploration(TrackAndStop(tracking="C", tol=0.05)).start(env, 0.05, np.random.default_rng(0)).state
+    assert isinstance(state.tracker, JointTracker) and state.tracker.tol == 0.05
+    tas = PureExploration(make_algorithm("tas").sampler).start(env, 0.05, np.random.default_rng(0)).state
+    assert isinstance(tas, RuleState) and tas.rule.tracker.tol == 1e-2
+    assert isinstance(KArmedProblem(3).allocation_tracker(tracking="D", tol=None, rng=np.random.default_rng(0)),
+                      ArmTracker)
+
+
+def test_d_tracking_and_a_needless_tolerance_are_refused():
+    ring = parse_instance("ring:N=4,K=3")
+    with pytest.raises(MissingCapability, match=r"track-and-stop needs arm_pull .* which FactoredProblem does not"):
+        run(make_algorithm("track-and-stop"), ring, 0.05, seed=0)
+    with pytest.raises(InvalidInputError, match="tracking=C"):
+        FactoredProblem.of_environment(ring).allocation_tracker(tracking="D", tol=None, rng=np.random.default_rng(0))
+    gaussian = parse_instance("gaussian:means=1/0.5/0.2")
+    for compiled in (True, False):  # the compiled loop does not ignore it either
+        with pytest.raises(InvalidInputError, match=r"tol=0\.1: this problem's oracle"):
+            run(make_algorithm("track-and-stop:tol=0.1"), gaussian, 0.05, seed=0, compiled=compiled)
+    for text in ("track-and-stop:tol=0", "track-and-stop:tol=1.5", "tas:tol=0", "tas:tol=nan"):
+        with pytest.raises(InvalidInputError, match="tol"):
+            make_algorithm(text)
