@@ -105,7 +105,9 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "lin-tas": AlgorithmSpec("bandits.linear.track_and_stop:LinearTrackAndStop", "linear",
                              "Track-and-Stop on the plug-in XY-oracle design, GLRT stop"),
     "mf-tas": AlgorithmSpec("bandits.multiagent.algorithms:MFTaS", "factored",
-                            "Vannella et al.: mean-field Track-and-Stop, FCR plug-in, factored GLRT", sampler=True),
+                            "Vannella et al.: mean-field Track-and-Stop, FCR plug-in, factored GLRT (track-and-stop "
+                            "with tracking=C, allocation=mean-field, resolve_growth=0 in the factored batches)",
+                            sampler=True),
     "mf-tas-oracle": AlgorithmSpec("bandits.multiagent.algorithms:MFTaSOracle", "factored",
                                    "Vannella et al. §7.1 Oracle: MF-TaS tracking w^MF at the true theta, GLRT stop",
                                    sampler=True),
@@ -132,7 +134,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                                     "tracks w*(mu) of the true parameter (oracle baseline), GLR stop", sampler=True),
     "track-and-stop": AlgorithmSpec("bandits.pure_exploration.samplers.track_and_stop:TrackAndStop", ARM_PULLS,
                                     "Garivier & Kaufmann 2016: C/D-tracking of w*(mu_hat), lazy re-solves, GLR stop; "
-                                    "tracking=C also on factored instances (the exact T* law over joint actions)",
+                                    "tracking=C also on factored instances (the exact T* law over joint actions, or "
+                                    "allocation=mean-field: MF-TaS's)",
                                     sampler=True),
     "top-two": AlgorithmSpec("bandits.pure_exploration.samplers.top_two:TopTwo", PURE_EXPLORATION,
                              "Top-Two (EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS; on linear "

@@ -1,5 +1,6 @@
-"""Track-and-Stop on the factored problem: the core rule (``track-and-stop:tracking=C``) follows the exact T* allocation
-through the problem's ``allocation_tracker`` capability, and ``tas`` is that rule inside the factored batches."""
+"""Track-and-Stop on the factored problem: the core rule (``track-and-stop:tracking=C``) follows the exact T*
+allocation, or the mean-field one (``allocation=mean-field``), through the problem's ``allocation_tracker``
+capability; ``tas`` and ``mf-tas`` are that rule inside the factored batches."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from bandits.instances import parse_instance
 from bandits.multiagent import instances as inst
 from bandits.multiagent.problem import FactoredProblem
 from bandits.multiagent.sampling import RuleState
-from bandits.multiagent.tracking import JointTracker
+from bandits.multiagent.tracking import JointTracker, MeanFieldTracker
 from bandits.pure_exploration import PureExploration
 from bandits.pure_exploration.allocation_tracker import ArmTracker
 from bandits.pure_exploration.capabilities import MissingCapability
@@ -21,15 +22,18 @@ from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign.errors import InvalidInputError
 
+MEAN_FIELD = "track-and-stop:tracking=C,allocation=mean-field,resolve_growth=0"
+
 
 @pytest.mark.parametrize("instance", ["line:N=4,K=3", "ring:N=4,K=3", "line:N=15,K=2,means=planted,gap=0.5"])
+@pytest.mark.parametrize(("rule", "core"), [("tas", "track-and-stop:tracking=C"), ("mf-tas", MEAN_FIELD)])
 @pytest.mark.parametrize("seed", range(2))
-def test_tas_without_forced_exploration_is_the_core_rule_run_for_run(instance, seed):
-    """Both start with one pass over the greedy cover and C-track the same law, so the same draws give the same run
-    (the last instance, 2^15 joint actions, draws them down the clique tree)."""
+def test_without_forced_exploration_the_factored_rules_are_the_core_rule_run_for_run(instance, rule, core, seed):
+    """Both start with one pass over the greedy cover and follow the same tracker, so the same draws give the same run
+    (on the last instance, 2^15 joint actions, exact TaS draws them down the clique tree)."""
     env = parse_instance(instance)
-    factored = run(make_algorithm("tas:exploration=none"), env, 0.05, seed=seed)
-    generic = run(make_algorithm("track-and-stop:tracking=C"), env, 0.05, seed=seed)
+    factored = run(make_algorithm(f"{rule}:exploration=none"), env, 0.05, seed=seed)
+    generic = run(make_algorithm(core), env, 0.05, seed=seed)
     assert factored.correct and factored.stopped_by == "stopping_rule"
     assert (factored.samples, factored.rounds, factored.recommendation) == (
         generic.samples, generic.rounds, generic.recommendation)
@@ -56,6 +60,28 @@ def test_the_joint_tracker_follows_the_exact_allocation():
     assert 1.0 / (2 * glr) == pytest.approx(exact.value, rel=1e-2)
 
 
+def test_the_mean_field_tracker_relabels_to_the_estimates_best_joint_action():
+    """T^MF depends on theta only through a* and Delta_min: the tracked per-agent allocations are the MF program's at
+    the estimate, relabelled only when a_hat changes, and t_mf_hat = T^MF(theta_hat)."""
+    env = inst.ring(4, 3, seed=1)
+    problem = FactoredProblem.of_environment(env)
+    tracker = problem.allocation_tracker(tracking="C", tol=None, rng=np.random.default_rng(0), allocation="mean-field")
+    assert isinstance(tracker, MeanFieldTracker)
+    mu = problem.true_parameter(env)
+    for _ in range(3):
+        tracker.resolve(mu)
+    assert tracker.solves == 1 and np.array_equal(tracker.local_for, env.best_action)
+    exact = od.mf_characteristic_time(env.fg, solver="CLARABEL")
+    for mine, theirs in zip(tracker.local, exact.local_allocations, strict=True):
+        np.testing.assert_allclose(mine, theirs, atol=1e-5)
+    statistic = problem.glr(mu, np.full(problem.n_arms, 100))
+    assert tracker.describe(statistic)["t_mf_hat"] == pytest.approx(exact.value, rel=1e-5)
+    other = mu.copy()
+    other[problem.indexer.flat(env.best_action[None, :])[0]] -= 10.0  # a* is no longer the best
+    tracker.resolve(other)
+    assert tracker.solves == 2 and not np.array_equal(tracker.local_for, env.best_action)
+
+
 def test_the_tracker_and_its_tolerance_are_the_problems():
     env = parse_instance("ring:N=4,K=3")
     state = PureExploration(TrackAndStop(tracking="C", tol=0.05)).start(env, 0.05, np.random.default_rng(0)).state
@@ -79,3 +105,14 @@ def test_d_tracking_and_a_needless_tolerance_are_refused():
     for text in ("track-and-stop:tol=0", "track-and-stop:tol=1.5", "tas:tol=0", "tas:tol=nan"):
         with pytest.raises(InvalidInputError, match="tol"):
             make_algorithm(text)
+    with pytest.raises(InvalidInputError, match="allocation"):
+        make_algorithm("track-and-stop:allocation=mf")
+    with pytest.raises(MissingCapability, match="track-and-stop needs factor_graph"):
+        run(make_algorithm("track-and-stop:tracking=C,allocation=mean-field"), gaussian, 0.05, seed=0)
+    with pytest.raises(InvalidInputError, match="mean-field allocation is a factored problem's"):
+        KArmedProblem(3).allocation_tracker(tracking="C", tol=None, rng=np.random.default_rng(0),
+                                            allocation="mean-field")
+    with pytest.raises(InvalidInputError, match="takes no tolerance"):
+        run(make_algorithm("track-and-stop:tracking=C,allocation=mean-field,tol=0.1"), ring, 0.05, seed=0)
+    assert make_algorithm("track-and-stop:tracking=C,allocation=mean-field").sampler.requires() == (
+        "allocation_tracker", "factor_graph")

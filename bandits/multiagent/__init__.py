@@ -19,11 +19,13 @@ Modules, one concept each:
 * :mod:`.alternatives` — the closest alternative of a joint piece and the piece's gradients.
 * :mod:`.optimism` — LinGame's optimistic gains at the best response to a play (the factored problem's ``optimism``).
 * :mod:`.thresholds` — beta(t, delta): practical (GK16) and a delta-correct theory threshold.
-* :mod:`.tracking` — independent per-agent sampling of a product allocation.
+* :mod:`.tracking` — Track-and-Stop's trackers on a factor graph (the problem's ``allocation_tracker``): the exact T*
+  allocation's law over joint actions, C-tracked, and the mean-field allocation drawn agent by agent.
 * :mod:`.sampling` — the factored sampling rules' base (:class:`~.sampling.FactoredSampler`: a sampling rule on a
   problem offering ``factor_graph``, run under the one GLR stop) and the batches they share (A0, forced exploration,
   tracked rounds).
-* :mod:`.algorithms` — MF-TaS, its Oracle baseline, uniform product sampling, exact Track-and-Stop.
+* :mod:`.algorithms` — MF-TaS and exact Track-and-Stop (the core Track-and-Stop in the factored batches), MF-TaS's
+  Oracle baseline, uniform product sampling.
 * :mod:`.top_two` — Top-Two over joint actions: a leader and its exact best response.
 * :mod:`.fw_game` — one Frank–Wolfe step: the near-tied pieces and the game over joint actions (column generation).
 * :mod:`.frank_wolfe` — Frank–Wolfe sampling over joint actions, and its noise-free iterate.

@@ -4,17 +4,17 @@ All four share the batches of :class:`~bandits.multiagent.sampling.FactoredState
 policy: one pass over A0, forced exploration, batches on a 1 % geometric grid of rounds, the factored GLRT and a max-sum
 recommendation. They differ only in the sampling rule:
 
-* :class:`MFTaS` (``mf-tas``): tracks the mean-field allocation at the plug-in estimate. The MF program
-  depends on theta only through a* and Delta_min (m = 1). :class:`optdesign.factored.MeanFieldModel`
-  is built and solved ONCE per structure, for a* = 0, and its solution is relabelled to a_hat:
-  T^MF(theta_hat) = t* / Delta_hat_min^2, v_hat = relabel(v*, a_hat). So "re-solving" at a checkpoint is a
-  relabelling (microseconds). It happens only when a_hat has changed since the last checkpoint, and
-  a_hat is computed anyway by the GLRT. The schedule is the stopping grid: after every batch, i.e. at
-  rounds t_{k+1} = max(t_k + 1, ceil(1.01 t_k)). Solved models are shared per (action counts, scopes)
-  (:meth:`optdesign.factored.MeanFieldModel.for_structure`), so repeated runs on one structure solve once, even
-  when each run rebuilds the instance. Tracking: independent
-  per-agent draws a_i ~ v_hat_i (:mod:`bandits.multiagent.tracking` says why, not the paper's per-agent
-  D-tracking).
+* :class:`MFTaS` (``mf-tas``): the core Track-and-Stop with ``allocation="mean-field"`` (the problem's tracker:
+  :class:`bandits.multiagent.tracking.MeanFieldTracker`) in these batches; it tracks the mean-field allocation at the
+  plug-in estimate. The MF program depends on theta only through a* and Delta_min (m = 1).
+  :class:`optdesign.factored.MeanFieldModel` is built and solved ONCE per structure, for a* = 0, and its solution is
+  relabelled to a_hat: T^MF(theta_hat) = t* / Delta_hat_min^2, v_hat = relabel(v*, a_hat). So "re-solving" at a
+  checkpoint is a relabelling (microseconds). It happens only when a_hat has changed since the last checkpoint, and
+  a_hat is one max-sum. The schedule is the stopping grid: after every batch, i.e. at rounds t_{k+1} = max(t_k + 1,
+  ceil(1.01 t_k)). Solved models are shared per (action counts, scopes)
+  (:meth:`optdesign.factored.MeanFieldModel.for_structure`), so repeated runs on one structure solve once, even when
+  each run rebuilds the instance. Tracking: independent per-agent draws a_i ~ v_hat_i
+  (:mod:`bandits.multiagent.tracking` says why, not the paper's per-agent D-tracking).
 * :class:`MFTaSOracle` (``mf-tas-oracle``): the paper's "Oracle" baseline (§7.1), MF-TaS with theta_hat replaced
   by theta in the sampling rule: it tracks the MF allocation relabelled to the true a*, from the first tracked
   round; A0 pass, forced exploration and the GLRT stop on the estimates are MF-TaS's.
@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from ..core.validation import check_growth
 from ..pure_exploration.allocation_tracker import Tracker
@@ -55,7 +54,7 @@ from ..pure_exploration.samplers.track_and_stop import TrackAndStop
 from .environment import FactoredBandit
 from .problem import FactoredProblem
 from .sampling import CoveredSampler, FactoredState, RuleState, _shared_doc
-from .tracking import MeanFieldTracker, sample_product, uniform_local
+from .tracking import MeanFieldTracker, ProductTracker
 
 __all__ = ["ExactTaS", "MFTaS", "MFTaSOracle", "UniformSampling"]
 
@@ -132,7 +131,7 @@ class MFTaSOracle(CoveredSampler):
 
 
 class _Fixed(SamplerState):
-    """A tracker's target followed as it is (never re-solved), and numbers of the run's truth."""
+    """A tracker's target followed as it is (never re-solved), and numbers of the run's truth for its trace."""
 
     def __init__(self, tracker: Tracker, truth: dict[str, Any]) -> None:
         self.tracker, self.truth = tracker, truth
@@ -169,16 +168,8 @@ class UniformSampling(CoveredSampler):
 
     def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
         """After the pass over A0, every round draws each a_i uniformly."""
-        return _UniformState(problem, rng, cover=self.cover, exploration=self.exploration)
-
-
-class _UniformState(FactoredState):
-    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, **options: Any) -> None:
-        super().__init__(problem, rng, **options)
-        self.local = uniform_local(self.structure.n_actions)
-
-    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
-        return self.indexer.counts(sample_product(self.local, n, self.rng))
+        rule = _Fixed(ProductTracker(problem.structure, problem.indexer, rng), {})
+        return RuleState(problem, rng, rule, cover=self.cover, exploration=self.exploration)
 
 
 @_shared_doc

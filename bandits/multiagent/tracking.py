@@ -24,7 +24,7 @@ from typing import Any, cast
 import numpy as np
 import numpy.typing as npt
 
-from optdesign import CharTimeResult, FactorGraph
+from optdesign import CharTimeResult, FactorGraph, shared_doc
 from optdesign.errors import InvalidInputError, SolverError
 from optdesign.factored import (
     EliminationPlan,
@@ -41,8 +41,8 @@ from ..pure_exploration.pieces import GLRStatistic
 from .best_response import FactoredGLR
 from .joint_actions import GroupIndexer
 
-__all__ = ["RESOLVE_TIME_LIMIT", "TRACKED_JOINT_ACTIONS", "JointTracker", "MeanFieldTracker", "sample_product",
-           "uniform_local"]
+__all__ = ["RESOLVE_TIME_LIMIT", "TRACKED_JOINT_ACTIONS", "JointTracker", "MeanFieldTracker", "ProductTracker",
+           "sample_product", "uniform_local"]
 
 # seconds one exact re-solve may take; past it the allocation reached so far (certified gap above tol) is used
 RESOLVE_TIME_LIMIT = 120.0
@@ -174,7 +174,44 @@ class JointTracker(Tracker):
         return self.indexer.counts(sample_joint_actions(self.elimination, self.clique_weights, n, self.rng))
 
 
-class MeanFieldTracker(Tracker):
+#: the parameters of the product trackers (their docstrings share them)
+_product_doc = shared_doc({"product": """    structure : FactorGraph
+        The structure (the actions and scopes; its tables are not read).
+    indexer : GroupIndexer
+        The group actions a joint action observes.
+    rng : numpy.random.Generator
+        The per-agent draws."""})
+
+
+@_product_doc
+class ProductTracker(Tracker):
+    """A product allocation over joint actions, followed by independent per-agent draws a_i ~ v_i (module docstring);
+    as given (uniform by default: the uniform baseline), it has nothing to re-solve.
+
+    Parameters
+    ----------
+%(product)s
+    """
+
+    def __init__(self, structure: FactorGraph, indexer: GroupIndexer, rng: np.random.Generator) -> None:
+        self.structure, self.indexer, self.rng = structure, indexer, rng
+        self.local = uniform_local(structure.n_actions)
+
+    def resolve(self, mu: np.ndarray) -> None:
+        """Nothing: the allocation does not depend on the estimate.
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            The estimate (not read).
+        """
+
+    def plan(self, counts: np.ndarray, n: int) -> npt.NDArray[np.int64]:
+        return self.indexer.counts(sample_product(self.local, n, self.rng))
+
+
+@_product_doc
+class MeanFieldTracker(ProductTracker):
     """MF-TaS's target (Vannella et al., ICML 2023, Alg. 2): the mean-field allocation at the estimate, followed by
     independent per-agent draws a_i ~ v_hat_i (module docstring).
 
@@ -185,12 +222,7 @@ class MeanFieldTracker(Tracker):
 
     Parameters
     ----------
-    structure : FactorGraph
-        The structure (the actions and scopes; its tables are not read).
-    indexer : GroupIndexer
-        The group actions a joint action observes.
-    rng : numpy.random.Generator
-        The per-agent draws.
+%(product)s
     tol : None
         The program is solved to its own accuracy and takes no tolerance.
 
@@ -205,10 +237,9 @@ class MeanFieldTracker(Tracker):
         if tol is not None:
             raise InvalidInputError(f"tol={tol!r}: the mean-field program is solved once per structure to its own "
                                     "accuracy and takes no tolerance (leave tol unset)")
-        self.structure, self.indexer, self.rng = structure, indexer, rng
+        super().__init__(structure, indexer, rng)
         self.model = MeanFieldModel.for_structure(structure)
         self.t_star = self.model.solve().t  # T^MF(theta) = t* / Delta_min^2 for every theta
-        self.local = uniform_local(structure.n_actions)
         self.local_for: np.ndarray | None = None  # the a_hat the local allocations are relabelled to
 
     def resolve(self, mu: np.ndarray) -> None:
@@ -227,9 +258,6 @@ class MeanFieldTracker(Tracker):
             self.local = self.model.local_allocations(best)
             self.local_for = np.array(best, copy=True)
             self.solves += 1
-
-    def plan(self, counts: np.ndarray, n: int) -> npt.NDArray[np.int64]:
-        return self.indexer.counts(sample_product(self.local, n, self.rng))
 
     def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
         """``t_mf_hat``: T^MF at the estimate, t* / Delta_hat_min^2 (inf on an empirical tie)."""
