@@ -23,7 +23,9 @@ How the pulls follow the target is the problem's ``allocation_tracker`` capabili
 (:mod:`bandits.pure_exploration.allocation_tracker`): on arm-pull problems, the C- or D-tracking above of the
 oracle's weights; on a factored problem (``tracking="C"``), C-tracking of the law over joint actions of the exact T*
 allocation, re-solved by warm-started constraint generation to the certified gap ``tol``
-(:class:`bandits.multiagent.tracking.JointTracker`; ``tas`` is this rule with the covering set's forced exploration).
+(:class:`bandits.multiagent.tracking.JointTracker`; ``tas`` is this rule with the covering set's forced exploration),
+or with ``allocation="mean-field"`` MF-TaS's mean-field allocation, relabelled to the estimate's best joint action and
+drawn agent by agent (:class:`bandits.multiagent.tracking.MeanFieldTracker`; ``mf-tas``).
 When the oracle fails at the estimate (a tie for the best answer, a solver failure) the previous target is kept
 (uniform before the first success). Time in the oracle is the state's ``solve_time``.
 """
