@@ -116,3 +116,20 @@ def test_d_tracking_and_a_needless_tolerance_are_refused():
         run(make_algorithm("track-and-stop:tracking=C,allocation=mean-field,tol=0.1"), ring, 0.05, seed=0)
     assert make_algorithm("track-and-stop:tracking=C,allocation=mean-field").sampler.requires() == (
         "allocation_tracker", "factor_graph")
+
+
+def test_the_factored_trackers_refuse_bad_input():
+    problem = FactoredProblem.of_environment(parse_instance("ring:N=4,K=3"))
+    rng = np.random.default_rng(0)
+    for options, match in ((dict(tracking="E"), "tracking"), (dict(tracking="C", tol=5.0), "tol"),
+                           (dict(tracking="C", tol=float("nan")), "tol"), (dict(tracking="C", allocation="mf"),
+                                                                           "allocation")):
+        with pytest.raises(InvalidInputError, match=match):
+            problem.allocation_tracker(rng=rng, **{"tol": None, **options})
+    tracker = problem.allocation_tracker(tracking="C", tol=None, rng=rng, allocation="mean-field")
+    for best, match in ((np.array([0]), "shape"), (np.array([0, 0, 0, 9]), "range"), (np.array([0.5, 0, 0, 0]),
+                        "integers"), (np.zeros((2, 4), dtype=int), "one joint action")):
+        with pytest.raises(InvalidInputError, match=match):
+            tracker.relabel(best)
+    with pytest.raises(InvalidInputError, match="length"):
+        tracker.resolve(np.zeros(3))

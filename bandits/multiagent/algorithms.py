@@ -10,8 +10,8 @@ recommendation. They differ only in the sampling rule:
   :class:`optdesign.factored.MeanFieldModel` is built and solved ONCE per structure, for a* = 0, and its solution is
   relabelled to a_hat: T^MF(theta_hat) = t* / Delta_hat_min^2, v_hat = relabel(v*, a_hat). So "re-solving" at a
   checkpoint is a relabelling (microseconds). It happens only when a_hat has changed since the last checkpoint, and
-  a_hat is one max-sum. The schedule is the stopping grid: after every batch, i.e. at rounds t_{k+1} = max(t_k + 1,
-  ceil(1.01 t_k)). Solved models are shared per (action counts, scopes)
+  a_hat is the stop's at that estimate. The schedule is the stopping grid: after every batch, i.e. at rounds t_{k+1} =
+  max(t_k + 1, ceil(1.01 t_k)). Solved models are shared per (action counts, scopes)
   (:meth:`optdesign.factored.MeanFieldModel.for_structure`), so repeated runs on one structure solve once, even when
   each run rebuilds the instance. Tracking: independent per-agent draws a_i ~ v_hat_i
   (:mod:`bandits.multiagent.tracking` says why, not the paper's per-agent D-tracking).
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -123,7 +123,8 @@ class MFTaSOracle(CoveredSampler):
     def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
         """Tracks the MF allocation at the true a* of ``env`` from the first tracked round."""
         start = time.perf_counter()
-        tracker = MeanFieldTracker(problem.structure, problem.indexer, rng)
+        tracker = cast(MeanFieldTracker, problem.allocation_tracker(tracking="C", tol=None, rng=rng,
+                                                                   allocation="mean-field"))
         tracker.relabel(env.best_action)
         rule = _Fixed(tracker, {"t_mf": tracker.t_star / env.gap_min**2})  # T^MF at the true theta
         rule.solve_time = time.perf_counter() - start

@@ -15,8 +15,7 @@ and its gradient in w is (theta - lambda_a)^2 / (2 sigma^2) at the closest alter
 
 The GLR statistic min_a f_a(N) and its minimiser (the best response) come from the factored GLRT's exact search
 (:mod:`bandits.multiagent.glrt`); :meth:`FactoredProblem.pieces` lists every joint action (small instances, checks).
-The oracle is the exact T* of :func:`optdesign.characteristic_time`, as T = 2 sigma^2 T*, the optimal marginals its
-weights."""
+The oracle is the exact T* of :func:`optdesign.characteristic_time` (T = 2 sigma^2 T*, weights: the marginals)."""
 
 from __future__ import annotations
 
@@ -33,7 +32,7 @@ from optdesign.factored import MaxSum
 from ..core.thresholds import ThresholdContext
 from ..core.validation import check_choice
 from ..pure_exploration.adahedge import AdaHedge
-from ..pure_exploration.allocation_tracker import ALLOCATIONS, Tracker
+from ..pure_exploration.allocation_tracker import ALLOCATIONS, TRACKING, Tracker, check_tol
 from ..pure_exploration.capabilities import Capabilities
 from ..pure_exploration.oracle import Oracle
 from ..pure_exploration.pieces import Pieces
@@ -131,13 +130,13 @@ class FactoredProblem(Problem):
         Raises
         ------
         InvalidInputError
-            D-tracking, whose forced exploration pulls single arms; a tolerance for the mean-field allocation."""
-        if tracking != "C":
+            An unknown tracking or allocation, D-tracking (its forced exploration pulls single arms), a bad tol."""
+        if check_choice(tracking, "tracking", TRACKING) != "C":
             raise InvalidInputError(f"tracking={tracking!r}: a factored problem's pulls are joint actions, whose law "
                                     "is C-tracked (tracking=C); D-tracking's forced exploration pulls single arms")
         if check_choice(allocation, "allocation", ALLOCATIONS) == "mean-field":
-            return MeanFieldTracker(self.structure, self.indexer, rng, tol)
-        return JointTracker(self.structure, self.graph, self.indexer, rng, 1e-2 if tol is None else tol)
+            return MeanFieldTracker(self.structure, self.indexer, rng, self._best_action, tol)
+        return JointTracker(self.structure, self.graph, self.indexer, rng, check_tol(tol) or 1e-2)  # tol > 0
 
     def describe_answer(self, answer: int) -> str:
         """The joint action of a code, ``(a0,a1,...)``, its first agents only on large graphs."""
@@ -184,6 +183,13 @@ class FactoredProblem(Problem):
         if self._last is None or self._last[0] != key:
             self._last = (key, self.glrt(mu, counts))
         return self._last[1]
+
+    def _best_action(self, mu: np.ndarray) -> np.ndarray:
+        """a_hat at mu: the stop's search's when it was at mu (no second max-sum), else one max-sum."""
+        mu = self.check_parameter(mu)
+        if self._last is not None and self._last[0][0] == mu.tobytes():
+            return self._last[1].best
+        return MaxSum(self.structure.plan(), mu).best_action
 
     def glr(self, mu: np.ndarray, counts: np.ndarray) -> FactoredGLR:
         """The factored GLRT at (theta_hat, N) (:class:`FactoredGLR`): never lists every joint action.

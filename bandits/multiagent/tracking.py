@@ -28,7 +28,6 @@ from optdesign import CharTimeResult, FactorGraph, shared_doc
 from optdesign.errors import InvalidInputError, SolverError
 from optdesign.factored import (
     EliminationPlan,
-    MaxSum,
     MeanFieldModel,
     characteristic_time,
     joint_action_probabilities,
@@ -223,6 +222,8 @@ class MeanFieldTracker(ProductTracker):
     Parameters
     ----------
 %(product)s
+    best_at : callable
+        The estimate's best joint action a_hat (the factored problem's: its stop's at that estimate, else one max-sum).
     tol : None
         The program is solved to its own accuracy and takes no tolerance.
 
@@ -233,18 +234,19 @@ class MeanFieldTracker(ProductTracker):
     """
 
     def __init__(self, structure: FactorGraph, indexer: GroupIndexer, rng: np.random.Generator,
-                 tol: float | None = None) -> None:
+                 best_at: Callable[[np.ndarray], np.ndarray], tol: float | None = None) -> None:
         if tol is not None:
             raise InvalidInputError(f"tol={tol!r}: the mean-field program is solved once per structure to its own "
                                     "accuracy and takes no tolerance (leave tol unset)")
         super().__init__(structure, indexer, rng)
         self.model = MeanFieldModel.for_structure(structure)
         self.t_star = self.model.solve().t  # T^MF(theta) = t* / Delta_min^2 for every theta
+        self.best_at = best_at
         self.local_for: np.ndarray | None = None  # the a_hat the local allocations are relabelled to
 
     def resolve(self, mu: np.ndarray) -> None:
         """Relabel the allocation to a_hat = argmax_a sum_e mu_e(a_e) (max-sum) when a_hat has changed."""
-        self.relabel(MaxSum(self.structure.plan(), mu).best_action)
+        self.relabel(self.best_at(mu))
 
     def relabel(self, best: np.ndarray) -> None:
         """Make the target the mean-field allocation relabelled to the joint action ``best`` (unless it already is).
@@ -253,7 +255,16 @@ class MeanFieldTracker(ProductTracker):
         ----------
         best : numpy.ndarray of int, shape (N,)
             A joint action.
+
+        Raises
+        ------
+        InvalidInputError
+            Not one joint action of the structure (shape, integers, range).
         """
+        if np.ndim(best) != 1:
+            raise InvalidInputError(f"best must be one joint action, shape ({len(self.structure.n_actions)},), "
+                                    f"got shape {np.shape(best)}")
+        best = self.indexer.check(best)[0]
         if self.local_for is None or not np.array_equal(best, self.local_for):
             self.local = self.model.local_allocations(best)
             self.local_for = np.array(best, copy=True)
