@@ -9,7 +9,8 @@ trace (the rule's counters: forced rounds, t_mf_hat, t_mf, GLR values); the wall
 The groups: exact TaS and the core Track-and-Stop on the reference path (``tas`` with several options on three
 factored instances; ``track-and-stop`` with D- and C-tracking on Gaussian, Bernoulli and linear instances), exact TaS
 past the joint actions it tracks (ancestral draws), the MF-TaS family (``mf-tas``, ``mf-tas-oracle``, ``uniform``),
-and six ``mf-tas`` runs on the planted line N = 50, K = 3 (its structure's mean-field model solved first, untimed).
+six ``mf-tas`` runs on the planted line N = 50, K = 3 (its structure's mean-field model solved first, untimed), and
+GK16's Track-and-Stop on one agent (``gk-tas``, D- and C-tracking, on three ``mab`` instances).
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ GROUPS = {
         ("uniform", "ring:N=5,K=3", 0.05), ("tas", "ring:N=5,K=3", 0.05),
     ],
     "mf-tas on line N = 50": [("mf-tas", "line:N=50,K=3,means=planted,gap=0.5", 0.05)],
+    "gk-tas": [(rule, instance, 0.05) for rule in ("gk-tas", "gk-tas:tracking=C")
+               for instance in ("mab", "mab:means=1/0.5/0.2/0", "mab:means=0.3/0.21/0.2/0.19/0.18")],
 }
 
 

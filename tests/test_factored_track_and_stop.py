@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import optdesign as od
+from bandits.core.tracking import project_floor, track
 from bandits.instances import parse_instance
 from bandits.multiagent import instances as inst
 from bandits.multiagent.problem import FactoredProblem
@@ -16,6 +17,7 @@ from bandits.multiagent.tracking import JointTracker, MeanFieldTracker
 from bandits.pure_exploration import PureExploration
 from bandits.pure_exploration.allocation_tracker import ArmTracker
 from bandits.pure_exploration.capabilities import MissingCapability
+from bandits.pure_exploration.families import Gaussian
 from bandits.pure_exploration.karmed import KArmedProblem
 from bandits.pure_exploration.samplers.track_and_stop import TrackAndStop
 from bandits.registry import make_algorithm
@@ -133,3 +135,46 @@ def test_the_factored_trackers_refuse_bad_input():
             tracker.relabel(best)
     with pytest.raises(InvalidInputError, match="length"):
         tracker.resolve(np.zeros(3))
+
+
+@pytest.mark.parametrize("tracking", ["D", "C"])
+def test_gk_tas_is_the_core_rule_on_one_agent_and_its_proportions_reach_gk16_weights(tracking):
+    """On one agent the joint actions are the arms: ``gk-tas`` is the core Track-and-Stop's schedule on the K-armed
+    Gaussian problem's tracker in GK16's batch form (:class:`ArmTracker`, ``steps="batch"``) inside the factored
+    batches, so N / t approaches w*(mu) of GK16's Theorem 5 (20,000 rounds, no stop; well-separated means, so that
+    w*(mu_hat) is close to w*(mu))."""
+    env = inst.mab("1.0/0.5/0.2/0")
+    policy = make_algorithm(f"gk-tas:tracking={tracking}").start(env, 0.1, np.random.default_rng(0))
+    assert isinstance(policy.state, RuleState) and isinstance(policy.state.rule.tracker, ArmTracker)
+    env_rng = np.random.default_rng(1)
+    while policy.counts.sum() < 20_000:
+        batch = policy.next_batch(20_000 - int(policy.counts.sum()))
+        policy.observe(batch, env.pull(batch, env_rng))
+    weights = KArmedProblem(4, Gaussian(1.0)).oracle(np.array([1.0, 0.5, 0.2, 0.0])).weights
+    assert np.abs(policy.counts / policy.counts.sum() - weights).max() < 0.03
+
+
+def test_the_arm_tracker_in_batch_form():
+    """``steps="batch"``: a batch of n pulls is one step. D lifts every arm below sqrt(t + n) - K/2 to that level
+    first (within the batch) and tracks (t + n) w with the rest; C's cumulative target grows by n projections at the
+    batch's middle; an unknown steps is refused."""
+    problem = KArmedProblem(4, Gaussian(1.0))
+    mu = np.array([1.0, 0.5, 0.2, 0.0])
+    weights = problem.oracle(mu).weights
+    d_tracker = ArmTracker(problem, "D", steps="batch")
+    d_tracker.resolve(mu)
+    counts = np.array([90, 60, 30, 1])  # sqrt(181 + 19) - 2 = 12.1: arm 3 owes 12 pulls
+    batch = d_tracker.plan(counts, 19)
+    assert batch.sum() == 19 and batch[3] >= 12
+    np.testing.assert_array_equal(d_tracker.plan(counts, 5), [0, 0, 0, 5])  # the deficit exceeds the batch
+    even = np.array([400, 400, 100, 100])
+    np.testing.assert_array_equal(d_tracker.plan(even, 1000), track(even, weights, 1000))
+    c_tracker = ArmTracker(problem, "C", steps="batch")
+    c_tracker.resolve(mu)
+    start = np.ones(4, dtype=np.int64)
+    first = c_tracker.plan(start, 40)
+    eps = 0.5 / np.sqrt(16 + 4 + 20)
+    np.testing.assert_allclose(c_tracker.cumulative, start + 40 * project_floor(weights, eps), rtol=1e-15)
+    np.testing.assert_array_equal(first, track(start, c_tracker.cumulative, 40))
+    with pytest.raises(InvalidInputError, match="steps"):
+        ArmTracker(problem, "C", steps="round")

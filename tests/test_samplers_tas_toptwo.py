@@ -104,6 +104,21 @@ def test_project_floor_edge_cases(K, case):
         np.testing.assert_allclose(v, np.r_[np.full(K - 1, eps), 1.0 - (K - 1) * eps], rtol=1e-14)
 
 
+@pytest.mark.parametrize("K", [2, 3, 5, 10])
+def test_project_floor_of_many_floors_is_each_floor_s_projection(K):
+    """An array of floors (one per pull of a C-tracked batch) gives, row by row, the bits of the scalar call; the
+    floors include eps = 0, eps = 1/K and a vertex w, and a bad floor anywhere in the array is refused."""
+    rng = np.random.default_rng(K)
+    for w in (rng.dirichlet(np.full(K, 0.3)), np.eye(K)[0]):
+        eps = np.r_[0.0, 1.0 / K, rng.uniform(0, 1 / K, size=30)]
+        rows = project_floor(w, eps)
+        assert rows.shape == (eps.size, K)
+        for floor, row in zip(eps, rows, strict=True):
+            assert project_floor(w, float(floor)).tobytes() == row.tobytes()
+        with pytest.raises(InvalidInputError, match="floor"):
+            project_floor(w, np.r_[eps, 1.5 / K])
+
+
 def test_project_floor_refuses_floors_outside_zero_to_one_over_k():
     """eps K > 1 leaves no point of the simplex; a negative or NaN floor is not a floor; eps = 1/K computed with
     round-off (K eps a few ulps above 1) is accepted and gives the uniform weights."""

@@ -101,7 +101,7 @@ def portion(remaining: np.ndarray, budget: int) -> np.ndarray:
     return take
 
 
-def project_floor(w: np.ndarray, eps: float) -> np.ndarray:
+def project_floor(w: np.ndarray, eps: float | np.ndarray) -> np.ndarray:
     """L-infinity projection of w onto {v in simplex : v >= eps}: v = max(w - s, eps) with sum_k v_k = 1.
 
     GK16's w^eps of C-tracking. Raising the arms below the floor to eps and taking the mass this needs from the
@@ -114,12 +114,13 @@ def project_floor(w: np.ndarray, eps: float) -> np.ndarray:
     ----------
     w : numpy.ndarray, shape (K,)
         Nonnegative weights summing to 1.
-    eps : float
-        The floor, with 0 <= eps K <= 1 (up to a relative round-off of FLOOR_SLACK).
+    eps : float or numpy.ndarray, shape (n,)
+        The floor, with 0 <= eps K <= 1 (up to a relative round-off of FLOOR_SLACK); an array of floors gives one
+        projection per floor, each the one a scalar floor gives (the same arithmetic).
 
     Returns
     -------
-    numpy.ndarray, shape (K,)
+    numpy.ndarray, shape (K,) or (n, K)
         The projection: a copy of w when no weight is below eps, the uniform weights when eps K >= 1.
 
     Raises
@@ -129,20 +130,25 @@ def project_floor(w: np.ndarray, eps: float) -> np.ndarray:
     """
     w = np.array(w, dtype=float)
     K = w.size
-    if not (eps >= 0.0 and eps * K <= 1.0 + FLOOR_SLACK):
+    floor = np.asarray(eps, dtype=float)[..., None]
+    if not (floor.min() >= 0.0 and floor.max() * K <= 1.0 + FLOOR_SLACK):
         raise InvalidInputError(f"the floor eps = {eps} must lie in [0, 1/K]: with eps K > 1 it leaves no point "
                                 f"of the {K}-simplex")
-    if eps * K >= 1.0:
+    if np.ndim(eps) == 0 and eps * K >= 1.0:  # one floor, and the set is one point
         return np.full(K, 1.0 / K)
-    if w.min() >= eps:
+    if np.ndim(eps) == 0 and w.min() >= eps:  # one floor, below every weight
         return w
     # with the top m weights above the floor: (sum of the top m) - m s + (K - m) eps = 1
     top = np.sort(w)[::-1]
     m = np.arange(1, K + 1)
-    shifts = (np.cumsum(top) + (K - m) * eps - 1.0) / m
+    shifts = (np.cumsum(top) + (K - m) * floor - 1.0) / m
     # the right m: the smallest whose shift leaves the (m+1)-th weight at or below the floor
-    below = np.r_[top[1:], -np.inf] - shifts <= eps
-    return np.maximum(w - shifts[int(np.argmax(below))], eps)
+    below = np.r_[top[1:], -np.inf] - shifts <= floor
+    if np.ndim(eps) == 0:
+        return np.maximum(w - shifts[int(np.argmax(below))], eps)
+    shift = np.take_along_axis(shifts, np.argmax(below, axis=-1)[..., None], axis=-1)
+    v = np.where(floor * K >= 1.0, 1.0 / K, np.where(w.min() >= floor, w, np.maximum(w - shift, floor)))
+    return v
 
 
 def c_tracking(cumulative: np.ndarray, counts: np.ndarray) -> int:

@@ -5,10 +5,13 @@ The optimal weights w*(mu) and T*_GK(mu) (GK16 Thm 5) are the K-armed oracle
 d(x, y) = (x - y)^2 / (2 sigma^2). With unit variance T*_GK is twice the MF-TaS convention's T*
 (``optdesign.factored.characteristic_time`` on ``FactorGraph.single_agent``).
 
-Sampling rules (batch forms on the shared grid; t in samples, which are rounds here):
+On one agent a joint action is an arm and the group counts are the arm counts. The rule is the core Track-and-Stop's
+schedule (:meth:`bandits.pure_exploration.samplers.TrackAndStop.follow`, ``resolve_growth=0``: w*(mu_hat) re-solved
+after every batch of the 1 % grid of rounds) on the K-armed tracker of that problem
+(:class:`bandits.pure_exploration.allocation_tracker.ArmTracker`, ``steps="batch"``), inside the factored batches:
 
 * D-tracking: if some N_a < sqrt(t) - K/2, the under-sampled arms get their deficit (forced exploration,
-  ``exploration="dtracking"`` of the shared loop). Otherwise the batch tracks t w*(mu_hat(t)) with
+  ``exploration="dtracking"`` of the factored batches). Otherwise the batch tracks t w*(mu_hat(t)) with
   :func:`bandits.core.tracking.track`.
 * C-tracking: the target is the cumulative sum sum_s w^{eps_s}(mu_hat(s)), where w^eps is the L-infinity
   projection of w* onto {w >= eps} (:func:`bandits.core.tracking.project_floor`) and eps_s = (K^2 + s)^{-1/2} / 2.
@@ -21,24 +24,23 @@ min_b (mu_hat_best - mu_hat_b)^2 / (2 sigma^2 (1/N_best + 1/N_b)).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from optdesign.errors import InvalidInputError, SolverError
+from optdesign.errors import InvalidInputError
 from optdesign.validation import as_vector
 
 from ..core.environments import check_sigma
-from ..core.tracking import project_floor, track
 from ..core.validation import check_choice
+from ..pure_exploration.allocation_tracker import ArmTracker
 from ..pure_exploration.families import Gaussian
 from ..pure_exploration.karmed import KArmedProblem
-from ..pure_exploration.sampler import Observations
+from ..pure_exploration.samplers.track_and_stop import TrackAndStop
 from .environment import FactoredBandit
 from .problem import FactoredProblem
-from .sampling import FactoredSampler, FactoredState, _shared_doc
+from .sampling import FactoredSampler, FactoredState, RuleState, _shared_doc
 
 __all__ = ["GKTrackAndStop", "gk_optimal_weights"]
 
@@ -119,35 +121,7 @@ class GKTrackAndStop(FactoredSampler):
         if env.n_agents != 1 or env.n_factors != 1:
             raise InvalidInputError(f"gk-tas needs a single-agent instance (one agent, one factor); {env.name} has "
                                     f"{env.n_agents} agents and {env.n_factors} factors: use mf-tas")
-        return _GKState(problem, rng, self.tracking)
-
-
-class _GKState(FactoredState):
-    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, tracking: str) -> None:
-        super().__init__(problem, rng, exploration="dtracking" if tracking == "D" else "none")
-        self.tracking = tracking
-        self.K = problem.n_arms
-        self.cumulative: np.ndarray | None = None  # C-tracking target sum_s w^{eps_s}
-        self.weights = np.full(self.K, 1.0 / self.K)
-        self.karmed = KArmedProblem(self.K, Gaussian(self.sigma))  # the oracle w*(mu)
-
-    def _weights(self, mu: np.ndarray) -> npt.NDArray[np.float64]:
-        start = time.perf_counter()
-        try:
-            self.weights = self.karmed.oracle(mu).weights
-        except (InvalidInputError, SolverError):  # empirical tie for the best arm: keep the previous weights
-            # (SolverError: the root finding failed at the limit of floating point)
-            pass
-        self.solve_time += time.perf_counter() - start
-        return self.weights
-
-    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
-        counts = obs.counts
-        w = self._weights(obs.mu)
-        if self.tracking == "D":
-            return track(counts, w, n)
-        if self.cumulative is None:  # the initial pass pulled every arm once
-            self.cumulative = counts.astype(float)
-        eps = 0.5 / np.sqrt(self.K**2 + obs.time + n / 2.0)
-        self.cumulative = self.cumulative + n * project_floor(w, eps)
-        return track(counts, self.cumulative, n)
+        karmed = KArmedProblem(problem.n_arms, Gaussian(problem.sigma))  # one agent: the joint actions are the arms
+        tracker = ArmTracker(karmed, self.tracking, steps="batch")
+        rule = TrackAndStop(tracking=self.tracking, resolve_growth=0.0).follow(tracker)
+        return RuleState(problem, rng, rule, exploration="dtracking" if self.tracking == "D" else "none")

@@ -24,15 +24,17 @@ import numpy as np
 
 from optdesign.errors import InvalidInputError, SolverError
 
-from ..core.tracking import c_tracking, d_tracking, project_floor, pull_by_pull
+from ..core.tracking import c_tracking, d_tracking, portion, project_floor, pull_by_pull, track
 from ..core.validation import check_choice
 from .oracle import Oracle
 from .pieces import GLRStatistic
 
-__all__ = ["ALLOCATIONS", "TRACKING", "ArmTracker", "OracleSource", "Tracker", "check_tol"]
+__all__ = ["ALLOCATIONS", "STEPS", "TRACKING", "ArmTracker", "OracleSource", "Tracker", "check_tol"]
 
-#: the pull-by-pull tracking rules of :class:`ArmTracker`
+#: the tracking rules of :class:`ArmTracker`
 TRACKING = ("C", "D")
+#: how :class:`ArmTracker` follows its target within a batch: one pull at a time, or the whole batch in one step
+STEPS = ("pull", "batch")
 #: the allocations a tracker may follow: the oracle's (T*), or the mean-field program's (T^MF, factored problems)
 ALLOCATIONS = ("exact", "mean-field")
 
@@ -141,11 +143,14 @@ class OracleSource(Protocol):
 
 
 class ArmTracker(Tracker):
-    """The oracle's weights over the arms, followed pull by pull (GK16 Sec. 3.1).
+    """The oracle's weights over the arms, followed pull by pull, or batch by batch (GK16 Sec. 3.1).
 
     ``"D"``: if some N_k < sqrt(t) - K/2, the least-pulled arm (forced exploration), else argmax_k (t w_k - N_k).
     ``"C"``: argmax_k (sum_s w^{eps_s}_k - N_k), w^eps the projection of the target onto {w >= eps},
     eps_s = 1 / (2 sqrt(K^2 + s)) (the floor replaces forced exploration; the initial pulls count as on target).
+    With ``steps="batch"`` a batch of n pulls is one step of the same rules (:func:`bandits.core.tracking.track`):
+    D lifts the arms below sqrt(t + n) - K/2 to that level and tracks (t + n) w with the rest; C adds n w^eps at the
+    batch's middle, s = t + n/2, to the cumulative target and tracks it.
 
     Parameters
     ----------
@@ -157,15 +162,17 @@ class ArmTracker(Tracker):
         The oracle's tolerance: these oracles solve to their own accuracy and take none.
     allocation : str
         ``"exact"``: the oracle's (a mean-field allocation needs a factor graph).
+    steps : str
+        ``"pull"`` (the default) or ``"batch"``.
 
     Raises
     ------
     InvalidInputError
-        An unknown tracking rule, a tolerance given, or another allocation.
+        An unknown tracking rule or steps, a tolerance given, or another allocation.
     """
 
     def __init__(self, problem: OracleSource, tracking: str, tol: float | None = None,
-                 allocation: str = "exact") -> None:
+                 allocation: str = "exact", steps: str = "pull") -> None:
         if check_choice(allocation, "allocation", ALLOCATIONS) != "exact":
             raise InvalidInputError(f"allocation={allocation!r}: a mean-field allocation is a factored problem's "
                                     "(agents drawing independently); this problem tracks its oracle's, 'exact'")
@@ -173,6 +180,7 @@ class ArmTracker(Tracker):
             raise InvalidInputError(f"tol={tol!r}: this problem's oracle solves to its own accuracy and takes no "
                                     "tolerance (leave tol unset)")
         self.problem, self.tracking = problem, check_choice(tracking, "tracking", TRACKING)
+        self.steps = check_choice(steps, "steps", STEPS)
         self.target = np.full(problem.n_arms, 1.0 / problem.n_arms)
         self.cumulative: np.ndarray | None = None
 
@@ -189,14 +197,24 @@ class ArmTracker(Tracker):
             self.failures += 1
 
     def plan(self, counts: np.ndarray, n: int) -> np.ndarray:
+        if self.tracking == "D":
+            if self.steps == "batch":
+                level = np.sqrt(counts.sum() + n) - counts.size / 2
+                if counts.min() >= level:
+                    return track(counts, self.target, n)
+                forced = portion(np.where(counts < level, np.ceil(level) - counts, 0), n)  # forced exploration
+                return forced + track(counts + forced, self.target, n - int(forced.sum()))
+            return pull_by_pull(lambda now: d_tracking(self.target, now), counts, n)
         if self.cumulative is None:  # the initial pulls count as on target
             self.cumulative = counts.astype(float)
-        return pull_by_pull(self._choose, counts, n)
-
-    def _choose(self, counts: np.ndarray) -> int:
-        if self.tracking == "D":
-            return d_tracking(self.target, counts)
-        assert self.cumulative is not None
         K = counts.size
-        self.cumulative += project_floor(self.target, 0.5 / np.sqrt(K * K + counts.sum()))
-        return c_tracking(self.cumulative, counts)
+        if self.steps == "batch":
+            middle = 0.5 / np.sqrt(K * K + counts.sum() + n / 2)
+            self.cumulative = self.cumulative + n * project_floor(self.target, middle)
+            return track(counts, self.cumulative, n)
+        # the cumulative targets before each of the n pulls: one projection per pull, eps_s at s = N_1 + ... + N_K
+        floors = project_floor(self.target, 0.5 / np.sqrt(K * K + counts.sum() + np.arange(n)))
+        cumulative = np.cumsum(np.vstack([self.cumulative, floors]), axis=0)[1:]
+        self.cumulative = cumulative[-1]
+        steps = iter(cumulative)
+        return pull_by_pull(lambda now: c_tracking(next(steps), now), counts, n)

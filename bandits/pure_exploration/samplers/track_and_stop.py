@@ -108,9 +108,25 @@ class TrackAndStop(Sampler):
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
         start = time.perf_counter()
         tracker = problem.allocation_tracker(tracking=self.tracking, tol=self.tol, rng=rng, allocation=self.allocation)
-        state = _TrackAndStopState(tracker, float(self.resolve_growth))
+        state = self.follow(tracker)
         state.solve_time = time.perf_counter() - start  # a tracker may solve a program once for the run
         return state
+
+    def follow(self, tracker: Tracker) -> SamplerState:
+        """A run of this rule's schedule on a given tracker (:meth:`start` takes the problem's; a paper's rule may
+        follow its target its own way, as GK16's batch form on one agent: :mod:`bandits.multiagent.mab`).
+
+        Parameters
+        ----------
+        tracker : Tracker
+            The target and how the pulls follow it (:mod:`bandits.pure_exploration.allocation_tracker`).
+
+        Returns
+        -------
+        SamplerState
+            The run's state: ``tracker`` re-solved on the grid of ``resolve_growth``.
+        """
+        return _TrackAndStopState(tracker, float(self.resolve_growth))
 
 
 class _TrackAndStopState(SamplerState):
