@@ -157,7 +157,7 @@ def test_gk_tas_is_the_core_rule_on_one_agent_and_its_proportions_reach_gk16_wei
 def test_the_arm_tracker_in_batch_form():
     """``steps="batch"``: a batch of n pulls is one step. D lifts every arm below sqrt(t + n) - K/2 to that level
     first (within the batch) and tracks (t + n) w with the rest; C's cumulative target grows by n projections at the
-    batch's middle; an unknown steps is refused."""
+    batch's middle; an unknown steps is refused, and so is following anything but a tracker."""
     problem = KArmedProblem(4, Gaussian(1.0))
     mu = np.array([1.0, 0.5, 0.2, 0.0])
     weights = problem.oracle(mu).weights
@@ -178,3 +178,5 @@ def test_the_arm_tracker_in_batch_form():
     np.testing.assert_array_equal(first, track(start, c_tracker.cumulative, 40))
     with pytest.raises(InvalidInputError, match="steps"):
         ArmTracker(problem, "C", steps="round")
+    with pytest.raises(InvalidInputError, match="follows a Tracker"):
+        TrackAndStop().follow(weights)

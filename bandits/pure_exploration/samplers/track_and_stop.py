@@ -125,7 +125,15 @@ class TrackAndStop(Sampler):
         -------
         SamplerState
             The run's state: ``tracker`` re-solved on the grid of ``resolve_growth``.
+
+        Raises
+        ------
+        InvalidInputError
+            ``tracker`` is not a :class:`~bandits.pure_exploration.allocation_tracker.Tracker`.
         """
+        if not isinstance(tracker, Tracker):
+            raise InvalidInputError(f"Track-and-Stop follows a Tracker (bandits.pure_exploration.allocation_tracker), "
+                                    f"got {type(tracker).__name__}")
         return _TrackAndStopState(tracker, float(self.resolve_growth))
 
 
