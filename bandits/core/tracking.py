@@ -147,8 +147,7 @@ def project_floor(w: np.ndarray, eps: float | np.ndarray) -> np.ndarray:
     if np.ndim(eps) == 0:
         return np.maximum(w - shifts[int(np.argmax(below))], eps)
     shift = np.take_along_axis(shifts, np.argmax(below, axis=-1)[..., None], axis=-1)
-    v = np.where(floor * K >= 1.0, 1.0 / K, np.where(w.min() >= floor, w, np.maximum(w - shift, floor)))
-    return v
+    return np.where(floor * K >= 1.0, 1.0 / K, np.where(w.min() >= floor, w, np.maximum(w - shift, floor)))
 
 
 def c_tracking(cumulative: np.ndarray, counts: np.ndarray) -> int:

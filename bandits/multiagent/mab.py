@@ -34,7 +34,7 @@ from optdesign.validation import as_vector
 
 from ..core.environments import check_sigma
 from ..core.validation import check_choice
-from ..pure_exploration.allocation_tracker import ArmTracker
+from ..pure_exploration.allocation_tracker import TRACKING, ArmTracker
 from ..pure_exploration.families import Gaussian
 from ..pure_exploration.karmed import KArmedProblem
 from ..pure_exploration.samplers.track_and_stop import TrackAndStop
@@ -43,10 +43,6 @@ from .problem import FactoredProblem
 from .sampling import FactoredSampler, FactoredState, RuleState, _shared_doc
 
 __all__ = ["GKTrackAndStop", "gk_optimal_weights"]
-
-#: the ``tracking`` options of :class:`GKTrackAndStop`
-TRACKING = ("D", "C")
-
 
 def gk_optimal_weights(mu: npt.ArrayLike, sigma: float = 1.0) -> tuple[npt.NDArray[np.float64], float]:
     """Garivier–Kaufmann optimal weights w* and T*_GK for Gaussian arms: the K-armed oracle (GK16 Thm 5).

@@ -216,5 +216,5 @@ class ArmTracker(Tracker):
         floors = project_floor(self.target, 0.5 / np.sqrt(K * K + counts.sum() + np.arange(n)))
         cumulative = np.cumsum(np.vstack([self.cumulative, floors]), axis=0)[1:]
         self.cumulative = cumulative[-1]
-        steps = iter(cumulative)
-        return pull_by_pull(lambda now: c_tracking(next(steps), now), counts, n)
+        targets = iter(cumulative)
+        return pull_by_pull(lambda now: c_tracking(next(targets), now), counts, n)
