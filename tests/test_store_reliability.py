@@ -250,3 +250,67 @@ def test_pool_workers_start_with_sigint_blocked_and_the_parent_does_not():
         assert signal.SIGINT not in _blocked_signals()
     finally:
         stop_workers(pool)
+
+
+@pytest.fixture
+def default_sigint():
+    """Python's own SIGINT handler for the test (a pytest-xdist worker may run with another), restored after."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _swallowed_ctrl_c() -> None:
+    """A Ctrl-C that arrives inside library code which catches the KeyboardInterrupt (as loky's callbacks do)."""
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+    except KeyboardInterrupt:
+        pass
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks only")
+def test_ctrl_c_watch_keeps_a_record_of_a_swallowed_interrupt_and_restores_the_signal_state(default_sigint):
+    from bandits.studies.pool import ctrl_c_watch
+
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # as a worker's child would inherit it
+    try:
+        with ctrl_c_watch() as interrupted:
+            assert signal.SIGINT not in _blocked_signals()
+            _swallowed_ctrl_c()
+            assert interrupted.is_set()
+        assert signal.SIGINT in _blocked_signals()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a background job's: left alone
+    with ctrl_c_watch() as interrupted:
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+    assert not interrupted.is_set()
+
+
+def test_a_study_stops_on_a_ctrl_c_that_library_code_swallowed(tmp_path, monkeypatch, default_sigint):
+    """The parent's second run meets a Ctrl-C that code inside it catches: the study still ends with
+    KeyboardInterrupt, its workers stopped, the finished runs stored, and a resume completes it."""
+    import bandits.studies.execute as execute
+
+    real, parent, calls = execute.execute_run, os.getpid(), []
+
+    def run_then_interrupt(spec, *blas):
+        if os.getpid() == parent:
+            calls.append(spec.key)
+            if len(calls) == 2:
+                _swallowed_ctrl_c()
+        return real(spec, *blas)
+
+    monkeypatch.setattr(execute, "execute_run", run_then_interrupt)
+    study = load_study(write(tmp_path, STUDY.replace("runs = 4", "runs = 12")))
+    with pytest.raises(KeyboardInterrupt):
+        run_study(study, tmp_path / "res", jobs=2, progress=False)
+    stored = len(read_entries(tmp_path / "res"))
+    assert 1 <= stored < len(study.runs)
+    monkeypatch.setattr(execute, "execute_run", real)
+    report = run_study(study, tmp_path / "res", resume=True, progress=False)
+    assert report.skipped == stored and report.done == len(study.runs) - stored

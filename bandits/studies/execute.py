@@ -35,7 +35,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
 from ..core.validation import check_choice
-from .pool import cap_jobs, local_pool, stop_workers
+from .pool import cap_jobs, ctrl_c_watch, local_pool, stop_workers
 from .spec import RunSpec, Study
 from .store import ResultStore, check_store
 from .worker import entry_head, execute_run
@@ -220,19 +220,21 @@ def _joblib(todo: list[RunSpec], jobs: int, sink: Sink, blas: int) -> None:
             feed()
 
     try:
-        feed()
-        while True:
-            with finished:
-                spec = queue.popleft() if queue else None
-            if spec is not None:
-                sink(execute_run(spec))
-                continue
-            with finished:
-                finished.wait_for(lambda: not pending or errors, timeout=1.0)
-                if errors:
-                    raise errors[0]
-                if not pending and not queue:
-                    return
+        with ctrl_c_watch() as interrupted:
+            feed()
+            while not interrupted.is_set():
+                with finished:
+                    spec = queue.popleft() if queue else None
+                if spec is not None:
+                    sink(execute_run(spec))
+                    continue
+                with finished:
+                    finished.wait_for(lambda: not pending or errors or interrupted.is_set(), timeout=1.0)
+                    if errors:
+                        raise errors[0]
+                    if not pending and not queue:
+                        return
+            raise KeyboardInterrupt  # a Ctrl-C whose KeyboardInterrupt library code caught
     except BaseException:
         stopping.set()
         queue.clear()  # Ctrl-C or a storage error: hand out no more runs

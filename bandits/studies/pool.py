@@ -7,8 +7,9 @@ first runs. This module imports nothing heavy itself, and not the scheduler (:mo
 which imports this module).
 
 The workers start with SIGINT blocked: a terminal's Ctrl-C reaches the whole process group, and a worker
-still starting its interpreter would print a traceback of its own. The parent alone answers Ctrl-C; it stops
-the workers with :func:`stop_workers`.
+still starting its interpreter would print a traceback of its own. The parent alone answers Ctrl-C
+(:func:`ctrl_c_watch` keeps a record of it, so that library code catching the KeyboardInterrupt cannot lose it); it
+stops the workers with :func:`stop_workers`.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
+    from types import FrameType
 
-__all__ = ["available_cores", "cap_jobs", "local_pool", "prestart", "stop_workers"]
+__all__ = ["available_cores", "cap_jobs", "ctrl_c_watch", "local_pool", "prestart", "stop_workers"]
 
 
 def available_cores() -> int:
@@ -95,7 +98,44 @@ def stop_workers(pool: Executor) -> None:
     pool : concurrent.futures.Executor
         An executor from :func:`local_pool`; the next :func:`local_pool` call starts fresh workers.
     """
-    pool.shutdown(wait=False, kill_workers=True)  # type: ignore[call-arg]  # loky's executor takes kill_workers
+    # wait=True: the executor's thread ends before the caller goes on, and with it its queues' semaphores are released
+    # (else a Ctrl-C that ends the command raced it, and loky's resource tracker warned of a leaked semaphore)
+    pool.shutdown(wait=True, kill_workers=True)  # type: ignore[call-arg]  # loky's executor takes kill_workers
+
+
+@contextlib.contextmanager
+def ctrl_c_watch() -> Iterator[threading.Event]:
+    """A record of Ctrl-C for the block: SIGINT sets the event, then raises KeyboardInterrupt as usual.
+
+    A KeyboardInterrupt raised inside library code that catches it (loky calls a future's callbacks under
+    ``except BaseException``) would be lost; the caller checks the event at its own safe points and raises it
+    again. SIGINT is unblocked in this thread for the block (a process started by a parent that blocked it, as
+    these workers are, would not see Ctrl-C at all). Outside the main thread, or where SIGINT has a handler other
+    than Python's default (ignored in a background job, or the caller's own), the block changes nothing.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        The block, giving the event; the previous handler and signal mask are restored on exit.
+    """
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield interrupted
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        interrupted.set()
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, handler)
+    mask = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 @contextlib.contextmanager
