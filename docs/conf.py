@@ -67,8 +67,6 @@ html_css_files = ["custom.css"]
 autosummary_generate = True
 autosummary_ignore_module_all = False  # a module's __all__, when it has one, is its public API
 autosummary_imported_members = False
-# A class lists the methods it inherits from the project's own bases (FactorGraph's generators and JSON format live
-# in mixins, a policy's protocol methods in bandits.core.algorithm), but not those of builtins and typing constructs.
 # A class lists the methods it inherits from the project's own bases (FactorGraph's generators and JSON format are
 # mixins, a policy's protocol methods live in bandits.core.algorithm), not those of builtins and typing constructs.
 autodoc_default_options = {"members": True, "undoc-members": True, "show-inheritance": True,
