@@ -89,30 +89,6 @@ class Kind:
 
         return set(needs) <= offered(load_object(self.problem_class, "problem class"))
 
-    def make_problem(self, env: Any) -> Any:
-        """The pure-exploration problem of an environment of this kind.
-
-        Parameters
-        ----------
-        env : object
-            An environment of this kind.
-
-        Returns
-        -------
-        bandits.pure_exploration.Problem
-            Its problem (what a learner may know of it: no true parameter).
-
-        Raises
-        ------
-        InvalidInputError
-            The kind has no pure-exploration problem.
-        """
-        if not self.problem:
-            raise InvalidInputError(f"{self.name} instances have no pure-exploration problem")
-        from .pure_exploration.policy import problem_of  # on first use: the problems load scipy
-
-        return problem_of(env)
-
     def characteristic_time(self, env: Any) -> dict[str, Any] | None:
         """The characteristic time of an environment of this kind at its true parameter, as its problem gives it
         (:meth:`bandits.pure_exploration.Problem.lower_bound`), or None for a kind without a problem.
@@ -129,7 +105,9 @@ class Kind:
         """
         if not self.problem:
             return None
-        problem = self.make_problem(env)
+        from .pure_exploration.policy import problem_of  # on first use: the problems load scipy
+
+        problem = problem_of(env)
         return dict(problem.lower_bound(problem.true_parameter(env)))
 
 

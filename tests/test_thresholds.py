@@ -18,9 +18,7 @@ from bandits.core.thresholds import (
 from bandits.core.validation import check_growth
 from bandits.instances import soare
 from bandits.linear import FullyAdaptiveXY, LinearTrackAndStop, LinGapE, StaticAllocation
-from bandits.multiagent.thresholds import THRESHOLDS as FACTORED_THRESHOLDS
 from bandits.multiagent.thresholds import FactoredTheoryThreshold
-from bandits.multiagent.thresholds import make_threshold as factored_threshold
 from bandits.pure_exploration import GLRStop, KArmedProblem, LinearProblem
 from bandits.pure_exploration.betting_bounds import BettingThreshold
 from bandits.pure_exploration.families import Bernoulli, Gaussian
@@ -38,7 +36,7 @@ STRUCTURE = FactorGraph.line(3, 2, seed=0)
 def _contexts() -> dict[str, ThresholdContext]:
     """What a problem of every kind offers the factories, as the code that resolves names builds it."""
     ones = np.ones(3, dtype=np.int64)
-    factored = ThresholdContext(theory=lambda: factored_threshold("theory", STRUCTURE))
+    factored = ThresholdContext(theory=lambda: FactoredTheoryThreshold.for_structure(STRUCTURE))
     return {"karmed": KArmedProblem(3, Gaussian()).threshold_context(ones),
             "karmed-bernoulli": KArmedProblem(3, Bernoulli()).threshold_context(ones),
             "linear": LinearProblem(X).threshold_context(ones),
@@ -59,7 +57,7 @@ EXPECTED = {("karmed", "kk21"): st.Kk21Threshold, ("karmed-bernoulli", "kk21"): 
 def test_the_names_users_write_are_unchanged():
     assert STOP_THRESHOLDS == ("practical", "theory", "kk21", "soare")
     assert BILINEAR_THRESHOLDS == ("s1", "practical", "theory")
-    assert FACTORED_THRESHOLDS == ("practical", "theory")
+    assert FAMILY_THRESHOLDS["factored"] == ("practical", "theory")
     assert FAMILY_THRESHOLDS["linear"] == ("practical", "soare", "theory")
     assert set(THRESHOLD_TABLE) == {name for names in FAMILY_THRESHOLDS.values() for name in names}
     assert StaticAllocation().threshold == "soare" and LinearTrackAndStop().threshold == "practical"
@@ -92,7 +90,7 @@ def test_the_glr_stop_and_the_algorithms_resolve_through_the_table():
     assert GLRStop("kk21").make(KArmedProblem(4), four) == st.Kk21Threshold(4)
     theory = GLRStop("theory").make(LinearProblem(X), ones)
     assert theory == st.LinearTheoryThreshold.from_matrix(X.T @ X)
-    assert isinstance(factored_threshold("theory", STRUCTURE), FactoredTheoryThreshold)
+    assert isinstance(FactoredTheoryThreshold.for_structure(STRUCTURE), FactoredTheoryThreshold)
     for name in ("s1", "practical", "theory"):  # the bilinear algorithm's names, one short run each
         result = run(RandomizedGAllocation(threshold=name), gbb(d=2, omega=0.5, graph="star", m=4), 0.1, seed=0,
                      max_samples=3_000)
@@ -120,7 +118,7 @@ def test_an_unknown_family_is_refused_in_one_line():
 def test_unknown_names_in_every_place_that_takes_one():
     for make in (lambda: GLRStop("nope"), lambda: StaticAllocation(threshold="nope"),
                  lambda: LinearTrackAndStop(threshold="kk21"), lambda: RandomizedGAllocation(threshold="soare"),
-                 lambda: factored_threshold("soare", STRUCTURE)):
+                 lambda: check_threshold_option("soare", "factored")):
         with pytest.raises(InvalidInputError, match="threshold must be one of"):
             make()
     assert isinstance(make_threshold(st.Kk21Threshold(3), ThresholdContext()), st.Threshold)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -17,11 +16,11 @@ import optdesign as od
 from optdesign.errors import InvalidInputError
 
 from ..core.algorithm import Algorithm, Policy
-from ..core.statistics import GLR
+from ..core.statistics import GLR, LinearStatistics
 from ..core.stopping import BilinearThreshold, PracticalThreshold, Threshold
 from ..core.thresholds import ThresholdContext, check_threshold_option, make_threshold, threshold_names
 from ..core.tracking import next_checkpoint
-from ..linear.common import LinearGLRPolicy, check_growth
+from ..linear.common import check_growth
 from .assignments import DRAW_CHUNK
 from .environment import GraphicalBilinearBandit
 from .maxcut import algorithm1_allocation
@@ -126,14 +125,17 @@ class RandomizedGAllocation(Algorithm):
         return _GAllocationPolicy(self, env, rng)
 
 
-class _GAllocationPolicy(LinearGLRPolicy):
-    """Linear GLRT over the edge arms (X = Z = the K^2 edge arms in R^{d^2}), fed by random rounds."""
+class _GAllocationPolicy(Policy):
+    """Linear GLRT over the edge arms (X = Z = the K^2 edge arms in R^{d^2}), fed by random rounds; recommendation:
+    the empirical best edge arm (0 until the observed edge arms span R^{d^2})."""
 
     def __init__(self, algo: RandomizedGAllocation, env: GraphicalBilinearBandit, rng: np.random.Generator):
         deferred = algo.threshold == "theory"  # replaced once A is invertible
         graph = ThresholdContext(graph=(env.n_edges, env.n_node_arms))
-        threshold = PracticalThreshold() if deferred else make_threshold(algo.threshold, graph, "bilinear")
-        super().__init__(SimpleNamespace(X=env.Z, Z=env.Z, sigma=env.sigma), threshold)
+        self.threshold = PracticalThreshold() if deferred else make_threshold(algo.threshold, graph, "bilinear")
+        self.X, self.sigma = env.Z, env.sigma
+        self.stats = LinearStatistics(self.X)
+        self._glr: GLR | None = None
         self.algo, self.env, self.rng = algo, env, rng
         self._deferred = deferred
         start = time.perf_counter()
@@ -169,7 +171,8 @@ class _GAllocationPolicy(LinearGLRPolicy):
         return counts
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        super().observe(counts, sums)
+        self.stats.add(counts, sums)
+        self._glr = None
         self.t += self._pending_rounds
         self._pending_rounds = 0
         if not self._spanning:
@@ -179,13 +182,15 @@ class _GAllocationPolicy(LinearGLRPolicy):
                 self.threshold = make_threshold("theory", ThresholdContext(information=self.stats.A), "bilinear")
 
     def glr(self) -> GLR | None:
-        return super().glr() if self._spanning else None
+        if self._spanning and self._glr is None:
+            self._glr = self.stats.glr(self.X, self.sigma)
+        return self._glr if self._spanning else None
 
     def stopped(self, delta: float) -> bool:
         glr = self.glr()
         if glr is None:
             return False
-        t = self.t if isinstance(self.threshold, BilinearThreshold) else self.n
+        t = self.t if isinstance(self.threshold, BilinearThreshold) else self.stats.n
         return glr.value > self.threshold(t, delta, self.stats.A)
 
     def M_hat(self) -> np.ndarray:
@@ -197,5 +202,10 @@ class _GAllocationPolicy(LinearGLRPolicy):
         """Alg. 1's joint assignment computed from M_hat (what Rizk et al.'s procedure returns)."""
         return algorithm1_allocation(self.env.graph, self.env.X, self.M_hat())
 
+    def recommend(self) -> int:
+        glr = self.glr()
+        return 0 if glr is None else glr.best
+
     def stop_statistic(self) -> dict[str, Any]:
-        return {**super().stop_statistic(), "rounds": self.t}
+        glr = self.glr()
+        return {"glr": glr.value, "best": glr.best, "rounds": self.t} if glr is not None else {"rounds": self.t}

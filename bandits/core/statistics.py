@@ -113,23 +113,6 @@ class LinearStatistics:
         """b = sum_k S_k x_k, shape (d,)."""
         return self._b
 
-    def factor(self) -> tuple[np.ndarray, bool]:
-        """Cholesky factor of A, or an error when the pulls so far do not span R^d.
-
-        Returns
-        -------
-        tuple of (numpy.ndarray, bool)
-            The lower factor L (A = L L^T) and ``True``, as ``scipy.linalg.cho_factor`` returns them.
-
-        Raises
-        ------
-        InvalidInputError
-            A is singular: the arms pulled so far do not span R^d.
-        """
-        cholesky = Whitening(self.A).cholesky
-        assert cholesky is not None  # Whitening raises when A is singular
-        return cholesky, True
-
     def theta_hat(self) -> np.ndarray:
         """The OLS estimate A^{-1} b.
 

@@ -6,7 +6,6 @@ GLRT of :mod:`bandits.linear.common` unless it eliminates) and a recommendation 
 from ..core.statistics import spanning_subset
 from .adaptive import FullyAdaptiveXY, XYAdaptive
 from .alba import ALBA
-from .common import LinearGLRPolicy
 from .lingape import LinGapE, LinGIFA
 from .rage import RAGE
 from .static import StaticAllocation
@@ -18,7 +17,6 @@ __all__ = [
     "FullyAdaptiveXY",
     "LinGIFA",
     "LinGapE",
-    "LinearGLRPolicy",
     "LinearTrackAndStop",
     "StaticAllocation",
     "XYAdaptive",

@@ -77,7 +77,7 @@ from ..pure_exploration.sampler import Observations, SamplerState
 from ..pure_exploration.stop import EliminationStop
 from .common import LinearModel, check_growth, linear_items
 from .fiez_adaptive import FiezXYAdaptiveState
-from .phases import PhasedState, Survivors, dominated, phased_policy
+from .phases import PhasedState, Survivors, dominated, greedy_pulls, phased_policy, smallest_passing
 
 __all__ = ["FullyAdaptiveXY", "XYAdaptive"]
 
@@ -103,44 +103,19 @@ def design_phase(X: np.ndarray, Y: np.ndarray, base: np.ndarray, weights: np.nda
     def ok(m: int) -> bool:
         return od.minmax_value(X, counts(m), Y) <= target
 
-    if cap <= 0 or ok(0):
-        return counts(0)
-    lo, hi = 0, 1  # invariant: ok(lo) is false
-    while not ok(hi):
-        if hi >= cap:
-            return counts(cap)
-        lo, hi = hi, min(2 * hi, cap)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    return counts(hi)
+    return counts(0) if cap <= 0 or ok(0) else counts(smallest_passing(ok, cap))
 
 
 def greedy_phase(X: np.ndarray, Y: np.ndarray, base: np.ndarray, target: float, cap: int) -> np.ndarray:
-    """Counts base + the first m <= cap greedy XY pulls (Soare et al. Fig. 2 rule on Y, from the
-    information of ``base``) after which max_{y in Y} y^T A^{-1} y <= target (m = cap if never).
-
-    Exact ties of the min-max scores go to the least pulled of the tied arms (then the first): from
-    A_0 = I in d >= 4 every single pull leaves some e_i - e_j at its current variance, all arms tie,
-    and always taking the first of them (plain argmin) would pull one arm forever.
-    """
+    """Counts base + the first m <= cap greedy XY pulls (:func:`greedy_pulls` from the information of ``base``)
+    after which max_{y in Y} y^T A^{-1} y <= target (m = cap if never)."""
     counts = base.copy()
     if cap <= 0 or od.minmax_value(X, counts, Y) <= target:
         return counts
-    A = X.T @ (counts[:, None] * X)
-    for _ in range(cap):
-        scores = od.greedy_scores(X, Y, A)  # max_y y^T (A + x x^T)^{-1} y for every arm x
-        ties = np.flatnonzero(scores <= scores.min() * (1.0 + 1e-12))
-        k = int(ties[np.argmin(counts[ties])])
-        counts[k] += 1
-        A += np.outer(X[k], X[k])
-        if scores[k] <= target:
+    for m, score in greedy_pulls(X, Y, X.T @ (counts[:, None] * X), counts):
+        if score <= target or m >= cap:
             break
     return counts
-
-
-def _check_rule(rule: str) -> None:
-    check_choice(rule, "rule", RULES)
 
 
 @dataclass(frozen=True)
@@ -173,7 +148,7 @@ class XYAdaptive(Algorithm[LinearBandit]):
     def __post_init__(self) -> None:
         if isinstance(self.alpha, bool) or not (np.isfinite(self.alpha) and 0 < self.alpha < 1):
             raise InvalidInputError(f"alpha (phase-length ratio of Eq. 18) must lie in (0, 1), got {self.alpha!r}")
-        _check_rule(self.rule)
+        check_choice(self.rule, "rule", RULES)
         check_choice(self.variant, "variant", VARIANTS)
 
     @property

@@ -28,7 +28,7 @@ import optdesign as od
 
 from ..core.statistics import LinearStatistics
 from .common import LinearModel
-from .phases import PhasedState, dominated
+from .phases import PhasedState, dominated, greedy_pulls, smallest_passing
 
 __all__ = ["FiezXYAdaptiveState"]
 
@@ -69,27 +69,12 @@ def fiez_phase(X: np.ndarray, Y: np.ndarray, weights: np.ndarray | None, target:
         def value(m: int) -> float:
             return ridge_value(X, od.round_design(weights, m), Y)
 
-        lo, hi = 0, 1  # invariant: lo fails (m = 0 is no phase: the code always pulls once)
-        while value(hi) / (d + hi) >= target:
-            if hi >= cap:
-                return od.round_design(weights, cap), value(cap)
-            lo, hi = hi, min(2 * hi, cap)
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if value(mid) / (d + mid) < target else (mid, hi)
-        return od.round_design(weights, hi), value(hi)
+        m = smallest_passing(lambda m: value(m) / (d + m) < target, cap)  # m = 0 is no phase: the code pulls once
+        return od.round_design(weights, m), value(m)
     counts = np.zeros(X.shape[0], dtype=np.int64)
-    A = np.eye(d)
-    score = np.inf
-    for m in range(1, cap + 1):
-        scores = od.greedy_scores(X, Y, A)
-        ties = np.flatnonzero(scores <= scores.min() * (1.0 + 1e-12))
-        k = int(ties[np.argmin(counts[ties])])
-        counts[k] += 1
-        A += np.outer(X[k], X[k])
-        score = float(scores[k])
-        if score / (d + m) < target:
-            return counts, score
+    for m, score in greedy_pulls(X, Y, np.eye(d), counts):
+        if score / (d + m) < target or m >= cap:
+            break
     return counts, score
 
 

@@ -5,12 +5,15 @@ before they start and estimated from their own samples, run by the one pure-expl
 
 from __future__ import annotations
 
+import itertools
 import time
 from abc import abstractmethod
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
+import optdesign as od
 from optdesign import single_threaded_blas
 
 from ..core.statistics import LinearStatistics
@@ -58,6 +61,33 @@ def dominated(Z: np.ndarray, theta: np.ndarray, M: np.ndarray, width: float) -> 
         var = np.maximum(g[rows, None] + g[None, :] - 2.0 * G[rows], 0.0)
         out[rows] = np.any(s[None, :] - s[rows, None] > width * np.sqrt(var), axis=1)
     return out
+
+
+def smallest_passing(ok: Callable[[int], bool], cap: int) -> int:
+    """The smallest m in [1, cap] with ok(m), by doubling then bisection (ok monotone); cap when none passes."""
+    lo, hi = 0, 1  # invariant: ok(lo) is false
+    while not ok(hi):
+        if hi >= cap:
+            return cap
+        lo, hi = hi, min(2 * hi, cap)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
+def greedy_pulls(X: np.ndarray, Y: np.ndarray, A: np.ndarray, counts: np.ndarray) -> Iterator[tuple[int, float]]:
+    """Soare et al.'s greedy XY pulls from the information ``A``, one at a time (``counts`` and ``A`` updated in
+    place): after the m-th pull, (m, max_y y^T A^{-1} y). Exact ties of the min-max scores go to the least pulled of
+    the tied arms (then the first): from A_0 = I in d >= 4 every single pull leaves some e_i - e_j at its current
+    variance, all arms tie, and always taking the first of them (plain argmin) would pull one arm forever."""
+    for m in itertools.count(1):
+        scores = od.greedy_scores(X, Y, A)  # max_y y^T (A + x x^T)^{-1} y for every arm x
+        ties = np.flatnonzero(scores <= scores.min() * (1.0 + 1e-12))
+        k = int(ties[np.argmin(counts[ties])])
+        counts[k] += 1
+        A += np.outer(X[k], X[k])
+        yield m, float(scores[k])
 
 
 class Survivors:
@@ -132,11 +162,6 @@ class PhasedState(Survivors, SamplerState):
     def initial(self, problem: Problem, budget: int) -> np.ndarray:
         """The first phase's pulls (a share when the budget is smaller)."""
         return self._rest_of_phase(budget)
-
-    def batch(self, obs: Observations, n: int) -> np.ndarray:
-        """The pulls of the phase not yet made (a share when the budget is smaller); plans a phase first when none
-        is under way."""
-        return self._rest_of_phase(obs.budget)
 
     def plan(self, obs: Observations, n: int) -> np.ndarray:
         return self._rest_of_phase(obs.budget)

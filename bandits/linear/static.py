@@ -333,9 +333,6 @@ class _FiezStaticState(SamplerState):
     def initial(self, problem: Problem, budget: int) -> np.ndarray:
         return self._rest_of_batch(budget)
 
-    def batch(self, obs: Observations, n: int) -> np.ndarray:
-        return self._rest_of_batch(obs.budget)
-
     def plan(self, obs: Observations, n: int) -> np.ndarray:
         return self._rest_of_batch(obs.budget)
 

@@ -1,6 +1,6 @@
 """MF-TaS (Vannella, Proutiere, Jeong, ICML 2023) and its baselines on factored multi-agent bandits.
 
-All four share the batches of :class:`~bandits.multiagent.sampling.FactoredState` under the one pure-exploration
+All four share the batches of :class:`~bandits.multiagent.sampling.RuleState` under the one pure-exploration
 policy: one pass over A0, forced exploration, batches on a 1 % geometric grid of rounds, the factored GLRT and a max-sum
 recommendation. They differ only in the sampling rule:
 
@@ -53,7 +53,7 @@ from ..pure_exploration.sampler import Observations, SamplerState
 from ..pure_exploration.samplers.track_and_stop import TrackAndStop
 from .environment import FactoredBandit
 from .problem import FactoredProblem
-from .sampling import CoveredSampler, FactoredState, RuleState, _shared_doc
+from .sampling import CoveredSampler, RuleState, _shared_doc
 from .tracking import MeanFieldTracker, ProductTracker
 
 __all__ = ["ExactTaS", "MFTaS", "MFTaSOracle", "UniformSampling"]
@@ -92,9 +92,9 @@ class MFTaS(CoveredSampler):
         """
         return TrackAndStop(tracking="C", resolve_growth=0.0, allocation="mean-field")
 
-    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> RuleState:
         """The MF program of the structure solved once (cached), then relabelled to a_hat."""
-        return RuleState(problem, rng, self.batched().start(problem, env, rng), cover=self.cover,
+        return RuleState(problem, self.batched().start(problem, env, rng), cover=self.cover,
                          exploration=self.exploration)
 
 
@@ -120,7 +120,7 @@ class MFTaSOracle(CoveredSampler):
         """``"mf-tas-oracle"``."""
         return "mf-tas-oracle"
 
-    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> RuleState:
         """Tracks the MF allocation at the true a* of ``env`` from the first tracked round."""
         start = time.perf_counter()
         tracker = cast(MeanFieldTracker, problem.allocation_tracker(tracking="C", tol=None, rng=rng,
@@ -128,7 +128,7 @@ class MFTaSOracle(CoveredSampler):
         tracker.relabel(env.best_action)
         rule = _Fixed(tracker, {"t_mf": tracker.t_star / env.gap_min**2})  # T^MF at the true theta
         rule.solve_time = time.perf_counter() - start
-        return RuleState(problem, rng, rule, cover=self.cover, exploration=self.exploration)
+        return RuleState(problem, rule, cover=self.cover, exploration=self.exploration)
 
 
 class _Fixed(SamplerState):
@@ -167,10 +167,10 @@ class UniformSampling(CoveredSampler):
         """``"uniform"``."""
         return "uniform"
 
-    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> RuleState:
         """After the pass over A0, every round draws each a_i uniformly."""
         rule = _Fixed(ProductTracker(problem.structure, problem.indexer, rng), {})
-        return RuleState(problem, rng, rule, cover=self.cover, exploration=self.exploration)
+        return RuleState(problem, rule, cover=self.cover, exploration=self.exploration)
 
 
 @_shared_doc
@@ -226,7 +226,7 @@ class ExactTaS(CoveredSampler):
         """
         return TrackAndStop(tracking="C", resolve_growth=self.resolve_growth, tol=self.tol)
 
-    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> RuleState:
         """T*(theta_hat) is first solved at the first tracked batch, after the pass over A0."""
-        return RuleState(problem, rng, self.batched().start(problem, env, rng), cover=self.cover,
+        return RuleState(problem, self.batched().start(problem, env, rng), cover=self.cover,
                          exploration=self.exploration)

@@ -137,10 +137,9 @@ def glr_exceeds(state: GLRState, beta: float, listed: int = LISTED_FIRST) -> boo
 
 def _separate(state: GLRState, threshold: float) -> Separation | None:
     """The Pareto elimination's largest H / D^2 (at least ``threshold``) at the state, or None past its state cap."""
-    gap = state.theta[state.star][state.glrt.indexer.factor_of] - state.theta
     known = None if state.argmin_action is None else state.argmin_action[None, :]
     try:
-        return most_violated(state.glrt.plan, state.h, gap, candidates=known, threshold=threshold)
+        return most_violated(state.glrt.plan, state.h, state.gap, candidates=known, threshold=threshold)
     except InstanceTooLargeError:
         return None
 

@@ -152,19 +152,7 @@ def covering_set(fg: FactorGraph, method: str = "greedy") -> CoveringSet:
     InvalidInputError
         An unknown method.
     """
-    return greedy_cover(fg) if check_cover(method) == "greedy" else build_a0(fg)
-
-
-def check_cover(method: str) -> str:
-    """``method`` when it is one of :data:`COVERS`, else InvalidInputError."""
-    check_choice(method, "cover", COVERS)
-    return method
-
-
-def check_exploration(rule: str) -> str:
-    """``rule`` when it is one of :data:`EXPLORATION`, else InvalidInputError."""
-    check_choice(rule, "exploration", EXPLORATION)
-    return rule
+    return greedy_cover(fg) if check_choice(method, "cover", COVERS) == "greedy" else build_a0(fg)
 
 
 def exploration_level(rule: str, t: int, cover_size: int, abar: int) -> float:

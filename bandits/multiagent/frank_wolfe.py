@@ -52,17 +52,14 @@ from optdesign.validation import as_count
 from ..core.tracking import next_checkpoint
 from ..core.validation import check_choice
 from ..pure_exploration.fw_directions import forced_rounds
-from ..pure_exploration.games import GAME_METHODS
 from ..pure_exploration.samplers.frank_wolfe import BatchFrankWolfeState, FrankWolfe
 from .environment import FactoredBandit
 from .exploration import EXPLORATION, covering_set
 from .problem import FactoredProblem
-from .sampling import CoveredSampler, FactoredState, RuleState, _shared_doc
+from .sampling import CoveredSampler, RuleState, _shared_doc
 
-__all__ = ["FW_EXPLORATION", "GAME_SOLVERS", "JointFrankWolfe", "OracleRun", "forced_rounds", "oracle_frank_wolfe"]
+__all__ = ["FW_EXPLORATION", "JointFrankWolfe", "OracleRun", "forced_rounds", "oracle_frank_wolfe"]
 
-#: the solvers of the restricted games
-GAME_SOLVERS = GAME_METHODS
 #: forced exploration: the policy's levels, ``"fws"`` (the schedule of Wang et al., A0 for the uniform step), or that
 #: schedule with the D-tracking level on top
 FW_EXPLORATION = (*EXPLORATION, "fws", "fws+dtracking")
@@ -117,13 +114,13 @@ class JointFrankWolfe(CoveredSampler):
         """``"joint-fws"``."""
         return "joint-fws"
 
-    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> RuleState:
         """After the pass over A0, each batch plays the Frank–Wolfe direction at N / t."""
         level = self.exploration
         if level.startswith("fws"):  # the schedule is the rule's, a level the shared batches'
             level = level.partition("+")[2] or "none"
         rule = self.batched()
-        return RuleState(problem, rng, lambda cover: BatchFrankWolfeState(problem, rule, exploration_pulls=cover),
+        return RuleState(problem, lambda cover: BatchFrankWolfeState(problem, rule, exploration_pulls=cover),
                          cover=self.cover, exploration=level)
 
     def batched(self) -> FrankWolfe:

@@ -156,9 +156,7 @@ def near_tied_pieces(state: GLRState, weights: ArrayLike, *, slack: float, limit
     closest = actions
     keep = ratios >= ratios[0] / (1.0 + slack)
     actions, ratios = actions[keep], ratios[keep]
-    flat = glrt.indexer.flat(actions)
-    D = (state.theta[state.star][None, :] - state.theta[flat]).sum(axis=1)
-    H = state.h[flat].sum(axis=1)  # h vanishes at a_hat's entries: the sum runs over the changed factors
+    flat, D, H = state.gaps(actions)  # h vanishes at a_hat's entries: H sums over the changed factors
     gradients = joint_piece_gradients(flat, state.star, D, H, 1.0 / w, np.sqrt(glrt.sigma2))
     return NearTiedPieces(actions, 1.0 / (2.0 * glrt.sigma2 * ratios), gradients, exact, closest)
 
@@ -199,8 +197,7 @@ def is_tied(state: GLRState) -> bool:
     """
     if not isinstance(state, GLRState):
         raise InvalidInputError(f"state must be a factored GLRState, got {type(state).__name__}")
-    gap = state.theta[state.star][state.glrt.indexer.factor_of] - state.theta
-    scale = max(1.0, float(np.abs(gap).max()) * state.star.size)
+    scale = max(1.0, float(np.abs(state.gap).max()) * state.star.size)
     return bool(state.d_min() <= TIE_RTOL * scale)
 
 
@@ -233,9 +230,8 @@ def candidate_ratios(state: GLRState, candidates: ArrayLike | None) -> tuple[np.
         known.append(state.argmin_action[None, :])
     pool = np.concatenate(known) if known else np.zeros((0, glrt.indexer.n_agents), dtype=np.int64)
     pool = unique_joint_actions(pool[np.any(pool != state.best[None, :], axis=1)])[0]
-    flat = glrt.indexer.flat(pool)
-    D = (state.theta[state.star][None, :] - state.theta[flat]).sum(axis=1)
-    return pool, np.where(D > 0, state.h[flat].sum(axis=1) / np.where(D > 0, D, 1.0) ** 2, 0.0)
+    _, D, H = state.gaps(pool)
+    return pool, np.where(D > 0, H / np.where(D > 0, D, 1.0) ** 2, 0.0)
 
 
 def _smallest_pieces(state: GLRState, limit: int, candidates: ArrayLike | None,
@@ -246,7 +242,7 @@ def _smallest_pieces(state: GLRState, limit: int, candidates: ArrayLike | None,
     if not search and pool.shape[0]:
         order = np.argsort(-ratios, kind="stable")[:limit]
         return pool[order], ratios[order], False
-    gap = state.theta[state.star][glrt.indexer.factor_of] - state.theta
+    gap = state.gap
     sep: Separation | None = None
     if enumerated(glrt):
         sep = EnumeratedSeparation.for_plan(glrt.plan).separate(state.h, gap, state.best, k=limit, threshold=0.0,
@@ -260,9 +256,8 @@ def _smallest_pieces(state: GLRState, limit: int, candidates: ArrayLike | None,
         return sep.actions, sep.ratios, sep.exact
     response = exact_best_response(state)  # the elimination gave up: the best response alone
     assert response.action is not None
-    flat = glrt.indexer.flat(response.action[None, :])[0]
-    D = float((state.theta[state.star] - state.theta[flat]).sum())
-    return response.action[None, :], np.array([state.h[flat].sum() / D**2]), response.exact
+    _, D, H = state.gaps(response.action[None, :])
+    return response.action[None, :], H / D**2, response.exact
 
 
 def frank_wolfe_step(glrt: FactoredGLRT, gradients: ArrayLike, weights: ArrayLike, *,

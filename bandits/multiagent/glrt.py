@@ -58,7 +58,6 @@ from optdesign.errors import InvalidInputError
 from optdesign.factored import EnumeratedSeparation, MaxSum
 from optdesign.validation import as_count
 
-from ..core.validation import check_choice
 from .joint_actions import GroupIndexer
 
 __all__ = ["FactoredGLRT", "GLRState", "GLRValue"]
@@ -152,6 +151,8 @@ class GLRState:
         h = inv + inv[self.star][ix.factor_of]
         h[self.star] = 0.0
         self.h = h
+        #: theta_hat_e(a_hat_e) - theta_hat_e(b) per group action (D(a) sums them over a's entries)
+        self.gap = theta[self.star][ix.factor_of] - theta
         self.unobserved = bool(np.any(counts <= 0))
         self.found = np.inf  # smallest ratio among listed alternatives
         self._argmin: tuple[float, float] | None = None  # (D, H) of that alternative
@@ -159,7 +160,6 @@ class GLRState:
         self.argmin_action: np.ndarray | None = None
         self.enumerated = 0
         self.exhausted = False  # every alternative listed, or the bound proved the minimum
-        self.truncated = False
         self._cuts: list[tuple[float, float]] = []
         self._hmax: float | None = None
         self._iter: Iterator[tuple[float, np.ndarray]] | None = None
@@ -174,9 +174,26 @@ class GLRState:
     def _ratio(self, D: float, H: float) -> float:
         return D * D / (2.0 * self.glrt.sigma2 * H) if D > 0 else 0.0
 
+    def gaps(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The group actions, the gaps D(a) = sum_e (theta_hat_e(a_hat_e) - theta_hat_e(a_e)) and the variances
+        H(a) = sum_e h_e(a_e) of joint actions.
+
+        Parameters
+        ----------
+        actions : numpy.ndarray of int, shape (R, N)
+            Joint actions, one per row.
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(flat, D, H)``: the group actions of each row (shape (R, n_factors)), D and H (shape (R,)).
+        """
+        flat = self.glrt.indexer.flat(actions)
+        return flat, self.gap[flat].sum(axis=1), self.h[flat].sum(axis=1)
+
     def _evaluate(self, action: np.ndarray) -> tuple[float, float]:
-        idx = self.glrt.indexer.flat(action[None, :])[0]
-        return float((self.theta[self.star] - self.theta[idx]).sum()), float(self.h[idx].sum())
+        _, D, H = self.gaps(action[None, :])
+        return float(D[0]), float(H[0])
 
     def _record(self, D: float, H: float, action: np.ndarray) -> None:
         r = self._ratio(D, H)
@@ -250,8 +267,7 @@ class GLRState:
     def _enumerate_all(self) -> None:
         """Every alternative at once from its group positions (|A| x n_factors; one factor or few joint actions)."""
         enum = EnumeratedSeparation.for_plan(self.glrt.plan)
-        gap = self.theta[self.star][self.glrt.indexer.factor_of] - self.theta
-        D, H = gap[enum.positions].sum(axis=1), self.h[enum.positions].sum(axis=1)
+        D, H = self.gap[enum.positions].sum(axis=1), self.h[enum.positions].sum(axis=1)
         others = np.any(enum.actions != self.best, axis=1)
         D, H, actions = D[others], H[others], enum.actions[others]
         ratios = np.where(D > 0, D**2 / (2.0 * self.glrt.sigma2 * np.where(D > 0, H, 1.0)), 0.0)
@@ -279,7 +295,6 @@ class GLRState:
                 if beta is not None and lb > beta:
                     return
             if self.enumerated >= cap:
-                self.truncated = self.enumerated >= self.glrt.max_enumerated
                 return
             self._pending = None
             D, H = self._evaluate(action)
@@ -392,9 +407,3 @@ class GLRState:
             return True
         item = self._peek()
         return item is None or self.lower_bound(item[0]) > beta
-
-
-def check_glrt_mode(mode: str) -> str:
-    """``mode`` when it is one of :data:`GLRT_MODES`, else InvalidInputError."""
-    check_choice(mode, "glrt", GLRT_MODES)
-    return mode

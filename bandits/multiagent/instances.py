@@ -24,7 +24,7 @@ from optdesign.validation import as_count
 from .antenna import antenna_tilt
 from .environment import FactoredBandit
 
-__all__ = ["FACTORED_INSTANCES", "antenna", "factor_graph", "grid", "line", "mab", "ring", "star"]
+__all__ = ["antenna", "factor_graph", "grid", "line", "mab", "ring", "star"]
 
 #: GK16's first experiment (arm means, here with unit-variance Gaussian noise)
 GK_MEANS = "0.5/0.45/0.43/0.4"
@@ -262,15 +262,3 @@ def mab(means: str | float = GK_MEANS, sigma: float = 1.0) -> FactoredBandit:
     except ValueError:
         raise InvalidInputError(f"means must be numbers separated by '/', got {means!r}") from None
     return FactoredBandit(FactorGraph.single_agent(values), sigma=sigma, name=f"mab({'/'.join(map(str, values))})")
-
-
-#: name -> (factory, summary) for :func:`bandits.instances.register` (kind ``"factored"``)
-FACTORED_INSTANCES = {
-    "line": (line, "MF-TaS: line of N agents, K actions, pairwise factors (N, K, seed, means, gap, scale)"),
-    "ring": (ring, "MF-TaS §7.1: ring of N agents (N, K, seed, means=uniform|planted, gap, scale=M)"),
-    "star": (star, "star of N agents around agent 0 (N, K, seed, means, gap)"),
-    "grid": (grid, "rows x cols lattice of agents (rows, cols, K, seed, means, gap)"),
-    "antenna": (antenna, "MF-TaS §7.2: antenna tilts of N cells, K tilts (N, K, seed, users, layout, interferers)"),
-    "factor-graph": (factor_graph, "a FactorGraph JSON file (path)"),
-    "mab": (mab, "one agent, Gaussian arms (means=0.5/0.45/0.43/0.4) for gk-tas"),
-}

@@ -148,20 +148,6 @@ class GroupIndexer:
         return int(counts[: self._first].sum())
 
 
-def joint_strides(n_actions: Iterable[int]) -> list[int]:
-    """Mixed-radix place values (Python ints, exact for any N): agent 0 most significant."""
-    strides, place = [], 1
-    for k in reversed(list(n_actions)):
-        strides.append(place)
-        place *= int(k)
-    return strides[::-1]
-
-
-def encode(action: npt.ArrayLike, strides: list[int]) -> int:
-    """Joint action -> its index among all joint actions in C order (a Python int)."""
-    return int(sum(int(a) * s for a, s in zip(np.asarray(action).tolist(), strides, strict=True)))
-
-
 #: digits handled one by one below this many agents; above, the halves are combined (divide and conquer)
 _RADIX_LEAF = 32
 

@@ -30,7 +30,7 @@ from ..pure_exploration.samplers.lingame import LinGameState
 from .environment import FactoredBandit
 from .fw_game import enumerated
 from .problem import FactoredProblem
-from .sampling import CoveredSampler, FactoredState, RuleState, _shared_doc
+from .sampling import CoveredSampler, RuleState, _shared_doc
 
 __all__ = ["STEPS", "JointLinGame"]
 
@@ -72,8 +72,8 @@ class JointLinGame(CoveredSampler):
         """``"joint-lingame"``."""
         return "joint-lingame"
 
-    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> RuleState:
         """After the pass over A0, each batch plays the game's steps (the generic LinGame's state)."""
         lazy = self.steps == "batch" or (self.steps == "auto" and not enumerated(problem.glrt))
         game = LinGameState(problem, True, rng, lazy=lazy)
-        return RuleState(problem, rng, game, cover=self.cover, exploration=self.exploration)
+        return RuleState(problem, game, cover=self.cover, exploration=self.exploration)

@@ -40,7 +40,7 @@ from ..pure_exploration.karmed import KArmedProblem
 from ..pure_exploration.samplers.track_and_stop import TrackAndStop
 from .environment import FactoredBandit
 from .problem import FactoredProblem
-from .sampling import FactoredSampler, FactoredState, RuleState, _shared_doc
+from .sampling import FactoredSampler, RuleState, _shared_doc
 
 __all__ = ["GKTrackAndStop", "gk_optimal_weights"]
 
@@ -106,7 +106,7 @@ class GKTrackAndStop(FactoredSampler):
     def name(self) -> str:
         return "gk-tas"
 
-    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> RuleState:
         """Plays the K arms once, then tracks w*(mu_hat) on the grid of rounds.
 
         Raises
@@ -120,4 +120,4 @@ class GKTrackAndStop(FactoredSampler):
         karmed = KArmedProblem(problem.n_arms, Gaussian(problem.sigma))  # one agent: the joint actions are the arms
         tracker = ArmTracker(karmed, self.tracking, steps="batch")
         rule = TrackAndStop(tracking=self.tracking, resolve_growth=0.0).follow(tracker)
-        return RuleState(problem, rng, rule, exploration="dtracking" if self.tracking == "D" else "none")
+        return RuleState(problem, rule, exploration="dtracking" if self.tracking == "D" else "none")

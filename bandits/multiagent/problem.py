@@ -42,7 +42,7 @@ from .best_response import BestResponse, FactoredGLR, exact_best_response
 from .exploration import covering_set
 from .fw_directions import FactoredDirections
 from .gibbs import FactoredAdaHedge
-from .glrt import FactoredGLRT, GLRState, check_glrt_mode
+from .glrt import GLRT_MODES, FactoredGLRT, GLRState
 from .joint_actions import GroupIndexer, decode, encode_joint, show_joint
 from .optimism import FactoredOptimism
 from .thresholds import FactoredTheoryThreshold
@@ -86,7 +86,7 @@ class FactoredProblem(Problem):
             raise InvalidInputError(f"structure must be an optdesign FactorGraph, got {type(structure).__name__}")
         if not (np.isfinite(sigma) and sigma > 0):
             raise InvalidInputError(f"sigma must be a positive number, got {sigma!r}")
-        self.structure, self.sigma, self.mode = structure, float(sigma), check_glrt_mode(glrt)
+        self.structure, self.sigma, self.mode = structure, float(sigma), check_choice(glrt, "glrt", GLRT_MODES)
         self.indexer = GroupIndexer(structure)
         self.glrt = FactoredGLRT(structure, self.indexer, sigma=self.sigma, max_enumerated=max_enumerated)
         self._last: tuple[tuple[bytes, bytes], GLRState] | None = None  # the stop's search, shared with a rule

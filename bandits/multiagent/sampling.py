@@ -5,7 +5,7 @@ the ``factor_graph`` capability, run under the one GLR stop, and the batches the
 * Batches end on the policy's grid t -> max(t + 1, ceil(t (1 + growth))), t in rounds
   (:func:`bandits.core.tracking.next_checkpoint`, 1 % by default). A batch is either a
   forced-exploration batch (:func:`~bandits.multiagent.exploration.forced_plays` at the batch's end time) or R
-  tracked rounds from the rule (:meth:`FactoredState.plan`).
+  tracked rounds from the rule (:class:`RuleState`).
 * Stopping: the GLR stop on the factored problem, whose GLR statistic is the factored GLRT Lambda_t > beta(t, delta)
   after every batch (the problem's ``glrt="exact"`` or ``"conservative"``, :mod:`bandits.multiagent.glrt`; the run
   option ``glrt=`` asks for it, :func:`glrt_problem`) and whose time is in rounds.
@@ -33,18 +33,18 @@ from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
 
 from ..core.stopping import Threshold
-from ..core.validation import check_growth
+from ..core.thresholds import check_threshold_option
+from ..core.validation import check_choice, check_growth
 from ..pure_exploration.pieces import GLRStatistic
 from ..pure_exploration.problem import Problem
 from ..pure_exploration.sampler import Observations, Sampler, SamplerState
 from ..pure_exploration.stop import GLRStop
 from .environment import FactoredBandit
-from .exploration import check_cover, check_exploration, covering_set, exploration_level, forced_plays
-from .glrt import GLRState, check_glrt_mode
-from .problem import FactoredGLR, FactoredProblem
-from .thresholds import check_threshold
+from .exploration import COVERS, EXPLORATION, covering_set, exploration_level, forced_plays
+from .glrt import GLRT_MODES
+from .problem import FactoredProblem
 
-__all__ = ["CoveredSampler", "FactoredSampler", "FactoredState", "RuleState", "check_env", "glrt_problem"]
+__all__ = ["CoveredSampler", "FactoredSampler", "RuleState", "glrt_problem"]
 
 
 # the options of the factored rules, documented once (substituted by _shared_doc)
@@ -70,30 +70,6 @@ _DOC = {
 _shared_doc = shared_doc(_DOC)
 
 
-def check_env(env: object) -> FactoredBandit:
-    """The instance of a factored rule's run.
-
-    Parameters
-    ----------
-    env : object
-        The instance given.
-
-    Returns
-    -------
-    FactoredBandit
-        ``env`` itself.
-
-    Raises
-    ------
-    InvalidInputError
-        ``env`` is not a :class:`FactoredBandit`.
-    """
-    if not isinstance(env, FactoredBandit):
-        raise InvalidInputError(f"this algorithm runs on factored multi-agent instances (FactoredBandit), "
-                                f"got {type(env).__name__}")
-    return env
-
-
 def glrt_problem(glrt: str) -> str:
     """The ``problem`` option of a run whose stop reads the factored GLR statistic ``glrt``.
 
@@ -113,7 +89,7 @@ def glrt_problem(glrt: str) -> str:
     InvalidInputError
         An unknown mode.
     """
-    return f"{FactoredProblem.__module__}:{FactoredProblem.__name__}:glrt={check_glrt_mode(glrt)}"
+    return f"{FactoredProblem.__module__}:{FactoredProblem.__name__}:glrt={check_choice(glrt, 'glrt', GLRT_MODES)}"
 
 
 #: the run options a factored rule once took itself
@@ -158,9 +134,9 @@ class FactoredSampler(Sampler):
                           "them to PureExploration (or after the name: NAME:threshold=...,glrt=...,growth=...)",
                           DeprecationWarning, stacklevel=_constructor_caller())
         if self.threshold is not None:
-            check_threshold(self.threshold)
+            check_threshold_option(self.threshold, "factored")
         if self.glrt is not None:
-            check_glrt_mode(self.glrt)
+            check_choice(self.glrt, "glrt", GLRT_MODES)
         if self.growth is not None:
             check_growth(self.growth)
 
@@ -188,7 +164,7 @@ class FactoredSampler(Sampler):
         return {k: v for k, v in super().describe().items() if k not in _LEGACY}
 
     @abstractmethod
-    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> RuleState:
         """The rule's state for one run.
 
         Parameters
@@ -202,11 +178,11 @@ class FactoredSampler(Sampler):
 
         Returns
         -------
-        FactoredState
+        RuleState
             Plans the run's batches.
         """
 
-    def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> FactoredState:
+    def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> RuleState:
         """The rule's state on the factored problem of the run.
 
         Raises
@@ -214,7 +190,10 @@ class FactoredSampler(Sampler):
         InvalidInputError
             ``env`` is not a :class:`~bandits.multiagent.environment.FactoredBandit`.
         """
-        return self.state(cast(FactoredProblem, problem), check_env(env), rng)
+        if not isinstance(env, FactoredBandit):
+            raise InvalidInputError(f"this algorithm runs on factored multi-agent instances (FactoredBandit), "
+                                    f"got {type(env).__name__}")
+        return self.state(cast(FactoredProblem, problem), env, rng)
 
 
 @_shared_doc
@@ -236,60 +215,40 @@ class CoveredSampler(FactoredSampler):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        check_cover(self.cover)
+        check_choice(self.cover, "cover", COVERS)
         self._check_exploration()
 
     def _check_exploration(self) -> None:
-        check_exploration(self.exploration)
+        check_choice(self.exploration, "exploration", EXPLORATION)
 
 
-class FactoredState(SamplerState):
-    """The batches of a factored rule: the pass over A0, forced exploration, partial rounds; the rule's tracked
-    rounds in :meth:`plan` (R rounds, as group counts).
+class RuleState(SamplerState):
+    """The batches of a factored rule: the pass over A0, forced exploration, partial rounds, and around them the
+    tracked rounds of a generic rule's state (the rule reads the factored problem through its pulls and capabilities).
 
     Parameters
     ----------
     problem : FactoredProblem
         The problem of the run (its structure, indexer and sigma).
-    rng : numpy.random.Generator
-        The rule's randomness (its joint-action draws).
+    rule : SamplerState or callable
+        The generic rule's state (:mod:`bandits.pure_exploration.samplers`), or a function that builds it from the
+        covering set's pulls (shape (abs(A0), rho): the group actions each observes).
     cover : str
         The covering set's construction.
     exploration : str
         The forced exploration's level (``"paper"``, ``"dtracking"``, ``"none"``).
     """
 
-    def __init__(self, problem: FactoredProblem, rng: np.random.Generator, *, cover: str = "greedy",
-                 exploration: str = "none") -> None:
-        self.problem = problem
-        self.structure = problem.structure
-        self.indexer = problem.indexer
-        self.sigma = problem.sigma
-        self.n_factors = self.indexer.n_factors
-        self.abar = problem.n_arms
-        self.radices = self.structure.n_actions
-        self.rng = rng
-        self.exploration = exploration
+    def __init__(self, problem: FactoredProblem, rule: SamplerState | Callable[[npt.NDArray[np.int64]], SamplerState],
+                 *, cover: str = "greedy", exploration: str = "none") -> None:
+        self.problem, self.indexer, self.exploration = problem, problem.indexer, exploration
+        self.n_factors, self.abar = self.indexer.n_factors, problem.n_arms
         start = time.perf_counter()
-        self.cover = covering_set(self.structure, cover)
+        self.cover = covering_set(problem.structure, cover)
         self.solve_time = time.perf_counter() - start  # max-sum covers are optdesign calls
         self.forced_rounds = 0
-
-    @staticmethod
-    def glr_state(obs: Observations) -> GLRState:
-        """The factored GLRT's state at the batch's start (the stopping rule's, computed once per batch).
-
-        Parameters
-        ----------
-        obs : Observations
-            The batch's start.
-
-        Returns
-        -------
-        GLRState
-            a_hat and the resumable search for Lambda_t.
-        """
-        return cast(FactoredGLR, obs.statistic()).state
+        self.rule = rule if isinstance(rule, SamplerState) else rule(self.cover.flat)
+        self.solve_time += self.rule.solve_time  # what the rule solved before its first batch
 
     def initial(self, problem: Problem, budget: int) -> npt.NDArray[np.int64]:
         """One play of every A0 action (a prefix of them, or a partial round, within ``budget`` observations)."""
@@ -297,7 +256,7 @@ class FactoredState(SamplerState):
 
     def batch(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
         """Forced exploration at the batch's end time t + n when some group action is under its level, else
-        min(n, budget / rho) tracked rounds (:meth:`plan`), or a partial round when not one round fits."""
+        min(n, budget / rho) tracked rounds of the rule, or a partial round when not one round fits."""
         t = obs.time
         if t == 0:  # only a partial round so far
             return self.initial(self.problem, obs.budget)
@@ -311,22 +270,11 @@ class FactoredState(SamplerState):
             return self._partial(obs.budget)
         return self.plan(obs, rounds)
 
-    @abstractmethod
     def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
-        """Group counts of ``n`` tracked rounds (the rule's sampling).
-
-        Parameters
-        ----------
-        obs : Observations
-            The batch's start.
-        n : int
-            Rounds (at least 1).
-
-        Returns
-        -------
-        numpy.ndarray of int, shape (Abar,)
-            Observations per group action (rho per round).
-        """
+        start = time.perf_counter()
+        counts = np.asarray(self.rule.plan(obs, n), dtype=np.int64)
+        self.solve_time += time.perf_counter() - start
+        return counts
 
     def _play(self, actions: npt.NDArray[np.int64], reps: npt.NDArray[np.int64], budget: int) -> npt.NDArray[np.int64]:
         cap = budget // self.n_factors
@@ -339,61 +287,14 @@ class FactoredState(SamplerState):
         return self.indexer.counts(actions[keep], reps[keep])
 
     def _partial(self, budget: int) -> npt.NDArray[np.int64]:
-        idx = self.indexer.flat(self.cover.actions[:1])[0][:budget]
+        idx = self.cover.flat[0][:budget]
         return np.bincount(idx, minlength=self.abar).astype(np.int64)
 
     def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
-        """``{"forced_rounds": rounds of forced exploration so far}``."""
-        return {"forced_rounds": self.forced_rounds}
-
-
-class RuleState(FactoredState):
-    """The factored batches around a generic rule's state, whose plan gives the tracked rounds (the rule reads the
-    factored problem through its pulls and capabilities).
-
-    Parameters
-    ----------
-    problem : FactoredProblem
-        The problem of the run.
-    rng : numpy.random.Generator
-        The rule's randomness.
-    rule : SamplerState or callable
-        The generic rule's state (:mod:`bandits.pure_exploration.samplers`), or a function that builds it from the
-        covering set's pulls (shape (abs(A0), rho): the group actions each observes).
-    cover : str
-        The covering set's construction.
-    exploration : str
-        The forced exploration's level.
-    """
-
-    def __init__(self, problem: FactoredProblem, rng: np.random.Generator,
-                 rule: SamplerState | Callable[[npt.NDArray[np.int64]], SamplerState], *,
-                 cover: str = "greedy", exploration: str = "none") -> None:
-        super().__init__(problem, rng, cover=cover, exploration=exploration)
-        self.rule = rule if isinstance(rule, SamplerState) else rule(self.indexer.flat(self.cover.actions))
-        self.solve_time += self.rule.solve_time  # what the rule solved before its first batch
-
-    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
-        start = time.perf_counter()
-        counts = np.asarray(self.rule.plan(obs, n), dtype=np.int64)
-        self.solve_time += time.perf_counter() - start
-        return counts
-
-    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
-        """The forced rounds and the rule's own counters.
-
-        Parameters
-        ----------
-        statistic : GLRStatistic or None
-            The policy's GLR statistic now.
-
-        Returns
-        -------
-        dict
-            Plain numbers (the forced rounds of both).
-        """
-        own, rule = super().describe(statistic), self.rule.describe(statistic)
-        return {**own, **rule, "forced_rounds": own["forced_rounds"] + rule.get("forced_rounds", 0)}
+        """The forced rounds (the batches' and the rule's) and the rule's own counters."""
+        rule = self.rule.describe(statistic)
+        return {"forced_rounds": self.forced_rounds + rule.get("forced_rounds", 0),
+                **{k: v for k, v in rule.items() if k != "forced_rounds"}}
 
     def glr_upper_bound(self, statistic: GLRStatistic) -> float:
         """The rule's bound (:meth:`bandits.pure_exploration.sampler.SamplerState.glr_upper_bound`)."""

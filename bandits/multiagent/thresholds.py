@@ -40,22 +40,16 @@ import numpy.typing as npt
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 
-from ..core import thresholds
 from ..core.stopping import Threshold
-from ..core.thresholds import ThresholdContext
 
-__all__ = ["FactoredTheoryThreshold", "make_threshold"]
-
-#: the threshold names of the factored algorithms (:data:`bandits.core.thresholds.FAMILY_THRESHOLDS`)
-THRESHOLDS = thresholds.threshold_names("factored")
-
+__all__ = ["FactoredTheoryThreshold"]
 
 @dataclass(frozen=True, eq=False)
 class FactoredTheoryThreshold(Threshold):
     """beta = (1 + eta)(log(1/delta) + log(abs(A) - 1) + sum_e max_b log(1 + N_{e,b} / eta)), A the joint actions.
 
     Called as ``beta(t, delta, counts)``: the third argument (``A`` of the :class:`~bandits.core.stopping.Threshold`
-    interface) is the group counts N_{e,b}, and t is not read. :func:`make_threshold` builds it from a structure.
+    interface) is the group counts N_{e,b}, and t is not read. :meth:`for_structure` builds it from a structure.
 
     Raises
     ------
@@ -109,38 +103,3 @@ class FactoredTheoryThreshold(Threshold):
             ``{"threshold": "factoredtheory", "eta": eta}``.
         """
         return {"threshold": self.name, "eta": self.eta}
-
-
-def make_threshold(name: str | Threshold, structure: FactorGraph, eta: float = 1.0) -> Threshold:
-    """A threshold by name (``practical``, ``theory``: :func:`bandits.core.thresholds.make_threshold`) or as given.
-
-    The structure offers its own theory threshold, :class:`FactoredTheoryThreshold` with
-    log_alternatives = log(abs(A) - 1) and the factors' blocks.
-
-    Parameters
-    ----------
-    name : str or Threshold
-        ``"practical"`` (:class:`~bandits.core.stopping.PracticalThreshold`), ``"theory"``
-        (:class:`FactoredTheoryThreshold` for ``structure``) or an instance, returned as is.
-    structure : FactorGraph
-        The structure (joint-action count and factor blocks; tables not read).
-    eta : float
-        eta of the theory threshold.
-
-    Returns
-    -------
-    Threshold
-        The threshold, called as ``beta(t, delta, counts)``.
-
-    Raises
-    ------
-    InvalidInputError
-        An unknown name, or eta not positive.
-    """
-    return thresholds.make_threshold(
-        name, ThresholdContext(theory=lambda: FactoredTheoryThreshold.for_structure(structure, eta)), "factored")
-
-
-def check_threshold(name: str | Threshold) -> None:
-    """InvalidInputError unless ``name`` is a :class:`Threshold` or one of :data:`THRESHOLDS`."""
-    thresholds.check_threshold_option(name, "factored")

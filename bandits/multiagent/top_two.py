@@ -49,7 +49,7 @@ from ..pure_exploration.samplers.top_two import TopTwo, TopTwoState
 from .alternatives import leader_share
 from .environment import FactoredBandit
 from .problem import FactoredProblem
-from .sampling import CoveredSampler, FactoredState, RuleState, _shared_doc
+from .sampling import CoveredSampler, RuleState, _shared_doc
 
 __all__ = ["JOINT_LEADERS", "JOINT_SELECTIONS", "JointTopTwo", "leader_share"]
 
@@ -99,8 +99,8 @@ class JointTopTwo(CoveredSampler):
         """``"joint-top-two"``."""
         return "joint-top-two"
 
-    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> FactoredState:
+    def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> RuleState:
         """After the pass over A0, each batch plays the leader and its challenger (the generic Top-Two's lazy state)."""
         rule = TopTwo(leader=self.leader, challenger="tc", beta=self.beta, selection=self.selection)
-        return RuleState(problem, rng, TopTwoState(rule, problem, rng, lazy=True), cover=self.cover,
+        return RuleState(problem, TopTwoState(rule, problem, rng, lazy=True), cover=self.cover,
                          exploration=self.exploration)

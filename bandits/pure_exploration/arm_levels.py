@@ -22,12 +22,10 @@ from optdesign.errors import InvalidInputError
 from optdesign.identification import certified_bracket
 
 from .arm_pairs import ArmPairsProblem
-from .arm_questions import ArmQuestion
+from .arm_questions import ArmLevels, ArmQuestion
 from .bounded import BoundedProblem
 from .heteroscedastic import HeteroscedasticProblem
 from .oracle import Oracle
-from .pieces import Pieces
-from .questions import LevelSets
 
 if TYPE_CHECKING:
     from ..core.thresholds import ThresholdContext
@@ -35,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["ArmLevelsProblem", "BoundedLevelsProblem", "HeteroscedasticLevelsProblem"]
 
 
-class ArmLevelsProblem(LevelSets, ArmQuestion):
+class ArmLevelsProblem(ArmLevels, ArmQuestion):
     """Identify the arms whose means are above a level (module docstring); answers are bit masks.
 
     Parameters
@@ -79,36 +77,9 @@ class ArmLevelsProblem(LevelSets, ArmQuestion):
         """
         return cls(cast(ArmPairsProblem, cls.arms_class.of_environment(env)), level)
 
-    @property
-    def n_answers(self) -> int:
-        return 2**self.arms.n_arms
-
-    def answer(self, mu: np.ndarray) -> int:
-        return self.above_set(mu)
-
-    def correct(self, answer: int, mu: np.ndarray) -> bool:
-        """Whether the answer holds exactly the arms above the level (:meth:`is_level_set`)."""
-        return self.is_level_set(answer, mu)
-
-    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
-        mu, w = self.check_shapes(mu, w)
-        best = self.answer(mu)
-        costs = self.arms.level_costs(mu, self.level)
-        answers = best ^ np.left_shift(1, np.arange(self.n_arms))
-        return Pieces(best=best, answers=answers, values=w * costs, gradients=np.diag(costs) if gradients else None)
-
-    def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
-        """The leader with the side of its arm of least cost N_k d_k(tau) flipped (0 for an arm the leader places on
-        the other side of its mean)."""
-        return self._least_flip(mu, counts, leader, penalised=False)
-
-    def penalised_challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
-        """The least flip's cost plus log N_k (TCI)."""
-        return self._least_flip(mu, counts, leader, penalised=True)
-
-    def _least_flip(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
-        costs = np.asarray(counts, dtype=float) * self.arms.level_costs(mu, self.level)
-        return self.least_flip(mu, counts, leader, costs, penalised=penalised)
+    def _level_costs(self, mu: np.ndarray) -> np.ndarray:
+        """The arms' model's d_k(tau) (:meth:`ArmPairsProblem.level_costs`)."""
+        return self.arms.level_costs(mu, self.level)
 
     def oracle(self, mu: np.ndarray) -> Oracle:
         """T* = sum_k 1 / d_k(tau) and w* proportional to 1 / d_k(tau), certified (module docstring).

@@ -182,9 +182,6 @@ class ArmPairsProblem(Problem):
     def n_answers(self) -> int:
         return self._K
 
-    def initial_arms(self) -> np.ndarray:
-        return np.arange(self._K)
-
     def answer(self, mu: np.ndarray) -> int:
         return int(np.argmax(self.arm_means(mu)))
 

@@ -13,8 +13,9 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from .arm_pairs import ArmPairsProblem
+from .pieces import Pieces
 from .problem import Problem
-from .questions import ScoredSets
+from .questions import LevelSets, ScoredSets, TopSets
 
 if TYPE_CHECKING:
     from ..core.stopping import Threshold
@@ -53,17 +54,9 @@ class ArmQuestion(ScoredSets, Problem):
         return self.arms.n_arms
 
     @property
-    def n_members(self) -> int:
-        """The arms (a set answer's members)."""
-        return self.arms.n_arms
-
-    @property
     def dim(self) -> int:
         """The arms' parameter's length."""
         return self.arms.dim
-
-    def initial_arms(self) -> np.ndarray:
-        return self.arms.initial_arms()
 
     def initial_pulls(self) -> np.ndarray:
         return self.arms.initial_pulls()
@@ -103,3 +96,63 @@ class ArmQuestion(ScoredSets, Problem):
     def threshold_argument(self, counts: np.ndarray, information: np.ndarray | None) -> np.ndarray:
         """The counts (the arms' caps read them)."""
         return np.asarray(counts)
+
+
+class ArmSwaps(TopSets):
+    """Top m of K arms whose pieces are pairs of arms: the pieces, and Top-Two's swap challengers, from the
+    subclass's :meth:`_pair_pieces`."""
+
+    def _pair_pieces(self, mu: np.ndarray, w: np.ndarray, pairs: np.ndarray,
+                    gradients: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """The pieces of the pairs (i, j), i put above j, at (mu, w)."""
+        raise NotImplementedError
+
+    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        mu, w = self.check_shapes(mu, w)  # type: ignore[attr-defined]
+        best = self.answer(mu)
+        pairs, answers = self.swap_pairs(best, self.n_members)
+        values, G = self._pair_pieces(mu, w, pairs, gradients)
+        return Pieces(best=best, answers=answers, values=values, gradients=G if gradients else None, pairs=pairs)
+
+    def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """The swap S - {i} + {j} of least cost from the leader set S at the counts (0 where mu_i <= mu_j)."""
+        return self._least_swap(mu, counts, leader, penalised=False)
+
+    def penalised_challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """The least swap's cost plus log(N_i N_j / (N_i + N_j)), the log of the swapped pair's harmonic count (TCI)."""
+        return self._least_swap(mu, counts, leader, penalised=True)
+
+    def _least_swap(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
+        w = np.asarray(counts, dtype=float)
+        return self.least_swap(leader, w, lambda pairs: self._pair_pieces(np.asarray(mu, dtype=float), w, pairs,
+                                                                         False)[0], penalised=penalised)
+
+
+class ArmLevels(LevelSets):
+    """Thresholding of K arms: the pieces w_k d_k(tau) and Top-Two's flip challengers, from the subclass's
+    :meth:`_level_costs`."""
+
+    def _level_costs(self, mu: np.ndarray) -> np.ndarray:
+        """d_k(tau), each arm's cost per pull of moving its mean to the level."""
+        raise NotImplementedError
+
+    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
+        mu, w = self.check_shapes(mu, w)  # type: ignore[attr-defined]
+        best = self.answer(mu)
+        costs = self._level_costs(mu)
+        answers = best ^ np.left_shift(1, np.arange(self.n_members))
+        return Pieces(best=best, answers=answers, values=w * costs, gradients=np.diag(costs) if gradients else None)
+
+    def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """The leader with the side of its arm of least cost N_k d_k(tau) flipped (0 for an arm the leader places on
+        the other side of its mean)."""
+        return self._least_flip(mu, counts, leader, penalised=False)
+
+    def penalised_challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
+        """The least flip's cost plus log N_k (TCI)."""
+        return self._least_flip(mu, counts, leader, penalised=True)
+
+    def _least_flip(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
+        counts = np.asarray(counts, dtype=float)
+        return self.least_flip(mu, counts, leader, counts * self._level_costs(np.asarray(mu, dtype=float)),
+                               penalised=penalised)

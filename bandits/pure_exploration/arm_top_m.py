@@ -18,7 +18,6 @@ least cost (plus the log of the pair's harmonic count for TCI), whose two sides 
 
 from __future__ import annotations
 
-from math import comb
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -28,12 +27,10 @@ from optdesign.identification import pieces_of_pairs
 from optdesign.validation import as_count
 
 from .arm_pairs import ArmPairsProblem
-from .arm_questions import ArmQuestion
+from .arm_questions import ArmQuestion, ArmSwaps
 from .bounded import BoundedProblem
 from .heteroscedastic import HeteroscedasticProblem
 from .oracle import Oracle
-from .pieces import Pieces
-from .questions import TopSets
 
 if TYPE_CHECKING:
     from ..core.thresholds import ThresholdContext
@@ -41,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["ArmTopMProblem", "BoundedTopMProblem", "HeteroscedasticTopMProblem"]
 
 
-class ArmTopMProblem(TopSets, ArmQuestion):
+class ArmTopMProblem(ArmSwaps, ArmQuestion):
     """Identify the m arms of largest means (module docstring); answers are bit masks of m arms.
 
     Parameters
@@ -82,41 +79,10 @@ class ArmTopMProblem(TopSets, ArmQuestion):
         """
         return cls(cast(ArmPairsProblem, cls.arms_class.of_environment(env)), m)
 
-    @property
-    def n_answers(self) -> int:
-        return comb(self.n_arms, self.m)
-
-    def answer(self, mu: np.ndarray) -> int:
-        return self.top_set(mu)
-
-    def correct(self, answer: int, mu: np.ndarray) -> bool:
-        """Whether the m arms of ``answer`` have means at least those of every other arm (:meth:`is_top_set`)."""
-        return self.is_top_set(answer, mu)
-
     def _pair_pieces(self, mu: np.ndarray, w: np.ndarray, pairs: np.ndarray,
                      gradients: bool) -> tuple[np.ndarray, np.ndarray | None]:
         """The pieces of the pairs (i, j), i put above j, at (mu, w)."""
         return pieces_of_pairs(lambda i: self.arms.arm_pieces(mu, w, i, gradients)[1:], pairs, self.n_arms)
-
-    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
-        mu, w = self.check_shapes(mu, w)
-        best = self.answer(mu)
-        pairs, answers = self.swap_pairs(best, self.n_arms)
-        values, G = self._pair_pieces(mu, w, pairs, gradients)
-        return Pieces(best=best, answers=answers, values=values, gradients=G, pairs=pairs)
-
-    def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
-        """The swap S - {i} + {j} of least cost from the leader set S at the counts (0 where mu_i <= mu_j)."""
-        return self._least_swap(mu, counts, leader, penalised=False)
-
-    def penalised_challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
-        """The least swap's cost plus log(N_i N_j / (N_i + N_j)), the log of the swapped pair's harmonic count (TCI)."""
-        return self._least_swap(mu, counts, leader, penalised=True)
-
-    def _least_swap(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
-        w = np.asarray(counts, dtype=float)
-        return self.least_swap(leader, w, lambda pairs: self._pair_pieces(np.asarray(mu, dtype=float), w, pairs,
-                                                                          False)[0], penalised=penalised)
 
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
         """The share of the leader's arm i of the swapped pair (i, j), as in best-arm identification (IDS)."""

@@ -77,7 +77,6 @@ class EpsilonGoodProblem(KArmedQuestion):
         if epsilon >= 1 and self.family.name == "bernoulli":
             raise InvalidInputError(f"a Bernoulli epsilon must be below 1 (every arm is epsilon-good), got {epsilon}")
         self.epsilon, self.kind = epsilon, kind
-        self.sigma = float(getattr(self.family, "sigma", 1.0))
         self._model: PairsModel | None = None
         self._model_best = -1
 
@@ -120,8 +119,7 @@ class EpsilonGoodProblem(KArmedQuestion):
         mu, w = self.check_shapes(mu, w)
         best = self.answer(mu)
         pairs = self._pairs(best)
-        family, sigma = self.family_args
-        values, G = pair_pieces(mu, pairs, w, family=family, sigma=sigma, shifts=self._shift, scales=self._scale)
+        values, G = pair_pieces(mu, pairs, w, **self.family_args, shifts=self._shift, scales=self._scale)
         return Pieces(best=best, answers=pairs[:, 1], values=values, gradients=G if gradients else None)
 
     def pair_costs(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> np.ndarray:
@@ -145,13 +143,9 @@ class EpsilonGoodProblem(KArmedQuestion):
         """
         mu, counts = self.check_shapes(mu, counts)
         leader = self.check_answer(leader)
-        others = np.delete(np.arange(self.n_arms), leader)
-        family, sigma = self.family_args
-        values, _ = pair_pieces(mu, np.column_stack([np.full(others.size, leader), others]), counts,
-                                family=family, sigma=sigma, shifts=self._shift, scales=self._scale)
-        out = np.full(self.n_arms, np.inf)
-        out[others] = values
-        return out
+        values, _ = pair_pieces(mu, self._pairs(leader), counts, **self.family_args, shifts=self._shift,
+                                scales=self._scale)
+        return np.insert(values, leader, np.inf)
 
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
         """Capability ``pair_share``: N_B d(mu_B, x) / W_B,C at the pair's closest alternative (x for the leader,
@@ -173,8 +167,7 @@ class EpsilonGoodProblem(KArmedQuestion):
         """
         mu, counts = self.check_shapes(mu, counts)
         leader, challenger = self.check_answer(leader), self.check_answer(challenger)
-        family, sigma = self.family_args
-        values, G = pair_pieces(mu, np.array([[leader, challenger]]), counts, family=family, sigma=sigma,
+        values, G = pair_pieces(mu, np.array([[leader, challenger]]), counts, **self.family_args,
                                 shifts=self._shift, scales=self._scale)
         lead = float(counts[leader] * G[0, leader])
         return lead / float(values[0]) if values[0] > 0 else 0.5
@@ -206,10 +199,9 @@ class EpsilonGoodProblem(KArmedQuestion):
         mu = self.family.check_means(self.check_parameter(mu))
         best = unique_argmax(mu, "the arms' means")
         if not isinstance(self.family, Gaussian) or self.kind == "multiplicative":
-            family, sigma = self.family_args
-            time = epsilon_good_characteristic_time(mu, self.epsilon, family=family, sigma=sigma, kind=self.kind)
+            time = epsilon_good_characteristic_time(mu, self.epsilon, **self.family_args, kind=self.kind)
             return Oracle(T=time.value, weights=time.weights, lower_bound=time.lower_bound)
         if self._model is None or self._model_best != best:  # compiled once per best arm, re-solved at new means
-            self._model, self._model_best = PairsModel(self.n_arms, self._pairs(best), sigma=self.sigma), best
+            self._model, self._model_best = PairsModel(self.n_arms, self._pairs(best), **self.family_args), best
         result = self._model.solve(mu, shifts=self.epsilon)
         return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)

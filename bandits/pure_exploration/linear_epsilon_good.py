@@ -17,7 +17,7 @@ which on linear arms need not be the best item).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -29,6 +29,7 @@ from optdesign.validation import as_nonnegative
 from ..core.alternatives import Halfspaces
 from .linear import LinearProblem
 from .oracle import Oracle
+from .problem import Problem
 
 if TYPE_CHECKING:
     from ..core.environments import LinearBandit
@@ -121,9 +122,7 @@ class LinearEpsilonGoodProblem(LinearProblem):
         """theta; a tie for the best item is allowed when epsilon > 0 (the best items are all correct answers)."""
         return super().true_parameter(env) if self.epsilon == 0 else self.check_parameter(env.theta)
 
-    def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
-        """The oracle's certified T* in samples: the easiest epsilon-good item's (:meth:`Problem.lower_bound`)."""
-        return {"kind": "T*", "value": float(self.oracle(mu).T), "unit": "samples"}
+    lower_bound = Problem.lower_bound  # the oracle's certified T*: the easiest epsilon-good item's
 
     def oracle(self, mu: np.ndarray) -> Oracle:
         """T*(theta) and w*(theta), certified (:func:`optdesign.linear_epsilon_good_characteristic_time`).

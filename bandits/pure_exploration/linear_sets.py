@@ -20,8 +20,7 @@ answer) and whose one pull per pair lowers the variance of that piece's normal (
 
 from __future__ import annotations
 
-from math import comb
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -33,6 +32,7 @@ from optdesign.validation import as_count, check_array_size
 from ..core.alternatives import Halfspaces
 from .linear import LinearProblem
 from .oracle import Oracle
+from .problem import Problem
 from .questions import LevelSets, SetAnswers, TopSets
 from .values import Values
 
@@ -51,9 +51,7 @@ class LinearQuestion(SetAnswers, LinearProblem):
 
     answer_value = Values.answer_value  # a set of items has no value of its own
 
-    def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
-        """The oracle's certified T* in samples (:meth:`Problem.lower_bound`)."""
-        return {"kind": "T*", "value": float(self.oracle(mu).T), "unit": "samples"}
+    lower_bound = Problem.lower_bound  # the oracle's certified T* in samples
 
     def true_parameter(self, env: LinearBandit) -> np.ndarray:
         """theta, ties among the items allowed (the question's answer may still be unique)."""
@@ -121,17 +119,6 @@ class LinearTopMProblem(LinearQuestion, TopSets):
             The problem.
         """
         return cls(env.X, env.Z, m, env.sigma)
-
-    @property
-    def n_answers(self) -> int:
-        return comb(int(self.Z.shape[0]), self.m)
-
-    def answer(self, mu: np.ndarray) -> int:
-        return self.top_set(mu)
-
-    def correct(self, answer: int, mu: np.ndarray) -> bool:
-        """Whether the m items of ``answer`` score at least every other item (:meth:`is_top_set`)."""
-        return self.is_top_set(answer, mu)
 
     def halfspaces(self, mu: np.ndarray, answer: int | None = None) -> Halfspaces:
         """The pairs (i in S, j not in S) of the answer S (at mu by default): y = z_i - z_j, gap = y^T mu, standing
@@ -212,17 +199,6 @@ class LinearThresholdProblem(LinearQuestion, LevelSets):
             The problem.
         """
         return cls(env.X, env.Z, level, env.sigma)
-
-    @property
-    def n_answers(self) -> int:
-        return 2 ** int(self.Z.shape[0])
-
-    def answer(self, mu: np.ndarray) -> int:
-        return self.above_set(mu)
-
-    def correct(self, answer: int, mu: np.ndarray) -> bool:
-        """Whether the answer holds exactly the items above the level (:meth:`is_level_set`)."""
-        return self.is_level_set(answer, mu)
 
     def halfspaces(self, mu: np.ndarray, answer: int | None = None) -> Halfspaces:
         """One piece per item: y = s_k z_k, gap = s_k (z_k^T mu - tau), s_k = +1 for the items the answer (at mu by

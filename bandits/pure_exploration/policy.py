@@ -132,7 +132,7 @@ class GLRPolicyBase(Policy):
             self._information = self.problem.information(self.counts)
         return self._information
 
-    def record(self, counts: np.ndarray, sums: np.ndarray) -> None:
+    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
         """Add a batch to the statistics and forget what was computed at the previous time.
 
         Parameters
@@ -146,9 +146,6 @@ class GLRPolicyBase(Policy):
         self.sums += sums
         self._mu = self._statistic = self._information = None
         self._decided = {}
-
-    def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        self.record(counts, sums)
 
     def ready(self) -> bool:
         """Whether the counts identify the parameter (every initial arm pulled; spanning arms for linear ones).
@@ -283,7 +280,7 @@ class PureExplorationPolicy(GLRPolicyBase):
         self._next_check, self._at_checkpoint = 0, True
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        self.record(counts, sums)
+        super().observe(counts, sums)
         self.state.observe(counts, sums)
         if self.state.grid_checks:  # batches shorter than the grid: the stop waits for the next checkpoint
             t = self.problem.time(self.counts)

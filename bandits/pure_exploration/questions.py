@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from math import comb
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,8 +50,8 @@ class SetAnswers:
 
     @property
     def n_members(self) -> int:
-        """The number of arms or items a set answer is drawn from (the subclass's)."""
-        raise NotImplementedError
+        """The number of arms or items a set answer is drawn from (the arms by default)."""
+        return self.n_arms  # type: ignore[attr-defined]
 
     def check_answer(self, answer: int) -> int:
         """``answer`` as an int if it is a set of the members, else one clear error.
@@ -149,7 +150,11 @@ class LevelSets(ScoredSets):
 
     level: float
 
-    def above_set(self, mu: np.ndarray) -> int:
+    @property
+    def n_answers(self) -> int:
+        return 2**self.n_members
+
+    def answer(self, mu: np.ndarray) -> int:
         """The members whose score exceeds the level at mu, as a bit mask.
 
         Parameters
@@ -164,7 +169,7 @@ class LevelSets(ScoredSets):
         """
         return int(np.sum(np.left_shift(1, np.flatnonzero(self.scores(mu) > self.level))))
 
-    def is_level_set(self, answer: int, mu: np.ndarray) -> bool:
+    def correct(self, answer: int, mu: np.ndarray) -> bool:
         """Whether the answer holds exactly the members above the level (a member on the level may be on either
         side).
 
@@ -243,6 +248,10 @@ class TopSets(ScoredSets):
 
     m: int
 
+    @property
+    def n_answers(self) -> int:
+        return comb(self.n_members, self.m)
+
     def check_answer(self, answer: int) -> int:
         """``answer`` as an int if it is a set of exactly m members (:meth:`SetAnswers.check_answer`).
 
@@ -266,7 +275,7 @@ class TopSets(ScoredSets):
             raise InvalidInputError(f"an answer must hold m = {self.m} members, got {self.members(mask).tolist()}")
         return mask
 
-    def top_set(self, mu: np.ndarray) -> int:
+    def answer(self, mu: np.ndarray) -> int:
         """The m members of largest score at mu (ties by index), as a bit mask.
 
         Parameters
@@ -281,7 +290,7 @@ class TopSets(ScoredSets):
         """
         return sum(1 << int(k) for k in np.argsort(-self.scores(mu), kind="stable")[: self.m])
 
-    def is_top_set(self, answer: int, mu: np.ndarray) -> bool:
+    def correct(self, answer: int, mu: np.ndarray) -> bool:
         """Whether the m members of ``answer`` score at least every other member (on a tie at the m-th score, every
         set of m members above the rest is correct).
 
@@ -372,11 +381,6 @@ class TopSets(ScoredSets):
 class KArmedQuestion(SetAnswers, KArmedProblem):
     """A question asked of K arms of one exponential family (the base of the other questions; module docstring)."""
 
-    @property
-    def n_members(self) -> int:
-        """The arms (a set answer's members)."""
-        return self.n_arms
-
     # best-arm identification's capabilities do not carry over to these questions
     pair_costs = Capabilities.pair_costs
     pair_share = Capabilities.pair_share
@@ -389,6 +393,6 @@ class KArmedQuestion(SetAnswers, KArmedProblem):
         return self.check_parameter(env.means)
 
     @property
-    def family_args(self) -> tuple[str, float]:
-        """The family as :mod:`optdesign.identification` names it, and its Gaussian sigma (1 for the others)."""
-        return self.family.name, float(getattr(self.family, "sigma", 1.0))
+    def family_args(self) -> dict[str, Any]:
+        """The keywords family (as :mod:`optdesign.identification` names it) and sigma (Gaussian; 1 for others)."""
+        return {"family": self.family.name, "sigma": float(getattr(self.family, "sigma", 1.0))}

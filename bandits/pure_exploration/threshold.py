@@ -21,11 +21,11 @@ from optdesign import threshold_characteristic_time
 from optdesign.errors import InvalidInputError
 from optdesign.identification import level_pieces
 
+from .arm_questions import ArmLevels
 from .families import ExponentialFamily
 from .karmed import KArmedProblem
 from .oracle import Oracle
-from .pieces import Pieces
-from .questions import KArmedQuestion, LevelSets
+from .questions import KArmedQuestion
 
 if TYPE_CHECKING:
     from .environment import KArmedBandit
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["ThresholdProblem"]
 
 
-class ThresholdProblem(KArmedQuestion, LevelSets):
+class ThresholdProblem(KArmedQuestion, ArmLevels):
     """Identify the arms whose means are above a level (module docstring); answers are bit masks.
 
     Parameters
@@ -81,53 +81,20 @@ class ThresholdProblem(KArmedQuestion, LevelSets):
         """
         return cls(env.n_arms, level, env.family)
 
-    @property
-    def n_answers(self) -> int:
-        return 2**self.n_arms
-
     def scores(self, mu: np.ndarray) -> np.ndarray:
         """The arms' means."""
         return np.asarray(mu, dtype=float)
 
-    def answer(self, mu: np.ndarray) -> int:
-        return self.above_set(mu)
-
-    def correct(self, answer: int, mu: np.ndarray) -> bool:
-        """Whether the answer holds exactly the arms above the level (:meth:`is_level_set`)."""
-        return self.is_level_set(answer, mu)
-
-    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
-        mu, w = self.check_shapes(mu, w)
-        best = self.answer(mu)
-        family, sigma = self.family_args
-        values, G = level_pieces(mu, self.level, w, family=family, sigma=sigma)
-        answers = best ^ np.left_shift(1, np.arange(self.n_arms))
-        return Pieces(best=best, answers=answers, values=values, gradients=G if gradients else None)
+    def _level_costs(self, mu: np.ndarray) -> np.ndarray:
+        """d(mu_k, tau) (:func:`optdesign.identification.level_pieces` at unit weights)."""
+        return level_pieces(mu, self.level, np.ones(self.n_arms), **self.family_args)[0]
 
     optimism = KArmedProblem.optimism  # LinGame's gains, at the best response's arm moved to the level
 
-    def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
-        """The leader with the side of its arm of least transportation cost flipped: N_k d(mu_k, tau), 0 for an arm
-        the leader places on the other side of mu_k (Top-Two on thresholding; both sides then pull that arm)."""
-        return self._least_flip(mu, counts, leader, penalised=False)
-
-    def penalised_challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
-        """The least flip's cost plus log N_k (TCI on thresholding)."""
-        return self._least_flip(mu, counts, leader, penalised=True)
-
-    def _least_flip(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
-        family, sigma = self.family_args
-        counts = np.asarray(counts, dtype=float)
-        costs, _ = level_pieces(np.asarray(mu, dtype=float), self.level, counts, family=family, sigma=sigma)
-        return self.least_flip(mu, counts, leader, costs, penalised=penalised)
-
     def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The closest alternative lambda of the least piece at (mu, w): its arm moved to the level."""
-        mu, w = self.check_shapes(mu, w)
-        family, sigma = self.family_args
-        values, _ = level_pieces(mu, self.level, w, family=family, sigma=sigma)
         lam = np.asarray(mu, dtype=float).copy()
-        lam[int(np.argmin(values))] = self.level
+        lam[self.pieces(mu, w, gradients=False).best_response] = self.level
         return lam
 
     def oracle(self, mu: np.ndarray) -> Oracle:
@@ -149,6 +116,5 @@ class ThresholdProblem(KArmedQuestion, LevelSets):
             A parameter of the wrong length, outside the family's mean space, or with a mean on the level.
         """
         mu = self.family.check_means(self.check_parameter(mu))
-        family, sigma = self.family_args
-        result = threshold_characteristic_time(mu, self.level, family=family, sigma=sigma)
+        result = threshold_characteristic_time(mu, self.level, **self.family_args)
         return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)

@@ -29,24 +29,21 @@ from optdesign.errors import InvalidInputError
 from optdesign.identification import PairsModel, pair_pieces
 from optdesign.validation import as_count
 
+from .arm_pairs import ORACLE_TOL
+from .arm_questions import ArmSwaps
 from .families import ExponentialFamily
 from .karmed import KArmedProblem, pair_response
 from .oracle import Oracle
-from .pieces import Pieces
-from .questions import KArmedQuestion, TopSets
+from .questions import KArmedQuestion
 
 if TYPE_CHECKING:
     from ..core.thresholds import ThresholdContext
     from .environment import KArmedBandit
 
-__all__ = ["ORACLE_TOL", "TopMProblem"]
-
-#: the oracle's certified relative gap at which CLARABEL's answer is kept (else SCS is tried): the weights a
-#: Track-and-Stop rule tracks need no more, and the gap is reported with the lower bound
-ORACLE_TOL = 1e-4
+__all__ = ["TopMProblem"]
 
 
-class TopMProblem(TopSets, KArmedQuestion):
+class TopMProblem(ArmSwaps, KArmedQuestion):
     """Identify the m arms of largest means (module docstring); answers are bit masks of m arms.
 
     Parameters
@@ -89,48 +86,15 @@ class TopMProblem(TopSets, KArmedQuestion):
         """
         return cls(env.n_arms, m, env.family)
 
-    @property
-    def n_answers(self) -> int:
-        from math import comb
-
-        return comb(self.n_arms, self.m)
-
     def scores(self, mu: np.ndarray) -> np.ndarray:
         """The arms' means."""
         return np.asarray(mu, dtype=float)
 
-    def answer(self, mu: np.ndarray) -> int:
-        return self.top_set(mu)
-
-    def correct(self, answer: int, mu: np.ndarray) -> bool:
-        """Whether the m arms of ``answer`` have means at least those of every other arm (:meth:`is_top_set`)."""
-        return self.is_top_set(answer, mu)
-
-    def pieces(self, mu: np.ndarray, w: np.ndarray, *, gradients: bool = True) -> Pieces:
-        mu, w = self.check_shapes(mu, w)
-        best = self.answer(mu)
-        pairs, answers = self.swap_pairs(best, self.n_arms)
-        family, sigma = self.family_args
-        values, G = pair_pieces(mu, pairs, w, family=family, sigma=sigma)
-        return Pieces(best=best, answers=answers, values=values, gradients=G if gradients else None)
+    def _pair_pieces(self, mu: np.ndarray, w: np.ndarray, pairs: np.ndarray,
+                    gradients: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        return pair_pieces(mu, pairs, w, **self.family_args)
 
     optimism = KArmedProblem.optimism  # LinGame's gains, at the best response's pair
-
-    def challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
-        """The swap S - {i} + {j} of least transportation cost from the leader set S at the counts: its pieces
-        (i in S, j not in S), 0 where mu_i <= mu_j (Top-Two on top m)."""
-        return self._least_swap(mu, counts, leader, penalised=False)
-
-    def penalised_challenger(self, mu: np.ndarray, counts: np.ndarray, leader: int) -> int | None:
-        """The least swap's cost plus log(N_i N_j / (N_i + N_j)), the log of the swapped pair's harmonic count (TCI
-        on top m: a swap whose two arms were both pulled often gives way to one with an arm pulled less)."""
-        return self._least_swap(mu, counts, leader, penalised=True)
-
-    def _least_swap(self, mu: np.ndarray, counts: np.ndarray, leader: int, *, penalised: bool) -> int:
-        family, sigma = self.family_args
-        w = np.asarray(counts, dtype=float)
-        return self.least_swap(leader, w, lambda pairs: pair_pieces(np.asarray(mu, dtype=float), pairs, w,
-                                                                    family=family, sigma=sigma)[0], penalised=penalised)
 
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
         """The share of the leader's arm i of the swapped pair (i, j), as on K arms (information-directed beta)."""
@@ -140,10 +104,9 @@ class TopMProblem(TopSets, KArmedQuestion):
     def response(self, mu: np.ndarray, w: np.ndarray) -> np.ndarray:
         """The closest alternative of the least piece at (mu, w): its pair (i, j) moved to their weighted mean."""
         mu, w = self.check_shapes(mu, w)
-        pairs, _ = self.swap_pairs(self.answer(mu), self.n_arms)
-        family, sigma = self.family_args
-        values, _ = pair_pieces(mu, pairs, w, family=family, sigma=sigma)
-        i, j = pairs[int(np.argmin(values))]
+        pieces = self.pieces(mu, w, gradients=False)
+        assert pieces.pairs is not None
+        i, j = pieces.pairs[pieces.best_response]
         return pair_response(mu, w, int(i), int(j))
 
     def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
@@ -174,7 +137,6 @@ class TopMProblem(TopSets, KArmedQuestion):
         pairs = top_m_pairs(mu, self.m)
         key = pairs.tobytes()
         if key not in self._models:  # one compiled model per pair structure, re-solved at new means
-            family, sigma = self.family_args
-            self._models[key] = PairsModel(self.n_arms, pairs, family=family, sigma=sigma)
+            self._models[key] = PairsModel(self.n_arms, pairs, **self.family_args)
         result = self._models[key].solve(mu, tol=ORACLE_TOL)
         return Oracle(T=result.value, weights=result.weights, lower_bound=result.lower_bound)

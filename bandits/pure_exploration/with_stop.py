@@ -246,7 +246,7 @@ class WithStopPolicy(GLRPolicyBase):
         return portion(batch, n) if t > 0 and batch.sum() > n else batch
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:
-        self.record(counts, sums)
+        super().observe(counts, sums)
         if not self._forward:
             return
         self.inner.observe(counts, sums)

@@ -289,9 +289,4 @@ def _dask(client: Any, todo: list[RunSpec], scheduler: str | None, sink: Sink, b
     futures = client.map(execute_run, todo, blas_threads=blas if scheduler is None else None, pure=False)
     by_future = dict(zip(futures, todo, strict=True))
     for future in as_completed(futures):
-        try:
-            entry = future.result()
-        except Exception as exc:  # a worker died under this run: record it, go on
-            entry = {**entry_head(by_future[future]), "status": "failed", "seconds": 0.0,
-                     "error": f"{type(exc).__name__}: {exc}"}
-        sink(entry)
+        sink(_finished_entry(future, by_future[future]))  # a worker that died under a run: a failed entry
