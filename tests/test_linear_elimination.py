@@ -14,7 +14,7 @@ import optdesign as od
 from bandits.core.environments import LinearBandit
 from bandits.core.statistics import spanning_subset
 from bandits.instances import soare, transductive
-from bandits.linear import RAGE, FullyAdaptiveXY, StaticAllocation, XYAdaptive
+from bandits.linear import RAGE, FullyAdaptiveXY, LinGapE, StaticAllocation, XYAdaptive
 from bandits.linear.adaptive import design_phase, dominated, greedy_phase
 from bandits.run import run
 
@@ -228,6 +228,9 @@ def test_fully_adaptive_radius_covers_abbasi_yadkori_for_d_ge_2():
     lambda: XYAdaptive(alpha=float("nan")), lambda: XYAdaptive(rule="random"),
     lambda: RAGE(eps=0.0), lambda: RAGE(eps=-1.0), lambda: RAGE(eps=2.0), lambda: RAGE(eps=float("inf")),
     lambda: FullyAdaptiveXY(eta=0.0), lambda: FullyAdaptiveXY(S=-1.0), lambda: FullyAdaptiveXY(growth=0.0),
+    # a string in the Python API (the command line parses numbers first) was a TypeError of numpy's
+    lambda: XYAdaptive(alpha="0.1"), lambda: RAGE(eps="0.1"), lambda: FullyAdaptiveXY(eta="1"),
+    lambda: FullyAdaptiveXY(S="2"), lambda: LinGapE(epsilon="0"), lambda: LinGapE(lam="1"), lambda: LinGapE(eta="20"),
 ])
 def test_bad_options_raise(make):
     with pytest.raises(od.InvalidInputError):

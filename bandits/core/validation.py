@@ -7,7 +7,7 @@ come from a TOML file or a command line).
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import SupportsFloat, TypeVar
+from typing import SupportsFloat, TypeGuard, TypeVar
 
 import numpy as np
 
@@ -41,9 +41,14 @@ def _finite(value: SupportsFloat) -> bool:
         return False
 
 
+def is_number(value: object) -> TypeGuard[float]:
+    """Whether ``value`` is a finite real number (a bool, a string or an array is not)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and _finite(value)
+
+
 def check_positive(value: object, name: str, meaning: str = "") -> float:
     """A finite number > 0 (``meaning`` is appended to the message, e.g. " (noise level)")."""
-    if isinstance(value, bool) or not isinstance(value, _NUMBER) or not (_finite(value) and value > 0):
+    if not (is_number(value) and value > 0):
         raise InvalidInputError(f"{name} must be a positive number{meaning}, got {value!r}")
     return float(value)
 

@@ -68,7 +68,7 @@ from ..core.algorithm import Algorithm, Policy
 from ..core.environments import LinearBandit
 from ..core.statistics import LinearStatistics, spanning_subset
 from ..core.tracking import portion, track
-from ..core.validation import check_choice
+from ..core.validation import check_choice, is_number
 from ..pure_exploration.linear import LinearProblem
 from ..pure_exploration.pieces import GLRStatistic
 from ..pure_exploration.policy import PureExplorationPolicy
@@ -146,7 +146,7 @@ class XYAdaptive(Algorithm[LinearBandit]):
     variant: str = "soare"
 
     def __post_init__(self) -> None:
-        if isinstance(self.alpha, bool) or not (np.isfinite(self.alpha) and 0 < self.alpha < 1):
+        if not (is_number(self.alpha) and 0 < self.alpha < 1):
             raise InvalidInputError(f"alpha (phase-length ratio of Eq. 18) must lie in (0, 1), got {self.alpha!r}")
         check_choice(self.rule, "rule", RULES)
         check_choice(self.variant, "variant", VARIANTS)
@@ -225,9 +225,9 @@ class FullyAdaptiveXY(Algorithm[LinearBandit]):
     growth: float = 0.01
 
     def __post_init__(self) -> None:
-        if isinstance(self.eta, bool) or not (np.isfinite(self.eta) and self.eta > 0):
+        if not (is_number(self.eta) and self.eta > 0):
             raise InvalidInputError(f"eta (ridge regulariser) must be a positive number, got {self.eta!r}")
-        if isinstance(self.S, bool) or not (np.isfinite(self.S) and self.S >= 0):
+        if not (is_number(self.S) and self.S >= 0):
             raise InvalidInputError(f"S (bound on ||theta||) must be a nonnegative number, got {self.S!r}")
         check_growth(self.growth)
 

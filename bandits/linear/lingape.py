@@ -63,7 +63,7 @@ from ..core.algorithm import Algorithm, Policy
 from ..core.environments import LinearBandit
 from ..core.statistics import LinearStatistics
 from ..core.tracking import portion, track
-from ..core.validation import check_choice, check_growth
+from ..core.validation import check_choice, check_growth, is_number
 from ..pure_exploration.linear import LinearProblem
 from ..pure_exploration.linear_sets import LinearTopMProblem
 from ..pure_exploration.pieces import GLRStatistic
@@ -144,14 +144,14 @@ class LinGapE(Algorithm[LinearBandit]):
     eta: float = 20.0
 
     def __post_init__(self) -> None:
-        if isinstance(self.epsilon, bool) or not (np.isfinite(self.epsilon) and self.epsilon >= 0):
+        if not (is_number(self.epsilon) and self.epsilon >= 0):
             raise InvalidInputError(f"epsilon (gap tolerance) must be a nonnegative number, got {self.epsilon!r}")
-        if self.lam is not None and (isinstance(self.lam, bool) or not (np.isfinite(self.lam) and self.lam > 0)):
+        if self.lam is not None and not (is_number(self.lam) and self.lam > 0):
             raise InvalidInputError(f"lam (ridge regulariser) must be a positive number or None, got {self.lam!r}")
         check_norm_bound(self.S)
         check_choice(self.selection, "selection", SELECTIONS)
         check_choice(self.width, "width", WIDTHS)
-        if isinstance(self.eta, bool) or not (np.isfinite(self.eta) and self.eta > 0):
+        if not (is_number(self.eta) and self.eta > 0):
             raise InvalidInputError(f"eta (of the frequentist width) must be a positive number, got {self.eta!r}")
         check_growth(self.growth)
         as_count(self.m, "m (the size of the answer)")

@@ -43,6 +43,7 @@ from optdesign.linear import max_pair_variance
 from ..core.algorithm import Algorithm, Policy
 from ..core.environments import LinearBandit
 from ..core.statistics import LinearStatistics
+from ..core.validation import is_number
 from .common import LinearModel
 from .phases import PhasedState, phased_policy
 
@@ -83,7 +84,7 @@ class RAGE(Algorithm[LinearBandit]):
     eps: float = 0.1
 
     def __post_init__(self) -> None:
-        if isinstance(self.eps, bool) or not (np.isfinite(self.eps) and 0 < self.eps <= 1):
+        if not (is_number(self.eps) and 0 < self.eps <= 1):
             raise InvalidInputError(f"eps (rounding tolerance) must lie in (0, 1], got {self.eps!r}")
 
     @property

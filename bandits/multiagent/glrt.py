@@ -1,6 +1,5 @@
-"""The factored GLRT (MF-TaS §6.3). From the statistics of :mod:`bandits.multiagent.statistics`
-(theta_hat_e(b) = sum / N per group action), with a_hat = argmax_a sum_e theta_hat_e(a_e) (max-sum), the
-Gaussian GLR statistic is
+"""The factored GLRT (MF-TaS §6.3). From theta_hat_e(b) = sum / N per group action (the factored problem's estimate)
+and a_hat = argmax_a sum_e theta_hat_e(a_e) (max-sum), the Gaussian GLR statistic is
 
     Lambda_t = min_{a != a_hat} D(a)^2 / (2 sigma^2 H(a)),
     D(a) = sum_e (theta_hat_e(a_hat_e) - theta_hat_e(a_e)),   H(a) = sum_e h_e(a_e),
@@ -112,9 +111,7 @@ class FactoredGLRT:
             raise InvalidInputError("max_enumerated must be >= 1 and max_cuts >= 0")
         self.plan = structure.plan()
         self.indexer = indexer or GroupIndexer(structure)
-        self.sigma2 = float(sigma) ** 2
-        self.max_enumerated = int(max_enumerated)
-        self.max_cuts = int(max_cuts)
+        self.sigma2, self.max_enumerated, self.max_cuts = float(sigma) ** 2, int(max_enumerated), int(max_cuts)
         # one factor over every agent: joint actions are group actions (plain best-arm identification)
         self.single = structure.n_factors == 1 and len(structure.scopes[0]) == structure.n_agents
 
@@ -138,21 +135,17 @@ class GLRState:
     """
 
     def __init__(self, glrt: FactoredGLRT, theta: npt.NDArray[np.float64], counts: np.ndarray) -> None:
-        self.glrt = glrt
-        self.theta = theta
+        self.glrt, self.theta = glrt, theta
         ix = glrt.indexer
         read_whole = glrt.single or math.prod(glrt.plan.n_actions) <= ENUMERATE_ALL
         self.maxsum = None if read_whole else MaxSum(glrt.plan, theta)  # built by the search when it needs it
         self.best = self._enumerated_best() if self.maxsum is None else self.maxsum.best_action.copy()
         self.star = ix.flat(self.best[None, :])[0]
         self.top = float(theta[self.star].sum())
-        with np.errstate(divide="ignore"):
-            inv = 1.0 / counts.astype(float)
-        h = inv + inv[self.star][ix.factor_of]
+        inv = np.divide(1.0, counts, out=np.full(counts.shape, np.inf), where=counts != 0)  # 1 / N, inf where N = 0
+        self.h = h = inv + inv[self.star][ix.factor_of]
         h[self.star] = 0.0
-        self.h = h
-        #: theta_hat_e(a_hat_e) - theta_hat_e(b) per group action (D(a) sums them over a's entries)
-        self.gap = theta[self.star][ix.factor_of] - theta
+        self.gap = theta[self.star][ix.factor_of] - theta  # theta_hat_e(a_hat_e) - theta_hat_e(b): D(a) sums them
         self.unobserved = bool(np.any(counts <= 0))
         self.found = np.inf  # smallest ratio among listed alternatives
         self._argmin: tuple[float, float] | None = None  # (D, H) of that alternative
@@ -175,8 +168,7 @@ class GLRState:
         return D * D / (2.0 * self.glrt.sigma2 * H) if D > 0 else 0.0
 
     def gaps(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The group actions, the gaps D(a) = sum_e (theta_hat_e(a_hat_e) - theta_hat_e(a_e)) and the variances
-        H(a) = sum_e h_e(a_e) of joint actions.
+        """The group actions of joint actions, their gaps D(a) = sum_e gap_e(a_e) and variances H(a) = sum_e h_e(a_e).
 
         Parameters
         ----------
@@ -186,7 +178,7 @@ class GLRState:
         Returns
         -------
         tuple of numpy.ndarray
-            ``(flat, D, H)``: the group actions of each row (shape (R, n_factors)), D and H (shape (R,)).
+            ``(flat, D, H)``: flat of shape (R, n_factors), D and H of shape (R,).
         """
         flat = self.glrt.indexer.flat(actions)
         return flat, self.gap[flat].sum(axis=1), self.h[flat].sum(axis=1)
@@ -215,8 +207,7 @@ class GLRState:
                 self._iter = self.maxsum.iter_best()
                 next(self._iter)  # a_hat, gap 0
             self._pending = next(self._iter, None)
-            if self._pending is None:
-                self.exhausted = True
+            self.exhausted = self._pending is None
             if self._dmin is None:  # the first alternative listed is the empirical second best
                 self._dmin = np.inf if self._pending is None else max(float(self._pending[0]), 0.0)
         return self._pending

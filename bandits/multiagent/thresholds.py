@@ -41,6 +41,7 @@ from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
 
 from ..core.stopping import Threshold
+from ..core.validation import is_number
 
 __all__ = ["FactoredTheoryThreshold"]
 
@@ -65,7 +66,7 @@ class FactoredTheoryThreshold(Threshold):
     eta: float = 1.0
 
     def __post_init__(self) -> None:
-        if not (np.isfinite(self.eta) and self.eta > 0):
+        if not (is_number(self.eta) and self.eta > 0):
             raise InvalidInputError(f"eta must be positive, got {self.eta}")
 
     def __call__(self, t: float, delta: float, A: np.ndarray | None = None) -> float:

@@ -19,6 +19,8 @@ from scipy.special import xlog1py, xlogy
 
 from optdesign.errors import InvalidInputError
 
+from ..core.validation import is_number
+
 __all__ = ["Bernoulli", "Exponential", "ExponentialFamily", "Gaussian", "Poisson"]
 
 
@@ -189,7 +191,7 @@ class Gaussian(ExponentialFamily):
 
     def __post_init__(self) -> None:
         """Refuse a nonpositive or non-finite sigma."""
-        if not (np.isfinite(self.sigma) and self.sigma > 0):
+        if not (is_number(self.sigma) and self.sigma > 0):
             raise InvalidInputError(f"sigma must be a positive number, got {self.sigma!r}")
 
     def kl(self, x: np.ndarray | float, y: np.ndarray | float) -> np.ndarray:

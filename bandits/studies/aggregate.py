@@ -127,7 +127,7 @@ def _fixed_budget_row(group: pd.DataFrame) -> dict[str, Any]:
     regret = pd.to_numeric(group["simple_regret"], errors="coerce").dropna()
     misclassified = pd.to_numeric(group["error"], errors="coerce").dropna() if "error" in group else regret[:0]
     return {**_error_rate(group), "mean_regret": regret.mean() if regret.size else np.nan,
-            "se_regret": regret.std(ddof=1) / np.sqrt(regret.size) if regret.size > 1 else np.nan,
+            "se_regret": regret.sem(),
             "mean_error": misclassified.mean() if misclassified.size else np.nan,
             "mean_samples": group["samples"].mean(), "us_per_sample": _us_per_sample(group)}
 
@@ -144,10 +144,10 @@ def _confidence_row(group: pd.DataFrame, delta: float, bounds: dict[str, dict[st
     lower = c * kl_delta(delta)
     practical = np.mean([practical_bound(bounds[i]["value"], delta) for i in group["bound_key"]])
     mean_unit = group[unit].mean()
-    return {"mean": samples.mean(), "se": samples.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
+    return {"mean": samples.mean(), "se": group["samples"].astype(float).sem(),
             "q10": np.quantile(samples, 0.1), "median": np.median(samples), "q90": np.quantile(samples, 0.9),
             "mean_rounds": group["rounds"].mean(),
-            "se_rounds": group["rounds"].std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
+            "se_rounds": group["rounds"].sem(),
             "us_per_sample": _us_per_sample(group), "capped": int((group["stopped_by"] == "budget").sum()),
             **rate, "bound_kind": "/".join(sorted(kinds)), "c": c, "lower_bound": lower,
             "ratio": mean_unit / lower if lower > 0 else np.nan, "practical_bound": practical,
@@ -161,7 +161,7 @@ def _budget_row(group: pd.DataFrame) -> dict[str, Any]:
     n = err.size
     losses = int(group["loss"].astype(bool).sum())
     ci = binomtest(losses, n).proportion_ci(0.95, method="exact")
-    return {"mean_error": err.mean(), "se_error": err.std(ddof=1) / np.sqrt(n) if n > 1 else np.nan,
+    return {"mean_error": err.mean(), "se_error": group["error"].astype(float).sem(),
             "median_error": np.median(err), "loss_rate": losses / n, "loss_ci_low": ci.low, "loss_ci_high": ci.high,
             "mean_superlevel": group["superlevel_size"].mean(), "mean_samples": group["samples"].mean(),
             "us_per_sample": _us_per_sample(group)}

@@ -29,7 +29,7 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_vector
 
 from ..core.environments import as_counts, check_sigma, gaussian_sums
-from ..core.validation import check_choice
+from ..core.validation import check_choice, is_number
 
 __all__ = ["GraphThresholdingBandit", "graph_laplacian"]
 
@@ -125,9 +125,9 @@ class GraphThresholdingBandit:
 
     def __post_init__(self) -> None:
         means = as_vector(self.means, "means")
-        if not np.isfinite(self.tau):
+        if not is_number(self.tau):
             raise InvalidInputError(f"tau must be a finite number, got {self.tau!r}")
-        if not (np.isfinite(self.eps) and self.eps > 0):
+        if not (is_number(self.eps) and self.eps > 0):
             raise InvalidInputError(f"eps must be a positive number (the tolerance around tau), got {self.eps!r}")
         check_choice(self.noise, "noise", NOISES)
         if self.noise == "bernoulli" and (means.min() < 0 or means.max() > 1):
