@@ -11,8 +11,9 @@ of :class:`optdesign.factored.inference.sum_product.SumProduct` (cost O(N K^{w+1
 * eta = ln(prod_i K_i) / Delta, Delta the summed gaps (Hedge minus mix loss).
 
 While Delta = 0 it follows the leaders: p is uniform on argmin_a L(a), through max-sum's local regrets (a joint
-action minimises L exactly when each of its rows has regret 0, :func:`~optdesign.factored.inference.sum_product.
-maximiser_terms`), and the mix loss is min l(a) over those, one max pass with the same row terms. The update is
+action minimises L exactly when each of its rows has regret 0,
+:func:`~optdesign.factored.inference.sum_product.maximiser_terms`), and the mix loss is min l(a) over those, one max
+pass with the same row terms. The update is
 the K-armed :class:`~bandits.pure_exploration.adahedge.AdaHedge`'s, so on a single factor the two learners
 are one.
 """

@@ -4,7 +4,7 @@ M_s(w) = sum_i w_i nu_is x_i x_i^T is affine in w for fixed weights nu_is; the w
 (S x K, nonnegative), so a re-solve with new draws of the same number (a prior updated in a sequential design)
 skips the compilation. Each draw's weights are scaled to a largest entry of 1 before the solve (log det M_s moves by
 a constant, the optimal w does not), and the solver's design is certified as the fast path's is
-(:func:`optdesign.glm.exchange.certify`): the model never trusts the solver's optimum.
+(:func:`optdesign.glm.certificate.certify`): the model never trusts the solver's optimum.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sampling rules for :class:`bandits.pure_exploration.policy.PureExploration`, one module each.
+"""Sampling rules for :class:`bandits.pure_exploration.algorithm.PureExploration`, one module each.
 
 ==============  ===================================================================================
 uniform         round robin (argmin of the counts) and fixed weights tracked by C-tracking (the oracle w*)

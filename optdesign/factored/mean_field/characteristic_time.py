@@ -1,8 +1,9 @@
 """The mean-field characteristic time T^MF(m) of an instance (MF-TaS paper eqs. 2-3 and App. H), certified.
 
-:func:`mf_characteristic_time` builds the program on action classes (:class:`~optdesign.factored.mean_field.model.
-MeanFieldModel`, where the reductions and the certificate are described) for the instance's a* and m best joint
-actions, solves it and reports T^MF(m) with its certified bracket and the product allocation attaining it.
+:func:`mf_characteristic_time` builds the program on action classes
+(:class:`~optdesign.factored.mean_field.model.MeanFieldModel`, where the reductions and the certificate are described)
+for the instance's a* and m best joint actions, solves it and reports T^MF(m) with its certified bracket and the product
+allocation attaining it.
 """
 
 from __future__ import annotations

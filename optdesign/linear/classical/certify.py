@@ -10,7 +10,7 @@ Every bound has the form f^2 / max_{w' in P} sum_k w'_k ||M x_k||^2 (the homogen
   X^T U = C^T), (1, Z^{1/2}) for E (Z the multiplier of A(w) - tau I PSD, trace 1).
 
 The maximum over P is max_k over the simplex, and an LP bound with an exactly feasible dual under constraints
-(:meth:`~optdesign.linear.classical.constraints.Polytope.max_linear`), so the bound never relies on the conic
+(:meth:`~optdesign.linear.classical.polytope.Polytope.max_linear`), so the bound never relies on the conic
 solver's accuracy.
 """
 
