@@ -90,7 +90,7 @@ def test_the_glr_stop_and_the_algorithms_resolve_through_the_table():
     assert GLRStop("kk21").make(KArmedProblem(4), four) == st.Kk21Threshold(4)
     theory = GLRStop("theory").make(LinearProblem(X), ones)
     assert theory == st.LinearTheoryThreshold.from_matrix(X.T @ X)
-    assert isinstance(FactoredTheoryThreshold.for_structure(STRUCTURE), FactoredTheoryThreshold)
+    assert isinstance(make_threshold("theory", _contexts()["factored"], "factored"), FactoredTheoryThreshold)
     for name in ("s1", "practical", "theory"):  # the bilinear algorithm's names, one short run each
         result = run(RandomizedGAllocation(threshold=name), gbb(d=2, omega=0.5, graph="star", m=4), 0.1, seed=0,
                      max_samples=3_000)
@@ -118,7 +118,7 @@ def test_an_unknown_family_is_refused_in_one_line():
 def test_unknown_names_in_every_place_that_takes_one():
     for make in (lambda: GLRStop("nope"), lambda: StaticAllocation(threshold="nope"),
                  lambda: LinearTrackAndStop(threshold="kk21"), lambda: RandomizedGAllocation(threshold="soare"),
-                 lambda: check_threshold_option("soare", "factored")):
+                 lambda: make_threshold("soare", _contexts()["factored"], "factored")):
         with pytest.raises(InvalidInputError, match="threshold must be one of"):
             make()
     assert isinstance(make_threshold(st.Kk21Threshold(3), ThresholdContext()), st.Threshold)

@@ -182,9 +182,11 @@ class _GAllocationPolicy(Policy):
                 self.threshold = make_threshold("theory", ThresholdContext(information=self.stats.A), "bilinear")
 
     def glr(self) -> GLR | None:
-        if self._spanning and self._glr is None:
+        if not self._spanning:
+            return None
+        if self._glr is None:
             self._glr = self.stats.glr(self.X, self.sigma)
-        return self._glr if self._spanning else None
+        return self._glr
 
     def stopped(self, delta: float) -> bool:
         glr = self.glr()

@@ -16,7 +16,6 @@ from optdesign.validation import check_array_size
 
 __all__: list[str] = []  # option checks for the package's own modules
 
-_NUMBER = (int, float, np.integer, np.floating)
 _T = TypeVar("_T")
 
 
@@ -29,7 +28,7 @@ def check_choice(value: _T, name: str, choices: Collection[object]) -> _T:
 
 def check_top_two_beta(beta: object) -> None:
     """A Top-Two leader proportion: a number in (0, 1) or ``"ids"`` (information-directed selection)."""
-    if beta != "ids" and (isinstance(beta, (bool, str)) or not isinstance(beta, _NUMBER) or not 0 < beta < 1):
+    if beta != "ids" and not (is_number(beta) and 0 < beta < 1):
         raise InvalidInputError(f"beta must be a number in (0, 1) or 'ids', got {beta!r}")
 
 
@@ -89,7 +88,7 @@ def check_growth(growth: object, name: str = "growth", *, refuse_zero: str = "")
     InvalidInputError
         Not a number in [0, 1], or 0 when ``refuse_zero`` is given.
     """
-    if isinstance(growth, bool) or not isinstance(growth, _NUMBER) or not (_finite(growth) and 0 <= growth <= 1):
+    if not (is_number(growth) and 0 <= growth <= 1):
         raise InvalidInputError(f"{name} (relative step of the grid of checks; 0: after every pull) must be a number "
                                 f"in [0, 1], got {growth!r}")
     if growth == 0 and refuse_zero:

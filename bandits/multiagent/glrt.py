@@ -173,7 +173,7 @@ class GLRState:
         Parameters
         ----------
         actions : numpy.ndarray of int, shape (R, N)
-            Joint actions, one per row.
+            Valid joint actions, one per row (unchecked, as :meth:`GroupIndexer.flat`: the search's hot path).
 
         Returns
         -------

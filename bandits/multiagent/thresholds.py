@@ -45,6 +45,7 @@ from ..core.validation import is_number
 
 __all__ = ["FactoredTheoryThreshold"]
 
+
 @dataclass(frozen=True, eq=False)
 class FactoredTheoryThreshold(Threshold):
     """beta = (1 + eta)(log(1/delta) + log(abs(A) - 1) + sum_e max_b log(1 + N_{e,b} / eta)), A the joint actions.

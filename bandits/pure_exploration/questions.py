@@ -45,8 +45,8 @@ def subset_rank(members: np.ndarray) -> int:
 
 
 class SetAnswers:
-    """Answers that are sets of arms or items, as bit masks sum_{k in S} 2^k, shown as ``{i,j,...}``; a subclass
-    gives ``n_members``, the arms or items a set is drawn from."""
+    """Answers that are sets of arms or items, as bit masks sum_{k in S} 2^k, shown as ``{i,j,...}``; ``n_members``
+    is the arms a set is drawn from, unless a subclass draws from its items."""
 
     @property
     def n_members(self) -> int:
