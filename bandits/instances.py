@@ -85,6 +85,7 @@ def resolve(target: Callable[..., Any] | str) -> Callable[..., Any]:
     return found
 
 
+#: the named instances: each name's factory, kind and one-line description
 INSTANCES: dict[str, InstanceSpec] = {
     "soare": InstanceSpec("bandits.linear.instances:soare", "linear",
                            "Soare et al.: d+1 arms, angle omega (d, omega, sigma)"),

@@ -114,6 +114,7 @@ class Kind:
 #: the package of the built-in problems
 _PE = "bandits.pure_exploration"
 
+#: every kind of instance by name: how its runs go and are reported
 KINDS: dict[str, Kind] = {
     "karmed": Kind("karmed", "K arms of one exponential family (Gaussian, Bernoulli, Poisson, exponential): "
                    "the best arm, the top m, ...",

@@ -82,6 +82,7 @@ RUN_OPTIONS = ("threshold", "growth", "problem", "glrt")
 #: the kinds whose arms have means a fixed-budget elimination rule ranks (:mod:`bandits.fixed_budget.rules`)
 ARM_VALUES = ("karmed", "heteroscedastic", "bounded")
 
+#: the named algorithms: each name's class, kinds, one-line description and default options
 ALGORITHMS: dict[str, AlgorithmSpec] = {
     "g-static": AlgorithmSpec("bandits.linear.static:StaticAllocation", "linear",
                               "Soare et al.: G-optimal design, stop by eq. 11", {"design": "g"}),

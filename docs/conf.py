@@ -15,6 +15,7 @@ Environment variables:
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 import pkgutil
@@ -219,6 +220,72 @@ else:
         "cvxpy": ("https://www.cvxpy.org", (None, _fallback)),
         "networkx": ("https://networkx.org/documentation/stable", (None, _fallback)),
     }
+
+# --------------------------------------------------------------------------------------------
+# nitpicky: every cross-reference to a name of optdesign or bandits resolves, or the -W build fails
+
+nitpicky = True
+
+# External names are never an error: offline (DOCS_OFFLINE=1) no inventory is loaded, so none of them resolves;
+# online the inventories resolve what they list, and the rest stays unresolved either way (pandas, rich and typer
+# have no inventory here, numpy's private paths such as numpy._typing._array_like._SupportsArray are in none, and a
+# site that cannot be reached gives an empty inventory). The same patterns serve both modes. Each is matched against
+# the whole target; none can match a name of optdesign or bandits.
+_EXTERNAL_ROOTS = (
+    # third-party packages, under their names and the aliases the signatures use
+    "numpy", "np", "npt", "scipy", "sp", "pandas", "pd", "networkx", "nx", "cvxpy", "matplotlib", "rich", "typer",
+    "dask", "joblib",
+    # the standard library
+    "collections", "typing", "pathlib", "abc", "enum", "contextlib", "fractions", "threading", "concurrent",
+)
+nitpick_ignore_regex = [
+    # a dotted name under one of those roots (numpy.ndarray, np.random.Generator, collections.abc.Sequence, ...)
+    (r"py:.*", rf"(?:{'|'.join(_EXTERNAL_ROOTS)})\..+"),
+    # external names that annotations kept as strings and Raises sections write without their module
+    (r"py:.*", r"ArrayLike|Path|Executor|Figure|Table|AbstractContextManager|LinAlgError"),
+    # a subscripted builtin or typing generic held as a string (ConstraintsLike's "tuple[Any, Any]"), or its pieces
+    # where a signature that does not parse as Python (a dataclass's ``<factory>`` default) is split at its commas
+    (r"py:.*", r"(?:tuple|list|dict|Sequence)\[.*"),
+]
+
+
+def _type_variables() -> list[tuple[str, str]]:
+    """The TypeVars and ParamSpecs of both packages, fully dotted and bare (signatures show both): type parameters
+    of a signature, with no page of their own to link to. Read from the source, nothing imported."""
+    names = []
+    for path in sorted([*(ROOT / "optdesign").rglob("*.py"), *(ROOT / "bandits").rglob("*.py")]):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        names += [(module, node.targets[0].id) for node in ast.parse(path.read_text(encoding="utf-8")).body
+                  if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                  and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)
+                  and node.value.func.id in ("TypeVar", "ParamSpec")]
+    return [(role, target) for module, name in names for role in ("py:class", "py:obj")
+            for target in (f"{module}.{name}", name)]
+
+
+# Internal classes (outside their module's __all__, so without a page) that documented signatures and base lists
+# show: make_plan's criterion, FiezXYAdaptiveState's options, the question mixins of the arm and linear problems.
+nitpick_ignore = [
+    *_type_variables(),
+    ("py:class", "optdesign.exact_designs.criteria.ExactCriterion"),
+    ("py:class", "bandits.linear.fiez_adaptive._PhaseOptions"),
+    ("py:class", "bandits.pure_exploration.arm_questions.ArmLevels"),
+    ("py:class", "bandits.pure_exploration.arm_questions.ArmSwaps"),
+    ("py:class", "bandits.pure_exploration.linear_sets.LinearQuestion"),
+]
+
+
+def _alias_names() -> None:
+    """Show an ``autodoc_type_aliases`` alias inside a union by its name: Sphinx renders the ``X | None`` of an
+    alias as ``TypeAliasForwardRef('numpy.typing.ArrayLike') | None``, a reference to nothing."""
+    from sphinx.util import inspect as sphinx_inspect
+
+    forward_ref = getattr(sphinx_inspect, "TypeAliasForwardRef", None)
+    if forward_ref is not None:
+        forward_ref.__repr__ = lambda self: self.name
+
+
+_alias_names()
 
 # MathJax from its CDN by default; DOCS_MATHJAX names another copy (a URL, or a file:// path for offline reading).
 if os.environ.get("DOCS_MATHJAX"):

@@ -34,8 +34,8 @@ def bernoulli_kl(p: float, q: float) -> float:
 def kl_delta(delta: float) -> float:
     """kl(delta, 1 - delta) = (1 - 2 delta) log((1 - delta) / delta), the factor of the lower bound on E[tau].
 
-    The closed form is :func:`bernoulli_kl` at (delta, 1 - delta) with its two terms gathered, and log(1 - delta)
-    taken by ``log1p``: accurate for tiny delta too (where it is about log(1 / delta)).
+    The closed form is :func:`~optdesign.information.bernoulli_kl` at (delta, 1 - delta) with its two terms gathered,
+    and log(1 - delta) taken by ``log1p``: accurate for tiny delta too (where it is about log(1 / delta)).
 
     Parameters
     ----------

@@ -85,18 +85,31 @@ CharTimeKind = Literal["exact", "mean-field"]
 Status = Literal["optimal", "optimal_inaccurate", "not_converged", "interrupted", "max_passes", "stalled",
                  "lp_failed"]
 
+#: the strings of :data:`DesignMethod`, in its order
 DESIGN_METHODS: tuple[DesignMethod, ...] = get_args(DesignMethod)
+#: the strings of :data:`MinMaxMethod`, in its order
 MINMAX_METHODS: tuple[MinMaxMethod, ...] = get_args(MinMaxMethod)
+#: the strings of :data:`ClassicalMethod`, in its order
 CLASSICAL_METHODS: tuple[ClassicalMethod, ...] = get_args(ClassicalMethod)
+#: the strings of :data:`ClassicalCriterion`, in its order
 CLASSICAL_CRITERIA: tuple[ClassicalCriterion, ...] = get_args(ClassicalCriterion)
+#: the strings of :data:`GlmLink`, in its order
 GLM_LINKS: tuple[GlmLink, ...] = get_args(GlmLink)
+#: the strings of :data:`ExactMethod`, in its order
 EXACT_METHODS: tuple[ExactMethod, ...] = get_args(ExactMethod)
+#: the strings of :data:`ExactFormulation`, in its order
 EXACT_FORMULATIONS: tuple[ExactFormulation, ...] = get_args(ExactFormulation)
+#: the strings of :data:`RegretMethod`, in its order
 REGRET_METHODS: tuple[RegretMethod, ...] = get_args(RegretMethod)
+#: the strings of :data:`RegretStrategy`, in its order
 REGRET_STRATEGIES: tuple[RegretStrategy, ...] = get_args(RegretStrategy)
+#: the strings of :data:`Restriction`, in its order
 RESTRICTIONS: tuple[Restriction, ...] = get_args(Restriction)
+#: the strings of :data:`OrderHeuristic`, in its order
 ORDER_HEURISTICS: tuple[OrderHeuristic, ...] = get_args(OrderHeuristic)
+#: the strings of :data:`CharTimeKind`, in its order
 CHAR_TIME_KINDS: tuple[CharTimeKind, ...] = get_args(CharTimeKind)
+#: the strings of :data:`Status`, in its order
 STATUSES: tuple[Status, ...] = get_args(Status)
 
 _S = TypeVar("_S", bound=str)

@@ -3,7 +3,7 @@
 The global reward of an assignment a is r(a) = sum over directed edges (i, j) of x_{a_i}^T M x_{a_j};
 maximising it is NP-hard (Thm 4.1), so :func:`brute_force_assignment` enumerates the K^n assignments
 of small instances (K^n <= :data:`MAX_ASSIGNMENTS`). Also the input checks shared by the package:
-:func:`pair_means` (the K x K matrix of x_k^T M x_k'), :func:`check_M`, :func:`check_assignment`.
+:func:`pair_means` (the K x K matrix of x_k^T M x_k'), ``check_M``, ``check_assignment``.
 """
 
 from __future__ import annotations

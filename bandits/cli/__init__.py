@@ -9,7 +9,7 @@ with status 2 and one line on stderr.
 
 One module per command, plus the summary table two of them share (the width: :mod:`optdesign.runtime.terminal`);
 this one holds the
-typer ``app``, registers the commands and defines ``bandits version`` (:func:`show_version`):
+typer ``app``, registers the commands and defines ``bandits version`` (``show_version``):
 
     run       run_command: one algorithm on one instance (table or JSON)
     study     study_command: a TOML study on worker processes or Dask (heavy imports inside the command)

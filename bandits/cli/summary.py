@@ -28,15 +28,18 @@ from ..studies.labels import short_cells
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["compact_table", "print_summary", "wide_table"]
+__all__ = ["BUDGET_COLUMNS", "CONFIDENCE_COLUMNS", "FIXED_BUDGET_COLUMNS", "compact_table", "print_summary",
+           "wide_table"]
 
-#: (summary column, header, significant digits) of the default table, fixed confidence then fixed budget
+#: (summary column, header, significant digits) of the default table in fixed-confidence mode
 CONFIDENCE_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("delta", "delta", 3),
                       ("runs", "runs", 0), ("mean", "samples", 3), ("se", "se", 2), ("ratio", "ratio", 3),
                       ("error_rate", "err", 2)]
+#: the same for graph-thresholding studies (a budget T instead of delta)
 BUDGET_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("T", "T", 0), ("runs", "runs", 0),
                   ("mean_error", "E(T)", 3), ("se_error", "se", 2), ("loss_rate", "P(loss)", 2),
                   ("mean_superlevel", "|S|", 3)]
+#: the same in fixed-budget mode (a budget T; the error rate with its 95 % interval, the simple regret)
 FIXED_BUDGET_COLUMNS = [("cell", "instance", 0), ("algorithm", "algorithm", 0), ("T", "T", 0), ("runs", "runs", 0),
                         ("error_rate", "P(err)", 2), ("error_ci_low", "low", 2), ("error_ci_high", "high", 2),
                         ("mean_regret", "regret", 2), ("mean_error", "E(T)", 3)]

@@ -76,7 +76,8 @@ def ranked(arms: np.ndarray, mu: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class BudgetRule(ABC):
-    """A rule run to a budget T known in advance (a frozen dataclass of its options); :meth:`run` is one run.
+    """A rule run to a budget T known in advance (a frozen dataclass of its options);
+    :meth:`~bandits.fixed_budget.rules.BudgetRule.allocate` is one run.
 
     Parameters
     ----------

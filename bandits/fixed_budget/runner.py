@@ -162,7 +162,7 @@ def minimum_budget(algorithm: PureExploration | BudgetRule, env: Any) -> int:
 
 def check_run_budgets(algorithm: PureExploration | BudgetRule, env: Any, budgets: Any) -> tuple[int, ...]:
     """What a fixed-budget run checks before its first pull: the rule, its question on ``env`` (pulls of single arms)
-    and the budgets (increasing integers, the first at least :func:`minimum_budget`).
+    and the budgets (increasing integers, the first at least :func:`~bandits.fixed_budget.runner.minimum_budget`).
 
     Parameters
     ----------

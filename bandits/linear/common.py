@@ -10,7 +10,7 @@ import numpy as np
 
 from ..core import validation
 
-__all__ = ["LinearModel", "check_growth", "linear_items"]
+__all__ = ["GRID_ONLY", "LinearModel", "check_growth", "linear_items"]
 
 
 class LinearModel(Protocol):
@@ -48,14 +48,14 @@ def linear_items(env: LinearModel) -> np.ndarray:
     return env.X if env.Z is None else env.Z
 
 
-#: why the linear and factored algorithms refuse growth = 0 (:func:`bandits.core.validation.check_growth`)
+#: why the linear and factored algorithms refuse growth = 0 (``bandits.core.validation.check_growth``)
 GRID_ONLY = ("this algorithm checks its own stopping rule once per batch, on a geometric grid of times (the grid "
              "saves a GLR over all alternatives at every pull); a small growth such as 0.001 comes close, and on "
              "K-armed or linear instances the GLR stop (stop='glr:growth=0') checks after every pull")
 
 
 def check_growth(growth: float, name: str = "growth") -> float:
-    """``growth`` of a grid of checks (:func:`bandits.core.validation.check_growth`), 0 refused (:data:`GRID_ONLY`).
+    """``growth`` of a grid of checks (``bandits.core.validation.check_growth``), 0 refused (:data:`GRID_ONLY`).
 
     Parameters
     ----------

@@ -203,8 +203,8 @@ class LinearTrackAndStopState(SamplerState):
         self._next_replan = next_checkpoint(n, self.algo.replan_growth)
 
     def initial(self, problem: Problem, budget: int) -> np.ndarray:
-        """One pull of each of d spanning arms (:meth:`Problem.exploration_arms`), the first part of the C-tracking
-        target."""
+        """One pull of each of d spanning arms (:meth:`~bandits.pure_exploration.Problem.exploration_arms`), the first
+        part of the C-tracking target."""
         counts = np.zeros(problem.n_arms, dtype=np.int64)
         counts[problem.exploration_arms()] = 1
         self.cumulative += counts

@@ -21,7 +21,8 @@ def joint_piece_gradients(flat: np.ndarray, star: np.ndarray, D: np.ndarray, H: 
     Parameters
     ----------
     flat : numpy.ndarray of int, shape (J, F)
-        The group action of every alternative in every factor (:meth:`GroupIndexer.flat`).
+        The group action of every alternative in every factor
+        (:meth:`~bandits.multiagent.joint_actions.GroupIndexer.flat`).
     star : numpy.ndarray of int, shape (F,)
         The same for the answer a_hat.
     D : numpy.ndarray, shape (J,)

@@ -109,8 +109,8 @@ def glr_exceeds(state: GLRState, beta: float, listed: int = LISTED_FIRST) -> boo
     Returns
     -------
     bool
-        Whether Lambda_t > beta is certified (as :meth:`GLRState.exceeds`, which decides when the elimination
-        exceeds its state cap).
+        Whether Lambda_t > beta is certified (as :meth:`~bandits.multiagent.glrt.GLRState.exceeds`, which decides
+        when the elimination exceeds its state cap).
 
     Raises
     ------

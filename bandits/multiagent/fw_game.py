@@ -41,8 +41,8 @@ from .alternatives import joint_piece_gradients
 from .best_response import exact_best_response
 from .glrt import FactoredGLRT, GLRState
 
-__all__ = ["FrankWolfeStep", "NearTiedPieces", "candidate_ratios", "enumerated", "frank_wolfe_step", "is_tied",
-           "near_tied_pieces"]
+__all__ = ["ENUMERATED_MAX", "FrankWolfeStep", "NearTiedPieces", "candidate_ratios", "enumerated", "frank_wolfe_step",
+           "is_tied", "near_tied_pieces"]
 
 #: joint actions up to which the pieces are read by enumeration (as exact T*'s separation does), else eliminated
 ENUMERATED_MAX = 20_000

@@ -29,9 +29,8 @@ the search lists 62 actions for N = 50, and for N = 200 and 1000 it has not clos
 certified bound is then 0.63 and 0.56 of Lambda). With the cut, one listed action closes it
 (benchmarks/bench_multiagent_bai.py, table 3).
 
-**Threshold test** (:meth:`GLRState.exceeds`): the same search, for "Lambda_t > beta". It fails as soon
-as some listed action has ratio <= beta, which is usually the second-best action and costs one
-max-sum. It passes once LB(D_k) > beta.
+**Threshold test** (:meth:`GLRState.exceeds`): the same search, for "Lambda_t > beta". It fails as soon as some listed
+action has ratio <= beta, which is usually the second-best action and costs one max-sum. It passes once LB(D_k) > beta.
 
 **Conservative statistic** (:meth:`GLRState.conservative`): D_min^2 / (2 sigma^2 H_max) <= Lambda_t, with
 D_min the empirical second-best gap. This is still delta-PAC, because stopping on a lower bound of Lambda
@@ -173,7 +172,8 @@ class GLRState:
         Parameters
         ----------
         actions : numpy.ndarray of int, shape (R, N)
-            Valid joint actions, one per row (unchecked, as :meth:`GroupIndexer.flat`: the search's hot path).
+            Valid joint actions, one per row (unchecked, as
+            :meth:`~bandits.multiagent.joint_actions.GroupIndexer.flat`: the search's hot path).
 
         Returns
         -------

@@ -48,7 +48,7 @@ from .optimism import FactoredOptimism
 from .thresholds import FactoredTheoryThreshold
 from .tracking import JointTracker, MeanFieldTracker
 
-__all__ = ["BestResponse", "FactoredGLR", "FactoredProblem"]
+__all__ = ["EXACT_TIME_LIMIT", "BestResponse", "FactoredGLR", "FactoredProblem"]
 
 #: joint actions above which :meth:`FactoredProblem.pieces` refuses to list them
 MAX_LISTED = 200_000

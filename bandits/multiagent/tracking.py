@@ -43,9 +43,9 @@ from .joint_actions import GroupIndexer
 __all__ = ["RESOLVE_TIME_LIMIT", "TRACKED_JOINT_ACTIONS", "JointTracker", "MeanFieldTracker", "ProductTracker",
            "sample_product", "uniform_local"]
 
-# seconds one exact re-solve may take; past it the allocation reached so far (certified gap above tol) is used
+#: seconds one exact re-solve may take; past it the allocation reached so far (certified gap above tol) is used
 RESOLVE_TIME_LIMIT = 120.0
-# up to this many joint actions the law of the allocation is tracked over all of them (beyond: ancestral draws)
+#: up to this many joint actions the law of the allocation is tracked over all of them (beyond: ancestral draws)
 TRACKED_JOINT_ACTIONS = 20_000
 
 #: entries of the R x N x K comparison array held at once

@@ -15,7 +15,7 @@ class AdaHedge:
     sum of the mixability gaps (Hedge loss w . l minus mix loss -(1/eta) ln sum_k w_k exp(-eta l_k)) so far; while
     Delta = 0 it follows the leaders (uniform on argmin L, whose mix loss is the least loss among them). A subclass
     may keep the distribution implicit (:class:`bandits.multiagent.gibbs.FactoredAdaHedge`: joint actions of a factor
-    graph): it supplies :meth:`weights`, :meth:`_mix_loss` and ``log_size``, the update is this one.
+    graph): it supplies :meth:`weights`, ``_mix_loss`` and ``log_size``, the update is this one.
 
     Parameters
     ----------

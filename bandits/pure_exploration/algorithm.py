@@ -140,7 +140,7 @@ class PureExploration(Algorithm[Any]):
 
 def as_algorithm(rule: Algorithm[Any] | Sampler) -> Algorithm[Any]:
     """A sampling rule under the GLR stop, with the run options its configuration carries
-    (:meth:`Sampler.run_options`); an algorithm itself.
+    (:meth:`~bandits.pure_exploration.Sampler.run_options`); an algorithm itself.
 
     Parameters
     ----------

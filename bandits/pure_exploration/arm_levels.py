@@ -107,7 +107,8 @@ class ArmLevelsProblem(ArmLevels, ArmQuestion):
         return Oracle(T=T, weights=w, lower_bound=lower)
 
     def threshold_context(self, counts: np.ndarray) -> ThresholdContext:
-        """The arms' ``theory`` threshold read per arm (:meth:`ArmPairsProblem.level_threshold`), when they have one."""
+        """The arms' ``theory`` threshold read per arm
+        (:meth:`~bandits.pure_exploration.arm_pairs.ArmPairsProblem.level_threshold`), when they have one."""
         return self.own_threshold(self.arms.level_threshold())
 
 

@@ -33,7 +33,8 @@ ORACLE_TOL = 1e-4
 
 class ArmPairsProblem(Problem):
     """Best-arm identification on K arms whose parameter holds more than the means (module docstring): a subclass
-    gives its number of arms ``_K``, :meth:`arm_means` and :meth:`arm_pieces`."""
+    gives its number of arms ``_K``, :meth:`~bandits.pure_exploration.arm_pairs.ArmPairsProblem.arm_means` and
+    :meth:`~bandits.pure_exploration.arm_pairs.ArmPairsProblem.arm_pieces`."""
 
     _K: int
 

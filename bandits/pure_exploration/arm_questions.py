@@ -27,7 +27,7 @@ __all__ = ["ArmQuestion"]
 class ArmQuestion(ScoredSets, Problem):
     """A question asked of the arms of an :class:`ArmPairsProblem` (module docstring); answers are bit masks of arms.
 
-    A subclass sets ``kind`` and ``arms_class`` (the arms' model of that kind) and calls :meth:`_ask` first; placed
+    A subclass sets ``kind`` and ``arms_class`` (the arms' model of that kind) and calls ``_ask`` first; placed
     after the class of its answers (:class:`~bandits.pure_exploration.questions.LevelSets`, ``TopSets``) in the bases,
     it gives them the arms' number and means.
     """

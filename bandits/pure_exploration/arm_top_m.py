@@ -12,8 +12,9 @@ with i put above the others (:meth:`bandits.pure_exploration.arm_pairs.ArmPairsP
 pairs (:func:`optdesign.identification.pieces_of_pairs`). The oracle is T* by cutting planes on these pieces,
 certified (:func:`optdesign.bounded_characteristic_time`, :func:`optdesign.heteroscedastic_characteristic_time` with
 ``m``). The ``theory`` threshold reads each piece against its pair's caps, with a union over the m (K - m) pairs a
-wrong answer can misorder (:meth:`ArmPairsProblem.pair_threshold`). Top-Two's challenger is the swap S - {i} + {j} of
-least cost (plus the log of the pair's harmonic count for TCI), whose two sides pull i and j.
+wrong answer can misorder (:meth:`~bandits.pure_exploration.arm_pairs.ArmPairsProblem.pair_threshold`). Top-Two's
+challenger is the swap S - {i} + {j} of least cost (plus the log of the pair's harmonic count for TCI), whose two
+sides pull i and j.
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ class ArmTopMProblem(ArmSwaps, ArmQuestion):
         return self.arms.pair_share(mu, counts, int(i), int(j))
 
     def oracle(self, mu: np.ndarray) -> Oracle:
-        """T* and w* by cutting planes on the pairs, certified (:meth:`ArmPairsProblem.top_m_oracle`).
+        """T* and w* by cutting planes on the pairs, certified
+        (:meth:`~bandits.pure_exploration.arm_pairs.ArmPairsProblem.top_m_oracle`).
 
         Parameters
         ----------
@@ -110,7 +112,8 @@ class ArmTopMProblem(ArmSwaps, ArmQuestion):
         return self.arms.top_m_oracle(mu, self.m)
 
     def lower_bound(self, mu: np.ndarray) -> dict[str, Any]:
-        """T* of the learner's model (:meth:`ArmPairsProblem.top_m_oracle` with ``bound``)."""
+        """T* of the learner's model (:meth:`~bandits.pure_exploration.arm_pairs.ArmPairsProblem.top_m_oracle` with
+        ``bound``)."""
         return {"kind": "T*", "value": float(self.arms.top_m_oracle(mu, self.m, bound=True).T), "unit": "samples"}
 
     def threshold_context(self, counts: np.ndarray) -> ThresholdContext:

@@ -84,7 +84,8 @@ class CapBounds:
 class CapThreshold(Threshold):
     """A threshold built from one time-uniform cap per arm (module docstring): calling it gives the
     :class:`CapBounds` of the counts, which the policy hands to the GLR statistic; a subclass gives
-    :meth:`caps` and says whether its pieces are single arms (``per_arm``)."""
+    :meth:`~bandits.pure_exploration.cap_bounds.CapThreshold.caps` and says whether its pieces are single arms
+    (``per_arm``)."""
 
     #: the pieces are single arms (thresholding), not pairs (best-arm identification)
     per_arm: bool = False

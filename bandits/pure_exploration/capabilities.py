@@ -7,7 +7,8 @@ a problem's class: it runs on every problem that offers what it needs, and a pro
 before the run in one message naming both (:func:`bandits.pure_exploration.requirements.require`).
 
 What a problem can derive from its pieces needs no capability: the best response, the transportation costs of
-the estimate's answer, the arms of forced exploration (:meth:`Problem.exploration_arms`, every arm by default).
+the estimate's answer, the arms of forced exploration (:meth:`~bandits.pure_exploration.Problem.exploration_arms`,
+every arm by default).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 
     from .design_inverse import DesignInverse
 
-__all__ = ["CAPABILITIES", "Capabilities", "MissingCapability", "Optimism", "offered"]
+__all__ = ["CAPABILITIES", "DERIVED", "Capabilities", "MissingCapability", "Optimism", "offered"]
 
 #: every capability a rule may ask for: the problem method's name and what it gives
 CAPABILITIES: dict[str, str] = {

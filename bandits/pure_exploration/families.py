@@ -21,7 +21,7 @@ from optdesign.errors import InvalidInputError
 
 from ..core.validation import is_number
 
-__all__ = ["Bernoulli", "Exponential", "ExponentialFamily", "Gaussian", "Poisson"]
+__all__ = ["BISECTION_STEPS", "POSITIVE_EPS", "Bernoulli", "Exponential", "ExponentialFamily", "Gaussian", "Poisson"]
 
 
 @dataclass(frozen=True)

@@ -171,7 +171,7 @@ class KArmedProblem(Problem):
 
     def posterior_draws(self, mu: np.ndarray, counts: np.ndarray, sums: np.ndarray, size: int,
                         rng: np.random.Generator) -> np.ndarray:
-        """The family's posterior (:meth:`ExponentialFamily.posterior_draws`)."""
+        """The family's posterior (:meth:`~bandits.pure_exploration.ExponentialFamily.posterior_draws`)."""
         return self.family.posterior_draws(mu, np.asarray(counts, dtype=float), sums, size, rng)
 
     def upper_indices(self, mu: np.ndarray, counts: np.ndarray, level: float) -> np.ndarray:
@@ -202,7 +202,7 @@ class KArmedProblem(Problem):
         return KArmedOptimism(self, mu, counts, c)
 
     def true_parameter(self, env: KArmedBandit) -> np.ndarray:
-        """The arms' means (:meth:`Problem.true_parameter`).
+        """The arms' means (:meth:`~bandits.pure_exploration.Problem.true_parameter`).
 
         Parameters
         ----------

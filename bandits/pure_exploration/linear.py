@@ -182,7 +182,7 @@ class LinearProblem(Problem):
         return self.X.T @ (self.X * w[:, None])
 
     def true_parameter(self, env: LinearBandit) -> np.ndarray:
-        """theta (:meth:`Problem.true_parameter`).
+        """theta (:meth:`~bandits.pure_exploration.Problem.true_parameter`).
 
         Parameters
         ----------

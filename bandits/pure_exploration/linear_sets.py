@@ -14,8 +14,9 @@ best-item identification with gap_j = y_j^T theta - c_j in place of y_j^T theta:
 Answers are bit masks over the items. The oracle is the certified min-max design of
 :func:`optdesign.linear_top_m_characteristic_time` or :func:`optdesign.linear_threshold_characteristic_time`. The
 rules that read only the pieces (Track-and-Stop, Frank–Wolfe sampling, Lazy TaS, LinGame, LinGame-C, uniform, oracle
-weights) run on both, and Top-Two, whose challenger is the leader's least-cost piece (:meth:`halfspaces` of any
-answer) and whose one pull per pair lowers the variance of that piece's normal (:meth:`duel_direction`).
+weights) run on both, and Top-Two, whose challenger is the leader's least-cost piece
+(:meth:`~bandits.pure_exploration.linear.LinearProblem.halfspaces` of any answer) and whose one pull per pair lowers the
+variance of that piece's normal (:meth:`~bandits.pure_exploration.linear.LinearProblem.duel_direction`).
 """
 
 from __future__ import annotations

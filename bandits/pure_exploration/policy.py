@@ -83,10 +83,11 @@ def problem_of(env: Any) -> Problem:
 class GLRPolicyBase(Policy):
     """The statistics and the GLR stopping rule of a run, shared by every policy under it.
 
-    Counts and reward sums per arm; the estimate, the GLR statistic (:meth:`Problem.glr`) and the information matrix
-    are computed once per time, the stopping decision once per time and delta. The GLR exists once the counts
-    identify the parameter (every initial arm pulled for an unstructured problem, spanning arms for a linear one);
-    the threshold is made at that moment, from those counts, and reads the problem's time (:meth:`Problem.time`).
+    Counts and reward sums per arm; the estimate, the GLR statistic (:meth:`~bandits.pure_exploration.Problem.glr`)
+    and the information matrix are computed once per time, the stopping decision once per time and delta. The GLR
+    exists once the counts identify the parameter (every initial arm pulled for an unstructured problem, spanning arms
+    for a linear one); the threshold is made at that moment, from those counts, and reads the problem's time
+    (:meth:`~bandits.pure_exploration.Problem.time`).
 
     Parameters
     ----------
@@ -181,7 +182,8 @@ class GLRPolicyBase(Policy):
 
     @property
     def rounds(self) -> int | None:
-        """Pulls made when a pull observes several arms (:meth:`Problem.rounds`), else None."""
+        """Pulls made when a pull observes several arms (:meth:`~bandits.pure_exploration.Problem.rounds`), else
+        None."""
         return self.problem.rounds(self.counts)
 
     def known_upper_bound(self) -> float:
@@ -252,7 +254,8 @@ class GLRPolicyBase(Policy):
 
 class PureExplorationPolicy(GLRPolicyBase):
     """One run of a sampler: its first pulls, then its batches on the problem's grid, under the GLR stop (which the
-    sampler may spare a search by an upper bound it knows: :meth:`SamplerState.glr_upper_bound`).
+    sampler may spare a search by an upper bound it knows:
+    :meth:`~bandits.pure_exploration.SamplerState.glr_upper_bound`).
 
     Parameters
     ----------

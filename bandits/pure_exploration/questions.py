@@ -126,7 +126,8 @@ class SetAnswers:
 
 class ScoredSets(SetAnswers):
     """Set answers decided by one score per member (the means of K arms; z^T theta of items): a subclass gives the
-    scores (placed after the class that defines :meth:`scores` in the bases, or defining it itself)."""
+    scores (placed after the class that defines :meth:`~bandits.pure_exploration.questions.ScoredSets.scores` in the
+    bases, or defining it itself)."""
 
     def scores(self, mu: np.ndarray) -> np.ndarray:
         """The members' scores at a parameter (the means of K arms; z^T theta of items).
@@ -253,7 +254,8 @@ class TopSets(ScoredSets):
         return comb(self.n_members, self.m)
 
     def check_answer(self, answer: int) -> int:
-        """``answer`` as an int if it is a set of exactly m members (:meth:`SetAnswers.check_answer`).
+        """``answer`` as an int if it is a set of exactly m members
+        (:meth:`~bandits.pure_exploration.questions.SetAnswers.check_answer`).
 
         Parameters
         ----------

@@ -39,7 +39,7 @@ class Observations:
     sums : numpy.ndarray, shape (K,)
         Reward sums per arm so far.
     mu : numpy.ndarray
-        The estimate from them (:meth:`Problem.estimate`).
+        The estimate from them (:meth:`~bandits.pure_exploration.Problem.estimate`).
     budget : int
         Observations the batch may use at most (the run's budget left).
     glr : callable, optional
@@ -61,7 +61,7 @@ class Observations:
 
     @property
     def time(self) -> int:
-        """The problem's time (:meth:`Problem.time`: samples, or rounds of joint actions)."""
+        """The problem's time (:meth:`~bandits.pure_exploration.Problem.time`: samples, or rounds of joint actions)."""
         return self.problem.time(self.counts)
 
     def statistic(self) -> GLRStatistic:
@@ -70,7 +70,7 @@ class Observations:
         Returns
         -------
         GLRStatistic
-            :meth:`Problem.glr` at (mu, counts).
+            :meth:`~bandits.pure_exploration.Problem.glr` at (mu, counts).
         """
         return self.glr() if self.glr is not None else self.problem.glr(self.mu, self.counts)
 
@@ -87,7 +87,7 @@ class Observations:
         Returns
         -------
         Pieces
-            See :meth:`Problem.pieces`.
+            See :meth:`~bandits.pure_exploration.Problem.pieces`.
         """
         return self.problem.pieces(self.mu, self.counts if w is None else w, gradients=gradients)
 
@@ -166,7 +166,8 @@ class SamplerState(ABC):
     grid_checks: bool = False
 
     def initial(self, problem: Problem, budget: int) -> np.ndarray:
-        """The first pulls, before any observation: the problem's first pass (:meth:`Problem.initial_pulls`).
+        """The first pulls, before any observation: the problem's first pass
+        (:meth:`~bandits.pure_exploration.Problem.initial_pulls`).
 
         Parameters
         ----------
@@ -316,7 +317,8 @@ class SamplerState(ABC):
 
 
 class SequentialState(SamplerState):
-    """A rule that picks one arm at a time; a batch repeats :meth:`choose` with the counts advancing."""
+    """A rule that picks one arm at a time; a batch repeats
+    :meth:`~bandits.pure_exploration.sampler.SequentialState.choose` with the counts advancing."""
 
     def plan(self, obs: Observations, n: int) -> np.ndarray:
         return pull_by_pull(lambda counts: self.choose(obs, counts), obs.counts, n)

@@ -224,8 +224,8 @@ class GapStop(RuleStop):
 
 @dataclass(frozen=True)
 class OwnTest(RuleStop):
-    """A published test that only the rule's state can decide (:meth:`SamplerState.own_test`): e.g. Fiez et al.'s
-    static allocations, after each batch k, GLR > log(1 / delta_k) with delta_k shrinking with k."""
+    """A published test that only the rule's state can decide (:meth:`~bandits.pure_exploration.SamplerState.own_test`):
+    e.g. Fiez et al.'s static allocations, after each batch k, GLR > log(1 / delta_k) with delta_k shrinking with k."""
 
     def stopped(self, state: SamplerState, delta: float) -> bool:
         return state.own_test(delta)

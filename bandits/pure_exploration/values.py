@@ -1,6 +1,6 @@
 """The value of an answer that is one arm or item: what the simple regret of a recommendation reads; an answer's
-row in a table of all answers (:meth:`Values.answer_index`, LinGame-C's learner); and the check of an answer a
-caller passes (:meth:`Values.check_answer`).
+row in a table of all answers (:meth:`~bandits.pure_exploration.values.Values.answer_index`, LinGame-C's learner);
+and the check of an answer a caller passes (:meth:`~bandits.pure_exploration.values.Values.check_answer`).
 
 On a question whose answers are single arms (best-arm and epsilon-good identification of K arms) or items (linear
 and transductive identification), the value of an answer a at the parameter mu is mu_a or z_a^T theta, and the simple
@@ -19,7 +19,8 @@ __all__ = ["Values", "checked_index", "has_values"]
 
 class Values:
     """The value of an answer (a base of every :class:`bandits.pure_exploration.Problem`): None by default; the
-    problems whose answers are single arms or items override :meth:`answer_value`."""
+    problems whose answers are single arms or items override
+    :meth:`~bandits.pure_exploration.values.Values.answer_value`."""
 
     def answer_value(self, answer: int, mu: np.ndarray) -> float | None:
         """The value of ``answer`` at ``mu``: mu_a for an arm, z_a^T theta for an item; None when answers are no

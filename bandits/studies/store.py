@@ -103,7 +103,7 @@ def check_store(out: str | Path, study: Study, *, resume: bool = False) -> None:
     Raises
     ------
     InvalidInputError
-        ``out`` unusable as a directory (:func:`check_out`), or refused as :class:`ResultStore` would.
+        ``out`` unusable as a directory (``check_out``), or refused as :class:`ResultStore` would.
     """
     path = check_out(out)
     if path.is_dir():

@@ -56,8 +56,8 @@ def one_pull(n_arms: int, arm: int) -> npt.NDArray[np.int64]:
 
 
 class ThresholdingPolicy(ABC):
-    """State of one fixed-budget run, made by :meth:`ThresholdingAlgorithm.start` and driven by
-    :func:`bandits.thresholding.run_thresholding` (``next_batch``, ``observe``, ``estimate``)."""
+    """State of one fixed-budget run, made by :meth:`~bandits.thresholding.algorithms.ThresholdingAlgorithm.start` and
+    driven by :func:`bandits.thresholding.run_thresholding` (``next_batch``, ``observe``, ``estimate``)."""
 
     def warmup(self) -> npt.NDArray[np.int64] | None:
         """Pull counts the rule starts with (APT: ``init_pulls`` per arm), or None.

@@ -102,8 +102,8 @@ class GraphThresholdingBandit:
 
     Attributes
     ----------
-    laplacian : scipy.sparse.csr_matrix, shape (N, N)
-        L = D - W of the graph (:func:`graph_laplacian`).
+    laplacian : scipy.sparse.csr_matrix
+        L = D - W of the graph (:func:`graph_laplacian`), N x N.
 
     Raises
     ------

@@ -74,9 +74,10 @@ class ThresholdingResult:
     samples: int
     #: the times t at which E(t) was recorded (integers in [0, T], T last)
     times: npt.NDArray[np.int64]
-    #: E(t) on ``times`` (:meth:`GraphThresholdingBandit.error`)
+    #: E(t) on ``times`` (:meth:`~bandits.thresholding.environment.GraphThresholdingBandit.error`)
     errors: npt.NDArray[np.float64]
-    #: the notebook metric on ``times`` (:meth:`GraphThresholdingBandit.error_notebook`)
+    #: the notebook metric on ``times``
+    #: (:meth:`~bandits.thresholding.environment.GraphThresholdingBandit.error_notebook`)
     errors_notebook: npt.NDArray[np.float64]
     #: L_t on ``times``: whether some judged arm is misclassified at t (the fixed-budget mode's error at budget t)
     losses: npt.NDArray[np.bool_]

@@ -28,7 +28,7 @@ One run of group g moved from x_i to x_j is r = 3, U = [x_j, x_i, s_g], C = diag
 a = (1, -1, 1) (the search prices it, for any number of groupings, as :mod:`optdesign.exact_designs.group_structure`
 says); two runs of groups g1 != g2 exchanged (x1 in g1, x2 in g2, delta = x2 - x1) leave X^T X alone and are r = 3, U =
 [s_g1, s_g2, delta], C = -c_g1 ((1, 0, 1)(1, 0, 1)^T - e1 e1^T) - c_g2 ((0, 1, -1)(0, 1, -1)^T - e2 e2^T). Both are
-priced for many moves at once from G and Q stacked (:func:`low_rank_gains`).
+priced for many moves at once from G and Q stacked (``low_rank_gains``).
 """
 
 from __future__ import annotations

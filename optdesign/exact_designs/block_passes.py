@@ -1,6 +1,6 @@
 """The passes of the exchange of grouped designs, compiled: groups given new settings, runs moved, runs exchanged.
 
-One search (:meth:`optdesign.exact_designs.block_search.GroupSearch.run`) is a single call of :func:`search`: passes
+One search (``optdesign.exact_designs.block_search.GroupSearch.run``) is a single call of :func:`search`: passes
 over the groups of each grouping that may take another setting of the kind they tie (designs with hard-to-change
 factors), then over the runs, then the best exchange of two runs between groups (blocked designs), each improving move
 made as it is found (a gain above MIN_GAIN (1 + |loss|)), until a pass moves nothing or MAX_PASSES have run. The moves

@@ -4,14 +4,14 @@ A design is the candidate of each run, ``rows`` (N indices into X, in the order 
 :class:`~optdesign.exact_designs.group_structure.GroupStructure`: group after group). Three kinds of move, each priced
 exactly (:mod:`optdesign.exact_designs.group_structure`, :mod:`optdesign.exact_designs.block_information`):
 
-* a run moved to another candidate (:meth:`GroupSearch.move_gains`): every allowed candidate priced by the
+* a run moved to another candidate (``GroupSearch.move_gains``): every allowed candidate priced by the
   rank-three update of M (its own row and its groups' column sums change), O(K p) for the variances
   x_j^T M^{-1} x_i; the allowed candidates are all of them (blocked designs; without replicates the unused ones), or
   those sharing the run's tied settings (designs with hard-to-change factors,
   :mod:`optdesign.exact_designs.plot_layout`: its easy-to-change factors);
-* two runs of different groups exchanged (:meth:`GroupSearch.swap_gains`, blocked designs): X^T X stays, two group
+* two runs of different groups exchanged (``GroupSearch.swap_gains``, blocked designs): X^T X stays, two group
   sums change, a rank-three update priced for every pair of runs;
-* a group of grouping l given another setting of the kind of factor it ties (:meth:`GroupSearch.reset_gains`: a
+* a group of grouping l given another setting of the kind of factor it ties (``GroupSearch.reset_gains``: a
   whole plot, a sub-plot, a row or a column): its n runs change, M' = M + U C U^T of rank 3n, priced for every
   setting by the determinant lemma and Woodbury's identity on 3n x 3n matrices when 3n < p, else by rebuilding each
   setting's M' (O(n p^2 + p^3)), whichever is smaller.
@@ -27,7 +27,7 @@ The pricing and the passes are compiled (:mod:`optdesign.exact_designs.block_ker
 :mod:`optdesign.exact_designs.block_passes`, numba, imported on the first search): a search is one compiled call over
 arrays that this module sets up once per problem (:class:`~optdesign.exact_designs.block_state.Plan`: everything the
 structure, the layout and the criterion fix) and once per start (:class:`~optdesign.exact_designs.block_state.State`).
-The starts share the plan (:meth:`GroupSearch.restart`).
+The starts share the plan (``GroupSearch.restart``).
 """
 
 from __future__ import annotations
@@ -251,7 +251,7 @@ def best_of_starts(draw: Callable[[int], np.ndarray], build: Callable[[np.ndarra
     """The search from start 0 and ``restarts`` more (none begun after ``deadline``, a perf_counter time): ``draw(k)``
     gives the runs of start k, drawn again up to START_TRIES times while M is singular (such a start is skipped);
     ``build(rows)`` sets up the search of the first nonsingular start, the later ones share its plan
-    (:meth:`GroupSearch.restart`).
+    (``GroupSearch.restart``).
 
     Raises
     ------

@@ -1,7 +1,7 @@
 """The arrays of the exchange of grouped designs: the plan a problem fixes for all its starts, the state of one start.
 
 The compiled search (:mod:`optdesign.exact_designs.block_kernels`, :mod:`optdesign.exact_designs.block_passes`) reads
-and fills them; :class:`optdesign.exact_designs.block_search.GroupSearch` sets them up: the plan once per problem
+and fills them; ``optdesign.exact_designs.block_search.GroupSearch`` sets them up: the plan once per problem
 (:func:`make_plan`: the candidates, the groups of every run and Gamma, the criterion, the layout, the groups that may
 take another setting and their C, the pairs of runs that may be exchanged), the state once per start (:func:`new_state`,
 zeros until the first refresh). Integers are int64 and every array C-contiguous, so the compiled code has one signature.

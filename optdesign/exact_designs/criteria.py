@@ -14,10 +14,10 @@ so each swap is O(1) once h_j, h_ij (one product V x_i over all j) and, for the 
 b_ij = V (B u_i) are known: a pass over every candidate j is two BLAS-2 products. The same identities hold for any
 change M' = M + U C U^T with C = diag(+-1) (r columns): det M' / det M = det C det S and
 tr(B M'^{-1}) = tr(B M^{-1}) - tr(S^{-1} Q), S = C^{-1} + U^T M^{-1} U, Q = U^T M^{-1} B M^{-1} U; two runs moved
-at once are r = 4 (:meth:`ExactCriterion.block_gains`, :mod:`optdesign.exact_designs.pair_moves`).
+at once are r = 4 (``ExactCriterion.block_gains``, :mod:`optdesign.exact_designs.pair_moves`).
 
 A criterion is a loss to minimise: D: -log det M; linear (A: B = I, I: B = moment matrix of the region):
-tr(B M^{-1}). A new criterion implements :class:`ExactCriterion` (its swap gains and, when it keeps
+tr(B M^{-1}). A new criterion implements ``ExactCriterion`` (its swap gains and, when it keeps
 per-candidate quantities beyond h, their rank-one update).
 """
 

@@ -1,5 +1,5 @@
 """The relaxation of the certified group bound, compiled: max over the simplex of a concave quadratic, by pairwise
-Frank–Wolfe steps with exact line search (:func:`optdesign.exact_designs.block_bounds._relaxed` states the method; this
+Frank–Wolfe steps with exact line search (``optdesign.exact_designs.block_bounds._relaxed`` states the method; this
 is its loop, at compiled speed, so that its up to FW_STEPS steps of O(K p) cost microseconds each).
 """
 

@@ -154,7 +154,7 @@ def single_structure(sizes: np.ndarray, shrink: np.ndarray, eta: float | None = 
     sizes : numpy.ndarray of int
         Runs per group.
     shrink : numpy.ndarray
-        c_g of every group (:func:`optdesign.exact_designs.block_information.shrinkage`).
+        c_g of every group (``optdesign.exact_designs.block_information.shrinkage``).
     eta : float, optional
         The variance ratio behind ``shrink`` (random effects), None for fixed effects.
 

@@ -3,7 +3,7 @@
 At a design where no single run can be moved to improve the criterion, two moves (i1 -> j1, i2 -> j2) together may
 still improve it: each alone loses a little, together they gain. The pair's change of M is M + U C U^T with
 U = [x_j1, x_i1, x_j2, x_i2] and C = diag(1, -1, 1, -1), priced exactly in O(1) by the 4 x 4 determinant lemma and
-Woodbury's identity (:meth:`optdesign.exact_designs.criteria.ExactCriterion.block_gains`). All K x s one-run moves are
+Woodbury's identity (``optdesign.exact_designs.criteria.ExactCriterion.block_gains``). All K x s one-run moves are
 priced at once, the ``PAIR_MOVES`` best of them kept (the least damaging, in the spirit of the K x L restriction of
 the KL exchange, Atkinson, Donev & Tobias 2007, §12.6) and every pair among them priced; the best improving pair,
 if any, is the next step of the search. Pairs are checked for feasibility: net counts stay >= the fixed runs (0

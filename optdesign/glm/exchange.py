@@ -150,7 +150,7 @@ def _active_set(problem: BayesianProblem, terms: Callable[[np.ndarray, np.ndarra
                 batch: int | None, max_rounds: int, label: str) -> ActiveSetRun:
     """The active-set loop of either criterion: ``terms(S, w)`` the prices and Hessian of the criterion on the
     support S, ``price(factors)`` the prices over all candidates and the value they are certified against, from
-    the factors of the support's M_s (:func:`optdesign.linear.exchange.active_set_loop`)."""
+    the factors of the support's M_s (``optdesign.linear.exchange.active_set_loop``)."""
     X, nu = problem.X, problem.nu
     batch = max(BATCH, 2 * X.shape[1]) if batch is None else max(1, int(batch))
 

@@ -6,7 +6,7 @@ refinement round then searches B for the parameter values where the design w is 
 phi(theta) = g(w, theta) - c(theta) (g = (1/p) log det M(w, theta), c(theta) its local optimum, or 0 when not
 standardised) by L-BFGS-B within the box, from the values of T that bind (q_s > 0) and from the centres of the
 grid's cells where phi is least (the binding values often sit at corners that are local minima on the boundary,
-while the worst case lies inside: :func:`probe_points`). The gradient is exact, by the
+while the worst case lies inside: ``probe_points``). The gradient is exact, by the
 envelope theorem for c: d phi / d theta = (1/p) sum_i (w_i h_i(w) - w*_i h_i(w*)) nu'(x_i^T theta) / nu(x_i^T theta)
 x_i, h_i(v) = nu(x_i^T theta) x_i^T M(v, theta)^{-1} x_i, w* the local design at theta (nu' by central
 differences). Values found below the design's criterion on T join T, and the design is solved again.

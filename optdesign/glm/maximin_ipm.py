@@ -14,7 +14,7 @@ d^2 g_s / dw_i dw_j = -nu_is nu_js (x_i^T M_s^{-1} x_j)^2 / p. The multipliers q
 the support problem, and each iterate is certified on the support by the duality bound of
 :mod:`optdesign.glm.duality` with them; the solve stops once that bound is below the inner tolerance (about 15
 to 25 steps from a cold start to 1e-8; it reaches about 1e-10 before the system's rounding stops it).
-The active set (:func:`optdesign.linear.exchange.active_set_loop`) prices all candidates with the q of the last
+The active set (``optdesign.linear.exchange.active_set_loop``) prices all candidates with the q of the last
 support solve: a candidate joins when d_i^q(w) exp(sum_s q_s f_s - min_s f_s) > p (1 + tol), the product being the
 full certificate's ratio exp(upper - lower) (without the local designs' slack). The loop stops after STALLS passes
 without a better design (a tol below what doubles reach).
@@ -181,7 +181,7 @@ def support_maximin(X: np.ndarray, nu: np.ndarray, c: np.ndarray, w0: np.ndarray
     w0 : numpy.ndarray, shape (m,)
         The starting design (zeros allowed): the iterates start at 0.5 w0 / sum w0 + 0.5 / m.
     tol : float
-        Stop once the certificate's ratio on the support, exp(:meth:`_Iterate.gap`), is at most 1 + tol.
+        Stop once the certificate's ratio on the support, exp(``_Iterate.gap``), is at most 1 + tol.
     deadline : Deadline
         Checked at every Newton step.
 

@@ -212,8 +212,8 @@ class BayesianDModel(DrawModel):
         self.problem = cp.Problem(cp.Maximize(self.prior @ cp.hstack(log_dets)), [cp.sum(self.w) == 1])
 
     def solve(self, draws: ArrayLike) -> DesignResult:
-        """Solve for the prior draws ``draws`` (:meth:`DrawModel.solve`): the value and certificate of
-        :func:`optdesign.glm.certificate.design_result`."""
+        """Solve for the prior draws ``draws`` (:meth:`~optdesign.glm.model.DrawModel.solve`): the value and
+        certificate of :func:`optdesign.glm.certificate.design_result`."""
         problem = bayesian_problem(self.X, self.checked_draws(draws), self.link, self.prior)
         start = time.perf_counter()
         w, info = self.solve_weights(problem)

@@ -66,9 +66,9 @@ class BayesianTraceModel(DrawModel):
         self.problem = cp.Problem(cp.Minimize(cp.sum(cp.hstack(fractions))), [cp.sum(self.w) == 1])
 
     def solve(self, draws: ArrayLike) -> DesignResult:
-        """Solve for the prior draws ``draws`` (:meth:`DrawModel.solve`): the value and certificate of
-        :func:`optdesign.glm.trace_bound.trace_result`; moments that are not a symmetric PSD nonzero p x p matrix
-        are refused here too (InvalidInputError)."""
+        """Solve for the prior draws ``draws`` (:meth:`~optdesign.glm.model.DrawModel.solve`): the value and
+        certificate of :func:`optdesign.glm.trace_bound.trace_result`; moments that are not a symmetric PSD nonzero
+        p x p matrix are refused here too (InvalidInputError)."""
         problem = trace_problem(self.X, self.checked_draws(draws), self.link, self.criterion, moments=self.moments,
                                 prior_weights=self.prior)
         start = time.perf_counter()

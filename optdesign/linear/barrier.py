@@ -17,7 +17,7 @@ growing once 1 / tau nears the rounding of max_y v_y. Near the end the dual p is
 HiGHS) over near-active directions: p = argmin max_k h_k(w, p), which (nearly) maximises the certificate for the
 current w (:mod:`optdesign.linear.certificate_lp`). The LP runs only where it could end the solve: not when the other
 certificates close the gap already, nor when the next stage's design shows that no certificate could
-(:func:`_stage_certificate`), so the iterates are those of a solve that tries it at every late stage.
+(``_stage_certificate``), so the iterates are those of a solve that tries it at every late stage.
 
 For K > ``max_arms`` the barrier runs on an arm subset (picked by a smoothed multiplicative warm
 start), and arms that violate the certificate (h_k > f_p) are added, up to a quarter of the subset per

@@ -5,7 +5,7 @@ A re-solve of a small design (50 arms, 49 directions in R^20: about 50 Newton st
 most of its time in the interpreter between numpy calls of a few microseconds each. Here the same steps run as one
 compiled call: psi(w) and the epigraph level t(w) (:func:`evaluate`), the gradient and the Jacobi-scaled KKT system
 of the Newton step (LU, least squares when it is exactly singular), the Armijo backtracking and the stopping rules of
-:func:`optdesign.linear.barrier_newton._centre` (:func:`centre`). The arithmetic is the reference's up to the order
+``optdesign.linear.barrier_newton._centre`` (:func:`centre`). The arithmetic is the reference's up to the order
 of the operations:
 
 * A(w) = L L^T is factored by plain loops (Cholesky; d is small), L^{-1} formed by forward substitution, and vectors
@@ -300,7 +300,7 @@ def _line_search(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, val: float, tau:
 @njit(cache=True)
 def centre(XS: np.ndarray, YT: np.ndarray, w: np.ndarray, tau: float, q: int, cap: int, centring_tol: float,
            budget: int) -> tuple[bool, int, np.ndarray, float, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Up to ``budget`` Newton steps of a centring stage from w (:func:`optdesign.linear.barrier_newton._centre`, less
+    """Up to ``budget`` Newton steps of a centring stage from w (``optdesign.linear.barrier_newton._centre``, less
     its limits on the steps of a solve and on time, which the caller applies between calls).
 
     Parameters

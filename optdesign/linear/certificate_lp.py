@@ -2,8 +2,8 @@
 
 For a design w, every distribution p over directions certifies F* >= f_p(w)^2 / max_k h_k(w)
 (:mod:`optdesign.linear.criteria`). The barrier's own p = 1 / (tau s_y) certifies its iterate, and so does p
-truncated to the near-active directions (:func:`_best_certificate`); near the end :mod:`optdesign.linear.barrier` may
-also try the p of the LP min_p max_k h_k(w, p) over those directions and keep the better bound (:func:`_sharpened`).
+truncated to the near-active directions (``_best_certificate``); near the end :mod:`optdesign.linear.barrier` may
+also try the p of the LP min_p max_k h_k(w, p) over those directions and keep the better bound (``_sharpened``).
 The LP runs row generation over the arms, with the arm-direction products formed in chunks of LP_CHUNK_ENTRIES (memory
 independent of K).
 """

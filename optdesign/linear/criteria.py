@@ -86,7 +86,7 @@ def cholesky_factor(X: np.ndarray, w: np.ndarray) -> np.ndarray | None:
     The Cholesky factor of the Gram matrix X^T diag(w) X is fast, but the rounding of x^T A^{-1} x computed
     through it grows like cond(A) eps = cond(diag(sqrt w) X)^2 eps. When LAPACK's condition estimate says
     cond(A) > GRAM_MAX_CONDITION (or the Gram matrix is not numerically positive definite), L = R^T is taken
-    from the QR factorisation of diag(sqrt w) X instead (:func:`triangular_factor`, rounding about
+    from the QR factorisation of diag(sqrt w) X instead (``triangular_factor``, rounding about
     cond(diag(sqrt w) X) eps), so nearly dependent arms (condition 1e8) still get accurate leverages and
     certificates.
 

@@ -18,8 +18,8 @@ Certificate (Kiefer–Wolfowitz): max_k h_k >= d for every design, with equality
 the G-value of w is max_k h_k and max_k h_k / d - 1 bounds the relative gap of both the G- and D-criteria
 (the D-efficiency is at least d / max_k h_k). The returned design is the best one priced over all arms.
 
-The loop itself (:func:`active_set_loop`: restricted solve, pricing pass, the violators join) and the chunked
-pricing (:func:`column_squares`) know nothing of the D-criterion: every criterion with an equivalence theorem
+The loop itself (``active_set_loop``: restricted solve, pricing pass, the violators join) and the chunked
+pricing (``column_squares``) know nothing of the D-criterion: every criterion with an equivalence theorem
 max_k h_k <= f at the optimum runs on them (:mod:`optdesign.linear.classical`).
 """
 
@@ -116,7 +116,7 @@ def spanning_factor(X: ArrayLike, name: str = "X", *,
     singular: the rounding of G is at most K eps |X|^T |X| (norm <= K d eps lambda_max), so lambda_min >
     GRAM_RANK_MARGIN K d eps lambda_max proves rank d, as numpy's ``matrix_rank`` (sigma_max K eps) decides it.
     Otherwise the rank is that of the triangular factor R of X = QR, built chunk by chunk (TSQR,
-    :func:`optdesign.linear.criteria.triangular_factor`), decided by :func:`optdesign.validation.triangular_rank`,
+    ``optdesign.linear.criteria.triangular_factor``), decided by ``optdesign.validation.triangular_rank``,
     and L = R^T.
 
     Parameters
@@ -178,7 +178,7 @@ Pricing = Callable[[np.ndarray, np.ndarray], "tuple[np.ndarray, float] | None"]
 
 @dataclass(frozen=True)
 class ActiveSetRun:
-    """The best design an :func:`active_set_loop` priced: its support, weights there and certified ratio."""
+    """The best design an ``active_set_loop`` priced: its support, weights there and certified ratio."""
 
     #: indices of the support arms
     support: np.ndarray
@@ -255,7 +255,7 @@ def d_optimal_exchange(
 ) -> FastPathResult:
     """D/G-optimal design max_w log det A(w) by an active set with full pricing (see module doc).
 
-    Each round (:func:`active_set_loop`): Newton steps on the support to a relative gap well below the current
+    Each round (``active_set_loop``): Newton steps on the support to a relative gap well below the current
     global gap, one pricing pass h_k = x_k^T A^{-1} x_k over all arms, then the ``batch`` arms (default 2d, at
     least 32) with the largest h_k > d (1 + tol) join the support. Stops when max_k h_k <= d (1 + tol) or at
     ``time_limit`` seconds. ``iterations`` counts pricing passes (outer rounds).

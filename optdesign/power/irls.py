@@ -11,7 +11,7 @@ start is the weighted least-squares fit of g(mu0) at the start mu0 of R's glm.fi
 log-likelihood is halved (at most HALVINGS times); a replicate has converged when its full step is below tol
 (1 + max |beta_s|) and then stops moving. One that has not converged after ``max_iter`` steps, whose H is singular,
 or whose fitted means reach the edge of the law (a probability within 10 machine epsilons of 0 or 1, a Poisson mean
-below it: :func:`optdesign.power.responses.at_boundary`) is reported as not converged: under separation the
+below it: ``optdesign.power.responses.at_boundary``) is reported as not converged: under separation the
 maximum-likelihood estimate does not exist and beta runs off to infinity by about one unit a step. The normal
 model's fit is one weighted least-squares solve.
 """

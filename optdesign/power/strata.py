@@ -45,7 +45,7 @@ from ..errors import InvalidInputError
 from ..vocabulary import check_option
 from .terms import ModelTerms
 
-__all__ = ["DF_METHODS", "DfMethod", "RunGroups", "gls_information", "run_groups", "stratum_degrees"]
+__all__ = ["DF_METHODS", "DfMethod", "GroupsLike", "RunGroups", "gls_information", "run_groups", "stratum_degrees"]
 
 #: the denominator degrees of freedom of the F tests with random groups (module docstring)
 DfMethod = Literal["between-within", "skpr", "residual"]

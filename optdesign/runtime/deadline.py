@@ -29,6 +29,7 @@ from typing import Literal
 from ..errors import InvalidInputError, TimeLimitReached
 
 __all__ = [
+    "CERTIFY_SECONDS",
     "Deadline",
     "as_time_limit",
     "budget_expired",
@@ -137,7 +138,7 @@ def time_budget(seconds: float | None) -> Iterator[None]:
         _budget_end.reset(token)
 
 
-# seconds past a time budget that overtime() grants by default: bracketing one point already computed
+#: seconds past a time budget that :func:`overtime` grants by default: bracketing one point already computed
 CERTIFY_SECONDS = 1.0
 
 
@@ -151,7 +152,7 @@ def overtime(seconds: float = CERTIFY_SECONDS) -> Iterator[None]:
     Parameters
     ----------
     seconds : float
-        The extension, in seconds from now (default ``CERTIFY_SECONDS``).
+        The extension, in seconds from now (default :data:`CERTIFY_SECONDS`).
 
     Returns
     -------

@@ -42,12 +42,13 @@ from ..result import SolveInfo
 from ..vocabulary import Status
 from .deadline import budget_expired, remaining_budget
 
-__all__ = ["SolveInfo", "available_solvers", "check_setup_time", "default_solver", "installed_solvers", "mosek_usable",
-           "setup_seconds", "solve", "solver_chain", "time_limit_options"]
+__all__ = ["SOLVER_OPTIONS", "SolveInfo", "available_solvers", "check_setup_time", "default_solver",
+           "installed_solvers", "mosek_usable", "setup_seconds", "solve", "solver_chain", "time_limit_options"]
 
 PREFERENCE: tuple[str, ...] = ("MOSEK", "CLARABEL", "SCS")
 
-# Accuracy settings: the design values are compared at 1e-4..1e-6 relative in tests.
+#: the options :func:`solve` gives each solver unless the caller's own override them (accuracy settings: the design
+#: values are compared at 1e-4..1e-6 relative in tests)
 SOLVER_OPTIONS: dict[str, dict] = {
     "CLARABEL": {},
     "SCS": {"eps_abs": 1e-7, "eps_rel": 1e-7, "max_iters": 200_000},
@@ -266,7 +267,7 @@ def solve(problem: cp.Problem, solver: str | None = None, *, accept_inaccurate: 
     accept_limit : bool
         Return the point of a solve stopped by the time budget (status ``"not_converged"``) instead of raising.
     solver_options : dict of str to dict, optional
-        Per-solver options, on top of SOLVER_OPTIONS.
+        Per-solver options, on top of :data:`SOLVER_OPTIONS`.
     **kwargs
         Options passed to every solver's ``problem.solve`` (they override the per-solver ones).
 

@@ -9,8 +9,8 @@ from numpy.typing import ArrayLike
 from ..errors import InstanceTooLargeError, InvalidInputError
 from .sizes import count_text
 
-__all__ = ["TIE_RTOL", "as_arms", "as_count", "as_matrix", "as_tolerance", "as_vector", "check_weights",
-           "unique_argmax"]
+__all__ = ["TIE_RTOL", "as_arms", "as_count", "as_matrix", "as_nonnegative", "as_tolerance", "as_vector",
+           "check_weights", "unique_argmax"]
 
 
 def real_array(value: ArrayLike) -> np.ndarray:

@@ -41,7 +41,7 @@ def count_text(n: int) -> str:
     return f"{mantissa:.2f}e{exponent}"
 
 
-# arrays an instance or a design may allocate at once: 2.5e8 float64 entries is 2 GiB
+#: array entries an instance or a design may allocate at once: 2.5e8 float64 entries is 2 GiB
 MAX_ARRAY_ENTRIES = 250_000_000
 
 

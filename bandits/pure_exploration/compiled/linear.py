@@ -237,7 +237,7 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
                growth: float, forms: np.ndarray, max_samples: int, env_rng: np.random.Generator,
                start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Run round robin (0), Track-and-Stop (1: tracking, resolve growth), Top-Two (2: the EB leader, the TC or TCI
-    challenger, as in :func:`bandits.pure_exploration.compiled.plan._rule`), FWS (4: refresh, 1 for the published
+    challenger, as in ``bandits.pure_exploration.compiled.plan._rule``), FWS (4: refresh, 1 for the published
     update), Lazy TaS (5: Frank–Wolfe steps, tolerance, the spanning arms), LinGame (6: 1 for one learner) or
     LinGame-C (7) on a linear instance until every delta stops or the budget is spent; the same outputs as
     :func:`bandits.pure_exploration.compiled.loop.karmed_run`. ``means`` are the arms' means x_k^T theta."""

@@ -239,7 +239,7 @@ def idle_gains(family: int, sigma: float, c: float, linear: tuple, arms: tuple) 
 def lingame_batch(family: int, sigma: float, c: float, best: int, linear: tuple, arms: tuple, counts: np.ndarray,
                   n: int, key: int, losses: np.ndarray, hedges: np.ndarray, cumulative: np.ndarray) -> np.ndarray:
     """n LinGame pulls: learner ``key`` (a row of ``losses``) plays w, gains U at its best response
-    (:func:`play_gains`), and the pull is argmax_k (cumulative_k - N_k) once w is added to ``cumulative``."""
+    (``play_gains``), and the pull is argmax_k (cumulative_k - N_k) once w is added to ``cumulative``."""
     batch, now = np.zeros(counts.size, np.int64), counts.copy()
     for _ in range(n):
         w = hedge_weights(losses[key], hedges[key])

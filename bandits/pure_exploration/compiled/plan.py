@@ -1,9 +1,10 @@
 """Which runs the compiled loops take, and their arguments: a K-armed instance's own question (best-arm identification)
-for Gaussian or Bernoulli arms with a rule of :data:`RULES` and options it implements (also the additive epsilon-good
-question on Gaussian arms, with a rule that reads only the empirical best's pieces: every rule but the Thompson and
-UCB leaders and the Thompson challenger), or a linear instance's with
-round robin, Track-and-Stop, FWS, Lazy TaS, LinGame or LinGame-C; and a GLR threshold of the form
-a + c log(b + log(max(t, floor) / s)) (:meth:`Threshold.log_log_form`). Anything else runs on the reference path.
+for Gaussian or Bernoulli arms with a rule of :data:`~bandits.pure_exploration.compiled.plan.RULES` and options it
+implements (also the additive epsilon-good question on Gaussian arms, with a rule that reads only the empirical best's
+pieces: every rule but the Thompson and UCB leaders and the Thompson challenger), or a linear instance's with round
+robin, Track-and-Stop, FWS, Lazy TaS, LinGame or LinGame-C; and a GLR threshold of the form
+a + c log(b + log(max(t, floor) / s)) (:meth:`~bandits.core.stopping.Threshold.log_log_form`). Anything else runs on
+the reference path.
 Importing this module does not import numba."""
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ __all__ = ["FLOOR", "NEVER", "RULES", "CompiledRun", "compiled_budget_run_of", "
 
 #: the compiled rules by code (read by the loops :mod:`bandits.pure_exploration.compiled.loop` and ``linear``)
 ROUND_ROBIN, TRACK_AND_STOP, TOP_TWO, FRANK_WOLFE, LAZY, LINGAME, LINGAME_C = 0, 1, 2, 4, 5, 6, 7
+#: the code of each compiled rule by its registry name
 RULES = {"round-robin": ROUND_ROBIN, "track-and-stop": TRACK_AND_STOP, "top-two": TOP_TWO, "fws": FRANK_WOLFE,
          "lazy-tas": LAZY, "lingame": LINGAME, "lingame-c": LINGAME_C}
 #: the cost floor (benchmarks only): pulls in a fixed cycle, no rule work, so a run pays the draws, the statistics

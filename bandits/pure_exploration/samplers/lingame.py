@@ -5,8 +5,9 @@ best-responds with the piece minimising f_j(w_t) at the estimate (closest altern
 the optimistic gradient of that piece, U_k = min((|x_k^T (theta_hat - lambda)| + sigma sqrt(2 c_t) ||x_k||_{A^{-1}})^2
 / (2 sigma^2), c_t) with c_t = log t (t the problem's time) and A = sum_k N_k x_k x_k^T (the authors'
 implementation); the pull C-tracks the cumulative sum of the w_t: the pull of largest sum over its arms of
-(cumulative - N) (:meth:`Problem.best_pull`: argmax over the arms, a max-sum over joint actions on factored
-problems, whose learner is AdaHedge over joint actions, :meth:`Problem.learner`).
+(cumulative - N) (:meth:`~bandits.pure_exploration.Problem.best_pull`: argmax over the arms, a max-sum over joint
+actions on factored problems, whose learner is AdaHedge over joint actions,
+:meth:`~bandits.pure_exploration.Problem.learner`).
 
 K-armed problems use the analogous upper confidence on d(mu_k, lambda_k): U_k = min(max(d(u_k, lambda_k),
 d(l_k, lambda_k)), c_t) with [l_k, u_k] = {m : N_k d(mu_k, m) <= c_t} (for Gaussian arms this is the linear
@@ -17,8 +18,8 @@ start.
 ``learners="one"`` keeps one learner for every answer; ``"per-answer"`` one learner per answer of the estimate
 (the authors' LinGame code keys its learners by the current answer). ``steps="round"`` takes one learner step per
 pull (the paper); ``"batch"`` one lazy step per batch, its gain counted n times for a batch of n pulls drawn
-independently from the learner (:meth:`Problem.draw_pulls`: the counts track the cumulative plays up to O(sqrt t)),
-for problems whose pulls are too many to step through one by one.
+independently from the learner (:meth:`~bandits.pure_exploration.Problem.draw_pulls`: the counts track the cumulative
+plays up to O(sqrt t)), for problems whose pulls are too many to step through one by one.
 """
 
 from __future__ import annotations

@@ -56,7 +56,8 @@ class ConicSolution:
 
 class ScaledConicLayout:
     """The conic program of the module docstring for one polytope (W, R, C): the sparsity pattern is laid out once,
-    and :meth:`solve` fills in the values of a reference and solves.
+    and :meth:`~optdesign.factored.exact.clarabel_master.ScaledConicLayout.solve` fills in the values of a reference
+    and solves.
 
     Parameters
     ----------
@@ -96,8 +97,7 @@ class ScaledConicLayout:
             Nonnegative cost over s: the program is min cost . s.
         options : dict, optional
             CLARABEL settings (``tol_gap_rel``, ...), on top of :data:`optdesign.runtime.solvers.SOLVER_OPTIONS`;
-            inside a
-            :func:`optdesign.runtime.deadline.time_budget` the time left is CLARABEL's ``time_limit``.
+            inside a :func:`optdesign.runtime.deadline.time_budget` the time left is CLARABEL's ``time_limit``.
         accept_limit : bool
             Return the point CLARABEL stopped at on the time budget (status ``"not_converged"``) instead of raising
             TimeLimitReached, as :func:`optdesign.runtime.solvers.solve` does: only for callers certified whatever

@@ -148,7 +148,8 @@ def generate(master: CuttingPlaneMaster, *, tol: float, max_iterations: int, tim
     Parameters
     ----------
     master : CuttingPlaneMaster
-        The program, with its starting working set already added (:meth:`CuttingPlaneMaster.add`).
+        The program, with its starting working set already added
+        (:meth:`~optdesign.factored.exact.cutting_plane_master.CuttingPlaneMaster.add`).
     tol : float
         Certified relative gap ``upper / lower - 1`` at which to stop.
     max_iterations : int

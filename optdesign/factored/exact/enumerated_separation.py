@@ -21,7 +21,7 @@ from .separation import Separation
 
 __all__ = ["MAX_JOINT_ACTIONS", "EnumeratedSeparation"]
 
-# joint actions up to which separation enumerates (about 1 ms per call there; Pareto elimination beyond)
+#: joint actions up to which separation enumerates (about 1 ms per call there; Pareto elimination beyond)
 MAX_JOINT_ACTIONS = 20_000
 
 

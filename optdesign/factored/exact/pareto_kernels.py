@@ -1,6 +1,6 @@
 """The Pareto elimination of :mod:`optdesign.factored.exact.pareto`, compiled: one numba call per pass.
 
-The reference (:class:`~optdesign.factored.exact.pareto._Elimination`) is numpy per elimination step; on long, narrow
+The reference (``optdesign.factored.exact.pareto._Elimination``) is numpy per elimination step; on long, narrow
 structures (a line of 100 agents has 100 steps of a few dozen points) its cost is the interpreter's, a few numpy calls
 per step. These loops do the same operations in the same order (the sums over a row's inputs left to right, the same
 pruning bounds, the same stable (group, Delta) order of the Pareto layers), so a pass keeps the same frontier points,

@@ -208,7 +208,7 @@ def scope_arrays(scopes: Sequence[Sequence[int]]) -> list[tuple[np.ndarray, np.n
 def factor_graph_entries(n_agents: float, n_factors: float, abar: float) -> float:
     """The float64 entries a FactorGraph of this size holds: its tables twice, plus per-factor and per-agent overhead.
 
-    The tables are held twice (the tables and their flat copy :attr:`FactorGraph.means`); each factor adds
+    The tables are held twice (the tables and their flat copy :attr:`~optdesign.FactorGraph.means`); each factor adds
     FACTOR_OVERHEAD_ENTRIES (its scope and table view, measured) and each agent AGENT_OVERHEAD_ENTRIES. The
     elimination plan, built on first use, is checked on its own. Counts beyond 1e150 are capped there, so the
     estimate stays finite for :func:`optdesign.validation.check_array_size`.

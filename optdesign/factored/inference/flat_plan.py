@@ -18,7 +18,8 @@ from ...errors import InvalidInputError
 from ...runtime.deadline import remaining_budget
 from .elimination import SHARED_PLANS, EliminationPlan
 
-__all__ = ["COMPILED_MAX_ROWS", "PlanArrays", "compiled_by_default", "plan_arrays", "use_compiled"]
+__all__ = ["COMPILED_MAX_ENTRIES", "COMPILED_MAX_ROWS", "PlanArrays", "compiled_by_default", "plan_arrays",
+           "use_compiled"]
 
 #: inside a time budget, the compiled passes run on plans of at most this many rows (the numpy ones beyond)
 COMPILED_MAX_ROWS = 100_000

@@ -47,7 +47,7 @@ def mf_characteristic_time(fg: FactorGraph, m: int = 1, *, fcr: bool = True, red
 
     ``symmetry`` (m = 1): ``"auto"`` ties the allocations of agents in one orbit of the structure's automorphisms
     (twins, the rotation of a cycle; :mod:`.symmetry`) and, with at most ``MAX_ORBITS`` orbits, solves by Kelley's
-    cutting planes instead of the conic program (:mod:`.mean_field_orbits`); a sequence of agent permutations
+    cutting planes instead of the conic program (:mod:`.orbits`); a sequence of agent permutations
     gives the generators instead (each is checked); ``None`` always solves the conic program.
 
     ``time_limit`` bounds the whole call (a few seconds of slack, as for

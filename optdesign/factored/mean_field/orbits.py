@@ -50,8 +50,8 @@ INTERIOR = 1e-6
 class OrbitMeanField:
     """The tied m = 1 program on a binary class plan: class 0 of agent i is a*_i, class 1 the other K_i - 1 actions.
 
-    ``P`` maps class log-values to the log of each group-action product, ``D`` maps the products to the terms
-    f_e(x) (both as in :class:`.mean_field.MeanFieldModel`); ``n_actions`` are the K_i, ``orbits`` labels the agents.
+    ``P`` maps class log-values to the log of each group-action product, ``D`` maps the products to the terms f_e(x)
+    (both as in :class:`~optdesign.factored.MeanFieldModel`); ``n_actions`` are the K_i, ``orbits`` labels the agents.
     """
 
     def __init__(self, class_plan: EliminationPlan, P: sp.csr_matrix, D: sp.csr_matrix, n_actions: Sequence[int],

@@ -1,8 +1,8 @@
 """The constraint-generation master of the exact regret bound c_theta.
 
-:class:`RegretMaster` is the working-set program of ``regret_lower_bound(strategy="generate")``
+``RegretMaster`` is the working-set program of ``regret_lower_bound(strategy="generate")``
 (:mod:`optdesign.factored.regret.lower_bound`, engine :mod:`optdesign.factored.exact.constraint_generation`); its
-:meth:`~RegretMaster.dual_bound` also certifies the enumerated program of that module.
+``dual_bound`` also certifies the enumerated program of that module.
 """
 
 from __future__ import annotations

@@ -277,7 +277,8 @@ class SupportState:
         return True
 
     def pair_step(self, j: int, i: int, hi: float) -> float:
-        """The exact step moving weight from support arm i to support arm j (:meth:`Criterion.pair_step`).
+        """The exact step moving weight from support arm i to support arm j
+        (:meth:`~optdesign.linear.classical.criteria.Criterion.pair_step`).
 
         Parameters
         ----------

@@ -123,7 +123,8 @@ def classical_design(problem: ClassicalProblem, *, constraints: ConstraintsLike 
     problem : ClassicalProblem
         The checked problem (:mod:`~optdesign.linear.classical.problems`).
     constraints : object, optional
-        ``constraints=`` as the public functions take it (:func:`~.constraints.as_constraints`).
+        ``constraints=`` as the public functions take it (``as_constraints`` of
+        :mod:`optdesign.linear.classical.constraints`).
     solver : str, optional
         Conic solver of the cvxpy path.
     method : str

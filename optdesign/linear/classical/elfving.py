@@ -4,7 +4,7 @@ Elfving (1952): min_w c^T A(w)^- c = (min { ||u||_1 : X^T u = c })^2, attained b
 most d candidates, often fewer: A(w) is then singular and c in its range). The dual is max { c^T y :
 |x_k^T y| <= 1 for all k }, and every y certifies Phi* >= (c^T y)^2 / max_k (x_k^T y)^2 (the linear criteria's
 bound of :mod:`~optdesign.linear.classical.linear` with Y = y). Column generation on the shared active-set loop
-(:func:`optdesign.linear.exchange.active_set_loop`): the LP restricted to a support S is solved by HiGHS (its
+(``optdesign.linear.exchange.active_set_loop``): the LP restricted to a support S is solved by HiGHS (its
 basis keeps c estimable, so it stays feasible), the dual y is priced over all candidates in one chunked pass, and
 the candidates with |x_k^T y| > 1 enter.
 """

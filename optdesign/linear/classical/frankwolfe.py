@@ -10,7 +10,7 @@ exchanges of REX, Harman, Filová & Richtárik 2020), with the criterion's exact
 the losing arm drops it. Iterates stay nonsingular (the line search never crosses a singular A(w)), so criteria
 whose optimum is singular (c-, L-, Ds-optimality) are approached from inside.
 
-Outer loop (:func:`optdesign.linear.exchange.active_set_loop`, shared with the D-optimal exchange): one chunked
+Outer loop (``optdesign.linear.exchange.active_set_loop``, shared with the D-optimal exchange): one chunked
 pricing pass over all arms per round, the violators h_k > Phi (1 + tol) join S. Certificate: Phi* >=
 Phi(w)^2 / max_k h_k, so the certified gap is max_k h_k / Phi(w) - 1 (the equivalence theorem: max_k h_k = Phi
 exactly at the optimum).
