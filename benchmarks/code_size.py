@@ -22,7 +22,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-KINDS = ("docstring", "code", "comment", "blank")
+LINE_KINDS = ("docstring", "code", "comment", "blank")
 
 
 def files(package: str, rev: str | None) -> dict[str, str]:
@@ -71,9 +71,14 @@ def main() -> None:
     parser.add_argument("--rev", default=None, help="a commit to read instead of the working tree")
     parser.add_argument("--new-since", default=None, help="also count the lines of files absent at this commit")
     args = parser.parse_args()
-    sources = files(args.package, args.rev)
-    before = set(files(args.package, args.new_since)) | renamed(args.package, args.new_since, args.rev) \
-        if args.new_since else None
+    try:
+        sources = files(args.package, args.rev)
+        before = set(files(args.package, args.new_since)) | renamed(args.package, args.new_since, args.rev) \
+            if args.new_since else None
+    except subprocess.CalledProcessError as error:  # an unknown commit: git's own message
+        parser.error(f"git could not read the package: {error.stderr.strip()}")
+    if not sources:
+        parser.error(f"no Python files under {args.package!r} (run from the repository's root)")
     rows: dict[str, Counter[str]] = {}
     for path, source in sources.items():
         kinds = line_kinds(source)
@@ -83,7 +88,7 @@ def main() -> None:
         rows.setdefault(subpackage(path, args.package), Counter()).update(kinds)
     rows = {name: rows[name] for name in sorted(rows)}
     rows["all"] = sum(rows.values(), Counter())
-    columns = ["total", *KINDS, *(["new files"] if before is not None else [])]
+    columns = ["total", *LINE_KINDS, *(["new files"] if before is not None else [])]
     table = Table(title=f"{args.package} at {args.rev or 'the working tree'}: lines by kind")
     for column in ["subpackage", *columns]:
         table.add_column(column, justify="left" if column == "subpackage" else "right")
