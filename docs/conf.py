@@ -337,7 +337,60 @@ def _prepare_notebooks(html: bool) -> None:
 doctest_global_setup = "import numpy as np\nimport optdesign as od\n"
 
 
+# --------------------------------------------------------------------------------------------
+# The sidebar's navigation tree
+
+# Furo draws the whole navigation tree on every page: Sphinx's toctree(titles_only=True) copies each document's full
+# table of contents (every class, method and function of a module page) and only then keeps the titles. On these
+# 650 pages that was about half of an HTML build. The tables below hold the titles and sub-toctrees only, which is
+# what titles_only keeps, so the tree drawn is the same; each page's own table of contents is untouched. They are made
+# once per build, when the documents have been read (before the pages are written, in parallel or not).
+_TITLE_TOCS: dict = {}
+
+
+def _titles_only(toc):
+    """A copy of one document's table of contents with what toctree(titles_only=True) keeps of it."""
+    from sphinx import addnodes
+
+    toc = toc.deepcopy()
+    for top_level in toc.children:
+        if len(top_level) > 1:
+            subtrees = list(top_level.findall(addnodes.toctree))
+            if subtrees:
+                top_level[1][:] = subtrees
+            else:
+                top_level.pop(1)
+    return toc
+
+
+def _read_title_tocs(app, env):
+    """Fill the title-only tables from the documents just read."""
+    _TITLE_TOCS.clear()
+    _TITLE_TOCS.update((name, _titles_only(toc)) for name, toc in env.tocs.items())
+
+
+def _navigation_from_titles(app, pagename, templatename, context, doctree):
+    """Let the page's toctree() read the title-only tables when it is asked for titles only (Furo's sidebar)."""
+    toctree = context.get("toctree")
+    if toctree is None:
+        return
+    env = app.builder.env
+
+    def titles_only_toctree(**kwargs):
+        if not kwargs.get("titles_only") or not _TITLE_TOCS:
+            return toctree(**kwargs)
+        full, env.tocs = env.tocs, _TITLE_TOCS
+        try:
+            return toctree(**kwargs)
+        finally:
+            env.tocs = full
+
+    context["toctree"] = titles_only_toctree
+
+
 def setup(app):
+    app.connect("env-updated", _read_title_tocs)
+    app.connect("html-page-context", _navigation_from_titles, priority=400)  # before Furo's handler (500)
     app.connect("builder-inited", lambda app: _prepare_notebooks(html=app.builder.format == "html"))
     app.connect("builder-inited", _write_shadowed_pages, priority=400)  # before autosummary's generation
     app.connect("missing-reference", _resolve_reexport)
