@@ -36,6 +36,7 @@ from bandits.multiagent.exploration import forced_plays
 from bandits.multiagent.tracking import sample_product
 from bandits.pure_exploration import Gaussian, KArmedProblem
 from bandits.pure_exploration.algorithm import as_algorithm
+from bandits.registry import make_algorithm
 from bandits.run import run
 from optdesign import FactorGraph
 from optdesign.errors import InvalidInputError
@@ -428,6 +429,36 @@ def test_growth_zero_checks_the_stop_after_every_round():
     cover = as_algorithm(algo).start(env, 0.1, np.random.default_rng(0)).state.cover.size
     assert result.correct and result.stopped_by == "stopping_rule"
     assert result.batches == 1 + result.rounds - cover
+
+
+def test_solve_time_counts_the_rules_solves_not_their_draws(monkeypatch):
+    """On a clock that only draws and best responses move: uniform sampling solves nothing (its draws are not solves),
+    joint Top-Two reports the seconds of its challengers and joint LinGame those of its optimistic gains."""
+    from bandits.multiagent import problem as factored_problem
+    from bandits.multiagent import tracking
+    from bandits.multiagent.optimism import FactoredOptimism
+
+    now, calls = [0.0], {"draws": 0, "challenger": 0, "gains": 0}
+
+    def ticking(name, seconds, real):
+        def call(*args, **kwargs):
+            now[0] += seconds
+            calls[name] += 1
+            return real(*args, **kwargs)
+        return call
+
+    monkeypatch.setattr(time, "perf_counter", lambda: now[0])
+    monkeypatch.setattr(tracking, "sample_product", ticking("draws", 1.0, tracking.sample_product))
+    monkeypatch.setattr(factored_problem.FactoredProblem, "challenger",
+                        ticking("challenger", 10.0, factored_problem.FactoredProblem.challenger))
+    monkeypatch.setattr(FactoredOptimism, "gains", ticking("gains", 100.0, FactoredOptimism.gains))
+    env = inst.line(3, 2, seed=0, means="planted", gap=0.5)
+    uniform = run(UniformSampling(), env, 0.1, seed=0)
+    assert calls["draws"] > 0 and uniform.solve_time == 0.0
+    top_two = run(make_algorithm("joint-top-two"), env, 0.1, seed=0)
+    assert calls["challenger"] > 0 and top_two.solve_time == 10.0 * calls["challenger"]
+    lingame = run(make_algorithm("joint-lingame"), env, 0.1, seed=0)
+    assert calls["gains"] > 0 and lingame.solve_time == 100.0 * calls["gains"]
 
 
 # ---------------------------------------------------------------------------------- bad input

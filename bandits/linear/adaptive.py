@@ -54,7 +54,6 @@ not worse than XY-Adaptive here, unlike the paper's Fig. 4.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -276,10 +275,8 @@ class _FullyAdaptiveState(Survivors, SamplerState):
 
     def plan(self, obs: Observations, n: int) -> np.ndarray:
         if self._weights is None:
-            start = time.perf_counter()
-            with single_threaded_blas():
+            with self.solving(), single_threaded_blas():
                 self._weights = od.minmax_design(self.X, od.pairwise_differences(self.Z[self.active])).weights
-            self.solve_time += time.perf_counter() - start
         return track(self.stats.counts, self._weights, n)
 
     def observe(self, counts: np.ndarray, sums: np.ndarray) -> None:

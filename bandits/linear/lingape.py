@@ -49,7 +49,6 @@ so checking the stopping rule on a subset of times keeps the run delta-correct.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -323,9 +322,8 @@ class _LinGapEState(SamplerState):
         y = self.Z[i] - self.Z[j]
         if self.algo.selection == "ratio":
             if (i, j) not in self._ratios:
-                start = time.perf_counter()
-                self._ratios[(i, j)] = l1_ratio(self.X, y)
-                self.solve_time += time.perf_counter() - start
+                with self.solving():
+                    self._ratios[(i, j)] = l1_ratio(self.X, y)
             p = self._ratios[(i, j)]
             counts = np.zeros(self.X.shape[0], dtype=np.int64)
             support = np.flatnonzero(p > 1e-12)

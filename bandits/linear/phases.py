@@ -6,7 +6,6 @@ before they start and estimated from their own samples, run by the one pure-expl
 from __future__ import annotations
 
 import itertools
-import time
 from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -168,10 +167,8 @@ class PhasedState(Survivors, SamplerState):
 
     def _rest_of_phase(self, budget: int) -> np.ndarray:
         if self._plan is None or self._stats is None:
-            start = time.perf_counter()
-            with single_threaded_blas():  # d x d algebra: threads cost more than they save
+            with self.solving(), single_threaded_blas():  # d x d algebra: threads cost more than they save
                 self._plan = self._plan_phase(budget)
-            self.solve_time += time.perf_counter() - start
             self._stats = LinearStatistics(self.X)
         return portion(self._plan - self._stats.counts, budget)
 

@@ -184,13 +184,10 @@ class LinearTrackAndStopState(SamplerState):
             The oracle design on the arms and its value rho(theta). optdesign raises InvalidInputError on a
             tie for the best item.
         """
-        start = time.perf_counter()
-        try:
+        with self.solving():
             if self.model is not None:
                 return self.model.solve(theta)
             return od.transductive(self.X, self.Z, theta, method="barrier")
-        finally:
-            self.solve_time += time.perf_counter() - start
 
     def _replan(self, theta: np.ndarray, n: int) -> None:
         try:

@@ -79,6 +79,7 @@ class FactoredProblem(Problem):
     """
 
     kind = "factored"
+    searches_solve = True  # the challenger, best response and gains: eliminations over the joint actions
 
     def __init__(self, structure: FactorGraph, sigma: float = 1.0, *, max_enumerated: int = 20_000,
                  glrt: str = "exact") -> None:
@@ -213,9 +214,7 @@ class FactoredProblem(Problem):
         """Rounds (joint actions played): every round adds one count to factor 0."""
         return self.indexer.rounds_in(np.asarray(counts))
 
-    def rounds(self, counts: np.ndarray) -> int:
-        """Rounds (joint actions played), reported beside the observations."""
-        return self.time(counts)
+    rounds = time  # the rounds reported beside the observations are the time
 
     def learner(self) -> FactoredAdaHedge:
         """AdaHedge over the joint actions, a Gibbs distribution whose weights are its factor marginals."""

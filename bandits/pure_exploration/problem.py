@@ -57,6 +57,9 @@ class Problem(Pulls, Capabilities, Clock, Values, ABC):
     family: ExponentialFamily | None = None
     #: reward moments a batch reports per arm: 1, the sums (shape (K,)); 2, the sums and sums of squares (shape (K, 2))
     moments: int = 1
+    #: whether the challenger, the best response and the optimistic gains are optdesign searches over the answers
+    #: (a factored problem's eliminations over joint actions), whose time the rules that call them count as solve time
+    searches_solve: bool = False
 
     @classmethod
     def of_environment(cls, env: Any) -> Problem:

@@ -12,8 +12,10 @@ The tracking rules the samplers share (C- and D-tracking) are in :mod:`bandits.c
 from __future__ import annotations
 
 import sys
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -164,6 +166,27 @@ class SamplerState(ABC):
     solve_time: float = 0.0
     #: the GLR stop is checked only once the time reaches the policy's grid (a rule whose batches are shorter)
     grid_checks: bool = False
+
+    @contextmanager
+    def solving(self, counted: bool = True) -> Iterator[None]:
+        """Add the seconds the block takes to :attr:`solve_time` (when ``counted``: a call that may or may not solve).
+
+        Parameters
+        ----------
+        counted : bool
+            Whether the block is a solve (an oracle, a direction or best response computed by optdesign).
+
+        Yields
+        ------
+        None
+            The block runs; its time is added even when it raises.
+        """
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            if counted:
+                self.solve_time += time.perf_counter() - start
 
     def initial(self, problem: Problem, budget: int) -> np.ndarray:
         """The first pulls, before any observation: the problem's first pass

@@ -33,7 +33,6 @@ Soare et al.'s instance (d = 6, omega = 0.1: 359 against 391 at delta = 0.1).
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -275,10 +274,8 @@ class BatchFrankWolfeState(SamplerState):
             np.add.at(counts, self.exploration[members].ravel(), 1)
             self.forced_pulls += forced
         if forced < n:
-            start = time.perf_counter()
-            direction = self.directions.step(obs)
-            if self.directions.solves:
-                self.solve_time += time.perf_counter() - start
+            with self.solving(self.directions.solves):
+                direction = self.directions.step(obs)
             reps = round_design(direction.weights, n - forced)
             np.add.at(counts, direction.pulls.ravel(), np.repeat(reps, direction.pulls.shape[1]))
         return counts

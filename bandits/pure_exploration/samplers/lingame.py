@@ -155,7 +155,8 @@ class LinGameState(SequentialState):
         obs : Observations
             The batch's start.
         """
-        self._optimism = self.problem.optimism(obs.mu, obs.counts, float(np.log(max(obs.time, 2))))
+        with self.solving(self.problem.searches_solve):
+            self._optimism = self.problem.optimism(obs.mu, obs.counts, float(np.log(max(obs.time, 2))))
         self._best = self._optimism.best
 
     def choose(self, obs: Observations, counts: np.ndarray) -> int | np.ndarray:
@@ -169,9 +170,11 @@ class LinGameState(SequentialState):
         return self.problem.best_pull(self.cumulative - counts)
 
     def gains(self, obs: Observations, w: np.ndarray) -> np.ndarray:
-        """U of the best response to the play ``w`` at the batch's estimate (:meth:`Optimism.gains`)."""
+        """U of the best response to the play ``w`` at the batch's estimate (:meth:`Optimism.gains`; solve time where
+        the problem's searches solve)."""
         assert self._optimism is not None
-        return self._optimism.gains(w)
+        with self.solving(self.problem.searches_solve):
+            return self._optimism.gains(w)
 
     def gains_at_estimate(self, obs: Observations) -> np.ndarray:
         """U at lambda = the batch's estimate (:meth:`Optimism.at_estimate`)."""

@@ -253,16 +253,17 @@ class TopTwoState(SequentialState):
         return self.problem.upper_indices(obs.mu, obs.counts, float(np.log(max(obs.t, 2))))
 
     def _challenger(self, obs: Observations, counts: np.ndarray, B: int) -> int | None:
-        """The challenger of leader B by the rule's option."""
-        if self.rule.challenger == "ts":
-            for _ in range(TS_DRAWS // 100):
-                for draw in self._draws(obs, 100):
-                    answer = self.problem.answer(draw)
-                    if answer != B:
-                        return int(answer)
-        if self.rule.challenger == "tci":
-            return self.problem.penalised_challenger(obs.mu, counts, B)
-        return self.problem.challenger(obs.mu, counts, B)
+        """The challenger of leader B by the rule's option (solve time where the problem's searches solve)."""
+        with self.solving(self.problem.searches_solve):
+            if self.rule.challenger == "ts":
+                for _ in range(TS_DRAWS // 100):
+                    for draw in self._draws(obs, 100):
+                        answer = self.problem.answer(draw)
+                        if answer != B:
+                            return int(answer)
+            if self.rule.challenger == "tci":
+                return self.problem.penalised_challenger(obs.mu, counts, B)
+            return self.problem.challenger(obs.mu, counts, B)
 
     def _beta(self, mu: np.ndarray, counts: np.ndarray, B: int, C: int) -> float:
         """The fixed beta, or IDS: the leader's share of the pair's information (the problem's ``pair_share``)."""

@@ -161,9 +161,8 @@ class _TrackAndStopState(SamplerState):
             Observations per arm (``n`` pulls).
         """
         if obs.time >= self.next_solve:
-            start = time.perf_counter()
-            self.tracker.resolve(obs.mu)
-            self.solve_time += time.perf_counter() - start
+            with self.solving():
+                self.tracker.resolve(obs.mu)
             self.next_solve = next_checkpoint(obs.time, self.resolve_growth)
         return self.tracker.plan(obs.counts, n)
 
