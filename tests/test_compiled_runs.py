@@ -27,6 +27,14 @@ RULES = ["round-robin", "track-and-stop", "track-and-stop:tracking=C,resolve_gro
 #: last bits, which FWS's game and Lazy TaS's Frank-Wolfe vertices can amplify: those runs agree in distribution,
 #: test below)
 FWS = ["fws", "fws:growth=0", "lazy-tas", "lazy-tas:growth=0,fw_steps=50"]
+#: the longest reference runs (a check at every pull under the larger threshold), run with --runslow only: the same
+#: rule on Gaussian arms and the threshold's arithmetic (below) stay in the fast subset
+SLOW = {("bernoulli", "top-two:growth=0,threshold=kk21"),
+        ("epsilon-good", "track-and-stop:tracking=C,resolve_growth=0")}
+
+
+def slow_if(*case: str) -> tuple:
+    return (pytest.mark.slow,) if case in SLOW else ()
 
 
 def outcome(result) -> tuple:
@@ -39,9 +47,10 @@ def both(algorithm: str, env: KArmedBandit, delta, seed: int, **options):
             run(algo, env, delta, seed=seed, compiled=False, **options))
 
 
-@pytest.mark.parametrize("algorithm", RULES + FWS)
-@pytest.mark.parametrize("env", [GAUSSIAN5, BERNOULLI4], ids=["gaussian", "bernoulli"])
-def test_compiled_runs_are_the_reference_runs_seed_by_seed(algorithm, env):
+@pytest.mark.parametrize(("env", "algorithm"), [
+    pytest.param(env, algorithm, id=f"{name}-{algorithm}", marks=slow_if(name, algorithm))
+    for name, env in (("gaussian", GAUSSIAN5), ("bernoulli", BERNOULLI4)) for algorithm in RULES + FWS])
+def test_compiled_runs_are_the_reference_runs_seed_by_seed(env, algorithm):
     algo = make_algorithm(algorithm)
     problem = KArmedProblem.of_environment(env)
     assert compiled_run_of(algo, env, problem, [0.05], 10**9) is not None
@@ -110,7 +119,8 @@ def epsilon_good(algorithm: str, epsilon: float = 0.25) -> str:
     return f"{algorithm}{',' if ':' in algorithm else ':'}problem=epsilon-good:epsilon={epsilon}"
 
 
-@pytest.mark.parametrize("algorithm", EPSILON_RULES)
+@pytest.mark.parametrize("algorithm", [pytest.param(rule, marks=slow_if("epsilon-good", rule))
+                                       for rule in EPSILON_RULES])
 def test_compiled_epsilon_good_runs_are_the_reference_runs_seed_by_seed(algorithm):
     """epsilon = 0.25 on GAUSSIAN5 makes the arms 1.0 and 0.8 correct; the loop reads best-arm pieces at shifted
     means, the reference the shifted pieces: the same runs (Track-and-Stop: on most seeds)."""

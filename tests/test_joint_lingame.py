@@ -128,13 +128,14 @@ def test_identifies_the_best_joint_action_on_a_planted_line_of_30_agents():
     assert result.correct and result.stopped_by == "stopping_rule"
 
 
-def test_delta_correct_over_seeded_runs_on_a_small_line():
-    """delta = 0.2, the threshold of the experiments, 40 runs of each step rule: Clopper-Pearson bound at most delta."""
+@pytest.mark.parametrize("steps", ["round", pytest.param("batch", marks=pytest.mark.slow)])
+def test_delta_correct_over_seeded_runs_on_a_small_line(steps):
+    """delta = 0.2, the threshold of the experiments, 40 runs of a step rule (``round``, the default on this small
+    line; ``batch`` with --runslow): the Clopper-Pearson upper bound is at most delta."""
     env = inst.line(3, 2, seed=0, means="planted", gap=0.4)
     delta, runs = 0.2, 40
-    for steps in ("round", "batch"):
-        errors = sum(not run(JointLinGame(steps=steps), env, delta, seed=s).correct for s in range(runs))
-        assert clopper_pearson_upper(errors, runs) <= delta
+    errors = sum(not run(JointLinGame(steps=steps), env, delta, seed=s).correct for s in range(runs))
+    assert clopper_pearson_upper(errors, runs) <= delta
 
 
 @pytest.mark.slow
