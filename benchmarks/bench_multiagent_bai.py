@@ -19,7 +19,8 @@ Tables:
 6. the joint rules' cost per run (``--only-timing`` for this table alone): seconds per run of joint Frank-Wolfe
    sampling, joint Top-Two and joint LinGame on the planted line of ``--timing-agents`` agents (K = 3, gap 0.1,
    delta = 0.01) over ``--timing-seeds`` seeds, with their mean rounds and correct answers; each rule with the
-   compiled max-sum and Pareto passes (default) and again with their numpy reference, on the same seeds.
+   compiled max-sum, Pareto and sum-product passes (default) and again with their numpy reference, on the same seeds
+   ("same rounds": whether the two stopped at the same rounds; sum-product's passes agree to rounding, not bit for bit).
 """
 
 from __future__ import annotations
@@ -212,8 +213,8 @@ def _joint_runs(name: str, env, seeds: int) -> tuple[list[float], list[int], int
 
 
 def table_joint_timing(console: Console, agents: int, seeds: int) -> None:
-    """Each rule twice on the same seeds: the compiled max-sum and Pareto passes (the default), then their numpy
-    reference (a plan-size limit of 0 sends every pass there); the runs are the same, the rounds equal."""
+    """Each rule twice on the same seeds: the compiled max-sum, Pareto and sum-product passes (the default), then
+    their numpy reference (a plan-size limit of 0 sends every pass there)."""
     from optdesign.factored.inference import flat_plan
 
     env = inst.line(agents, 3, seed=0, means="planted")

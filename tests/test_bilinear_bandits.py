@@ -4,6 +4,8 @@ and Algorithm 2's correctness on the paper's instance."""
 
 from __future__ import annotations
 
+import itertools
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -236,3 +238,16 @@ def test_bad_input():
     env = gbb(d=2, graph="star", m=4)
     with pytest.raises(InvalidInputError, match="arm indices"):
         env.reward([0, 5, 1])
+
+
+def test_best_assignment_is_the_largest_reward_over_every_assignment():
+    """The environment's brute force against its own reward r(a) at each of the K^n assignments."""
+    env = gbb(d=2, graph="star", m=4)
+    every = itertools.product(range(env.n_node_arms), repeat=env.n_nodes)
+    rewards = {a: env.reward(list(a)) for a in every}
+    best = env.best_assignment()
+    assert best.value == pytest.approx(max(rewards.values()), rel=1e-12)
+    assert best.min_value == pytest.approx(min(rewards.values()), rel=1e-12)
+    assert env.reward(best.assignment) == pytest.approx(best.value, rel=1e-12)
+    with pytest.raises(InstanceTooLargeError):
+        env.best_assignment(max_assignments=env.n_node_arms ** env.n_nodes - 1)

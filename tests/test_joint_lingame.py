@@ -48,23 +48,27 @@ def marginals_of(p: np.ndarray, groups: np.ndarray, size: int) -> np.ndarray:
 
 @pytest.mark.parametrize("name", GRAPHS)
 @pytest.mark.parametrize("seed", range(3))
-def test_sum_product_equals_enumeration(name, seed):
+@pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "compiled"])
+def test_sum_product_equals_enumeration(name, seed, compiled):
     fg = GRAPHS[name]()
     plan, groups = fg.plan(), enumerate_groups(fg)
     values = np.random.default_rng(seed).normal(size=plan.table_size) * 3
     total = values[groups].sum(axis=1)
-    sp = SumProduct(plan, values)
+    sp = SumProduct(plan, values, compiled=compiled)
+    assert sp.compiled == compiled
     assert sp.log_partition == pytest.approx(logsumexp(total), rel=1e-12)
     p = np.exp(total - logsumexp(total))
     np.testing.assert_allclose(sp.marginals(), marginals_of(p, groups, plan.table_size), atol=1e-12)
-    assert SumProduct(plan, values, reduce="max").log_partition == pytest.approx(total.max(), rel=1e-12)
+    assert SumProduct(plan, values, reduce="max", compiled=compiled).log_partition == pytest.approx(total.max(),
+                                                                                                    rel=1e-12)
     draws = plan.group_indices(sp.sample(np.random.default_rng(seed), 4000))
     frequencies = np.bincount(draws.ravel(), minlength=plan.table_size) / 4000
     np.testing.assert_allclose(frequencies, sp.marginals(), atol=0.04)  # 4000 draws: sd <= 0.008
 
 
 @pytest.mark.parametrize("name", GRAPHS)
-def test_the_maximiser_terms_select_the_maximisers(name):
+@pytest.mark.parametrize("compiled", [False, True], ids=["numpy", "compiled"])
+def test_the_maximiser_terms_select_the_maximisers(name, compiled):
     """Integer tables tie many joint actions: uniform on the maximisers, and the max of another table over them."""
     fg = GRAPHS[name]()
     plan, groups = fg.plan(), enumerate_groups(fg)
@@ -73,10 +77,10 @@ def test_the_maximiser_terms_select_the_maximisers(name):
     total = values[groups].sum(axis=1)
     best = total == total.max()
     terms = maximiser_terms(plan, values)
-    sp = SumProduct(plan, np.zeros(plan.table_size), row_terms=terms)
+    sp = SumProduct(plan, np.zeros(plan.table_size), row_terms=terms, compiled=compiled)
     assert math.exp(sp.log_partition) == pytest.approx(best.sum(), rel=1e-12)
     np.testing.assert_allclose(sp.marginals(), marginals_of(best / best.sum(), groups, plan.table_size), atol=1e-12)
-    top = SumProduct(plan, other, row_terms=terms, reduce="max").log_partition
+    top = SumProduct(plan, other, row_terms=terms, reduce="max", compiled=compiled).log_partition
     assert top == pytest.approx(other[groups].sum(axis=1)[best].max(), rel=1e-12)
 
 
@@ -160,6 +164,8 @@ def test_bad_options_and_inputs_are_refused():
         SumProduct(plan, np.full(plan.table_size, np.nan))
     with pytest.raises(InvalidInputError):
         SumProduct(plan, np.zeros(plan.table_size), reduce="min")
+    with pytest.raises(InvalidInputError, match="compiled"):
+        SumProduct(plan, np.zeros(plan.table_size), compiled="yes")
     with pytest.raises(InvalidInputError):
         SumProduct(plan, np.zeros(plan.table_size), row_terms=[np.zeros(1)])
     with pytest.raises(InvalidInputError):

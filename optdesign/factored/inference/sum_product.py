@@ -11,6 +11,7 @@ Cost O(N K^{w+1}) for an order of width w, as max-sum.
 ``row_terms`` adds a term per row of a step (a potential on the step's scope and variable); the indicator of max-sum's
 zero local regrets (0 or -inf) makes p the uniform distribution over the maximisers (:func:`maximiser_terms`).
 ``reduce="max"`` runs the forward pass with max in place of logsumexp (max_a of the same log-potential).
+Both passes run compiled (:mod:`.sum_product_kernels`) where max-sum's do (:mod:`.flat_plan`), else in numpy.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from ...errors import InvalidInputError
 from ...runtime.deadline import check_budget
 from .elimination import EliminationPlan
+from .flat_plan import plan_arrays, use_compiled
 from .max_sum import CHECK_EVERY, MaxSum, gathered_sum
 
 __all__ = ["SumProduct", "maximiser_terms"]
@@ -51,8 +53,9 @@ def _group_logsumexp(values: np.ndarray, groups: np.ndarray, size: int) -> np.nd
 class SumProduct:
     """Forward elimination of the log-potential sum_e values_e(a_e) (+ row terms) under ``plan``, run at construction.
 
-    Attributes: ``log_partition`` (log sum_a exp(...) for ``"logsumexp"``, max_a for ``"max"``). The
-    :meth:`marginals` and :meth:`sample` of the Gibbs distribution need the ``"logsumexp"`` pass.
+    Attributes: ``log_partition`` (log sum_a exp(...) for ``"logsumexp"``, max_a for ``"max"``), ``compiled``
+    (whether the passes run compiled). The :meth:`marginals` and :meth:`sample` of the Gibbs distribution need the
+    ``"logsumexp"`` pass.
 
     Parameters
     ----------
@@ -64,17 +67,22 @@ class SumProduct:
         One array per step, shape (step.n_rows,), added to the step's rows (finite or -inf).
     reduce : str
         ``"logsumexp"`` (sum-product, default) or ``"max"`` (max-sum).
+    compiled : bool or None
+        Run the passes compiled (:mod:`.sum_product_kernels`) or in numpy; None (default): compiled as
+        :func:`~optdesign.factored.inference.flat_plan.compiled_by_default` says (small plans, or outside a time
+        budget).
 
     Raises
     ------
     InvalidInputError
-        Not a plan, values of the wrong length, NaN or +inf, row terms of the wrong shapes, or an unknown reduction.
+        Not a plan, values of the wrong length, NaN or +inf, row terms of the wrong shapes, an unknown reduction, or a
+        ``compiled`` option that is not a bool or None.
     TimeLimitReached
         The enclosing :func:`optdesign.runtime.deadline.time_budget` ran out during the pass.
     """
 
     def __init__(self, plan: EliminationPlan, values: np.ndarray, *, row_terms: list[np.ndarray] | None = None,
-                 reduce: str = "logsumexp") -> None:
+                 reduce: str = "logsumexp", compiled: bool | None = None) -> None:
         if not isinstance(plan, EliminationPlan):
             raise InvalidInputError(f"plan must be an EliminationPlan, got {type(plan).__name__}")
         values = np.asarray(values, dtype=float)
@@ -86,6 +94,16 @@ class SumProduct:
                 np.shape(r) != (s.n_rows,) for r, s in zip(row_terms, plan.steps, strict=True))):
             raise InvalidInputError("row_terms must hold one array of step.n_rows terms per step")
         self.plan, self.reduce = plan, reduce
+        self.compiled = use_compiled(plan, compiled)
+        if self.compiled:
+            self._compiled_pass(values, row_terms)
+        else:
+            self._pass(values, row_terms)
+        self.log_partition = float(sum(self._flat[plan.message_offsets[r]] for r in plan.roots))
+
+    def _pass(self, values: np.ndarray, row_terms: list[np.ndarray] | None) -> None:
+        """The forward pass in numpy, checking the time budget every CHECK_EVERY steps."""
+        plan = self.plan
         flat = np.empty(plan.n_functions_flat)
         flat[: plan.table_size] = values
         self.phis: list[np.ndarray] = []  # each step's (message entries, K) table
@@ -96,10 +114,21 @@ class SumProduct:
             if row_terms is not None:
                 phi = phi + row_terms[n]
             phi = phi.reshape(-1, plan.n_actions[step.variable])
-            flat[offset : offset + phi.shape[0]] = _logsumexp(phi) if reduce == "logsumexp" else phi.max(axis=1)
+            flat[offset : offset + phi.shape[0]] = _logsumexp(phi) if self.reduce == "logsumexp" else phi.max(axis=1)
             self.phis.append(phi)
         self._flat = flat
-        self.log_partition = float(sum(flat[plan.message_offsets[r]] for r in plan.roots))
+
+    def _compiled_pass(self, values: np.ndarray, row_terms: list[np.ndarray] | None) -> None:
+        """The same pass in one compiled call (:mod:`.sum_product_kernels`: the same numbers to rounding)."""
+        from .sum_product_kernels import forward
+
+        a = plan_arrays(self.plan)
+        check_budget("sum-product inference")
+        terms = np.concatenate(row_terms).astype(float) if row_terms else np.zeros(0)
+        self._flat, self._phis_flat = forward(values, a.K, a.row_off, a.msg_off, a.inputs, a.n_cols, a.n_flat, terms,
+                                              self.reduce == "max")
+        phis = self._phis_flat
+        self.phis = [phis[a.row_off[m]: a.row_off[m + 1]].reshape(-1, a.K[m]) for m in range(a.K.size)]
 
     def _check_sum(self) -> None:
         if self.reduce != "logsumexp":
@@ -122,6 +151,12 @@ class SumProduct:
         if not np.isfinite(self.log_partition):
             raise InvalidInputError("the log-potential is -inf on every joint action: no Gibbs distribution")
         plan, flat = self.plan, self._flat
+        if self.compiled:
+            from .sum_product_kernels import backward
+
+            a = plan_arrays(plan)
+            return backward(flat, self._phis_flat, a.K, a.row_off, a.msg_off, a.inputs, a.n_cols, a.col_msg,
+                            a.state_off, plan.table_size)
         out = np.zeros(plan.table_size)
         outside: dict[int, np.ndarray] = {}
         for n in range(len(plan.steps) - 1, -1, -1):
