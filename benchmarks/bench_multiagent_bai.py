@@ -17,10 +17,11 @@ Tables:
 4. one agent: Garivier–Kaufmann TaS (D/C tracking) against MF-TaS and uniform;
 5. antenna tilts (App. I model, synthetic network);
 6. the joint rules' cost per run (``--only-timing`` for this table alone): seconds per run of joint Frank-Wolfe
-   sampling, joint Top-Two and joint LinGame on the planted line of ``--timing-agents`` agents (K = 3, gap 0.1,
-   delta = 0.01) over ``--timing-seeds`` seeds, with their mean rounds and correct answers; each rule with the
-   compiled max-sum, Pareto and sum-product passes (default) and again with their numpy reference, on the same seeds
-   ("same rounds": whether the two stopped at the same rounds; sum-product's passes agree to rounding, not bit for bit).
+   sampling, joint Top-Two and joint LinGame (``--timing-rules``) on the planted line of ``--timing-agents`` agents
+   (K = 3, gap 0.1, delta = 0.01) over ``--timing-seeds`` seeds, with their mean rounds and correct answers; each rule
+   with the compiled max-sum, Pareto and sum-product passes and draws (default) and again with their numpy reference,
+   on the same seeds ("same rounds": whether the two stopped at the same rounds; sum-product's passes agree to
+   rounding, not bit for bit).
 """
 
 from __future__ import annotations
@@ -212,7 +213,7 @@ def _joint_runs(name: str, env, seeds: int) -> tuple[list[float], list[int], int
     return seconds, rounds, correct
 
 
-def table_joint_timing(console: Console, agents: int, seeds: int) -> None:
+def table_joint_timing(console: Console, agents: int, seeds: int, rules: list[str]) -> None:
     """Each rule twice on the same seeds: the compiled max-sum, Pareto and sum-product passes (the default), then
     their numpy reference (a plan-size limit of 0 sends every pass there)."""
     from optdesign.factored.inference import flat_plan
@@ -223,7 +224,7 @@ def table_joint_timing(console: Console, agents: int, seeds: int) -> None:
     for col in ("rule", "s per run", "min", "max", "numpy passes", "ratio", "mean rounds", "same rounds", "correct"):
         t.add_column(col, justify="right")
     limit = flat_plan.COMPILED_MAX_ENTRIES
-    for name in ("joint-fws", "joint-top-two", "joint-lingame"):
+    for name in rules:
         seconds, rounds, correct = _joint_runs(name, env, seeds)
         flat_plan.COMPILED_MAX_ENTRIES = 0
         try:
@@ -246,6 +247,7 @@ def main() -> None:
     parser.add_argument("--timing-agents", type=int, default=100, help="line length of table 6")
     parser.add_argument("--timing-seeds", type=int, default=4, help="seeds per rule of table 6")
     parser.add_argument("--only-timing", action="store_true", help="table 6 alone")
+    parser.add_argument("--timing-rules", default="joint-fws,joint-top-two,joint-lingame", help="the rules of table 6")
     args = parser.parse_args()
     if args.only_timing:
         args.skip = "1,2,3,4,5"
@@ -263,7 +265,7 @@ def main() -> None:
     if "5" not in skip:
         table_antenna(console, max(2, args.runs // 2), 0.05)
     if "6" not in skip:
-        table_joint_timing(console, args.timing_agents, args.timing_seeds)
+        table_joint_timing(console, args.timing_agents, args.timing_seeds, args.timing_rules.split(","))
     console.print(f"total {time.perf_counter() - start:.0f} s")
 
 

@@ -33,6 +33,7 @@ from bandits.multiagent import (
 from bandits.multiagent import instances as inst
 from bandits.multiagent.antenna import antenna_tilt, received_power_mw, site_positions, tilt_values
 from bandits.multiagent.exploration import forced_plays
+from bandits.multiagent.glrt import GLRState
 from bandits.multiagent.tracking import sample_product
 from bandits.pure_exploration import Gaussian, KArmedProblem
 from bandits.pure_exploration.algorithm import as_algorithm
@@ -190,6 +191,12 @@ def test_exact_glrt_equals_brute_force_and_conservative_is_never_larger(max_cuts
         assert glrt(theta, counts).conservative() <= value * (1 + 1e-12)
         for beta in (0.99 * value, 1.01 * value):
             assert glrt(theta, counts).exceeds(beta) == (value > beta)
+        other = rng.integers(1, 60, fg.abar)  # reweighted at the same theta_hat: the brute force at the new counts
+        reweighted = GLRState(glrt, state.theta, other, same_theta=state)
+        np.testing.assert_array_equal(reweighted.best, best)
+        exact = reweighted.exact()
+        assert exact.exact and exact.value == pytest.approx(brute_glr(fg, theta, other, sigma)[1], rel=1e-10)
+        assert state.exact().value == pytest.approx(value, rel=1e-10)  # the first state is unchanged
 
 
 def test_glrt_edge_cases_single_factor_unobserved_and_truncation(monkeypatch):

@@ -238,6 +238,10 @@ def _smallest_pieces(state: GLRState, limit: int, candidates: ArrayLike | None,
                      search: bool) -> tuple[np.ndarray, np.ndarray, bool]:
     """The at most ``limit`` joint actions with the largest H / D^2, their ratios, exactness."""
     glrt = state.glrt
+    if limit == 1 and search and state.exhausted and state.argmin_action is not None:
+        # the state already holds the exact best response (it read every alternative): no second search
+        _, D, H = state.gaps(state.argmin_action[None, :])
+        return state.argmin_action[None, :].copy(), H / D**2, True
     pool, ratios = candidate_ratios(state, candidates)
     if not search and pool.shape[0]:
         order = np.argsort(-ratios, kind="stable")[:limit]

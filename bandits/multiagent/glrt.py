@@ -5,14 +5,12 @@ and a_hat = argmax_a sum_e theta_hat_e(a_e) (max-sum), the Gaussian GLR statisti
     D(a) = sum_e (theta_hat_e(a_hat_e) - theta_hat_e(a_e)),   H(a) = sum_e h_e(a_e),
     h_e(b) = 1{b != a_hat_e} (1/N_{e,a_hat_e} + 1/N_{e,b}),
 
-the closed form of inf over {lambda : lambda(a) >= lambda(a_hat)} of
-sum_{e,b} N_{e,b} (theta_hat_e(b) - lambda_e(b))^2 / (2 sigma^2).
-Both D and H are factored, so they can be maximised by max-sum, but the ratio cannot.
+the closed form of inf over {lambda : lambda(a) >= lambda(a_hat)} of sum_{e,b} N_{e,b} (theta_hat_e(b) -
+lambda_e(b))^2 / (2 sigma^2). Both D and H are factored, so max-sum maximises each, but not their ratio.
 
-**Exact statistic** (:meth:`GLRState.exact`). Joint actions are listed in nondecreasing D by best-first
-enumeration (``MaxSum(plan, theta_hat).iter_best()``). Let lambda be the smallest ratio listed so far
-and D_k the gap of the next action; every action not yet listed has D >= D_k. Two bounds on H hold for
-every a != a_hat:
+**Exact statistic** (:meth:`GLRState.exact`). Joint actions are listed in nondecreasing D by best-first enumeration
+(``MaxSum(plan, theta_hat).iter_best()``). Let lambda be the smallest ratio listed so far and D_k the gap of the next
+action; every action not yet listed has D >= D_k. Two bounds on H hold for every a != a_hat:
 
 * H(a) <= H_max = max_a H(a), one max-sum on the table h;
 * H(a) <= (D(a) - g(c)) / c for any c > 0, where g(c) = min_{a != a_hat} [D(a) - c H(a)] is one max-sum
@@ -24,22 +22,20 @@ Enumeration stops, exactly, once LB(D_k) >= lambda: the plain rule D_k^2 / (2 si
 extra cuts (derivation of the statistic and of both bounds: the *Notes* page of the documentation, section
 "The factored GLRT"). Cuts are added at the tangent slope c = D_0 / (2 H_0) of the level curve
 D = sqrt(2 sigma^2 lambda H) through the current minimiser (D_0, H_0). A cut's minimiser is a listed
-alternative too. Measured at MF-TaS's stopping time on planted lines (K = 3): with the H_max bound alone
-the search lists 62 actions for N = 50, and for N = 200 and 1000 it has not closed after 3000 (its
-certified bound is then 0.63 and 0.56 of Lambda). With the cut, one listed action closes it
-(benchmarks/bench_multiagent_bai.py, table 3).
+alternative too. At MF-TaS's stopping time on planted lines (K = 3), the H_max bound alone lists 62 actions for
+N = 50 and has not closed after 3000 for N = 200 and 1000 (bound 0.63 and 0.56 of Lambda); with the cut, one listed
+action closes it (benchmarks/bench_multiagent_bai.py, table 3).
 
 **Threshold test** (:meth:`GLRState.exceeds`): the same search, for "Lambda_t > beta". It fails as soon as some listed
 action has ratio <= beta, which is usually the second-best action and costs one max-sum. It passes once LB(D_k) > beta.
 
 **Conservative statistic** (:meth:`GLRState.conservative`): D_min^2 / (2 sigma^2 H_max) <= Lambda_t, with
-D_min the empirical second-best gap. This is still delta-PAC, because stopping on a lower bound of Lambda
-can only stop later.
+D_min the empirical second-best gap (delta-PAC still: stopping on a lower bound of Lambda can only stop later).
 
-A search is capped at ``max_enumerated`` listed actions. Past the cap it returns the certified lower
-bound min(lambda, LB(D_k)) <= Lambda_t (``exact=False``), so the stopping rule stays delta-correct. A
-single-factor instance (one agent: plain best-arm identification) and a structure of at most ``ENUMERATE_ALL``
-joint actions take a vectorised path: every alternative's D and H at once.
+A search is capped at ``max_enumerated`` listed actions. Past the cap it returns the certified lower bound
+min(lambda, LB(D_k)) <= Lambda_t (``exact=False``), so the stopping rule stays delta-correct. A single-factor
+instance (plain best-arm identification) and a structure of at most ``ENUMERATE_ALL`` joint actions take a
+vectorised path: every alternative's D and H at once (D kept when a state is reweighted at the same theta_hat).
 """
 
 from __future__ import annotations
@@ -111,8 +107,7 @@ class FactoredGLRT:
         self.plan = structure.plan()
         self.indexer = indexer or GroupIndexer(structure)
         self.sigma2, self.max_enumerated, self.max_cuts = float(sigma) ** 2, int(max_enumerated), int(max_cuts)
-        # one factor over every agent: joint actions are group actions (plain best-arm identification)
-        self.single = structure.n_factors == 1 and len(structure.scopes[0]) == structure.n_agents
+        self.single = structure.n_factors == 1 and len(structure.scopes[0]) == structure.n_agents  # plain BAI
 
     def __call__(self, theta: npt.ArrayLike, counts: npt.ArrayLike) -> GLRState:
         return GLRState(self, np.asarray(theta, dtype=float), np.asarray(counts))
@@ -130,15 +125,24 @@ class GLRState:
     theta : ndarray, shape (Abar,)
         theta_hat, the empirical means.
     counts : ndarray of int, shape (Abar,)
-        N_{e,b}, the observation counts.
+        N_{e,b}, the observation counts (or positive weights).
+    same_theta : GLRState, optional
+        A state at the same theta_hat: its a_hat and gaps D(a) are reused (a reweighting; only H is new).
     """
 
-    def __init__(self, glrt: FactoredGLRT, theta: npt.NDArray[np.float64], counts: np.ndarray) -> None:
+    def __init__(self, glrt: FactoredGLRT, theta: npt.NDArray[np.float64], counts: np.ndarray, *,
+                 same_theta: GLRState | None = None) -> None:
         self.glrt, self.theta = glrt, theta
         ix = glrt.indexer
         read_whole = glrt.single or math.prod(glrt.plan.n_actions) <= ENUMERATE_ALL
-        self.maxsum = None if read_whole else MaxSum(glrt.plan, theta)  # built by the search when it needs it
-        self.best = self._enumerated_best() if self.maxsum is None else self.maxsum.best_action.copy()
+        self._enumerated_gaps: tuple[np.ndarray, np.ndarray] | None = None  # the alternatives and D(a): theta alone
+        if same_theta is not None:
+            self.maxsum: MaxSum | None = same_theta.maxsum
+            self.best: np.ndarray = same_theta.best
+            self._enumerated_gaps = same_theta._enumerated_gaps
+        else:
+            self.maxsum = None if read_whole else MaxSum(glrt.plan, theta)  # built by the search when it needs it
+            self.best = self._enumerated_best() if self.maxsum is None else self.maxsum.best_action.copy()
         self.star = ix.flat(self.best[None, :])[0]
         self.top = float(theta[self.star].sum())
         inv = np.divide(1.0, counts, out=np.full(counts.shape, np.inf), where=counts != 0)  # 1 / N, inf where N = 0
@@ -162,7 +166,6 @@ class GLRState:
         elif read_whole:
             self._enumerate_all()
 
-    # ------------------------------------------------------------------ building blocks
     def _ratio(self, D: float, H: float) -> float:
         return D * D / (2.0 * self.glrt.sigma2 * H) if D > 0 else 0.0
 
@@ -214,11 +217,9 @@ class GLRState:
 
     def _add_cut(self) -> None:
         """Lagrangian cut at the tangent slope through the current minimiser (module docstring)."""
-        if self._argmin is None or len(self._cuts) >= self.glrt.max_cuts:
+        if self._argmin is None or len(self._cuts) >= self.glrt.max_cuts or min(self._argmin) <= 0:
             return
         D0, H0 = self._argmin
-        if D0 <= 0 or H0 <= 0:
-            return
         c = D0 / (2.0 * H0)
         if any(abs(c - c_old) <= 1e-12 * c for c_old, _ in self._cuts):
             return
@@ -258,9 +259,11 @@ class GLRState:
     def _enumerate_all(self) -> None:
         """Every alternative at once from its group positions (|A| x n_factors; one factor or few joint actions)."""
         enum = EnumeratedSeparation.for_plan(self.glrt.plan)
-        D, H = self.gap[enum.positions].sum(axis=1), self.h[enum.positions].sum(axis=1)
-        others = np.any(enum.actions != self.best, axis=1)
-        D, H, actions = D[others], H[others], enum.actions[others]
+        if self._enumerated_gaps is None:
+            others = np.flatnonzero(np.any(enum.actions != self.best, axis=1))
+            self._enumerated_gaps = others, self.gap[enum.positions[others]].sum(axis=1)
+        others, D = self._enumerated_gaps
+        H, actions = self.h[enum.positions[others]].sum(axis=1), enum.actions[others]
         ratios = np.where(D > 0, D**2 / (2.0 * self.glrt.sigma2 * np.where(D > 0, H, 1.0)), 0.0)
         self.enumerated, self.exhausted, self._hmax = int(ratios.size), True, float(H.max(initial=0.0))
         self._dmin = float(D.min()) if ratios.size else np.inf
@@ -298,7 +301,6 @@ class GLRState:
             if self.found < before:
                 self._add_cut()
 
-    # ------------------------------------------------------------------ public answers
     def advance(self, listed: int) -> bool:
         """List at most ``listed`` more alternatives towards the exact statistic.
 
@@ -356,10 +358,8 @@ class GLRState:
         float
             The conservative statistic (0 when some group action is unobserved).
         """
-        if self.unobserved:
-            return 0.0
         d = self.d_min()
-        return np.inf if not np.isfinite(d) else self._ratio(d, self.h_max)
+        return 0.0 if self.unobserved else np.inf if not np.isfinite(d) else self._ratio(d, self.h_max)
 
     def exact(self) -> GLRValue:
         """Lambda_t (exact unless the enumeration cap was hit: then a certified lower bound).

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..pure_exploration.optimism import Optimism
 from .fw_game import is_tied, near_tied_pieces
-from .glrt import FactoredGLRT
+from .glrt import FactoredGLRT, GLRState
 from .joint_actions import encode_joint
 
 __all__ = ["W_FLOOR", "FactoredOptimism"]
@@ -46,8 +46,8 @@ class FactoredOptimism(Optimism):
     """
 
     def __init__(self, glrt: FactoredGLRT, sigma: float, mu: np.ndarray, counts: np.ndarray, c: float) -> None:
-        self.glrt, self.sigma, self.mu, self.c = glrt, sigma, mu, c
-        state = glrt(mu, counts)
+        self.glrt, self.sigma, self.c = glrt, sigma, c
+        self.state = state = glrt(mu, counts)
         self.best = encode_joint(state.best, glrt.plan.n_actions)
         self.tied = is_tied(state)
         self.width = self.sigma * np.sqrt(2.0 * c / counts)
@@ -57,7 +57,8 @@ class FactoredOptimism(Optimism):
         if self.tied:
             return self.at_estimate()
         floored = np.maximum(w, W_FLOOR)
-        near = near_tied_pieces(self.glrt(self.mu, floored), floored, slack=0.0, limit=1, candidates=self._response)
+        state = GLRState(self.glrt, self.state.theta, floored, same_theta=self.state)  # theta_hat's gaps reused
+        near = near_tied_pieces(state, floored, slack=0.0, limit=1, candidates=self._response)
         self._response = near.actions[:1]
         shift = self.sigma * np.sqrt(2.0 * near.gradients[0])  # the gradient is (theta_hat - lambda)^2 / 2 s^2
         return self._gains(shift)

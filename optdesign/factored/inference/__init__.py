@@ -9,7 +9,8 @@ max_sum                max-sum: a*, gaps Delta(a) = sum of local regrets, joint 
 max_sum_kernels        max-sum's pass and greedy assignment compiled (numba): the same numbers
 constraint_reduction   Factored Constraint Reduction (FCR): t >= max_a sum_e f_e(a_e) as compact cvxpy constraints
 sum_product            sum-product in log space: log Z, factor marginals and draws of the Gibbs distribution
-sum_product_kernels    sum-product's forward and backward passes compiled (numba): the same numbers to rounding
+sum_product_kernels    sum-product's forward and backward passes and its draws compiled (numba): the same numbers to
+                       rounding, the same draws
 marginals              the marginal polytope as junction-tree clique distributions; sampling joint actions from them
                        (or their law, on small structures)
 =====================  ==============================================================================

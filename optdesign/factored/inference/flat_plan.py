@@ -40,6 +40,8 @@ class PlanArrays(NamedTuple):
     roots: np.ndarray  # the steps whose message has an empty scope
     n_flat: int  # length of the flat function vector
     state_off: np.ndarray  # (S + 1,): message m's entries are states state_off[m]:state_off[m + 1] of all messages
+    scope_off: np.ndarray  # (S + 1,): step m's message scope is scope_vars[scope_off[m]:scope_off[m + 1]]
+    scope_vars: np.ndarray  # the agents of every step's message scope, in order
 
 
 _PLANS: weakref.WeakKeyDictionary[EliminationPlan, PlanArrays] = weakref.WeakKeyDictionary()
@@ -78,7 +80,9 @@ def plan_arrays(plan: EliminationPlan) -> PlanArrays:
         msg_off=np.asarray(plan.message_offsets, dtype=np.int64), inputs=index,
         n_cols=np.array([s.index.shape[1] for s in plan.steps], dtype=np.int64), col_msg=col_msg,
         roots=np.asarray(plan.roots, dtype=np.int64), n_flat=int(plan.n_functions_flat),
-        state_off=np.concatenate([[0], np.cumsum([s.message_size for s in plan.steps])]).astype(np.int64))
+        state_off=np.concatenate([[0], np.cumsum([s.message_size for s in plan.steps])]).astype(np.int64),
+        scope_off=np.concatenate([[0], np.cumsum([len(s.scope) for s in plan.steps])]).astype(np.int64),
+        scope_vars=np.array([j for s in plan.steps for j in s.scope], dtype=np.int64))
     _PLANS[plan] = arrays
     return arrays
 

@@ -11,7 +11,8 @@ Cost O(N K^{w+1}) for an order of width w, as max-sum.
 ``row_terms`` adds a term per row of a step (a potential on the step's scope and variable); the indicator of max-sum's
 zero local regrets (0 or -inf) makes p the uniform distribution over the maximisers (:func:`maximiser_terms`).
 ``reduce="max"`` runs the forward pass with max in place of logsumexp (max_a of the same log-potential).
-Both passes run compiled (:mod:`.sum_product_kernels`) where max-sum's do (:mod:`.flat_plan`), else in numpy.
+Both passes and the draws run compiled (:mod:`.sum_product_kernels`) where max-sum's do (:mod:`.flat_plan`), else in
+numpy.
 """
 
 from __future__ import annotations
@@ -176,7 +177,8 @@ class SumProduct:
         return out
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """``n`` joint actions drawn independently from p, by ancestral sampling in reverse elimination order.
+        """``n`` joint actions drawn independently from p, by ancestral sampling in reverse elimination order (one
+        uniform per draw and step, the steps in reverse order; compiled or not, the same draws).
 
         Parameters
         ----------
@@ -199,6 +201,12 @@ class SumProduct:
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
             raise InvalidInputError(f"n must be an integer >= 0, got {n!r}")
         plan = self.plan
+        if self.compiled:
+            from .sum_product_kernels import sample
+
+            a = plan_arrays(plan)
+            return sample(self._phis_flat, a.K, a.row_off, a.variable, a.scope_off, a.scope_vars,
+                          np.asarray(plan.n_actions, dtype=np.int64), rng.random((len(plan.steps), int(n))))
         actions = np.zeros((int(n), plan.n_agents), dtype=np.int64)
         for step, phi in zip(plan.steps[::-1], self.phis[::-1], strict=True):
             z = np.zeros(int(n), dtype=np.int64)

@@ -1,10 +1,13 @@
-"""Sum-product's forward and backward passes compiled (:class:`~optdesign.factored.inference.sum_product.SumProduct`).
+"""Sum-product's forward and backward passes and its ancestral sampling compiled
+(:class:`~optdesign.factored.inference.sum_product.SumProduct`).
 
 The operations of the numpy passes in the same order: each row's inputs added left to right, then its row term; a
 message entry the log-sum-exp (or the max) of its K rows, shifted by their maximum; in the backward pass each row's
 belief phi + o, the factor marginals exp(belief - log Z) added row by row, and each message's outside term the
 log-sum-exp of the beliefs that read its entry minus the entry. The numbers agree with the numpy passes to rounding
 (numba's exp and log are the C library's, numpy's may be its own SIMD ones), ``tests/test_sum_product_kernels.py``.
+Sampling reads the same uniforms as the numpy draws, one row per step in reverse order, so the two draw the same
+joint actions unless a uniform falls within rounding of a cumulative probability.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import math
 import numpy as np
 from numba import njit
 
-__all__ = ["backward", "forward"]
+__all__ = ["backward", "forward", "sample"]
 
 
 @njit(cache=True)
@@ -88,3 +91,33 @@ def backward(flat: np.ndarray, phis: np.ndarray, K: np.ndarray, row_off: np.ndar
                 o = state_off[source] + y
                 outside[o] = -np.inf if top[y] == -np.inf else top[y] + math.log(total[y]) - flat[base + y]
     return out
+
+
+@njit(cache=True)
+def sample(phis: np.ndarray, K: np.ndarray, row_off: np.ndarray, variable: np.ndarray, scope_off: np.ndarray,
+           scope_vars: np.ndarray, n_actions: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Ancestral sampling: steps in reverse order, each agent drawn from its step's row given the agents already
+    drawn in its message scope, by the cumulative sums of exp(phi - max) against ``uniforms[s]`` (step S - 1 - s)."""
+    S, n = K.size, uniforms.shape[1]
+    actions = np.zeros((n, n_actions.size), dtype=np.int64)
+    cdf = np.empty(K.max() if S else 0)
+    for s in range(S):
+        m = S - 1 - s
+        k = K[m]
+        for i in range(n):
+            z = 0
+            for c in range(scope_off[m], scope_off[m + 1]):
+                z = z * n_actions[scope_vars[c]] + actions[i, scope_vars[c]]
+            row = row_off[m] + z * k
+            top = phis[row]
+            for j in range(1, k):
+                top = max(top, phis[row + j])
+            total = 0.0
+            for j in range(k):
+                total += math.exp(phis[row + j] - top)
+                cdf[j] = total
+            u, drawn = uniforms[s, i] * total, 0
+            for j in range(k):
+                drawn += u >= cdf[j]
+            actions[i, variable[m]] = min(drawn, k - 1)
+    return actions
