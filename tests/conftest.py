@@ -1,4 +1,6 @@
-"""Shared fixtures. Tests marked ``slow`` run only with ``pytest --runslow`` (CI runs the fast subset).
+"""Shared fixtures. Tests marked ``slow`` run only with ``pytest --runslow`` (CI runs the fast subset);
+``--one-case-per-test`` keeps the first parametrised case of each test function (the lowest-dependency CI job: every
+test function, so nearly every code path, on the oldest releases, without the repetitions).
 
 Hypothesis profiles (the property-based tests of ``tests/test_fuzz.py``):
 
@@ -13,10 +15,20 @@ Hypothesis profiles (the property-based tests of ``tests/test_fuzz.py``):
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
+
+# Numba compiles the kernels a run meets on first use; from a cold cache (a fresh install, as in CI) that is minutes of
+# the suite at numba's default optimisation level 3. Tests check results, not speed, so unless NUMBA_OPT is set they
+# compile at level 1 (the same arithmetic: no fast-math anywhere) into a cache of their own, which the package's own
+# cache, read by benchmarks and users, never sees. Set before any kernel module imports numba; inherited by the
+# workers and by the command-line subprocesses.
+if "NUMBA_OPT" not in os.environ:
+    os.environ["NUMBA_OPT"] = "1"
+    os.environ["NUMBA_CACHE_DIR"] = str(Path(__file__).resolve().parent / ".numba-cache")
 
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large]  # strategies build arrays and solve small programs
 settings.register_profile("dev", max_examples=50, deadline=None, derandomize=True, suppress_health_check=_QUIET)
@@ -28,10 +40,22 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.enviro
 
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="also run tests marked slow")
+    parser.addoption("--one-case-per-test", action="store_true", default=False,
+                     help="run only the first parametrised case of each test function (the lowest-dependency CI job)")
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--runslow"):
+    runslow = config.getoption("--runslow")
+    if config.getoption("--one-case-per-test"):  # the first case that runs: a skipped slow case does not count
+        kept, dropped, seen = [], [], set()
+        for item in items:
+            key = (item.nodeid.split("::")[0], getattr(item, "originalname", item.name))
+            (dropped if key in seen else kept).append(item)
+            if runslow or "slow" not in item.keywords:
+                seen.add(key)
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+    if runslow:
         return
     skip = pytest.mark.skip(reason="slow: run with pytest --runslow")
     for item in items:

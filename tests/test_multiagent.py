@@ -217,6 +217,12 @@ def test_glrt_edge_cases_single_factor_unobserved_and_truncation(monkeypatch):
     monkeypatch.setattr(glrt_module, "ENUMERATE_ALL", 0)  # the search, not the vectorised path of small structures
     capped = FactoredGLRT(line, max_cuts=0, max_enumerated=1)(theta, counts).exact()
     assert capped.value <= value * (1 + 1e-12)  # a certified lower bound when the search is capped
+    glrt = FactoredGLRT(line)
+    state = glrt(theta, counts)
+    for wrong in (FactoredGLRT(line)(theta, counts), glrt(theta + 0.1, counts)):  # another test, another theta_hat
+        with pytest.raises(InvalidInputError, match="same_theta"):
+            GLRState(glrt, theta, counts, same_theta=wrong)
+    assert GLRState(glrt, theta.copy(), 2 * counts, same_theta=state).exact().value == pytest.approx(2 * value)
 
 
 def test_theory_threshold_formula_and_growth():

@@ -9,22 +9,12 @@ the closed form of inf over {lambda : lambda(a) >= lambda(a_hat)} of sum_{e,b} N
 lambda_e(b))^2 / (2 sigma^2). Both D and H are factored, so max-sum maximises each, but not their ratio.
 
 **Exact statistic** (:meth:`GLRState.exact`). Joint actions are listed in nondecreasing D by best-first enumeration
-(``MaxSum(plan, theta_hat).iter_best()``). Let lambda be the smallest ratio listed so far and D_k the gap of the next
-action; every action not yet listed has D >= D_k. Two bounds on H hold for every a != a_hat:
-
-* H(a) <= H_max = max_a H(a), one max-sum on the table h;
-* H(a) <= (D(a) - g(c)) / c for any c > 0, where g(c) = min_{a != a_hat} [D(a) - c H(a)] is one max-sum
-  on theta_hat + c h plus a 2-best step (the minimiser may be a_hat itself). This is a Lagrangian cut.
-
-So each unlisted action has ratio >= LB(D_k) = max(D_k^2 / (2 sigma^2 H_max), max_c f_c(max(D_k, 2 g(c)^+))),
-with f_c(D) = c D^2 / (2 sigma^2 (D - g(c))). f_c falls on (g, 2g) and rises after, hence the 2g^+.
-Enumeration stops, exactly, once LB(D_k) >= lambda: the plain rule D_k^2 / (2 sigma^2 H_max) >= lambda with
-extra cuts (derivation of the statistic and of both bounds: the *Notes* page of the documentation, section
-"The factored GLRT"). Cuts are added at the tangent slope c = D_0 / (2 H_0) of the level curve
-D = sqrt(2 sigma^2 lambda H) through the current minimiser (D_0, H_0). A cut's minimiser is a listed
-alternative too. At MF-TaS's stopping time on planted lines (K = 3), the H_max bound alone lists 62 actions for
-N = 50 and has not closed after 3000 for N = 200 and 1000 (bound 0.63 and 0.56 of Lambda); with the cut, one listed
-action closes it (benchmarks/bench_multiagent_bai.py, table 3).
+(``MaxSum(plan, theta_hat).iter_best()``); with lambda the smallest ratio listed so far and D_k the next gap, every
+unlisted action has ratio >= LB(D_k), from two bounds on H: H <= H_max (one max-sum on h) and the Lagrangian cuts
+H(a) <= (D(a) - g(c)) / c, g(c) = min_{a != a_hat} [D(a) - c H(a)] (one max-sum and a 2-best step). Enumeration
+stops, exactly, once LB(D_k) >= lambda (derivations, and the cuts' effect at MF-TaS's stopping times: the *Notes*
+page of the documentation, section "The factored GLRT"). Cuts are added at the tangent slope c = D_0 / (2 H_0) of
+the level curve D = sqrt(2 sigma^2 lambda H) through the current minimiser (D_0, H_0).
 
 **Threshold test** (:meth:`GLRState.exceeds`): the same search, for "Lambda_t > beta". It fails as soon as some listed
 action has ratio <= beta, which is usually the second-best action and costs one max-sum. It passes once LB(D_k) > beta.
@@ -128,6 +118,11 @@ class GLRState:
         N_{e,b}, the observation counts (or positive weights).
     same_theta : GLRState, optional
         A state at the same theta_hat: its a_hat and gaps D(a) are reused (a reweighting; only H is new).
+
+    Raises
+    ------
+    InvalidInputError
+        ``same_theta`` belongs to another test or holds another theta_hat.
     """
 
     def __init__(self, glrt: FactoredGLRT, theta: npt.NDArray[np.float64], counts: np.ndarray, *,
@@ -137,6 +132,8 @@ class GLRState:
         read_whole = glrt.single or math.prod(glrt.plan.n_actions) <= ENUMERATE_ALL
         self._enumerated_gaps: tuple[np.ndarray, np.ndarray] | None = None  # the alternatives and D(a): theta alone
         if same_theta is not None:
+            if same_theta.glrt is not glrt or not np.array_equal(same_theta.theta, theta):
+                raise InvalidInputError("same_theta must be a state of this test at the same theta_hat")
             self.maxsum: MaxSum | None = same_theta.maxsum
             self.best: np.ndarray = same_theta.best
             self._enumerated_gaps = same_theta._enumerated_gaps
