@@ -2,6 +2,8 @@
 
     python benchmarks/bench_startup.py              # 7 runs of each command
     python benchmarks/bench_startup.py --runs 15 --first-use
+    python benchmarks/bench_startup.py --compiled      # every compiled rule's first run, then its cached run
+    python benchmarks/bench_startup.py --compiled --rules fws,top-two --kinds linear
     PYTHONPATH=../other-checkout python benchmarks/bench_startup.py   # another revision (e.g. a git worktree)
 
 Every command runs ``--runs`` times in a new subprocess (the interpreter of this process, the console scripts
@@ -11,6 +13,10 @@ are interleaved, so a load change on the machine affects all of them alike.
 
 ``--first-use`` adds one fresh process that times ``od.mf_characteristic_time`` on a ring of 8 agents (3 actions)
 three times: the first call pays for cvxpy's import (loaded on first use), the later ones only for the solve.
+
+``--compiled`` times, instead, the first run of every compiled rule (``bandits.pure_exploration.compiled.plan.RULES``)
+on a linear and a K-armed instance: one fresh process with an empty numba cache (numba compiles the rule's loop, at
+the optimisation level ``NUMBA_OPT`` says, 3 by default), then one with the cache it left (numba loads it).
 
 With ``PYTHONDONTWRITEBYTECODE`` set (or a read-only source tree) the project's modules are compiled in every
 process: the times then include that, and the caption says so.
@@ -24,11 +30,14 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+
+from bandits.pure_exploration.compiled.plan import RULES
 
 FIRST_USE = """
 import time
@@ -41,6 +50,19 @@ for call in range(3):
     od.mf_characteristic_time(fg, 2)
     print(f"mf_characteristic_time call {call + 1}: {time.perf_counter() - start:.3f} s")
 """
+
+COMPILED_RUN = """
+import sys, time
+from bandits.instances import parse_instance
+from bandits.registry import make_algorithm
+from bandits.run import run
+env = parse_instance(sys.argv[1])
+start = time.perf_counter()
+result = run(make_algorithm(sys.argv[2]), env, 0.1, seed=0)
+print(time.perf_counter() - start)
+"""
+#: (label, instance) of the compiled runs' two kinds
+COMPILED_INSTANCES = (("linear", "soare:d=3,omega=0.2"), ("K-armed", "gaussian:means=1/0.6/0.2/-0.2"))
 
 
 def console_script(name: str) -> tuple[list[str], str]:
@@ -89,13 +111,40 @@ def wall_time(argv: list[str], root: Path) -> float:
     return time.perf_counter() - start
 
 
+def compiled_first_runs(console: Console, root: Path, rules: list[str], kinds: list[str]) -> None:
+    """Per compiled rule and kind, the seconds of one run from an empty numba cache, then from the cache it left."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    table = Table(title="A compiled rule's first run, fresh process each",
+                  caption=f"NUMBA_OPT={os.environ.get('NUMBA_OPT', '3 (numba default)')}; packages from {root}")
+    for col in ("rule", "instance", "empty cache (s)", "cached (s)"):
+        table.add_column(col, justify="left" if col in ("rule", "instance") else "right")
+    with tempfile.TemporaryDirectory() as cache:
+        for kind, instance in COMPILED_INSTANCES:
+            for rule in rules if kind in kinds else ():
+                seconds = []
+                for _ in range(2):
+                    out = subprocess.run([sys.executable, "-c", COMPILED_RUN, instance, rule], check=True, cwd=root,
+                                         env={**env, "NUMBA_CACHE_DIR": f"{cache}/{kind}-{rule}"},
+                                         capture_output=True, text=True)
+                    seconds.append(float(out.stdout.split()[-1]))
+                table.add_row(rule, kind, f"{seconds[0]:.1f}", f"{seconds[1]:.2f}")
+                console.print(f"{kind} {rule}: {seconds[0]:.1f} s, then {seconds[1]:.2f} s")
+    console.print(table)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=7, help="fresh processes per command")
     parser.add_argument("--first-use", action="store_true", help="also time the first mf_characteristic_time calls")
+    parser.add_argument("--compiled", action="store_true", help="time every compiled rule's first run instead")
+    parser.add_argument("--rules", default=",".join(RULES), help="the compiled rules timed, comma-separated")
+    parser.add_argument("--kinds", default="linear,K-armed", help="the instances' kinds timed, comma-separated")
     args = parser.parse_args()
     console = Console(width=None if sys.stdout.isatty() else 120)
     root = source_root()
+    if args.compiled:
+        compiled_first_runs(console, root, args.rules.split(","), args.kinds.split(","))
+        return
     measured = commands()
     times: dict[str, list[float]] = {label: [] for label, _, _ in measured}
     for _, argv, _ in measured:  # one run each to fill the OS file cache; not counted
