@@ -58,7 +58,7 @@ from bandits.registry import make_algorithm
 from bandits.run import run
 env = parse_instance(sys.argv[1])
 start = time.perf_counter()
-result = run(make_algorithm(sys.argv[2]), env, 0.1, seed=0)
+run(make_algorithm(sys.argv[2]), env, 0.1, seed=0)
 print(time.perf_counter() - start)
 """
 #: (label, instance) of the compiled runs' two kinds
@@ -99,21 +99,25 @@ def source_root() -> Path:
     return Path(spec.origin).parents[1]
 
 
-def wall_time(argv: list[str], root: Path) -> float:
-    """Wall time of one run of ``argv`` (its output discarded); a failing command stops the benchmark.
+def process_env(root: Path) -> dict[str, str]:
+    """This process's environment with ``root`` first on PYTHONPATH: started in ``root``, ``python -c`` and the
+    console scripts import the same source tree (``python -c`` puts the working directory first on sys.path, a
+    script does not)."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
 
-    Every process starts in ``root`` with ``root`` first on PYTHONPATH, so ``python -c`` and the console scripts
-    import the same source tree (``python -c`` puts the working directory first on sys.path, a script does not).
-    """
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+
+def wall_time(argv: list[str], root: Path) -> float:
+    """Wall time of one run of ``argv`` in ``root`` (:func:`process_env`; its output discarded); a failing command
+    stops the benchmark."""
     start = time.perf_counter()
-    subprocess.run(argv, check=True, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    subprocess.run(argv, check=True, cwd=root, env=process_env(root), stdout=subprocess.DEVNULL,
+                   stderr=subprocess.PIPE)
     return time.perf_counter() - start
 
 
 def compiled_first_runs(console: Console, root: Path, rules: list[str], kinds: list[str]) -> None:
     """Per compiled rule and kind, the seconds of one run from an empty numba cache, then from the cache it left."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+    env = process_env(root)
     table = Table(title="A compiled rule's first run, fresh process each",
                   caption=f"NUMBA_OPT={os.environ.get('NUMBA_OPT', '3 (numba default)')}; packages from {root}")
     for col in ("rule", "instance", "empty cache (s)", "cached (s)"):
@@ -143,7 +147,12 @@ def main() -> None:
     console = Console(width=None if sys.stdout.isatty() else 120)
     root = source_root()
     if args.compiled:
-        compiled_first_runs(console, root, args.rules.split(","), args.kinds.split(","))
+        rules, kinds = args.rules.split(","), args.kinds.split(",")
+        unknown = sorted(set(rules) - set(RULES)) + sorted(set(kinds) - {kind for kind, _ in COMPILED_INSTANCES})
+        if unknown:
+            parser.error(f"not a compiled rule or kind: {', '.join(unknown)} (rules: {', '.join(RULES)}; "
+                         f"kinds: linear, K-armed)")
+        compiled_first_runs(console, root, rules, kinds)
         return
     measured = commands()
     times: dict[str, list[float]] = {label: [] for label, _, _ in measured}
