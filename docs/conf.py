@@ -346,6 +346,10 @@ doctest_global_setup = "import numpy as np\nimport optdesign as od\n"
 # which is what titles_only keeps, so the tree drawn is the same; each page's own table of contents is untouched. They
 # are made once per build, when the documents have been read, before any page is written.
 _TITLE_TOCS: dict = {}
+# A page that is not a document (a highlighted module source, the index, the search page) marks no entry of the tree
+# as current, so its tree depends on its folder only (the links are relative): those pages share one drawing per
+# folder and set of arguments.
+_SHARED_TREES: dict = {}
 
 
 def _titles_only(toc):
@@ -368,12 +372,6 @@ def _read_title_tocs(app, env):
     _TITLE_TOCS.clear()
     _SHARED_TREES.clear()
     _TITLE_TOCS.update((name, _titles_only(toc)) for name, toc in env.tocs.items())
-
-
-# A page that is not a document (a highlighted module source, the index, the search page) marks no entry of the tree
-# as current, so its tree depends on its folder only (the links are relative): those pages share one drawing per
-# folder and set of arguments.
-_SHARED_TREES: dict = {}
 
 
 def _navigation_from_titles(app, pagename, templatename, context, doctree):
@@ -407,7 +405,7 @@ def _navigation_from_titles(app, pagename, templatename, context, doctree):
 
 # A type in a signature (``int``, ``numpy.ndarray``) is a "specific" reference: when no object has that exact name,
 # Sphinx's Python domain scans every documented object for one whose name ends with it, once per reference. On these
-# pages that is some 34,000 scans of 4,600 names, almost all for types documented elsewhere. The domain below
+# pages that is tens of thousands of scans, almost all for types documented elsewhere. The domain below
 # first asks a set of every dotted suffix of the documented names: a name not in it can match nothing, so the answer
 # (no match) is the one the scan would give, and the scan runs only when a match is possible.
 class _PythonDomainWithSuffixes(PythonDomain):
@@ -417,7 +415,20 @@ class _PythonDomainWithSuffixes(PythonDomain):
         super().__init__(env)
         self._suffixes: frozenset[str] = frozenset()
         self._by_last_part: dict[str, list[str]] = {}
-        self._indexed = -1
+        self._stale = True
+
+    # every change to the domain's objects goes through one of these three
+    def note_object(self, *args, **kwargs):
+        self._stale = True
+        return super().note_object(*args, **kwargs)
+
+    def clear_doc(self, docname):
+        self._stale = True
+        return super().clear_doc(docname)
+
+    def merge_domaindata(self, docnames, otherdata):
+        self._stale = True
+        return super().merge_domaindata(docnames, otherdata)
 
     def find_obj(self, env, modname, classname, name, type, searchmode=0):
         if searchmode == 1 and name and name.removesuffix("()") not in self._index()[0]:
@@ -429,13 +440,13 @@ class _PythonDomainWithSuffixes(PythonDomain):
         return self._index()[1].get(last_part, [])
 
     def _index(self) -> tuple[frozenset[str], dict[str, list[str]]]:
-        if self._indexed != len(self.objects):  # made again whenever objects were added
+        if self._stale:
             parts = [name.split(".") for name in self.objects]
             self._suffixes = frozenset(".".join(p[i:]) for p in parts for i in range(len(p)))
             self._by_last_part = {}
             for name, p in zip(self.objects, parts, strict=True):
                 self._by_last_part.setdefault(p[-1], []).append(name)
-            self._indexed = len(self.objects)
+            self._stale = False
         return self._suffixes, self._by_last_part
 
 
