@@ -136,8 +136,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
                                     "tracks w*(mu) of the true parameter (oracle baseline), GLR stop", sampler=True),
     "track-and-stop": AlgorithmSpec("bandits.pure_exploration.samplers.track_and_stop:TrackAndStop", ARM_PULLS,
                                     "Garivier & Kaufmann 2016: C/D-tracking of w*(mu_hat), lazy re-solves, GLR stop; "
-                                    "tracking=C also on factored instances (the exact T* law over joint actions, or "
-                                    "allocation=mean-field: MF-TaS's)",
+                                    "tracking=C also on factored instances, in the factored batches (the exact T* "
+                                    "law over joint actions: tas; allocation=mean-field: MF-TaS's)",
                                     sampler=True),
     "top-two": AlgorithmSpec("bandits.pure_exploration.samplers.top_two:TopTwo", PURE_EXPLORATION,
                              "Top-Two (EB/TS/UCB leader, TC/TCI/TS challenger, fixed beta or IDS; on linear "

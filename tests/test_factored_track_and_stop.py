@@ -11,14 +11,15 @@ import optdesign as od
 from bandits.core.tracking import project_floor, track
 from bandits.instances import parse_instance
 from bandits.multiagent import instances as inst
+from bandits.multiagent.batches import RuleState
 from bandits.multiagent.problem import FactoredProblem
-from bandits.multiagent.sampling import RuleState
 from bandits.multiagent.tracking import JointTracker, MeanFieldTracker
 from bandits.pure_exploration import PureExploration
 from bandits.pure_exploration.allocation_tracker import ArmTracker
 from bandits.pure_exploration.capabilities import MissingCapability
 from bandits.pure_exploration.families import Gaussian
 from bandits.pure_exploration.karmed import KArmedProblem
+from bandits.pure_exploration.sampler import Observations
 from bandits.pure_exploration.samplers.track_and_stop import TrackAndStop
 from bandits.registry import make_algorithm
 from bandits.run import run
@@ -30,15 +31,46 @@ MEAN_FIELD = "track-and-stop:tracking=C,allocation=mean-field,resolve_growth=0"
 @pytest.mark.parametrize("instance", ["line:N=4,K=3", "ring:N=4,K=3", "line:N=15,K=2,means=planted,gap=0.5"])
 @pytest.mark.parametrize(("rule", "core"), [("tas", "track-and-stop:tracking=C"), ("mf-tas", MEAN_FIELD)])
 @pytest.mark.parametrize("seed", range(2))
-def test_without_forced_exploration_the_factored_rules_are_the_core_rule_run_for_run(instance, rule, core, seed):
-    """Both start with one pass over the greedy cover and follow the same tracker, so the same draws give the same run
-    (on the last instance, 2^15 joint actions, exact TaS draws them down the clique tree)."""
+def test_the_factored_rules_are_the_core_rule_run_for_run(instance, rule, core, seed):
+    """The core rule runs in the factored problem's batches (the greedy cover, the paper's forced exploration), which
+    are the factored rules' defaults, around the same tracker: the same draws give the same run (on the last instance,
+    2^15 joint actions, exact TaS draws them down the clique tree)."""
     env = parse_instance(instance)
-    factored = run(make_algorithm(f"{rule}:exploration=none"), env, 0.05, seed=seed)
-    generic = run(make_algorithm(core), env, 0.05, seed=seed)
+    factored = run(make_algorithm(rule), env, 0.05, seed=seed, trace=True)
+    generic = run(make_algorithm(core), env, 0.05, seed=seed, trace=True)
     assert factored.correct and factored.stopped_by == "stopping_rule"
     assert (factored.samples, factored.rounds, factored.recommendation) == (
         generic.samples, generic.rounds, generic.recommendation)
+    assert factored.trace[-1]["forced_rounds"] == generic.trace[-1]["forced_rounds"]
+
+
+def test_the_core_rule_explores_the_group_actions_its_target_leaves_out():
+    """A law over joint actions has no C-tracking floor: given a target on the best joint action alone, the tracker
+    leaves every other group action at its count after the first pass, while the core rule's batches lift every group
+    action to the paper's level sqrt(t / abs(A0)) at the batch's end."""
+    env = parse_instance("ring:N=4,K=3")
+    problem = FactoredProblem.of_environment(env)
+    mu = problem.true_parameter(env)
+    state = TrackAndStop(tracking="C").start(problem, env, np.random.default_rng(0))
+    assert isinstance(state, RuleState) and state.exploration == "paper"
+    alone = problem.allocation_tracker(tracking="C", tol=None, rng=np.random.default_rng(1))
+    for tracker in (state.rule.tracker, alone):
+        assert isinstance(tracker, JointTracker)
+        tracker.resolve(mu)
+        tracker.law = np.zeros_like(tracker.law)
+        tracker.law[np.ravel_multi_index(env.best_action, env.fg.n_actions)] = 1.0
+    state.rule.next_solve = np.inf  # keep that target
+    first = state.initial(problem, 10**9)
+    left_out = np.ones(problem.n_arms, dtype=bool)
+    left_out[problem.indexer.flat(env.best_action[None, :])[0]] = False
+    tracked, counts = first.copy(), first.copy()
+    for _ in range(150):
+        n = max(1, problem.rounds(counts) // 10)
+        counts += state.batch(Observations(problem, counts, np.zeros(problem.n_arms), mu), n)
+        tracked += alone.plan(tracked, n)
+    assert problem.rounds(tracked) > 10**5 and np.array_equal(tracked[left_out], first[left_out])
+    level = np.sqrt(problem.rounds(counts) / state.cover.size)
+    assert counts.min() >= 0.9 * level and state.describe(None)["forced_rounds"] > 0
 
 
 def test_the_joint_tracker_follows_the_exact_allocation():
@@ -87,7 +119,8 @@ def test_the_mean_field_tracker_relabels_to_the_estimates_best_joint_action():
 def test_the_tracker_and_its_tolerance_are_the_problems():
     env = parse_instance("ring:N=4,K=3")
     state = PureExploration(TrackAndStop(tracking="C", tol=0.05)).start(env, 0.05, np.random.default_rng(0)).state
-    assert isinstance(state.tracker, JointTracker) and state.tracker.tol == 0.05
+    assert isinstance(state, RuleState) and isinstance(state.rule.tracker, JointTracker)
+    assert state.rule.tracker.tol == 0.05
     tas = PureExploration(make_algorithm("tas").sampler).start(env, 0.05, np.random.default_rng(0)).state
     assert isinstance(tas, RuleState) and tas.rule.tracker.tol == 1e-2
     assert isinstance(KArmedProblem(3).allocation_tracker(tracking="D", tol=None, rng=np.random.default_rng(0)),

@@ -21,9 +21,10 @@ Modules, one concept each:
 * :mod:`.thresholds` — beta(t, delta): practical (GK16) and a delta-correct theory threshold.
 * :mod:`.tracking` — Track-and-Stop's trackers on a factor graph (the problem's ``allocation_tracker``): the exact T*
   allocation's law over joint actions, C-tracked, and the mean-field allocation drawn agent by agent.
+* :mod:`.batches` — the factored batches a rule's state plays joint actions in (:class:`~.batches.RuleState`: the pass
+  over A0, forced exploration, tracked rounds, partial rounds).
 * :mod:`.sampling` — the factored sampling rules' base (:class:`~.sampling.FactoredSampler`: a sampling rule on a
-  problem offering ``factor_graph``, run under the one GLR stop) and the batches they share (A0, forced exploration,
-  tracked rounds).
+  problem offering ``factor_graph``, run under the one GLR stop in the factored batches).
 * :mod:`.algorithms` — MF-TaS and exact Track-and-Stop (the core Track-and-Stop in the factored batches), MF-TaS's
   Oracle baseline, uniform product sampling.
 * :mod:`.top_two` — Top-Two over joint actions: a leader and its exact best response.

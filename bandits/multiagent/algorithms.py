@@ -1,6 +1,6 @@
 """MF-TaS (Vannella, Proutiere, Jeong, ICML 2023) and its baselines on factored multi-agent bandits.
 
-All four share the batches of :class:`~bandits.multiagent.sampling.RuleState` under the one pure-exploration
+All four share the batches of :class:`~bandits.multiagent.batches.RuleState` under the one pure-exploration
 policy: one pass over A0, forced exploration, batches on a 1 % geometric grid of rounds, the factored GLRT and a max-sum
 recommendation. They differ only in the sampling rule:
 
@@ -51,9 +51,10 @@ from ..pure_exploration.allocation_tracker import Tracker
 from ..pure_exploration.pieces import GLRStatistic
 from ..pure_exploration.sampler import Observations, SamplerState
 from ..pure_exploration.samplers.track_and_stop import TrackAndStop
+from .batches import RuleState
 from .environment import FactoredBandit
 from .problem import FactoredProblem
-from .sampling import CoveredSampler, RuleState, _shared_doc
+from .sampling import CoveredSampler, _shared_doc
 from .tracking import MeanFieldTracker, ProductTracker
 
 __all__ = ["ExactTaS", "MFTaS", "MFTaSOracle", "UniformSampling"]
@@ -94,7 +95,7 @@ class MFTaS(CoveredSampler):
 
     def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> RuleState:
         """The MF program of the structure solved once (cached), then relabelled to a_hat."""
-        return RuleState(problem, self.batched().start(problem, env, rng), cover=self.cover,
+        return RuleState(problem, self.batched().tracked(problem, rng), cover=self.cover,
                          exploration=self.exploration)
 
 
@@ -228,5 +229,5 @@ class ExactTaS(CoveredSampler):
 
     def state(self, problem: FactoredProblem, env: FactoredBandit, rng: np.random.Generator) -> RuleState:
         """T*(theta_hat) is first solved at the first tracked batch, after the pass over A0."""
-        return RuleState(problem, self.batched().start(problem, env, rng), cover=self.cover,
+        return RuleState(problem, self.batched().tracked(problem, rng), cover=self.cover,
                          exploration=self.exploration)

@@ -1,6 +1,6 @@
 """Frank–Wolfe sampling over joint actions on factor graphs (``joint-fws``): the generic FWS in batches
 (:class:`bandits.pure_exploration.samplers.frank_wolfe.FrankWolfe` with ``steps="batch"``) on the factored problem,
-inside the factored batches (:mod:`bandits.multiagent.sampling`: the pass over A0, the D-tracking level).
+inside the factored batches (:mod:`bandits.multiagent.batches`: the pass over A0, the D-tracking level).
 
 FWS (Wang, Tzeng & Proutiere, NeurIPS 2021) climbs F(w) = min_{a != a_hat} D(a)^2 / (2 sigma^2 H_w(a)) at the
 estimate by Frank–Wolfe steps and plays the steps' directions. Here w is a point of the marginal polytope (the factor
@@ -53,10 +53,11 @@ from ..core.tracking import next_checkpoint
 from ..core.validation import check_choice
 from ..pure_exploration.fw_directions import forced_rounds
 from ..pure_exploration.samplers.frank_wolfe import BatchFrankWolfeState, FrankWolfe
+from .batches import RuleState
 from .environment import FactoredBandit
 from .exploration import EXPLORATION, covering_set
 from .problem import FactoredProblem
-from .sampling import CoveredSampler, RuleState, _shared_doc
+from .sampling import CoveredSampler, _shared_doc
 
 __all__ = ["FW_EXPLORATION", "JointFrankWolfe", "OracleRun", "forced_rounds", "oracle_frank_wolfe"]
 

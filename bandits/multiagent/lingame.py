@@ -1,6 +1,6 @@
 """LinGame over joint actions on factor graphs (``joint-lingame``): the generic LinGame rule
 (:mod:`bandits.pure_exploration.samplers.lingame`; Degenne, Ménard, Shang & Valko, ICML 2020) on the factored problem,
-inside the factored batches (:mod:`bandits.multiagent.sampling`: the pass over A0, forced exploration).
+inside the factored batches (:mod:`bandits.multiagent.batches`: the pass over A0, forced exploration).
 
 The factored problem gives the rule its three parts. The learner is AdaHedge over the joint actions
 (:class:`bandits.multiagent.gibbs.FactoredAdaHedge`): the gains are linear in the factor entries, so its distribution
@@ -27,10 +27,11 @@ import numpy as np
 
 from ..core.validation import check_choice
 from ..pure_exploration.samplers.lingame import LinGameState
+from .batches import RuleState
 from .environment import FactoredBandit
 from .fw_game import enumerated
 from .problem import FactoredProblem
-from .sampling import CoveredSampler, RuleState, _shared_doc
+from .sampling import CoveredSampler, _shared_doc
 
 __all__ = ["STEPS", "JointLinGame"]
 

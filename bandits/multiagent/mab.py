@@ -38,9 +38,10 @@ from ..pure_exploration.allocation_tracker import TRACKING, ArmTracker
 from ..pure_exploration.families import Gaussian
 from ..pure_exploration.karmed import KArmedProblem
 from ..pure_exploration.samplers.track_and_stop import TrackAndStop
+from .batches import RuleState
 from .environment import FactoredBandit
 from .problem import FactoredProblem
-from .sampling import FactoredSampler, RuleState, _shared_doc
+from .sampling import FactoredSampler, _shared_doc
 
 __all__ = ["GKTrackAndStop", "gk_optimal_weights"]
 

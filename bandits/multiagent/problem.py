@@ -37,7 +37,9 @@ from ..pure_exploration.capabilities import Capabilities
 from ..pure_exploration.oracle import Oracle
 from ..pure_exploration.pieces import Pieces
 from ..pure_exploration.problem import Problem
+from ..pure_exploration.sampler import SamplerState
 from .alternatives import leader_share, listed_pieces
+from .batches import RuleState
 from .best_response import BestResponse, FactoredGLR, exact_best_response
 from .exploration import covering_set
 from .fw_directions import FactoredDirections
@@ -139,6 +141,11 @@ class FactoredProblem(Problem):
             return MeanFieldTracker(self.structure, self.indexer, rng, self._best_action, tol)
         return JointTracker(self.structure, self.graph, self.indexer, rng, check_tol(tol) or 1e-2)  # tol > 0
 
+    def tracking_batches(self, state: SamplerState) -> RuleState:
+        """Track-and-Stop in the factored batches: the greedy cover A0 once, then A0 plays while some N_{e,b} <
+        sqrt(t / abs(A0)) (MF-TaS §6.2), else tracked rounds (``tas`` and ``mf-tas`` take these as options)."""
+        return RuleState(self, state, cover="greedy", exploration="paper")
+
     def describe_answer(self, answer: int) -> str:
         """The joint action of a code, ``(a0,a1,...)``, its first agents only on large graphs."""
         return show_joint(self.decode(answer))
@@ -163,10 +170,8 @@ class FactoredProblem(Problem):
 
         Parameters
         ----------
-        mu : numpy.ndarray, shape (Abar,)
-            The parameter (theta_hat).
-        counts : numpy.ndarray, shape (Abar,)
-            Counts (or positive weights) per group action.
+        mu, counts : numpy.ndarray, shape (Abar,)
+            The parameter (theta_hat); counts (or positive weights) per group action.
 
         Returns
         -------
@@ -197,10 +202,8 @@ class FactoredProblem(Problem):
 
         Parameters
         ----------
-        mu : numpy.ndarray, shape (Abar,)
-            theta_hat.
-        counts : numpy.ndarray, shape (Abar,)
-            N_{e,b}.
+        mu, counts : numpy.ndarray, shape (Abar,)
+            theta_hat; N_{e,b}.
 
         Returns
         -------
@@ -299,10 +302,8 @@ class FactoredProblem(Problem):
 
         Parameters
         ----------
-        mu : numpy.ndarray, shape (Abar,)
-            The parameter.
-        w : numpy.ndarray, shape (Abar,)
-            Weights or counts per group action.
+        mu, w : numpy.ndarray, shape (Abar,)
+            The parameter; weights or counts per group action.
         gradients : bool
             Also return the gradients in w (one row per alternative, one column per group action).
 

@@ -1,33 +1,21 @@
 """The factored sampling rules: sampling rules (:class:`bandits.pure_exploration.Sampler`) on a problem that offers
-the ``factor_graph`` capability, run under the one GLR stop, and the batches they share (MF-TaS Alg. 2 in batch form).
+the ``factor_graph`` capability, run under the one GLR stop in the factored batches (:mod:`bandits.multiagent.batches`).
 
-* Initialisation: one pass over the covering set A0 (every N_{e,b} >= 1).
-* Batches end on the policy's grid t -> max(t + 1, ceil(t (1 + growth))), t in rounds
-  (:func:`bandits.core.tracking.next_checkpoint`, 1 % by default). A batch is either a
-  forced-exploration batch (:func:`~bandits.multiagent.exploration.forced_plays` at the batch's end time) or R
-  tracked rounds from the rule (:class:`RuleState`).
 * Stopping: the GLR stop on the factored problem, whose GLR statistic is the factored GLRT Lambda_t > beta(t, delta)
   after every batch (the problem's ``glrt="exact"`` or ``"conservative"``, :mod:`bandits.multiagent.glrt`; the run
   option ``glrt=`` asks for it, :func:`glrt_problem`) and whose time is in rounds.
 * Recommendation: a_hat = argmax_a sum_e theta_hat_e(a_e) by max-sum, reported as its mixed-radix code.
-
-Batch sizes are in rounds; the runner's budget is in observations (rho per round). A budget below one full round
-plays a partial round: one A0 action with only the first ``budget`` factors observed. This happens only at the very
-end of a budget-limited run, and the statistics stay valid.
 """
 
 from __future__ import annotations
 
 import sys
-import time
 import warnings
 from abc import abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
-import numpy.typing as npt
 
 from optdesign import shared_doc
 from optdesign.errors import InvalidInputError
@@ -35,16 +23,16 @@ from optdesign.errors import InvalidInputError
 from ..core.stopping import Threshold
 from ..core.thresholds import check_threshold_option
 from ..core.validation import check_choice, check_growth
-from ..pure_exploration.pieces import GLRStatistic
 from ..pure_exploration.problem import Problem
-from ..pure_exploration.sampler import Observations, Sampler, SamplerState
+from ..pure_exploration.sampler import Sampler
 from ..pure_exploration.stop import GLRStop
+from .batches import RuleState
 from .environment import FactoredBandit
-from .exploration import COVERS, EXPLORATION, covering_set, exploration_level, forced_plays
+from .exploration import COVERS, EXPLORATION
 from .glrt import GLRT_MODES
 from .problem import FactoredProblem
 
-__all__ = ["CoveredSampler", "FactoredSampler", "RuleState", "glrt_problem"]
+__all__ = ["CoveredSampler", "FactoredSampler", "glrt_problem"]
 
 
 # the options of the factored rules, documented once (substituted by _shared_doc)
@@ -220,84 +208,3 @@ class CoveredSampler(FactoredSampler):
 
     def _check_exploration(self) -> None:
         check_choice(self.exploration, "exploration", EXPLORATION)
-
-
-class RuleState(SamplerState):
-    """The batches of a factored rule: the pass over A0, forced exploration, partial rounds, and around them the
-    tracked rounds of a generic rule's state (the rule reads the factored problem through its pulls and capabilities).
-
-    Parameters
-    ----------
-    problem : FactoredProblem
-        The problem of the run (its structure, indexer and sigma).
-    rule : SamplerState or callable
-        The generic rule's state (:mod:`bandits.pure_exploration.samplers`), or a function that builds it from the
-        covering set's pulls (shape (abs(A0), rho): the group actions each observes).
-    cover : str
-        The covering set's construction.
-    exploration : str
-        The forced exploration's level (``"paper"``, ``"dtracking"``, ``"none"``).
-    """
-
-    def __init__(self, problem: FactoredProblem, rule: SamplerState | Callable[[npt.NDArray[np.int64]], SamplerState],
-                 *, cover: str = "greedy", exploration: str = "none") -> None:
-        self.problem, self.indexer, self.exploration = problem, problem.indexer, exploration
-        self.n_factors, self.abar = self.indexer.n_factors, problem.n_arms
-        start = time.perf_counter()
-        self.cover = covering_set(problem.structure, cover)
-        self.cover_time = time.perf_counter() - start  # max-sum covers are optdesign calls
-        self.forced_rounds = 0
-        self.rule = rule if isinstance(rule, SamplerState) else rule(self.cover.flat)
-
-    @property
-    def solve_time(self) -> float:  # type: ignore[override]
-        """Seconds in optdesign: the covering set's, and what the rule counts as its solves (its oracle, its
-        Frank-Wolfe directions, its best responses: not its draws or its tracking)."""
-        return self.cover_time + self.rule.solve_time
-
-    def initial(self, problem: Problem, budget: int) -> npt.NDArray[np.int64]:
-        """One play of every A0 action (a prefix of them, or a partial round, within ``budget`` observations)."""
-        return self._play(self.cover.actions, np.ones(self.cover.size, dtype=np.int64), budget)
-
-    def batch(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
-        """Forced exploration at the batch's end time t + n when some group action is under its level, else
-        min(n, budget / rho) tracked rounds of the rule, or a partial round when not one round fits."""
-        t = obs.time
-        if t == 0:  # only a partial round so far
-            return self.initial(self.problem, obs.budget)
-        level = exploration_level(self.exploration, t + n, self.cover.size, self.abar)
-        reps = forced_plays(self.cover, obs.counts, level)
-        if reps is not None:
-            self.forced_rounds += int(reps.sum())
-            return self._play(self.cover.actions, reps, obs.budget)
-        rounds = min(n, obs.budget // self.n_factors)
-        if rounds == 0:
-            return self._partial(obs.budget)
-        return self.plan(obs, rounds)
-
-    def plan(self, obs: Observations, n: int) -> npt.NDArray[np.int64]:
-        return np.asarray(self.rule.plan(obs, n), dtype=np.int64)
-
-    def _play(self, actions: npt.NDArray[np.int64], reps: npt.NDArray[np.int64], budget: int) -> npt.NDArray[np.int64]:
-        cap = budget // self.n_factors
-        if reps.sum() > cap:  # keep a prefix of the plays within the budget
-            before = np.cumsum(reps) - reps
-            reps = np.clip(cap - before, 0, reps)
-        if reps.sum() == 0:
-            return self._partial(budget)
-        keep = reps > 0
-        return self.indexer.counts(actions[keep], reps[keep])
-
-    def _partial(self, budget: int) -> npt.NDArray[np.int64]:
-        idx = self.cover.flat[0][:budget]
-        return np.bincount(idx, minlength=self.abar).astype(np.int64)
-
-    def describe(self, statistic: GLRStatistic | None) -> dict[str, Any]:
-        """The forced rounds (the batches' and the rule's) and the rule's own counters."""
-        rule = self.rule.describe(statistic)
-        return {"forced_rounds": self.forced_rounds + rule.get("forced_rounds", 0),
-                **{k: v for k, v in rule.items() if k != "forced_rounds"}}
-
-    def glr_upper_bound(self, statistic: GLRStatistic) -> float:
-        """The rule's bound (:meth:`bandits.pure_exploration.sampler.SamplerState.glr_upper_bound`)."""
-        return self.rule.glr_upper_bound(statistic)

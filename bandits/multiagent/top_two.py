@@ -5,7 +5,7 @@ al. 2022) carry over to a factor graph because its pieces have the K-armed shape
 (:mod:`bandits.multiagent.problem`) reads the counts only at the entries (e, a_hat_e) and (e, a_e) of the factors
 that a changes, exactly as a K-armed piece reads the leader's count and the challenger's. Playing the leader joint
 action adds one observation to each of its entries, playing the challenger to each of its own, so a round of
-either is one "arm" of the K-armed rule. Per batch of the factored loop (:mod:`bandits.multiagent.sampling`):
+either is one "arm" of the K-armed rule. Per batch of the factored loop (:mod:`bandits.multiagent.batches`):
 
 * leader B: ``"ts"`` (default), the max-sum of one posterior draw theta_e(b) ~ N(theta_hat_e(b), sigma^2 / N_e,b);
   or ``"eb"``, the empirical best a_hat (max-sum of theta_hat);
@@ -47,9 +47,10 @@ import numpy as np
 from ..core.validation import check_choice, check_top_two_beta
 from ..pure_exploration.samplers.top_two import TopTwo, TopTwoState
 from .alternatives import leader_share
+from .batches import RuleState
 from .environment import FactoredBandit
 from .problem import FactoredProblem
-from .sampling import CoveredSampler, RuleState, _shared_doc
+from .sampling import CoveredSampler, _shared_doc
 
 __all__ = ["JOINT_LEADERS", "JOINT_SELECTIONS", "JointTopTwo", "leader_share"]
 

@@ -13,7 +13,7 @@ its sampler for a batch up to the next time of the grid t -> max(t + 1, ceil(t (
 factored problems), within the budget left (``growth`` 1 %
 by default: the estimate is refreshed and the GLR checked once per batch, so the stopping time overshoots by under
 1 %); ``growth=0`` checks after every pull. The factored rules run under this same policy
-(:mod:`bandits.multiagent.sampling`).
+(:mod:`bandits.multiagent.batches`).
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ joint action) is itself a pull. A rule written with these methods (LinGame, Top-
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .adahedge import AdaHedge
@@ -85,6 +87,24 @@ class Pulls:
             Row p: the arms pull p observes.
         """
         return self.exploration_arms()[:, None]
+
+    def tracking_batches(self, state: Any) -> Any:  # a SamplerState (sampler.py builds on this module)
+        """The batches Track-and-Stop's tracking runs in: here its state itself, since the floor of C-tracking over
+        the arms (D-tracking's forced exploration) explores every arm; a problem whose tracked law ranges over pulls
+        that observe several arms adds the forced exploration that law lacks.
+
+        Parameters
+        ----------
+        state : SamplerState
+            Track-and-Stop's state on the problem's tracker
+            (:meth:`bandits.pure_exploration.samplers.track_and_stop.TrackAndStop.tracked`).
+
+        Returns
+        -------
+        SamplerState
+            ``state``.
+        """
+        return state
 
     def learner(self) -> AdaHedge:
         """AdaHedge over the pulls; its ``weights()`` are the marginals of its play over the arms.

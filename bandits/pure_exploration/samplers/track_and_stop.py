@@ -23,9 +23,12 @@ How the pulls follow the target is the problem's ``allocation_tracker`` capabili
 (:mod:`bandits.pure_exploration.allocation_tracker`): on arm-pull problems, the C- or D-tracking above of the
 oracle's weights; on a factored problem (``tracking="C"``), C-tracking of the law over joint actions of the exact T*
 allocation, re-solved by warm-started constraint generation to the certified gap ``tol``
-(:class:`bandits.multiagent.tracking.JointTracker`; ``tas`` is this rule with the covering set's forced exploration),
-or with ``allocation="mean-field"`` MF-TaS's mean-field allocation, relabelled to the estimate's best joint action and
-drawn agent by agent (:class:`bandits.multiagent.tracking.MeanFieldTracker`; ``mf-tas``).
+(:class:`bandits.multiagent.tracking.JointTracker`), or with ``allocation="mean-field"`` MF-TaS's mean-field
+allocation, relabelled to the estimate's best joint action and drawn agent by agent
+(:class:`bandits.multiagent.tracking.MeanFieldTracker`). A law over joint actions has no floor that would explore
+every group action, so the problem runs the rule in batches that add it (its ``tracking_batches``: on a factored
+problem the covering set's forced exploration, MF-TaS §6.2, which makes this rule ``tas``, and ``mf-tas`` with
+``allocation="mean-field"`` and ``resolve_growth=0``).
 When the oracle fails at the estimate (a tie for the best answer, a solver failure) the previous target is kept
 (uniform before the first success). Time in the oracle is the state's ``solve_time``.
 """
@@ -106,6 +109,25 @@ class TrackAndStop(Sampler):
         return (*needs, "factor_graph") if self.allocation == "mean-field" else needs
 
     def start(self, problem: Problem, env: Any, rng: np.random.Generator) -> SamplerState:
+        """The run on the problem's tracker (:meth:`tracked`), in the batches the problem runs tracking in."""
+        return problem.tracking_batches(self.tracked(problem, rng))
+
+    def tracked(self, problem: Problem, rng: np.random.Generator) -> SamplerState:
+        """This rule's schedule on the problem's tracker, outside any batches the problem adds (``tas`` and ``mf-tas``
+        run it in their own, with their covering set and forced-exploration options).
+
+        Parameters
+        ----------
+        problem : Problem
+            The problem (its ``allocation_tracker``).
+        rng : numpy.random.Generator
+            The tracker's randomness.
+
+        Returns
+        -------
+        SamplerState
+            The tracker re-solved on the grid of ``resolve_growth`` (:meth:`follow`).
+        """
         start = time.perf_counter()
         tracker = problem.allocation_tracker(tracking=self.tracking, tol=self.tol, rng=rng, allocation=self.allocation)
         state = self.follow(tracker)
