@@ -86,7 +86,7 @@ PAIRS = [(q, r) for q in QUESTIONS for r in RULES if (q, r) not in REFUSED]
 #: the rules that play joint actions, on a factored instance whose runs stop within about 60 rounds (the best joint
 #: action, the factored GLRT stop)
 FACTORED_RULES = ("uniform", "mf-tas", "tas", "joint-top-two", "joint-fws", "joint-lingame", "top-two", "lingame",
-                  "track-and-stop:tracking=C", "fws:steps=batch")
+                  "track-and-stop:tracking=C", "tas:exploration=none", "fws:steps=batch")
 FACTORED = "ring:N=3,K=2,scale=4"
 
 
