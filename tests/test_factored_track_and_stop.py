@@ -168,6 +168,12 @@ def test_the_factored_trackers_refuse_bad_input():
             tracker.relabel(best)
     with pytest.raises(InvalidInputError, match="length"):
         tracker.resolve(np.zeros(3))
+    with pytest.raises(InvalidInputError, match="run a sampler state"):
+        problem.tracking_batches(None)
+    state = TrackAndStop(tracking="C").tracked(problem, rng)
+    for options, match in ((dict(exploration="always"), "exploration"), (dict(cover="random"), "cover")):
+        with pytest.raises(InvalidInputError, match=match):
+            RuleState(problem, state, **options)
 
 
 @pytest.mark.parametrize("tracking", ["D", "C"])

@@ -21,11 +21,13 @@ import numpy as np
 import numpy.typing as npt
 
 from optdesign import FactorGraph
+from optdesign.errors import InvalidInputError
 
+from ..core.validation import check_choice
 from ..pure_exploration.pieces import GLRStatistic
 from ..pure_exploration.problem import Problem
 from ..pure_exploration.sampler import Observations, SamplerState
-from .exploration import covering_set, exploration_level, forced_plays
+from .exploration import EXPLORATION, covering_set, exploration_level, forced_plays
 from .joint_actions import GroupIndexer
 
 __all__ = ["FactoredPulls", "RuleState"]
@@ -57,11 +59,19 @@ class RuleState(SamplerState):
         The covering set's construction.
     exploration : str
         The forced exploration's level (``"paper"``, ``"dtracking"``, ``"none"``).
+
+    Raises
+    ------
+    InvalidInputError
+        ``rule`` is neither a sampler state nor callable, or an unknown cover or exploration.
     """
 
     def __init__(self, problem: FactoredPulls, rule: SamplerState | Callable[[npt.NDArray[np.int64]], SamplerState],
                  *, cover: str = "greedy", exploration: str = "none") -> None:
-        self.problem, self.indexer, self.exploration = problem, problem.indexer, exploration
+        if not (isinstance(rule, SamplerState) or callable(rule)):
+            raise InvalidInputError(f"the factored batches run a sampler state (or a function of the covering set's "
+                                    f"pulls that builds one), got {type(rule).__name__}")
+        self.indexer, self.exploration = problem.indexer, check_choice(exploration, "exploration", EXPLORATION)
         self.n_factors, self.abar = self.indexer.n_factors, problem.n_arms
         start = time.perf_counter()
         self.cover = covering_set(problem.structure, cover)
