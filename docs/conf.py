@@ -69,6 +69,11 @@ html_css_files = ["custom.css"]
 autosummary_generate = True
 autosummary_ignore_module_all = False  # a module's __all__, when it has one, is its public API
 autosummary_imported_members = False
+# [source] links go to the documented module's own source, so a name a module re-exports has its link on its defining
+# module's page. Following imports instead, viewcode keeps one module prefix per source page for its [docs] links back
+# whichever page documented the name first: links to anchors that do not exist, and pages that depend on the reading
+# order, which a parallel build (-j) changes (docs/check_anchors.py checks the links).
+viewcode_follow_imported_members = False
 # A class lists the methods it inherits from the project's own bases (FactorGraph's generators and JSON format are
 # mixins, a policy's protocol methods live in bandits.core.algorithm), not those of builtins and typing constructs.
 autodoc_default_options = {"members": True, "undoc-members": True, "show-inheritance": True,

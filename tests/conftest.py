@@ -1,4 +1,5 @@
-"""Shared fixtures. Tests marked ``slow`` run only with ``pytest --runslow`` (CI runs the fast subset);
+"""Shared fixtures. Tests marked ``slow`` run only with ``pytest --runslow`` (CI runs the fast subset), and the
+seed-by-seed comparisons of compiled and reference runs take half their seeds without it (the ``seeds`` fixture);
 ``--one-case-per-test`` keeps the first parametrised case of each test function (the lowest-dependency CI job: every
 test function, so nearly every code path, on the oldest releases, without the repetitions).
 
@@ -15,6 +16,7 @@ Hypothesis profiles (the property-based tests of ``tests/test_fuzz.py``):
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +83,14 @@ def soare_arms(d: int, omega: float) -> np.ndarray:
     extra = np.zeros(d)
     extra[0], extra[1] = np.cos(omega), np.sin(omega)
     return np.vstack([X, extra])
+
+
+@pytest.fixture
+def seeds(request) -> Callable[[int], range]:
+    """``seeds(n)``: the seeds of a seed-by-seed comparison, ``range(n)`` with ``--runslow`` and its first half in the
+    fast subset (every case still runs, on fewer seeds)."""
+    everything = request.config.getoption("--runslow")
+    return lambda n: range(n if everything else max(1, n // 2))
 
 
 @pytest.fixture

@@ -28,24 +28,24 @@ def pairs(algorithm: str, seeds: range, env=SOARE, delta=0.05, **options) -> lis
 
 
 @pytest.mark.parametrize("algorithm", ["round-robin", "round-robin:growth=0"])
-def test_round_robin_runs_are_the_reference_runs(algorithm):
-    assert all(a == b for a, b in pairs(algorithm, range(8)))
+def test_round_robin_runs_are_the_reference_runs(algorithm, seeds):
+    assert all(a == b for a, b in pairs(algorithm, seeds(8)))
 
 
 @pytest.mark.parametrize("algorithm", ["fws", "fws:growth=0,refresh=7", "fws:inverse_update=as-published",
                                        "lazy-tas", "lazy-tas:growth=0,fw_steps=30"])
-def test_fws_and_lazy_runs_are_the_reference_runs_on_most_seeds(algorithm):
-    same = [a == b for a, b in pairs(algorithm, range(10))]
-    assert sum(same) >= 8, same
+def test_fws_and_lazy_runs_are_the_reference_runs_on_most_seeds(algorithm, seeds):
+    same = [a == b for a, b in pairs(algorithm, seeds(10))]
+    assert sum(same) >= 4 * len(same) // 5, same
 
 
 @pytest.mark.parametrize("algorithm", ["top-two", "top-two:growth=0", "top-two:challenger=tci"])
 @pytest.mark.parametrize("instance", ["soare:d=3,omega=0.2", "transductive:d=2,omega=0.3", "sphere:n=12,d=4,seed=1"])
-def test_top_two_runs_are_the_reference_runs_on_most_seeds(algorithm, instance):
+def test_top_two_runs_are_the_reference_runs_on_most_seeds(algorithm, instance, seeds):
     """The EB leader with the TC or TCI challenger and the variance-greedy pull (H = A^{-1} by Sherman-Morrison in
     the loop, a fresh inverse per pull in the reference)."""
-    same = [a == b for a, b in pairs(algorithm, range(8), env=parse_instance(instance))]
-    assert sum(same) >= 7, same
+    same = [a == b for a, b in pairs(algorithm, seeds(8), env=parse_instance(instance))]
+    assert sum(same) >= len(same) - 1, same
 
 
 def test_track_and_stop_and_several_deltas_and_a_budget():
@@ -69,9 +69,9 @@ def test_linear_runs_the_loop_does_not_implement_take_the_reference_path():
 
 
 @pytest.mark.parametrize("algorithm", ["lingame", "lingame:growth=0,learners=per-answer", "lingame-c:growth=0"])
-def test_lingame_runs_are_the_reference_runs_on_most_seeds(algorithm):
-    same = [a == b for a, b in pairs(algorithm, range(8))]
-    assert sum(same) >= 6, same
+def test_lingame_runs_are_the_reference_runs_on_most_seeds(algorithm, seeds):
+    same = [a == b for a, b in pairs(algorithm, seeds(8))]
+    assert sum(same) >= 3 * len(same) // 4, same
 
 
 def test_lingame_on_a_transductive_instance_and_the_learners_storage_cap(monkeypatch):

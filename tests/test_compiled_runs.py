@@ -50,24 +50,24 @@ def both(algorithm: str, env: KArmedBandit, delta, seed: int, **options):
 @pytest.mark.parametrize(("env", "algorithm"), [
     pytest.param(env, algorithm, id=f"{name}-{algorithm}", marks=slow_if(name, algorithm))
     for name, env in (("gaussian", GAUSSIAN5), ("bernoulli", BERNOULLI4)) for algorithm in RULES + FWS])
-def test_compiled_runs_are_the_reference_runs_seed_by_seed(env, algorithm):
+def test_compiled_runs_are_the_reference_runs_seed_by_seed(env, algorithm, seeds):
     algo = make_algorithm(algorithm)
     problem = KArmedProblem.of_environment(env)
     assert compiled_run_of(algo, env, problem, [0.05], 10**9) is not None
     if env is BERNOULLI4 and algorithm in FWS:
         return
-    for seed in range(6):
+    for seed in seeds(6):
         fast_run, reference = both(algorithm, env, 0.05, seed)
         assert outcome(fast_run) == outcome(reference), seed
 
 
 @pytest.mark.parametrize("algorithm", ["lingame", "lingame:growth=0,learners=per-answer", "lingame-c:growth=0"])
-def test_lingame_runs_are_the_reference_runs(algorithm):
-    """Seed by seed on Gaussian arms; on Bernoulli arms (whose kl differs in the last bits) on most seeds."""
-    for env, least in ((GAUSSIAN5, 6), (BERNOULLI4, 5)):
+def test_lingame_runs_are_the_reference_runs(algorithm, seeds):
+    """Seed by seed on Gaussian arms; on Bernoulli arms (whose kl differs in the last bits) on all seeds but one."""
+    for env, misses in ((GAUSSIAN5, 0), (BERNOULLI4, 1)):
         assert compiled_run_of(make_algorithm(algorithm), env, KArmedProblem.of_environment(env), [0.05], 10**9)
-        same = [outcome(a) == outcome(b) for a, b in (both(algorithm, env, 0.05, seed) for seed in range(6))]
-        assert sum(same) >= least, (env.name, same)
+        same = [outcome(a) == outcome(b) for a, b in (both(algorithm, env, 0.05, seed) for seed in seeds(6))]
+        assert sum(same) >= len(same) - misses, (env.name, same)
 
 
 @pytest.mark.parametrize("family", [Gaussian(0.7), Bernoulli()], ids=["gaussian", "bernoulli"])
@@ -121,13 +121,13 @@ def epsilon_good(algorithm: str, epsilon: float = 0.25) -> str:
 
 @pytest.mark.parametrize("algorithm", [pytest.param(rule, marks=slow_if("epsilon-good", rule))
                                        for rule in EPSILON_RULES])
-def test_compiled_epsilon_good_runs_are_the_reference_runs_seed_by_seed(algorithm):
+def test_compiled_epsilon_good_runs_are_the_reference_runs_seed_by_seed(algorithm, seeds):
     """epsilon = 0.25 on GAUSSIAN5 makes the arms 1.0 and 0.8 correct; the loop reads best-arm pieces at shifted
-    means, the reference the shifted pieces: the same runs (Track-and-Stop: on most seeds)."""
+    means, the reference the shifted pieces: the same runs (Track-and-Stop: on two seeds in three)."""
     algo = make_algorithm(epsilon_good(algorithm))
     assert compiled_run_of(algo, GAUSSIAN5, algo.question(GAUSSIAN5), [0.05], 10**9) is not None
-    same = [outcome(a) == outcome(b) for a, b in (both(epsilon_good(algorithm), GAUSSIAN5, 0.05, s) for s in range(6))]
-    assert sum(same) >= (4 if algorithm.startswith("track-and-stop") else 6), same
+    same = [outcome(a) == outcome(b) for a, b in (both(epsilon_good(algorithm), GAUSSIAN5, 0.05, s) for s in seeds(6))]
+    assert sum(same) >= (2 * len(same) // 3 if algorithm.startswith("track-and-stop") else len(same)), same
 
 
 @pytest.mark.slow
@@ -173,8 +173,8 @@ def test_epsilon_good_runs_the_loop_does_not_implement_take_the_reference_path()
         assert compiled_run_of(algo, GAUSSIAN5, algo.question(GAUSSIAN5), [0.1], 10**9) is None, name
 
 
-def test_several_deltas_and_a_budget_settle_as_in_the_reference():
-    for seed in range(4):
+def test_several_deltas_and_a_budget_settle_as_in_the_reference(seeds):
+    for seed in seeds(4):
         fast_runs, reference = both("top-two", BERNOULLI4, [0.2, 0.01, 1e-6], seed, max_samples=3000)
         assert [outcome(r) for r in fast_runs] == [outcome(r) for r in reference]
         assert reference[-1].stopped_by == "budget"

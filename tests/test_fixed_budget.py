@@ -200,13 +200,13 @@ LAST_BITS = ("fws", "lazy-tas")
 @pytest.mark.parametrize("text", ["round-robin", "top-two", "top-two:leader=ts,selection=sampling",
                                   "track-and-stop", "fws", "lazy-tas", "lingame"])
 @pytest.mark.parametrize("env", [GAUSSIAN, BERNOULLI], ids=["gaussian", "bernoulli"])
-def test_the_trajectory_read_at_T_is_the_run_stopped_at_T(text, env):
+def test_the_trajectory_read_at_T_is_the_run_stopped_at_T(text, env, seeds):
     """An anytime run read at every budget recommends at T what a fixed-budget run to T alone does (on the compiled
     loop and on the reference path), and on the reference path what the fixed-confidence runner, never stopping and cut
     at max_samples = T, recommends on the same seed; the compiled loop reads the reference's answers."""
     algo = anytime(text)
     never = replace(algo, stop=GLRStop(NeverThreshold()))
-    for seed in range(4):
+    for seed in seeds(4):
         paths = {}
         for compiled in (True, False):
             paths[compiled] = [r.recommendation for r in run_fixed_budget(algo, env, BUDGETS, seed=seed,
@@ -221,14 +221,14 @@ def test_the_trajectory_read_at_T_is_the_run_stopped_at_T(text, env):
 
 
 @pytest.mark.parametrize("text", ["round-robin", "top-two", "track-and-stop", "fws", "lazy-tas"])
-def test_the_compiled_epsilon_good_trajectory_is_the_reference_one(text):
+def test_the_compiled_epsilon_good_trajectory_is_the_reference_one(text, seeds):
     """EB-TC-epsilon and the other rules compiled on the additive epsilon-good question of Gaussian arms: the same
     answers at every budget on both paths, and 0.25-good answers (arms 0 and 1) scored correct."""
     from bandits.pure_exploration.compiled import compiled_budget_run_of
 
     algo = anytime(f"{text}:problem=epsilon-good:epsilon=0.25")
     assert compiled_budget_run_of(algo, GAUSSIAN, algo.question(GAUSSIAN), np.array(BUDGETS)) is not None
-    for seed in range(4):
+    for seed in seeds(4):
         paths = [run_fixed_budget(algo, GAUSSIAN, BUDGETS, seed=seed, compiled=c) for c in (True, False)]
         assert [(r.recommendation, r.correct) for r in paths[0]] == [(r.recommendation, r.correct) for r in paths[1]]
         assert all(r.correct == (r.recommendation in (0, 1)) for r in paths[0])
