@@ -2,7 +2,7 @@
 
 Build, from the repository root::
 
-    pip install ".[docs]" && sphinx-build -W --keep-going -b html docs docs/_build/html
+    pip install ".[docs]" && sphinx-build -j auto -W --keep-going -b html docs docs/_build/html
 
 Environment variables:
 
