@@ -108,7 +108,7 @@ class Experiment:
             An unknown algorithm or instance name, bad options, an algorithm that does not run on the
             instance's kind, a missing budget or delta, a budget for a fixed-confidence algorithm or a delta for a
             fixed-budget one, a budget no algorithm could pull within a run's time limit
-            (:func:`bandits.thresholding.runner.check_run_time`; the measured rule applies when it runs), a negative
+            (:func:`bandits.core.run_time.check_run_time`; the measured rule applies when it runs), a negative
             seed, a delta outside (0, 1), several deltas for an algorithm that samples differently for each, or a stop
             the algorithm or instance cannot take; in fixed-budget mode (``budgets``) budgets that are not increasing
             integers, an option of fixed-confidence runs (delta, stop, max_samples, a sampler's threshold), or an
@@ -135,7 +135,7 @@ class Experiment:
                 raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: give the budget T")
             if self.deltas:
                 raise InvalidInputError(f"{algo.name} is a fixed-budget algorithm: it takes a budget T, not delta")
-            from .thresholding.runner import check_run_time
+            from .core.run_time import check_run_time
 
             check_run_time(as_count(self.budget, "budget T", minimum=1, floats=True))
         else:
@@ -167,7 +167,7 @@ class Experiment:
                                     "a fixed-budget run takes budgets only")
         check_budgets(self.budgets)
         if budgeted:
-            from .thresholding.runner import check_run_time
+            from .core.run_time import check_run_time
 
             check_run_time(self.budgets[-1])
             return algo

@@ -5,6 +5,10 @@ trajectory read at a budget against a run stopped there, questions beyond the be
 from __future__ import annotations
 
 import math
+import signal
+import subprocess
+import sys
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -25,6 +29,7 @@ from bandits.pure_exploration import GLRStop, KArmedBandit, PureExploration
 from bandits.pure_exploration.families import Bernoulli, Gaussian
 from bandits.registry import make_algorithm
 from bandits.run import run
+from optdesign.errors import InvalidInputError
 
 #: anytime rules as a fixed-budget run builds them (re-planning after every pull)
 ANYTIME = ["round-robin", "top-two", "track-and-stop", "fws"]
@@ -292,3 +297,36 @@ def test_epsilon_good_accepts_every_arm_within_epsilon():
     good = [r.correct for s in range(200)
             for r in run_fixed_budget(SuccessiveRejects(problem="epsilon-good:epsilon=0.2"), env, [4], seed=s)]
     assert 40 < plain.count(False) < 160 and all(good)
+
+
+# --- the run-time rule and Ctrl-C ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("compiled", "T"), [(True, 10**16), (False, 10**12)])
+def test_a_budget_an_anytime_run_cannot_reach_in_a_year_is_refused_once_measured(compiled, T):
+    """Top-Two re-planning after every pull (about a million pulls a second compiled, thousands on the reference path)
+    would take centuries to reach these budgets: the run is refused after the rule's RATE_SECONDS of pulls, naming the
+    rate and the largest budget a year holds."""
+    with pytest.raises(InvalidInputError, match=r"pulls per second top-two makes here, more than the 365 days a run "
+                                                r"may take; choose T <= [\d,]+$"):
+        run_fixed_budget(anytime("top-two"), parse_instance("gaussian:means=1/0.5/0"), [100, T], seed=0,
+                         compiled=compiled)
+
+
+def test_ctrl_c_ends_a_compiled_anytime_run():
+    """The compiled loop looks at the signals every few batches: SIGINT during a run of 10^13 pulls (days of pulls,
+    which the run-time rule lets go) ends it with KeyboardInterrupt instead of running on."""
+    code = ("from bandits.fixed_budget import run_fixed_budget\nfrom bandits.instances import parse_instance\n"
+            "from bandits.registry import make_algorithm\n"
+            "env, rule = parse_instance('gaussian:means=1/0.5/0'), make_algorithm('top-two')\n"
+            "run_fixed_budget(rule, env, [100], seed=0)\nprint('started', flush=True)\n"
+            "run_fixed_budget(rule, env, [10**13], seed=0)\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "started\n"
+        time.sleep(1.0)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=120)
+    finally:
+        child.kill()
+    assert child.returncode != 0 and err.rstrip().endswith("KeyboardInterrupt"), err

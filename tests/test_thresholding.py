@@ -472,10 +472,10 @@ def test_a_budget_beyond_a_year_is_refused_once_the_rate_is_measured_without_pro
 
 
 def test_the_run_time_rule_decides_once_from_the_rate_of_pulls():
-    from bandits.thresholding import runner
+    from bandits.core import run_time
 
-    now, measured = [0.0], runner.RATE_SECONDS
-    rule = runner._RunTime(10**12, "grapl", clock=lambda: now[0])  # timed from the first pull
+    now, measured = [0.0], run_time.RATE_SECONDS
+    rule = run_time.RunTime(10**12, "grapl", clock=lambda: now[0])  # timed from the first pull
     now[0] = 0.6 * measured
     rule.check(2400 * measured)  # not measured for RATE_SECONDS yet: no decision, no progress
     assert not rule.reports
@@ -484,13 +484,13 @@ def test_the_run_time_rule_decides_once_from_the_rate_of_pulls():
                        r"choose T <= 126,230,400,000$"):
         rule.check(4000 * measured)  # 4,000 pulls per second: 10^12 pulls take 7.9 years, a year holds 1.26e11
     now[0] = 0.0
-    accepted = runner._RunTime(10**10, "apt", clock=lambda: now[0])  # 29 days at that rate
+    accepted = run_time.RunTime(10**10, "apt", clock=lambda: now[0])  # 29 days at that rate
     now[0] = measured
     accepted.check(4000 * measured)
     assert accepted.reports
     now[0] = 1e9
     accepted.check(8000 * measured)  # decided once: a slower rate later does not refuse a run under way
-    assert runner._RunTime(1000, "apt").reports  # a budget even a slow algorithm ends in time: progress at once
+    assert run_time.RunTime(1000, "apt").reports  # a budget even a slow algorithm ends in time: progress at once
 
 
 def test_a_budget_no_algorithm_could_pull_in_a_year_is_refused_before_any_pull():
@@ -507,7 +507,7 @@ def test_a_budget_no_algorithm_could_pull_in_a_year_is_refused_before_any_pull()
 
 @pytest.mark.parametrize("T", ["x", float("nan"), 0, -1, 2.5])
 def test_the_run_time_rule_refuses_what_is_not_a_budget(T):
-    from bandits.thresholding.runner import check_run_time
+    from bandits.core.run_time import check_run_time
 
     with pytest.raises(InvalidInputError, match="budget T"):
         check_run_time(T)
@@ -572,3 +572,14 @@ def test_grapl_beats_apt_on_the_paper_sbm():
         apt.append(run_thresholding(APT(), env, 5000, seed=seed, count_warmup=False).error)
     assert np.median(grapl) < 0.01 and np.median(apt) > 0.025
     assert max(grapl) < min(apt)
+
+
+def test_the_run_time_rule_is_still_importable_from_its_old_place():
+    from bandits.core import run_time
+    from bandits.thresholding import runner
+
+    with pytest.warns(DeprecationWarning, match="moved to bandits.core.run_time.MAX_RUN_SECONDS"):
+        assert runner.MAX_RUN_SECONDS == run_time.MAX_RUN_SECONDS
+    assert runner.check_run_time is run_time.check_run_time
+    with pytest.raises(AttributeError, match="RATE"):
+        getattr(runner, "RATE")  # noqa: B009

@@ -11,6 +11,7 @@ thresholds    the one table of thresholds by name, and what each algorithm famil
 tracking      C-tracking with a floor, geometric checkpoints, rounding a batch to a budget
 entries       the one grammar of ``name:key=value,...`` entries and ``package.module:attr`` references
 seeds         one seed, two independent streams: the environment's noise and the algorithm's draws
+run_time      the run-time rule of a run to a budget: a budget it cannot finish in a year is refused
 validation    the option checks shared by the families (growth, choices, Top-Two beta, sigma)
 ============  ==========================================================================================
 """

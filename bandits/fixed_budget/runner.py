@@ -18,7 +18,9 @@ where an answer is one arm or item (:mod:`bandits.pure_exploration.values`), by 
 value(i*(mu)) - value(recommendation). The seed feeds ``numpy.random.SeedSequence`` as in :func:`bandits.run.run`:
 one child drives the environment's noise, the other the rule's own draws. Budgets count pulls of single arms (K-armed
 and linear instances); an anytime run on Gaussian or Bernoulli K-armed arms takes the compiled loop
-(:func:`bandits.pure_exploration.compiled.compiled_budget_run_of`), the same trajectory as the reference.
+(:func:`bandits.pure_exploration.compiled.compiled_budget_run_of`), the same trajectory as the reference. An anytime
+run's last budget is held to the run-time rule of :mod:`bandits.core.run_time` (a rule run to a budget draws a phase's
+rewards as one sum per arm, so any budget ends at once).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import numpy as np
 from optdesign.errors import InvalidInputError
 
 from ..core.environments import as_counts
+from ..core.run_time import RunTime
 from ..core.seeds import split_seed
 from ..pure_exploration.algorithm import PureExploration
 from ..pure_exploration.capabilities import offered
@@ -217,7 +220,9 @@ def run_fixed_budget(algorithm: PureExploration | BudgetRule, env: Any, budgets:
     ------
     InvalidInputError
         Not a fixed-budget rule, budgets that are not increasing integers or fall below the minimum, a question the
-        rule cannot answer, or an instance whose pulls observe several arms at once (a joint action).
+        rule cannot answer, an instance whose pulls observe several arms at once (a joint action), or an anytime run
+        whose last budget would take more than a year at the rate of its first seconds (the run-time rule of
+        :mod:`bandits.core.run_time`; Ctrl-C ends a run with KeyboardInterrupt, on the compiled loop too).
     RuntimeError
         A rule proposed an empty batch or one past the next budget (a bug of the rule).
 
@@ -278,7 +283,8 @@ def _per_budget(rule: BudgetRule, question: Problem, env: Any, budgets: tuple[in
 
 def _anytime(algorithm: PureExploration, env: Any, budgets: tuple[int, ...], seed: Seed,
              compiled: bool) -> list[_Reading]:
-    """One trajectory of a sampling rule, its answer read at every budget (the compiled loop when it qualifies)."""
+    """One trajectory of a sampling rule, its answer read at every budget (the compiled loop when it qualifies), under
+    the run-time rule of :mod:`bandits.core.run_time` (measured from the first pull)."""
     from ..pure_exploration.compiled import compiled_budget_run_of, run_compiled_budget
 
     env_rng, alg_rng = split_seed(_fresh(seed))
@@ -286,9 +292,9 @@ def _anytime(algorithm: PureExploration, env: Any, budgets: tuple[int, ...], see
     policy = cast(PureExplorationPolicy, algorithm.start(env, UNUSED_DELTA, alg_rng))
     plan = compiled_budget_run_of(algorithm, env, policy.problem, np.asarray(budgets)) if compiled else None
     if plan is not None:
-        answers, reached = run_compiled_budget(plan, env_rng, alg_rng, start)
+        answers, reached = run_compiled_budget(plan, env_rng, alg_rng, start, algorithm.name)
         return [_Reading(T, int(a), T, float(s)) for T, a, s in zip(budgets, answers, reached, strict=True)]
-    readings, t = [], 0
+    readings, t, run_time = [], 0, RunTime(budgets[-1], algorithm.name)
     for T in budgets:
         while t < T:
             counts = as_counts(policy.next_batch(T - t), env.n_arms)
@@ -298,5 +304,6 @@ def _anytime(algorithm: PureExploration, env: Any, budgets: tuple[int, ...], see
                                    f"budget {T}")
             policy.observe(counts, env.pull(counts, env_rng))
             t += size
+            run_time.check(t)
         readings.append(_Reading(T, int(policy.problem.answer(policy.mu)), t, time.perf_counter() - start))
     return readings

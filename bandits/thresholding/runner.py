@@ -15,18 +15,17 @@ pulls of the budget and T must cover them; with ``count_warmup=False`` they are 
 counts the iterations after them and the run uses T + warm-up samples. The latter is the axis of the
 paper's Figs. 1-2 ("APT is initialized with an additional 2N samples before its first iteration").
 
-Run time: a run keeps no partial result (it is judged at T), so a budget it cannot finish in MAX_RUN_SECONDS (a year)
-is refused with :class:`~optdesign.errors.InvalidInputError` naming the estimate and the largest T that fits, instead
-of running on: at once when T exceeds what MAX_PULLS_PER_SECOND (faster than any algorithm here) allows in that time,
-else once the rate of pulls has been measured for RATE_SECONDS (from the first pull: the policy's start, e.g.
-GrAPL's oracle gamma*, and a free warm-up are left out). A budget above MAX_RUN_SECONDS x MIN_PULLS_PER_SECOND pulls
-reports no progress until then, so a caller's own estimate never runs ahead of this rule. A policy that draws a whole
+Run time: the run-time rule of :mod:`bandits.core.run_time` (a budget the run cannot finish in a year is refused,
+at once or once the rate of pulls has been measured, from the first pull: the policy's start, e.g. GrAPL's oracle
+gamma*, and a free warm-up are left out). A budget above MAX_RUN_SECONDS x MIN_PULLS_PER_SECOND pulls reports no
+progress until the rule has decided, so a caller's own estimate never runs ahead of it. A policy that draws a whole
 interval of the error grid in one batch (``RandomLaplacian``, T / 100 pulls) is measured at the end of that batch.
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -38,21 +37,24 @@ from optdesign.errors import InvalidInputError
 from optdesign.validation import as_count
 
 from ..core.environments import as_counts
+from ..core.run_time import RunTime, check_run_time
 from ..core.seeds import split_seed
 from .algorithms import ThresholdingAlgorithm, ThresholdingPolicy
 from .environment import GraphThresholdingBandit
 
-__all__ = ["MAX_RUN_SECONDS", "ThresholdingResult", "check_run_time", "run_thresholding"]
+__all__ = ["ThresholdingResult", "run_thresholding"]
 
-YEAR = 365.25 * 86400.0
-#: the longest run a budget T may ask for, in seconds
-MAX_RUN_SECONDS = YEAR
-#: more pulls per second than any algorithm here makes (random-laplacian's batched draws: about 1.5e8)
-MAX_PULLS_PER_SECOND = 1e9
-#: fewer pulls per second than any algorithm here makes on the paper's instances
-MIN_PULLS_PER_SECOND = 1.0
-#: seconds of pulls over which the rate is measured (GrAPL on the paper's SBM: 10,000 per second, steady over 30 s)
-RATE_SECONDS = 2.0
+
+def __getattr__(name: str) -> Any:
+    """The run-time rule's limit, importable from here as before it moved to :mod:`bandits.core.run_time` (a
+    DeprecationWarning; ``check_run_time``, which the runner calls, is still here)."""
+    if name == "MAX_RUN_SECONDS":
+        from ..core import run_time
+
+        warnings.warn(f"bandits.thresholding.runner.{name} moved to bandits.core.run_time.{name}", DeprecationWarning,
+                      stacklevel=2)
+        return getattr(run_time, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass
@@ -221,7 +223,7 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
     if grid[0] == 0:
         note(0)
         g = 1
-    run_time = _RunTime(T, algorithm.name)  # its clock starts with the pulls
+    run_time = RunTime(T, algorithm.name)  # its clock starts with the pulls
     while t < T:
         budget = int(grid[g]) - t
         counts = as_counts(policy.next_batch(budget), n)
@@ -248,71 +250,6 @@ def run_thresholding(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBan
         superlevel=np.flatnonzero(mu_hat >= env.tau), wall_time=time.perf_counter() - start,
         count_warmup=count_warmup, config=algorithm.describe(), diagnostics=policy.diagnostics(),
     )
-
-
-def _years(seconds: float) -> str:
-    """Seconds as years, for the messages of the run-time rule (its refused estimates are long)."""
-    return f"{seconds / YEAR:.2g} years"
-
-
-def _limit() -> str:
-    """MAX_RUN_SECONDS for the messages."""
-    return f"{MAX_RUN_SECONDS / 86400:.0f} days"
-
-
-def check_run_time(T: int) -> None:
-    """Refuse a budget that no algorithm could pull within MAX_RUN_SECONDS, even at MAX_PULLS_PER_SECOND.
-
-    Parameters
-    ----------
-    T : int
-        The budget (pulls).
-
-    Raises
-    ------
-    InvalidInputError
-        T not a positive integer, or above MAX_RUN_SECONDS x MAX_PULLS_PER_SECOND.
-    """
-    T = as_count(T, "budget T", minimum=1, floats=True)
-    fits = int(MAX_RUN_SECONDS * MAX_PULLS_PER_SECOND)
-    if T > fits:
-        raise InvalidInputError(f"T = {T:,} pulls would take {_years(T / MAX_PULLS_PER_SECOND)} even at "
-                                f"{MAX_PULLS_PER_SECOND:.0e} pulls per second, more than the {_limit()} a run may "
-                                f"take; choose T <= {fits:,}")
-
-
-class _RunTime:
-    """The measured part of the run-time rule (module docstring), timed from its creation: ``check(t)`` after every
-    batch, with t the pulls of T made so far, refuses the run once RATE_SECONDS have passed if the T - t pulls left
-    would take more than MAX_RUN_SECONDS at the rate so far."""
-
-    def __init__(self, T: int, name: str, clock: Callable[[], float] = time.perf_counter):
-        self.T, self.name, self.clock = T, name, clock
-        self.start = clock()
-        self.decided = False
-        # below this budget even MIN_PULLS_PER_SECOND finishes in time: progress need not wait for the rule
-        self.quiet = T <= MAX_RUN_SECONDS * MIN_PULLS_PER_SECOND
-
-    @property
-    def reports(self) -> bool:
-        """Whether progress may be reported now (the rule has decided, or cannot refuse this budget at the slowest
-        rate expected)."""
-        return self.decided or self.quiet
-
-    def check(self, t: int) -> None:
-        """After a batch: t pulls of T made; InvalidInputError when the rest would take more than MAX_RUN_SECONDS."""
-        if self.decided:
-            return
-        since = self.clock() - self.start
-        if t < self.T and since < RATE_SECONDS:
-            return
-        self.decided = True
-        rate = t / since if since > 0 else np.inf
-        left = (self.T - t) / rate
-        if left > MAX_RUN_SECONDS:
-            raise InvalidInputError(
-                f"T = {self.T:,} pulls would take about {_years(left)} at the {rate:,.0f} pulls per second {self.name} "
-                f"makes here, more than the {_limit()} a run may take; choose T <= {int(rate * MAX_RUN_SECONDS):,}")
 
 
 def _checked_budget(algorithm: ThresholdingAlgorithm, env: GraphThresholdingBandit, T: int) -> int:

@@ -17,6 +17,7 @@ game        the Frank-Wolfe sampling step: pieces, gradients, the game over the 
 lazy        Lazy Track-and-Stop: Frank-Wolfe targets at powers of two, forced exploration, C-tracking
 lingame     LinGame and LinGame-C: AdaHedge against the best response, optimistic gains, C-tracking
 loop        one K-armed run: the rules' pulls, the draws, the GLR stop for every delta, the answers at budgets
+interrupts  what the loops read while they run: the clock, and the signals (Ctrl-C ends a K-armed run)
 linear      one linear run: round robin, Track-and-Stop, FWS (its design inverse along the path), Lazy TaS, LinGame
 ==========  ====================================================================================
 """
@@ -52,6 +53,11 @@ def run_compiled(plan: CompiledRun, env_rng: np.random.Generator, rule_rng: np.r
     -------
     list of dict
         Per delta: ``samples``, ``batches``, ``recommendation``, ``stopped_by``, ``solve_time``, ``elapsed``.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Ctrl-C during a K-armed run (the loop looks at the signals every few batches).
     """
     if plan.arms is not None:
         from .linear import linear_run
@@ -60,19 +66,23 @@ def run_compiled(plan: CompiledRun, env_rng: np.random.Generator, rule_rng: np.r
             *plan.arms, plan.sigma, plan.means, plan.rule, plan.options, plan.growth, plan.forms, plan.max_samples,
             env_rng, start)
     else:
+        from .interrupts import INTERRUPTED
         from .loop import karmed_run
 
-        samples, batches, recommendation, how, elapsed, solve = karmed_run(
+        samples, batches, recommendation, how, elapsed, solve, stop = karmed_run(
             plan.family, plan.sigma, plan.means, plan.rule, plan.options, plan.growth, plan.forms, plan.max_samples,
             env_rng, rule_rng, start, plan.shift)
+        if stop[0] == INTERRUPTED:
+            raise KeyboardInterrupt
     return [{"samples": int(samples[i]), "batches": int(batches[i]), "recommendation": int(recommendation[i]),
              "stopped_by": STOPPED_BY[int(how[i])], "solve_time": float(solve[i]), "elapsed": float(elapsed[i])}
             for i in range(samples.size)]
 
 
 def run_compiled_budget(plan: CompiledRun, env_rng: np.random.Generator, rule_rng: np.random.Generator,
-                        start: float) -> tuple[np.ndarray, np.ndarray]:
-    """Run the compiled K-armed loop of a fixed-budget plan (:func:`compiled_budget_run_of`) to its last budget.
+                        start: float, name: str = "the rule") -> tuple[np.ndarray, np.ndarray]:
+    """Run the compiled K-armed loop of a fixed-budget plan (:func:`compiled_budget_run_of`) to its last budget, under
+    the run-time rule of :mod:`bandits.core.run_time` (Ctrl-C raises KeyboardInterrupt within a batch's time).
 
     Parameters
     ----------
@@ -82,6 +92,8 @@ def run_compiled_budget(plan: CompiledRun, env_rng: np.random.Generator, rule_rn
         The run's two generators, advanced by the run.
     start : float
         ``time.perf_counter()`` at the run's start.
+    name : str
+        The rule, named if the run-time rule refuses the run.
 
     Returns
     -------
@@ -92,15 +104,28 @@ def run_compiled_budget(plan: CompiledRun, env_rng: np.random.Generator, rule_rn
     Raises
     ------
     InvalidInputError
-        A plan without checkpoints or of a linear run.
+        A plan without checkpoints or of a linear run, or a last budget the run would take more than a year to reach
+        at the rate of its first seconds.
+    KeyboardInterrupt
+        Ctrl-C during the run.
+    RuntimeError
+        The loop refused the run where the run-time rule's own arithmetic does not (a bug).
     """
     from optdesign.errors import InvalidInputError
 
     if plan.checkpoints is None or plan.arms is not None:
         raise InvalidInputError("run_compiled_budget takes the plan of a K-armed fixed-budget run "
                                 "(compiled_budget_run_of)")
+    from ...core.run_time import MAX_RUN_SECONDS, check_rate
+    from .interrupts import INTERRUPTED
     from .loop import karmed_checkpoints
 
     out = karmed_checkpoints(plan.family, plan.sigma, plan.means, plan.rule, plan.options, plan.growth, plan.forms,
-                             plan.max_samples, env_rng, rule_rng, start, plan.checkpoints, plan.shift)
+                             plan.max_samples, env_rng, rule_rng, start, plan.checkpoints, plan.shift, MAX_RUN_SECONDS)
+    t, seconds = out[8]
+    if t == INTERRUPTED:
+        raise KeyboardInterrupt
+    if t >= 0:
+        check_rate(plan.max_samples, int(t), float(seconds), name)
+        raise RuntimeError(f"the compiled loop refused {name} at t = {int(t)}, where the run-time rule does not")
     return out[6], out[7]

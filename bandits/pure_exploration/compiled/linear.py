@@ -23,9 +23,10 @@ from ...core.alternatives import NORM_FLOOR
 from ..design_inverse import DENSE_SUPPORT
 from .arithmetic import track
 from .game import _game, _is_square, furthest_behind
+from .interrupts import wall_clock
 from .lazy import lazy_batch, lazy_due, linear_update
 from .lingame import LINEAR, lingame_batch, lingame_c_batch, new_game, widths
-from .loop import _now, _settle, resolve_due, settle_stopped, tracking_batch
+from .loop import _settle, resolve_due, settle_stopped, tracking_batch
 from .oracle import linear_oracle_target
 from .plan import FRANK_WOLFE, LINGAME, LINGAME_C, ROUND_ROBIN, TOP_TWO, TRACK_AND_STOP
 
@@ -258,7 +259,7 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
     R = np.eye(d)
     while pending.any():
         if t >= max_samples:
-            _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, _now() - start, clock[1])
+            _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, wall_clock() - start, clock[1])
             break
         batch = np.ones(K, np.int64)
         if t > 0:
@@ -267,10 +268,10 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
                 batch = track(counts, np.full(K, 1.0 / K), n)
             elif rule == TRACK_AND_STOP:
                 if resolve_due(clock, t, options[1]):
-                    started = _now()
+                    started = wall_clock()
                     with objmode(w="float64[:]"):
                         w = linear_oracle_target(X, Z, sigma, theta)
-                    clock[1] += _now() - started
+                    clock[1] += wall_clock() - started
                     if w.size == K:
                         target[:] = w
                 batch = tracking_batch(target, cumulative, counts, n, options[0] == 1)

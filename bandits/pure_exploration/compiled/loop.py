@@ -19,14 +19,15 @@ floor.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
-from numba import njit, objmode
+from numba import njit
 
+from ...core.run_time import RATE_SECONDS
 from ..samplers.top_two import TS_DRAWS
 from .arithmetic import GAUSSIAN, divergence, glr, kl_bound, pair_cost, project_floor, track
 from .game import fws_batch
+from .interrupts import CLOCK_EVERY, INTERRUPTED, signals_pending, wall_clock
 from .lazy import karmed_update, lazy_batch, lazy_due
 from .lingame import confidence_intervals, lingame_batch, lingame_c_batch, new_game
 from .oracle import oracle_target
@@ -38,11 +39,6 @@ __all__ = ["karmed_checkpoints", "karmed_run", "resolve_due", "settle_stopped", 
 TS_BLOCKS = TS_DRAWS // 100
 
 
-@njit(cache=True)
-def _now() -> float:
-    with objmode(now="float64"):
-        now = time.perf_counter()
-    return now
 
 
 @njit(cache=True)
@@ -98,9 +94,9 @@ def _track_and_stop_batch(family: int, sigma: float, mu: np.ndarray, counts: np.
     """n pulls of D- or C-tracking (``options[0]`` 0 or 1) after re-solving the target when t has grown by
     1 + ``options[1]`` since the last solve; ``clock`` holds (t of the last solve, seconds in the oracle)."""
     if resolve_due(clock, counts.sum(), options[1]):
-        started = _now()
+        started = wall_clock()
         w = oracle_target(mu, family, sigma)
-        clock[1] += _now() - started
+        clock[1] += wall_clock() - started
         if w.size == mu.size:
             target[:] = w
     return tracking_batch(target, cumulative, counts, n, options[0] == 1)
@@ -281,7 +277,7 @@ def shifted(mu: np.ndarray, shift: float) -> np.ndarray:
 def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options: np.ndarray, growth: float,
                forms: np.ndarray, max_samples: int, env_rng: np.random.Generator, rule_rng: np.random.Generator,
                start: float, shift: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                    np.ndarray]:
+                                                    np.ndarray, np.ndarray]:
     """Run a rule until every delta stops or the budget is spent.
 
     ``forms`` holds one row (a, c, b, floor, s) per delta: beta(t) = a + c log(b + log(max(t, floor) / s)).
@@ -290,22 +286,28 @@ def karmed_run(family: int, sigma: float, means: np.ndarray, rule: int, options:
     LinGame (1 for one learner). ``shift``: 0 for best-arm identification, epsilon for the additive epsilon-good
     question on Gaussian arms (the pieces read :func:`shifted` means).
     Returns per delta the samples, batches, recommendation, how it stopped (0 the stopping rule, 1 the budget), the
-    seconds since ``start`` and the seconds in the oracle.
+    seconds since ``start`` and the seconds in the oracle; then :func:`karmed_checkpoints`'s stop (its first entry
+    :data:`.interrupts.INTERRUPTED` when Ctrl-C ended the loop).
     """
-    samples, batches, recommendation, how, elapsed, solve, _, _ = karmed_checkpoints(
+    samples, batches, recommendation, how, elapsed, solve, _, _, stop = karmed_checkpoints(
         family, sigma, means, rule, options, growth, forms, max_samples, env_rng, rule_rng, start,
-        np.zeros(0, np.int64), shift)
-    return samples, batches, recommendation, how, elapsed, solve
+        np.zeros(0, np.int64), shift, np.inf)
+    return samples, batches, recommendation, how, elapsed, solve, stop
 
 
 @njit(cache=True)
 def karmed_checkpoints(family: int, sigma: float, means: np.ndarray, rule: int, options: np.ndarray, growth: float,
                        forms: np.ndarray, max_samples: int, env_rng: np.random.Generator,
-                       rule_rng: np.random.Generator, start: float, checkpoints: np.ndarray, shift: float) -> tuple:
+                       rule_rng: np.random.Generator, start: float, checkpoints: np.ndarray, shift: float,
+                       limit: float) -> tuple:
     """:func:`karmed_run` whose batches also end at every time of ``checkpoints`` (increasing, at least K), where
     the answer argmax mu (first on a tie) is read: the fixed-budget runs of an anytime rule, one trajectory read at
     every budget (their ``forms`` never stop, ``max_samples`` is the last checkpoint). Returns karmed_run's six
-    arrays, then the answers at the checkpoints and the seconds since ``start`` when each was reached.
+    arrays, the answers at the checkpoints and the seconds since ``start`` when each was reached, and the loop's stop:
+    (t, seconds) if the run-time rule of :mod:`bandits.core.run_time` ended it there (measured over RATE_SECONDS from
+    the loop's start, the pulls left would take more than ``limit`` seconds; inf: never), (INTERRUPTED, 0) if Ctrl-C
+    did, else (-1, 0). It looks at the signals and the clock every CLOCK_EVERY batches and after every batch of as many
+    pulls (:mod:`bandits.pure_exploration.compiled.interrupts`).
     """
     K, D = means.size, forms.shape[0]
     outcome = np.zeros((4, D), np.int64)  # samples, batches, recommendation, how
@@ -316,10 +318,11 @@ def karmed_checkpoints(family: int, sigma: float, means: np.ndarray, rule: int, 
     game = new_game(rule == LINGAME_C, rule != LINGAME or options[0] == 1, K, K)
     answers, reached, c = np.full(checkpoints.size, -1, np.int64), np.zeros(checkpoints.size), 0
     t, n_batches = 0, 0
+    begun, decided, refused = wall_clock(), limit == np.inf, np.array([-1.0, 0.0])
     while pending.any():
         if t >= max_samples:
             answer, _ = glr(family, sigma, shifted(sums / counts, shift), counts)
-            _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, _now() - start, state[2][1])
+            _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, wall_clock() - start, state[2][1])
             break
         if t == 0:
             batch = np.ones(K, np.int64)
@@ -332,14 +335,25 @@ def karmed_checkpoints(family: int, sigma: float, means: np.ndarray, rule: int, 
         counts += batch
         if t == 0:
             state[1][:] = counts  # C-tracking counts the first pass as on target
-        t += int(batch.sum())
+        size = int(batch.sum())
+        t += size
         n_batches += 1
+        if n_batches % CLOCK_EVERY == 0 or size >= CLOCK_EVERY:
+            if signals_pending():  # type: ignore[call-arg]
+                refused[0] = INTERRUPTED
+                break
+            since = wall_clock() - begun
+            if not decided and since >= RATE_SECONDS:
+                decided = True
+                if (max_samples - t) / (t / since) > limit:
+                    refused[0], refused[1] = t, since
+                    break
         answer, value = glr(family, sigma, shifted(sums / counts, shift), counts)
         if c < checkpoints.size and t == checkpoints[c]:
-            answers[c], reached[c] = answer, _now() - start
+            answers[c], reached[c] = answer, wall_clock() - start
             c += 1
         settle_stopped(outcome, times, pending, forms, value, t, n_batches, answer, start, state[2][1])
-    return outcome[0], outcome[1], outcome[2], outcome[3], times[0], times[1], answers, reached
+    return outcome[0], outcome[1], outcome[2], outcome[3], times[0], times[1], answers, reached, refused
 
 
 @njit(cache=True)
@@ -363,4 +377,4 @@ def settle_stopped(outcome: np.ndarray, times: np.ndarray, pending: np.ndarray, 
         a, c, b, floor, s = forms[i, 0], forms[i, 1], forms[i, 2], forms[i, 3], forms[i, 4]
         stops[i] = pending[i] and value > a + c * math.log(b + math.log(max(t, floor) / s))
     if stops.any():
-        _settle(outcome, times, pending, stops, t, batches, answer, 0, _now() - start, solve_time)
+        _settle(outcome, times, pending, stops, t, batches, answer, 0, wall_clock() - start, solve_time)
