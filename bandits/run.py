@@ -225,7 +225,8 @@ def run(algorithm: Algorithm[EnvT] | Sampler, env: EnvT, delta: float | list[flo
     compiled : bool
         Take the compiled path when the run qualifies (:mod:`bandits.pure_exploration.compiled`: K-armed runs of
         round robin, Track-and-Stop and Top-Two, without a trace, a progress callback or ``interruptible``); the
-        same run as the reference path, which ``False`` forces.
+        same run as the reference path, which ``False`` forces. Without ``interruptible``, Ctrl-C raises
+        KeyboardInterrupt on either path (the compiled loops look at the signals every few batches).
 
     Returns
     -------

@@ -17,7 +17,7 @@ game        the Frank-Wolfe sampling step: pieces, gradients, the game over the 
 lazy        Lazy Track-and-Stop: Frank-Wolfe targets at powers of two, forced exploration, C-tracking
 lingame     LinGame and LinGame-C: AdaHedge against the best response, optimistic gains, C-tracking
 loop        one K-armed run: the rules' pulls, the draws, the GLR stop for every delta, the answers at budgets
-interrupts  what the loops read while they run: the clock, and the signals (Ctrl-C ends a K-armed run)
+interrupts  what the loops read while they run: the clock, and the signals (Ctrl-C ends a compiled run)
 linear      one linear run: round robin, Track-and-Stop, FWS (its design inverse along the path), Lazy TaS, LinGame
 ==========  ====================================================================================
 """
@@ -57,23 +57,24 @@ def run_compiled(plan: CompiledRun, env_rng: np.random.Generator, rule_rng: np.r
     Raises
     ------
     KeyboardInterrupt
-        Ctrl-C during a K-armed run (the loop looks at the signals every few batches).
+        Ctrl-C during the run (the loops look at the signals every few batches).
     """
+    from .interrupts import INTERRUPTED
+
     if plan.arms is not None:
         from .linear import linear_run
 
-        samples, batches, recommendation, how, elapsed, solve = linear_run(
+        samples, batches, recommendation, how, elapsed, solve, stop = linear_run(
             *plan.arms, plan.sigma, plan.means, plan.rule, plan.options, plan.growth, plan.forms, plan.max_samples,
             env_rng, start)
     else:
-        from .interrupts import INTERRUPTED
         from .loop import karmed_run
 
         samples, batches, recommendation, how, elapsed, solve, stop = karmed_run(
             plan.family, plan.sigma, plan.means, plan.rule, plan.options, plan.growth, plan.forms, plan.max_samples,
             env_rng, rule_rng, start, plan.shift)
-        if stop[0] == INTERRUPTED:
-            raise KeyboardInterrupt
+    if stop[0] == INTERRUPTED:
+        raise KeyboardInterrupt
     return [{"samples": int(samples[i]), "batches": int(batches[i]), "recommendation": int(recommendation[i]),
              "stopped_by": STOPPED_BY[int(how[i])], "solve_time": float(solve[i]), "elapsed": float(elapsed[i])}
             for i in range(samples.size)]

@@ -23,7 +23,7 @@ from ...core.alternatives import NORM_FLOOR
 from ..design_inverse import DENSE_SUPPORT
 from .arithmetic import track
 from .game import _game, _is_square, furthest_behind
-from .interrupts import wall_clock
+from .interrupts import CLOCK_EVERY, INTERRUPTED, signals_pending, wall_clock
 from .lazy import lazy_batch, lazy_due, linear_update
 from .lingame import LINEAR, lingame_batch, lingame_c_batch, new_game, widths
 from .loop import _settle, resolve_due, settle_stopped, tracking_batch
@@ -236,12 +236,13 @@ def _lazy_linear_batch(X: np.ndarray, Z: np.ndarray, sigma: float, theta: np.nda
 @njit(cache=True)
 def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, rule: int, options: np.ndarray,
                growth: float, forms: np.ndarray, max_samples: int, env_rng: np.random.Generator,
-               start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+               start: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                      np.ndarray]:
     """Run round robin (0), Track-and-Stop (1: tracking, resolve growth), Top-Two (2: the EB leader, the TC or TCI
     challenger, as in ``bandits.pure_exploration.compiled.plan._rule``), FWS (4: refresh, 1 for the published
     update), Lazy TaS (5: Frank–Wolfe steps, tolerance, the spanning arms), LinGame (6: 1 for one learner) or
-    LinGame-C (7) on a linear instance until every delta stops or the budget is spent; the same outputs as
-    :func:`bandits.pure_exploration.compiled.loop.karmed_run`. ``means`` are the arms' means x_k^T theta."""
+    LinGame-C (7) on a linear instance until every delta stops, the budget is spent or Ctrl-C ends it; the same outputs
+    as :func:`bandits.pure_exploration.compiled.loop.karmed_run`. ``means`` are the arms' means x_k^T theta."""
     K, d, D = X.shape[0], X.shape[1], forms.shape[0]
     outcome, times, pending = np.zeros((4, D), np.int64), np.zeros((2, D)), np.ones(D, np.bool_)
     counts, sums = np.zeros(K, np.int64), np.zeros(K)
@@ -256,7 +257,7 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
     t, n_batches, theta, answer = 0, 0, np.zeros(d), 0
     lazy = np.array([0.0, -1.0, 0.0])
     game = new_game(rule == LINGAME_C, rule != LINGAME or options[0] == 1, K, Z.shape[0])
-    R = np.eye(d)
+    R, stop = np.eye(d), np.array([-1.0, 0.0])
     while pending.any():
         if t >= max_samples:
             _settle(outcome, times, pending, pending.copy(), t, n_batches, answer, 1, wall_clock() - start, clock[1])
@@ -290,8 +291,11 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
         counts += batch
         if t == 0:
             cumulative[:] = counts
-        t += int(batch.sum())
-        n_batches += 1
+        size = int(batch.sum())
+        t, n_batches = t + size, n_batches + 1
+        if (n_batches % CLOCK_EVERY == 0 or size >= CLOCK_EVERY) and signals_pending():  # type: ignore[call-arg]
+            stop[0] = INTERRUPTED
+            break
         theta, answer, value, R = _statistics(X, Z, sigma, counts, sums)
         settle_stopped(outcome, times, pending, forms, value, t, n_batches, answer, start, clock[1])
-    return outcome[0], outcome[1], outcome[2], outcome[3], times[0], times[1]
+    return outcome[0], outcome[1], outcome[2], outcome[3], times[0], times[1], stop

@@ -39,8 +39,6 @@ __all__ = ["karmed_checkpoints", "karmed_run", "resolve_due", "settle_stopped", 
 TS_BLOCKS = TS_DRAWS // 100
 
 
-
-
 @njit(cache=True)
 def _draw_sums(family: int, sigma: float, means: np.ndarray, batch: np.ndarray, rng: np.random.Generator,
                sums: np.ndarray) -> None:
