@@ -574,6 +574,26 @@ def test_grapl_beats_apt_on_the_paper_sbm():
     assert max(grapl) < min(apt)
 
 
+@pytest.mark.parametrize(("T", "t", "seconds"), [(10, 11, 1.0), (10, 5, float("nan")), (10, 5, -1.0), (0, 0, 1.0),
+                                               (10, -1, 1.0), (10.5, 5, 1.0)])
+def test_the_rate_check_refuses_what_is_not_a_measurement(T, t, seconds):
+    from bandits.core.run_time import RunTime, check_rate
+
+    with pytest.raises(InvalidInputError, match=r"budget T|pulls made t|t <= T"):
+        check_rate(T, t, seconds, "apt")
+    if T != 10:
+        with pytest.raises(InvalidInputError, match="budget T"):
+            RunTime(T, "apt")
+
+
+def test_a_run_without_a_pull_after_the_measurement_is_refused():
+    from bandits.core.run_time import check_rate
+
+    with pytest.raises(InvalidInputError, match=r"choose T <= 0$"):
+        check_rate(10, 0, 3.0, "apt")
+    check_rate(10, 10, 0.0, "apt")  # the whole budget made at once: nothing left to refuse
+
+
 def test_the_run_time_rule_is_still_importable_from_its_old_place():
     from bandits.core import run_time
     from bandits.thresholding import runner

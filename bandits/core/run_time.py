@@ -15,6 +15,7 @@ report progress at once; a larger one reports none until the rule has decided.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -83,10 +84,17 @@ def check_rate(T: int, t: int, seconds: float, name: str) -> None:
     Raises
     ------
     InvalidInputError
-        The rest of the run would take more than MAX_RUN_SECONDS.
+        T, t or seconds not valid (t a count up to T, seconds finite and not negative), or the rest of the run would
+        take more than MAX_RUN_SECONDS (no pull made yet counts as a rate of 0).
     """
-    rate = t / seconds if seconds > 0 else float("inf")
-    left = (T - t) / rate
+    T = as_count(T, "budget T", minimum=1, floats=True)
+    t = as_count(t, "pulls made t", minimum=0, floats=True)
+    seconds = float(seconds)
+    if t > T or not (math.isfinite(seconds) and seconds >= 0):
+        raise InvalidInputError(f"the rate needs pulls made t <= T = {T:,} and finite seconds >= 0, got t = {t:,}, "
+                                f"seconds = {seconds}")
+    rate = t / seconds if seconds > 0 else math.inf
+    left = (T - t) / rate if rate > 0 else math.inf
     if left > MAX_RUN_SECONDS:
         raise InvalidInputError(
             f"T = {T:,} pulls would take about {_years(left)} at the {rate:,.0f} pulls per second {name} makes here, "
@@ -105,14 +113,19 @@ class RunTime:
         The rule, named in a refusal.
     clock : callable
         Seconds (``time.perf_counter`` by default).
+
+    Raises
+    ------
+    InvalidInputError
+        T not a positive integer.
     """
 
     def __init__(self, T: int, name: str, clock: Callable[[], float] = time.perf_counter) -> None:
-        self.T, self.name, self.clock = T, name, clock
+        self.T, self.name, self.clock = as_count(T, "budget T", minimum=1, floats=True), name, clock
         self.start = clock()
         self.decided = False
         # below this budget even MIN_PULLS_PER_SECOND finishes in time: progress need not wait for the rule
-        self.quiet = T <= MAX_RUN_SECONDS * MIN_PULLS_PER_SECOND
+        self.quiet = self.T <= MAX_RUN_SECONDS * MIN_PULLS_PER_SECOND
 
     @property
     def reports(self) -> bool:

@@ -23,7 +23,7 @@ from ...core.alternatives import NORM_FLOOR
 from ..design_inverse import DENSE_SUPPORT
 from .arithmetic import track
 from .game import _game, _is_square, furthest_behind
-from .interrupts import CLOCK_EVERY, INTERRUPTED, signals_pending, wall_clock
+from .interrupts import INTERRUPTED, look_now, signals_pending, wall_clock
 from .lazy import lazy_batch, lazy_due, linear_update
 from .lingame import LINEAR, lingame_batch, lingame_c_batch, new_game, widths
 from .loop import _settle, resolve_due, settle_stopped, tracking_batch
@@ -293,7 +293,7 @@ def linear_run(X: np.ndarray, Z: np.ndarray, sigma: float, means: np.ndarray, ru
             cumulative[:] = counts
         size = int(batch.sum())
         t, n_batches = t + size, n_batches + 1
-        if (n_batches % CLOCK_EVERY == 0 or size >= CLOCK_EVERY) and signals_pending():  # type: ignore[call-arg]
+        if look_now(n_batches, size) and signals_pending():  # type: ignore[call-arg]
             stop[0] = INTERRUPTED
             break
         theta, answer, value, R = _statistics(X, Z, sigma, counts, sums)

@@ -27,7 +27,7 @@ from ...core.run_time import RATE_SECONDS
 from ..samplers.top_two import TS_DRAWS
 from .arithmetic import GAUSSIAN, divergence, glr, kl_bound, pair_cost, project_floor, track
 from .game import fws_batch
-from .interrupts import CLOCK_EVERY, INTERRUPTED, signals_pending, wall_clock
+from .interrupts import INTERRUPTED, look_now, signals_pending, wall_clock
 from .lazy import karmed_update, lazy_batch, lazy_due
 from .lingame import confidence_intervals, lingame_batch, lingame_c_batch, new_game
 from .oracle import oracle_target
@@ -336,7 +336,7 @@ def karmed_checkpoints(family: int, sigma: float, means: np.ndarray, rule: int, 
         size = int(batch.sum())
         t += size
         n_batches += 1
-        if n_batches % CLOCK_EVERY == 0 or size >= CLOCK_EVERY:
+        if look_now(n_batches, size):
             if signals_pending():  # type: ignore[call-arg]
                 refused[0] = INTERRUPTED
                 break
