@@ -70,6 +70,9 @@ class Experiment:
     stop : str or None
         The stopping rule of a fixed-confidence run: None or ``"own"`` (the algorithm's), or
         ``"glr[:threshold=NAME,growth=G]"`` (:mod:`bandits.pure_exploration.with_stop`).
+    compiled : bool
+        Let a run that qualifies take numba's compiled loop (:mod:`bandits.pure_exploration.compiled`: the same law,
+        compiled once per installation); False keeps every run on the reference path.
     """
 
     algorithm: str
@@ -81,6 +84,7 @@ class Experiment:
     free_warmup: bool = False
     stop: str | None = None
     budgets: tuple[int, ...] = ()
+    compiled: bool = True
 
     @property
     def kind(self) -> str:
@@ -107,7 +111,7 @@ class Experiment:
         InvalidInputError
             An unknown algorithm or instance name, bad options, an algorithm that does not run on the
             instance's kind, a missing budget or delta, a budget for a fixed-confidence algorithm or a delta for a
-            fixed-budget one, a budget no algorithm could pull within a run's time limit
+            fixed-budget one, ``compiled`` not a bool, a budget no algorithm could pull within a run's time limit
             (:func:`bandits.core.run_time.check_run_time`; the measured rule applies when it runs), a negative
             seed, a delta outside (0, 1), several deltas for an algorithm that samples differently for each, or a stop
             the algorithm or instance cannot take; in fixed-budget mode (``budgets``) budgets that are not increasing
@@ -128,6 +132,8 @@ class Experiment:
                 check_kind(got)
         if not (self.seed is None or isinstance(self.seed, np.random.SeedSequence)):
             as_count(self.seed, "seed", minimum=0)
+        if not isinstance(self.compiled, bool):
+            raise InvalidInputError(f"compiled must be true or false, got {self.compiled!r}")
         if self.budgets or spec.budget:
             return self._check_fixed_budget(algo, got, spec)
         if kind_of(got).budgeted:
@@ -190,7 +196,7 @@ class Experiment:
 
         if kind_of(self.kind).budgeted:
             return self._execute_thresholding_budgets(algo, env)
-        results = run_fixed_budget(algo, env, self.budgets, self.seed)
+        results = run_fixed_budget(algo, env, self.budgets, self.seed, compiled=self.compiled)
         describe = question_of(algo, env).describe_answer
         return [{"algorithm": r.algorithm, "instance": r.instance, "mode": "fixed-budget", "delta": None, "T": r.T,
                  "samples": r.samples, "recommendation": describe(r.recommendation), "best": describe(r.best),
@@ -248,7 +254,7 @@ class Experiment:
                      "wall_time": res.wall_time, "config": res.config,
                      "error_curve": [[int(t), float(e)] for t, e in zip(res.times, res.errors, strict=True)]}]
         results = run(cast("Algorithm[Any]", algo), env, list(self.deltas), seed=seed, max_samples=self.max_samples,
-                      progress=progress, interruptible=interruptible)
+                      progress=progress, interruptible=interruptible, compiled=self.compiled)
         asks = getattr(algo, "question", None)  # a sampling rule may ask another question of the instance
         question = asks(env) if callable(asks) else None
         describe = (lambda item: describe_item(env, item)) if question is None else question.describe_answer

@@ -77,6 +77,33 @@ def test_grid_seeds_and_quick_preset(tmp_path):
     assert load_study(write(tmp_path), runs=1).replicates == 1
 
 
+def test_the_compiled_key_and_the_quick_preset_choose_the_runs_path(tmp_path, monkeypatch):
+    """``compiled`` (default true, [quick] may override it) reaches every run's experiment; a run whose experiment
+    says false never enters the compiled loop, fixed confidence or fixed budget."""
+    def compiled_of(text: str, quick: bool) -> set[bool]:
+        return {r.experiment().compiled for r in load_study(write(tmp_path, text), quick=quick).runs}
+
+    assert compiled_of(STUDY, False) == compiled_of(STUDY, True) == {True}
+    assert compiled_of(STUDY.replace("runs = 2", "runs = 2\ncompiled = false"), True) == {False}
+    assert compiled_of(STUDY.replace('x = "d"', 'x = "d"\ncompiled = false'), False) == {False}
+    import bandits.run
+
+    entered = []
+    monkeypatch.setattr(bandits.run, "_run_compiled", lambda *args: entered.append(args) or False)
+    for compiled in (False, True):
+        Experiment("top-two", "gaussian:means=1/0.5/0", deltas=(0.1,), compiled=compiled).execute()
+        assert len(entered) == int(compiled)
+    import bandits.pure_exploration.compiled as compiled_path
+
+    planned = []  # a fixed-budget run asks for its compiled plan only when its experiment says true
+    monkeypatch.setattr(compiled_path, "compiled_budget_run_of", lambda *args: planned.append(args))
+    for compiled in (False, True):
+        Experiment("top-two", "gaussian:means=1/0.5/0", budgets=(50, 100), compiled=compiled).execute()
+        assert len(planned) == int(compiled)
+    with pytest.raises(InvalidInputError, match="compiled must be true or false"):
+        Experiment("top-two", "gaussian:means=1/0.5/0", deltas=(0.1,), compiled="yes").check()  # type: ignore[arg-type]
+
+
 def test_seed_run_draws_one_instance_per_replicate():
     doc = {"study": {"budget": 50, "runs": 3}, "instances": [{"family": "sbm", "n": 20, "seed": "run"}],
            "algorithms": [{"name": "apt", "init_pulls": 1}]}
@@ -115,6 +142,8 @@ def test_a_problem_with_two_options_is_grouped_and_runs(tmp_path):
     (STUDY.replace('algorithms = ["oracle"]', 'algorithms = ["G"]'), "not labels"),
     (STUDY.replace('label = "oracle"', 'label = "g-static"'), "share a label"),
     (STUDY.replace('family = "soare"', 'family = "sbm"').replace("omega = 0.3", ""), "runs on linear instances"),
+    (STUDY.replace('x = "d"', 'x = "d"\ncompiled = "no"'), "compiled must be true or false, got 'no'"),
+    (STUDY.replace('x = "d"', 'x = "d"\nlog_x = 1'), "log_x must be true or false, got 1"),
 ])
 def test_bad_study_files_fail_before_any_run(tmp_path, text, message):
     path = write(tmp_path, text)

@@ -13,6 +13,7 @@ A study is a grid: instance families x their parameter sweeps x algorithms x rep
     # budgets = [250, 500]   # the budgets at which every run's recommendation is read (see below)
     max_samples = 1e9        # per-run cap (a run that hits it stops with stopped_by = "budget")
     # stop = "glr"           # default stopping rule of every [[algorithms]] block (see below)
+    # compiled = false       # every run on the reference path (default true: runs that qualify take numba's loops)
     x = "d"                  # plot axis: an instance parameter; y = "samples" | "rounds" | "error"
     # series = "graph"       # optional: an instance parameter drawn as separate lines in each panel
 
@@ -36,28 +37,20 @@ A study is a grid: instance families x their parameter sweeps x algorithms x rep
 
 ``stop`` (a block's key, or a default in ``[study]`` for the blocks without one) is the stopping rule of a
 fixed-confidence algorithm on K-armed or linear instances: ``"own"`` (the algorithm's own rule, the default) or
-``"glr[:threshold=NAME,growth=G]"`` (the GLR stop; thresholds ``practical``, ``theory`` for linear instances,
-``kk21`` for K-armed ones, or ``package.module:Class``); see
-:mod:`bandits.pure_exploration.with_stop`. ``name`` may also be a ``package.module:Class`` path (a Sampler or
-Algorithm subclass; the module must import in the workers too) or a name from the ``bandits.samplers`` entry
-points (:mod:`bandits.plugins`).
+``"glr[:threshold=NAME,growth=G]"`` (the GLR stop; thresholds ``practical``, ``theory`` for linear instances, ``kk21``
+for K-armed ones, or ``package.module:Class``); see :mod:`bandits.pure_exploration.with_stop`. ``name`` may also be a
+``package.module:Class`` path (a Sampler or Algorithm subclass; the module must import in the workers too) or a name
+from the ``bandits.samplers`` entry points (:mod:`bandits.plugins`).
 
-Fixed-budget mode (``mode = "fixed-budget"``, ``budgets`` increasing integers): the probability of error after T
-pulls for every T of ``budgets``, on K-armed or linear instances (:mod:`bandits.fixed_budget`) and on graph
-thresholding ones. A sampling rule runs anytime (one trajectory per run, read at every budget, growth 0 unless
-given); ``successive-rejects`` and ``sequential-halving`` run once per budget; a graph-thresholding rule (GrAPL,
-APT, random-laplacian) runs one trajectory read at every budget, its answer S_hat correct when no judged arm is
-misclassified (L_T = 0; ``free_warmup`` gives APT's warm-up before t = 0 as in the paper's figures). Each run
-stores one record per budget; the summary gives P(error) with its Clopper–Pearson interval and the mean simple
-regret (for thresholding, the mean E(T) in ``mean_error``) per algorithm and budget. ``delta``, ``stop``,
-``max_samples`` and a sampler's ``threshold`` belong to fixed-confidence studies and are refused there, as
-``budgets`` is in a fixed-confidence study.
+Fixed-budget mode (``mode = "fixed-budget"``, ``budgets`` increasing integers): every run's recommendation is read
+at every budget T (:mod:`bandits.fixed_budget`; the studies guide's "Fixed-budget studies" says what each kind of rule
+runs and what the summary gives); ``delta``, ``stop`` and ``max_samples`` are refused there, ``budgets`` elsewhere.
 
-An instance parameter ``seed = "run"`` draws a new instance per replicate (seed = replicate index), as
-papers that redraw the graph or the means for every trial do.
+An instance parameter ``seed = "run"`` draws a new instance per replicate (seed = replicate index), as papers that
+redraw the graph or the means for every trial do.
 
-Seeds: run r of instance text I gets ``SeedSequence(seed, spawn_key=(crc32(I), r))`` whatever the
-backend, job count or order; every algorithm sees the same noise stream on the same (instance, r).
+Seeds: run r of instance text I gets ``SeedSequence(seed, spawn_key=(crc32(I), r))`` whatever the backend, job count
+or order; every algorithm sees the same noise stream on the same (instance, r).
 """
 
 from __future__ import annotations
@@ -97,7 +90,7 @@ __all__ = ["RunSpec", "Study", "load_study", "parse_study"]
 #: the largest study file read (a study is a few dozen lines of TOML)
 MAX_STUDY_BYTES = 16 * 2**20
 STUDY_KEYS = {"name", "description", "seed", "runs", "delta", "budget", "max_samples", "free_warmup", "x", "series",
-              "y", "log_x", "log_y", "stop", "mode", "budgets"}
+              "y", "log_x", "log_y", "stop", "mode", "budgets", "compiled"}
 QUICK_KEYS = STUDY_KEYS - {"name", "description", "seed"} | {"instances", "algorithms"}
 Y_COLUMNS = ("samples", "rounds", "error")
 #: a study lists all its runs up front (about RUN_SPEC_BYTES each, measured): more than this many are refused
@@ -139,6 +132,8 @@ class RunSpec:
     per_delta: bool = False
     #: the budgets of a fixed-budget study (a run's recommendation read at each), or empty
     budgets: tuple[int, ...] = ()
+    #: a run that qualifies takes numba's compiled loop (False: the reference path)
+    compiled: bool = True
 
     @property
     def cell(self) -> str:
@@ -162,7 +157,7 @@ class RunSpec:
         seed = np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key)
         return Experiment(self.algorithm, self.instance, deltas=self.deltas, budget=self.budget, seed=seed,
                           max_samples=self.max_samples, free_warmup=self.free_warmup, stop=self.stop,
-                          budgets=self.budgets)
+                          budgets=self.budgets, compiled=self.compiled)
 
 
 @dataclass(frozen=True)
@@ -280,6 +275,11 @@ def parse_study(doc: dict[str, Any], *, path: str = "<memory>", sha256: str = ""
         raise InvalidInputError(f"{where}: two [[algorithms]] share a label; give each a distinct 'label'")
     _check_run_count(instances, len(algorithms), replicates, where)
     cells = [(family, params) for block in instances for family, params in _expand(block, where)]
+    flags = {f: study.get(f, f in ("compiled", "log_y")) for f in ("free_warmup", "compiled", "log_x", "log_y")}
+    for flag, value in flags.items():
+        if not isinstance(value, bool):
+            raise InvalidInputError(f"{where}: {flag} must be true or false, got {value!r}")
+    log_x, log_y = flags.pop("log_x"), flags.pop("log_y")
     x, series = study.get("x"), study.get("series")
     for key, what in ((x, "plot axis x"), (series, "plot series")):
         if key is not None and not isinstance(key, str):
@@ -287,12 +287,12 @@ def parse_study(doc: dict[str, Any], *, path: str = "<memory>", sha256: str = ""
         if key is not None and not all(key in params for _, params in cells):
             raise InvalidInputError(f"{where}: {what} = {key!r} is not a parameter of every instance")
     common = {"deltas": deltas, "budget": budget, "budgets": budgets, "entropy": seed, "max_samples": max_samples,
-              "free_warmup": bool(study.get("free_warmup", False)), "stop": _stop(study, "[study]", where)}
+              "stop": _stop(study, "[study]", where), **flags}
     specs = _run_specs(cells, algorithms, labels, replicates, common, where)
     return Study(name=_study_name(study.get("name", "study" if path == "<memory>" else Path(path).stem), where),
                  description=str(study.get("description", "")),
                  path=path, sha256=sha256, quick=quick, seed=seed, replicates=replicates, x=x, series=series, y=y,
-                 log_x=bool(study.get("log_x", False)), log_y=bool(study.get("log_y", True)), labels=tuple(labels),
+                 log_x=log_x, log_y=log_y, labels=tuple(labels),
                  runs=specs)
 
 
