@@ -241,10 +241,11 @@ class HeteroscedasticEpsilonGoodProblem(EpsilonGoodArms, HeteroscedasticProblem)
         """theta with every arm but the answer moved: mean (mu_j - s) / c, variance sigma_j^2 / c^2 (``ends``)."""
         shift, scale = self.ends
         theta = np.array(mu, dtype=float)
-        kept = theta[[answer, answer + self._K]]
-        theta[: self._K] = (theta[: self._K] - shift) / scale
+        mean, variance = theta[answer], theta[answer + self._K]
+        theta[: self._K] -= shift
+        theta[: self._K] /= scale
         theta[self._K:] /= scale**2
-        theta[[answer, answer + self._K]] = kept
+        theta[answer], theta[answer + self._K] = mean, variance
         return theta
 
     def arm_pieces(self, mu: np.ndarray, w: np.ndarray, best: int | None,

@@ -17,7 +17,7 @@ import numpy as np
 from optdesign.validation import unique_argmax
 
 from .oracle import Oracle
-from .pieces import Pieces
+from .pieces import Pieces, with_leader
 from .problem import Problem
 from .values import checked_index
 
@@ -199,7 +199,7 @@ class ArmPairsProblem(Problem):
         """W_B,j: the pieces with the leader B put above every other arm (0 where mu_j >= mu_B); inf at B."""
         leader = checked_index(leader, self._K, "an arm")
         _, values, _ = self.arm_pieces(mu, counts, leader, False)
-        return np.insert(values, leader, np.inf)
+        return with_leader(values, leader)
 
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
         """The leader's part N_B g_B(x) of the pair's cost at its closest common mean x (1/2 when it vanishes)."""

@@ -37,7 +37,7 @@ from optdesign.validation import unique_argmax
 from .families import ExponentialFamily, Gaussian
 from .karmed import KArmedProblem
 from .oracle import Oracle
-from .pieces import Pieces
+from .pieces import Pieces, with_leader
 from .questions import KArmedQuestion
 from .values import Values
 
@@ -145,7 +145,7 @@ class EpsilonGoodProblem(KArmedQuestion):
         leader = self.check_answer(leader)
         values, _ = pair_pieces(mu, self._pairs(leader), counts, **self.family_args, shifts=self._shift,
                                 scales=self._scale)
-        return np.insert(values, leader, np.inf)
+        return with_leader(values, leader)
 
     def pair_share(self, mu: np.ndarray, counts: np.ndarray, leader: int, challenger: int) -> float:
         """Capability ``pair_share``: N_B d(mu_B, x) / W_B,C at the pair's closest alternative (x for the leader,

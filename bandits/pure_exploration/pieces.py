@@ -16,6 +16,14 @@ from .cap_bounds import CapBounds
 __all__ = ["GLRStatistic", "Pieces"]
 
 
+def with_leader(values: np.ndarray, leader: int) -> np.ndarray:
+    """The K - 1 pair costs of the arms other than the leader as K, inf at the leader (np.insert's array, at a tenth
+    of its cost: Top-Two's challenger asks for it at every pull)."""
+    out = np.empty(values.size + 1)
+    out[:leader], out[leader], out[leader + 1:] = values[:leader], np.inf, values[leader:]
+    return out
+
+
 @dataclass(frozen=True)
 class Pieces:
     """The alternative pieces of a problem at (mu, w); piece j stands for answer ``answers[j]``.
