@@ -34,8 +34,9 @@ means).
 
 ``--arm-models N``: the reference path on arms whose parameter holds more than the means (no compiled loop runs them):
 round robin, Top-Two EB-TC and EB-TCI on Gaussian arms of unknown variances (the EV-GLR) and on arms with rewards in
-[0, 1] (KL_inf), and EB-TCI asking the epsilon-good question, N seeds each, microseconds per sample (best of three
-passes); ``--baseline DIR`` (a checkout of the code to compare with) runs the same rows in a subprocess beside them.
+[0, 1] (KL_inf), and EB-TCI asking the epsilon-good and the top-2 questions, N seeds each, microseconds per sample
+(best of three passes); ``--baseline DIR`` (a checkout of the code to compare with) runs the same rows in a subprocess
+beside them.
 
 ``--no-speed --published-oracle 10000``: the FWS iterate run at the true theta of that instance for 10,000 steps,
 with the exact inverse of V(x) and with the published code's update, and the characteristic time each reports
@@ -195,7 +196,9 @@ def epsilon_paths_table(args: argparse.Namespace, console: Console) -> None:
 ARM_MODEL_ROWS = [(instance, rule) for instance in ("heteroscedastic:means=1/0.95/0.8/0.5,sigmas=1/2/0.5/1",
                                                     "bounded:means=0.6/0.5/0.4/0.3")
                   for rule in ("round-robin", "top-two", "top-two:challenger=tci")]
-ARM_MODEL_ROWS.append((ARM_MODEL_ROWS[0][0], "top-two:challenger=tci,problem=epsilon-good:epsilon=0.1"))
+ARM_MODEL_ROWS += [(ARM_MODEL_ROWS[0][0], "top-two:challenger=tci,problem=epsilon-good:epsilon=0.1"),
+                   (ARM_MODEL_ROWS[0][0], "top-two:challenger=tci,problem=top-m:m=2"),
+                   ("bounded:means=0.6/0.5/0.45/0.3,levels=3", "top-two:challenger=tci,problem=top-m:m=2")]
 
 
 def arm_model_costs(seeds: int, delta: float) -> list[tuple[int, float]]:

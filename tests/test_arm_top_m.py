@@ -79,11 +79,23 @@ def test_pieces_of_pairs_refuses_pairs_that_are_not_two_arms():
     def leader(i: int) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(2), np.zeros((2, 3))
 
-    for bad in ([[0, 3]], [[1, 1]], [[0.0, 1.0]], [0, 1]):
+    for bad in ([[0, 3]], [[1, 1]], [[0.0, 1.0]], [0, 1], [[-1, 0]], [[0, 1], [2, 2]]):
         with pytest.raises(InvalidInputError, match=r"pairs must|pair must"):
             pieces_of_pairs(leader, np.array(bad), 3)
     values, G = pieces_of_pairs(leader, np.array([[0, 2], [1, 0]]), 3)
     assert values.shape == (2,) and G is not None and G.shape == (2, 3)
+
+
+def test_pieces_of_pairs_reads_each_pair_from_its_leaders_row():
+    """Pairs in any order, leaders repeated and unsorted: pair (i, j) gets leader i's entry for arm j."""
+    def leader(i: int) -> tuple[np.ndarray, np.ndarray]:
+        others = np.delete(np.arange(4), i)
+        return 10.0 * i + others, np.outer(10.0 * i + others, np.ones(4))
+
+    pairs = np.array([[2, 0], [0, 1], [3, 2], [2, 1], [0, 3]])
+    values, G = pieces_of_pairs(leader, pairs, 4)
+    assert values.tolist() == [20, 1, 32, 21, 3] and G is not None and G[:, 0].tolist() == values.tolist()
+    assert pieces_of_pairs(leader, np.empty((0, 2), dtype=int), 4)[0].shape == (0,)
 
 
 def test_bad_top_m_oracle_input_is_refused():

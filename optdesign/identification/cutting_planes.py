@@ -86,16 +86,21 @@ def pieces_of_pairs(leader_pieces: Callable[[int], tuple[np.ndarray, np.ndarray 
         Pairs that are not of shape (P, 2), or not two different arms among the K.
     """
     pairs = np.asarray(pairs)
-    if pairs.ndim != 2 or pairs.shape[1] != 2 or not np.issubdtype(pairs.dtype, np.integer):
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.dtype.kind not in "iu":
         raise InvalidInputError(f"pairs must be integer pairs of shape (P, 2), got shape {pairs.shape}")
-    if pairs.size and (pairs.min() < 0 or pairs.max() >= n_arms or np.any(pairs[:, 0] == pairs[:, 1])):
-        raise InvalidInputError(f"every pair must hold two different arms among the {n_arms}")
     values = np.empty(pairs.shape[0])
     G: np.ndarray | None = np.empty((pairs.shape[0], n_arms))
-    for i in np.unique(pairs[:, 0]):
-        rows = np.flatnonzero(pairs[:, 0] == i)
-        v, g = leader_pieces(int(i))
-        cols = pairs[rows, 1] - (pairs[rows, 1] > i)
+    # the pairs checked and grouped by leader in one pass: Top-Two's challenger asks at every pull, often of few pairs
+    rows_of: dict[int, list[int]] = {}
+    seconds = pairs[:, 1].tolist()
+    for row, (i, j) in enumerate(zip(pairs[:, 0].tolist(), seconds, strict=True)):
+        if not (0 <= i < n_arms and 0 <= j < n_arms and i != j):
+            raise InvalidInputError(f"every pair must hold two different arms among the {n_arms}")
+        rows_of.setdefault(i, []).append(row)
+    for i in sorted(rows_of):
+        rows = rows_of[i]
+        v, g = leader_pieces(i)
+        cols = [seconds[r] - (seconds[r] > i) for r in rows]
         values[rows] = v[cols]
         if g is None or G is None:
             G = None
