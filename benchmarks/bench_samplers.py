@@ -32,12 +32,6 @@ instance above, growth 0.01.
 the two best arms, so both are correct), growth 0, both paths (the compiled loop reads best-arm pieces at shifted
 means).
 
-``--arm-models N``: the reference path on arms whose parameter holds more than the means (no compiled loop runs them):
-round robin, Top-Two EB-TC and EB-TCI on Gaussian arms of unknown variances (the EV-GLR) and on arms with rewards in
-[0, 1] (KL_inf), and EB-TCI asking the epsilon-good and the top-2 questions, N seeds each, microseconds per sample
-(best of three passes); ``--baseline DIR`` (a checkout of the code to compare with) runs the same rows in a subprocess
-beside them.
-
 ``--no-speed --published-oracle 10000``: the FWS iterate run at the true theta of that instance for 10,000 steps,
 with the exact inverse of V(x) and with the published code's update, and the characteristic time each reports
 (1 / F(x)) beside the certified one: the published update explains the paper's lower bound being 1.088x small.
@@ -46,11 +40,7 @@ with the exact inverse of V(x) and with the published code's update, and the cha
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -59,7 +49,7 @@ from rich.table import Table
 from threadpoolctl import threadpool_limits
 
 from bandits.core.environments import LinearBandit
-from bandits.instances import parse_instance, soare
+from bandits.instances import soare
 from bandits.pure_exploration import KArmedBandit, KArmedProblem, LinearProblem, Observations
 from bandits.pure_exploration.samplers.frank_wolfe import INVERSE_UPDATES, FrankWolfe
 from bandits.registry import ALGORITHMS, make_algorithm
@@ -192,52 +182,6 @@ def epsilon_paths_table(args: argparse.Namespace, console: Console) -> None:
                console)
 
 
-#: the rows of ``--arm-models``: (instance, rule)
-ARM_MODEL_ROWS = [(instance, rule) for instance in ("heteroscedastic:means=1/0.95/0.8/0.5,sigmas=1/2/0.5/1",
-                                                    "bounded:means=0.6/0.5/0.4/0.3")
-                  for rule in ("round-robin", "top-two", "top-two:challenger=tci")]
-ARM_MODEL_ROWS += [(ARM_MODEL_ROWS[0][0], "top-two:challenger=tci,problem=epsilon-good:epsilon=0.1"),
-                   (ARM_MODEL_ROWS[0][0], "top-two:challenger=tci,problem=top-m:m=2"),
-                   ("bounded:means=0.6/0.5/0.45/0.3,levels=3", "top-two:challenger=tci,problem=top-m:m=2")]
-
-
-def arm_model_costs(seeds: int, delta: float) -> list[tuple[int, float]]:
-    """(samples, microseconds per sample) of every row of :data:`ARM_MODEL_ROWS` on the reference path, the best of
-    three passes over the seeds."""
-    out = []
-    for instance, name in ARM_MODEL_ROWS:
-        env, algo = parse_instance(instance), make_algorithm(name)
-        run(algo, env, delta, seed=0)  # numba's kernels compiled or loaded
-        best, samples = np.inf, 0
-        for _ in range(3):
-            start = time.perf_counter()
-            samples = sum(run(algo, env, delta, seed=s).samples for s in range(seeds))
-            best = min(best, (time.perf_counter() - start) / samples)
-        out.append((samples, 1e6 * best))
-    return out
-
-
-def arm_models_table(args: argparse.Namespace, console: Console) -> None:
-    """The ``--arm-models`` table, beside the ``--baseline`` checkout's costs when given."""
-    here = arm_model_costs(args.arm_models, args.delta)
-    there: list[Any] = [None] * len(here)
-    if args.baseline:
-        code = (f"import json, sys; sys.path[:0] = [{args.baseline!r}, {str(Path(__file__).parent)!r}]; "
-                f"import bench_samplers; print(json.dumps(bench_samplers.arm_model_costs({args.arm_models}, "
-                f"{args.delta})))")
-        done = subprocess.run([sys.executable, "-c", code], cwd=args.baseline, capture_output=True, text=True)
-        if done.returncode:
-            sys.exit(f"the baseline failed: {done.stderr.strip()}")
-        there = json.loads(done.stdout.strip().splitlines()[-1])
-    table = Table(title=f"reference path, delta = {args.delta}, {args.arm_models} seed(s): microseconds per sample")
-    for col in ("instance", "rule", "samples", "us per sample", "baseline", "baseline / this", "same runs"):
-        table.add_column(col, justify="right")
-    for (instance, name), (samples, cost), base in zip(ARM_MODEL_ROWS, here, there, strict=True):
-        table.add_row(instance.split(":")[0], name, f"{samples:,}", f"{cost:.1f}", *(
-            (f"{base[1]:.1f}", f"{base[1] / cost:.2f}x", str(base[0] == samples)) if base else ("", "", "")))
-    console.print(table)
-
-
 def soare_table(args: argparse.Namespace, console: Console) -> None:
     """Mean samples on Soare's instance beside the FWS paper's Table 1."""
     env = soare(d=6, omega=0.1)
@@ -299,9 +243,6 @@ def main() -> None:
     parser.add_argument("--path-arms", type=int, default=10, help="Gaussian arms of the compiled-vs-reference table")
     parser.add_argument("--epsilon-paths", type=int, default=0,
                         help="seeds of the compiled-vs-reference table of the epsilon-good question (0: skip it)")
-    parser.add_argument("--arm-models", type=int, default=0,
-                        help="seeds of the reference-path table on unknown variances and bounded arms (0: skip it)")
-    parser.add_argument("--baseline", default=None, help="with --arm-models: a checkout to compare with")
     parser.add_argument("--blas-threads", type=int, default=1)
     parser.add_argument("--no-speed", action="store_true", help="skip the cost-per-sample table")
     parser.add_argument("--published-oracle", type=int, default=0,
@@ -316,8 +257,6 @@ def main() -> None:
             paths_table(args, console)
         if args.epsilon_paths:
             epsilon_paths_table(args, console)
-        if args.arm_models:
-            arm_models_table(args, console)
         if args.soare:
             soare_table(args, console)
         if args.published_oracle:
