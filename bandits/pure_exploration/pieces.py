@@ -17,8 +17,8 @@ __all__ = ["GLRStatistic", "Pieces"]
 
 
 def with_leader(values: np.ndarray, leader: int) -> np.ndarray:
-    """The K - 1 pair costs of the arms other than the leader as K, inf at the leader (np.insert's array without its
-    overhead, which was a quarter of a pull's cost where Top-Two's challenger asks for it at every pull)."""
+    """The K - 1 pair costs of the arms other than the leader as K, inf at the leader: np.insert's array without its
+    overhead, which Top-Two's challenger paid at every pull."""
     out = np.empty(values.size + 1)
     out[:leader], out[leader], out[leader + 1:] = values[:leader], np.inf, values[leader:]
     return out

@@ -42,9 +42,9 @@ for K-armed ones, or ``package.module:Class``); see :mod:`bandits.pure_explorati
 ``package.module:Class`` path (a Sampler or Algorithm subclass; the module must import in the workers too) or a name
 from the ``bandits.samplers`` entry points (:mod:`bandits.plugins`).
 
-Fixed-budget mode (``mode = "fixed-budget"``, ``budgets`` increasing integers): every run's recommendation is read
-at every budget T (:mod:`bandits.fixed_budget`; the studies guide's "Fixed-budget studies" says what each kind of rule
-runs and what the summary gives); ``delta``, ``stop`` and ``max_samples`` are refused there, ``budgets`` elsewhere.
+Fixed-budget mode (``mode = "fixed-budget"``, ``budgets`` increasing integers): every run's recommendation is read at
+every budget T (:mod:`bandits.fixed_budget`; the studies guide's "Fixed-budget studies" has the rules and the
+summary); ``delta``, ``stop``, ``max_samples`` and a sampler's ``threshold`` are refused there, ``budgets`` elsewhere.
 
 An instance parameter ``seed = "run"`` draws a new instance per replicate (seed = replicate index), as papers that
 redraw the graph or the means for every trial do.
